@@ -1,0 +1,24 @@
+import pino from 'pino';
+
+/**
+ * Logger implementation handed to comedy (`createSystem({logger})`, also loaded by forked
+ * children through its module path): comedy's warnings and errors go to the service's JSON log on
+ * stderr; its info/debug chatter is dropped.
+ */
+class ComedyLogger {
+  private readonly log = pino({ name: 'comedy', level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+
+  error(...args: unknown[]): void {
+    this.log.error(args.map(String).join(' '));
+  }
+
+  warn(...args: unknown[]): void {
+    this.log.warn(args.map(String).join(' '));
+  }
+
+  info(): void {}
+
+  debug(): void {}
+}
+
+export = ComedyLogger;

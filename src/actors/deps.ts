@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Clock } from '../domain/clock';
+import type { SchedulerMetrics } from '../observability/metrics';
+import type { Store } from '../storage/store';
+import type { TypedRef } from './typed-ref';
+import type { DispatcherMessages } from './dispatcher';
+import type { PartitionOwnerMessages } from './partition-owner';
+
+/** Where the running actors can be reached; filled by the supervisor as it starts them. */
+export interface ActorDirectory {
+  dispatcher: TypedRef<DispatcherMessages> | null;
+  owners: Array<TypedRef<PartitionOwnerMessages>>;
+}
+
+/** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */
+export interface SchedulerDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  metrics: SchedulerMetrics;
+  log: Logger;
+  directory: ActorDirectory;
+}
+
+/** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */
+export const DEPS_RESOURCE = 'SchedulerDeps';
+
+/** A comedy resource definition class that hands out `deps` (comedy finds it by its `resourceName`). */
+export function depsResource(deps: SchedulerDeps): new () => { getResource(): SchedulerDeps } {
+  return class SchedulerDepsResource {
+    static readonly resourceName = DEPS_RESOURCE;
+    getResource(): SchedulerDeps {
+      return deps;
+    }
+  };
+}

@@ -1,0 +1,254 @@
+import path from 'node:path';
+import type { Actor } from 'comedy';
+import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
+import { ReadyQueues } from '../domain/ready-queues';
+import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
+import { AttemptCompletion } from '../storage/store';
+import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+import { TypedRef } from './typed-ref';
+import { WorkerMessages, WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
+
+/** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
+export type DispatcherMessages = WorkerToDispatcher & {
+  /** Forks the worker processes and waits until each has reported ready. */
+  startWorkers: { req: null; res: void };
+  /** Due tasks (PENDING) handed over by a partition owner. */
+  enqueue: { req: DueEntry[]; res: void };
+  /** Abort a running attempt (cancel of a RUNNING task). */
+  abort: { req: { taskId: string; attempt: number }; res: void };
+  /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
+  drain: { req: { graceMs: number }; res: { stillRunning: number } };
+  stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
+};
+
+interface WorkerSlot {
+  id: string;
+  ref: TypedRef<WorkerMessages>;
+  pid: number;
+  credits: number;
+}
+
+interface Running {
+  task: ClaimedTask;
+  workerId: string;
+}
+
+/** Attempt lease (ms) recorded at claim; heartbeats and the lease sweeper extend and read it. */
+const LEASE_MS = 60_000;
+
+/**
+ * The dispatcher (DESIGN §5): ready tasks per tenant (priority inside, weighted round-robin
+ * between), worker credits (a worker gets work only for its free slots), claims (PENDING →
+ * RUNNING, batched per worker message), and completions (the retry policy decides the next state;
+ * the store applies it as a compare-and-set). Retries go back to their partition owner.
+ */
+export class DispatcherActor {
+  static inject(): string[] {
+    return [DEPS_RESOURCE];
+  }
+
+  private self: Actor | null = null;
+  private ready = new ReadyQueues();
+  private workers = new Map<string, WorkerSlot>();
+  private running = new Map<string, Running>();
+  private draining = false;
+  private drainWaiters: Array<() => void> = [];
+  private readyWaiters = new Map<string, () => void>();
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  initialize(self: Actor): void {
+    this.self = self;
+  }
+
+  async startWorkers(): Promise<void> {
+    const { config } = this.deps;
+    const self = this.self as Actor;
+    const modulePath = '/' + path.join(__dirname, 'worker', 'worker-actor.js');
+    const readies: Array<Promise<void>> = [];
+    for (let i = 0; i < config.workers; i++) {
+      const id = `worker-${i + 1}`;
+      readies.push(new Promise((resolve) => this.readyWaiters.set(id, resolve)));
+      const ref = await self.createChild(modulePath, {
+        mode: 'forked',
+        onCrash: 'respawn',
+        name: id,
+        customParameters: {
+          workerId: id,
+          concurrency: config.workerConcurrency,
+          handlers: { ...config.handlers },
+          baseDir: process.cwd(),
+          batchMax: config.workerBatchMax,
+        },
+      });
+      this.workers.set(id, { id, ref: new TypedRef(ref), pid: 0, credits: 0 });
+    }
+    await Promise.all(readies);
+  }
+
+  workerReady(msg: { workerId: string; pid: number; credits: number }): void {
+    const slot = this.workers.get(msg.workerId);
+    if (!slot) return;
+    if (slot.pid !== 0 && slot.pid !== msg.pid) {
+      this.deps.metrics.workerRestarts.inc({ worker_id: slot.id });
+      this.deps.log.warn({ worker_id: slot.id, pid: msg.pid }, 'worker process restarted; its attempts are lost');
+      this.loseAttemptsOf(slot.id);
+    }
+    slot.pid = msg.pid;
+    slot.credits = msg.credits;
+    this.readyWaiters.get(msg.workerId)?.();
+    this.readyWaiters.delete(msg.workerId);
+    this.pump();
+  }
+
+  enqueue(entries: DueEntry[]): void {
+    for (const e of entries) this.ready.add(e);
+    this.pump();
+  }
+
+  abort(msg: { taskId: string; attempt: number }): void {
+    const run = this.running.get(msg.taskId);
+    if (!run || run.task.attempt !== msg.attempt) return;
+    this.workers.get(run.workerId)?.ref.tell('abort', msg);
+  }
+
+  completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
+    const slot = this.workers.get(msg.workerId);
+    const mine = msg.results.filter((r) => this.running.get(r.id)?.workerId === msg.workerId);
+    if (slot && slot.pid === msg.pid) slot.credits += mine.length;
+    return this.finish(mine.map((r) => ({ id: r.id, attempt: r.attempt, outcome: r.outcome, durationMs: r.durationMs })));
+  }
+
+  drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
+    this.draining = true;
+    if (this.running.size === 0) return Promise.resolve({ stillRunning: 0 });
+    return new Promise((resolve) => {
+      const done = () => resolve({ stillRunning: this.running.size });
+      const timer = this.deps.clock.setTimeout(done, msg.graceMs);
+      this.drainWaiters.push(() => {
+        this.deps.clock.clearTimeout(timer);
+        done();
+      });
+    });
+  }
+
+  stats(): DispatcherMessages['stats']['res'] {
+    return {
+      ready: this.ready.size,
+      running: this.running.size,
+      workers: [...this.workers.values()].map((w) => ({ id: w.id, pid: w.pid, credits: w.credits })),
+    };
+  }
+
+  /** Gives every worker with free credits a batch of ready tasks. */
+  private pump(): void {
+    if (this.draining) return;
+    const batchMax = this.deps.config.workerBatchMax;
+    for (const slot of this.workers.values()) {
+      while (slot.credits > 0 && slot.pid !== 0 && this.ready.size > 0) {
+        const entries = this.ready.take(Math.min(slot.credits, batchMax));
+        slot.credits -= entries.length;
+        void this.claimAndSend(slot, entries);
+      }
+    }
+  }
+
+  private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {
+    const { store, clock, metrics, log } = this.deps;
+    const now = clock.now();
+    let claimed: ClaimedTask[] = [];
+    try {
+      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, LEASE_MS);
+    } catch (err) {
+      log.error({ err }, 'claim failed; tasks stay PENDING and will be reloaded');
+    }
+    this.releaseToOwners(entries);
+    slot.credits += entries.length - claimed.length;
+    if (claimed.length === 0) return this.pump();
+    const items: WorkItem[] = [];
+    for (const t of claimed) {
+      this.running.set(t.id, { task: t, workerId: slot.id });
+      metrics.dispatchLag.observe(Math.max(0, t.startedAt - t.dueAt) / 1000);
+      items.push({
+        id: t.id,
+        attempt: t.attempt,
+        taskType: t.taskType,
+        payload: t.payload,
+        timeoutMs: t.timeoutSeconds * 1000,
+        idempotencyKey: t.idempotencyKey,
+      });
+    }
+    slot.ref.tell('run', { tasks: items }, (err) => {
+      log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
+      void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
+    });
+  }
+
+  private releaseToOwners(entries: DueEntry[]): void {
+    const byPartition = new Map<number, string[]>();
+    for (const e of entries) {
+      const ids = byPartition.get(e.partition) ?? [];
+      ids.push(e.id);
+      byPartition.set(e.partition, ids);
+    }
+    for (const [p, ids] of byPartition) this.deps.directory.owners[p]?.tell('released', ids);
+  }
+
+  private loseAttemptsOf(workerId: string): void {
+    const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
+    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(), durationMs: 0 })));
+  }
+
+  /** Applies the retry policy to finished attempts and records them. */
+  private async finish(
+    results: Array<{ id: string; attempt: number; outcome: AttemptOutcome; durationMs: number }>,
+  ): Promise<void> {
+    const { store, clock, metrics, log, directory } = this.deps;
+    const now = clock.now();
+    const completions: AttemptCompletion[] = [];
+    for (const r of results) {
+      const run = this.running.get(r.id);
+      if (!run || run.task.attempt !== r.attempt) continue;
+      this.running.delete(r.id);
+      const decision = decideAttempt(r.outcome, r.attempt, run.task.retry, now);
+      completions.push({
+        taskId: r.id,
+        attempt: r.attempt,
+        state: decision.state,
+        retryAt: decision.retryAt,
+        result: r.outcome.kind === 'succeeded' ? r.outcome.result : null,
+        error:
+          r.outcome.kind === 'failed'
+            ? { message: r.outcome.message, type: r.outcome.errorType, retryable: !r.outcome.permanent }
+            : r.outcome.kind === 'cancelled'
+              ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
+              : null,
+        durationMs: Math.round(r.durationMs),
+      });
+      metrics.duration.observe(r.durationMs / 1000);
+    }
+    if (completions.length > 0) {
+      try {
+        for (const res of await store.completeAttempts(completions, now)) {
+          if (!res.applied) {
+            metrics.staleCompletions.inc();
+            continue;
+          }
+          if (res.state && TERMINAL_STATES.has(res.state)) {
+            metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
+          } else if (res.state === 'RETRYING' && res.entry) {
+            directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
+          }
+        }
+      } catch (err) {
+        log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
+      }
+    }
+    if (this.running.size === 0) for (const w of this.drainWaiters.splice(0)) w();
+    this.pump();
+  }
+}
+
+function lostOutcome(): AttemptOutcome {
+  return { kind: 'failed', message: 'worker process was lost', errorType: 'worker_lost', permanent: false };
+}

@@ -1,0 +1,161 @@
+import type { Actor } from 'comedy';
+import { TimerHandle } from '../domain/clock';
+import { HorizonWindow } from '../domain/horizon-window';
+import { DueEntry } from '../domain/task';
+import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+
+/** Messages a partition owner accepts. */
+export type PartitionOwnerMessages = {
+  /** Reads the first window from the store and starts the timer. */
+  start: { req: null; res: void };
+  /** New (or retried) waiting tasks of this partition; those due inside the window join it. */
+  offer: { req: DueEntry[]; res: void };
+  /** The dispatcher is done with these ids (claimed or dropped). */
+  released: { req: string[]; res: void };
+  /** Stops handing out tasks and cancels the timer. */
+  stop: { req: null; res: void };
+  /** Window size and outstanding count (tests, diagnostics). */
+  stats: { req: null; res: { partition: number; windowSize: number; outstanding: number; windowEnd: number } };
+};
+
+/**
+ * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in
+ * a min-heap, with one timer to the earliest due time (or the window refresh), and hands due tasks
+ * to the dispatcher as PENDING. Hands out at most `ownerMaxOutstanding` tasks the dispatcher has
+ * not yet released (credit-based flow), so the backlog stays in the store.
+ */
+export class PartitionOwnerActor {
+  static inject(): string[] {
+    return [DEPS_RESOURCE];
+  }
+
+  private partition = 0;
+  private window: HorizonWindow;
+  private timer: TimerHandle | null = null;
+  private timerAt = Infinity;
+  private loading = false;
+  private pumping = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.window = new HorizonWindow({
+      horizonMs: deps.config.horizonMs,
+      maxTasks: deps.config.windowMaxTasks,
+      maxOutstanding: deps.config.ownerMaxOutstanding,
+    });
+  }
+
+  /** comedy hook; the partition number comes from custom parameters. */
+  initialize(self: Actor): void {
+    this.partition = (self.getCustomParameters() as { partition: number }).partition;
+  }
+
+  async start(): Promise<void> {
+    await this.load();
+    this.pump();
+  }
+
+  offer(entries: DueEntry[]): void {
+    for (const e of entries) this.window.offer(e);
+    this.pump();
+  }
+
+  released(ids: string[]): void {
+    this.window.release(ids);
+    this.pump();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+  }
+
+  stats(): PartitionOwnerMessages['stats']['res'] {
+    return {
+      partition: this.partition,
+      windowSize: this.window.size,
+      outstanding: this.window.outstandingCount,
+      windowEnd: this.window.windowEnd,
+    };
+  }
+
+  destroy(): void {
+    this.stop();
+  }
+
+  private async load(): Promise<void> {
+    if (this.loading) return;
+    this.loading = true;
+    try {
+      const until = this.window.loadUntil(this.deps.clock.now());
+      const limit = this.window.loadLimit();
+      const rows = await this.deps.store.loadDue(this.partition, until, limit);
+      this.window.loaded(rows, until, limit);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** Loads when needed, hands out what is due, and sets the one timer. Never runs twice at once. */
+  private pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpOnce()
+      .catch((err) => this.deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'))
+      .finally(() => {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.pump();
+        } else {
+          this.arm();
+        }
+      });
+  }
+
+  private async pumpOnce(): Promise<void> {
+    const { clock, store } = this.deps;
+    if (this.window.needsLoad(clock.now())) await this.load();
+    const due = this.window.takeDue(clock.now());
+    if (due.length === 0) return;
+    const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
+    const pending = new Set(due.filter((e) => e.state === 'PENDING').map((e) => e.id));
+    if (toMark.length > 0) {
+      for (const id of await store.markPending(toMark, clock.now())) pending.add(id);
+    }
+    const ready = due.filter((e) => pending.has(e.id)).map((e) => ({ ...e, state: 'PENDING' as const }));
+    const dropped = due.filter((e) => !pending.has(e.id)).map((e) => e.id);
+    if (dropped.length > 0) this.window.release(dropped); // cancelled meanwhile
+    const dispatcher = this.deps.directory.dispatcher;
+    if (ready.length > 0 && dispatcher) {
+      dispatcher.tell('enqueue', ready, (err) => {
+        this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
+        this.window.release(ready.map((e) => e.id));
+      });
+    }
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const at = this.window.nextWakeAt();
+    if (at === null || at === this.timerAt) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.pump();
+    }, at - this.deps.clock.now());
+  }
+
+  private clearTimer(): void {
+    if (this.timer) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+}

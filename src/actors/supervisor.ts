@@ -1,0 +1,57 @@
+import type { Actor } from 'comedy';
+import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+import { DispatcherActor, DispatcherMessages } from './dispatcher';
+import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
+import { TypedRef } from './typed-ref';
+
+/** Messages the supervisor accepts. */
+export type SupervisorMessages = {
+  /** Starts the dispatcher, its worker processes, and one owner per partition. */
+  start: { req: null; res: void };
+  /** Stops owners from handing out tasks and waits (≤ graceMs) for running attempts. */
+  drain: { req: { graceMs: number }; res: { stillRunning: number } };
+};
+
+/**
+ * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children) and
+ * `PARTITIONS` partition owners. It records their references in the shared directory so the
+ * service and the actors reach each other without routing every message through here.
+ */
+export class SupervisorActor {
+  static inject(): string[] {
+    return [DEPS_RESOURCE];
+  }
+
+  private self: Actor | null = null;
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  initialize(self: Actor): void {
+    this.self = self;
+  }
+
+  async start(): Promise<void> {
+    const self = this.self as Actor;
+    const { directory, config } = this.deps;
+    const dispatcher = new TypedRef<DispatcherMessages>(
+      await self.createChild(DispatcherActor, { mode: 'in-memory', name: 'dispatcher' }),
+    );
+    directory.dispatcher = dispatcher;
+    for (let p = 0; p < config.partitions; p++) {
+      const ref = await self.createChild(PartitionOwnerActor, {
+        mode: 'in-memory',
+        name: `partition-${p}`,
+        customParameters: { partition: p },
+      });
+      directory.owners[p] = new TypedRef<PartitionOwnerMessages>(ref);
+    }
+    await dispatcher.ask('startWorkers', null);
+    await Promise.all(directory.owners.map((o) => o.ask('start', null)));
+  }
+
+  async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
+    const { directory } = this.deps;
+    await Promise.all(directory.owners.map((o) => o.ask('stop', null)));
+    return directory.dispatcher ? directory.dispatcher.ask('drain', msg) : { stillRunning: 0 };
+  }
+}

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { validationErrorOf } from '../contract/validation';
+import {
+  InternalError,
+  MalformedJsonError,
+  PayloadTooLargeError,
+  SchedulerError,
+  UnsupportedMediaTypeError,
+} from '../domain/errors';
+
+/**
+ * Maps any error to the catalog's `{error: {code, message, details}}` with its HTTP status: the
+ * one place where errors become HTTP (fastify's errors included). Unknown errors are logged and
+ * answered 500 without internals.
+ */
+export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, req?: FastifyRequest): SchedulerError {
+  if (err instanceof SchedulerError) return err;
+  const fe = err as FastifyError & { validationContext?: string };
+  if (fe.validation) {
+    const context = fe.validationContext === 'body' ? '' : (fe.validationContext ?? '');
+    return validationErrorOf(fe.validation as never, context);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaTypeError(String(req?.headers['content-type'] ?? ''));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new MalformedJsonError(fe.message);
+  }
+  if (fe.statusCode === 413) return new PayloadTooLargeError(bodyLimit);
+  return new InternalError();
+}
+
+/** fastify `setErrorHandler` callback built on {@link toSchedulerError}. */
+export function errorHandler(bodyLimit: number) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+    const mapped = toSchedulerError(err, bodyLimit, req);
+    if (mapped.status >= 500) req.log.error({ err }, 'request failed');
+    if (mapped.retryable && mapped.status === 503) reply.header('retry-after', '1');
+    void reply.status(mapped.status).send(mapped.toJSON());
+  };
+}

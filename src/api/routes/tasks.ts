@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  batchSubmissionSchema,
+  getTaskQuerySchema,
+  listTasksQuerySchema,
+  taskIdParamsSchema,
+  taskSubmissionSchema,
+} from '../../contract/task-schemas';
+import type { SchedulerService } from '../../service';
+
+/** Task routes of DESIGN §10: submit, batch submit, get, list, cancel. */
+export function taskRoutes(app: FastifyInstance, service: SchedulerService, batchMax: number): void {
+  app.post('/api/v1/tasks', { schema: { body: taskSubmissionSchema } }, async (req, reply) => {
+    return reply.status(202).send(await service.submit(req.body));
+  });
+
+  app.post('/api/v1/tasks/batch', { schema: { body: batchSubmissionSchema(batchMax) } }, async (req, reply) => {
+    return reply.status(202).send(await service.submitBatch(req.body));
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { include?: string } }>(
+    '/api/v1/tasks/:id',
+    { schema: { params: taskIdParamsSchema, querystring: getTaskQuerySchema } },
+    async (req) => service.get(req.params.id, { attempts: req.query.include === 'attempts' }),
+  );
+
+  app.get('/api/v1/tasks', { schema: { querystring: listTasksQuerySchema } }, async (req) => service.list(req.query));
+
+  app.post<{ Params: { id: string } }>(
+    '/api/v1/tasks/:id/cancel',
+    { schema: { params: taskIdParamsSchema } },
+    async (req, reply) => {
+      const res = await service.cancel(req.params.id);
+      return reply.status(res.code).send(res.body);
+    },
+  );
+}

@@ -1,0 +1,102 @@
+import type { ActorRef } from 'comedy';
+import type { FastifyInstance } from 'fastify';
+import pino, { Logger } from 'pino';
+import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
+import { buildApp } from './api/app';
+import { schedulerApiActor } from './client/scheduler-api-actor';
+import type { Config } from './config';
+import { Clock, SystemClock } from './domain/clock';
+import { SchedulerMetrics } from './observability/metrics';
+import { SchedulerService, SchedulingGateway } from './service';
+import { loadHandlers } from './handlers/registry';
+import { SqliteStore } from './storage/sqlite/sqlite-store';
+import { Store } from './storage/store';
+import type { DueEntry } from './domain/task';
+import type { ActorDirectory } from './actors/deps';
+
+/** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
+export interface Scheduler {
+  config: Config;
+  store: Store;
+  service: SchedulerService;
+  runtime: ActorRuntime;
+  app: FastifyInstance;
+  /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
+  apiActor: ActorRef;
+  log: Logger;
+  /** Refuses new work, waits ≤ shutdownGraceMs for running attempts, closes everything. */
+  close(): Promise<void>;
+}
+
+/** Routes service events to the actors through the directory. */
+export function actorGateway(directory: ActorDirectory): SchedulingGateway {
+  return {
+    tasksStored(entries: DueEntry[]) {
+      const byPartition = new Map<number, DueEntry[]>();
+      for (const e of entries) {
+        const list = byPartition.get(e.partition) ?? [];
+        list.push(e);
+        byPartition.set(e.partition, list);
+      }
+      for (const [p, list] of byPartition) directory.owners[p]?.tell('offer', list);
+    },
+    abortRunning(taskId, attempt) {
+      directory.dispatcher?.tell('abort', { taskId, attempt });
+    },
+  };
+}
+
+/** Makes the store named by `config.store`. */
+function createStore(config: Config): Store {
+  if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath);
+  throw new Error('invalid configuration: store (env SCHEDULER_STORE): "mongodb" arrives with cluster mode; use "sqlite"');
+}
+
+/**
+ * Starts everything but the HTTP listener, in dependency order: store (migrations) → recovery of
+ * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
+ * owners) → service → HTTP app and message-API actor.
+ * @param options.clock time source (default: system clock)
+ * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
+ */
+export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
+  const clock = options.clock ?? new SystemClock();
+  const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
+  const store = createStore(config);
+  await store.open(config.partitions);
+  const metrics = new SchedulerMetrics(() => store.countByState());
+  let runtime: ActorRuntime | null = null;
+  try {
+    const directory: ActorDirectory = { dispatcher: null, owners: [] };
+    const service = new SchedulerService({ store, clock, config, metrics, log, gateway: actorGateway(directory) });
+    const recovered = await service.recoverOrphans();
+    if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
+    loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service), { mode: 'in-memory', name: 'scheduler-api' });
+    const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
+    const rt = runtime;
+    let closing: Promise<void> | null = null;
+    return {
+      config,
+      store,
+      service,
+      runtime: rt,
+      app,
+      apiActor,
+      log,
+      close: () =>
+        (closing ??= (async () => {
+          service.stopAccepting();
+          await app.close();
+          const { stillRunning } = await rt.close(config.shutdownGraceMs);
+          if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
+          await store.close();
+        })()),
+    };
+  } catch (err) {
+    await runtime?.close(0).catch(() => undefined);
+    await store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,37 @@
+import { InternalError, SchedulerError } from '../domain/errors';
+import type { SchedulerService } from '../service';
+import type { Reply } from './protocol';
+
+async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
+  try {
+    return { ok: true, value: await op() };
+  } catch (err) {
+    const e = err instanceof SchedulerError ? err : new InternalError();
+    return { ok: false, error: e.toJSON().error };
+  }
+}
+
+/**
+ * The actor that serves {@link SchedulerApiMessages} to actors of the same system: each topic calls
+ * the service and answers with a {@link Reply}, so errors keep their catalog code across the actor
+ * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
+ */
+export function schedulerApiActor(service: SchedulerService) {
+  return class SchedulerApiActor {
+    submit(body: unknown) {
+      return reply(() => service.submit(body));
+    }
+    submitBatch(body: unknown) {
+      return reply(() => service.submitBatch(body));
+    }
+    get(msg: { id: string; include?: { attempts?: boolean } }) {
+      return reply(() => service.get(String(msg?.id ?? ''), msg?.include));
+    }
+    list(query: unknown) {
+      return reply(() => service.list(query));
+    }
+    cancel(msg: { id: string }) {
+      return reply(async () => (await service.cancel(String(msg?.id ?? ''))).body);
+    }
+  };
+}

@@ -1,0 +1,50 @@
+import type { ActorRef } from 'comedy';
+import { TypedRef } from '../actors/typed-ref';
+import { RemoteSchedulerError } from '../domain/errors';
+import type { Reply, SchedulerApiMessages } from './protocol';
+
+/**
+ * SchedulerClient for in-cluster callers: an actor of the same actor system submits, reads, lists
+ * and cancels tasks by message instead of HTTP. Bodies use the REST field names (snake_case).
+ * Every method throws {@link RemoteSchedulerError} carrying the catalog `code`, `status` and
+ * `details` (e.g. `VALIDATION_FAILED` with `details.field`) exactly where REST would answer an error.
+ */
+export class SchedulerClient {
+  private readonly api: TypedRef<SchedulerApiMessages>;
+
+  /** @param apiActor reference to the scheduler's API actor (`runtime.apiActor`) */
+  constructor(apiActor: ActorRef) {
+    this.api = new TypedRef(apiActor);
+  }
+
+  /** Submits one task (REST: POST /api/v1/tasks). */
+  submit(body: unknown) {
+    return this.call(this.api.ask('submit', body));
+  }
+
+  /** Submits up to the batch limit atomically (REST: POST /api/v1/tasks/batch). */
+  submitBatch(body: { tasks: unknown[] }) {
+    return this.call(this.api.ask('submitBatch', body));
+  }
+
+  /** Reads a task (REST: GET /api/v1/tasks/{id}). */
+  get(id: string, include?: { attempts?: boolean }) {
+    return this.call(this.api.ask('get', { id, include }));
+  }
+
+  /** Lists tasks (REST: GET /api/v1/tasks). Query values as in the REST query string. */
+  list(query: Record<string, string | number> = {}) {
+    return this.call(this.api.ask('list', query));
+  }
+
+  /** Cancels a task (REST: POST /api/v1/tasks/{id}/cancel). */
+  cancel(id: string) {
+    return this.call(this.api.ask('cancel', { id }));
+  }
+
+  private async call<T>(pending: Promise<Reply<T>>): Promise<T> {
+    const r = await pending;
+    if (!r.ok) throw new RemoteSchedulerError(r.error);
+    return r.value;
+  }
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+/**
+ * Schema of the resolved configuration (DESIGN §11). Every default lives in `config/default.json`;
+ * this schema only checks shapes and ranges.
+ */
+export const ConfigSchema = z
+  .object({
+    port: int(0, 65535),
+    host: z.string().min(1),
+    store: z.enum(['sqlite', 'mongodb']),
+    sqlitePath: z.string().min(1),
+    mongodbUri: z.string().nullable(),
+    redisUrl: z.string().nullable(),
+    workers: int(1, 64),
+    workerConcurrency: int(1, 10_000),
+    partitions: int(1, 4096),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    /** task_type → module path (relative paths resolve against the working directory). */
+    handlers: z.record(z.string().min(1)),
+    /** How far ahead (ms) each partition owner keeps due tasks in memory. */
+    horizonMs: int(1000),
+    /** Most tasks one partition owner holds in its window at once. */
+    windowMaxTasks: int(10),
+    /** Most tasks one partition owner may have handed to the dispatcher and not yet seen claimed. */
+    ownerMaxOutstanding: int(1),
+    /** Most tasks sent to one worker in one message. */
+    workerBatchMax: int(1),
+    bodyLimitBytes: int(1024),
+    batchMaxTasks: int(1, 100_000),
+    /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
+    shutdownGraceMs: int(0),
+    defaults: z.object({
+      priority: z.enum(PRIORITIES),
+      maxRetries: int(0, 1000),
+      retryBackoff: z.enum(RETRY_BACKOFFS),
+      retryDelaySeconds: z.coerce.number().min(0),
+      timeoutSeconds: z.coerce.number().positive(),
+      queue: z.string().min(1),
+      tenantId: z.string().min(1),
+    }),
+  })
+  .strict();
+
+export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+/** Environment variable → config key (DESIGN §11). */
+const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
+  PORT: 'port',
+  HOST: 'host',
+  SCHEDULER_STORE: 'store',
+  SQLITE_PATH: 'sqlitePath',
+  MONGODB_URI: 'mongodbUri',
+  REDIS_URL: 'redisUrl',
+  WORKERS: 'workers',
+  WORKER_CONCURRENCY: 'workerConcurrency',
+  PARTITIONS: 'partitions',
+  LOG_LEVEL: 'logLevel',
+};
+
+/** Thrown when configuration is invalid; the message is one line naming the key. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function readJson(file: string): Record<string, unknown> {
+  if (!fs.existsSync(file)) return {};
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? merge(out[k] as Record<string, unknown>, v) : v;
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (isPlainObject(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Loads `config/default.json`, then `config/<NODE_ENV>.json`, then environment variables, then
+ * `overrides` (for tests), validates the result and returns it deep-frozen.
+ * @param options.configDir folder with the JSON files (default: `<package root>/config`)
+ * @param options.env environment to read (default: process.env)
+ * @throws ConfigError naming the first invalid key
+ */
+export function loadConfig(
+  options: { configDir?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {},
+): Config {
+  const env = options.env ?? process.env;
+  const dir = options.configDir ?? path.resolve(__dirname, '..', '..', 'config');
+  let raw = readJson(path.join(dir, 'default.json'));
+  if (env.NODE_ENV) raw = merge(raw, readJson(path.join(dir, `${env.NODE_ENV}.json`)));
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  if (options.overrides) raw = merge(raw, options.overrides);
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue.path.join('.') || '(root)';
+    const envName = Object.entries(ENV_KEYS).find(([, k]) => k === issue.path[0])?.[0];
+    throw new ConfigError(
+      `invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`,
+    );
+  }
+  return deepFreeze(parsed.data);
+}

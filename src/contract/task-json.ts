@@ -1,0 +1,60 @@
+import { AttemptRecord, TaskRecord } from '../domain/task';
+
+/** ISO-8601 UTC of epoch ms; null stays null. */
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** Acknowledgement of a submission (DESIGN §10). */
+export interface SubmitAck {
+  task_id: string;
+  status: string;
+  scheduled_at: string | null;
+  created_at: string;
+}
+
+export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>): SubmitAck {
+  return { task_id: t.id, status: t.state, scheduled_at: iso(t.scheduledAt), created_at: iso(t.createdAt) as string };
+}
+
+/** The API's view of a task (snake_case, ISO-8601 UTC times). */
+export function taskJson(t: TaskRecord, attempts?: AttemptRecord[]): Record<string, unknown> {
+  return {
+    task_id: t.id,
+    task_type: t.taskType,
+    status: t.state,
+    priority: t.priority,
+    queue: t.queue,
+    payload: t.payload,
+    metadata: { ...t.metadata, tenant_id: t.tenantId, correlation_id: t.correlationId },
+    idempotency_key: t.idempotencyKey,
+    scheduled_at: iso(t.scheduledAt),
+    due_at: iso(t.dueAt),
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
+    started_at: iso(t.startedAt),
+    completed_at: iso(t.completedAt),
+    duration_ms: t.durationMs,
+    attempts: t.attempts,
+    max_retries: t.retry.maxRetries,
+    retry_backoff: t.retry.backoff,
+    retry_delay_seconds: t.retry.delaySeconds,
+    timeout_seconds: t.timeoutSeconds,
+    worker_id: t.workerId,
+    result: t.result,
+    error: t.error,
+    cancel_requested: t.cancelRequested,
+    ...(attempts
+      ? {
+          attempt_history: attempts.map((a) => ({
+            attempt: a.attempt,
+            worker_id: a.workerId,
+            started_at: iso(a.startedAt),
+            ended_at: iso(a.endedAt),
+            outcome: a.outcome,
+            error: a.error,
+          })),
+        }
+      : {}),
+  };
+}

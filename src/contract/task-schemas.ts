@@ -1,0 +1,72 @@
+/**
+ * JSON Schemas of the task API (DESIGN §10, snake_case). The same objects validate REST bodies
+ * (fastify) and actor-message requests (the service's Ajv), so both reject the same input with
+ * the same field path.
+ */
+
+/** ISO-8601 date-time with seconds optional and a mandatory UTC offset (`Z` or ±hh:mm). */
+export const ISO_WITH_OFFSET = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
+
+export const taskSubmissionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['task_type'],
+  properties: {
+    task_type: { type: 'string', minLength: 1, maxLength: 200 },
+    payload: {},
+    priority: { type: 'string', enum: ['high', 'medium', 'low'] },
+    scheduled_at: { type: ['string', 'null'], pattern: ISO_WITH_OFFSET },
+    max_retries: { type: 'integer', minimum: 0, maximum: 1000 },
+    retry_backoff: { type: 'string', enum: ['exponential', 'fixed', 'linear'] },
+    retry_delay_seconds: { type: 'number', minimum: 0, maximum: 86400 },
+    timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 604800 },
+    idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
+    queue: { type: 'string', minLength: 1, maxLength: 200 },
+    metadata: {
+      type: 'object',
+      properties: {
+        tenant_id: { type: 'string', minLength: 1, maxLength: 200 },
+        correlation_id: { type: ['string', 'null'], maxLength: 200 },
+      },
+    },
+  },
+} as const;
+
+/** `POST /api/v1/tasks/batch`: at most `maxItems` tasks (config `batchMaxTasks`). */
+export function batchSubmissionSchema(maxItems: number) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tasks'],
+    properties: {
+      tasks: { type: 'array', minItems: 1, maxItems, items: taskSubmissionSchema },
+    },
+  } as const;
+}
+
+export const taskIdParamsSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+export const getTaskQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { include: { type: 'string', enum: ['attempts'] } },
+} as const;
+
+export const listTasksQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: {
+      type: 'string',
+      enum: ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED'],
+    },
+    task_type: { type: 'string', minLength: 1 },
+    queue: { type: 'string', minLength: 1 },
+    limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+    cursor: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;

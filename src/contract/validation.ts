@@ -1,0 +1,52 @@
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import { ValidationError } from '../domain/errors';
+
+/**
+ * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
+ * `details.field` is a readable path such as `tasks[3].priority`.
+ * @param prefix path prefix (e.g. `querystring`), empty for bodies
+ */
+export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, prefix = ''): ValidationError {
+  const e = errors[0];
+  let field = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `.${seg.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('')
+    .replace(/^\./, '');
+  let reason = e.message ?? 'is invalid';
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    field = field ? `${field}.${missing}` : missing;
+    reason = 'is required';
+  } else if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    field = field ? `${field}.${extra}` : extra;
+    reason = 'is not a known field';
+  } else if (e.keyword === 'enum') {
+    reason = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  } else if (e.keyword === 'pattern' && field.endsWith('scheduled_at')) {
+    reason = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
+  }
+  if (prefix) field = field ? `${prefix}.${field}` : prefix;
+  return new ValidationError(field || 'body', reason);
+}
+
+/**
+ * Compiles JSON Schemas with the options the REST layer uses too: no type coercion, no removal of
+ * unknown fields, no defaults injected (defaults are applied by the service, visibly).
+ */
+export class SchemaValidator {
+  private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false });
+  private readonly cache = new Map<object, ValidateFunction>();
+
+  /** @throws ValidationError naming the first offending field */
+  assert(schema: object, value: unknown): void {
+    let fn = this.cache.get(schema);
+    if (!fn) {
+      fn = this.ajv.compile(schema);
+      this.cache.set(schema, fn);
+    }
+    if (!fn(value)) throw validationErrorOf(fn.errors ?? []);
+  }
+}

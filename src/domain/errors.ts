@@ -1,0 +1,171 @@
+/**
+ * The error catalog: every error the scheduler reports to a caller, with a stable `code`, the HTTP
+ * status the REST API answers with, and whether retrying the same request may succeed. The API's
+ * one error handler and the actor-message client both use these codes; docs/API.md lists them and
+ * a test keeps the two in step (the fastify habit).
+ */
+export abstract class SchedulerError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  /** True when the same request may succeed later without change. */
+  readonly retryable: boolean = false;
+
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  /** The JSON body of an error response: `{error: {code, message, details}}`. */
+  toJSON(): { error: { code: string; message: string; details: Record<string, unknown> } } {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+/** A request field is missing, of the wrong type or out of range. `details.field` names it. */
+export class ValidationError extends SchedulerError {
+  readonly code = 'VALIDATION_FAILED';
+  readonly status = 400;
+  constructor(field: string, reason: string, extra: Record<string, unknown> = {}) {
+    super(`${field}: ${reason}`, { field, reason, ...extra });
+  }
+}
+
+/** The request body is not valid JSON. */
+export class MalformedJsonError extends SchedulerError {
+  readonly code = 'MALFORMED_JSON';
+  readonly status = 400;
+  constructor(reason: string) {
+    super(`request body is not valid JSON: ${reason}`, { field: 'body', reason });
+  }
+}
+
+/** `task_type` has no registered handler; `details.registered_types` lists those that do. */
+export class UnknownTaskTypeError extends SchedulerError {
+  readonly code = 'UNKNOWN_TASK_TYPE';
+  readonly status = 400;
+  constructor(field: string, taskType: string, registered: string[]) {
+    super(`${field}: no handler is registered for task_type "${taskType}"; registered: ${registered.join(', ')}`, {
+      field,
+      task_type: taskType,
+      registered_types: registered,
+    });
+  }
+}
+
+/** The request body is larger than the configured cap. */
+export class PayloadTooLargeError extends SchedulerError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  readonly status = 413;
+  constructor(limitBytes: number) {
+    super(`request body exceeds ${limitBytes} bytes`, { field: 'body', limit_bytes: limitBytes });
+  }
+}
+
+/** The request's Content-Type is not application/json. */
+export class UnsupportedMediaTypeError extends SchedulerError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly status = 415;
+  constructor(contentType: string) {
+    super(`Content-Type "${contentType}" is not supported; send application/json`, {
+      field: 'content-type',
+      content_type: contentType,
+    });
+  }
+}
+
+/** No task with this id (or not visible to the caller). */
+export class TaskNotFoundError extends SchedulerError {
+  readonly code = 'TASK_NOT_FOUND';
+  readonly status = 404;
+  constructor(taskId: string) {
+    super(`task ${taskId} not found`, { task_id: taskId });
+  }
+}
+
+/** No such route. */
+export class RouteNotFoundError extends SchedulerError {
+  readonly code = 'ROUTE_NOT_FOUND';
+  readonly status = 404;
+  constructor(method: string, url: string) {
+    super(`no route ${method} ${url}`, { method, url });
+  }
+}
+
+/** The task's current state does not allow the operation; `details.state` is that state. */
+export class TaskStateConflictError extends SchedulerError {
+  readonly code = 'TASK_STATE_CONFLICT';
+  readonly status = 409;
+  constructor(taskId: string, state: string, operation: string) {
+    super(`cannot ${operation} task ${taskId}: it is ${state}`, { task_id: taskId, state, operation });
+  }
+}
+
+/** A state-machine edge that DESIGN §3 does not have (a bug or a race lost). */
+export class InvalidTransitionError extends SchedulerError {
+  readonly code = 'INVALID_TRANSITION';
+  readonly status = 409;
+  constructor(from: string, event: string) {
+    super(`no transition "${event}" from state ${from}`, { state: from, event });
+  }
+}
+
+/** The service is starting or shutting down; retry shortly. */
+export class ServiceUnavailableError extends SchedulerError {
+  readonly code = 'SERVICE_UNAVAILABLE';
+  readonly status = 503;
+  override readonly retryable = true;
+  constructor(reason: string) {
+    super(`service unavailable: ${reason}`, { reason });
+  }
+}
+
+/** Anything unexpected. The message is generic; the log has the cause. */
+export class InternalError extends SchedulerError {
+  readonly code = 'INTERNAL_ERROR';
+  readonly status = 500;
+  override readonly retryable = true;
+  constructor(message = 'internal error') {
+    super(message);
+  }
+}
+
+/** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
+export const ERROR_CATALOG = {
+  VALIDATION_FAILED: { status: 400, retryable: false },
+  MALFORMED_JSON: { status: 400, retryable: false },
+  UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+  TASK_NOT_FOUND: { status: 404, retryable: false },
+  ROUTE_NOT_FOUND: { status: 404, retryable: false },
+  TASK_STATE_CONFLICT: { status: 409, retryable: false },
+  INVALID_TRANSITION: { status: 409, retryable: false },
+  SERVICE_UNAVAILABLE: { status: 503, retryable: true },
+  INTERNAL_ERROR: { status: 500, retryable: true },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Error body as it crosses a process or actor boundary. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** An error rebuilt on the caller's side from an {@link ErrorBody} (actor-message client). */
+export class RemoteSchedulerError extends SchedulerError {
+  readonly code: string;
+  readonly status: number;
+  override readonly retryable: boolean;
+  constructor(body: ErrorBody) {
+    super(body.message, body.details);
+    this.code = body.code;
+    const known = ERROR_CATALOG[body.code as ErrorCode];
+    this.status = known?.status ?? 500;
+    this.retryable = known?.retryable ?? false;
+  }
+}

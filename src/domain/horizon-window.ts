@@ -1,0 +1,133 @@
+import { MinHeap } from './min-heap';
+import { DueEntry, PRIORITY_RANK } from './task';
+
+/** Limits of one partition's window. Times in milliseconds. */
+export interface HorizonWindowOptions {
+  /** How far ahead of now the window reaches when loaded (DESIGN §4: e.g. 30 s). */
+  horizonMs: number;
+  /** Most entries held in the heap. */
+  maxTasks: number;
+  /** Most entries handed out (to the dispatcher) and not yet released. */
+  maxOutstanding: number;
+}
+
+/** Order of the heap: due time, then priority, then submission sequence. */
+export function compareDue(a: DueEntry, b: DueEntry): number {
+  return a.dueAt - b.dueAt || PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || a.seq - b.seq;
+}
+
+/**
+ * The in-memory part of a partition owner (DESIGN §4), without I/O or timers: a min-heap of the
+ * waiting tasks due before `windowEnd`, the set of ids handed out and not yet released, and the
+ * rules for when to read the store again. Memory follows the window (≤ maxTasks + maxOutstanding
+ * entries), not the number of waiting tasks.
+ *
+ * Invariant: every waiting task of the partition with due time ≤ windowEnd is in the heap, handed
+ * out, or `dirty` is set (the store holds some the window does not, so it must be read again).
+ */
+export class HorizonWindow {
+  private heap = new MinHeap<DueEntry>(compareDue);
+  private known = new Set<string>();
+  private outstanding = new Set<string>();
+  /** Tasks due at or before this instant are covered (see the invariant). */
+  windowEnd = -Infinity;
+  dirty = true;
+
+  constructor(readonly options: HorizonWindowOptions) {}
+
+  get size(): number {
+    return this.heap.size;
+  }
+
+  get outstandingCount(): number {
+    return this.outstanding.size;
+  }
+
+  /** True while `id` is in the heap or handed out. */
+  has(id: string): boolean {
+    return this.known.has(id);
+  }
+
+  /** A newly stored or retried task. Returns true when the window now holds it. */
+  offer(entry: DueEntry): boolean {
+    if (this.known.has(entry.id)) return true;
+    if (entry.dueAt > this.windowEnd) return false; // a later load will read it
+    if (this.heap.size >= this.options.maxTasks) {
+      this.dirty = true;
+      return false;
+    }
+    this.heap.push(entry);
+    this.known.add(entry.id);
+    return true;
+  }
+
+  /** Row limit for the next load: enough to see past everything already known. */
+  loadLimit(): number {
+    return this.options.maxTasks - this.heap.size + this.known.size;
+  }
+
+  /** Instant the next load reads up to. */
+  loadUntil(now: number): number {
+    return now + this.options.horizonMs;
+  }
+
+  /**
+   * Merges the result of a store read of every waiting task due ≤ `until` (at most `limit`
+   * rows, in due order). Unknown entries join the heap while it has room.
+   */
+  loaded(entries: DueEntry[], until: number, limit: number): void {
+    let overflow = entries.length >= limit;
+    for (const e of entries) {
+      if (this.known.has(e.id)) continue;
+      if (this.heap.size >= this.options.maxTasks) {
+        overflow = true;
+        break;
+      }
+      this.heap.push(e);
+      this.known.add(e.id);
+    }
+    this.windowEnd = Math.max(this.windowEnd, until);
+    this.dirty = overflow;
+  }
+
+  /** True when the store should be read: the window is ending, or it is dirty and has room. */
+  needsLoad(now: number): boolean {
+    if (now >= this.windowEnd - this.options.horizonMs / 2) return true;
+    return this.dirty && this.heap.size <= this.options.maxTasks / 2;
+  }
+
+  /**
+   * Pops every entry due at or before `now`, as many as the outstanding budget allows, and counts
+   * them as handed out. Never returns an entry early, whatever the clock did before.
+   */
+  takeDue(now: number): DueEntry[] {
+    const out: DueEntry[] = [];
+    while (this.outstanding.size < this.options.maxOutstanding) {
+      const top = this.heap.peek();
+      if (!top || top.dueAt > now) break;
+      this.heap.pop();
+      this.outstanding.add(top.id);
+      out.push(top);
+    }
+    return out;
+  }
+
+  /** The dispatcher is done with these ids (claimed, or dropped as stale). */
+  release(ids: Iterable<string>): void {
+    for (const id of ids) {
+      if (this.outstanding.delete(id)) this.known.delete(id);
+    }
+  }
+
+  /**
+   * When the owner should wake next (epoch ms): the earliest due entry if it may be handed out,
+   * and the time to refresh the window. Null only before the first load.
+   */
+  nextWakeAt(): number | null {
+    if (this.windowEnd === -Infinity) return null;
+    const refreshAt = this.windowEnd - this.options.horizonMs / 2;
+    const top = this.heap.peek();
+    const canHandOut = this.outstanding.size < this.options.maxOutstanding;
+    return top && canHandOut ? Math.min(top.dueAt, refreshAt) : refreshAt;
+  }
+}

@@ -1,0 +1,48 @@
+import { TaskState, TERMINAL_STATES } from './task';
+import { InvalidTransitionError } from './errors';
+
+/**
+ * The task lifecycle of DESIGN §3 as an explicit transition table: event → (from states → to state).
+ * Stores apply each transition as a compare-and-set on the `from` states, so a late or duplicated
+ * message can never move a task backwards or complete it twice.
+ */
+export const TRANSITIONS = {
+  /** A SCHEDULED task reached its time, or a RETRYING task its backoff. */
+  due: { from: ['SCHEDULED', 'RETRYING'], to: 'PENDING' },
+  /** The dispatcher handed the task to a worker slot (a new attempt starts). */
+  claim: { from: ['PENDING'], to: 'RUNNING' },
+  succeed: { from: ['RUNNING'], to: 'SUCCEEDED' },
+  /** Retryable error, timeout or lost worker with attempts left. */
+  retry: { from: ['RUNNING'], to: 'RETRYING' },
+  /** Retryable error with attempts exhausted: into the dead-letter queue. */
+  exhaust: { from: ['RUNNING'], to: 'DEAD' },
+  /** The handler threw a PermanentError. */
+  failPermanently: { from: ['RUNNING'], to: 'FAILED' },
+  /** Cancel before the task started. */
+  cancel: { from: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'], to: 'CANCELLED' },
+  /** A RUNNING task whose cancellation the handler honoured. */
+  cancelRunning: { from: ['RUNNING'], to: 'CANCELLED' },
+  /** Every workflow dependency succeeded. */
+  unblock: { from: ['BLOCKED'], to: 'PENDING' },
+} as const satisfies Record<string, { from: readonly TaskState[]; to: TaskState }>;
+
+export type TransitionEvent = keyof typeof TRANSITIONS;
+
+/** True when `event` may fire in state `from`. */
+export function canTransition(from: TaskState, event: TransitionEvent): boolean {
+  return (TRANSITIONS[event].from as readonly TaskState[]).includes(from);
+}
+
+/**
+ * Returns the target state of `event` from `from`.
+ * @throws InvalidTransitionError (code INVALID_TRANSITION, 409) when the table has no such edge.
+ */
+export function transition(from: TaskState, event: TransitionEvent): TaskState {
+  if (!canTransition(from, event)) throw new InvalidTransitionError(from, event);
+  return TRANSITIONS[event].to;
+}
+
+/** True for SUCCEEDED, FAILED, DEAD and CANCELLED. */
+export function isTerminal(state: TaskState): boolean {
+  return TERMINAL_STATES.has(state);
+}

@@ -1,0 +1,119 @@
+/** Task model shared by every layer (DESIGN §3, §10). Times are epoch milliseconds. */
+
+export const TASK_STATES = [
+  'SCHEDULED',
+  'PENDING',
+  'RUNNING',
+  'SUCCEEDED',
+  'FAILED',
+  'RETRYING',
+  'DEAD',
+  'CANCELLED',
+  'BLOCKED',
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED']);
+
+/** States in which a task waits in a partition owner's window for its due time. */
+export const WAITING_STATES: readonly TaskState[] = ['SCHEDULED', 'PENDING', 'RETRYING'];
+
+export const PRIORITIES = ['high', 'medium', 'low'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** Lower rank runs first. */
+export const PRIORITY_RANK: Record<Priority, number> = { high: 0, medium: 1, low: 2 };
+
+export const RETRY_BACKOFFS = ['exponential', 'fixed', 'linear'] as const;
+export type RetryBackoff = (typeof RETRY_BACKOFFS)[number];
+
+/** Retry settings of one task (seconds, as in the API). */
+export interface RetrySettings {
+  maxRetries: number;
+  backoff: RetryBackoff;
+  delaySeconds: number;
+}
+
+/** A validated submission with every default applied, ready to be stored. */
+export interface NewTask {
+  id: string;
+  partition: number;
+  taskType: string;
+  payload: unknown;
+  priority: Priority;
+  queue: string;
+  tenantId: string;
+  correlationId: string | null;
+  idempotencyKey: string | null;
+  metadata: Record<string, unknown>;
+  retry: RetrySettings;
+  timeoutSeconds: number;
+  /** Requested start time; null means "now". */
+  scheduledAt: number | null;
+  /** When the task becomes ready (scheduledAt or the submission time). */
+  dueAt: number;
+  state: 'SCHEDULED' | 'PENDING';
+  createdAt: number;
+}
+
+/** A stored task as read back from the store. */
+export interface TaskRecord extends Omit<NewTask, 'state'> {
+  state: TaskState;
+  seq: number;
+  /** Attempts started so far. */
+  attempts: number;
+  workerId: string | null;
+  startedAt: number | null;
+  completedAt: number | null;
+  durationMs: number | null;
+  result: unknown;
+  error: TaskError | null;
+  cancelRequested: boolean;
+  updatedAt: number;
+}
+
+/** Error recorded for a failed attempt. */
+export interface TaskError {
+  message: string;
+  /** Error class name or a stable reason such as `timeout`, `worker_lost`, `cancelled`. */
+  type: string;
+  retryable: boolean;
+}
+
+/** One finished attempt, kept as run history. */
+export interface AttemptRecord {
+  taskId: string;
+  attempt: number;
+  workerId: string | null;
+  startedAt: number;
+  endedAt: number;
+  outcome: TaskState;
+  error: TaskError | null;
+}
+
+/** The small entry a partition owner and the dispatcher keep per waiting task. */
+export interface DueEntry {
+  id: string;
+  partition: number;
+  seq: number;
+  dueAt: number;
+  priority: Priority;
+  tenantId: string;
+  taskType: string;
+  state: TaskState;
+}
+
+/** What a worker needs to run one attempt (returned by a claim). */
+export interface ClaimedTask {
+  id: string;
+  attempt: number;
+  taskType: string;
+  payload: unknown;
+  timeoutSeconds: number;
+  idempotencyKey: string | null;
+  dueAt: number;
+  retry: RetrySettings;
+  partition: number;
+  tenantId: string;
+  startedAt: number;
+}

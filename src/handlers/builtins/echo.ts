@@ -1,0 +1,4 @@
+import { TaskHandler } from '../types';
+
+/** Returns its payload unchanged. */
+export const echo: TaskHandler = (payload) => payload;

@@ -1,0 +1,54 @@
+import { startScheduler } from './bootstrap';
+import { ConfigError, loadConfig } from './config';
+import { StoreConfigError } from './storage/store';
+import { HandlerLoadError } from './handlers/registry';
+
+/**
+ * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
+ * SIGTERM shut down gracefully (running attempts get `shutdownGraceMs`), a second signal exits.
+ * Invalid configuration stops start-up with one line naming the key, exit code 78 (EX_CONFIG).
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  let scheduler;
+  try {
+    scheduler = await startScheduler(config);
+  } catch (err) {
+    if (err instanceof StoreConfigError || err instanceof HandlerLoadError || /invalid configuration/.test(String((err as Error).message))) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const address = await scheduler.app.listen({ port: config.port, host: config.host });
+  scheduler.log.info({ address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions }, 'scheduler listening');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    scheduler.log.info({ signal }, 'shutting down');
+    scheduler
+      .close()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        scheduler.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`scheduler failed to start: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TASK_STATES, TaskState } from '../domain/task';
+
+/**
+ * The service's Prometheus metrics (DESIGN §12; names are a contract). One instance per service,
+ * with its own registry: no module-level state.
+ */
+export class SchedulerMetrics {
+  readonly registry = new Registry();
+  readonly submitted: Counter<'task_type'>;
+  readonly completed: Counter<'task_type' | 'status'>;
+  readonly dispatchLag: Histogram<string>;
+  readonly duration: Histogram<string>;
+  readonly depth: Gauge<'state'>;
+  readonly staleCompletions: Counter<string>;
+  readonly workerRestarts: Counter<'worker_id'>;
+
+  /** @param depthByState reads the number of tasks per state when /metrics is scraped */
+  constructor(depthByState: () => Promise<Record<TaskState, number>>) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_process_' });
+    this.submitted = new Counter({
+      name: 'scheduler_tasks_submitted_total',
+      help: 'Tasks accepted and stored, by task type.',
+      labelNames: ['task_type'],
+      registers,
+    });
+    this.completed = new Counter({
+      name: 'scheduler_tasks_completed_total',
+      help: 'Tasks that reached a terminal state, by task type and state.',
+      labelNames: ['task_type', 'status'],
+      registers,
+    });
+    this.dispatchLag = new Histogram({
+      name: 'scheduler_dispatch_lag_seconds',
+      help: 'Start of an attempt minus the time it was due.',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'scheduler_task_duration_seconds',
+      help: 'Handler run time of finished attempts.',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.depth = new Gauge({
+      name: 'scheduler_tasks',
+      help: 'Tasks in the store by state (queue depth).',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await depthByState();
+        for (const s of TASK_STATES) this.set({ state: s }, counts[s] ?? 0);
+      },
+    });
+    this.staleCompletions = new Counter({
+      name: 'scheduler_stale_completions_total',
+      help: 'Completions refused because the attempt was no longer RUNNING (late or duplicate).',
+      registers,
+    });
+    this.workerRestarts = new Counter({
+      name: 'scheduler_worker_restarts_total',
+      help: 'Worker processes that came back after a crash.',
+      labelNames: ['worker_id'],
+      registers,
+    });
+  }
+}

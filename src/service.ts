@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import { ackJson, SubmitAck, taskJson } from './contract/task-json';
+import { batchSubmissionSchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
+import { SchemaValidator } from './contract/validation';
+import { Clock } from './domain/clock';
+import {
+  ServiceUnavailableError,
+  TaskNotFoundError,
+  TaskStateConflictError,
+  UnknownTaskTypeError,
+  ValidationError,
+} from './domain/errors';
+import { partitionOf } from './domain/partition';
+import { decideAttempt } from './domain/retry-policy';
+import { DueEntry, NewTask, Priority, RetryBackoff, TaskState } from './domain/task';
+import { registeredTaskTypes } from './handlers/registry';
+import { SchedulerMetrics } from './observability/metrics';
+import { Store } from './storage/store';
+
+/** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
+export interface SchedulingGateway {
+  tasksStored(entries: DueEntry[]): void;
+  abortRunning(taskId: string, attempt: number): void;
+}
+
+/** Response of a cancel: `code` is the HTTP status the REST API answers with. */
+export interface CancelResponse {
+  code: 200 | 202;
+  body: { task_id: string; status: TaskState; cancel_requested: boolean };
+}
+
+export interface SchedulerServiceDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  metrics: SchedulerMetrics;
+  log: Logger;
+  gateway: SchedulingGateway;
+}
+
+type Submission = {
+  task_type: string;
+  payload?: unknown;
+  priority?: Priority;
+  scheduled_at?: string | null;
+  max_retries?: number;
+  retry_backoff?: RetryBackoff;
+  retry_delay_seconds?: number;
+  timeout_seconds?: number;
+  idempotency_key?: string | null;
+  queue?: string;
+  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
+};
+
+/**
+ * SchedulerService: the one place where operations are defined (DESIGN §2). REST routes and the
+ * actor-message API are thin adapters over it; both get the same validation and the same typed
+ * errors (see `domain/errors.ts`). A submission is acknowledged only after the store committed it.
+ */
+export class SchedulerService {
+  private readonly validator = new SchemaValidator();
+  private readonly taskTypes: Set<string>;
+  private readonly batchSchema: object;
+  private accepting = true;
+
+  constructor(private readonly deps: SchedulerServiceDeps) {
+    this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
+    this.batchSchema = batchSubmissionSchema(deps.config.batchMaxTasks);
+  }
+
+  /** Registered task types, sorted. */
+  get registeredTypes(): string[] {
+    return [...this.taskTypes].sort();
+  }
+
+  /**
+   * Validates and stores one task. @returns the acknowledgement (202 body)
+   * @throws ValidationError | UnknownTaskTypeError (400), ServiceUnavailableError (503)
+   */
+  async submit(body: unknown): Promise<SubmitAck> {
+    this.validator.assert(taskSubmissionSchema, body);
+    const [ack] = await this.store([this.toNewTask(body as Submission, '')]);
+    return ack;
+  }
+
+  /**
+   * Validates and stores up to `batchMaxTasks` tasks atomically: all are stored or none.
+   * @throws ValidationError naming `tasks[i].field` for the first bad item
+   */
+  async submitBatch(body: unknown): Promise<{ tasks: SubmitAck[] }> {
+    this.validator.assert(this.batchSchema, body);
+    const items = (body as { tasks: Submission[] }).tasks;
+    return { tasks: await this.store(items.map((s, i) => this.toNewTask(s, `tasks[${i}].`))) };
+  }
+
+  /** @throws TaskNotFoundError */
+  async get(id: string, include?: { attempts?: boolean }): Promise<Record<string, unknown>> {
+    const task = await this.deps.store.getTask(id);
+    if (!task) throw new TaskNotFoundError(id);
+    return taskJson(task, include?.attempts ? await this.deps.store.getAttempts(id) : undefined);
+  }
+
+  /**
+   * Lists tasks newest first. `query`: {status, task_type, queue, limit (1..1000, default 50), cursor}.
+   * @throws ValidationError for a bad filter, limit or cursor
+   */
+  async list(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+    const q = (query ?? {}) as Record<string, string | number | undefined>;
+    this.validator.assert(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    const limit = q.limit === undefined ? 50 : Number(q.limit);
+    if (limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
+    const page = await this.deps.store.listTasks({
+      status: q.status as TaskState | undefined,
+      taskType: q.task_type as string | undefined,
+      queue: q.queue as string | undefined,
+      cursor: q.cursor as string | undefined,
+      limit,
+    });
+    return { tasks: page.tasks.map((t) => taskJson(t)), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Cancels a task: waiting → CANCELLED (200); RUNNING → its handler's signal aborts (202).
+   * @throws TaskNotFoundError; TaskStateConflictError (409) for a terminal task, including a
+   *   second cancel of a task already CANCELLED
+   */
+  async cancel(id: string): Promise<CancelResponse> {
+    const res = await this.deps.store.cancelTask(id, this.deps.clock.now());
+    switch (res.kind) {
+      case 'not_found':
+        throw new TaskNotFoundError(id);
+      case 'conflict':
+        throw new TaskStateConflictError(id, res.task.state, 'cancel');
+      case 'cancelled':
+        return { code: 200, body: { task_id: id, status: 'CANCELLED', cancel_requested: false } };
+      case 'cancelling':
+        this.deps.gateway.abortRunning(id, res.task.attempts);
+        return { code: 202, body: { task_id: id, status: 'RUNNING', cancel_requested: true } };
+    }
+  }
+
+  /**
+   * Start-up recovery (embedded mode, before the actors start): attempts left RUNNING by a process
+   * that died are lost; each goes through the retry policy as `worker_lost` and so runs again as
+   * a new attempt while attempts remain. @returns how many were recovered
+   */
+  async recoverOrphans(): Promise<number> {
+    const { store, clock } = this.deps;
+    let total = 0;
+    for (;;) {
+      const orphans = await store.findOrphanedAttempts(1000);
+      if (orphans.length === 0) return total;
+      const now = clock.now();
+      await store.completeAttempts(
+        orphans.map((o) => {
+          const outcome = { kind: 'failed', message: 'process stopped during the attempt', errorType: 'worker_lost', permanent: false } as const;
+          const d = decideAttempt(outcome, o.attempt, o.retry, now);
+          return {
+            taskId: o.taskId,
+            attempt: o.attempt,
+            state: d.state,
+            retryAt: d.retryAt,
+            result: null,
+            error: { message: outcome.message, type: outcome.errorType, retryable: true },
+            durationMs: null,
+          };
+        }),
+        now,
+      );
+      total += orphans.length;
+    }
+  }
+
+  /** Refuses new submissions from now on (shutdown). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /** Readiness: accepting work and the store answers. */
+  async ready(): Promise<{ ready: boolean; store: boolean }> {
+    const store = await this.deps.store.ping().catch(() => false);
+    return { ready: this.accepting && store, store };
+  }
+
+  private async store(tasks: NewTask[]): Promise<SubmitAck[]> {
+    if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    await this.deps.store.insertTasks(tasks);
+    const entries: DueEntry[] = [];
+    for (const t of tasks) {
+      this.deps.metrics.submitted.inc({ task_type: t.taskType });
+      entries.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state });
+    }
+    this.deps.gateway.tasksStored(entries);
+    return tasks.map((t) => ackJson(t));
+  }
+
+  /** Applies defaults and the checks JSON Schema cannot express. `path` prefixes field names. */
+  private toNewTask(s: Submission, path: string): NewTask {
+    const { config, clock } = this.deps;
+    const d = config.defaults;
+    if (!this.taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, this.registeredTypes);
+    const now = clock.now();
+    let scheduledAt: number | null = null;
+    if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
+      scheduledAt = Date.parse(s.scheduled_at);
+      if (Number.isNaN(scheduledAt)) throw new ValidationError(`${path}scheduled_at`, 'is not a valid date-time');
+    }
+    const id = randomUUID();
+    const meta = s.metadata ?? {};
+    const dueAt = scheduledAt ?? now;
+    return {
+      id,
+      partition: partitionOf(id, config.partitions),
+      taskType: s.task_type,
+      payload: s.payload === undefined ? null : s.payload,
+      priority: s.priority ?? d.priority,
+      queue: s.queue ?? d.queue,
+      tenantId: meta.tenant_id ?? d.tenantId,
+      correlationId: meta.correlation_id ?? null,
+      idempotencyKey: s.idempotency_key ?? null,
+      metadata: meta,
+      retry: {
+        maxRetries: s.max_retries ?? d.maxRetries,
+        backoff: s.retry_backoff ?? d.retryBackoff,
+        delaySeconds: s.retry_delay_seconds ?? d.retryDelaySeconds,
+      },
+      timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
+      scheduledAt,
+      dueAt,
+      state: dueAt > now ? 'SCHEDULED' : 'PENDING',
+      createdAt: now,
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import type Database from 'better-sqlite3';
+import * as m001 from './001-initial';
+
+/** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
+const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [{ name: '001-initial', ...m001 }];
+
+/**
+ * Applies the migrations newer than the database's `user_version`, each in its own transaction.
+ * @returns the names of the migrations applied
+ * @throws Error when the database is newer than this code (downgrade)
+ */
+export function migrate(db: Database.Database): string[] {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`database schema version ${current} is newer than this build knows (${MIGRATIONS.length})`);
+  }
+  const applied: string[] = [];
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    const m = MIGRATIONS[v];
+    db.transaction(() => {
+      db.exec(m.up);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+    applied.push(m.name);
+  }
+  return applied;
+}

@@ -1,0 +1,30 @@
+/**
+ * cancelTask — inputs: id, now. Transition `cancel` (SCHEDULED/PENDING/RETRYING/BLOCKED →
+ * CANCELLED) as a compare-and-set; a RUNNING task gets cancel_requested = 1 instead (its worker is
+ * told to abort; the attempt's completion then decides CANCELLED or SUCCEEDED). Terminal → conflict.
+ * Output: CancelResult with the task as it is after the write. Guarantee: atomic within the
+ * group-commit savepoint; a cancelled task is never claimed afterwards (claim needs PENDING).
+ */
+import type Database from 'better-sqlite3';
+import { CancelResult } from '../../store';
+import { TaskRow, taskFromRow } from '../row-mapping';
+
+export function prepareCancelTask(db: Database.Database): (id: string, now: number) => CancelResult {
+  const cancelWaiting = db.prepare(`
+    UPDATE tasks SET state = 'CANCELLED', completed_at = ?, updated_at = ?
+    WHERE id = ? AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')
+    RETURNING *`);
+  const requestCancel = db.prepare(`
+    UPDATE tasks SET cancel_requested = 1, updated_at = ?
+    WHERE id = ? AND state = 'RUNNING'
+    RETURNING *`);
+  const read = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  return (id, now) => {
+    const cancelled = cancelWaiting.get(now, now, id) as TaskRow | undefined;
+    if (cancelled) return { kind: 'cancelled', task: taskFromRow(cancelled) };
+    const running = requestCancel.get(now, id) as TaskRow | undefined;
+    if (running) return { kind: 'cancelling', task: taskFromRow(running) };
+    const row = read.get(id) as TaskRow | undefined;
+    return row ? { kind: 'conflict', task: taskFromRow(row) } : { kind: 'not_found' };
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy), now.
+ * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state; a RETRYING
+ * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
+ * due_at = retryAt. Appends the attempt to `attempts` (run history).
+ * Output: CompletionResult per input, `applied: false` for stale or duplicate completions.
+ * Guarantee: an attempt completes at most once; a task never moves backwards.
+ */
+import type Database from 'better-sqlite3';
+import { TaskState } from '../../../domain/task';
+import { AttemptCompletion, CompletionResult } from '../../store';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+
+export function prepareCompleteAttempts(
+  db: Database.Database,
+): (completions: AttemptCompletion[], now: number) => CompletionResult[] {
+  const update = db.prepare(`
+    UPDATE tasks SET
+      state = CASE WHEN @state = 'RETRYING' AND cancel_requested = 1 THEN 'CANCELLED' ELSE @state END,
+      due_at = CASE WHEN @state = 'RETRYING' AND cancel_requested = 0 THEN @retryAt ELSE due_at END,
+      completed_at = CASE WHEN @state = 'RETRYING' AND cancel_requested = 0 THEN NULL ELSE @now END,
+      duration_ms = @durationMs, result = @result, error = @error, lease_expires_at = NULL, updated_at = @now
+    WHERE id = @id AND attempts = @attempt AND state = 'RUNNING'
+    RETURNING ${DUE_COLUMNS}, started_at, worker_id`);
+  const history = db.prepare(`
+    INSERT OR IGNORE INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const current = db.prepare(`SELECT state, task_type FROM tasks WHERE id = ?`);
+  return (completions, now) =>
+    completions.map((c) => {
+      const error = c.error === null ? null : JSON.stringify(c.error);
+      const row = update.get({
+        id: c.taskId,
+        attempt: c.attempt,
+        state: c.state,
+        retryAt: c.retryAt ?? now,
+        now,
+        durationMs: c.durationMs,
+        result: c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null,
+        error,
+      }) as (TaskRow & { started_at: number; worker_id: string | null }) | undefined;
+      if (!row) {
+        const found = current.get(c.taskId) as { state: TaskState; task_type: string } | undefined;
+        return { taskId: c.taskId, applied: false, state: found?.state ?? null, entry: null, taskType: found?.task_type ?? null };
+      }
+      history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, row.state, error);
+      return { taskId: c.taskId, applied: true, state: row.state as TaskState, entry: dueEntryFromRow(row), taskType: row.task_type };
+    });
+}

@@ -1,0 +1,62 @@
+/**
+ * Read operations (no writes, no group commit): getTask, getAttempts, listTasks,
+ * findOrphanedAttempts, countByState. They read committed data only (WAL snapshot).
+ */
+import type Database from 'better-sqlite3';
+import { AttemptRecord, TASK_STATES, TaskRecord, TaskState } from '../../../domain/task';
+import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
+import { AttemptRow, attemptFromRow, TaskRow, taskFromRow } from '../row-mapping';
+import { decodeCursor, encodeCursor } from '../../cursor';
+
+export interface TaskReads {
+  getTask(id: string): TaskRecord | null;
+  getAttempts(id: string): AttemptRecord[];
+  listTasks(q: TaskListQuery): TaskPage;
+  findOrphanedAttempts(limit: number): OrphanedAttempt[];
+  countByState(): Record<TaskState, number>;
+}
+
+export function prepareReads(db: Database.Database): TaskReads {
+  const byId = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  const attempts = db.prepare(`SELECT * FROM attempts WHERE task_id = ? ORDER BY attempt`);
+  const orphans = db.prepare(`
+    SELECT id, attempts, max_retries, retry_backoff, retry_delay_seconds, worker_id
+    FROM tasks WHERE state = 'RUNNING' ORDER BY seq LIMIT ?`);
+  const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
+  return {
+    getTask: (id) => {
+      const row = byId.get(id) as TaskRow | undefined;
+      return row ? taskFromRow(row) : null;
+    },
+    getAttempts: (id) => (attempts.all(id) as AttemptRow[]).map(attemptFromRow),
+    listTasks: (q) => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (q.status) (where.push('state = ?'), args.push(q.status));
+      if (q.taskType) (where.push('task_type = ?'), args.push(q.taskType));
+      if (q.queue) (where.push('queue = ?'), args.push(q.queue));
+      if (q.cursor !== undefined) (where.push('seq < ?'), args.push(decodeCursor(q.cursor)));
+      const sql = `SELECT * FROM tasks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
+      const rows = db.prepare(sql).all(...args, q.limit + 1) as TaskRow[];
+      const page = rows.slice(0, q.limit).map(taskFromRow);
+      const nextCursor = rows.length > q.limit ? encodeCursor(page[page.length - 1].seq) : null;
+      return { tasks: page, nextCursor };
+    },
+    findOrphanedAttempts: (limit) =>
+      (orphans.all(limit) as TaskRow[]).map((r) => ({
+        taskId: r.id,
+        attempt: r.attempts,
+        workerId: r.worker_id,
+        retry: {
+          maxRetries: r.max_retries,
+          backoff: r.retry_backoff as OrphanedAttempt['retry']['backoff'],
+          delaySeconds: r.retry_delay_seconds,
+        },
+      })),
+    countByState: () => {
+      const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+      for (const r of counts.all() as Array<{ state: TaskState; n: number }>) out[r.state] = r.n;
+      return out;
+    },
+  };
+}

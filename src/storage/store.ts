@@ -1,0 +1,140 @@
+import {
+  AttemptRecord,
+  ClaimedTask,
+  DueEntry,
+  NewTask,
+  TaskError,
+  TaskRecord,
+  TaskState,
+} from '../domain/task';
+
+/** Filter and page of {@link Store.listTasks}. Newest first. */
+export interface TaskListQuery {
+  status?: TaskState;
+  taskType?: string;
+  queue?: string;
+  /** 1..1000 */
+  limit: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface TaskPage {
+  tasks: TaskRecord[];
+  nextCursor: string | null;
+}
+
+/** One attempt outcome to record, decided by the retry policy before it reaches the store. */
+export interface AttemptCompletion {
+  taskId: string;
+  attempt: number;
+  /** Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile. */
+  state: 'SUCCEEDED' | 'FAILED' | 'RETRYING' | 'DEAD' | 'CANCELLED';
+  /** When a RETRYING task is due again (epoch ms); ignored for other states. */
+  retryAt: number | null;
+  result: unknown;
+  error: TaskError | null;
+  durationMs: number | null;
+}
+
+/** Result of applying one {@link AttemptCompletion}. */
+export interface CompletionResult {
+  taskId: string;
+  /** False when the compare-and-set on (id, attempt, RUNNING) failed: stale or duplicate. */
+  applied: boolean;
+  /** The state the task is in now (after the write, or as found). */
+  state: TaskState | null;
+  entry: DueEntry | null;
+  taskType: string | null;
+}
+
+/** Result of {@link Store.cancelTask}. */
+export type CancelResult =
+  | { kind: 'cancelled'; task: TaskRecord }
+  | { kind: 'cancelling'; task: TaskRecord }
+  | { kind: 'conflict'; task: TaskRecord }
+  | { kind: 'not_found' };
+
+/** A task that was RUNNING when its process died. */
+export interface OrphanedAttempt {
+  taskId: string;
+  attempt: number;
+  retry: TaskRecord['retry'];
+  workerId: string | null;
+}
+
+/**
+ * The storage contract every adapter implements (SQLite now, MongoDB in cluster mode) and the
+ * conformance suite in `test/storage/` checks. Rules for every method:
+ * - `now` is passed in (epoch ms); adapters never read the clock.
+ * - A returned promise resolves only after the write is durable (committed; group commit may
+ *   share one commit between many callers).
+ * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
+ */
+export interface Store {
+  /** Human name of the adapter (logs, /readyz). */
+  readonly name: string;
+
+  /**
+   * Opens the store, runs pending migrations and records the partition count on first use.
+   * @throws StoreConfigError when `partitions` differs from the count the store was created with
+   */
+  open(partitions: number): Promise<void>;
+
+  /** Flushes pending writes and closes. Idempotent. */
+  close(): Promise<void>;
+
+  /** True when the store answers a trivial read. */
+  ping(): Promise<boolean>;
+
+  /** Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. */
+  insertTasks(tasks: NewTask[]): Promise<void>;
+
+  getTask(id: string): Promise<TaskRecord | null>;
+
+  /** Attempt history of a task, oldest first. */
+  getAttempts(id: string): Promise<AttemptRecord[]>;
+
+  listTasks(query: TaskListQuery): Promise<TaskPage>;
+
+  /**
+   * Waiting tasks (SCHEDULED, PENDING, RETRYING) of one partition with `due_at <= until`, in
+   * (due_at, seq) order, at most `limit`: a range scan on the (partition, due_at) index.
+   */
+  loadDue(partition: number, until: number, limit: number): Promise<DueEntry[]>;
+
+  /**
+   * SCHEDULED/RETRYING → PENDING for the given ids whose `due_at <= now` (transition `due`).
+   * Returns the ids now PENDING (already-PENDING ids count; cancelled ones do not).
+   */
+  markPending(ids: string[], now: number): Promise<string[]>;
+
+  /**
+   * PENDING → RUNNING (transition `claim`) for each id, starting a new attempt on `workerId` with
+   * a lease until `now + leaseMs`. Returns what the worker needs for every id whose claim won.
+   */
+  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]>;
+
+  /** Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. */
+  completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;
+
+  /**
+   * Cancels a task: SCHEDULED/PENDING/RETRYING/BLOCKED → CANCELLED; RUNNING → cancel requested
+   * (the worker is told to abort); terminal → conflict.
+   */
+  cancelTask(id: string, now: number): Promise<CancelResult>;
+
+  /** Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up). */
+  findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]>;
+
+  /** Number of tasks in each state. */
+  countByState(): Promise<Record<TaskState, number>>;
+}
+
+/** The store was created with another partition count, or similar misconfiguration. */
+export class StoreConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConfigError';
+  }
+}
