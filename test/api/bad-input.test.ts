@@ -1,0 +1,144 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** Every bad input gets `{error: {code, message, details}}` naming the field, and nothing is lost. */
+describe('REST: bad input gets a clear error and loses nothing', () => {
+  let f: ApiFixture;
+  beforeEach(async () => {
+    f = await apiFixture({ bodyLimitBytes: 4096 });
+  });
+
+  const post = (url: string, payload: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    f.app.inject({ method: 'POST', url, headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+
+  function expectError(res: { statusCode: number; json(): any }, status: number, code: string, field?: string): any {
+    expect(res.statusCode, JSON.stringify(res.json())).to.equal(status);
+    const body = res.json();
+    expect(body).to.have.property('error');
+    expect(body.error.code).to.equal(code);
+    expect(body.error.message).to.be.a('string').and.not.empty;
+    expect(body.error.details).to.be.an('object');
+    if (field !== undefined) expect(body.error.details.field).to.equal(field);
+    return body.error;
+  }
+
+  async function expectNothingStored(): Promise<void> {
+    const counts = await f.store.countByState();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+    expect(f.stored).to.have.length(0);
+  }
+
+  afterEach(async () => {
+    // the service keeps serving after each bad request
+    const ok = await f.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: '{"task_type":"noop"}' });
+    expect(ok.statusCode).to.equal(202);
+  });
+  afterEach(async () => f.close());
+
+  it('malformed JSON → 400 MALFORMED_JSON', async () => {
+    expectError(await post('/api/v1/tasks', '{"task_type": "noop",'), 400, 'MALFORMED_JSON', 'body');
+    await expectNothingStored();
+  });
+
+  it('missing task_type → 400 naming task_type', async () => {
+    expectError(await post('/api/v1/tasks', { payload: {} }), 400, 'VALIDATION_FAILED', 'task_type');
+    await expectNothingStored();
+  });
+
+  it('a body that is not an object → 400', async () => {
+    expectError(await post('/api/v1/tasks', [1, 2]), 400, 'VALIDATION_FAILED', 'body');
+    expectError(await post('/api/v1/tasks', 'null'), 400, 'VALIDATION_FAILED');
+  });
+
+  it('wrong types → 400 naming the field (no coercion of "3" into 3)', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', max_retries: '3' }), 400, 'VALIDATION_FAILED', 'max_retries');
+    expectError(await post('/api/v1/tasks', { task_type: 42 }), 400, 'VALIDATION_FAILED', 'task_type');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', metadata: 'x' }), 400, 'VALIDATION_FAILED', 'metadata');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', metadata: { tenant_id: 7 } }), 400, 'VALIDATION_FAILED', 'metadata.tenant_id');
+    await expectNothingStored();
+  });
+
+  it('unknown priority → 400 listing the allowed values', async () => {
+    const e = expectError(await post('/api/v1/tasks', { task_type: 'noop', priority: 'urgent' }), 400, 'VALIDATION_FAILED', 'priority');
+    expect(e.details.reason).to.contain('high').and.contain('medium').and.contain('low');
+  });
+
+  it('unknown retry_backoff → 400', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', retry_backoff: 'random' }), 400, 'VALIDATION_FAILED', 'retry_backoff');
+  });
+
+  it('scheduled_at without a UTC offset → 400', async () => {
+    const e = expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-06-01T12:00:00' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    expect(e.details.reason).to.contain('offset');
+  });
+
+  it('unparseable scheduled_at → 400', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: 'tomorrow' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-13-45T99:00:00Z' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    await expectNothingStored();
+  });
+
+  it('negative max_retries or timeout_seconds → 400', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', max_retries: -1 }), 400, 'VALIDATION_FAILED', 'max_retries');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', timeout_seconds: -5 }), 400, 'VALIDATION_FAILED', 'timeout_seconds');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', timeout_seconds: 0 }), 400, 'VALIDATION_FAILED', 'timeout_seconds');
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', retry_delay_seconds: -1 }), 400, 'VALIDATION_FAILED', 'retry_delay_seconds');
+    await expectNothingStored();
+  });
+
+  it('an unknown field → 400 naming it (typos are not silently ignored)', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'noop', schedule_at: '2026-06-01T12:00:00Z' }), 400, 'VALIDATION_FAILED', 'schedule_at');
+  });
+
+  it('unregistered task_type → 400 listing the registered types', async () => {
+    const e = expectError(await post('/api/v1/tasks', { task_type: 'send_email' }), 400, 'UNKNOWN_TASK_TYPE', 'task_type');
+    expect(e.details.registered_types).to.include.members(['noop', 'echo', 'sleep', 'fail', 'http']);
+    await expectNothingStored();
+  });
+
+  it('a body over the size cap → 413', async () => {
+    expectError(await post('/api/v1/tasks', { task_type: 'echo', payload: 'x'.repeat(5000) }), 413, 'PAYLOAD_TOO_LARGE', 'body');
+    await expectNothingStored();
+  });
+
+  it('a non-JSON content type → 415', async () => {
+    expectError(await post('/api/v1/tasks', 'task_type=noop', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('unknown task id → 404 TASK_NOT_FOUND (get and cancel)', async () => {
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks/nope' }), 404, 'TASK_NOT_FOUND');
+    expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks/nope/cancel' }), 404, 'TASK_NOT_FOUND');
+  });
+
+  it('unknown route → 404 ROUTE_NOT_FOUND', async () => {
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v2/tasks' }), 404, 'ROUTE_NOT_FOUND');
+  });
+
+  it('a batch over 1,000 tasks → 400 naming tasks; nothing stored', async () => {
+    const tasks = Array.from({ length: 1001 }, () => ({ task_type: 'noop' }));
+    const big = await apiFixture({ bodyLimitBytes: 1 << 20 });
+    try {
+      const res = await big.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+      expectError(res, 400, 'VALIDATION_FAILED', 'tasks');
+      expect(big.stored).to.have.length(0);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('a batch with one bad item → 400 naming tasks[i].field; none of the batch is stored', async () => {
+    const res = await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', priority: 'urgent' }] });
+    expectError(res, 400, 'VALIDATION_FAILED', 'tasks[1].priority');
+    const res2 = await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'nope' }] });
+    expectError(res2, 400, 'UNKNOWN_TASK_TYPE', 'tasks[1].task_type');
+    expectError(await post('/api/v1/tasks/batch', { tasks: [] }), 400, 'VALIDATION_FAILED', 'tasks');
+    await expectNothingStored();
+  });
+
+  it('bad list parameters → 400 naming the query field', async () => {
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=abc' }), 400, 'VALIDATION_FAILED', 'querystring.limit');
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=0' }), 400, 'VALIDATION_FAILED', 'limit');
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?status=DONE' }), 400, 'VALIDATION_FAILED', 'querystring.status');
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?cursor=garbage' }), 400, 'VALIDATION_FAILED', 'cursor');
+  });
+});

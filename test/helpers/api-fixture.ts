@@ -1,0 +1,62 @@
+import path from 'node:path';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app';
+import { Config, loadConfig } from '../../src/config';
+import { ManualClock } from '../../src/domain/clock';
+import { DueEntry } from '../../src/domain/task';
+import { SchedulerMetrics } from '../../src/observability/metrics';
+import { SchedulerService } from '../../src/service';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { tempDir } from './temp-dir';
+
+/** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
+export interface ApiFixture {
+  app: FastifyInstance;
+  service: SchedulerService;
+  store: SqliteStore;
+  clock: ManualClock;
+  config: Config;
+  stored: DueEntry[];
+  aborted: Array<{ taskId: string; attempt: number }>;
+  close(): Promise<void>;
+}
+
+export async function apiFixture(overrides: Record<string, unknown> = {}): Promise<ApiFixture> {
+  const dir = tempDir();
+  const config = loadConfig({
+    configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+    env: {},
+    overrides: { sqlitePath: path.join(dir.path, 'test.db'), partitions: 8, logLevel: 'silent', ...overrides },
+  });
+  const store = new SqliteStore(config.sqlitePath);
+  await store.open(config.partitions);
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  const metrics = new SchedulerMetrics(() => store.countByState());
+  const stored: DueEntry[] = [];
+  const aborted: Array<{ taskId: string; attempt: number }> = [];
+  const service = new SchedulerService({
+    store,
+    clock,
+    config,
+    metrics,
+    log: pino({ level: 'silent' }),
+    gateway: { tasksStored: (e) => stored.push(...e), abortRunning: (taskId, attempt) => aborted.push({ taskId, attempt }) },
+  });
+  const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks });
+  await app.ready();
+  return {
+    app,
+    service,
+    store,
+    clock,
+    config,
+    stored,
+    aborted,
+    close: async () => {
+      await app.close();
+      await store.close();
+      dir.remove();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real service (`node dist/src/main.js`) running as a child process. */
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  /** stderr and stdout so far, for failure messages. */
+  output(): string;
+  /** SIGKILL and wait for exit. */
+  kill9(): Promise<void>;
+  /** SIGTERM (graceful) and wait for exit; SIGKILL after `ms`. */
+  stop(ms?: number): Promise<void>;
+}
+
+/**
+ * Starts the service on a free port with the SQLite file in `dataDir`, and resolves once
+ * `/readyz` answers 200 (bounded by `timeoutMs`).
+ */
+export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServiceProcess> {
+  const port = await freePort();
+  const main = path.resolve(__dirname, '..', '..', 'src', 'main.js');
+  const child = spawn(process.execPath, [main], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SQLITE_PATH: path.join(dataDir, 'scheduler.db'),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${out}`);
+    try {
+      const res = await fetch(`${url}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service not ready after ${timeoutMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50)); // polling for readiness, not timing logic
+  }
+  return {
+    url,
+    child,
+    output: () => out,
+    kill9: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async (ms = 15_000) => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), ms);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}

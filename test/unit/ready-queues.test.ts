@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { compareReady, ReadyQueues } from '../../src/domain/ready-queues';
+import { DueEntry } from '../../src/domain/task';
+import { dueEntry } from './helpers/fixtures';
+
+const ids = (entries: { id: string }[]): string[] => entries.map((e) => e.id);
+
+describe('ReadyQueues', () => {
+  describe('inside one tenant', () => {
+    it('takes high before medium before low', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'low', priority: 'low', dueAt: 1, seq: 1 }));
+      q.add(dueEntry({ id: 'med', priority: 'medium', dueAt: 1, seq: 2 }));
+      q.add(dueEntry({ id: 'high', priority: 'high', dueAt: 1, seq: 3 }));
+      expect(ids(q.take(3))).to.deep.equal(['high', 'med', 'low']);
+    });
+
+    it('priority beats due time: a high due later runs before a low due earlier', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'old-low', priority: 'low', dueAt: 100, seq: 1 }));
+      q.add(dueEntry({ id: 'new-high', priority: 'high', dueAt: 900, seq: 2 }));
+      expect(ids(q.take(2))).to.deep.equal(['new-high', 'old-low']);
+    });
+
+    it('same priority: oldest due first, then submission order (seq)', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'due300', dueAt: 300, seq: 1 }));
+      q.add(dueEntry({ id: 'due100-seq5', dueAt: 100, seq: 5 }));
+      q.add(dueEntry({ id: 'due100-seq2', dueAt: 100, seq: 2 }));
+      q.add(dueEntry({ id: 'due200', dueAt: 200, seq: 3 }));
+      expect(ids(q.take(10))).to.deep.equal(['due100-seq2', 'due100-seq5', 'due200', 'due300']);
+    });
+
+    it('compareReady: priority, then dueAt, then seq', () => {
+      const e = (o: Partial<DueEntry>): DueEntry => dueEntry({ id: 'x', dueAt: 10, seq: 10, priority: 'medium', ...o });
+      expect(compareReady(e({ priority: 'high' }), e({ priority: 'medium' }))).to.be.below(0);
+      expect(compareReady(e({ priority: 'low' }), e({ priority: 'medium' }))).to.be.above(0);
+      expect(compareReady(e({ dueAt: 5 }), e({ dueAt: 6 }))).to.be.below(0);
+      expect(compareReady(e({ seq: 9 }), e({ seq: 8 }))).to.be.above(0);
+      expect(compareReady(e({}), e({}))).to.equal(0);
+    });
+  });
+
+  describe('between tenants', () => {
+    it("a tenant with 1,000 queued entries does not hold back another tenant's single entry", () => {
+      const q = new ReadyQueues();
+      for (let i = 0; i < 1000; i++) q.add(dueEntry({ id: `big-${i}`, tenantId: 'big', dueAt: i, seq: i }));
+      q.add(dueEntry({ id: 'small-0', tenantId: 'small', dueAt: 5000, seq: 5000 }));
+
+      const firstTwo = [...q.take(1), ...q.take(1)];
+      expect(ids(firstTwo)).to.include('small-0');
+      expect(q.size).to.equal(999);
+    });
+
+    it('the same holds when the first two are taken in one batch', () => {
+      const q = new ReadyQueues();
+      for (let i = 0; i < 1000; i++) q.add(dueEntry({ id: `big-${i}`, tenantId: 'big', seq: i }));
+      q.add(dueEntry({ id: 'small-0', tenantId: 'small', priority: 'low', seq: 1001 }));
+      expect(ids(q.take(2))).to.include('small-0');
+    });
+
+    it('alternates between equally weighted tenants while both have work', () => {
+      const q = new ReadyQueues();
+      for (let i = 0; i < 3; i++) {
+        q.add(dueEntry({ id: `a${i}`, tenantId: 'A', seq: i }));
+        q.add(dueEntry({ id: `b${i}`, tenantId: 'B', seq: 10 + i }));
+      }
+      expect(q.take(6).map((e) => e.tenantId)).to.deep.equal(['A', 'B', 'A', 'B', 'A', 'B']);
+    });
+
+    it('follows the tenant weights (3:1)', () => {
+      const q = new ReadyQueues((t) => (t === 'gold' ? 3 : 1));
+      for (let i = 0; i < 40; i++) {
+        q.add(dueEntry({ id: `g${i}`, tenantId: 'gold', seq: i }));
+        q.add(dueEntry({ id: `s${i}`, tenantId: 'silver', seq: 100 + i }));
+      }
+      const taken = q.take(40).map((e) => e.tenantId);
+      expect(taken.filter((t) => t === 'gold')).to.have.lengthOf(30);
+      expect(taken.filter((t) => t === 'silver')).to.have.lengthOf(10);
+    });
+
+    it('keeps each tenant\'s own priority order while interleaving', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'A-low', tenantId: 'A', priority: 'low', seq: 1 }));
+      q.add(dueEntry({ id: 'A-high', tenantId: 'A', priority: 'high', seq: 2 }));
+      q.add(dueEntry({ id: 'B-med', tenantId: 'B', priority: 'medium', seq: 3 }));
+      q.add(dueEntry({ id: 'B-high', tenantId: 'B', priority: 'high', seq: 4 }));
+      expect(ids(q.take(4))).to.deep.equal(['A-high', 'B-high', 'A-low', 'B-med']);
+    });
+  });
+
+  describe('bookkeeping', () => {
+    it('size counts queued entries across tenants and falls as they are taken', () => {
+      const q = new ReadyQueues();
+      expect(q.size).to.equal(0);
+      q.add(dueEntry({ id: '1', tenantId: 'A' }));
+      q.add(dueEntry({ id: '2', tenantId: 'B' }));
+      q.add(dueEntry({ id: '3', tenantId: 'B' }));
+      expect(q.size).to.equal(3);
+      q.take(2);
+      expect(q.size).to.equal(1);
+      q.take(5);
+      expect(q.size).to.equal(0);
+    });
+
+    it('ignores a duplicate id (even from another tenant or with other fields)', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'low' }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'high' }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'B' }));
+      expect(q.size).to.equal(1);
+      const out = q.take(10);
+      expect(out).to.have.lengthOf(1);
+      expect(out[0].priority).to.equal('low');
+      expect(out[0].tenantId).to.equal('A');
+    });
+
+    it('an id can be added again once it has been taken', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'x' }));
+      expect(ids(q.take(1))).to.deep.equal(['x']);
+      q.add(dueEntry({ id: 'x' }));
+      expect(q.size).to.equal(1);
+      expect(ids(q.take(1))).to.deep.equal(['x']);
+    });
+
+    it('take(n) returns at most n, and an empty array when empty or n = 0', () => {
+      const q = new ReadyQueues();
+      expect(q.take(5)).to.deep.equal([]);
+      for (let i = 0; i < 5; i++) q.add(dueEntry({ id: `e${i}` }));
+      expect(q.take(0)).to.deep.equal([]);
+      expect(q.take(3)).to.have.lengthOf(3);
+      expect(q.take(3)).to.have.lengthOf(2);
+      expect(q.take(3)).to.deep.equal([]);
+    });
+
+    it('a tenant that empties and returns starts with fresh credit (no stored debt)', () => {
+      const q = new ReadyQueues();
+      q.add(dueEntry({ id: 'a1', tenantId: 'A' }));
+      q.add(dueEntry({ id: 'b1', tenantId: 'B' }));
+      q.add(dueEntry({ id: 'b2', tenantId: 'B' }));
+      expect(ids(q.take(2))).to.deep.equal(['a1', 'b1']); // A now empty and forgotten
+      q.add(dueEntry({ id: 'a2', tenantId: 'A' }));
+      q.add(dueEntry({ id: 'b3', tenantId: 'B' }));
+      expect(q.take(3).map((e) => e.tenantId).sort()).to.deep.equal(['A', 'B', 'B']);
+      expect(q.size).to.equal(0);
+    });
+  });
+});
