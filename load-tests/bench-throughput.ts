@@ -22,6 +22,7 @@
  * the end, 1 when one failed, 2 on bad arguments.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -158,6 +159,7 @@ function parseOptions(argv: string[]): Options | null {
 
 /** Aborted on overall timeout, service death or a signal; every wait and request observes it. */
 const run = new AbortController();
+setMaxListeners(1_000_000, run.signal); // one listener per in-flight request
 
 function abortReason(): Error {
   const r: unknown = run.signal.reason;
@@ -488,6 +490,7 @@ const CLK_TCK = (() => {
 })();
 
 interface ProcStat {
+  state: string; // R, S, D, Z, ...
   ppid: number;
   cpuTicks: number; // utime + stime
   startTime: number; // since boot, in ticks: identifies the process (pids get reused)
@@ -497,7 +500,7 @@ function readStat(pid: number): ProcStat | null {
   try {
     const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = s.slice(s.lastIndexOf(')') + 2).split(' '); // fields from #3 (state) on
-    return { ppid: Number(f[1]), cpuTicks: Number(f[11]) + Number(f[12]), startTime: Number(f[19]) };
+    return { state: f[0], ppid: Number(f[1]), cpuTicks: Number(f[11]) + Number(f[12]), startTime: Number(f[19]) };
   } catch {
     return null;
   }
@@ -756,6 +759,8 @@ class Service {
       }
     }
     this.sampler?.stop();
+    // Forked workers normally exit right after the service; give them a moment before SIGKILL.
+    for (let waited = 0; waited < 3000 && this.survivors().length > 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
     const killed = this.killOrphans();
     if (this.logFd !== null) {
       fs.closeSync(this.logFd);
@@ -775,18 +780,25 @@ class Service {
     this.killOrphans();
   }
 
-  /** Workers this service forked that are still alive (same pid and start time): SIGKILL them. */
-  private killOrphans(): number {
-    let n = 0;
+  /** Processes this service forked that are still alive (same pid and start time, not zombies). */
+  private survivors(): number[] {
+    const out: number[] = [];
     for (const [pid, info] of this.sampler?.seen ?? []) {
       const st = readStat(pid);
-      if (st && st.startTime === info.startTime) {
-        try {
-          process.kill(pid, 'SIGKILL');
-          n++;
-        } catch {
-          /* gone */
-        }
+      if (st && st.startTime === info.startTime && st.state !== 'Z') out.push(pid);
+    }
+    return out;
+  }
+
+  /** SIGKILL the survivors; returns how many were killed. */
+  private killOrphans(): number {
+    let n = 0;
+    for (const pid of this.survivors()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        n++;
+      } catch {
+        /* gone */
       }
     }
     return n;
@@ -878,6 +890,7 @@ async function throughputScenario(client: HttpClient, svc: Service, opts: Option
   const lanes = Array.from({ length: Math.min(opts.concurrency, nBatches) }, async () => {
     for (;;) {
       checkAborted();
+      if (cancel.cancelled) return;
       const i = next++;
       if (i >= nBatches) return;
       const body = i === nBatches - 1 ? lastBody : fullBody;
@@ -896,6 +909,7 @@ async function throughputScenario(client: HttpClient, svc: Service, opts: Option
           await sleep(retryAfterMs(res));
           continue;
         }
+        cancel.cancelled = true;
         throw new Error(`POST /api/v1/tasks/batch: HTTP ${res.status} ${res.body.slice(0, 300)}`);
       }
     }

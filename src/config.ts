@@ -43,7 +43,8 @@ export const ConfigSchema = z
       timeoutSeconds: z.coerce.number().positive(),
       queue: z.string().min(1),
       tenantId: z.string().min(1),
-    }),
+    })
+    .strict(),
   })
   .strict();
 

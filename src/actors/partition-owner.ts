@@ -123,6 +123,8 @@ export class PartitionOwnerActor {
     if (this.window.needsLoad(clock.now())) await this.load();
     const due = this.window.takeDue(clock.now());
     if (due.length === 0) return;
+    // Progress was made and the window may hold more behind a truncated read: go round again.
+    if (this.window.needsLoad(clock.now())) this.again = true;
     const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
     const pending = new Set(due.filter((e) => e.state === 'PENDING').map((e) => e.id));
     if (toMark.length > 0) {

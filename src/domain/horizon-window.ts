@@ -50,6 +50,7 @@ export class HorizonWindow {
 
   /** A newly stored or retried task. Returns true when the window now holds it. */
   offer(entry: DueEntry): boolean {
+    if (this.outstanding.delete(entry.id)) this.known.delete(entry.id); // waiting again (a retry)
     if (this.known.has(entry.id)) return true;
     if (entry.dueAt > this.windowEnd) return false; // a later load will read it
     if (this.heap.size >= this.options.maxTasks) {

@@ -902,6 +902,42 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
         await store.close();
       });
 
+      it('close flushes writes issued before it: their callers are answered and the data survives', async () => {
+        const insert = store.insertTasks([newTask('fl-1'), newTask('fl-2')]);
+        const cancel = store.cancelTask('fl-1', T0 + 1);
+        await store.close();
+        await insert;
+        expect((await cancel).kind).to.equal('cancelled');
+        await store.open(PARTITIONS);
+        expect(await stateOf('fl-1')).to.equal('CANCELLED');
+        expect(await stateOf('fl-2')).to.equal('PENDING');
+      });
+
+      it('returns a promise from every method after close, never throwing synchronously', async () => {
+        await store.close();
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ['insertTasks', () => store.insertTasks([newTask('late')])],
+          ['markPending', () => store.markPending(['late'], T0)],
+          ['claimTasks', () => store.claimTasks(['late'], 'w', T0, 1000)],
+          ['completeAttempts', () => store.completeAttempts([completion('late', 1, 'SUCCEEDED')], T0)],
+          ['cancelTask', () => store.cancelTask('late', T0)],
+          ['getTask', () => store.getTask('late')],
+          ['getAttempts', () => store.getAttempts('late')],
+          ['listTasks', () => store.listTasks({ limit: 10 })],
+          ['loadDue', () => store.loadDue(0, T0, 10)],
+          ['findOrphanedAttempts', () => store.findOrphanedAttempts(10)],
+          ['countByState', () => store.countByState()],
+        ];
+        for (const [method, call] of calls) {
+          let result: unknown;
+          expect(() => {
+            result = call();
+          }, method).to.not.throw();
+          expect(result, method).to.be.instanceOf(Promise);
+          await (result as Promise<unknown>).catch(() => undefined);
+        }
+      });
+
       it('refuses to reopen with another partition count (StoreConfigError)', async () => {
         await store.insertTasks([newTask('pc-1')]);
         await store.close();

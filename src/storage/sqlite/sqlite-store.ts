@@ -107,7 +107,7 @@ export class SqliteStore implements Store {
     return this.db !== null && this.db.prepare('SELECT 1').pluck().get() === 1;
   }
 
-  insertTasks(tasks: NewTask[]): Promise<void> {
+  async insertTasks(tasks: NewTask[]): Promise<void> {
     const op = this.o.insertTasks;
     return this.write(() => op(tasks));
   }
@@ -128,22 +128,22 @@ export class SqliteStore implements Store {
     return this.o.loadDue(partition, until, limit);
   }
 
-  markPending(ids: string[], now: number): Promise<string[]> {
+  async markPending(ids: string[], now: number): Promise<string[]> {
     const op = this.o.markPending;
     return this.write(() => op(ids, now));
   }
 
-  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
+  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
     const op = this.o.claimTasks;
     return this.write(() => op(ids, workerId, now, leaseMs));
   }
 
-  completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+  async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
     const op = this.o.completeAttempts;
     return this.write(() => op(completions, now));
   }
 
-  cancelTask(id: string, now: number): Promise<CancelResult> {
+  async cancelTask(id: string, now: number): Promise<CancelResult> {
     const op = this.o.cancelTask;
     return this.write(() => op(id, now));
   }

@@ -39,7 +39,7 @@ export function prepareReads(db: Database.Database): TaskReads {
       const sql = `SELECT * FROM tasks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...args, q.limit + 1) as TaskRow[];
       const page = rows.slice(0, q.limit).map(taskFromRow);
-      const nextCursor = rows.length > q.limit ? encodeCursor(page[page.length - 1].seq) : null;
+      const nextCursor = rows.length > q.limit && page.length > 0 ? encodeCursor(page[page.length - 1].seq) : null;
       return { tasks: page, nextCursor };
     },
     findOrphanedAttempts: (limit) =>

@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import pino from 'pino';
+import { startScheduler, Scheduler } from '../../src/bootstrap';
+import { SchedulerClient } from '../../src/client/scheduler-client';
+import { loadConfig } from '../../src/config';
+import { RemoteSchedulerError } from '../../src/domain/errors';
+import { tempDir } from '../helpers/temp-dir';
+
+/**
+ * An actor in the scheduler's own actor system uses SchedulerClient (messages, not HTTP) to
+ * submit, read, list and cancel, and gets the same validation errors as REST.
+ */
+describe('actor message API: SchedulerClient from an in-cluster actor', function () {
+  this.timeout(30_000);
+  const dir = tempDir();
+  let scheduler: Scheduler;
+
+  before(async () => {
+    const config = loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: { sqlitePath: path.join(dir.path, 's.db'), workers: 1, workerConcurrency: 4, partitions: 4, logLevel: 'silent' },
+    });
+    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+  });
+  after(async () => {
+    await scheduler?.close();
+    dir.remove();
+  });
+
+  /** A caller actor: receives the API actor as a custom parameter and talks only through the client. */
+  class CallerActor {
+    private client: SchedulerClient | null = null;
+    initialize(self: { getCustomParameters(): { api: any } }) {
+      this.client = new SchedulerClient(self.getCustomParameters().api);
+    }
+    async runEcho(payload: unknown) {
+      const client = this.client as SchedulerClient;
+      const ack = await client.submit({ task_type: 'echo', payload });
+      for (;;) {
+        const t = await client.get(ack.task_id);
+        if (t.status === 'SUCCEEDED') return t;
+        await new Promise((r) => setTimeout(r, 10)); // waiting for the task's state, not for time
+      }
+    }
+    async badSubmit() {
+      try {
+        await (this.client as SchedulerClient).submit({ task_type: 'echo', priority: 'urgent' });
+        return null;
+      } catch (err) {
+        const e = err as RemoteSchedulerError;
+        return { code: e.code, status: e.status, field: e.details.field, isRemote: err instanceof RemoteSchedulerError };
+      }
+    }
+    async scheduleAndCancel() {
+      const client = this.client as SchedulerClient;
+      const ack = await client.submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+      const cancelled = await client.cancel(ack.task_id);
+      const listed = await client.list({ status: 'CANCELLED' });
+      let missing: unknown = null;
+      try {
+        await client.get('no-such-task');
+      } catch (err) {
+        missing = (err as RemoteSchedulerError).code;
+      }
+      return { cancelled, listed: listed.tasks.map((t) => t.task_id), id: ack.task_id, missing };
+    }
+  }
+
+  it('submits, waits for SUCCEEDED, lists, cancels and gets catalog errors', async () => {
+    const caller = await scheduler.runtime.root.createChild(CallerActor, {
+      mode: 'in-memory',
+      name: 'caller',
+      customParameters: { api: scheduler.apiActor },
+    });
+    const t = await caller.sendAndReceive('runEcho', { hello: 'actors' });
+    expect(t).to.include({ status: 'SUCCEEDED', attempts: 1 });
+    expect(t.result).to.deep.equal({ hello: 'actors' });
+
+    const bad = await caller.sendAndReceive('badSubmit');
+    expect(bad).to.deep.equal({ code: 'VALIDATION_FAILED', status: 400, field: 'priority', isRemote: true });
+
+    const r = await caller.sendAndReceive('scheduleAndCancel');
+    expect(r.cancelled).to.include({ status: 'CANCELLED' });
+    expect(r.listed).to.include(r.id);
+    expect(r.missing).to.equal('TASK_NOT_FOUND');
+    await caller.destroy();
+  });
+});

@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+
+const DEFAULT_JSON = path.resolve(__dirname, '..', '..', '..', 'config', 'default.json');
+
+function expectConfigError(fn: () => unknown): ConfigError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).to.be.instanceOf(ConfigError);
+  return caught as ConfigError;
+}
+
+describe('loadConfig', () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-config-'));
+    fs.copyFileSync(DEFAULT_JSON, path.join(dir, 'default.json'));
+  });
+
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const writeJson = (name: string, value: unknown): void =>
+    fs.writeFileSync(path.join(dir, name), JSON.stringify(value));
+
+  it('loads default.json as is with an empty environment', () => {
+    const cfg = loadConfig({ configDir: dir, env: {} });
+    const defaults = JSON.parse(fs.readFileSync(DEFAULT_JSON, 'utf8'));
+    expect(cfg).to.deep.equal(defaults);
+  });
+
+  it('PORT and WORKERS from env strings become numbers', () => {
+    const cfg = loadConfig({ configDir: dir, env: { PORT: '9090', WORKERS: '8' } });
+    expect(cfg.port).to.equal(9090);
+    expect(cfg.workers).to.equal(8);
+    expect(cfg.host).to.equal('127.0.0.1'); // untouched keys keep the file value
+  });
+
+  it('other env names map to their keys (HOST, LOG_LEVEL, PARTITIONS, SCHEDULER_STORE)', () => {
+    const cfg = loadConfig({
+      configDir: dir,
+      env: { HOST: '0.0.0.0', LOG_LEVEL: 'debug', PARTITIONS: '128', SCHEDULER_STORE: 'mongodb' },
+    });
+    expect(cfg.host).to.equal('0.0.0.0');
+    expect(cfg.logLevel).to.equal('debug');
+    expect(cfg.partitions).to.equal(128);
+    expect(cfg.store).to.equal('mongodb');
+  });
+
+  it('an empty env string is ignored', () => {
+    const cfg = loadConfig({ configDir: dir, env: { PORT: '' } });
+    expect(cfg.port).to.equal(8080);
+  });
+
+  it('<NODE_ENV>.json is merged over default.json, and env wins over both', () => {
+    writeJson('staging.json', { workers: 4, defaults: { maxRetries: 7 } });
+    const cfg = loadConfig({ configDir: dir, env: { NODE_ENV: 'staging' } });
+    expect(cfg.workers).to.equal(4);
+    expect(cfg.defaults.maxRetries).to.equal(7);
+    expect(cfg.defaults.priority).to.equal('medium'); // deep merge keeps sibling keys
+
+    const withEnv = loadConfig({ configDir: dir, env: { NODE_ENV: 'staging', WORKERS: '6' } });
+    expect(withEnv.workers).to.equal(6);
+  });
+
+  it('overrides win over env', () => {
+    const cfg = loadConfig({ configDir: dir, env: { WORKERS: '6' }, overrides: { workers: 3 } });
+    expect(cfg.workers).to.equal(3);
+  });
+
+  it('WORKERS=0 → ConfigError naming `workers` and `WORKERS`', () => {
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { WORKERS: '0' } }));
+    expect(err.message).to.include('workers');
+    expect(err.message).to.include('WORKERS');
+    expect(err.name).to.equal('ConfigError');
+    expect(err.message).to.not.include('\n');
+  });
+
+  it('a non-numeric PORT → ConfigError naming `port` and `PORT`', () => {
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { PORT: 'eighty' } }));
+    expect(err.message).to.include('port');
+    expect(err.message).to.include('PORT');
+  });
+
+  it('an unknown top-level key in a JSON file → ConfigError', () => {
+    const defaults = JSON.parse(fs.readFileSync(DEFAULT_JSON, 'utf8'));
+    writeJson('default.json', { ...defaults, wrokers: 4 });
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: {} }));
+    expect(err.message).to.include('wrokers');
+  });
+
+  it('an unknown key in the NODE_ENV file → ConfigError', () => {
+    writeJson('ci.json', { notAKey: true });
+    expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } }));
+  });
+
+  it('an unknown nested key under defaults → ConfigError naming defaults', () => {
+    writeJson('ci.json', { defaults: { maxRetry: 2 } });
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } }));
+    expect(err.message).to.include('defaults');
+  });
+
+  it('a file that is not valid JSON → ConfigError naming the file', () => {
+    fs.writeFileSync(path.join(dir, 'default.json'), '{ "port": 80, ');
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: {} }));
+    expect(err.message).to.include('default.json');
+  });
+
+  it('the result is deep-frozen', () => {
+    const cfg = loadConfig({ configDir: dir, env: {} });
+    expect(Object.isFrozen(cfg)).to.equal(true);
+    expect(Object.isFrozen(cfg.defaults)).to.equal(true);
+    expect(Object.isFrozen(cfg.handlers)).to.equal(true);
+    expect(() => {
+      (cfg as { port: number }).port = 1;
+    }).to.throw(TypeError);
+    expect(() => {
+      (cfg.defaults as { maxRetries: number }).maxRetries = 99;
+    }).to.throw(TypeError);
+    expect(cfg.port).to.equal(8080);
+  });
+
+  it('does not read process.env when env is given', () => {
+    const saved = process.env.WORKERS;
+    process.env.WORKERS = '0';
+    try {
+      expect(loadConfig({ configDir: dir, env: {} }).workers).to.equal(2);
+    } finally {
+      if (saved === undefined) delete process.env.WORKERS;
+      else process.env.WORKERS = saved;
+    }
+  });
+});

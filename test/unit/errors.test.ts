@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import {
+  ERROR_CATALOG,
+  ErrorCode,
+  InternalError,
+  InvalidTransitionError,
+  MalformedJsonError,
+  PayloadTooLargeError,
+  RemoteSchedulerError,
+  RouteNotFoundError,
+  SchedulerError,
+  ServiceUnavailableError,
+  TaskNotFoundError,
+  TaskStateConflictError,
+  UnknownTaskTypeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../src/domain/errors';
+
+/** One sample instance of every catalog class, keyed by the code it must carry. */
+const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
+  VALIDATION_FAILED: () => new ValidationError('priority', 'must be one of high, medium, low'),
+  MALFORMED_JSON: () => new MalformedJsonError('Unexpected end of JSON input'),
+  UNKNOWN_TASK_TYPE: () => new UnknownTaskTypeError('task_type', 'nope', ['echo', 'noop']),
+  PAYLOAD_TOO_LARGE: () => new PayloadTooLargeError(1024),
+  UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError('text/plain'),
+  TASK_NOT_FOUND: () => new TaskNotFoundError('t-1'),
+  ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
+  TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
+  INVALID_TRANSITION: () => new InvalidTransitionError('DEAD', 'claim'),
+  SERVICE_UNAVAILABLE: () => new ServiceUnavailableError('shutting down'),
+  INTERNAL_ERROR: () => new InternalError(),
+};
+
+const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+describe('error catalog', () => {
+  it('has a sample for every catalog code and no extra', () => {
+    expect(Object.keys(SAMPLES)).to.have.members(CODES);
+    expect(Object.keys(SAMPLES)).to.have.lengthOf(CODES.length);
+  });
+
+  for (const code of CODES) {
+    describe(code, () => {
+      it('instance code/status/retryable match the catalog', () => {
+        const err = SAMPLES[code]();
+        expect(err.code).to.equal(code);
+        expect(err.status).to.equal(ERROR_CATALOG[code].status);
+        expect(err.retryable).to.equal(ERROR_CATALOG[code].retryable);
+      });
+
+      it('is an Error and a SchedulerError named after its class', () => {
+        const err = SAMPLES[code]();
+        expect(err).to.be.instanceOf(Error);
+        expect(err).to.be.instanceOf(SchedulerError);
+        expect(err.name).to.equal(err.constructor.name);
+        expect(err.message).to.be.a('string').and.not.equal('');
+      });
+
+      it('toJSON is {error: {code, message, details}}', () => {
+        const err = SAMPLES[code]();
+        const json = err.toJSON();
+        expect(json).to.have.all.keys('error');
+        expect(json.error).to.have.all.keys('code', 'message', 'details');
+        expect(json.error).to.deep.equal({ code, message: err.message, details: err.details });
+        expect(JSON.parse(JSON.stringify(err))).to.deep.equal(json);
+      });
+
+      it('RemoteSchedulerError rebuilt from the body has the same code/status/retryable', () => {
+        const original = SAMPLES[code]();
+        const remote = new RemoteSchedulerError(original.toJSON().error);
+        expect(remote).to.be.instanceOf(SchedulerError);
+        expect(remote.code).to.equal(code);
+        expect(remote.status).to.equal(original.status);
+        expect(remote.retryable).to.equal(original.retryable);
+        expect(remote.message).to.equal(original.message);
+        expect(remote.details).to.deep.equal(original.details);
+        expect(remote.toJSON()).to.deep.equal(original.toJSON());
+      });
+    });
+  }
+
+  describe('details of the specific classes', () => {
+    it('ValidationError names the field and the reason, keeping extra details', () => {
+      const err = new ValidationError('run_at', 'must be ISO 8601', { value: 'tomorrow' });
+      expect(err.message).to.equal('run_at: must be ISO 8601');
+      expect(err.details).to.deep.equal({ field: 'run_at', reason: 'must be ISO 8601', value: 'tomorrow' });
+    });
+
+    it('UnknownTaskTypeError lists the registered types', () => {
+      const err = new UnknownTaskTypeError('task_type', 'nope', ['echo', 'noop']);
+      expect(err.details).to.deep.equal({ field: 'task_type', task_type: 'nope', registered_types: ['echo', 'noop'] });
+      expect(err.message).to.include('nope').and.include('echo, noop');
+    });
+
+    it('TaskStateConflictError carries the current state', () => {
+      expect(new TaskStateConflictError('t-9', 'DEAD', 'cancel').details).to.deep.equal({
+        task_id: 't-9',
+        state: 'DEAD',
+        operation: 'cancel',
+      });
+    });
+
+    it('InternalError has a generic default message and empty details', () => {
+      const err = new InternalError();
+      expect(err.message).to.equal('internal error');
+      expect(err.details).to.deep.equal({});
+    });
+  });
+
+  describe('RemoteSchedulerError', () => {
+    it('rebuilds status/retryable from the code alone', () => {
+      const err = new RemoteSchedulerError({ code: 'SERVICE_UNAVAILABLE', message: 'x', details: {} });
+      expect(err.status).to.equal(503);
+      expect(err.retryable).to.equal(true);
+      const nf = new RemoteSchedulerError({ code: 'TASK_NOT_FOUND', message: 'x', details: { task_id: 'a' } });
+      expect(nf.status).to.equal(404);
+      expect(nf.retryable).to.equal(false);
+    });
+
+    it('an unknown code becomes status 500, not retryable, keeping the code', () => {
+      const err = new RemoteSchedulerError({ code: 'SOMETHING_NEW', message: 'hm', details: { a: 1 } });
+      expect(err.code).to.equal('SOMETHING_NEW');
+      expect(err.status).to.equal(500);
+      expect(err.retryable).to.equal(false);
+      expect(err.toJSON()).to.deep.equal({ error: { code: 'SOMETHING_NEW', message: 'hm', details: { a: 1 } } });
+    });
+
+    it('a code naming an Object.prototype member is treated as unknown', () => {
+      for (const code of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+        const err = new RemoteSchedulerError({ code, message: 'm', details: {} });
+        expect(err.status, code).to.equal(500);
+        expect(err.retryable, code).to.equal(false);
+      }
+    });
+  });
+});
