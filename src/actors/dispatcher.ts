@@ -112,11 +112,17 @@ export class DispatcherActor {
     this.workers.get(run.workerId)?.ref.tell('abort', msg);
   }
 
-  completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
+  /**
+   * Finished attempts from a worker. Their credits return only after the outcomes are recorded and
+   * any immediate retry is back in the ready queue, so a freed slot cannot go to a lower-priority
+   * task ahead of a retry that is already due (behaviour case C4b).
+   */
+  async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
     const slot = this.workers.get(msg.workerId);
     const mine = msg.results.filter((r) => this.running.get(r.id)?.workerId === msg.workerId);
+    await this.finish(mine.map((r) => ({ id: r.id, attempt: r.attempt, outcome: r.outcome, durationMs: r.durationMs })), false);
     if (slot && slot.pid === msg.pid) slot.credits += mine.length;
-    return this.finish(mine.map((r) => ({ id: r.id, attempt: r.attempt, outcome: r.outcome, durationMs: r.durationMs })));
+    this.pump();
   }
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
@@ -202,6 +208,7 @@ export class DispatcherActor {
   /** Applies the retry policy to finished attempts and records them. */
   private async finish(
     results: Array<{ id: string; attempt: number; outcome: AttemptOutcome; durationMs: number }>,
+    pumpAfter = true,
   ): Promise<void> {
     const { store, clock, metrics, log, directory } = this.deps;
     const now = clock.now();
@@ -236,6 +243,8 @@ export class DispatcherActor {
           }
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
+          } else if (res.state === 'PENDING' && res.entry) {
+            this.ready.add(res.entry); // retry due at once: straight back into the ready queue
           } else if (res.state === 'RETRYING' && res.entry) {
             directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
           }
@@ -245,7 +254,7 @@ export class DispatcherActor {
       }
     }
     if (this.running.size === 0) for (const w of this.drainWaiters.splice(0)) w();
-    this.pump();
+    if (pumpAfter) this.pump();
   }
 }
 

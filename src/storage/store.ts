@@ -28,7 +28,10 @@ export interface TaskPage {
 export interface AttemptCompletion {
   taskId: string;
   attempt: number;
-  /** Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile. */
+  /**
+   * Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile, and PENDING at
+   * once when `retryAt <= now` (the backoff is already over).
+   */
   state: 'SUCCEEDED' | 'FAILED' | 'RETRYING' | 'DEAD' | 'CANCELLED';
   /** When a RETRYING task is due again (epoch ms); ignored for other states. */
   retryAt: number | null;

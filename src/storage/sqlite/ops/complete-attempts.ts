@@ -2,7 +2,9 @@
  * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy), now.
  * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state; a RETRYING
  * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
- * due_at = retryAt. Appends the attempt to `attempts` (run history).
+ * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
+ * RETRYING → PENDING happen in this same write (state PENDING). Appends the attempt to `attempts`
+ * (run history) with the attempt's outcome (RETRYING for both).
  * Output: CompletionResult per input, `applied: false` for stale or duplicate completions.
  * Guarantee: an attempt completes at most once; a task never moves backwards.
  */
@@ -16,7 +18,10 @@ export function prepareCompleteAttempts(
 ): (completions: AttemptCompletion[], now: number) => CompletionResult[] {
   const update = db.prepare(`
     UPDATE tasks SET
-      state = CASE WHEN @state = 'RETRYING' AND cancel_requested = 1 THEN 'CANCELLED' ELSE @state END,
+      state = CASE
+        WHEN @state = 'RETRYING' AND cancel_requested = 1 THEN 'CANCELLED'
+        WHEN @state = 'RETRYING' AND @retryAt <= @now THEN 'PENDING'
+        ELSE @state END,
       due_at = CASE WHEN @state = 'RETRYING' AND cancel_requested = 0 THEN @retryAt ELSE due_at END,
       completed_at = CASE WHEN @state = 'RETRYING' AND cancel_requested = 0 THEN NULL ELSE @now END,
       duration_ms = @durationMs, result = @result, error = @error, lease_expires_at = NULL, updated_at = @now
@@ -43,7 +48,8 @@ export function prepareCompleteAttempts(
         const found = current.get(c.taskId) as { state: TaskState; task_type: string } | undefined;
         return { taskId: c.taskId, applied: false, state: found?.state ?? null, entry: null, taskType: found?.task_type ?? null };
       }
-      history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, row.state, error);
+      const outcome = row.state === 'PENDING' ? 'RETRYING' : row.state; // the attempt's outcome
+      history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, outcome, error);
       return { taskId: c.taskId, applied: true, state: row.state as TaskState, entry: dueEntryFromRow(row), taskType: row.task_type };
     });
 }

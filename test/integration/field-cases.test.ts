@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import { http, isTerminal, waitForTask } from '../helpers/http';
+import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
+import { tempDir } from '../helpers/temp-dir';
+
+/** Cases from ../shared/cases/behaviour.md that the embedded foundation must already honour. */
+describe('field cases (shared/cases/behaviour.md) on one worker slot', function () {
+  this.timeout(60_000);
+  const dir = tempDir();
+  let svc: ServiceProcess;
+
+  before(async () => {
+    svc = await startServiceProcess(dir.path, { WORKERS: '1', WORKER_CONCURRENCY: '1' });
+  });
+  after(async () => {
+    await svc?.stop();
+    dir.remove();
+  });
+
+  const submit = async (body: unknown): Promise<string> => {
+    const res = await http('POST', `${svc.url}/api/v1/tasks`, body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    return res.body.task_id;
+  };
+
+  it('C4a: low then high with the same scheduled_at → high runs first when the slot frees', async () => {
+    const blocker = await submit({ task_type: 'sleep', payload: { ms: 1500 } });
+    await waitForTask(svc.url, blocker, (t) => t.status === 'RUNNING');
+    const at = new Date(Date.now() + 300).toISOString();
+    const low = await submit({ task_type: 'noop', priority: 'low', scheduled_at: at });
+    const high = await submit({ task_type: 'noop', priority: 'high', scheduled_at: at });
+    const [l, h] = [await waitForTask(svc.url, low, isTerminal), await waitForTask(svc.url, high, isTerminal)];
+    expect(Date.parse(h.started_at)).to.be.at.most(Date.parse(l.started_at));
+    expect(h.completed_at <= l.started_at, 'high finished before low started').to.equal(true);
+  });
+
+  it('C4b: a high task that fails once retries before the waiting low ones', async () => {
+    const blocker = await submit({ task_type: 'sleep', payload: { ms: 800 } });
+    await waitForTask(svc.url, blocker, (t) => t.status === 'RUNNING');
+    const high = await submit({ task_type: 'fail', priority: 'high', payload: { times: 1 }, retry_delay_seconds: 0, retry_backoff: 'fixed' });
+    const lows: string[] = [];
+    for (let i = 0; i < 5; i++) lows.push(await submit({ task_type: 'sleep', priority: 'low', payload: { ms: 50 } }));
+    const h = await waitForTask(svc.url, high, isTerminal);
+    expect(h.status).to.equal('SUCCEEDED');
+    expect(h.attempts).to.equal(2);
+    for (const id of lows) {
+      const l = await waitForTask(svc.url, id, isTerminal);
+      expect(Date.parse(l.started_at), 'a low task started before the high retry').to.be.at.least(Date.parse(h.started_at));
+    }
+  });
+
+  it('C2b: a cancel is kept in the store, not in a worker: workers restarted between cancel and due time', async () => {
+    const id = await submit({ task_type: 'echo', payload: 'never', scheduled_at: new Date(Date.now() + 1500).toISOString() });
+    expect((await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`)).status).to.equal(200);
+    for (const tid of fs.readdirSync(`/proc/${svc.child.pid}/task`)) {
+      const kids = fs.readFileSync(`/proc/${svc.child.pid}/task/${tid}/children`, 'utf8').trim();
+      for (const pid of kids ? kids.split(/\s+/) : []) process.kill(Number(pid), 'SIGKILL');
+    }
+    const later = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 1700).toISOString() });
+    await waitForTask(svc.url, later, isTerminal, 20_000);
+    const t = (await http('GET', `${svc.url}/api/v1/tasks/${id}`)).body;
+    expect(t).to.include({ status: 'CANCELLED', attempts: 0, started_at: null });
+  });
+
+  it('C2d/e: cancel of a SUCCEEDED task → 409 with the state; a second cancel → 409', async () => {
+    const id = await submit({ task_type: 'noop' });
+    await waitForTask(svc.url, id, isTerminal);
+    const res = await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`);
+    expect(res.status).to.equal(409);
+    expect(res.body.error.details.state).to.equal('SUCCEEDED');
+  });
+});

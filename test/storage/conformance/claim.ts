@@ -1,0 +1,113 @@
+/** Store conformance, claimTasks (see ./index.ts). */
+import { expect } from 'chai';
+import { completion, finishedTask, newTask, startTask, T0 } from '../fixtures';
+import { ConformanceContext } from './context';
+
+export function describeClaim(ctx: ConformanceContext): void {
+  describe('claimTasks', () => {
+    it('moves PENDING to RUNNING, starts attempt 1 and records worker and start time', async () => {
+      await ctx.store().insertTasks([newTask('cl-1')]);
+      const claimed = await ctx.store().claimTasks(['cl-1'], 'worker-7', T0 + 20, 30_000);
+      expect(claimed).to.have.length(1);
+      expect(claimed[0].attempt).to.equal(1);
+      const t = await ctx.store().getTask('cl-1');
+      expect(t!.state).to.equal('RUNNING');
+      expect(t!.attempts).to.equal(1);
+      expect(t!.workerId).to.equal('worker-7');
+      expect(t!.startedAt).to.equal(T0 + 20);
+      expect(t!.updatedAt).to.equal(T0 + 20);
+      expect(t!.cancelRequested).to.equal(false);
+    });
+
+    it('returns every field a worker needs', async () => {
+      const t = newTask('cl-fields', {
+        taskType: 'http',
+        payload: { url: 'https://example.com/hook', body: { ä: ['ß', 1] } },
+        idempotencyKey: 'idem-cl',
+        tenantId: 'tenant-q',
+        timeoutSeconds: 45,
+        retry: { maxRetries: 5, backoff: 'fixed', delaySeconds: 3 },
+        createdAt: T0,
+        dueAt: T0 + 7,
+      });
+      await ctx.store().insertTasks([t]);
+      const [c] = await ctx.store().claimTasks(['cl-fields'], 'w', T0 + 9, 10_000);
+      expect(c).to.deep.equal({
+        id: 'cl-fields',
+        attempt: 1,
+        taskType: 'http',
+        payload: { url: 'https://example.com/hook', body: { ä: ['ß', 1] } },
+        timeoutSeconds: 45,
+        idempotencyKey: 'idem-cl',
+        dueAt: T0 + 7,
+        retry: { maxRetries: 5, backoff: 'fixed', delaySeconds: 3 },
+        partition: t.partition,
+        tenantId: 'tenant-q',
+        startedAt: T0 + 9,
+      });
+    });
+
+    it('lets only the first of two claims of the same id win (compare-and-set)', async () => {
+      await ctx.store().insertTasks([newTask('cl-cas')]);
+      expect(await ctx.store().claimTasks(['cl-cas'], 'w1', T0 + 1, 1000)).to.have.length(1);
+      expect(await ctx.store().claimTasks(['cl-cas'], 'w2', T0 + 2, 1000)).to.deep.equal([]);
+      const t = await ctx.store().getTask('cl-cas');
+      expect(t!.attempts).to.equal(1);
+      expect(t!.workerId).to.equal('w1');
+      expect(t!.startedAt).to.equal(T0 + 1);
+    });
+
+    it('hands an attempt out once when two claims race', async () => {
+      await ctx.store().insertTasks([newTask('cl-race')]);
+      const [r1, r2] = await Promise.all([
+        ctx.store().claimTasks(['cl-race'], 'w1', T0 + 1, 1000),
+        ctx.store().claimTasks(['cl-race'], 'w2', T0 + 1, 1000),
+      ]);
+      expect(r1.length + r2.length).to.equal(1);
+      expect((await ctx.store().getTask('cl-race'))!.attempts).to.equal(1);
+    });
+
+    it('claims a repeated id in one call once', async () => {
+      await ctx.store().insertTasks([newTask('cl-twice')]);
+      const claimed = await ctx.store().claimTasks(['cl-twice', 'cl-twice'], 'w', T0, 1000);
+      expect(claimed.map((c) => c.id)).to.deep.equal(['cl-twice']);
+    });
+
+    it('does not claim SCHEDULED, RETRYING, CANCELLED, terminal or unknown tasks', async () => {
+      await ctx.store().insertTasks([
+        newTask('cl-sched', { scheduledAt: T0 + 10_000 }),
+        newTask('cl-cancel'),
+        newTask('cl-retry'),
+        newTask('cl-ok'),
+      ]);
+      await ctx.store().cancelTask('cl-cancel', T0);
+      const attempt = await startTask(ctx.store(), 'cl-retry', T0);
+      await ctx.store().completeAttempts([completion('cl-retry', attempt, 'RETRYING', { retryAt: T0 + 5 })], T0 + 1);
+      await finishedTask(ctx.store(), 'cl-done', 'SUCCEEDED', T0);
+
+      const claimed = await ctx.store().claimTasks(
+        ['cl-sched', 'cl-cancel', 'cl-retry', 'cl-done', 'cl-unknown', 'cl-ok'],
+        'w',
+        T0 + 100,
+        1000,
+      );
+      expect(claimed.map((c) => c.id)).to.deep.equal(['cl-ok']);
+      expect(await ctx.stateOf('cl-sched')).to.equal('SCHEDULED');
+      expect(await ctx.stateOf('cl-cancel')).to.equal('CANCELLED');
+      expect(await ctx.stateOf('cl-retry')).to.equal('RETRYING');
+      expect(await ctx.stateOf('cl-done')).to.equal('SUCCEEDED');
+      expect((await ctx.store().getTask('cl-retry'))!.attempts).to.equal(1);
+    });
+
+    it('numbers attempts across retries', async () => {
+      await ctx.store().insertTasks([newTask('cl-n')]);
+      expect(await startTask(ctx.store(), 'cl-n', T0)).to.equal(1);
+      await ctx.store().completeAttempts([completion('cl-n', 1, 'RETRYING', { retryAt: T0 + 10 })], T0 + 1);
+      expect(await startTask(ctx.store(), 'cl-n', T0 + 10, 'worker-2')).to.equal(2);
+      const t = await ctx.store().getTask('cl-n');
+      expect(t!.attempts).to.equal(2);
+      expect(t!.workerId).to.equal('worker-2');
+      expect(t!.startedAt).to.equal(T0 + 10);
+    });
+  });
+}

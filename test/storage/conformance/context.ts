@@ -1,0 +1,18 @@
+/** What the parts of the storage conformance suite share (see ./index.ts). */
+import { Store } from '../../../src/storage/store';
+import { TaskState } from '../../../src/domain/task';
+
+export interface StoreFactory {
+  /** A new, not yet opened store on fresh, empty storage. */
+  create(): Promise<Store>;
+  /** Releases everything `create` made (files, databases). Called after the store was closed. */
+  destroy(store: Store): Promise<void>;
+}
+
+/** Handed to every part: the store the suite's beforeEach opened for the running test. */
+export interface ConformanceContext {
+  /** The store of the running test, opened on fresh storage; closed and destroyed after it. */
+  store(): Store;
+  /** The state of task `id` in that store, or undefined when there is no such task. */
+  stateOf(id: string): Promise<TaskState | undefined>;
+}
