@@ -1110,6 +1110,17 @@ async function scheduledScenario(client: HttpClient, svc: Service, opts: Options
 // Report
 // ---------------------------------------------------------------------------------------------
 
+/** Which code was measured: HEAD and the files changed on top of it (other work in progress). */
+function gitInfo(): { commit: string | null; dirty_paths: string[] } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'config', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return { commit, dirty_paths: status.split('\n').filter(Boolean).map((l) => l.slice(3)) };
+  } catch {
+    return { commit: null, dirty_paths: [] };
+  }
+}
+
 function readServiceDefaults(): Record<string, unknown> {
   try {
     return JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'default.json'), 'utf8')) as Record<string, unknown>;
@@ -1217,6 +1228,7 @@ async function main(): Promise<number> {
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
     },
+    git: gitInfo(),
     service: {
       entry: path.relative(ROOT, SERVICE_ENTRY),
       store: 'sqlite (temp file)',

@@ -33,6 +33,10 @@ export const ConfigSchema = z
     workerBatchMax: int(1),
     bodyLimitBytes: int(1024),
     batchMaxTasks: int(1, 100_000),
+    /** How long a worker process may take to start and answer its first hello (ms). */
+    workerStartTimeoutMs: int(1000),
+    /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */
+    workerPingMs: int(50),
     /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
     shutdownGraceMs: int(0),
     defaults: z.object({

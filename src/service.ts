@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { ackJson, SubmitAck, taskJson } from './contract/task-json';
@@ -13,6 +12,7 @@ import {
   ValidationError,
 } from './domain/errors';
 import { partitionOf } from './domain/partition';
+import { uuidv7 } from './domain/task-id';
 import { decideAttempt } from './domain/retry-policy';
 import { DueEntry, NewTask, Priority, RetryBackoff, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
@@ -207,7 +207,7 @@ export class SchedulerService {
       scheduledAt = Date.parse(s.scheduled_at);
       if (Number.isNaN(scheduledAt)) throw new ValidationError(`${path}scheduled_at`, 'is not a valid date-time');
     }
-    const id = randomUUID();
+    const id = uuidv7(now);
     const meta = s.metadata ?? {};
     const dueAt = scheduledAt ?? now;
     return {

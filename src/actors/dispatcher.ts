@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Actor } from 'comedy';
 import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
 import { ReadyQueues } from '../domain/ready-queues';
@@ -6,11 +5,12 @@ import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion } from '../storage/store';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { TypedRef } from './typed-ref';
-import { WorkerMessages, WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
+import { WorkerPool, WorkerSlot } from './worker-pool';
+import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {
-  /** Forks the worker processes and waits until each has reported ready. */
+  /** Forks the worker processes and waits until each has said hello. */
   startWorkers: { req: null; res: void };
   /** Due tasks (PENDING) handed over by a partition owner. */
   enqueue: { req: DueEntry[]; res: void };
@@ -20,13 +20,6 @@ export type DispatcherMessages = WorkerToDispatcher & {
   drain: { req: { graceMs: number }; res: { stillRunning: number } };
   stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
 };
-
-interface WorkerSlot {
-  id: string;
-  ref: TypedRef<WorkerMessages>;
-  pid: number;
-  credits: number;
-}
 
 interface Running {
   task: ClaimedTask;
@@ -49,56 +42,30 @@ export class DispatcherActor {
 
   private self: Actor | null = null;
   private ready = new ReadyQueues();
-  private workers = new Map<string, WorkerSlot>();
+  private readonly workers: WorkerPool;
   private running = new Map<string, Running>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
-  private readyWaiters = new Map<string, () => void>();
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  constructor(private readonly deps: SchedulerDeps) {
+    this.workers = new WorkerPool(deps, (slot) => {
+      this.loseAttemptsOf(slot.id);
+      this.pump();
+    });
+  }
 
   initialize(self: Actor): void {
     this.self = self;
   }
 
   async startWorkers(): Promise<void> {
-    const { config } = this.deps;
-    const self = this.self as Actor;
-    const modulePath = '/' + path.join(__dirname, 'worker', 'worker-actor.js');
-    const readies: Array<Promise<void>> = [];
-    for (let i = 0; i < config.workers; i++) {
-      const id = `worker-${i + 1}`;
-      readies.push(new Promise((resolve) => this.readyWaiters.set(id, resolve)));
-      const ref = await self.createChild(modulePath, {
-        mode: 'forked',
-        onCrash: 'respawn',
-        name: id,
-        customParameters: {
-          workerId: id,
-          concurrency: config.workerConcurrency,
-          handlers: { ...config.handlers },
-          baseDir: process.cwd(),
-          batchMax: config.workerBatchMax,
-        },
-      });
-      this.workers.set(id, { id, ref: new TypedRef(ref), pid: 0, credits: 0 });
-    }
-    await Promise.all(readies);
+    await this.workers.start(this.self as Actor);
+    this.pump();
   }
 
-  workerReady(msg: { workerId: string; pid: number; credits: number }): void {
-    const slot = this.workers.get(msg.workerId);
-    if (!slot) return;
-    if (slot.pid !== 0 && slot.pid !== msg.pid) {
-      this.deps.metrics.workerRestarts.inc({ worker_id: slot.id });
-      this.deps.log.warn({ worker_id: slot.id, pid: msg.pid }, 'worker process restarted; its attempts are lost');
-      this.loseAttemptsOf(slot.id);
-    }
-    slot.pid = msg.pid;
-    slot.credits = msg.credits;
-    this.readyWaiters.get(msg.workerId)?.();
-    this.readyWaiters.delete(msg.workerId);
-    this.pump();
+  /** comedy hook at system shutdown. */
+  destroy(): void {
+    this.workers.stop();
   }
 
   enqueue(entries: DueEntry[]): void {
@@ -113,20 +80,26 @@ export class DispatcherActor {
   }
 
   /**
-   * Finished attempts from a worker. Their credits return only after the outcomes are recorded and
-   * any immediate retry is back in the ready queue, so a freed slot cannot go to a lower-priority
-   * task ahead of a retry that is already due (behaviour case C4b).
+   * Finished attempts from a worker. Their credits return at once, except those of attempts whose
+   * retry is due immediately: those come back only after the retry is in the ready queue, so the
+   * freed slot cannot go to a lower-priority task ahead of it (behaviour case C4b).
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
     const slot = this.workers.get(msg.workerId);
-    const mine = msg.results.filter((r) => this.running.get(r.id)?.workerId === msg.workerId);
-    await this.finish(mine.map((r) => ({ id: r.id, attempt: r.attempt, outcome: r.outcome, durationMs: r.durationMs })), false);
-    if (slot && slot.pid === msg.pid) slot.credits += mine.length;
+    const live = slot !== undefined && slot.pid === msg.pid;
+    const now = this.deps.clock.now();
+    const completions = this.decide(msg.results.filter((r) => this.running.get(r.id)?.workerId === msg.workerId), now);
+    const held = completions.filter((c) => c.state === 'RETRYING' && (c.retryAt ?? 0) <= now).length;
+    if (live) slot.credits += completions.length - held;
+    this.pump();
+    await this.record(completions, now);
+    if (live) slot.credits += held;
     this.pump();
   }
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
+    this.workers.stop();
     if (this.running.size === 0) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
       const done = () => resolve({ stillRunning: this.running.size });
@@ -142,7 +115,7 @@ export class DispatcherActor {
     return {
       ready: this.ready.size,
       running: this.running.size,
-      workers: [...this.workers.values()].map((w) => ({ id: w.id, pid: w.pid, credits: w.credits })),
+      workers: [...this.workers.all()].map((w) => ({ id: w.id, pid: w.pid, credits: w.credits })),
     };
   }
 
@@ -150,7 +123,7 @@ export class DispatcherActor {
   private pump(): void {
     if (this.draining) return;
     const batchMax = this.deps.config.workerBatchMax;
-    for (const slot of this.workers.values()) {
+    for (const slot of this.workers.all()) {
       while (slot.credits > 0 && slot.pid !== 0 && this.ready.size > 0) {
         const entries = this.ready.take(Math.min(slot.credits, batchMax));
         slot.credits -= entries.length;
@@ -205,13 +178,15 @@ export class DispatcherActor {
     void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(), durationMs: 0 })));
   }
 
-  /** Applies the retry policy to finished attempts and records them. */
-  private async finish(
-    results: Array<{ id: string; attempt: number; outcome: AttemptOutcome; durationMs: number }>,
-    pumpAfter = true,
-  ): Promise<void> {
-    const { store, clock, metrics, log, directory } = this.deps;
-    const now = clock.now();
+  /** Records finished attempts, then dispatches again. */
+  private async finish(results: FinishedAttempt[]): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.record(this.decide(results, now), now);
+    this.pump();
+  }
+
+  /** Applies the retry policy to attempts this dispatcher is running; forgets them. */
+  private decide(results: FinishedAttempt[], now: number): AttemptCompletion[] {
     const completions: AttemptCompletion[] = [];
     for (const r of results) {
       const run = this.running.get(r.id);
@@ -232,8 +207,17 @@ export class DispatcherActor {
               : null,
         durationMs: Math.round(r.durationMs),
       });
-      metrics.duration.observe(r.durationMs / 1000);
+      this.deps.metrics.duration.observe(r.durationMs / 1000);
     }
+    return completions;
+  }
+
+  /**
+   * Writes completions (compare-and-set in the store), counts them, and routes what waits again:
+   * a retry due at once into the ready queue, a later one to its partition owner.
+   */
+  private async record(completions: AttemptCompletion[], now: number): Promise<void> {
+    const { store, metrics, log, directory } = this.deps;
     if (completions.length > 0) {
       try {
         for (const res of await store.completeAttempts(completions, now)) {
@@ -244,7 +228,7 @@ export class DispatcherActor {
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
           } else if (res.state === 'PENDING' && res.entry) {
-            this.ready.add(res.entry); // retry due at once: straight back into the ready queue
+            this.ready.add(res.entry);
           } else if (res.state === 'RETRYING' && res.entry) {
             directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
           }
@@ -254,8 +238,14 @@ export class DispatcherActor {
       }
     }
     if (this.running.size === 0) for (const w of this.drainWaiters.splice(0)) w();
-    if (pumpAfter) this.pump();
   }
+}
+
+interface FinishedAttempt {
+  id: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  durationMs: number;
 }
 
 function lostOutcome(): AttemptOutcome {

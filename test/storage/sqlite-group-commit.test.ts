@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { newTask, PARTITIONS, T0 } from './fixtures';
 
-describe('SqliteStore group commit', () => {
+for (const writerThread of [true, false]) describe(`SqliteStore group commit (${writerThread ? 'writer thread' : 'in-process writer'})`, () => {
   let dir: string;
   let file: string;
   let store: SqliteStore;
@@ -18,7 +18,7 @@ describe('SqliteStore group commit', () => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-group-commit-'));
     file = path.join(dir, 'scheduler.db');
-    store = new SqliteStore(file);
+    store = new SqliteStore(file, { writerThread });
     await store.open(PARTITIONS);
   });
 
@@ -27,19 +27,19 @@ describe('SqliteStore group commit', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function stats() {
-    const s = store.commitStats();
+  async function stats() {
+    const s = await store.commitStats();
     if (!s) throw new Error('commitStats() is null on an open store');
     return { ...s };
   }
 
   it('batches 200 concurrent insertTasks calls into far fewer commits, all resolved', async () => {
-    const before = stats();
+    const before = await stats();
     const calls = Array.from({ length: 200 }, (_, i) => store.insertTasks([newTask(`gc-${i}`, { createdAt: T0 + i })]));
     const settled = await Promise.allSettled(calls);
     expect(settled.filter((s) => s.status === 'rejected')).to.have.length(0);
 
-    const after = stats();
+    const after = await stats();
     const commits = after.commits - before.commits;
     expect(after.operations - before.operations).to.equal(200);
     expect(commits).to.be.at.least(1);
@@ -64,7 +64,7 @@ describe('SqliteStore group commit', () => {
 
   it('rejects only the caller whose operation fails; the others in the batch commit', async () => {
     await store.insertTasks([newTask('taken')]);
-    const before = stats();
+    const before = await stats();
 
     const calls = Array.from({ length: 200 }, (_, i) =>
       i === 100
@@ -78,7 +78,7 @@ describe('SqliteStore group commit', () => {
     expect(rejected.map(([, i]) => i)).to.deep.equal([100]);
     expect((settled[100] as PromiseRejectedResult).reason).to.be.instanceOf(Error);
 
-    const after = stats();
+    const after = await stats();
     expect(after.commits - before.commits).to.be.at.most(10);
     expect(await store.getTask('bad-companion')).to.equal(null);
     expect((await store.getTask('taken'))?.payload).to.deep.equal({ n: 1 });
@@ -102,7 +102,7 @@ describe('SqliteStore group commit', () => {
 
   it('mixes different write operations in one batch', async () => {
     await store.insertTasks([newTask('mix-1'), newTask('mix-2')]);
-    const before = stats();
+    const before = await stats();
     const [ins, claim, cancel] = await Promise.all([
       store.insertTasks([newTask('mix-3')]),
       store.claimTasks(['mix-1'], 'w', T0 + 1, 1000),
@@ -111,6 +111,8 @@ describe('SqliteStore group commit', () => {
     expect(ins).to.equal(undefined);
     expect(claim.map((c) => c.id)).to.deep.equal(['mix-1']);
     expect(cancel.kind).to.equal('cancelled');
-    expect(stats().commits - before.commits).to.equal(1);
+    // In process the three share one transaction; across the thread boundary messages may arrive
+    // in more than one turn of the writer's event loop.
+    expect((await stats()).commits - before.commits).to.be.at.most(writerThread ? 3 : 1);
   });
 });

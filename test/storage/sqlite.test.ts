@@ -1,4 +1,7 @@
-/** Runs the storage conformance suite against SqliteStore, on a fresh temp file per test. */
+/**
+ * Runs the storage conformance suite against SqliteStore on a fresh temp file per test, once with
+ * the default writer thread and once writing in process (the mode `:memory:` databases use).
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,19 +9,20 @@ import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { Store } from '../../src/storage/store';
 import { describeStoreConformance } from './conformance';
 
-const dirs = new Map<Store, string>();
-
-describeStoreConformance('sqlite', {
-  async create() {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-conformance-'));
-    const store = new SqliteStore(path.join(dir, 'scheduler.db'));
-    dirs.set(store, dir);
-    return store;
-  },
-  async destroy(store) {
-    await store.close();
-    const dir = dirs.get(store);
-    dirs.delete(store);
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  },
-});
+for (const writerThread of [true, false]) {
+  const dirs = new Map<Store, string>();
+  describeStoreConformance(writerThread ? 'sqlite (writer thread)' : 'sqlite (in-process writer)', {
+    async create() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-conformance-'));
+      const store = new SqliteStore(path.join(dir, 'scheduler.db'), { writerThread });
+      dirs.set(store, dir);
+      return store;
+    },
+    async destroy(store) {
+      await store.close();
+      const dir = dirs.get(store);
+      dirs.delete(store);
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}

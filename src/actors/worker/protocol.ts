@@ -20,18 +20,31 @@ export interface WorkResult {
   durationMs: number;
 }
 
+/** What a worker process says about itself. */
+export interface WorkerHello {
+  workerId: string;
+  /** Process id: a new pid means comedy respawned the process and its attempts are lost. */
+  pid: number;
+  /** Slots this process has (its concurrency). */
+  credits: number;
+}
+
 /** Messages a worker actor (forked process) accepts from the dispatcher. */
 export type WorkerMessages = {
+  /** Who are you? Asked after creation and then periodically (supervision ping). */
+  hello: { req: null; res: WorkerHello };
   /** Start these attempts; the dispatcher never sends more than the worker's free credits. */
   run: { req: { tasks: WorkItem[] }; res: void };
   /** Abort a running attempt (cancel): its signal fires with reason `cancelled`. */
   abort: { req: { taskId: string; attempt: number }; res: void };
 };
 
-/** Messages a worker sends to its parent, the dispatcher. */
+/**
+ * Messages a worker sends to its parent, the dispatcher. A worker never messages its parent while
+ * comedy is still creating it (that would be taken as comedy's own handshake reply), so it only
+ * reports work it was given.
+ */
 export type WorkerToDispatcher = {
-  /** The process is up (first start or respawn) and grants `credits` slots. */
-  workerReady: { req: { workerId: string; pid: number; credits: number }; res: void };
   /** Finished attempts; each returns one credit. */
   completed: { req: { workerId: string; pid: number; results: WorkResult[] }; res: void };
 };

@@ -2,7 +2,7 @@ import type { Actor } from 'comedy';
 import { SystemClock } from '../../domain/clock';
 import { loadHandlers } from '../../handlers/registry';
 import { TypedRef } from '../typed-ref';
-import { WorkerToDispatcher, WorkItem } from './protocol';
+import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
 import { TaskRunner } from './task-runner';
 
 interface WorkerParams {
@@ -14,25 +14,29 @@ interface WorkerParams {
 
 /**
  * A worker actor (comedy `mode: "forked"`, `onCrash: "respawn"`): runs handlers in its own process
- * up to its concurrency. It grants its slots as credits to the dispatcher (its parent) when it
- * starts — again after every respawn — and reports finished attempts in batches; each reported
- * attempt returns one credit. Loaded by module path in the child process.
+ * up to its concurrency. Its `hello` answer grants its slots as credits to the dispatcher (its
+ * parent) and carries its pid, by which the dispatcher notices a respawn. It reports finished
+ * attempts in batches; each reported attempt returns one credit. Loaded by module path in the
+ * child process.
  */
 class WorkerActor {
   private runner: TaskRunner | null = null;
+  private params: WorkerParams | null = null;
 
   initialize(self: Actor): void {
     const p = self.getCustomParameters() as WorkerParams;
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
-    const handlers = loadHandlers(p.handlers, p.baseDir);
+    this.params = p;
     this.runner = new TaskRunner(
-      handlers,
+      loadHandlers(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       new SystemClock(),
     );
-    // comedy answers "actor-created" only after initialize returns; a message sent to the parent
-    // before that confuses its handshake, hence the deferral.
-    setImmediate(() => parent.tell('workerReady', { workerId: p.workerId, pid: process.pid, credits: p.concurrency }));
+  }
+
+  hello(): WorkerHello {
+    const p = this.params as WorkerParams;
+    return { workerId: p.workerId, pid: process.pid, credits: p.concurrency };
   }
 
   run(msg: { tasks: WorkItem[] }): void {

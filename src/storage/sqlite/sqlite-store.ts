@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import {
   AttemptCompletion,
@@ -12,48 +12,47 @@ import {
   TaskListQuery,
   TaskPage,
 } from '../store';
-import { GroupCommit } from './group-commit';
+import { openConnection } from './connection';
+import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
-import { prepareCancelTask } from './ops/cancel-task';
-import { prepareClaimTasks } from './ops/claim-tasks';
-import { prepareCompleteAttempts } from './ops/complete-attempts';
-import { prepareInsertTasks } from './ops/insert-tasks';
 import { prepareLoadDue } from './ops/load-due';
-import { prepareMarkPending } from './ops/mark-pending';
 import { prepareReads, TaskReads } from './ops/read-tasks';
+import { ThreadWriter } from './thread-writer';
+import { Writer } from './write-ops';
 
-interface Ops {
-  insertTasks: ReturnType<typeof prepareInsertTasks>;
-  loadDue: ReturnType<typeof prepareLoadDue>;
-  markPending: ReturnType<typeof prepareMarkPending>;
-  claimTasks: ReturnType<typeof prepareClaimTasks>;
-  completeAttempts: ReturnType<typeof prepareCompleteAttempts>;
-  cancelTask: ReturnType<typeof prepareCancelTask>;
-  reads: TaskReads;
+export interface SqliteStoreOptions {
+  /**
+   * Run writes on a dedicated thread (default: true for files; `:memory:` always writes in
+   * process, since one in-memory database cannot be shared between threads).
+   */
+  writerThread?: boolean;
 }
 
 /**
  * The embedded store: one SQLite file (better-sqlite3) in WAL mode with `synchronous=FULL`, so a
- * commit is on disk before any caller is answered. Writes go through {@link GroupCommit}; reads run
- * directly. Every statement lives in `ops/`, one file per atomic operation.
+ * commit is on disk before any caller is answered. Writes go through group commit on one writing
+ * connection (a dedicated thread by default, see {@link ThreadWriter}); reads run directly on the
+ * caller's connection and see every acknowledged write. Every statement lives in `ops/`, one file
+ * per atomic operation.
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
   private db: Database.Database | null = null;
-  private commit: GroupCommit | null = null;
-  private ops: Ops | null = null;
+  private writer: Writer | null = null;
+  private reads: TaskReads | null = null;
+  private due: ReturnType<typeof prepareLoadDue> | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly options: SqliteStoreOptions = {},
+  ) {}
 
   async open(partitions: number): Promise<void> {
-    if (this.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
-    const db = new Database(this.file);
+    const inMemory = this.file === ':memory:';
+    if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
+    const db = openConnection(this.file);
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.pragma('busy_timeout = 5000');
-      db.pragma('foreign_keys = ON');
       migrate(db);
       const stored = db.prepare(`SELECT value FROM meta WHERE key = 'partitions'`).pluck().get() as string | undefined;
       if (stored === undefined) {
@@ -68,39 +67,35 @@ export class SqliteStore implements Store {
       throw err;
     }
     this.db = db;
-    this.commit = new GroupCommit(db);
-    this.ops = {
-      insertTasks: prepareInsertTasks(db),
-      loadDue: prepareLoadDue(db),
-      markPending: prepareMarkPending(db),
-      claimTasks: prepareClaimTasks(db),
-      completeAttempts: prepareCompleteAttempts(db),
-      cancelTask: prepareCancelTask(db),
-      reads: prepareReads(db),
-    };
+    this.writer = !inMemory && (this.options.writerThread ?? true) ? new ThreadWriter(this.file) : new InProcessWriter(db);
+    this.reads = prepareReads(db);
+    this.due = prepareLoadDue(db);
   }
 
   async close(): Promise<void> {
     if (!this.db) return;
-    this.commit?.close();
-    this.db.close();
+    const { db, writer } = this;
     this.db = null;
-    this.ops = null;
+    this.writer = null;
+    this.reads = null;
+    this.due = null;
+    await writer?.close();
+    db.close();
   }
 
   /** Group-commit statistics (commits, operations, largest batch). */
-  commitStats(): GroupCommit['stats'] | null {
-    return this.commit?.stats ?? null;
+  async commitStats(): Promise<{ commits: number; operations: number; largestBatch: number } | null> {
+    return this.writer ? this.writer.stats() : null;
   }
 
-  private get o(): Ops {
-    if (!this.ops) throw new Error('store is not open');
-    return this.ops;
+  private get r(): TaskReads {
+    if (!this.reads) throw new Error('store is not open');
+    return this.reads;
   }
 
-  private write<T>(op: () => T): Promise<T> {
-    if (!this.commit) return Promise.reject(new Error('store is not open'));
-    return this.commit.run(op);
+  private get w(): Writer {
+    if (!this.writer) throw new Error('store is not open');
+    return this.writer;
   }
 
   async ping(): Promise<boolean> {
@@ -108,51 +103,47 @@ export class SqliteStore implements Store {
   }
 
   async insertTasks(tasks: NewTask[]): Promise<void> {
-    const op = this.o.insertTasks;
-    return this.write(() => op(tasks));
+    return this.w.run('insertTasks', [tasks]);
   }
 
   async getTask(id: string): Promise<TaskRecord | null> {
-    return this.o.reads.getTask(id);
+    return this.r.getTask(id);
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {
-    return this.o.reads.getAttempts(id);
+    return this.r.getAttempts(id);
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
-    return this.o.reads.listTasks(query);
+    return this.r.listTasks(query);
   }
 
   async loadDue(partition: number, until: number, limit: number): Promise<DueEntry[]> {
-    return this.o.loadDue(partition, until, limit);
+    if (!this.due) throw new Error('store is not open');
+    return this.due(partition, until, limit);
   }
 
   async markPending(ids: string[], now: number): Promise<string[]> {
-    const op = this.o.markPending;
-    return this.write(() => op(ids, now));
+    return this.w.run('markPending', [ids, now]);
   }
 
   async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
-    const op = this.o.claimTasks;
-    return this.write(() => op(ids, workerId, now, leaseMs));
+    return this.w.run('claimTasks', [ids, workerId, now, leaseMs]);
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-    const op = this.o.completeAttempts;
-    return this.write(() => op(completions, now));
+    return this.w.run('completeAttempts', [completions, now]);
   }
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {
-    const op = this.o.cancelTask;
-    return this.write(() => op(id, now));
+    return this.w.run('cancelTask', [id, now]);
   }
 
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
-    return this.o.reads.findOrphanedAttempts(limit);
+    return this.r.findOrphanedAttempts(limit);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {
-    return this.o.reads.countByState();
+    return this.r.countByState();
   }
 }

@@ -44,11 +44,8 @@ CREATE TABLE tasks (
 CREATE INDEX tasks_waiting_due ON tasks (partition, due_at, seq)
   WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING');
 
--- Listing by status, newest first; depth by state.
+-- Listing by status, newest first; depth by state; tasks left RUNNING by a dead process.
 CREATE INDEX tasks_state_seq ON tasks (state, seq);
-
--- Tasks left RUNNING by a dead process.
-CREATE INDEX tasks_running ON tasks (seq) WHERE state = 'RUNNING';
 
 CREATE TABLE attempts (
   task_id    TEXT    NOT NULL,

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import type { Actor } from 'comedy';
+import { TimerHandle } from '../domain/clock';
+import { withDeadline } from './deadline';
+import { SchedulerDeps } from './deps';
+import { TypedRef } from './typed-ref';
+import { WorkerHello, WorkerMessages } from './worker/protocol';
+
+/** One worker process as the dispatcher sees it. */
+export interface WorkerSlot {
+  id: string;
+  ref: TypedRef<WorkerMessages>;
+  /** Process id from the last `hello`. */
+  pid: number;
+  /** Free slots the dispatcher may fill. */
+  credits: number;
+}
+
+/**
+ * Starts and supervises the `WORKERS` forked worker actors (comedy `mode: "forked"`,
+ * `onCrash: "respawn"`). A worker never messages its parent unasked while comedy creates it, so
+ * the pool asks each one `hello` after creation (bounded by `workerStartTimeoutMs`) and then every
+ * `workerPingMs`: a new pid means comedy respawned the process, and `onRestart` is told so the
+ * dispatcher can count that worker's attempts as lost. Timers use the injected clock.
+ */
+export class WorkerPool {
+  private readonly slots = new Map<string, WorkerSlot>();
+  private timer: TimerHandle | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
+    private readonly onRestart: (slot: WorkerSlot) => void,
+  ) {}
+
+  /** Every worker slot, in start order. */
+  all(): IterableIterator<WorkerSlot> {
+    return this.slots.values();
+  }
+
+  get(id: string): WorkerSlot | undefined {
+    return this.slots.get(id);
+  }
+
+  /**
+   * Forks the workers as children of `parent` and waits for each one's hello.
+   * @throws DeadlineExceededError when a worker does not start within `workerStartTimeoutMs`
+   */
+  async start(parent: Actor): Promise<void> {
+    const { config, clock } = this.deps;
+    const modulePath = '/' + path.join(__dirname, 'worker', 'worker-actor.js');
+    for (let i = 0; i < config.workers; i++) {
+      const id = `worker-${i + 1}`;
+      const created = parent.createChild(modulePath, {
+        mode: 'forked',
+        onCrash: 'respawn',
+        name: id,
+        customParameters: {
+          workerId: id,
+          concurrency: config.workerConcurrency,
+          handlers: { ...config.handlers },
+          baseDir: process.cwd(),
+        },
+      });
+      const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
+      const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
+      this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
+    }
+    this.schedulePing();
+  }
+
+  /** Stops the supervision pings. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedulePing(): void {
+    if (this.stopped) return;
+    this.timer = this.deps.clock.setTimeout(() => void this.ping(), this.deps.config.workerPingMs);
+  }
+
+  private async ping(): Promise<void> {
+    const { clock, config, log, metrics } = this.deps;
+    await Promise.all(
+      [...this.slots.values()].map(async (slot) => {
+        let hello: WorkerHello;
+        try {
+          hello = await withDeadline(slot.ref.ask('hello', null), config.workerPingMs, clock, `${slot.id} (ping)`);
+        } catch {
+          return; // crashed and not yet respawned: the next ping sees the new process
+        }
+        if (this.stopped || hello.pid === slot.pid) return;
+        metrics.workerRestarts.inc({ worker_id: slot.id });
+        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid }, 'worker process restarted; its attempts are lost');
+        slot.pid = hello.pid;
+        slot.credits = hello.credits;
+        this.onRestart(slot);
+      }),
+    );
+    this.schedulePing();
+  }
+}

@@ -1,0 +1,21 @@
+import Database from 'better-sqlite3';
+
+/**
+ * Opens a connection with the settings every connection of the embedded store uses: WAL (readers
+ * never block the writer), `synchronous=FULL` (a commit is on disk before it returns), a 5 s busy
+ * timeout, and a 64 MiB page cache so the hot part of the tables and indexes stays in memory.
+ */
+export function openConnection(file: string): Database.Database {
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -65536');
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

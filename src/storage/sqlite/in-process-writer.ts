@@ -1,0 +1,30 @@
+import type Database from 'better-sqlite3';
+import { GroupCommit } from './group-commit';
+import { prepareWriteOps, WriteOpName, WriteOps, Writer } from './write-ops';
+
+/**
+ * Writes on the caller's thread (used for `:memory:` databases, which one thread cannot share with
+ * another, and when `writerThread: false`). Commits block the event loop while they run.
+ */
+export class InProcessWriter implements Writer {
+  private readonly ops: WriteOps;
+  private readonly commit: GroupCommit;
+
+  constructor(db: Database.Database) {
+    this.ops = prepareWriteOps(db);
+    this.commit = new GroupCommit(db);
+  }
+
+  run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>> {
+    const fn = this.ops[op] as (...a: unknown[]) => ReturnType<WriteOps[K]>;
+    return this.commit.run(() => fn(...args));
+  }
+
+  async close(): Promise<void> {
+    this.commit.close();
+  }
+
+  async stats() {
+    return { ...this.commit.stats };
+  }
+}

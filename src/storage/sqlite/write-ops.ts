@@ -1,0 +1,29 @@
+import type Database from 'better-sqlite3';
+import { prepareCancelTask } from './ops/cancel-task';
+import { prepareClaimTasks } from './ops/claim-tasks';
+import { prepareCompleteAttempts } from './ops/complete-attempts';
+import { prepareInsertTasks } from './ops/insert-tasks';
+import { prepareMarkPending } from './ops/mark-pending';
+
+/** Prepares every write operation of `ops/` on one connection. */
+export function prepareWriteOps(db: Database.Database) {
+  return {
+    insertTasks: prepareInsertTasks(db),
+    markPending: prepareMarkPending(db),
+    claimTasks: prepareClaimTasks(db),
+    completeAttempts: prepareCompleteAttempts(db),
+    cancelTask: prepareCancelTask(db),
+  };
+}
+
+export type WriteOps = ReturnType<typeof prepareWriteOps>;
+export type WriteOpName = keyof WriteOps;
+
+/** Runs write operations in group-commit transactions and answers after the commit. */
+export interface Writer {
+  run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>>;
+  /** Commits what is queued, then stops. */
+  close(): Promise<void>;
+  /** Transactions committed and operations in them. */
+  stats(): Promise<{ commits: number; operations: number; largestBatch: number }>;
+}

@@ -1,0 +1,49 @@
+/**
+ * Entry point of the SQLite writer thread (worker_threads). It owns the store's only writing
+ * connection and runs every write operation through {@link GroupCommit}: requests that arrive while
+ * a transaction commits are batched into the next one, and each is answered after its commit.
+ * Messages: `{id, op, args}` → `{id, ok, result | error}`; `{id, op: 'stats'}`; `{op: 'close'}`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openConnection } from './connection';
+import { GroupCommit } from './group-commit';
+import { prepareWriteOps, WriteOpName } from './write-ops';
+
+interface Request {
+  id: number;
+  op: WriteOpName | 'stats' | 'close';
+  args?: unknown[];
+}
+
+const port = parentPort;
+if (port) {
+  const db = openConnection((workerData as { file: string }).file);
+  const ops = prepareWriteOps(db);
+  const commit = new GroupCommit(db);
+  port.on('message', (req: Request) => {
+    if (req.op === 'close') {
+      commit.close();
+      db.close();
+      // The flushed callers are answered from promise callbacks: let them go out first.
+      setImmediate(() => {
+        port.postMessage({ id: req.id, ok: true, result: null });
+        port.close();
+      });
+      return;
+    }
+    if (req.op === 'stats') {
+      port.postMessage({ id: req.id, ok: true, result: { ...commit.stats } });
+      return;
+    }
+    const fn = ops[req.op] as ((...a: unknown[]) => unknown) | undefined;
+    if (!fn) {
+      port.postMessage({ id: req.id, ok: false, error: { name: 'Error', message: `unknown write op ${req.op}` } });
+      return;
+    }
+    commit.run(() => fn(...(req.args ?? []))).then(
+      (result) => port.postMessage({ id: req.id, ok: true, result }),
+      (err: Error & { code?: string }) =>
+        port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),
+    );
+  });
+}
