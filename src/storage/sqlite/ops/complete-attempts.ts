@@ -3,8 +3,8 @@
  * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state; a RETRYING
  * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
  * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
- * RETRYING → PENDING happen in this same write (state PENDING). Appends the attempt to `attempts`
- * (run history) with the attempt's outcome (RETRYING for both).
+ * RETRYING → PENDING happen in this same write (state PENDING). An attempt ending in a retry is
+ * appended to `attempts` (run history); a final attempt stays described by the task row.
  * Output: CompletionResult per input, `applied: false` for stale or duplicate completions.
  * Guarantee: an attempt completes at most once; a task never moves backwards.
  */
@@ -48,8 +48,12 @@ export function prepareCompleteAttempts(
         const found = current.get(c.taskId) as { state: TaskState; task_type: string } | undefined;
         return { taskId: c.taskId, applied: false, state: found?.state ?? null, entry: null, taskType: found?.task_type ?? null };
       }
-      const outcome = row.state === 'PENDING' ? 'RETRYING' : row.state; // the attempt's outcome
-      history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, outcome, error);
+      // Run history: an attempt that ends in a retry gets its own row, since the next attempt
+      // overwrites the task's run fields; a final attempt is described by the task row itself
+      // (read back by getAttempts), which saves one insert per task on the common path.
+      if (row.state === 'RETRYING' || row.state === 'PENDING') {
+        history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, 'RETRYING', error);
+      }
       return { taskId: c.taskId, applied: true, state: row.state as TaskState, entry: dueEntryFromRow(row), taskType: row.task_type };
     });
 }

@@ -3,9 +3,9 @@
  * findOrphanedAttempts, countByState. They read committed data only (WAL snapshot).
  */
 import type Database from 'better-sqlite3';
-import { AttemptRecord, TASK_STATES, TaskRecord, TaskState } from '../../../domain/task';
+import { AttemptRecord, TASK_STATES, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
-import { AttemptRow, attemptFromRow, TaskRow, taskFromRow } from '../row-mapping';
+import { AttemptRow, attemptFromRow, parseJson, TaskRow, taskFromRow } from '../row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
 
 export interface TaskReads {
@@ -28,7 +28,25 @@ export function prepareReads(db: Database.Database): TaskReads {
       const row = byId.get(id) as TaskRow | undefined;
       return row ? taskFromRow(row) : null;
     },
-    getAttempts: (id) => (attempts.all(id) as AttemptRow[]).map(attemptFromRow),
+    getAttempts: (id) => {
+      const history = (attempts.all(id) as AttemptRow[]).map(attemptFromRow);
+      const row = byId.get(id) as TaskRow | undefined;
+      // The final attempt of a finished task lives in the task row (see complete-attempts.ts).
+      if (row && row.attempts > 0 && TERMINAL_STATES.has(row.state as TaskState) && row.completed_at !== null) {
+        if (!history.some((a) => a.attempt === row.attempts)) {
+          history.push({
+            taskId: row.id,
+            attempt: row.attempts,
+            workerId: row.worker_id,
+            startedAt: row.started_at ?? row.completed_at,
+            endedAt: row.completed_at,
+            outcome: row.state as TaskState,
+            error: parseJson(row.error) as AttemptRecord['error'],
+          });
+        }
+      }
+      return history;
+    },
     listTasks: (q) => {
       const where: string[] = [];
       const args: unknown[] = [];
