@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { http } from './http';
+import { tempDir } from './temp-dir';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -24,6 +27,8 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
   /** SIGTERM (graceful) and wait for exit; SIGKILL after `ms`. */
   stop(ms?: number): Promise<void>;
+  /** Pids of the service's child processes (its forked workers), from /proc. */
+  workerPids(): number[];
 }
 
 /**
@@ -73,11 +78,50 @@ export async function startServiceProcess(dataDir: string, env: Record<string, s
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     },
+    workerPids: () => {
+      const pid = child.pid as number;
+      const out: number[] = [];
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+        if (text) out.push(...text.split(/\s+/).map(Number));
+      }
+      return out;
+    },
     stop: async (ms = 15_000) => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), ms);
       await exited;
       clearTimeout(t);
+    },
+  };
+}
+
+/**
+ * Mocha fixture: one service process for the enclosing `describe` (started in `before`, stopped and
+ * its data removed in `after`), and a `submit` helper that expects 202 and returns the task id.
+ */
+export function useServiceProcess(env: Record<string, string> = {}): {
+  readonly svc: ServiceProcess;
+  submit(body: unknown): Promise<string>;
+} {
+  const dir = tempDir();
+  let svc: ServiceProcess | null = null;
+  before(async () => {
+    svc = await startServiceProcess(dir.path, env);
+  });
+  after(async () => {
+    await svc?.stop();
+    dir.remove();
+  });
+  return {
+    get svc() {
+      if (!svc) throw new Error('service not started');
+      return svc;
+    },
+    async submit(body) {
+      const res = await http('POST', `${this.svc.url}/api/v1/tasks`, body);
+      if (res.status !== 202) throw new Error(`submit answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body.task_id as string;
     },
   };
 }

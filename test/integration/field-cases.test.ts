@@ -1,28 +1,16 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
 import { http, isTerminal, waitForTask } from '../helpers/http';
-import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
-import { tempDir } from '../helpers/temp-dir';
+import { ServiceProcess, useServiceProcess } from '../helpers/service-process';
 
 /** Cases from ../shared/cases/behaviour.md that the embedded foundation must already honour. */
 describe('field cases (shared/cases/behaviour.md) on one worker slot', function () {
   this.timeout(60_000);
-  const dir = tempDir();
+  const fixture = useServiceProcess({ WORKERS: '1', WORKER_CONCURRENCY: '1' });
+  const submit = (body: unknown) => fixture.submit(body);
   let svc: ServiceProcess;
-
-  before(async () => {
-    svc = await startServiceProcess(dir.path, { WORKERS: '1', WORKER_CONCURRENCY: '1' });
+  before(() => {
+    svc = fixture.svc;
   });
-  after(async () => {
-    await svc?.stop();
-    dir.remove();
-  });
-
-  const submit = async (body: unknown): Promise<string> => {
-    const res = await http('POST', `${svc.url}/api/v1/tasks`, body);
-    expect(res.status, JSON.stringify(res.body)).to.equal(202);
-    return res.body.task_id;
-  };
 
   it('C4a: low then high with the same scheduled_at → high runs first when the slot frees', async () => {
     const blocker = await submit({ task_type: 'sleep', payload: { ms: 1500 } });
@@ -53,10 +41,7 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
   it('C2b: a cancel is kept in the store, not in a worker: workers restarted between cancel and due time', async () => {
     const id = await submit({ task_type: 'echo', payload: 'never', scheduled_at: new Date(Date.now() + 1500).toISOString() });
     expect((await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`)).status).to.equal(200);
-    for (const tid of fs.readdirSync(`/proc/${svc.child.pid}/task`)) {
-      const kids = fs.readFileSync(`/proc/${svc.child.pid}/task/${tid}/children`, 'utf8').trim();
-      for (const pid of kids ? kids.split(/\s+/) : []) process.kill(Number(pid), 'SIGKILL');
-    }
+    for (const pid of svc.workerPids()) process.kill(pid, 'SIGKILL');
     const later = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 1700).toISOString() });
     await waitForTask(svc.url, later, isTerminal, 20_000);
     const t = (await http('GET', `${svc.url}/api/v1/tasks/${id}`)).body;

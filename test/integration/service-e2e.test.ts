@@ -1,37 +1,15 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
 import { http, isTerminal, waitForTask } from '../helpers/http';
-import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
-import { tempDir } from '../helpers/temp-dir';
-
-/** Child pids of a process (its forked worker processes). */
-function childPids(pid: number): number[] {
-  const out: number[] = [];
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-    if (text) out.push(...text.split(/\s+/).map(Number));
-  }
-  return out;
-}
+import { ServiceProcess, useServiceProcess } from '../helpers/service-process';
 
 describe('service end to end (real process, SQLite, forked workers)', function () {
   this.timeout(60_000);
-  const dir = tempDir();
+  const fixture = useServiceProcess({ WORKERS: '2', WORKER_CONCURRENCY: '8' });
+  const submit = (body: unknown) => fixture.submit(body);
   let svc: ServiceProcess;
-
-  before(async () => {
-    svc = await startServiceProcess(dir.path, { WORKERS: '2', WORKER_CONCURRENCY: '8' });
+  before(() => {
+    svc = fixture.svc;
   });
-  after(async () => {
-    await svc?.stop();
-    dir.remove();
-  });
-
-  const submit = async (body: unknown) => {
-    const res = await http('POST', `${svc.url}/api/v1/tasks`, body);
-    expect(res.status, JSON.stringify(res.body)).to.equal(202);
-    return res.body.task_id as string;
-  };
 
   it('an echo task reaches SUCCEEDED with its payload as result and every run field filled', async () => {
     const payload = { order: 42, items: ['a', 'b'], note: 'naïve ✓' };
@@ -119,7 +97,7 @@ describe('service end to end (real process, SQLite, forked workers)', function (
   it('a worker process killed mid-task is respawned and the task runs again as a new attempt', async () => {
     const id = await submit({ task_type: 'sleep', payload: { ms: 1500 }, max_retries: 2, retry_delay_seconds: 0 });
     await waitForTask(svc.url, id, (t) => t.status === 'RUNNING');
-    for (const pid of childPids(svc.child.pid as number)) process.kill(pid, 'SIGKILL');
+    for (const pid of svc.workerPids()) process.kill(pid, 'SIGKILL');
     const t = await waitForTask(svc.url, id, isTerminal, 20_000, '?include=attempts');
     expect(t.status).to.equal('SUCCEEDED');
     expect(t.attempts).to.equal(2);
