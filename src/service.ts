@@ -3,6 +3,8 @@ import type { Config } from './config';
 import { ackJson, SubmitAck, taskJson } from './contract/task-json';
 import { batchSubmissionSchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
 import { SchemaValidator } from './contract/validation';
+import { parseIsoWithOffset } from './contract/iso-date';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
 import { Clock } from './domain/clock';
 import {
   ServiceUnavailableError,
@@ -103,7 +105,9 @@ export class SchedulerService {
   }
 
   /**
-   * Lists tasks newest first. `query`: {status, task_type, queue, limit (1..1000, default 50), cursor}.
+   * Lists tasks newest first, as summaries (no `payload` or `result`: a page of 1,000 large tasks
+   * must not become a gigabyte response; GET one task for those). `query`: {status, task_type,
+   * queue, limit (1..1000, default 50), cursor}.
    * @throws ValidationError for a bad filter, limit or cursor
    */
   async list(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
@@ -118,7 +122,7 @@ export class SchedulerService {
       cursor: q.cursor as string | undefined,
       limit,
     });
-    return { tasks: page.tasks.map((t) => taskJson(t)), next_cursor: page.nextCursor };
+    return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };
   }
 
   /**
@@ -204,8 +208,11 @@ export class SchedulerService {
     const now = clock.now();
     let scheduledAt: number | null = null;
     if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
-      scheduledAt = Date.parse(s.scheduled_at);
-      if (Number.isNaN(scheduledAt)) throw new ValidationError(`${path}scheduled_at`, 'is not a valid date-time');
+      scheduledAt = parseIsoWithOffset(s.scheduled_at);
+      if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, 'is not a date-time that exists (check day, hour and offset)');
+    }
+    for (const field of ['payload', 'metadata'] as const) {
+      if (exceedsJsonDepth(s[field])) throw new ValidationError(`${path}${field}`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
     const id = uuidv7(now);
     const meta = s.metadata ?? {};

@@ -1,7 +1,14 @@
-import Fastify, { FastifyBaseLogger, FastifyInstance, LogController } from 'fastify';
+import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply, LogController } from 'fastify';
 import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
-import { MalformedJsonError, RouteNotFoundError } from '../domain/errors';
+import { isUtf8 } from 'node:buffer';
+import {
+  MalformedJsonError,
+  MalformedRequestError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { SchedulerService } from '../service';
 import { errorHandler } from './error-handler';
@@ -31,15 +38,45 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     // Per-request log lines would dominate the log at thousands of submissions a second.
     logController: new LogController({ disableRequestLogging: true }),
+    // Long ids reach the route (and get 404), instead of fastify's bare 414.
+    routerOptions: { maxParamLength: 1000 },
+    // A client that stops sending half-way through a body is cut off after 30 s, not 300 s.
+    requestTimeout: 30_000,
+    // URL errors found before routing get the same error envelope as everything else.
+    frameworkErrors: (error, _req, reply) => {
+      const err = new ValidationError('url', error.message);
+      void (reply as unknown as FastifyReply).status(err.status).send(err.toJSON());
+    },
+    // Unparseable HTTP (bad method, bad header line) never reaches fastify: answer on the socket.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const status = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(new MalformedRequestError().toJSON());
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    },
   });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  // Only JSON is accepted (415 otherwise), only as UTF-8, and only valid UTF-8.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const charset = /charset=([^;\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.replace(/"/g, '');
+    if (charset && !/^utf-?8$/i.test(charset)) {
+      return done(new UnsupportedMediaTypeError(String(req.headers['content-type'])), undefined);
+    }
+    const buf = body as Buffer;
+    if (!isUtf8(buf)) return done(new MalformedJsonError('the body is not valid UTF-8'), undefined);
+    const text = buf.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
       done(null, sjson.parse(text));
     } catch (err) {
-      done(new MalformedJsonError((err as Error).message), undefined);
+      const message = (err as Error).message;
+      if (/prototype property/i.test(message)) {
+        return done(new ValidationError('body', 'keys named "__proto__" (or "constructor" holding "prototype") are not accepted'), undefined);
+      }
+      done(new MalformedJsonError(message), undefined);
     }
   });
   app.setErrorHandler(errorHandler(deps.bodyLimitBytes));

@@ -15,11 +15,8 @@ import {
  */
 export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, req?: FastifyRequest): SchedulerError {
   if (err instanceof SchedulerError) return err;
-  const fe = err as FastifyError & { validationContext?: string };
-  if (fe.validation) {
-    const context = fe.validationContext === 'body' ? '' : (fe.validationContext ?? '');
-    return validationErrorOf(fe.validation as never, context);
-  }
+  const fe = err as FastifyError;
+  if (fe.validation) return validationErrorOf(fe.validation as never);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError(bodyLimit);

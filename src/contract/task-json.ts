@@ -17,9 +17,12 @@ export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'cr
   return { task_id: t.id, status: t.state, scheduled_at: iso(t.scheduledAt), created_at: iso(t.createdAt) as string };
 }
 
-/** The API's view of a task (snake_case, ISO-8601 UTC times). */
-export function taskJson(t: TaskRecord, attempts?: AttemptRecord[]): Record<string, unknown> {
-  return {
+/**
+ * The API's view of a task (snake_case, ISO-8601 UTC times). With `summary`, `payload` and
+ * `result` are left out (list pages).
+ */
+export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { summary?: boolean } = {}): Record<string, unknown> {
+  const json = {
     task_id: t.id,
     task_type: t.taskType,
     status: t.state,
@@ -57,4 +60,9 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[]): Record<stri
         }
       : {}),
   };
+  if (options.summary) {
+    const { payload: _payload, result: _result, ...summary } = json;
+    return summary;
+  }
+  return json;
 }

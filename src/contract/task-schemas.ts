@@ -19,7 +19,7 @@ export const taskSubmissionSchema = {
     max_retries: { type: 'integer', minimum: 0, maximum: 1000 },
     retry_backoff: { type: 'string', enum: ['exponential', 'fixed', 'linear'] },
     retry_delay_seconds: { type: 'number', minimum: 0, maximum: 86400 },
-    timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 604800 },
+    timeout_seconds: { type: 'number', minimum: 0.001, maximum: 604800 },
     idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
     queue: { type: 'string', minLength: 1, maxLength: 200 },
     metadata: {
@@ -47,7 +47,7 @@ export function batchSubmissionSchema(maxItems: number) {
 export const taskIdParamsSchema = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+  properties: { id: { type: 'string', minLength: 1, maxLength: 1000 } },
 } as const;
 
 export const getTaskQuerySchema = {

@@ -3,10 +3,10 @@ import { ValidationError } from '../domain/errors';
 
 /**
  * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
- * `details.field` is a readable path such as `tasks[3].priority`.
- * @param prefix path prefix (e.g. `querystring`), empty for bodies
+ * `details.field` is a readable path such as `tasks[3].priority` (query parameters by their name,
+ * e.g. `limit`: the same names the actor-message API uses).
  */
-export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, prefix = ''): ValidationError {
+export function validationErrorOf(errors: ReadonlyArray<ErrorObject>): ValidationError {
   const e = errors[0];
   let field = e.instancePath
     .split('/')
@@ -28,7 +28,6 @@ export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, prefix = '
   } else if (e.keyword === 'pattern' && field.endsWith('scheduled_at')) {
     reason = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
   }
-  if (prefix) field = field ? `${prefix}.${field}` : prefix;
   return new ValidationError(field || 'body', reason);
 }
 

@@ -42,6 +42,15 @@ export class MalformedJsonError extends SchedulerError {
   }
 }
 
+/** The request is not valid HTTP (answered on the socket before routing). */
+export class MalformedRequestError extends SchedulerError {
+  readonly code = 'MALFORMED_REQUEST';
+  readonly status = 400;
+  constructor() {
+    super('the request is not valid HTTP/1.1');
+  }
+}
+
 /** `task_type` has no registered handler; `details.registered_types` lists those that do. */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
@@ -136,6 +145,7 @@ export class InternalError extends SchedulerError {
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
   MALFORMED_JSON: { status: 400, retryable: false },
+  MALFORMED_REQUEST: { status: 400, retryable: false },
   UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },

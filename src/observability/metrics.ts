@@ -18,7 +18,7 @@ export class SchedulerMetrics {
   /** @param depthByState reads the number of tasks per state when /metrics is scraped */
   constructor(depthByState: () => Promise<Record<TaskState, number>>) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_' });
     this.submitted = new Counter({
       name: 'scheduler_tasks_submitted_total',
       help: 'Tasks accepted and stored, by task type.',

@@ -101,8 +101,55 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     await expectNothingStored();
   });
 
-  it('a non-JSON content type → 415', async () => {
+  it('a non-JSON content type → 415 (text/plain too), and a charset other than UTF-8 → 415', async () => {
     expectError(await post('/api/v1/tasks', 'task_type=noop', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json; charset=latin1' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    await expectNothingStored();
+  });
+
+  it('a body that is not valid UTF-8 → 400 MALFORMED_JSON (never stored with replacement characters)', async () => {
+    const body = Buffer.concat([Buffer.from('{"task_type":"echo","payload":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: body });
+    expectError(res, 400, 'MALFORMED_JSON', 'body');
+    await expectNothingStored();
+  });
+
+  it('a payload nested deeper than 64 levels → 400 naming payload (10,000 levels do not crash anything)', async () => {
+    const deep = (n: number) => `{"task_type":"echo","payload":${'['.repeat(n)}${']'.repeat(n)}}`;
+    const big = await apiFixture({ bodyLimitBytes: 1 << 20 });
+    try {
+      for (const n of [65, 3000, 10_000]) {
+        const res = await big.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: deep(n) });
+        expectError(res, 400, 'VALIDATION_FAILED', 'payload');
+      }
+      const ok = await big.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: deep(64) });
+      expect(ok.statusCode).to.equal(202);
+      const batch = JSON.stringify({ tasks: [{ task_type: 'noop' }, JSON.parse(deep(100))] });
+      expectError(await big.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: batch }), 400, 'VALIDATION_FAILED', 'tasks[1].payload');
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('a date that does not exist → 400, never rolled over into another day', async () => {
+    for (const at of ['2026-02-30T00:00:00Z', '2027-02-29T00:00:00Z', '2026-04-31T10:00:00Z', '2026-12-31T24:00:00Z', '2026-06-01T12:60:00Z', '2026-06-01T12:00:00+24:00']) {
+      expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: at }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    }
+    await expectNothingStored();
+    const leap = await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2028-02-29T23:59:59.999-05:30' });
+    expect(leap.statusCode).to.equal(202);
+    expect(leap.json().scheduled_at).to.equal('2028-03-01T05:29:59.999Z');
+  });
+
+  it('keys named __proto__ → 400 naming the body (not a silent removal)', async () => {
+    expectError(await post('/api/v1/tasks', '{"task_type":"echo","payload":{"__proto__":{"x":1}}}'), 400, 'VALIDATION_FAILED', 'body');
+    await expectNothingStored();
+  });
+
+  it('URL errors before routing keep the error envelope; a very long unknown id → 404', async () => {
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks/%zz' }), 400, 'VALIDATION_FAILED', 'url');
+    expectError(await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${'a'.repeat(500)}` }), 404, 'TASK_NOT_FOUND');
   });
 
   it('unknown task id → 404 TASK_NOT_FOUND (get and cancel)', async () => {
@@ -136,9 +183,9 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
   });
 
   it('bad list parameters → 400 naming the query field', async () => {
-    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=abc' }), 400, 'VALIDATION_FAILED', 'querystring.limit');
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=abc' }), 400, 'VALIDATION_FAILED', 'limit');
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=0' }), 400, 'VALIDATION_FAILED', 'limit');
-    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?status=DONE' }), 400, 'VALIDATION_FAILED', 'querystring.status');
+    expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?status=DONE' }), 400, 'VALIDATION_FAILED', 'status');
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?cursor=garbage' }), 400, 'VALIDATION_FAILED', 'cursor');
   });
 });

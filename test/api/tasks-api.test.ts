@@ -74,6 +74,9 @@ describe('REST: task routes (app.inject, SQLite store, manual clock)', () => {
     expect(new Set(all).size).to.equal(7);
     const echo = (await f.app.inject({ method: 'GET', url: '/api/v1/tasks?task_type=echo' })).json();
     expect(echo.tasks).to.have.length(3);
+    // list pages are summaries: payload and result only from GET /api/v1/tasks/{id}
+    expect(echo.tasks[0]).to.include.keys('task_id', 'status', 'task_type', 'attempts');
+    expect(echo.tasks[0]).to.not.have.any.keys('payload', 'result');
     const q1 = (await f.app.inject({ method: 'GET', url: '/api/v1/tasks?queue=q1&status=PENDING' })).json();
     expect(q1.tasks).to.have.length(3);
   });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import { http, isTerminal, waitForTask } from '../helpers/http';
 import { ServiceProcess, useServiceProcess } from '../helpers/service-process';
 
@@ -105,5 +106,19 @@ describe('service end to end (real process, SQLite, forked workers)', function (
     expect(t.attempt_history[0].error).to.include({ type: 'worker_lost' });
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
     expect(metrics).to.match(/scheduler_worker_restarts_total\{worker_id="worker-\d"\} [1-9]/);
+  });
+
+  it('unparseable HTTP gets a JSON error envelope on the socket, and the service keeps serving', async () => {
+    const url = new URL(svc.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = net.connect(Number(url.port), url.hostname, () => sock.write('GET /healthz HTTP/1.1\r\nthis is not a header\r\n\r\n'));
+      let data = '';
+      sock.on('data', (d) => (data += d));
+      sock.on('end', () => resolve(data));
+      sock.on('error', reject);
+    });
+    expect(raw).to.match(/^HTTP\/1.1 400/);
+    expect(JSON.parse(raw.split('\r\n\r\n')[1]).error.code).to.equal('MALFORMED_REQUEST');
+    expect((await http('GET', `${svc.url}/healthz`)).status).to.equal(200);
   });
 });

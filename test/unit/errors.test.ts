@@ -5,6 +5,7 @@ import {
   InternalError,
   InvalidTransitionError,
   MalformedJsonError,
+  MalformedRequestError,
   PayloadTooLargeError,
   RemoteSchedulerError,
   RouteNotFoundError,
@@ -21,6 +22,7 @@ import {
 const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   VALIDATION_FAILED: () => new ValidationError('priority', 'must be one of high, medium, low'),
   MALFORMED_JSON: () => new MalformedJsonError('Unexpected end of JSON input'),
+  MALFORMED_REQUEST: () => new MalformedRequestError(),
   UNKNOWN_TASK_TYPE: () => new UnknownTaskTypeError('task_type', 'nope', ['echo', 'noop']),
   PAYLOAD_TOO_LARGE: () => new PayloadTooLargeError(1024),
   UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError('text/plain'),

@@ -24,6 +24,13 @@ class WorkerActor {
   private params: WorkerParams | null = null;
 
   initialize(self: Actor): void {
+    // Ctrl-C reaches the whole process group, and comedy's child system exits on it. Shutdown is
+    // the service's call: it lets running attempts finish (shutdownGraceMs) and then destroys the
+    // workers; a worker that died on the signal would be respawned mid-shutdown, its attempts lost.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.removeAllListeners(signal);
+      process.on(signal, () => undefined);
+    }
     const p = self.getCustomParameters() as WorkerParams;
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
     this.params = p;

@@ -24,18 +24,21 @@ export const http: TaskHandler = async (payload, ctx) => {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new PermanentError('payload.url must use http or https');
   }
-  const method = (p.method ?? 'POST').toUpperCase();
+  const method = typeof p.method === 'string' ? p.method.toUpperCase() : p.method === undefined ? 'POST' : '';
+  if (!/^[A-Z]+$/.test(method)) throw new PermanentError('payload.method must be an HTTP method name such as POST');
   const hasBody = p.body !== undefined && method !== 'GET' && method !== 'HEAD';
-  const res = await fetch(url, {
-    method,
-    headers: {
+  let headers: Headers;
+  try {
+    // Invalid header names or values can never succeed: say so once instead of retrying.
+    headers = new Headers({
       ...(hasBody ? { 'content-type': 'application/json' } : {}),
       'idempotency-key': ctx.idempotencyKey ?? `${ctx.taskId}`,
       ...p.headers,
-    },
-    body: hasBody ? JSON.stringify(p.body) : undefined,
-    signal: ctx.signal,
-  });
+    });
+  } catch (err) {
+    throw new PermanentError(`payload.headers: ${(err as Error).message}`);
+  }
+  const res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(p.body) : undefined, signal: ctx.signal });
   const text = await res.text();
   let body: unknown = text;
   try {

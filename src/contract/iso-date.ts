@@ -1,0 +1,27 @@
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Parses an RFC 3339 date-time with a mandatory offset (`Z` or `±hh:mm`) into epoch ms, or returns
+ * null when it is not one or names a day or time that does not exist (Feb 30, hour 24, minute 60,
+ * offset beyond ±23:59). `Date.parse` would roll such values over into another day silently.
+ */
+export function parseIsoWithOffset(text: string): number | null {
+  const m = ISO.exec(text);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59) return null;
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > daysInMonth) return null;
+  let offsetMin = 0;
+  if (m[8] !== 'Z') {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  const utc = new Date(0);
+  utc.setUTCFullYear(y, mo - 1, d); // setUTCFullYear keeps years 0–99 as written
+  utc.setUTCHours(h, mi, s, ms);
+  return utc.getTime() - offsetMin * 60_000;
+}
