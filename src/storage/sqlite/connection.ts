@@ -12,6 +12,7 @@ export function openConnection(file: string): Database.Database {
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -65536');
+    db.pragma('wal_autocheckpoint = 10000');
     db.pragma('foreign_keys = ON');
     return db;
   } catch (err) {
