@@ -44,6 +44,7 @@ export const ConfigSchema = z
       maxRetries: int(0, 1000),
       retryBackoff: z.enum(RETRY_BACKOFFS),
       retryDelaySeconds: z.coerce.number().min(0),
+      maxRetryDelaySeconds: z.coerce.number().min(0),
       timeoutSeconds: z.coerce.number().positive(),
       queue: z.string().min(1),
       tenantId: z.string().min(1),

@@ -50,6 +50,8 @@ type Submission = {
   max_retries?: number;
   retry_backoff?: RetryBackoff;
   retry_delay_seconds?: number;
+  max_retry_delay_seconds?: number;
+  retry_jitter?: boolean;
   timeout_seconds?: number;
   idempotency_key?: string | null;
   queue?: string;
@@ -232,6 +234,8 @@ export class SchedulerService {
         maxRetries: s.max_retries ?? d.maxRetries,
         backoff: s.retry_backoff ?? d.retryBackoff,
         delaySeconds: s.retry_delay_seconds ?? d.retryDelaySeconds,
+        maxDelaySeconds: s.max_retry_delay_seconds ?? d.maxRetryDelaySeconds,
+        jitter: s.retry_jitter ?? (s.retry_backoff ?? d.retryBackoff) === 'exponential',
       },
       timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
       scheduledAt,

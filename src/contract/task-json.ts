@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_RETRY_DELAY_SECONDS, jitterOf } from '../domain/retry-policy';
 import { AttemptRecord, TaskRecord } from '../domain/task';
 
 /** ISO-8601 UTC of epoch ms; null stays null. */
@@ -42,6 +43,8 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     max_retries: t.retry.maxRetries,
     retry_backoff: t.retry.backoff,
     retry_delay_seconds: t.retry.delaySeconds,
+    max_retry_delay_seconds: t.retry.maxDelaySeconds ?? DEFAULT_MAX_RETRY_DELAY_SECONDS,
+    retry_jitter: jitterOf(t.retry),
     timeout_seconds: t.timeoutSeconds,
     worker_id: t.workerId,
     result: t.result,

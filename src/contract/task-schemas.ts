@@ -19,6 +19,8 @@ export const taskSubmissionSchema = {
     max_retries: { type: 'integer', minimum: 0, maximum: 1000 },
     retry_backoff: { type: 'string', enum: ['exponential', 'fixed', 'linear'] },
     retry_delay_seconds: { type: 'number', minimum: 0, maximum: 86400 },
+    max_retry_delay_seconds: { type: 'number', minimum: 0, maximum: 604800 },
+    retry_jitter: { type: 'boolean' },
     timeout_seconds: { type: 'number', minimum: 0.001, maximum: 604800 },
     idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
     queue: { type: 'string', minLength: 1, maxLength: 200 },

@@ -1,13 +1,25 @@
 import { RetrySettings, TaskState } from './task';
 
+/** Default cap on one retry delay: one hour. */
+export const DEFAULT_MAX_RETRY_DELAY_SECONDS = 3600;
+
+/** Whether a task's retries use jitter: explicit setting, else on for exponential backoff. */
+export function jitterOf(settings: RetrySettings): boolean {
+  return settings.jitter ?? settings.backoff === 'exponential';
+}
+
 /**
  * Delay before retry number `retryNumber` (1 = first retry), in milliseconds.
  * - `fixed`: delay every time;
  * - `linear`: delay × n;
  * - `exponential`: delay × 2^(n−1) (Celery's and BullMQ's exponential backoff).
- * The result is capped at `maxDelayMs` (default 1 h). Jitter arrives with the reliability work.
+ * The result is capped at `maxDelaySeconds` (default 1 h). With jitter it is "full jitter": a
+ * uniform draw between 0 and the capped delay (AWS Architecture Blog, "Exponential Backoff And
+ * Jitter", 2015), so clients that failed together do not retry together.
+ * @param random uniform in [0, 1) (injectable for tests)
  */
-export function retryDelayMs(settings: RetrySettings, retryNumber: number, maxDelayMs = 3_600_000): number {
+export function retryDelayMs(settings: RetrySettings, retryNumber: number, random: () => number = Math.random): number {
+  const maxDelayMs = (settings.maxDelaySeconds ?? DEFAULT_MAX_RETRY_DELAY_SECONDS) * 1000;
   const base = settings.delaySeconds * 1000;
   const n = Math.max(1, retryNumber);
   let delay: number;
@@ -22,7 +34,8 @@ export function retryDelayMs(settings: RetrySettings, retryNumber: number, maxDe
       delay = base * 2 ** Math.min(n - 1, 40);
       break;
   }
-  return Math.min(Math.max(0, delay), maxDelayMs);
+  const capped = Math.min(Math.max(0, delay), maxDelayMs);
+  return jitterOf(settings) ? Math.floor(random() * capped) : capped;
 }
 
 /** Outcome of an attempt as reported by a worker (or inferred for a lost worker). */
@@ -40,19 +53,22 @@ export interface AttemptDecision {
 
 /**
  * Applies the retry policy (DESIGN §3, §6) to a finished attempt.
- * `attempt` is the number of the attempt that just ended (1-based); a task may run
- * `maxRetries + 1` times in all. Permanent errors never retry; everything else does while
- * attempts remain, then the task is DEAD.
+ * `attempt` is the number of the attempt that just ended (1-based, counting every attempt the
+ * task ever made); the current budget allows `maxRetries + 1` attempts after `attemptBase`.
+ * Permanent errors never retry; everything else does while the budget lasts, then the task is DEAD.
+ * @param random uniform in [0, 1) for jitter (injectable for tests)
  */
 export function decideAttempt(
   outcome: AttemptOutcome,
   attempt: number,
   settings: RetrySettings,
   now: number,
+  random: () => number = Math.random,
 ): AttemptDecision {
   if (outcome.kind === 'succeeded') return { state: 'SUCCEEDED', retryAt: null };
   if (outcome.kind === 'cancelled') return { state: 'CANCELLED', retryAt: null };
   if (outcome.permanent) return { state: 'FAILED', retryAt: null };
-  if (attempt > settings.maxRetries) return { state: 'DEAD', retryAt: null };
-  return { state: 'RETRYING', retryAt: now + retryDelayMs(settings, attempt) };
+  const inBudget = attempt - (settings.attemptBase ?? 0);
+  if (inBudget > settings.maxRetries) return { state: 'DEAD', retryAt: null };
+  return { state: 'RETRYING', retryAt: now + retryDelayMs(settings, inBudget, random) };
 }

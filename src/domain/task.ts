@@ -29,9 +29,17 @@ export type RetryBackoff = (typeof RETRY_BACKOFFS)[number];
 
 /** Retry settings of one task (seconds, as in the API). */
 export interface RetrySettings {
+  /** Retries after the first attempt of the current budget. */
   maxRetries: number;
   backoff: RetryBackoff;
+  /** Base delay in seconds. */
   delaySeconds: number;
+  /** Cap on any one delay, in seconds (default 3600). */
+  maxDelaySeconds?: number;
+  /** Full jitter (default: on for exponential, off otherwise). */
+  jitter?: boolean;
+  /** Attempts made before the current budget started (a dead-letter replay); default 0. */
+  attemptBase?: number;
 }
 
 /** A validated submission with every default applied, ready to be stored. */

@@ -43,6 +43,7 @@ describe('service end to end (real process, SQLite, forked workers)', function (
       max_retries: 2,
       retry_backoff: 'exponential',
       retry_delay_seconds: 0.2,
+      retry_jitter: false,
     });
     const t = await waitForTask(svc.url, id, isTerminal, 15_000, '?include=attempts');
     expect(t.status).to.equal('DEAD');

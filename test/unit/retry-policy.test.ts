@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { AttemptOutcome, decideAttempt, retryDelayMs } from '../../src/domain/retry-policy';
 import { RetrySettings } from '../../src/domain/task';
 
+/** Settings without jitter, so delays are exact (jitter has its own tests below). */
 const settings = (backoff: RetrySettings['backoff'], delaySeconds: number, maxRetries = 3): RetrySettings => ({
   backoff,
   delaySeconds,
   maxRetries,
+  jitter: false,
 });
 
 const retryable: AttemptOutcome = { kind: 'failed', message: 'boom', errorType: 'Error', permanent: false };
@@ -44,11 +46,34 @@ describe('retry policy', () => {
       expect(retryDelayMs(settings('fixed', 7200), 1)).to.equal(3_600_000);
     });
 
-    it('caps at an explicit maxDelayMs', () => {
-      const s = settings('exponential', 1);
-      expect(retryDelayMs(s, 3, 5000)).to.equal(4000);
-      expect(retryDelayMs(s, 4, 5000)).to.equal(5000);
-      expect(retryDelayMs(s, 50, 5000)).to.equal(5000);
+    it('caps at an explicit maxDelaySeconds', () => {
+      const s = { ...settings('exponential', 1), maxDelaySeconds: 5 };
+      expect(retryDelayMs(s, 3)).to.equal(4000);
+      expect(retryDelayMs(s, 4)).to.equal(5000);
+      expect(retryDelayMs(s, 50)).to.equal(5000);
+    });
+
+    it('exponential with a 60 s base: 60, 120, 240 s; the cap holds', () => {
+      const s = { ...settings('exponential', 60), maxDelaySeconds: 200 };
+      expect([1, 2, 3, 4].map((n) => retryDelayMs(s, n))).to.deep.equal([60_000, 120_000, 200_000, 200_000]);
+    });
+
+    it('full jitter (default for exponential): a uniform draw in [0, capped delay)', () => {
+      const s: RetrySettings = { backoff: 'exponential', delaySeconds: 60, maxRetries: 5 };
+      expect(retryDelayMs(s, 1, () => 0)).to.equal(0);
+      expect(retryDelayMs(s, 2, () => 0.5)).to.equal(60_000);
+      expect(retryDelayMs(s, 3, () => 0.999999)).to.equal(239_999);
+      expect(retryDelayMs({ ...s, maxDelaySeconds: 100 }, 3, () => 0.999999)).to.equal(99_999);
+      for (let n = 1; n <= 3; n++) {
+        const d = retryDelayMs(s, n);
+        expect(d).to.be.at.least(0).and.below(60_000 * 2 ** (n - 1));
+      }
+    });
+
+    it('jitter is off by default for fixed and linear, and can be switched either way', () => {
+      expect(retryDelayMs({ backoff: 'fixed', delaySeconds: 5, maxRetries: 1 }, 1, () => 0)).to.equal(5000);
+      expect(retryDelayMs({ backoff: 'linear', delaySeconds: 5, maxRetries: 1, jitter: true }, 2, () => 0.5)).to.equal(5000);
+      expect(retryDelayMs({ backoff: 'exponential', delaySeconds: 5, maxRetries: 1, jitter: false }, 2, () => 0)).to.equal(10_000);
     });
 
     it('stays finite and capped for huge retry numbers', () => {
@@ -64,6 +89,13 @@ describe('retry policy', () => {
 
   describe('decideAttempt', () => {
     const now = Date.UTC(2026, 0, 1);
+
+    it('a replayed budget (attemptBase) counts retries from the replay, with delays restarting', () => {
+      const s = { ...settings('exponential', 1, 2), attemptBase: 3 };
+      expect(decideAttempt(retryable, 4, s, now)).to.deep.equal({ state: 'RETRYING', retryAt: now + 1000 });
+      expect(decideAttempt(retryable, 5, s, now)).to.deep.equal({ state: 'RETRYING', retryAt: now + 2000 });
+      expect(decideAttempt(retryable, 6, s, now).state).to.equal('DEAD');
+    });
 
     it('success → SUCCEEDED with no retryAt', () => {
       expect(decideAttempt({ kind: 'succeeded', result: 42 }, 1, settings('fixed', 1), now)).to.deep.equal({

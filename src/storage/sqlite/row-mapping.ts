@@ -1,4 +1,4 @@
-import { AttemptRecord, DueEntry, PRIORITIES, Priority, PRIORITY_RANK, TaskRecord, TaskState } from '../../domain/task';
+import { AttemptRecord, DueEntry, PRIORITIES, Priority, PRIORITY_RANK, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
 
 /** A `tasks` row as better-sqlite3 returns it. */
 export interface TaskRow {
@@ -16,6 +16,9 @@ export interface TaskRow {
   max_retries: number;
   retry_backoff: string;
   retry_delay_seconds: number;
+  max_retry_delay_seconds: number | null;
+  retry_jitter: number | null;
+  retry_base: number;
   timeout_seconds: number;
   scheduled_at: number | null;
   due_at: number;
@@ -42,6 +45,23 @@ export function rankOfPriority(p: Priority): number {
   return PRIORITY_RANK[p];
 }
 
+/** Retry settings of a row; optional settings appear only when stored. */
+export function retryFromRow(
+  r: Pick<TaskRow, 'max_retries' | 'retry_backoff' | 'retry_delay_seconds' | 'max_retry_delay_seconds' | 'retry_jitter' | 'retry_base'>,
+): RetrySettings {
+  return {
+    maxRetries: r.max_retries,
+    backoff: r.retry_backoff as RetrySettings['backoff'],
+    delaySeconds: r.retry_delay_seconds,
+    ...(r.max_retry_delay_seconds !== null ? { maxDelaySeconds: r.max_retry_delay_seconds } : {}),
+    ...(r.retry_jitter !== null ? { jitter: r.retry_jitter === 1 } : {}),
+    ...(r.retry_base > 0 ? { attemptBase: r.retry_base } : {}),
+  };
+}
+
+/** Columns read by {@link retryFromRow}. */
+export const RETRY_COLUMNS = 'max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds, retry_jitter, retry_base';
+
 /** JSON text → value; null stays null. */
 export function parseJson(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
@@ -61,11 +81,7 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     correlationId: r.correlation_id,
     idempotencyKey: r.idempotency_key,
     metadata: parseJson(r.metadata) as Record<string, unknown>,
-    retry: {
-      maxRetries: r.max_retries,
-      backoff: r.retry_backoff as TaskRecord['retry']['backoff'],
-      delaySeconds: r.retry_delay_seconds,
-    },
+    retry: retryFromRow(r),
     timeoutSeconds: r.timeout_seconds,
     scheduledAt: r.scheduled_at,
     dueAt: r.due_at,

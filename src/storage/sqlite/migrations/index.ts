@@ -1,8 +1,12 @@
 import type Database from 'better-sqlite3';
 import * as m001 from './001-initial';
+import * as m002 from './002-retry-cap-jitter-replay';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
-const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [{ name: '001-initial', ...m001 }];
+const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
+  { name: '001-initial', ...m001 },
+  { name: '002-retry-cap-jitter-replay', ...m002 },
+];
 
 /**
  * Applies the migrations newer than the database's `user_version`, each in its own transaction.

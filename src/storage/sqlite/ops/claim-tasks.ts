@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ClaimedTask } from '../../../domain/task';
-import { parseJson, TaskRow } from '../row-mapping';
+import { parseJson, RETRY_COLUMNS, retryFromRow, TaskRow } from '../row-mapping';
 
 export function prepareClaimTasks(
   db: Database.Database,
@@ -16,7 +16,7 @@ export function prepareClaimTasks(
       lease_expires_at = ?, cancel_requested = 0, updated_at = ?
     WHERE id = ? AND state = 'PENDING'
     RETURNING id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at,
-      max_retries, retry_backoff, retry_delay_seconds, partition, tenant_id`);
+      ${RETRY_COLUMNS}, partition, tenant_id`);
   return (ids, workerId, now, leaseMs) => {
     const claimed: ClaimedTask[] = [];
     for (const id of ids) {
@@ -30,11 +30,7 @@ export function prepareClaimTasks(
         timeoutSeconds: r.timeout_seconds,
         idempotencyKey: r.idempotency_key,
         dueAt: r.due_at,
-        retry: {
-          maxRetries: r.max_retries,
-          backoff: r.retry_backoff as ClaimedTask['retry']['backoff'],
-          delaySeconds: r.retry_delay_seconds,
-        },
+        retry: retryFromRow(r),
         partition: r.partition,
         tenantId: r.tenant_id,
         startedAt: now,

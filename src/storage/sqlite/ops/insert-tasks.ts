@@ -10,9 +10,9 @@ import { rankOfPriority } from '../row-mapping';
 export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => void {
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-      idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, timeout_seconds,
-      scheduled_at, due_at, state, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
+      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return (tasks) => {
     for (const t of tasks) {
       stmt.run(
@@ -29,6 +29,9 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         t.retry.maxRetries,
         t.retry.backoff,
         t.retry.delaySeconds,
+        t.retry.maxDelaySeconds ?? null,
+        t.retry.jitter === undefined ? null : t.retry.jitter ? 1 : 0,
+        t.retry.attemptBase ?? 0,
         t.timeoutSeconds,
         t.scheduledAt,
         t.dueAt,

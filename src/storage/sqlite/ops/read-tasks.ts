@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { AttemptRecord, TASK_STATES, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
-import { AttemptRow, attemptFromRow, parseJson, TaskRow, taskFromRow } from '../row-mapping';
+import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
 
 export interface TaskReads {
@@ -20,7 +20,7 @@ export function prepareReads(db: Database.Database): TaskReads {
   const byId = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   const attempts = db.prepare(`SELECT * FROM attempts WHERE task_id = ? ORDER BY attempt`);
   const orphans = db.prepare(`
-    SELECT id, attempts, max_retries, retry_backoff, retry_delay_seconds, worker_id
+    SELECT id, attempts, ${RETRY_COLUMNS}, worker_id
     FROM tasks WHERE state = 'RUNNING' ORDER BY seq LIMIT ?`);
   const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
   return {
@@ -65,11 +65,7 @@ export function prepareReads(db: Database.Database): TaskReads {
         taskId: r.id,
         attempt: r.attempts,
         workerId: r.worker_id,
-        retry: {
-          maxRetries: r.max_retries,
-          backoff: r.retry_backoff as OrphanedAttempt['retry']['backoff'],
-          delaySeconds: r.retry_delay_seconds,
-        },
+        retry: retryFromRow(r),
       })),
     countByState: () => {
       const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
