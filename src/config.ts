@@ -33,6 +33,11 @@ export const ConfigSchema = z
     workerBatchMax: int(1),
     bodyLimitBytes: int(1024),
     batchMaxTasks: int(1, 100_000),
+    /**
+     * Grace (ms) after an attempt's timeout before its worker process is killed: the handler's
+     * signal fires at the timeout; a handler that has not returned by then is stuck.
+     */
+    timeoutGraceMs: int(0),
     /** How long a worker process may take to start and answer its first hello (ms). */
     workerStartTimeoutMs: int(1000),
     /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */

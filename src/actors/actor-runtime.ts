@@ -25,6 +25,7 @@ export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRunti
   const system = comedy.createSystem({
     resources: [depsResource(deps)],
     logger: '/' + path.join(__dirname, 'comedy-logger.js'),
+    loggerParams: { level: deps.config.logLevel },
     config: {},
   });
   const handlers = system as unknown as { sigintHandler?: () => void; sigtermHandler?: () => void };

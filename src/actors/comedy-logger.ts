@@ -6,7 +6,12 @@ import pino from 'pino';
  * stderr; its info/debug chatter is dropped.
  */
 class ComedyLogger {
-  private readonly log = pino({ name: 'comedy', level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  private readonly log: pino.Logger;
+
+  /** @param params.level pino level (the service's LOG_LEVEL; forked children: env or `warn`) */
+  constructor(params?: { level?: string }) {
+    this.log = pino({ name: 'comedy', level: params?.level ?? process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  }
 
   error(...args: unknown[]): void {
     this.log.error(args.map(String).join(' '));

@@ -3,6 +3,7 @@ import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
 import { ReadyQueues } from '../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion } from '../storage/store';
+import { TimerHandle } from '../domain/clock';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { TypedRef } from './typed-ref';
 import { WorkerPool, WorkerSlot } from './worker-pool';
@@ -46,6 +47,7 @@ export class DispatcherActor {
   private running = new Map<string, Running>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
+  private overrunTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.workers = new WorkerPool(deps, (slot) => {
@@ -66,6 +68,51 @@ export class DispatcherActor {
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.workers.stop();
+    if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
+    this.overrunTimer = null;
+  }
+
+  /**
+   * Watchdog for attempts that outlive `timeout + timeoutGraceMs`: their handler ignored its abort
+   * signal and is stuck in synchronous code (a worker normally reports a timeout itself), so the
+   * only way to stop it is to kill its process. The stuck attempt ends as `timeout`, the process's
+   * other attempts as `worker_lost`, both retryable; comedy respawns the process. Runs while
+   * attempts are running, every half grace period (at least every 100 ms).
+   */
+  private armOverrunCheck(): void {
+    if (this.overrunTimer || this.running.size === 0) return;
+    const every = Math.max(100, this.deps.config.timeoutGraceMs / 2);
+    this.overrunTimer = this.deps.clock.setTimeout(() => {
+      this.overrunTimer = null;
+      this.checkOverruns();
+      this.armOverrunCheck();
+    }, every);
+  }
+
+  private checkOverruns(): void {
+    const now = this.deps.clock.now();
+    const stuckWorkers = new Map<string, Set<string>>();
+    for (const [id, run] of this.running) {
+      if (now < run.task.startedAt + run.task.timeoutSeconds * 1000 + this.deps.config.timeoutGraceMs) continue;
+      const ids = stuckWorkers.get(run.workerId) ?? new Set<string>();
+      ids.add(id);
+      stuckWorkers.set(run.workerId, ids);
+    }
+    for (const [workerId, stuck] of stuckWorkers) {
+      const slot = this.workers.get(workerId);
+      if (slot) this.workers.kill(slot, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
+      const results = [...this.running.values()]
+        .filter((r) => r.workerId === workerId)
+        .map((r) => ({
+          id: r.task.id,
+          attempt: r.task.attempt,
+          durationMs: now - r.task.startedAt,
+          outcome: stuck.has(r.task.id)
+            ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
+            : lostOutcome(),
+        }));
+      void this.finish(results);
+    }
   }
 
   enqueue(entries: DueEntry[]): void {
@@ -147,6 +194,7 @@ export class DispatcherActor {
     const items: WorkItem[] = [];
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
+      this.armOverrunCheck();
       metrics.dispatchLag.observe(Math.max(0, t.startedAt - t.dueAt) / 1000);
       items.push({
         id: t.id,

@@ -25,6 +25,8 @@ export interface WorkerSlot {
  */
 export class WorkerPool {
   private readonly slots = new Map<string, WorkerSlot>();
+  /** Pids this pool killed: a late hello from one of them is not a respawn. */
+  private readonly killed = new Set<number>();
   private timer: TimerHandle | null = null;
   private stopped = false;
 
@@ -69,6 +71,26 @@ export class WorkerPool {
     this.schedulePing();
   }
 
+  /**
+   * Kills a worker process that cannot stop by itself (a handler stuck in synchronous code past its
+   * timeout and grace). The slot takes no work until the respawned process answers a ping.
+   */
+  kill(slot: WorkerSlot, reason: string): void {
+    const { log, metrics } = this.deps;
+    log.warn({ worker_id: slot.id, pid: slot.pid, reason }, 'killing worker process');
+    if (slot.pid > 0) {
+      this.killed.add(slot.pid);
+      try {
+        process.kill(slot.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      metrics.workerKills.inc({ worker_id: slot.id });
+    }
+    slot.pid = 0;
+    slot.credits = 0;
+  }
+
   /** Stops the supervision pings. */
   stop(): void {
     this.stopped = true;
@@ -91,7 +113,7 @@ export class WorkerPool {
         } catch {
           return; // crashed and not yet respawned: the next ping sees the new process
         }
-        if (this.stopped || hello.pid === slot.pid) return;
+        if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
         metrics.workerRestarts.inc({ worker_id: slot.id });
         log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid }, 'worker process restarted; its attempts are lost');
         slot.pid = hello.pid;

@@ -14,6 +14,7 @@ export class SchedulerMetrics {
   readonly depth: Gauge<'state'>;
   readonly staleCompletions: Counter<string>;
   readonly workerRestarts: Counter<'worker_id'>;
+  readonly workerKills: Counter<'worker_id'>;
 
   /** @param depthByState reads the number of tasks per state when /metrics is scraped */
   constructor(depthByState: () => Promise<Record<TaskState, number>>) {
@@ -56,6 +57,12 @@ export class SchedulerMetrics {
     this.staleCompletions = new Counter({
       name: 'scheduler_stale_completions_total',
       help: 'Completions refused because the attempt was no longer RUNNING (late or duplicate).',
+      registers,
+    });
+    this.workerKills = new Counter({
+      name: 'scheduler_worker_kills_total',
+      help: 'Worker processes killed because a handler overran its timeout and grace period.',
+      labelNames: ['worker_id'],
       registers,
     });
     this.workerRestarts = new Counter({
