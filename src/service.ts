@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { ackJson, SubmitAck, taskJson } from './contract/task-json';
-import { batchSubmissionSchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
+import { batchSubmissionSchema, deadLetterQuerySchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
 import { SchemaValidator } from './contract/validation';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
@@ -115,16 +115,64 @@ export class SchedulerService {
   async list(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assert(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
-    const limit = q.limit === undefined ? 50 : Number(q.limit);
-    if (limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
     const page = await this.deps.store.listTasks({
       status: q.status as TaskState | undefined,
       taskType: q.task_type as string | undefined,
       queue: q.queue as string | undefined,
       cursor: q.cursor as string | undefined,
-      limit,
+      limit: pageLimit(q.limit),
     });
     return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Lists the dead-letter queue (DEAD tasks), newest first, as summaries. `query`: {task_type,
+   * queue, tenant, since (ISO-8601 with offset: finished at or after), limit (1..1000, default 50),
+   * cursor}. @throws ValidationError for a bad filter, limit or cursor
+   */
+  async listDeadLetter(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+    const q = (query ?? {}) as Record<string, string | number | undefined>;
+    this.validator.assert(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    let since: number | undefined;
+    if (q.since !== undefined) {
+      since = parseIsoWithOffset(String(q.since)) ?? undefined;
+      if (since === undefined) throw new ValidationError('since', 'is not a date-time that exists');
+    }
+    const page = await this.deps.store.listTasks({
+      status: 'DEAD',
+      taskType: q.task_type as string | undefined,
+      queue: q.queue as string | undefined,
+      tenantId: q.tenant as string | undefined,
+      completedSince: since,
+      cursor: q.cursor as string | undefined,
+      limit: pageLimit(q.limit),
+    });
+    return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Replays a DEAD task: back to PENDING with a fresh retry budget; its history is kept.
+   * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD
+   */
+  async replayDeadLetter(id: string): Promise<{ task_id: string; status: 'PENDING' }> {
+    const entry = await this.deps.store.replayDead(id, this.deps.clock.now());
+    if (!entry) throw await this.notDead(id, 'replay');
+    this.deps.gateway.tasksStored([entry]);
+    return { task_id: id, status: 'PENDING' };
+  }
+
+  /**
+   * Deletes a DEAD task and its history.
+   * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD
+   */
+  async deleteDeadLetter(id: string): Promise<{ task_id: string; deleted: true }> {
+    if (!(await this.deps.store.deleteDead(id))) throw await this.notDead(id, 'delete from the dead-letter queue');
+    return { task_id: id, deleted: true };
+  }
+
+  private async notDead(id: string, operation: string): Promise<Error> {
+    const task = await this.deps.store.getTask(id);
+    return task ? new TaskStateConflictError(id, task.state, operation) : new TaskNotFoundError(id);
   }
 
   /**
@@ -244,4 +292,14 @@ export class SchedulerService {
       createdAt: now,
     };
   }
+}
+
+/**
+ * Page size of a list query: default 50, 1..1000.
+ * @throws ValidationError (field `limit`)
+ */
+function pageLimit(raw: string | number | undefined): number {
+  const limit = raw === undefined ? 50 : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
+  return limit;
 }

@@ -14,6 +14,7 @@ import type { SchedulerService } from '../service';
 import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
+import { deadLetterRoutes } from './routes/dead-letter';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -85,6 +86,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     void reply.status(err.status).send(err.toJSON());
   });
   taskRoutes(app, deps.service, deps.batchMaxTasks);
+  deadLetterRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
   return app;
 }

@@ -33,5 +33,14 @@ export function schedulerApiActor(service: SchedulerService) {
     cancel(msg: { id: string }) {
       return reply(async () => (await service.cancel(String(msg?.id ?? ''))).body);
     }
+    listDeadLetter(query: unknown) {
+      return reply(() => service.listDeadLetter(query));
+    }
+    replayDeadLetter(msg: { id: string }) {
+      return reply(() => service.replayDeadLetter(String(msg?.id ?? '')));
+    }
+    deleteDeadLetter(msg: { id: string }) {
+      return reply(() => service.deleteDeadLetter(String(msg?.id ?? '')));
+    }
   };
 }

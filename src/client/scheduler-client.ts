@@ -42,6 +42,21 @@ export class SchedulerClient {
     return this.call(this.api.ask('cancel', { id }));
   }
 
+  /** Lists DEAD tasks (REST: GET /api/v1/dead-letter). */
+  listDeadLetter(query: Record<string, string | number> = {}) {
+    return this.call(this.api.ask('listDeadLetter', query));
+  }
+
+  /** Replays a DEAD task with a fresh retry budget (REST: POST /api/v1/dead-letter/{id}/replay). */
+  replayDeadLetter(id: string) {
+    return this.call(this.api.ask('replayDeadLetter', { id }));
+  }
+
+  /** Deletes a DEAD task (REST: DELETE /api/v1/dead-letter/{id}). */
+  deleteDeadLetter(id: string) {
+    return this.call(this.api.ask('deleteDeadLetter', { id }));
+  }
+
   private async call<T>(pending: Promise<Reply<T>>): Promise<T> {
     const r = await pending;
     if (!r.ok) throw new RemoteSchedulerError(r.error);

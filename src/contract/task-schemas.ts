@@ -58,6 +58,20 @@ export const getTaskQuerySchema = {
   properties: { include: { type: 'string', enum: ['attempts'] } },
 } as const;
 
+/** `GET /api/v1/dead-letter` filters. */
+export const deadLetterQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    task_type: { type: 'string', minLength: 1 },
+    queue: { type: 'string', minLength: 1 },
+    tenant: { type: 'string', minLength: 1 },
+    since: { type: 'string', pattern: ISO_WITH_OFFSET },
+    limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+    cursor: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;
+
 export const listTasksQuerySchema = {
   type: 'object',
   additionalProperties: false,

@@ -12,6 +12,7 @@ export class SchedulerMetrics {
   readonly dispatchLag: Histogram<string>;
   readonly duration: Histogram<string>;
   readonly depth: Gauge<'state'>;
+  readonly deadLetter: Gauge<string>;
   readonly staleCompletions: Counter<string>;
   readonly workerRestarts: Counter<'worker_id'>;
   readonly workerKills: Counter<'worker_id'>;
@@ -52,6 +53,14 @@ export class SchedulerMetrics {
       async collect() {
         const counts = await depthByState();
         for (const s of TASK_STATES) this.set({ state: s }, counts[s] ?? 0);
+      },
+    });
+    this.deadLetter = new Gauge({
+      name: 'scheduler_dead_letter_tasks',
+      help: 'Tasks in the dead-letter queue (DEAD).',
+      registers,
+      async collect() {
+        this.set((await depthByState()).DEAD ?? 0);
       },
     });
     this.staleCompletions = new Counter({

@@ -13,6 +13,9 @@ export interface TaskListQuery {
   status?: TaskState;
   taskType?: string;
   queue?: string;
+  tenantId?: string;
+  /** Only tasks that finished at or after this instant (epoch ms). */
+  completedSince?: number;
   /** 1..1000 */
   limit: number;
   /** Opaque cursor from a previous page. */
@@ -126,6 +129,16 @@ export interface Store {
    * (the worker is told to abort); terminal → conflict.
    */
   cancelTask(id: string, now: number): Promise<CancelResult>;
+
+  /**
+   * Dead-letter replay: DEAD → PENDING, due at `now`, with a fresh retry budget (the budget starts
+   * after the attempts made so far; attempt numbers and history go on). Compare-and-set on DEAD.
+   * @returns the task's due entry, or null when it is not DEAD (see `getTask` for why)
+   */
+  replayDead(id: string, now: number): Promise<DueEntry | null>;
+
+  /** Deletes a DEAD task and its history. @returns false when it is not DEAD (or unknown). */
+  deleteDead(id: string): Promise<boolean>;
 
   /** Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up). */
   findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]>;

@@ -122,4 +122,19 @@ describe('service end to end (real process, SQLite, forked workers)', function (
     expect(JSON.parse(raw.split('\r\n\r\n')[1]).error.code).to.equal('MALFORMED_REQUEST');
     expect((await http('GET', `${svc.url}/healthz`)).status).to.equal(200);
   });
+
+  it('a DEAD task replayed from the dead-letter queue runs again; its history shows both cycles', async () => {
+    const id = await submit({ task_type: 'fail', payload: { times: 1, message: 'first cycle' }, max_retries: 0 });
+    expect((await waitForTask(svc.url, id, isTerminal)).status).to.equal('DEAD');
+    const listed = await http('GET', `${svc.url}/api/v1/dead-letter?task_type=fail`);
+    expect(listed.body.tasks.map((t: any) => t.task_id)).to.include(id);
+    expect((await http('POST', `${svc.url}/api/v1/dead-letter/${id}/replay`)).status).to.equal(200);
+    const t = await waitForTask(svc.url, id, isTerminal, 15_000, '?include=attempts');
+    expect(t.status).to.equal('SUCCEEDED');
+    expect(t.result).to.deep.equal({ succeeded_on_attempt: 2 });
+    expect(t.attempt_history.map((a: any) => [a.attempt, a.outcome])).to.deep.equal([
+      [1, 'DEAD'],
+      [2, 'SUCCEEDED'],
+    ]);
+  });
 });

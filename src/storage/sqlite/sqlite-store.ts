@@ -139,6 +139,14 @@ export class SqliteStore implements Store {
     return this.w.run('cancelTask', [id, now]);
   }
 
+  async replayDead(id: string, now: number): Promise<DueEntry | null> {
+    return this.w.run('replayDead', [id, now]);
+  }
+
+  async deleteDead(id: string): Promise<boolean> {
+    return this.w.run('deleteDead', [id]);
+  }
+
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
     return this.r.findOrphanedAttempts(limit);
   }

@@ -4,6 +4,7 @@ import { prepareClaimTasks } from './ops/claim-tasks';
 import { prepareCompleteAttempts } from './ops/complete-attempts';
 import { prepareInsertTasks } from './ops/insert-tasks';
 import { prepareMarkPending } from './ops/mark-pending';
+import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -13,6 +14,8 @@ export function prepareWriteOps(db: Database.Database) {
     claimTasks: prepareClaimTasks(db),
     completeAttempts: prepareCompleteAttempts(db),
     cancelTask: prepareCancelTask(db),
+    replayDead: prepareReplayDead(db),
+    deleteDead: prepareDeleteDead(db),
   };
 }
 

@@ -16,6 +16,7 @@ import { PARTITIONS } from '../fixtures';
 import { describeCancel } from './cancel';
 import { describeClaim } from './claim';
 import { describeComplete } from './complete';
+import { describeDeadLetter } from './dead-letter';
 import { ConformanceContext, StoreFactory } from './context';
 import { describeInsertAndGet } from './insert-and-get';
 import { describeList } from './list';
@@ -63,6 +64,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeClaim(ctx);
     describeComplete(ctx);
     describeCancel(ctx);
+    describeDeadLetter(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);
     describeOpenClose(ctx);

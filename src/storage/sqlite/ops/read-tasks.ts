@@ -53,6 +53,8 @@ export function prepareReads(db: Database.Database): TaskReads {
       if (q.status) (where.push('state = ?'), args.push(q.status));
       if (q.taskType) (where.push('task_type = ?'), args.push(q.taskType));
       if (q.queue) (where.push('queue = ?'), args.push(q.queue));
+      if (q.tenantId) (where.push('tenant_id = ?'), args.push(q.tenantId));
+      if (q.completedSince !== undefined) (where.push('completed_at >= ?'), args.push(q.completedSince));
       if (q.cursor !== undefined) (where.push('seq < ?'), args.push(decodeCursor(q.cursor)));
       const sql = `SELECT * FROM tasks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...args, q.limit + 1) as TaskRow[];

@@ -1,0 +1,40 @@
+/**
+ * Dead-letter operations.
+ * replayDead — inputs: id, now. DEAD → PENDING (compare-and-set on DEAD), due now, retry budget
+ * restarted after the attempts made so far (retry_base = attempts), completion fields cleared; the
+ * last error stays until the next attempt ends. Output: the due entry for the partition owner, or
+ * null. Guarantee: one replay per DEAD state; the dead attempt is archived into the history first.
+ * deleteDead — inputs: id. Deletes a DEAD task and its attempt history. Output: whether it did.
+ */
+import type Database from 'better-sqlite3';
+import { DueEntry } from '../../../domain/task';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+
+export function prepareReplayDead(db: Database.Database): (id: string, now: number) => DueEntry | null {
+  // The final attempt of a finished task lives in the task row (see complete-attempts.ts): archive
+  // it into the history before the row starts a new cycle.
+  const archive = db.prepare(`
+    INSERT OR IGNORE INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
+    SELECT id, attempts, worker_id, COALESCE(started_at, completed_at, @now), COALESCE(completed_at, @now), state, error
+    FROM tasks WHERE id = @id AND state = 'DEAD' AND attempts > 0`);
+  const stmt = db.prepare(`
+    UPDATE tasks SET state = 'PENDING', due_at = @now, retry_base = attempts, completed_at = NULL,
+      result = NULL, updated_at = @now
+    WHERE id = @id AND state = 'DEAD'
+    RETURNING ${DUE_COLUMNS}`);
+  return (id, now) => {
+    archive.run({ id, now });
+    const row = stmt.get({ id, now }) as TaskRow | undefined;
+    return row ? dueEntryFromRow(row) : null;
+  };
+}
+
+export function prepareDeleteDead(db: Database.Database): (id: string) => boolean {
+  const task = db.prepare(`DELETE FROM tasks WHERE id = ? AND state = 'DEAD'`);
+  const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
+  return (id) => {
+    if (task.run(id).changes === 0) return false;
+    history.run(id);
+    return true;
+  };
+}
