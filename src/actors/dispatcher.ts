@@ -135,7 +135,7 @@ export class DispatcherActor {
     const slot = this.workers.get(msg.workerId);
     const live = slot !== undefined && slot.pid === msg.pid;
     const now = this.deps.clock.now();
-    const completions = this.decide(msg.results.filter((r) => this.running.get(r.id)?.workerId === msg.workerId), now);
+    const completions = this.decide(msg.results, now, msg.workerId);
     const held = completions.filter((c) => c.state === 'RETRYING' && (c.retryAt ?? 0) <= now).length;
     if (live) slot.credits += completions.length - held;
     this.pump();
@@ -233,12 +233,19 @@ export class DispatcherActor {
     this.pump();
   }
 
-  /** Applies the retry policy to attempts this dispatcher is running; forgets them. */
-  private decide(results: FinishedAttempt[], now: number): AttemptCompletion[] {
+  /**
+   * Applies the retry policy to attempts this dispatcher is running (on `fromWorker`, when given)
+   * and forgets them; any other report is stale and only counted.
+   */
+  private decide(results: FinishedAttempt[], now: number, fromWorker?: string): AttemptCompletion[] {
     const completions: AttemptCompletion[] = [];
     for (const r of results) {
       const run = this.running.get(r.id);
-      if (!run || run.task.attempt !== r.attempt) continue;
+      if (!run || run.task.attempt !== r.attempt || (fromWorker !== undefined && run.workerId !== fromWorker)) {
+        // A late or duplicated report (e.g. attempt 1 after attempt 2 started): refused, counted.
+        this.deps.metrics.staleCompletions.inc();
+        continue;
+      }
       this.running.delete(r.id);
       const decision = decideAttempt(r.outcome, r.attempt, run.task.retry, now);
       completions.push({
