@@ -42,6 +42,8 @@ export const ConfigSchema = z
     workerStartTimeoutMs: int(1000),
     /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */
     workerPingMs: int(50),
+    /** How long an idempotency key is held after its task was submitted (ms; default 24 h). */
+    idempotencyRetentionMs: int(1000),
     /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
     shutdownGraceMs: int(0),
     defaults: z.object({

@@ -4,22 +4,20 @@ import { ackJson, SubmitAck, taskJson } from './contract/task-json';
 import { batchSubmissionSchema, deadLetterQuerySchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
 import { SchemaValidator } from './contract/validation';
 import { parseIsoWithOffset } from './contract/iso-date';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
 import { Clock } from './domain/clock';
 import {
+  IdempotencyConflictError,
   ServiceUnavailableError,
   TaskNotFoundError,
   TaskStateConflictError,
-  UnknownTaskTypeError,
   ValidationError,
 } from './domain/errors';
-import { partitionOf } from './domain/partition';
-import { uuidv7 } from './domain/task-id';
 import { decideAttempt } from './domain/retry-policy';
-import { DueEntry, NewTask, Priority, RetryBackoff, TaskState } from './domain/task';
+import { DueEntry, NewTask, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
 import { SchedulerMetrics } from './observability/metrics';
-import { Store } from './storage/store';
+import { IDEMPOTENCY_CONFLICT, InsertResult, Store } from './storage/store';
+import { buildNewTask, Submission } from './submission';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {
@@ -41,22 +39,6 @@ export interface SchedulerServiceDeps {
   log: Logger;
   gateway: SchedulingGateway;
 }
-
-type Submission = {
-  task_type: string;
-  payload?: unknown;
-  priority?: Priority;
-  scheduled_at?: string | null;
-  max_retries?: number;
-  retry_backoff?: RetryBackoff;
-  retry_delay_seconds?: number;
-  max_retry_delay_seconds?: number;
-  retry_jitter?: boolean;
-  timeout_seconds?: number;
-  idempotency_key?: string | null;
-  queue?: string;
-  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
-};
 
 /**
  * SchedulerService: the one place where operations are defined (DESIGN §2). REST routes and the
@@ -85,7 +67,7 @@ export class SchedulerService {
    */
   async submit(body: unknown): Promise<SubmitAck> {
     this.validator.assert(taskSubmissionSchema, body);
-    const [ack] = await this.store([this.toNewTask(body as Submission, '')]);
+    const [ack] = await this.store([buildNewTask(body as Submission, '', this.deps.clock.now(), this.deps.config, this.taskTypes)], () => '');
     return ack;
   }
 
@@ -96,7 +78,13 @@ export class SchedulerService {
   async submitBatch(body: unknown): Promise<{ tasks: SubmitAck[] }> {
     this.validator.assert(this.batchSchema, body);
     const items = (body as { tasks: Submission[] }).tasks;
-    return { tasks: await this.store(items.map((s, i) => this.toNewTask(s, `tasks[${i}].`))) };
+    const now = this.deps.clock.now();
+    return {
+      tasks: await this.store(
+        items.map((s, i) => buildNewTask(s, `tasks[${i}].`, now, this.deps.config, this.taskTypes)),
+        (i) => `tasks[${i}].`,
+      ),
+    };
   }
 
   /** @throws TaskNotFoundError */
@@ -238,60 +226,48 @@ export class SchedulerService {
     return { ready: this.accepting && store, store };
   }
 
-  private async store(tasks: NewTask[]): Promise<SubmitAck[]> {
+  /**
+   * Stores tasks (all or none) and hands the new ones to their partition owners. A task answered by
+   * an earlier one with the same idempotency key and request gets that task's acknowledgement,
+   * with its current status and `idempotent_replayed: true`.
+   * @throws IdempotencyConflictError (409) when a key is held by a different request
+   */
+  private async store(tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
-    await this.deps.store.insertTasks(tasks);
+    let results: InsertResult[];
+    try {
+      results = await this.deps.store.insertTasks(tasks);
+    } catch (err) {
+      throw this.idempotencyConflict(err, tasks, fieldPrefix) ?? err;
+    }
     const entries: DueEntry[] = [];
-    for (const t of tasks) {
+    const acks: SubmitAck[] = [];
+    for (const [i, t] of tasks.entries()) {
+      const r = results[i];
+      if (r.replayed) {
+        const original = await this.deps.store.getTask(r.taskId);
+        acks.push({ ...ackJson(original ?? t), task_id: r.taskId, idempotent_replayed: true });
+        continue;
+      }
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
       entries.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state });
+      acks.push(ackJson(t));
     }
     this.deps.gateway.tasksStored(entries);
-    return tasks.map((t) => ackJson(t));
+    return acks;
   }
 
-  /** Applies defaults and the checks JSON Schema cannot express. `path` prefixes field names. */
-  private toNewTask(s: Submission, path: string): NewTask {
-    const { config, clock } = this.deps;
-    const d = config.defaults;
-    if (!this.taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, this.registeredTypes);
-    const now = clock.now();
-    let scheduledAt: number | null = null;
-    if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
-      scheduledAt = parseIsoWithOffset(s.scheduled_at);
-      if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, 'is not a date-time that exists (check day, hour and offset)');
-    }
-    for (const field of ['payload', 'metadata'] as const) {
-      if (exceedsJsonDepth(s[field])) throw new ValidationError(`${path}${field}`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
-    }
-    const id = uuidv7(now);
-    const meta = s.metadata ?? {};
-    const dueAt = scheduledAt ?? now;
-    return {
-      id,
-      partition: partitionOf(id, config.partitions),
-      taskType: s.task_type,
-      payload: s.payload === undefined ? null : s.payload,
-      priority: s.priority ?? d.priority,
-      queue: s.queue ?? d.queue,
-      tenantId: meta.tenant_id ?? d.tenantId,
-      correlationId: meta.correlation_id ?? null,
-      idempotencyKey: s.idempotency_key ?? null,
-      metadata: meta,
-      retry: {
-        maxRetries: s.max_retries ?? d.maxRetries,
-        backoff: s.retry_backoff ?? d.retryBackoff,
-        delaySeconds: s.retry_delay_seconds ?? d.retryDelaySeconds,
-        maxDelaySeconds: s.max_retry_delay_seconds ?? d.maxRetryDelaySeconds,
-        jitter: s.retry_jitter ?? (s.retry_backoff ?? d.retryBackoff) === 'exponential',
-      },
-      timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
-      scheduledAt,
-      dueAt,
-      state: dueAt > now ? 'SCHEDULED' : 'PENDING',
-      createdAt: now,
-    };
+  /** The catalog error for the store's idempotency conflict (it crosses the writer thread as data). */
+  private idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: number) => string): IdempotencyConflictError | null {
+    const e = err as { name?: string; code?: string };
+    if (e?.name !== IDEMPOTENCY_CONFLICT || !e.code) return null;
+    const d = JSON.parse(e.code) as { taskId: string; tenantId: string; key: string };
+    const i = tasks.findIndex((t) => t.tenantId === d.tenantId && t.idempotencyKey === d.key);
+    return new IdempotencyConflictError(`${fieldPrefix(Math.max(0, i))}idempotency_key`, d.key, d.taskId);
   }
+
+
+
 }
 
 /**

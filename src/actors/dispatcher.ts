@@ -5,7 +5,6 @@ import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { TypedRef } from './typed-ref';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 
@@ -68,6 +67,7 @@ export class DispatcherActor {
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.workers.stop();
+    this.workers.killLeftovers();
     if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
     this.overrunTimer = null;
   }

@@ -91,11 +91,27 @@ export class WorkerPool {
     slot.credits = 0;
   }
 
-  /** Stops the supervision pings. */
+  /**
+   * Stops the supervision pings and switches comedy's respawn off for every worker: the service is
+   * shutting down, and comedy 2.1.7 would otherwise respawn a worker that exits during destroy (and
+   * retry every 15 s after a failed respawn, forever).
+   */
   stop(): void {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
+    for (const slot of this.slots.values()) {
+      const parent = slot.ref.ref as unknown as { additionalOptions?: { onCrash?: string } };
+      if (parent.additionalOptions) parent.additionalOptions.onCrash = 'none';
+    }
+  }
+
+  /** Kills worker processes still alive after the actor system was destroyed (comedy internals). */
+  killLeftovers(): void {
+    for (const slot of this.slots.values()) {
+      const proc = (slot.ref.ref as unknown as { workerProcess?: { connected?: boolean; kill(s: string): void } }).workerProcess;
+      if (proc?.connected) proc.kill('SIGKILL');
+    }
   }
 
   private schedulePing(): void {

@@ -12,6 +12,8 @@ export interface SubmitAck {
   status: string;
   scheduled_at: string | null;
   created_at: string;
+  /** Present (true) when an earlier task with the same idempotency key and request answers. */
+  idempotent_replayed?: true;
 }
 
 export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>): SubmitAck {

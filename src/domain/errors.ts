@@ -112,6 +112,18 @@ export class TaskStateConflictError extends SchedulerError {
   }
 }
 
+/**
+ * An idempotency key (per tenant) is held by a task submitted with a different request.
+ * `details.task_id` is that task. Not retryable: change the key or the request.
+ */
+export class IdempotencyConflictError extends SchedulerError {
+  readonly code = 'IDEMPOTENCY_CONFLICT';
+  readonly status = 409;
+  constructor(field: string, key: string, taskId: string) {
+    super(`${field}: key "${key}" was used for a different request (task ${taskId})`, { field, idempotency_key: key, task_id: taskId });
+  }
+}
+
 /** A state-machine edge that DESIGN §3 does not have (a bug or a race lost). */
 export class InvalidTransitionError extends SchedulerError {
   readonly code = 'INVALID_TRANSITION';
@@ -152,6 +164,7 @@ export const ERROR_CATALOG = {
   TASK_NOT_FOUND: { status: 404, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },
   TASK_STATE_CONFLICT: { status: 409, retryable: false },
+  IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
   INVALID_TRANSITION: { status: 409, retryable: false },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL_ERROR: { status: 500, retryable: true },

@@ -53,6 +53,11 @@ export interface NewTask {
   tenantId: string;
   correlationId: string | null;
   idempotencyKey: string | null;
+  /**
+   * With an idempotency key: SHA-256 of the canonical submission and until when (epoch ms) the key
+   * is held. A repeat inside that window with the same hash returns the original task.
+   */
+  idempotency?: { requestHash: string; expiresAt: number };
   metadata: Record<string, unknown>;
   retry: RetrySettings;
   timeoutSeconds: number;

@@ -23,6 +23,30 @@ export function registeredTaskTypes(configured: Readonly<Record<string, string>>
 }
 
 /**
+ * {@link loadHandlers} for a worker process, which must start whatever a handler module does: a
+ * module that cannot be loaded becomes a handler that fails permanently with the load error (the
+ * service checked every module at start-up; this covers a file removed since). A worker that
+ * threw here would be respawned by comedy in a loop.
+ */
+export function loadHandlersOrFailing(
+  configured: Readonly<Record<string, string>>,
+  baseDir: string,
+): Map<string, TaskHandler> {
+  const map = new Map<string, TaskHandler>(Object.entries(BUILTIN_HANDLERS));
+  for (const [taskType, modulePath] of Object.entries(configured)) {
+    try {
+      for (const [k, v] of loadHandlers({ [taskType]: modulePath }, baseDir)) map.set(k, v);
+    } catch (err) {
+      const message = (err as Error).message;
+      map.set(taskType, () => {
+        throw Object.assign(new Error(message), { name: 'HandlerLoadError', permanent: true });
+      });
+    }
+  }
+  return map;
+}
+
+/**
  * Resolves `task_type → handler` in a worker process. Configured modules (`handlers` in config:
  * `task_type → module path`, relative to `baseDir`) export the handler as `default`, as
  * `handler`, or as the module itself; they may override a built-in.

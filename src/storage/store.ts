@@ -8,6 +8,19 @@ import {
   TaskState,
 } from '../domain/task';
 
+/**
+ * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
+ * request; its `code` is JSON `{taskId, tenantId, key}` (plain data, so it survives a thread hop).
+ */
+export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
+
+/** Per submitted task: the id that stands for it. */
+export interface InsertResult {
+  taskId: string;
+  /** True when an earlier task with the same idempotency key and request stands for it. */
+  replayed: boolean;
+}
+
 /** Filter and page of {@link Store.listTasks}. Newest first. */
 export interface TaskListQuery {
   status?: TaskState;
@@ -93,8 +106,13 @@ export interface Store {
   /** True when the store answers a trivial read. */
   ping(): Promise<boolean>;
 
-  /** Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. */
-  insertTasks(tasks: NewTask[]): Promise<void>;
+  /**
+   * Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. A task whose idempotency key
+   * (per tenant) is held by an earlier task with the same request hash is not inserted: its result
+   * names the earlier task (`replayed: true`). Keys past `expiresAt` are released at that moment.
+   * @throws IdempotencyConflictError (whole list rolled back) when a held key has another hash
+   */
+  insertTasks(tasks: NewTask[]): Promise<InsertResult[]>;
 
   getTask(id: string): Promise<TaskRecord | null>;
 

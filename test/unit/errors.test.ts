@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   ERROR_CATALOG,
   ErrorCode,
+  IdempotencyConflictError,
   InternalError,
   InvalidTransitionError,
   MalformedJsonError,
@@ -29,6 +30,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   TASK_NOT_FOUND: () => new TaskNotFoundError('t-1'),
   ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
   TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
+  IDEMPOTENCY_CONFLICT: () => new IdempotencyConflictError('idempotency_key', 'order-42', 't-1'),
   INVALID_TRANSITION: () => new InvalidTransitionError('DEAD', 'claim'),
   SERVICE_UNAVAILABLE: () => new ServiceUnavailableError('shutting down'),
   INTERNAL_ERROR: () => new InternalError(),

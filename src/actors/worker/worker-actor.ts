@@ -1,6 +1,6 @@
 import type { Actor } from 'comedy';
 import { SystemClock } from '../../domain/clock';
-import { loadHandlers } from '../../handlers/registry';
+import { loadHandlersOrFailing } from '../../handlers/registry';
 import { TypedRef } from '../typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
 import { TaskRunner } from './task-runner';
@@ -35,7 +35,7 @@ class WorkerActor {
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
     this.params = p;
     this.runner = new TaskRunner(
-      loadHandlers(p.handlers, p.baseDir),
+      loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       new SystemClock(),
     );

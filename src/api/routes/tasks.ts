@@ -18,7 +18,10 @@ const validatedByService = { validatorCompiler: () => () => true };
 /** Task routes of DESIGN §10: submit, batch submit, get, list, cancel. */
 export function taskRoutes(app: FastifyInstance, service: SchedulerService, batchMax: number): void {
   app.post('/api/v1/tasks', { schema: { body: taskSubmissionSchema }, ...validatedByService }, async (req, reply) => {
-    return reply.status(202).send(await service.submit(req.body));
+    const ack = await service.submit(req.body);
+    // A repeat of an earlier request with the same idempotency key: 200 and the original task.
+    if (ack.idempotent_replayed) return reply.status(200).header('idempotent-replayed', 'true').send(ack);
+    return reply.status(202).send(ack);
   });
 
   app.post(

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import {
+  InsertResult,
   AttemptCompletion,
   CancelResult,
   CompletionResult,
@@ -102,7 +103,7 @@ export class SqliteStore implements Store {
     return this.db !== null && this.db.prepare('SELECT 1').pluck().get() === 1;
   }
 
-  async insertTasks(tasks: NewTask[]): Promise<void> {
+  async insertTasks(tasks: NewTask[]): Promise<InsertResult[]> {
     return this.w.run('insertTasks', [tasks]);
   }
 

@@ -17,6 +17,7 @@ import { describeCancel } from './cancel';
 import { describeClaim } from './claim';
 import { describeComplete } from './complete';
 import { describeDeadLetter } from './dead-letter';
+import { describeIdempotency } from './idempotency';
 import { ConformanceContext, StoreFactory } from './context';
 import { describeInsertAndGet } from './insert-and-get';
 import { describeList } from './list';
@@ -65,6 +66,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeComplete(ctx);
     describeCancel(ctx);
     describeDeadLetter(ctx);
+    describeIdempotency(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);
     describeOpenClose(ctx);

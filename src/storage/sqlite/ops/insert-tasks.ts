@@ -1,20 +1,42 @@
 /**
- * insertTasks — inputs: validated NewTask[] (state SCHEDULED or PENDING, due_at set).
- * Output: none. Guarantee: runs inside one group-commit savepoint, so the whole list is stored
- * or none of it (a duplicate id rolls the list back and rejects the caller).
+ * insertTasks — inputs: validated NewTask[] (state SCHEDULED or PENDING, due_at set; optional
+ * idempotency hash and expiry). Output: per task, the id that stands for it and whether it was a
+ * replay. Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
+ * of it: a duplicate id, or an idempotency key held (per tenant, until its expiry) by a request
+ * with another hash, throws and rolls the list back. The key check and the insert are one atomic
+ * step on the single writing connection, so concurrent duplicates create one task.
  */
 import type Database from 'better-sqlite3';
 import { NewTask } from '../../../domain/task';
+import { IDEMPOTENCY_CONFLICT, InsertResult } from '../../store';
 import { rankOfPriority } from '../row-mapping';
 
-export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => void {
+
+export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => InsertResult[] {
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
       idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
       retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  return (tasks) => {
-    for (const t of tasks) {
+  const heldKey = db.prepare(`SELECT task_id, request_hash, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?`);
+  const holdKey = db.prepare(`
+    INSERT INTO idempotency_keys (tenant_id, key, task_id, request_hash, expires_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id, key) DO UPDATE SET task_id = excluded.task_id, request_hash = excluded.request_hash,
+      expires_at = excluded.expires_at`);
+  return (tasks) =>
+    tasks.map((t) => {
+      if (t.idempotencyKey !== null && t.idempotency) {
+        const held = heldKey.get(t.tenantId, t.idempotencyKey) as { task_id: string; request_hash: string; expires_at: number } | undefined;
+        if (held && held.expires_at > t.createdAt) {
+          if (held.request_hash === t.idempotency.requestHash) return { taskId: held.task_id, replayed: true };
+          // `code` crosses the writer-thread boundary with the error: it carries the details.
+          throw Object.assign(new Error(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}`), {
+            name: IDEMPOTENCY_CONFLICT,
+            code: JSON.stringify({ taskId: held.task_id, tenantId: t.tenantId, key: t.idempotencyKey }),
+          });
+        }
+        holdKey.run(t.tenantId, t.idempotencyKey, t.id, t.idempotency.requestHash, t.idempotency.expiresAt);
+      }
       stmt.run(
         t.id,
         t.partition,
@@ -39,6 +61,6 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         t.createdAt,
         t.createdAt,
       );
-    }
-  };
+      return { taskId: t.id, replayed: false };
+    });
 }

@@ -1,0 +1,426 @@
+/**
+ * Cron schedules: when a cron definition fires, as epoch milliseconds (UTC), in its IANA time zone.
+ * Pure: no I/O, no clock (the caller passes "now"), deterministic.
+ *
+ * ## The rules (DESIGN §7), for users
+ *
+ * - **Syntax.** Five fields `minute hour day-of-month month day-of-week`, or six with `second`
+ *   first. Values, `a-b` ranges, `/step` (`*` + step counts from the field's minimum, so
+ *   `*\/3` in day-of-month is 1, 4, 7, …; `a/step` runs from `a` to the maximum), lists, month and
+ *   weekday names (`JAN`, `mon`), `?` as `*`, day-of-week 0–7 (0 and 7 are Sunday), `L` (last day
+ *   of the month; `5L` last Friday) and `1#2` (second Monday). Aliases: `@yearly` = `@annually`
+ *   (`0 0 1 1 *`), `@monthly` (`0 0 1 * *`), `@weekly` (`0 0 * * 0`), `@daily` = `@midnight`
+ *   (`0 0 * * *`), `@hourly` (`0 * * * *`). Jenkins' `H` (hash) is refused: it is random.
+ * - **Day of month and day of week.** When both are restricted, a day matches if *either* matches
+ *   (`0 0 13 * 5`: every 13th and every Friday). A field that starts with `*` (including `*\/3`)
+ *   or `?` counts as unrestricted: the day must then match both fields (for a plain `*` that is
+ *   just the other one), as in Vixie cron and cronie.
+ * - **Spring forward (a gap).** A matching wall time that the clock skips is read with the offset
+ *   before the transition, i.e. shifted forward by the length of the gap (RFC 5545, TC39
+ *   Temporal's `compatible`): `30 2 * * *` in New York fires at 03:30 EDT on the day 02:30 does not
+ *   exist. Instants that coincide fire once.
+ * - **Fall back (an overlap).** A matching wall time that the clock shows twice fires at its first
+ *   occurrence only, except for a job whose minute or hour field starts with `*`: that job
+ *   follows real time and also fires during the repeated hour (Vixie cron).
+ * - **Never-firing expressions** (`0 0 30 2 *`) are accepted, as cron accepts them; the search
+ *   looks {@link CRON_SEARCH_HORIZON_YEARS} years ahead and returns what it found.
+ *
+ * The same text is available at run time from {@link describeCronRules}.
+ *
+ * ## How
+ *
+ * cron-parser parses and validates the expression (field values, names, ranges, steps, `L`, `#`).
+ * The fire times are NOT taken from cron-parser's iterator, because against the rule above it:
+ * (1) treats `*\/3` in day-of-month or day-of-week as restricted and ORs it with the other field
+ * (`0 0 *\/3 * 1` fires every third day and every Monday instead of on Mondays that are the 1st,
+ * 4th, 7th, … day); (2) fires a `*`-minute job with a fixed hour (`*\/30 1 * * *`) only in the
+ * first pass of a repeated hour; (3) handles transitions per whole hour, so 30-minute DST
+ * (Australia/Lord_Howe) and other non-hour gaps are not shifted as the rule says; (4) refuses
+ * `0 0 30 2 *` instead of never firing. Patching its answers case by case would leave the next
+ * odd zone wrong, so this module walks real time in intervals of constant UTC offset (found with
+ * `Intl`, see zone-offset.ts) and matches wall-clock times itself; each adjustment is marked
+ * "Adjustment" below.
+ */
+import { CronExpressionParser } from 'cron-parser';
+import { ValidationError } from '../errors';
+import { findOffsetChange, isKnownTimeZone, wallMs, zoneOffsetAt } from './zone-offset';
+
+const SECOND_MS = 1000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** How far ahead {@link CronSchedule.nextFireTimes} looks before it gives up. */
+export const CRON_SEARCH_HORIZON_YEARS = 10;
+/**
+ * {@link CRON_SEARCH_HORIZON_YEARS} in milliseconds. Ten years and not five: `0 0 29 2 *` waits
+ * eight years across 2100, which is not a leap year.
+ */
+export const CRON_SEARCH_HORIZON_MS = CRON_SEARCH_HORIZON_YEARS * 366 * DAY_MS;
+
+/**
+ * How far before "from" the search starts. A transition's effects (gap-shifted firings, the
+ * repeated wall times of an overlap) last at most a day after it, so starting two days early
+ * always knows the transition that "from" may sit just after.
+ */
+const LOOKBACK_MS = 2 * DAY_MS;
+
+/** The aliases of Vixie cron (minus `@reboot`, which is not a schedule). */
+const ALIASES: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+/** A parsed cron definition: expression + IANA time zone. Immutable. */
+export interface CronSchedule {
+  /** The expression as given (trimmed), aliases not expanded. */
+  readonly expression: string;
+  /** The time zone as given. */
+  readonly timezone: string;
+  /**
+   * The next `count` fire instants strictly after `fromMs`, ascending, as epoch milliseconds
+   * (whole seconds). Fewer (possibly none) when the expression fires fewer times in the
+   * {@link CRON_SEARCH_HORIZON_YEARS} years after `fromMs`.
+   */
+  nextFireTimes(fromMs: number, count: number): number[];
+  /** The first fire instant strictly after `fromMs`, or null when none within the horizon. */
+  nextFireTime(fromMs: number): number | null;
+}
+
+/**
+ * Parses and validates a cron expression (5 or 6 fields, or an alias) for an IANA time zone.
+ *
+ * @throws ValidationError with `details.field` `cron_expression` (bad syntax, out-of-range value,
+ *   wrong field count, unknown alias) or `timezone` (not a zone the runtime's tz database knows).
+ */
+export function parseCronSchedule(expression: string, timezone: string): CronSchedule {
+  const fields = parseFields(expression);
+  if (typeof timezone !== 'string' || !isKnownTimeZone(timezone)) {
+    throw new ValidationError('timezone', `"${String(timezone)}" is not a known IANA time zone (e.g. "Europe/Berlin", "UTC")`);
+  }
+  return new ZonedCronSchedule(expression.trim(), timezone, fields);
+}
+
+/** The user-facing statement of the DST and day-matching rules (the doc comment at the top). */
+export function describeCronRules(): string {
+  return [
+    'Cron expressions have 5 fields (minute hour day-of-month month day-of-week) or 6 (second first), ' +
+      'or are one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly; they are evaluated in the ' +
+      "definition's IANA time zone.",
+    'When both day-of-month and day-of-week are restricted, a day matches if either matches; a field that ' +
+      'starts with * (including */3) counts as unrestricted, and the day must then match both (Vixie cron).',
+    'Spring forward: a matching wall time skipped by the gap fires at that wall time read with the offset before ' +
+      'the transition (shifted forward by the gap); instants that coincide fire once.',
+    'Fall back: a matching wall time that occurs twice fires at its first occurrence only, unless the minute or ' +
+      'hour field starts with *, in which case the job follows real time and fires at both.',
+    `Expressions that never fire are accepted; the search looks ${CRON_SEARCH_HORIZON_YEARS} years ahead.`,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/** The expanded fields, ready for matching wall-clock times. */
+interface CronFields {
+  /** Ascending. */
+  readonly seconds: readonly number[];
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  /** Index 1–12. */
+  readonly months: readonly boolean[];
+  /** Index 1–31. */
+  readonly daysOfMonth: readonly boolean[];
+  /** `L` in day-of-month. */
+  readonly lastDayOfMonth: boolean;
+  /** Index 0–6 (Sunday 0). */
+  readonly daysOfWeek: readonly boolean[];
+  /** `5L`: the last Friday of the month. Index 0–6. */
+  readonly lastWeekdayOfMonth: readonly boolean[];
+  /** `1#2` → 2: the weekday must be the n-th of its month (0: no constraint). */
+  readonly nthWeekday: number;
+  readonly dayOfMonthRestricted: boolean;
+  readonly dayOfWeekRestricted: boolean;
+  /** The minute or hour field starts with `*`: the job also fires in a repeated (fall-back) hour. */
+  readonly followsRealTime: boolean;
+}
+
+/** Starts with `*` or `?` (cron-parser's alias of `*`). */
+const isStarField = (raw: string): boolean => raw.startsWith('*') || raw.startsWith('?');
+
+function invalidExpression(reason: string): ValidationError {
+  return new ValidationError('cron_expression', reason);
+}
+
+function parseFields(expression: string): CronFields {
+  if (typeof expression !== 'string' || expression.trim() === '') {
+    throw invalidExpression(
+      'is empty; expected 5 fields (minute hour day-of-month month day-of-week), 6 with seconds first, or an alias such as @daily',
+    );
+  }
+  let text = expression.trim();
+  if (text.startsWith('@')) {
+    const expanded = ALIASES[text.toLowerCase()];
+    if (expanded === undefined) {
+      throw invalidExpression(`unknown alias "${text}"; use one of ${Object.keys(ALIASES).join(', ')}`);
+    }
+    text = expanded;
+  }
+  const atoms = text.split(/\s+/);
+  if (atoms.length !== 5 && atoms.length !== 6) {
+    // cron-parser would pad a shorter expression with `*` fields; a typo must not run every minute.
+    const plural = atoms.length === 1 ? '' : 's';
+    throw invalidExpression(
+      `"${expression.trim()}" has ${atoms.length} field${plural}; ` +
+        'expected 5 (minute hour day-of-month month day-of-week) or 6 (second first)',
+    );
+  }
+  const raw = atoms.length === 5 ? ['0', ...atoms] : atoms;
+  if (raw.some((field) => /(^|[^a-z])h/i.test(field))) {
+    // cron-parser's Jenkins-style hash: a random value per parse unless seeded. A schedule must be
+    // the same in every evaluator (instance ids are derived from the fire time).
+    throw invalidExpression(`"${expression.trim()}" uses H (hash), which is not supported; write the value`);
+  }
+  type SixFields = [string, string, string, string, string, string];
+  const [rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, rawDayOfWeek] = raw as SixFields;
+
+  const parse = (dayOfWeek: string) =>
+    CronExpressionParser.parse([rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, dayOfWeek].join(' ')).fields;
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(rawDayOfWeek);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message === 'Invalid explicit day of month definition' && isStarField(rawDayOfWeek)) {
+      // Adjustment (4): cron-parser refuses a day of month that no selected month has
+      // (`0 0 30 2 *`). Cron accepts it and never fires it; so do we (the bounded search returns
+      // nothing). Every field was already validated when this is thrown; parse again with an
+      // equivalent unrestricted day-of-week spelled so the check does not apply.
+      parsed = parse('0-6');
+    } else {
+      throw invalidExpression(`"${expression.trim()}" is not a valid cron expression: ${message}`);
+    }
+  }
+
+  const numbers = (values: readonly (number | string)[]): number[] =>
+    values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const flags = (size: number, values: readonly number[]): boolean[] => {
+    const out = new Array<boolean>(size).fill(false);
+    for (const v of values) out[v] = true;
+    return out;
+  };
+
+  const daysOfWeek = new Array<boolean>(7).fill(false);
+  const lastWeekdayOfMonth = new Array<boolean>(7).fill(false);
+  for (const value of parsed.dayOfWeek.values) {
+    if (typeof value === 'number') daysOfWeek[value % 7] = true;
+    else if (/^[0-7]L$/.test(value)) lastWeekdayOfMonth[Number(value[0]) % 7] = true;
+    else if (value === 'L') lastWeekdayOfMonth[6] = true; // cron-parser: a bare L in day-of-week is Saturday
+  }
+
+  return {
+    seconds: numbers(parsed.second.values),
+    minutes: numbers(parsed.minute.values),
+    hours: numbers(parsed.hour.values),
+    months: flags(13, numbers(parsed.month.values)),
+    daysOfMonth: flags(32, numbers(parsed.dayOfMonth.values)),
+    lastDayOfMonth: parsed.dayOfMonth.values.includes('L'),
+    daysOfWeek,
+    lastWeekdayOfMonth,
+    nthWeekday: parsed.dayOfWeek.nthDay > 0 ? parsed.dayOfWeek.nthDay : 0,
+    // Adjustment (1): restriction is decided on the raw text, Vixie's DOM_STAR / DOW_STAR. cron-parser
+    // calls a field unrestricted only when it is exactly `*` or `?`, so it ORs `*/3` with the other field.
+    dayOfMonthRestricted: !isStarField(rawDayOfMonth),
+    dayOfWeekRestricted: !isStarField(rawDayOfWeek),
+    followsRealTime: isStarField(rawMinute) || isStarField(rawHour),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calendar matching (wall-clock, no time zone)
+
+const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysInMonth = (year: number, month: number): number => (month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month]!);
+
+/** Does the wall-clock date of day number `dayIndex` (days since 1970-01-01) match the day fields? */
+function dayMatches(fields: CronFields, dayIndex: number): boolean {
+  const date = new Date(dayIndex * DAY_MS);
+  const month = date.getUTCMonth() + 1;
+  if (!fields.months[month]) return false;
+  const year = date.getUTCFullYear();
+  const day = date.getUTCDate();
+  const weekday = date.getUTCDay();
+  const lastDay = daysInMonth(year, month);
+  const domMatch = fields.daysOfMonth[day] === true || (fields.lastDayOfMonth && day === lastDay);
+  const dowMatch =
+    (fields.daysOfWeek[weekday] === true && (fields.nthWeekday === 0 || Math.ceil(day / 7) === fields.nthWeekday)) ||
+    (fields.lastWeekdayOfMonth[weekday] === true && day + 7 > lastDay);
+  // Both restricted: either (the standard OR). Otherwise both, which for a plain `*` field is just
+  // the other field (Vixie: `*/3` still filters, it only switches the OR off).
+  return fields.dayOfMonthRestricted && fields.dayOfWeekRestricted ? domMatch || dowMatch : domMatch && dowMatch;
+}
+
+/** The first day number in `[fromDay, toDay]` that matches, or -1. */
+function nextMatchingDay(fields: CronFields, fromDay: number, toDay: number): number {
+  for (let day = fromDay; day <= toDay; day++) if (dayMatches(fields, day)) return day;
+  return -1;
+}
+
+/**
+ * Calls `visit` with every matching wall time (wall ms) in `[fromWall, toWall)`, ascending, until
+ * `visit` returns false.
+ */
+function forEachMatchingWall(fields: CronFields, fromWall: number, toWall: number, visit: (wall: number) => boolean): void {
+  if (fromWall >= toWall) return;
+  const lastDay = Math.floor((toWall - 1) / DAY_MS);
+  for (let day = Math.floor(fromWall / DAY_MS); day <= lastDay; day++) {
+    if (!dayMatches(fields, day)) continue;
+    const dayStart = day * DAY_MS;
+    for (const hour of fields.hours) {
+      const hourStart = dayStart + hour * HOUR_MS;
+      if (hourStart + HOUR_MS <= fromWall) continue;
+      if (hourStart >= toWall) return;
+      for (const minute of fields.minutes) {
+        const minuteStart = hourStart + minute * MINUTE_MS;
+        if (minuteStart + MINUTE_MS <= fromWall) continue;
+        if (minuteStart >= toWall) return;
+        for (const second of fields.seconds) {
+          const wall = minuteStart + second * SECOND_MS;
+          if (wall < fromWall) continue;
+          if (wall >= toWall) return;
+          if (!visit(wall)) return;
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The search in real time
+
+class ZonedCronSchedule implements CronSchedule {
+  constructor(
+    readonly expression: string,
+    readonly timezone: string,
+    private readonly fields: CronFields,
+  ) {}
+
+  nextFireTime(fromMs: number): number | null {
+    return this.nextFireTimes(fromMs, 1)[0] ?? null;
+  }
+
+  /**
+   * Walks real time from a little before `fromMs` in intervals of constant UTC offset, at most a
+   * day long (the offset is sampled at each interval's end and a change is bisected to the
+   * second). In an interval `[start, end)` with offset `o` the candidates are the matching wall
+   * times in `[start + o, end + o)`, each firing at `wall − o`, plus, right after a spring-forward
+   * transition, the wall times its gap skipped. Every candidate of an interval lies inside it, so
+   * intervals produce their instants in order.
+   */
+  nextFireTimes(fromMs: number, count: number): number[] {
+    if (typeof fromMs !== 'number' || !Number.isFinite(fromMs)) {
+      throw new TypeError(`fromMs must be a finite number, got ${String(fromMs)}`);
+    }
+    if (!Number.isInteger(count) || count < 0) {
+      throw new RangeError(`count must be a non-negative integer, got ${String(count)}`);
+    }
+    const fires: number[] = [];
+    if (count === 0) return fires;
+
+    const tz = this.timezone;
+    const earliest = Math.floor(fromMs / SECOND_MS) * SECOND_MS + SECOND_MS; // strictly after fromMs
+    const limit = earliest + CRON_SEARCH_HORIZON_MS;
+    let start = earliest - LOOKBACK_MS;
+    let offset = zoneOffsetAt(tz, start);
+    /** The offset before a spring-forward transition at `start`, or null. */
+    let gapOffsetBefore: number | null = null;
+    /** After a fall-back: wall times below this one are second occurrences. */
+    let repeatedWallEnd = -Infinity;
+    /** Gap-shifted firings beyond the interval that produced them (not seen in real zones). */
+    let carried: number[] = [];
+
+    while (fires.length < count && start < limit) {
+      // Skip stretches with no matching day (monthly, yearly and never-firing schedules). Landing
+      // two days before the matching day keeps the transition state exact (see LOOKBACK_MS).
+      const lastDay = Math.floor((limit + offset) / DAY_MS) + 1;
+      const day = nextMatchingDay(this.fields, Math.floor((start + offset) / DAY_MS), lastDay);
+      if (day === -1 && carried.length === 0) break;
+      if (day !== -1 && carried.length === 0) {
+        const landing = Math.floor((day * DAY_MS - LOOKBACK_MS - offset) / SECOND_MS) * SECOND_MS;
+        if (landing > start + DAY_MS) {
+          start = landing;
+          offset = zoneOffsetAt(tz, start);
+          gapOffsetBefore = null;
+          repeatedWallEnd = -Infinity;
+          continue;
+        }
+      }
+
+      let end = Math.min(start + DAY_MS, limit);
+      const changes = zoneOffsetAt(tz, end) !== offset;
+      if (changes) end = findOffsetChange(tz, start, end);
+
+      const need = count - fires.length;
+      const found: number[] = [];
+      const stillCarried: number[] = [];
+      for (const instant of carried) (instant < end ? found : stillCarried).push(instant);
+      carried = stillCarried;
+
+      // Wall times in this interval, each once, at wall − offset (ascending: the first `need` suffice).
+      let taken = 0;
+      forEachMatchingWall(this.fields, Math.max(start, earliest) + offset, end + offset, (wall) => {
+        // Adjustment (2): a wall time below `repeatedWallEnd` already happened before the fall-back
+        // transition. It fires again only for a job whose minute or hour field starts with `*`
+        // (Vixie cron follows real time); cron-parser never fires the repeated pass of a wall time
+        // whose hour it already fired (`*/30 1 * * *` loses 01:00 and 01:30 standard time).
+        if (wall < repeatedWallEnd && !this.fields.followsRealTime) return true;
+        found.push(wall - offset);
+        return ++taken < need;
+      });
+
+      // Adjustment (3): wall times skipped by a spring-forward gap at `start` fire at
+      // wall − (offset before the transition), i.e. shifted forward by the gap, whatever the gap's
+      // length or position in the hour; cron-parser reasons in whole hours (Lord Howe's 30-minute
+      // gap, for one, comes out wrong). They land in [start, start + gap), inside this interval
+      // unless another transition follows within the gap (none does in the tz database; kept
+      // correct anyway by carrying them to the interval they belong to).
+      if (gapOffsetBefore !== null) {
+        const before = gapOffsetBefore;
+        let shifted = 0;
+        forEachMatchingWall(this.fields, start + before, start + offset, (wall) => {
+          const instant = wall - before;
+          if (instant < earliest) return true;
+          (instant < end ? found : carried).push(instant);
+          return ++shifted < need;
+        });
+      }
+
+      found.sort((a, b) => a - b);
+      for (const instant of found) {
+        if (fires.length === count) break;
+        // Instants that coincide (a shifted gap time and a real one) fire once.
+        if (fires[fires.length - 1] !== instant) fires.push(instant);
+      }
+
+      if (changes) {
+        const after = zoneOffsetAt(tz, end);
+        if (after > offset) {
+          gapOffsetBefore = offset;
+        } else {
+          gapOffsetBefore = null;
+          repeatedWallEnd = end + offset;
+        }
+        offset = after;
+      } else {
+        gapOffsetBefore = null;
+      }
+      start = end;
+    }
+    return fires;
+  }
+}

@@ -1,0 +1,77 @@
+import type { Config } from './config';
+import { requestHash } from './contract/canonical-json';
+import { parseIsoWithOffset } from './contract/iso-date';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
+import { UnknownTaskTypeError, ValidationError } from './domain/errors';
+import { partitionOf } from './domain/partition';
+import { NewTask, Priority, RetryBackoff } from './domain/task';
+import { uuidv7 } from './domain/task-id';
+
+/** A task submission as the API receives it (already checked against the JSON Schema). */
+export type Submission = {
+  task_type: string;
+  payload?: unknown;
+  priority?: Priority;
+  scheduled_at?: string | null;
+  max_retries?: number;
+  retry_backoff?: RetryBackoff;
+  retry_delay_seconds?: number;
+  max_retry_delay_seconds?: number;
+  retry_jitter?: boolean;
+  timeout_seconds?: number;
+  idempotency_key?: string | null;
+  queue?: string;
+  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
+};
+
+/**
+ * Turns a schema-valid submission into a {@link NewTask}: the checks JSON Schema cannot express
+ * (registered task type, a date that exists, nesting depth), every default from config, a UUID v7
+ * id, its partition, and for an idempotency key the request hash and how long the key is held.
+ * @param path prefix of field names in errors (`tasks[3].` in a batch)
+ * @param now submission time (epoch ms)
+ * @throws UnknownTaskTypeError | ValidationError (400)
+ */
+export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>): NewTask {
+  const d = config.defaults;
+  if (!taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, [...taskTypes].sort());
+  let scheduledAt: number | null = null;
+  if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
+    scheduledAt = parseIsoWithOffset(s.scheduled_at);
+    if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, 'is not a date-time that exists (check day, hour and offset)');
+  }
+  for (const field of ['payload', 'metadata'] as const) {
+    if (exceedsJsonDepth(s[field])) throw new ValidationError(`${path}${field}`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  const id = uuidv7(now);
+  const meta = s.metadata ?? {};
+  const dueAt = scheduledAt ?? now;
+  const idempotencyKey = s.idempotency_key ?? null;
+  return {
+    id,
+    partition: partitionOf(id, config.partitions),
+    taskType: s.task_type,
+    payload: s.payload === undefined ? null : s.payload,
+    priority: s.priority ?? d.priority,
+    queue: s.queue ?? d.queue,
+    tenantId: meta.tenant_id ?? d.tenantId,
+    correlationId: meta.correlation_id ?? null,
+    idempotencyKey,
+    ...(idempotencyKey !== null
+      ? { idempotency: { requestHash: requestHash(s), expiresAt: now + config.idempotencyRetentionMs } }
+      : {}),
+    metadata: meta,
+    retry: {
+      maxRetries: s.max_retries ?? d.maxRetries,
+      backoff: s.retry_backoff ?? d.retryBackoff,
+      delaySeconds: s.retry_delay_seconds ?? d.retryDelaySeconds,
+      maxDelaySeconds: s.max_retry_delay_seconds ?? d.maxRetryDelaySeconds,
+      jitter: s.retry_jitter ?? (s.retry_backoff ?? d.retryBackoff) === 'exponential',
+    },
+    timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
+    scheduledAt,
+    dueAt,
+    state: dueAt > now ? 'SCHEDULED' : 'PENDING',
+    createdAt: now,
+  };
+}

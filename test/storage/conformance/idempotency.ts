@@ -1,0 +1,37 @@
+/** Store conformance, idempotency keys in insertTasks (see ./index.ts). */
+import { expect } from 'chai';
+import { IDEMPOTENCY_CONFLICT } from '../../../src/storage/store';
+import { newTask, rejectionOf, T0 } from '../fixtures';
+import { ConformanceContext } from './context';
+
+const keyed = (id: string, key: string, hash: string, over: Record<string, unknown> = {}) =>
+  newTask(id, { idempotencyKey: key, idempotency: { requestHash: hash, expiresAt: T0 + 1000 }, ...over });
+
+export function describeIdempotency(ctx: ConformanceContext): void {
+  describe('insertTasks with idempotency keys', () => {
+    it('a held key with the same hash answers with the first task and stores nothing', async () => {
+      expect(await ctx.store().insertTasks([keyed('ik-1', 'k', 'h1')])).to.deep.equal([{ taskId: 'ik-1', replayed: false }]);
+      expect(await ctx.store().insertTasks([keyed('ik-2', 'k', 'h1')])).to.deep.equal([{ taskId: 'ik-1', replayed: true }]);
+      expect(await ctx.store().getTask('ik-2')).to.equal(null);
+    });
+
+    it('a held key with another hash rejects the whole list with IdempotencyConflict', async () => {
+      await ctx.store().insertTasks([keyed('ik-a', 'k', 'h1')]);
+      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-free'), keyed('ik-b', 'k', 'h2')]))) as { name: string; code: string };
+      expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
+      expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-a', key: 'k' });
+      expect(await ctx.store().getTask('ik-free')).to.equal(null);
+    });
+
+    it('keys are per tenant, and released at their expiry', async () => {
+      await ctx.store().insertTasks([keyed('ik-t1', 'k', 'h1', { tenantId: 't1' })]);
+      expect((await ctx.store().insertTasks([keyed('ik-t2', 'k', 'h9', { tenantId: 't2' })]))[0].replayed).to.equal(false);
+      const later = keyed('ik-late', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1000, idempotency: { requestHash: 'h9', expiresAt: T0 + 5000 } });
+      expect(await ctx.store().insertTasks([later])).to.deep.equal([{ taskId: 'ik-late', replayed: false }]);
+      expect((await ctx.store().insertTasks([keyed('ik-late2', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1001 })]))[0]).to.deep.equal({
+        taskId: 'ik-late',
+        replayed: true,
+      });
+    });
+  });
+}
