@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { ackJson, SubmitAck, taskJson } from './contract/task-json';
-import { batchSubmissionSchema, deadLetterQuerySchema, listTasksQuerySchema, taskSubmissionSchema } from './contract/task-schemas';
+import {
+  batchSubmissionSchema,
+  deadLetterQuerySchema,
+  listTasksQuerySchema,
+  taskPatchSchema,
+  taskSubmissionSchema,
+} from './contract/task-schemas';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
 import { SchemaValidator } from './contract/validation';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { Clock } from './domain/clock';
@@ -13,10 +20,10 @@ import {
   ValidationError,
 } from './domain/errors';
 import { decideAttempt } from './domain/retry-policy';
-import { DueEntry, NewTask, TaskState } from './domain/task';
+import { DueEntry, NewTask, Priority, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
 import { SchedulerMetrics } from './observability/metrics';
-import { IDEMPOTENCY_CONFLICT, InsertResult, Store } from './storage/store';
+import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission } from './submission';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
@@ -111,6 +118,35 @@ export class SchedulerService {
       limit: pageLimit(q.limit),
     });
     return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Changes a task that has not started its next attempt (SCHEDULED, PENDING, RETRYING, BLOCKED):
+   * `scheduled_at` (ISO-8601 with offset, or null for now), `priority`, `payload`. A new time makes
+   * it SCHEDULED (later) or PENDING (now or past), and its partition owner is told.
+   * @returns the task as it is now
+   * @throws ValidationError (400); TaskNotFoundError; TaskStateConflictError (409, `details.state`)
+   *   once the task is RUNNING or finished
+   */
+  async update(id: string, body: unknown): Promise<Record<string, unknown>> {
+    this.validator.assert(taskPatchSchema, body);
+    const b = body as { scheduled_at?: string | null; priority?: Priority; payload?: unknown };
+    const changes: UpdateWaitingChanges = {};
+    if (b.scheduled_at !== undefined) {
+      const at = b.scheduled_at === null ? null : parseIsoWithOffset(b.scheduled_at);
+      if (at === null && b.scheduled_at !== null) throw new ValidationError('scheduled_at', 'is not a date-time that exists (check day, hour and offset)');
+      changes.scheduledAt = at;
+    }
+    if (b.priority !== undefined) changes.priority = b.priority;
+    if (b.payload !== undefined) {
+      if (exceedsJsonDepth(b.payload)) throw new ValidationError('payload', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+      changes.payload = b.payload;
+    }
+    const res = await this.deps.store.updateWaitingTask(id, changes, this.deps.clock.now());
+    if (res.kind === 'not_found') throw new TaskNotFoundError(id);
+    if (res.kind === 'conflict') throw new TaskStateConflictError(id, res.task.state, 'update');
+    if (res.entry) this.deps.gateway.tasksStored([res.entry]);
+    return taskJson(res.task);
   }
 
   /**

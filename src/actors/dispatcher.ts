@@ -146,7 +146,7 @@ export class DispatcherActor {
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
-    this.workers.stop();
+    this.workers.disableRespawn(); // pings go on: running attempts may still report
     if (this.running.size === 0) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
       const done = () => resolve({ stillRunning: this.running.size });

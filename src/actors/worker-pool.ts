@@ -62,6 +62,7 @@ export class WorkerPool {
           concurrency: config.workerConcurrency,
           handlers: { ...config.handlers },
           baseDir: process.cwd(),
+          orphanAfterMs: orphanAfterMs(config.workerPingMs),
         },
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
@@ -92,14 +93,21 @@ export class WorkerPool {
   }
 
   /**
-   * Stops the supervision pings and switches comedy's respawn off for every worker: the service is
-   * shutting down, and comedy 2.1.7 would otherwise respawn a worker that exits during destroy (and
-   * retry every 15 s after a failed respawn, forever).
+   * Stops the supervision pings (workers then exit by themselves after `orphanAfterMs` of silence,
+   * see the worker actor) and switches respawn off.
    */
   stop(): void {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
+    this.disableRespawn();
+  }
+
+  /**
+   * Switches comedy's respawn off for every worker (shutdown): comedy 2.1.7 would otherwise
+   * respawn a worker that exits during destroy, and retry every 15 s after a failed respawn.
+   */
+  disableRespawn(): void {
     for (const slot of this.slots.values()) {
       const parent = slot.ref.ref as unknown as { additionalOptions?: { onCrash?: string } };
       if (parent.additionalOptions) parent.additionalOptions.onCrash = 'none';
@@ -139,4 +147,12 @@ export class WorkerPool {
     );
     this.schedulePing();
   }
+}
+
+/**
+ * How long a worker waits without hearing from the dispatcher before it exits (ms): ten ping
+ * intervals, at least 10 s. The dispatcher pings every `workerPingMs` while the service runs.
+ */
+export function orphanAfterMs(workerPingMs: number): number {
+  return Math.max(10_000, 10 * workerPingMs);
 }

@@ -12,6 +12,7 @@ export type SchedulerApiMessages = {
   get: { req: { id: string; include?: { attempts?: boolean } }; res: Reply<Record<string, unknown>> };
   list: { req: unknown; res: Reply<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };
   cancel: { req: { id: string }; res: Reply<CancelResponse['body']> };
+  update: { req: { id: string; changes: unknown }; res: Reply<Record<string, unknown>> };
   listDeadLetter: { req: unknown; res: Reply<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };
   replayDeadLetter: { req: { id: string }; res: Reply<{ task_id: string; status: 'PENDING' }> };
   deleteDeadLetter: { req: { id: string }; res: Reply<{ task_id: string; deleted: true }> };

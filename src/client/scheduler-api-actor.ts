@@ -33,6 +33,9 @@ export function schedulerApiActor(service: SchedulerService) {
     cancel(msg: { id: string }) {
       return reply(async () => (await service.cancel(String(msg?.id ?? ''))).body);
     }
+    update(msg: { id: string; changes: unknown }) {
+      return reply(() => service.update(String(msg?.id ?? ''), msg?.changes));
+    }
     listDeadLetter(query: unknown) {
       return reply(() => service.listDeadLetter(query));
     }

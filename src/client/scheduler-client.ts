@@ -42,6 +42,11 @@ export class SchedulerClient {
     return this.call(this.api.ask('cancel', { id }));
   }
 
+  /** Reschedules / re-prioritises / changes the payload of a task not yet started (REST: PATCH). */
+  update(id: string, changes: { scheduled_at?: string | null; priority?: string; payload?: unknown }) {
+    return this.call(this.api.ask('update', { id, changes }));
+  }
+
   /** Lists DEAD tasks (REST: GET /api/v1/dead-letter). */
   listDeadLetter(query: Record<string, string | number> = {}) {
     return this.call(this.api.ask('listDeadLetter', query));

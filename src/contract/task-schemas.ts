@@ -58,6 +58,18 @@ export const getTaskQuerySchema = {
   properties: { include: { type: 'string', enum: ['attempts'] } },
 } as const;
 
+/** `PATCH /api/v1/tasks/{id}`: at least one of the fields. */
+export const taskPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    scheduled_at: taskSubmissionSchema.properties.scheduled_at,
+    priority: taskSubmissionSchema.properties.priority,
+    payload: {},
+  },
+} as const;
+
 /** `GET /api/v1/dead-letter` filters. */
 export const deadLetterQuerySchema = {
   type: 'object',

@@ -26,8 +26,10 @@ export function compareDue(a: DueEntry, b: DueEntry): number {
  * out, or `dirty` is set (the store holds some the window does not, so it must be read again).
  */
 export class HorizonWindow {
+  /** May hold superseded entries (a task offered again with a new due time); `live` says which count. */
   private heap = new MinHeap<DueEntry>(compareDue);
-  private known = new Set<string>();
+  /** The current entry of every task in the heap. */
+  private live = new Map<string, DueEntry>();
   private outstanding = new Set<string>();
   /** Tasks due at or before this instant are covered (see the invariant). */
   windowEnd = -Infinity;
@@ -36,7 +38,7 @@ export class HorizonWindow {
   constructor(readonly options: HorizonWindowOptions) {}
 
   get size(): number {
-    return this.heap.size;
+    return this.live.size;
   }
 
   get outstandingCount(): number {
@@ -45,26 +47,31 @@ export class HorizonWindow {
 
   /** True while `id` is in the heap or handed out. */
   has(id: string): boolean {
-    return this.known.has(id);
+    return this.live.has(id) || this.outstanding.has(id);
   }
 
-  /** A newly stored or retried task. Returns true when the window now holds it. */
+  /**
+   * A newly stored, retried or rescheduled task. An entry for a task already held replaces the old
+   * one when its due time or priority changed. Returns true when the window now holds it.
+   */
   offer(entry: DueEntry): boolean {
-    if (this.outstanding.delete(entry.id)) this.known.delete(entry.id); // waiting again (a retry)
-    if (this.known.has(entry.id)) return true;
+    this.outstanding.delete(entry.id); // waiting again (a retry)
+    const held = this.live.get(entry.id);
+    if (held && held.dueAt === entry.dueAt && held.priority === entry.priority) return true;
+    this.live.delete(entry.id); // a superseded heap entry is skipped when it surfaces
     if (entry.dueAt > this.windowEnd) return false; // a later load will read it
-    if (this.heap.size >= this.options.maxTasks) {
+    if (this.live.size >= this.options.maxTasks) {
       this.dirty = true;
       return false;
     }
     this.heap.push(entry);
-    this.known.add(entry.id);
+    this.live.set(entry.id, entry);
     return true;
   }
 
   /** Row limit for the next load: enough to see past everything already known. */
   loadLimit(): number {
-    return this.options.maxTasks - this.heap.size + this.known.size;
+    return this.options.maxTasks + this.outstanding.size;
   }
 
   /** Instant the next load reads up to. */
@@ -79,13 +86,13 @@ export class HorizonWindow {
   loaded(entries: DueEntry[], until: number, limit: number): void {
     let overflow = entries.length >= limit;
     for (const e of entries) {
-      if (this.known.has(e.id)) continue;
-      if (this.heap.size >= this.options.maxTasks) {
+      if (this.has(e.id)) continue;
+      if (this.live.size >= this.options.maxTasks) {
         overflow = true;
         break;
       }
       this.heap.push(e);
-      this.known.add(e.id);
+      this.live.set(e.id, e);
     }
     this.windowEnd = Math.max(this.windowEnd, until);
     this.dirty = overflow;
@@ -94,7 +101,7 @@ export class HorizonWindow {
   /** True when the store should be read: the window is ending, or it is dirty and has room. */
   needsLoad(now: number): boolean {
     if (now >= this.windowEnd - this.options.horizonMs / 2) return true;
-    return this.dirty && this.heap.size <= this.options.maxTasks / 2;
+    return this.dirty && this.live.size <= this.options.maxTasks / 2;
   }
 
   /**
@@ -104,9 +111,10 @@ export class HorizonWindow {
   takeDue(now: number): DueEntry[] {
     const out: DueEntry[] = [];
     while (this.outstanding.size < this.options.maxOutstanding) {
-      const top = this.heap.peek();
+      const top = this.peekLive();
       if (!top || top.dueAt > now) break;
       this.heap.pop();
+      this.live.delete(top.id);
       this.outstanding.add(top.id);
       out.push(top);
     }
@@ -115,9 +123,7 @@ export class HorizonWindow {
 
   /** The dispatcher is done with these ids (claimed, or dropped as stale). */
   release(ids: Iterable<string>): void {
-    for (const id of ids) {
-      if (this.outstanding.delete(id)) this.known.delete(id);
-    }
+    for (const id of ids) this.outstanding.delete(id);
   }
 
   /**
@@ -127,8 +133,17 @@ export class HorizonWindow {
   nextWakeAt(): number | null {
     if (this.windowEnd === -Infinity) return null;
     const refreshAt = this.windowEnd - this.options.horizonMs / 2;
-    const top = this.heap.peek();
+    const top = this.peekLive();
     const canHandOut = this.outstanding.size < this.options.maxOutstanding;
     return top && canHandOut ? Math.min(top.dueAt, refreshAt) : refreshAt;
+  }
+
+  /** The earliest current entry, dropping superseded ones from the top of the heap. */
+  private peekLive(): DueEntry | undefined {
+    for (;;) {
+      const top = this.heap.peek();
+      if (!top || this.live.get(top.id) === top) return top;
+      this.heap.pop();
+    }
   }
 }

@@ -7,8 +7,10 @@ import { InvalidTransitionError } from './errors';
  * message can never move a task backwards or complete it twice.
  */
 export const TRANSITIONS = {
-  /** A SCHEDULED task reached its time, or a RETRYING task its backoff. */
+  /** A SCHEDULED task reached its time, or a RETRYING task its backoff (or was moved to now). */
   due: { from: ['SCHEDULED', 'RETRYING'], to: 'PENDING' },
+  /** PATCH with a later `scheduled_at` of a task that has not started its next attempt. */
+  reschedule: { from: ['SCHEDULED', 'PENDING', 'RETRYING'], to: 'SCHEDULED' },
   /** The dispatcher handed the task to a worker slot (a new attempt starts). */
   claim: { from: ['PENDING'], to: 'RUNNING' },
   succeed: { from: ['RUNNING'], to: 'SUCCEEDED' },

@@ -1,4 +1,5 @@
 import {
+  Priority,
   AttemptRecord,
   ClaimedTask,
   DueEntry,
@@ -66,6 +67,21 @@ export interface CompletionResult {
   entry: DueEntry | null;
   taskType: string | null;
 }
+
+/** Changes to a task that has not started its next attempt ({@link Store.updateWaitingTask}). */
+export interface UpdateWaitingChanges {
+  /** New start time (epoch ms); null means now. Absent: unchanged. */
+  scheduledAt?: number | null;
+  priority?: Priority;
+  /** New payload. Absent: unchanged. */
+  payload?: unknown;
+}
+
+/** Result of {@link Store.updateWaitingTask}. */
+export type UpdateWaitingResult =
+  | { kind: 'updated'; task: TaskRecord; entry: DueEntry | null }
+  | { kind: 'conflict'; task: TaskRecord }
+  | { kind: 'not_found' };
 
 /** Result of {@link Store.cancelTask}. */
 export type CancelResult =
@@ -147,6 +163,13 @@ export interface Store {
    * (the worker is told to abort); terminal → conflict.
    */
   cancelTask(id: string, now: number): Promise<CancelResult>;
+
+  /**
+   * Reschedules, re-prioritises or changes the payload of a task that has not started its next
+   * attempt (SCHEDULED, PENDING, RETRYING, BLOCKED), as a compare-and-set on those states. A new
+   * time moves the task to SCHEDULED (later than now) or PENDING.
+   */
+  updateWaitingTask(id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult>;
 
   /**
    * Dead-letter replay: DEAD → PENDING, due at `now`, with a fresh retry budget (the budget starts

@@ -55,4 +55,16 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     expect(res.status).to.equal(409);
     expect(res.body.error.details.state).to.equal('SUCCEEDED');
   });
+
+  it('PATCH moves a scheduled task: 30 s → 1 s runs it then; 1 s → 30 s keeps it waiting', async () => {
+    const early = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 30_000).toISOString() });
+    const late = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 1000).toISOString() });
+    const soon = new Date(Date.now() + 1000).toISOString();
+    expect((await http('PATCH', `${svc.url}/api/v1/tasks/${early}`, { scheduled_at: soon })).status).to.equal(200);
+    expect((await http('PATCH', `${svc.url}/api/v1/tasks/${late}`, { scheduled_at: new Date(Date.now() + 30_000).toISOString() })).status).to.equal(200);
+    const e = await waitForTask(svc.url, early, isTerminal, 10_000);
+    expect(Date.parse(e.started_at)).to.be.at.least(Date.parse(soon));
+    expect((await http('GET', `${svc.url}/api/v1/tasks/${late}`)).body.status).to.equal('SCHEDULED');
+    expect((await http('POST', `${svc.url}/api/v1/tasks/${late}/cancel`)).status).to.equal(200);
+  });
 });

@@ -61,5 +61,13 @@ describe('timeouts: a synchronous infinite loop cannot stall the service', funct
     expect(history.map((a) => a.error.type)).to.deep.equal(['timeout', 'timeout']);
     const after = await scheduler.service.submit({ task_type: 'echo', payload: 'after the kills' });
     expect((await waitTerminal(after.task_id)).status).to.equal('SUCCEEDED');
+    // Close only once every killed process is back (no respawn in flight while the system stops).
+    const dispatcher = scheduler.runtime.directory.dispatcher!;
+    for (let i = 0; i < 200; i++) {
+      const stats = await dispatcher.ask('stats', null);
+      if (stats.workers.every((w) => w.pid > 0)) break;
+      await new Promise((r) => setTimeout(r, 50)); // waiting for the respawn, not for time
+    }
+    expect((await dispatcher.ask('stats', null)).workers.every((w) => w.pid > 0)).to.equal(true);
   });
 });

@@ -335,4 +335,25 @@ describe('HorizonWindow', () => {
       expect(w.nextWakeAt()).to.equal(T + 200);
     });
   });
+
+  describe('an entry offered again with a new due time (PATCH reschedule)', () => {
+    it('replaces the held entry: earlier fires earlier, later does not fire at the old time', () => {
+      const w = new HorizonWindow({ horizonMs: 30_000, maxTasks: 100, maxOutstanding: 100 });
+      w.loaded([dueEntry({ id: 'a', dueAt: 10_000, seq: 1 }), dueEntry({ id: 'b', dueAt: 5_000, seq: 2 })], 30_000, 1000);
+      expect(w.offer(dueEntry({ id: 'a', dueAt: 2_000, seq: 1 }))).to.equal(true);
+      expect(w.offer(dueEntry({ id: 'b', dueAt: 20_000, seq: 2 }))).to.equal(true);
+      expect(w.size).to.equal(2);
+      expect(w.takeDue(2_000).map((e) => e.id)).to.deep.equal(['a']);
+      expect(w.takeDue(10_000).map((e) => e.id)).to.deep.equal([]);
+      expect(w.takeDue(20_000).map((e) => e.id)).to.deep.equal(['b']);
+    });
+
+    it('a move beyond the window drops the held entry until a later load', () => {
+      const w = new HorizonWindow({ horizonMs: 30_000, maxTasks: 100, maxOutstanding: 100 });
+      w.loaded([dueEntry({ id: 'a', dueAt: 10_000, seq: 1 })], 30_000, 1000);
+      expect(w.offer(dueEntry({ id: 'a', dueAt: 60_000, seq: 1 }))).to.equal(false);
+      expect(w.has('a')).to.equal(false);
+      expect(w.takeDue(60_000)).to.deep.equal([]);
+    });
+  });
 });

@@ -10,6 +10,8 @@ interface WorkerParams {
   concurrency: number;
   handlers: Record<string, string>;
   baseDir: string;
+  /** Exit after this long (ms) without any message from the dispatcher. */
+  orphanAfterMs: number;
 }
 
 /**
@@ -22,6 +24,10 @@ interface WorkerParams {
 class WorkerActor {
   private runner: TaskRunner | null = null;
   private params: WorkerParams | null = null;
+  /** When the dispatcher last sent anything (epoch ms). */
+  private lastHeard = 0;
+  /** Worker processes run handlers against real time. */
+  private readonly clock = new SystemClock();
 
   initialize(self: Actor): void {
     // Ctrl-C reaches the whole process group, and comedy's child system exits on it. Shutdown is
@@ -31,22 +37,38 @@ class WorkerActor {
       process.removeAllListeners(signal);
       process.on(signal, () => undefined);
     }
+    // The IPC channel closes the moment the service process dies (kill -9, OOM). Its attempts are
+    // lost and will run again after restart, so stop at once: comedy alone would notice only at its
+    // next parent ping (≈ 5 s), and side effects of both runs would overlap.
+    process.once('disconnect', () => process.exit(0));
+
     const p = self.getCustomParameters() as WorkerParams;
+    const clock = this.clock;
+    // A worker whose dispatcher went silent (its actor system destroyed while comedy was
+    // respawning this process) would otherwise live on and keep the service's process open.
+    this.lastHeard = clock.now();
+    const watch = () => {
+      if (clock.now() - this.lastHeard > p.orphanAfterMs) process.exit(0);
+      clock.setTimeout(watch, Math.max(1000, p.orphanAfterMs / 4));
+    };
+    watch();
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
     this.params = p;
     this.runner = new TaskRunner(
       loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
-      new SystemClock(),
+      clock,
     );
   }
 
   hello(): WorkerHello {
+    this.lastHeard = this.clock.now();
     const p = this.params as WorkerParams;
     return { workerId: p.workerId, pid: process.pid, credits: p.concurrency };
   }
 
   run(msg: { tasks: WorkItem[] }): void {
+    this.lastHeard = this.clock.now();
     this.runner?.run(msg.tasks);
   }
 

@@ -4,6 +4,7 @@ import {
   getTaskQuerySchema,
   listTasksQuerySchema,
   taskIdParamsSchema,
+  taskPatchSchema,
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
 import type { SchedulerService } from '../../service';
@@ -37,6 +38,12 @@ export function taskRoutes(app: FastifyInstance, service: SchedulerService, batc
   );
 
   app.get('/api/v1/tasks', { schema: { querystring: listTasksQuerySchema } }, async (req) => service.list(req.query));
+
+  app.patch<{ Params: { id: string } }>(
+    '/api/v1/tasks/:id',
+    { schema: { params: taskIdParamsSchema, body: taskPatchSchema }, ...validatedByService },
+    async (req) => service.update(req.params.id, req.body),
+  );
 
   app.post<{ Params: { id: string } }>(
     '/api/v1/tasks/:id/cancel',

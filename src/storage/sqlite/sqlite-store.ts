@@ -12,6 +12,8 @@ import {
   StoreConfigError,
   TaskListQuery,
   TaskPage,
+  UpdateWaitingChanges,
+  UpdateWaitingResult,
 } from '../store';
 import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
@@ -138,6 +140,10 @@ export class SqliteStore implements Store {
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {
     return this.w.run('cancelTask', [id, now]);
+  }
+
+  async updateWaitingTask(id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
+    return this.w.run('updateWaitingTask', [id, changes, now]);
   }
 
   async replayDead(id: string, now: number): Promise<DueEntry | null> {

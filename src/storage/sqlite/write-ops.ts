@@ -5,6 +5,7 @@ import { prepareCompleteAttempts } from './ops/complete-attempts';
 import { prepareInsertTasks } from './ops/insert-tasks';
 import { prepareMarkPending } from './ops/mark-pending';
 import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
+import { prepareUpdateWaitingTask } from './ops/update-waiting-task';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -15,6 +16,7 @@ export function prepareWriteOps(db: Database.Database) {
     completeAttempts: prepareCompleteAttempts(db),
     cancelTask: prepareCancelTask(db),
     replayDead: prepareReplayDead(db),
+    updateWaitingTask: prepareUpdateWaitingTask(db),
     deleteDead: prepareDeleteDead(db),
   };
 }
