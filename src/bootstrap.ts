@@ -2,6 +2,7 @@ import type { ActorRef } from 'comedy';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
+import { Maintenance } from './actors/maintenance';
 import { buildApp } from './api/app';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import type { Config } from './config';
@@ -75,6 +76,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory });
     const apiActor = await runtime.root.createChild(schedulerApiActor(service), { mode: 'in-memory', name: 'scheduler-api' });
     const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
+    const maintenance = new Maintenance({ store, clock, config, metrics, log });
+    maintenance.start();
     const rt = runtime;
     let closing: Promise<void> | null = null;
     return {
@@ -87,6 +90,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       close: () =>
         (closing ??= (async () => {
+          await maintenance.stop();
           service.stopAccepting();
           await app.close();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);

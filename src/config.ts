@@ -38,6 +38,11 @@ export const ConfigSchema = z
      * signal fires at the timeout; a handler that has not returned by then is stuck.
      */
     timeoutGraceMs: int(0),
+    /**
+     * Attempt lease (ms): a RUNNING attempt whose worker sends no heartbeat for this long is lost
+     * (retried as `worker_lost`). Workers heartbeat every third of it while attempts run.
+     */
+    leaseMs: int(1000),
     /** How long a worker process may take to start and answer its first hello (ms). */
     workerStartTimeoutMs: int(1000),
     /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */
@@ -46,6 +51,14 @@ export const ConfigSchema = z
     idempotencyRetentionMs: int(1000),
     /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
     shutdownGraceMs: int(0),
+    /** Largest task payload accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
+    maxPayloadBytes: int(2),
+    /** Largest handler result stored, as JSON text (bytes; larger → the attempt fails `result_too_large`). */
+    maxResultBytes: int(4),
+    /** How long finished tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) are kept after completion (ms; default 7 days). */
+    resultRetentionMs: int(1000),
+    /** How often the maintenance pass purges expired tasks and idempotency keys (ms). */
+    maintenanceIntervalMs: int(1000),
     defaults: z.object({
       priority: z.enum(PRIORITIES),
       maxRetries: int(0, 1000),

@@ -19,12 +19,12 @@ import {
   TaskStateConflictError,
   ValidationError,
 } from './domain/errors';
-import { decideAttempt } from './domain/retry-policy';
 import { DueEntry, NewTask, Priority, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
 import { SchedulerMetrics } from './observability/metrics';
 import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission } from './submission';
+import { lostAttemptCompletion } from './storage/lost-attempt';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {
@@ -232,19 +232,7 @@ export class SchedulerService {
       if (orphans.length === 0) return total;
       const now = clock.now();
       await store.completeAttempts(
-        orphans.map((o) => {
-          const outcome = { kind: 'failed', message: 'process stopped during the attempt', errorType: 'worker_lost', permanent: false } as const;
-          const d = decideAttempt(outcome, o.attempt, o.retry, now);
-          return {
-            taskId: o.taskId,
-            attempt: o.attempt,
-            state: d.state,
-            retryAt: d.retryAt,
-            result: null,
-            error: { message: outcome.message, type: outcome.errorType, retryable: true },
-            durationMs: null,
-          };
-        }),
+        orphans.map((o) => lostAttemptCompletion(o, now, 'process stopped during the attempt')),
         now,
       );
       total += orphans.length;

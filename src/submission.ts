@@ -2,7 +2,7 @@ import type { Config } from './config';
 import { requestHash } from './contract/canonical-json';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
-import { UnknownTaskTypeError, ValidationError } from './domain/errors';
+import { PayloadTooLargeError, UnknownTaskTypeError, ValidationError } from './domain/errors';
 import { partitionOf } from './domain/partition';
 import { NewTask, Priority, RetryBackoff } from './domain/task';
 import { uuidv7 } from './domain/task-id';
@@ -30,7 +30,8 @@ export type Submission = {
  * id, its partition, and for an idempotency key the request hash and how long the key is held.
  * @param path prefix of field names in errors (`tasks[3].` in a batch)
  * @param now submission time (epoch ms)
- * @throws UnknownTaskTypeError | ValidationError (400)
+ * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
+ *   whose JSON is larger than `maxPayloadBytes` (UTF-8 bytes)
  */
 export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>): NewTask {
   const d = config.defaults;
@@ -43,6 +44,8 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   for (const field of ['payload', 'metadata'] as const) {
     if (exceedsJsonDepth(s[field])) throw new ValidationError(`${path}${field}`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  const payloadBytes = s.payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.payload), 'utf8');
+  if (payloadBytes > config.maxPayloadBytes) throw new PayloadTooLargeError(config.maxPayloadBytes, `${path}payload`, payloadBytes);
   const id = uuidv7(now);
   const meta = s.metadata ?? {};
   const dueAt = scheduledAt ?? now;

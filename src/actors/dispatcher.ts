@@ -4,6 +4,7 @@ import { ReadyQueues } from '../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
+import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
@@ -26,8 +27,6 @@ interface Running {
   workerId: string;
 }
 
-/** Attempt lease (ms) recorded at claim; heartbeats and the lease sweeper extend and read it. */
-const LEASE_MS = 60_000;
 
 /**
  * The dispatcher (DESIGN §5): ready tasks per tenant (priority inside, weighted round-robin
@@ -47,6 +46,7 @@ export class DispatcherActor {
   private draining = false;
   private drainWaiters: Array<() => void> = [];
   private overrunTimer: TimerHandle | null = null;
+  private sweepTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.workers = new WorkerPool(deps, (slot) => {
@@ -61,7 +61,48 @@ export class DispatcherActor {
 
   async startWorkers(): Promise<void> {
     await this.workers.start(this.self as Actor);
+    this.armLeaseSweep();
     this.pump();
+  }
+
+  /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
+  async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
+    const items = msg.attempts
+      .filter((a) => {
+        const run = this.running.get(a.id);
+        return run !== undefined && run.workerId === msg.workerId && run.task.attempt === a.attempt;
+      })
+      .map((a) => ({ taskId: a.id, attempt: a.attempt }));
+    if (items.length === 0) return;
+    const { store, clock, config, log } = this.deps;
+    await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
+  }
+
+  /**
+   * Lease sweeper, every `leaseMs / 2`: a RUNNING attempt whose lease expired has had no heartbeat
+   * for `leaseMs`. If this dispatcher runs it, its worker is unresponsive and is killed (its
+   * attempts are lost and retried); otherwise the attempt is an orphan (its process is gone) and
+   * is recorded as `worker_lost` through the retry policy. Correctness never rests on this alone:
+   * respawns and start-up recovery catch the usual cases first.
+   */
+  private armLeaseSweep(): void {
+    const { clock, config, store, log } = this.deps;
+    this.sweepTimer = clock.setTimeout(async () => {
+      this.sweepTimer = null;
+      try {
+        const now = clock.now();
+        const expired = await store.findExpiredLeases(now, 1000);
+        const orphans = expired.filter((o) => this.running.get(o.taskId)?.task.attempt !== o.attempt);
+        const stuckWorkers = new Set(expired.filter((o) => !orphans.includes(o)).map((o) => this.running.get(o.taskId)!.workerId));
+        for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
+        if (orphans.length > 0) {
+          await this.record(orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')), now);
+        }
+      } catch (err) {
+        log.error({ err }, 'lease sweep failed');
+      }
+      if (!this.draining) this.armLeaseSweep();
+    }, Math.max(100, config.leaseMs / 2));
   }
 
   /** comedy hook at system shutdown. */
@@ -70,6 +111,8 @@ export class DispatcherActor {
     this.workers.killLeftovers();
     if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
     this.overrunTimer = null;
+    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = null;
   }
 
   /**
@@ -98,21 +141,28 @@ export class DispatcherActor {
       ids.add(id);
       stuckWorkers.set(run.workerId, ids);
     }
-    for (const [workerId, stuck] of stuckWorkers) {
-      const slot = this.workers.get(workerId);
-      if (slot) this.workers.kill(slot, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
-      const results = [...this.running.values()]
-        .filter((r) => r.workerId === workerId)
-        .map((r) => ({
-          id: r.task.id,
-          attempt: r.task.attempt,
-          durationMs: now - r.task.startedAt,
-          outcome: stuck.has(r.task.id)
-            ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
-            : lostOutcome(),
-        }));
-      void this.finish(results);
-    }
+    for (const [workerId, stuck] of stuckWorkers) this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
+  }
+
+  /**
+   * Kills an unresponsive worker process and records its running attempts: those in `timedOut` as
+   * `timeout`, the others as `worker_lost` (both retryable). comedy respawns the process.
+   */
+  private killWorker(workerId: string, timedOut: ReadonlySet<string>, reason: string): void {
+    const now = this.deps.clock.now();
+    const slot = this.workers.get(workerId);
+    if (slot) this.workers.kill(slot, reason);
+    const results = [...this.running.values()]
+      .filter((r) => r.workerId === workerId)
+      .map((r) => ({
+        id: r.task.id,
+        attempt: r.task.attempt,
+        durationMs: now - r.task.startedAt,
+        outcome: timedOut.has(r.task.id)
+          ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
+          : lostOutcome(),
+      }));
+    void this.finish(results);
   }
 
   enqueue(entries: DueEntry[]): void {
@@ -184,7 +234,7 @@ export class DispatcherActor {
     const now = clock.now();
     let claimed: ClaimedTask[] = [];
     try {
-      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, LEASE_MS);
+      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs);
     } catch (err) {
       log.error({ err }, 'claim failed; tasks stay PENDING and will be reloaded');
     }

@@ -63,6 +63,8 @@ export class WorkerPool {
           handlers: { ...config.handlers },
           baseDir: process.cwd(),
           orphanAfterMs: orphanAfterMs(config.workerPingMs),
+          maxResultBytes: config.maxResultBytes,
+          heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
         },
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));

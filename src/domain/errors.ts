@@ -64,12 +64,20 @@ export class UnknownTaskTypeError extends SchedulerError {
   }
 }
 
-/** The request body is larger than the configured cap. */
+/**
+ * The request body (`field` 'body', `bodyLimitBytes`) or a task's payload (`field` 'payload' or
+ * `tasks[i].payload`, `maxPayloadBytes`, then `actual_bytes` too) is larger than its cap.
+ */
 export class PayloadTooLargeError extends SchedulerError {
   readonly code = 'PAYLOAD_TOO_LARGE';
   readonly status = 413;
-  constructor(limitBytes: number) {
-    super(`request body exceeds ${limitBytes} bytes`, { field: 'body', limit_bytes: limitBytes });
+  constructor(limitBytes: number, field = 'body', actualBytes?: number) {
+    super(
+      field === 'body'
+        ? `request body exceeds ${limitBytes} bytes`
+        : `${field}: ${actualBytes !== undefined ? `${actualBytes} bytes of JSON exceed` : 'exceeds'} the ${limitBytes} bytes allowed`,
+      { field, limit_bytes: limitBytes, ...(actualBytes !== undefined ? { actual_bytes: actualBytes } : {}) },
+    );
   }
 }
 

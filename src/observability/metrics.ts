@@ -16,6 +16,7 @@ export class SchedulerMetrics {
   readonly staleCompletions: Counter<string>;
   readonly workerRestarts: Counter<'worker_id'>;
   readonly workerKills: Counter<'worker_id'>;
+  readonly purgedTasks: Counter<string>;
 
   /** @param depthByState reads the number of tasks per state when /metrics is scraped */
   constructor(depthByState: () => Promise<Record<TaskState, number>>) {
@@ -72,6 +73,11 @@ export class SchedulerMetrics {
       name: 'scheduler_worker_kills_total',
       help: 'Worker processes killed because a handler overran its timeout and grace period.',
       labelNames: ['worker_id'],
+      registers,
+    });
+    this.purgedTasks = new Counter({
+      name: 'scheduler_purged_tasks_total',
+      help: 'Finished tasks deleted by retention (older than resultRetentionMs), their history with them.',
       registers,
     });
     this.workerRestarts = new Counter({

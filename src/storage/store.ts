@@ -181,11 +181,30 @@ export interface Store {
   /** Deletes a DEAD task and its history. @returns false when it is not DEAD (or unknown). */
   deleteDead(id: string): Promise<boolean>;
 
+  /**
+   * Extends the lease of attempts still RUNNING (compare-and-set on id, attempt, state) to `until`
+   * (epoch ms): the worker's heartbeat. @returns how many leases were extended
+   */
+  extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number>;
+
+  /** RUNNING attempts whose lease ended before `now` (their worker stopped heartbeating). */
+  findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]>;
+
   /** Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up). */
   findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]>;
 
   /** Number of tasks in each state. */
   countByState(): Promise<Record<TaskState, number>>;
+
+  /**
+   * Retention (`resultRetentionMs`): deletes up to `limit` finished tasks (SUCCEEDED, FAILED, DEAD,
+   * CANCELLED) whose `completed_at < before`, with their attempt history, and up to `limit`
+   * idempotency keys already released (`expires_at <= now`). DEAD tasks are the dead-letter queue:
+   * they are purged too, but only once older than the retention, like any finished task. Waiting
+   * and RUNNING tasks are never touched. Call again while either count equals `limit`.
+   * @returns how many tasks and idempotency keys were deleted
+   */
+  purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }>;
 }
 
 /** The store was created with another partition count, or similar misconfiguration. */

@@ -45,6 +45,8 @@ export type WorkerMessages = {
  * reports work it was given.
  */
 export type WorkerToDispatcher = {
+  /** The worker's running attempts are alive (every `leaseMs / 3`, and soon after `ctx.heartbeat()`). */
+  heartbeat: { req: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }; res: void };
   /** Finished attempts; each returns one credit. */
   completed: { req: { workerId: string; pid: number; results: WorkResult[] }; res: void };
 };

@@ -18,6 +18,9 @@ export class TaskCancelledError extends Error {
   }
 }
 
+/** Default cap on a handler result (1 MiB of JSON), the `maxResultBytes` default. */
+export const DEFAULT_MAX_RESULT_BYTES = 1_048_576;
+
 interface Attempt {
   item: WorkItem;
   controller: AbortController;
@@ -35,16 +38,20 @@ export class TaskRunner {
   private attempts = new Map<string, Attempt>();
   private outbox: WorkResult[] = [];
   private flushScheduled = false;
+  private beat: ((attempts: Array<{ id: string; attempt: number }>) => void) | null = null;
+  private beatScheduled = false;
 
   /**
    * @param handlers task_type → handler
    * @param report receives batches of finished attempts
    * @param clock time source (the worker's real clock in production)
+   * @param maxResultBytes largest result kept, as UTF-8 JSON text (`maxResultBytes`; default 1 MiB)
    */
   constructor(
     private readonly handlers: ReadonlyMap<string, TaskHandler>,
     private readonly report: (results: WorkResult[]) => void,
     private readonly clock: Clock,
+    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
   ) {}
 
   get running(): number {
@@ -54,6 +61,34 @@ export class TaskRunner {
   /** Starts each item. */
   run(items: WorkItem[]): void {
     for (const item of items) this.start(item);
+  }
+
+  /**
+   * Sends the ids of the running attempts to `send` every `intervalMs`, and soon after a handler
+   * calls `ctx.heartbeat()`: the dispatcher extends their leases. Nothing is sent while idle.
+   */
+  startHeartbeats(intervalMs: number, send: (attempts: Array<{ id: string; attempt: number }>) => void): void {
+    this.beat = send;
+    const tick = () => {
+      this.sendBeat();
+      this.clock.setTimeout(tick, intervalMs);
+    };
+    this.clock.setTimeout(tick, intervalMs);
+  }
+
+  private requestHeartbeat(): void {
+    if (!this.beat || this.beatScheduled) return;
+    this.beatScheduled = true;
+    this.clock.setTimeout(() => {
+      this.beatScheduled = false;
+      this.sendBeat();
+    }, 0);
+  }
+
+  private sendBeat(): void {
+    if (this.beat && this.attempts.size > 0) {
+      this.beat([...this.attempts.values()].map((a) => ({ id: a.item.id, attempt: a.item.attempt })));
+    }
   }
 
   /** Aborts a running attempt with reason {@link TaskCancelledError}. */
@@ -91,14 +126,14 @@ export class TaskRunner {
       attempt: item.attempt,
       idempotencyKey: item.idempotencyKey,
       signal: controller.signal,
-      heartbeat: () => undefined,
+      heartbeat: () => this.requestHeartbeat(),
       log: () => undefined,
       upstreamResults: {},
     };
     Promise.resolve()
       .then(() => handler(item.payload, ctx))
       .then(
-        (result) => this.finish(attempt, succeeded(result)),
+        (result) => this.finish(attempt, succeeded(result, this.maxResultBytes)),
         (err: unknown) => this.finish(attempt, failed(err)),
       );
   }
@@ -121,10 +156,22 @@ export class TaskRunner {
   }
 }
 
-/** A handler result must survive JSON (it crosses a process boundary and is stored). */
-function succeeded(result: unknown): AttemptOutcome {
+/**
+ * A handler result must survive JSON (it crosses a process boundary and is stored) and fit in
+ * `maxBytes` as UTF-8 JSON text; a larger one ends the attempt as a permanent `result_too_large`.
+ */
+function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
   try {
     const text = JSON.stringify(result);
+    const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+    if (bytes > maxBytes) {
+      return {
+        kind: 'failed',
+        message: `handler result is ${bytes} bytes of JSON, more than the ${maxBytes} bytes allowed (maxResultBytes)`,
+        errorType: 'result_too_large',
+        permanent: true,
+      };
+    }
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
   } catch (err) {
     return {

@@ -12,6 +12,10 @@ interface WorkerParams {
   baseDir: string;
   /** Exit after this long (ms) without any message from the dispatcher. */
   orphanAfterMs: number;
+  /** Largest handler result kept (bytes of JSON); a larger one fails `result_too_large`. */
+  maxResultBytes: number;
+  /** Interval of the automatic heartbeat while attempts run (ms). */
+  heartbeatMs: number;
 }
 
 /**
@@ -58,6 +62,10 @@ class WorkerActor {
       loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       clock,
+      p.maxResultBytes,
+    );
+    this.runner.startHeartbeats(p.heartbeatMs, (attempts) =>
+      parent.tell('heartbeat', { workerId: p.workerId, pid: process.pid, attempts }),
     );
   }
 

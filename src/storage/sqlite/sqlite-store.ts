@@ -19,6 +19,7 @@ import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
 import { prepareLoadDue } from './ops/load-due';
+import { prepareFindExpiredLeases } from './ops/leases';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { Writer } from './write-ops';
@@ -44,6 +45,7 @@ export class SqliteStore implements Store {
   private writer: Writer | null = null;
   private reads: TaskReads | null = null;
   private due: ReturnType<typeof prepareLoadDue> | null = null;
+  private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.writer = !inMemory && (this.options.writerThread ?? true) ? new ThreadWriter(this.file) : new InProcessWriter(db);
     this.reads = prepareReads(db);
     this.due = prepareLoadDue(db);
+    this.expired = prepareFindExpiredLeases(db);
   }
 
   async close(): Promise<void> {
@@ -82,6 +85,7 @@ export class SqliteStore implements Store {
     this.writer = null;
     this.reads = null;
     this.due = null;
+    this.expired = null;
     await writer?.close();
     db.close();
   }
@@ -154,11 +158,24 @@ export class SqliteStore implements Store {
     return this.w.run('deleteDead', [id]);
   }
 
+  async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
+    return this.w.run('extendLeases', [items, until]);
+  }
+
+  async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {
+    if (!this.expired) throw new Error('store is not open');
+    return this.expired(now, limit);
+  }
+
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
     return this.r.findOrphanedAttempts(limit);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {
     return this.r.countByState();
+  }
+
+  async purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
+    return this.w.run('purgeFinished', [before, now, limit]);
   }
 }

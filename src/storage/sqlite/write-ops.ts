@@ -4,8 +4,10 @@ import { prepareClaimTasks } from './ops/claim-tasks';
 import { prepareCompleteAttempts } from './ops/complete-attempts';
 import { prepareInsertTasks } from './ops/insert-tasks';
 import { prepareMarkPending } from './ops/mark-pending';
+import { preparePurgeFinished } from './ops/purge-finished';
 import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
 import { prepareUpdateWaitingTask } from './ops/update-waiting-task';
+import { prepareExtendLeases } from './ops/leases';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -17,7 +19,9 @@ export function prepareWriteOps(db: Database.Database) {
     cancelTask: prepareCancelTask(db),
     replayDead: prepareReplayDead(db),
     updateWaitingTask: prepareUpdateWaitingTask(db),
+    extendLeases: prepareExtendLeases(db),
     deleteDead: prepareDeleteDead(db),
+    purgeFinished: preparePurgeFinished(db),
   };
 }
 

@@ -18,6 +18,7 @@ import { describeClaim } from './claim';
 import { describeComplete } from './complete';
 import { describeDeadLetter } from './dead-letter';
 import { describeIdempotency } from './idempotency';
+import { describeLeases } from './leases';
 import { ConformanceContext, StoreFactory } from './context';
 import { describeInsertAndGet } from './insert-and-get';
 import { describeList } from './list';
@@ -25,6 +26,7 @@ import { describeLoadDue } from './load-due';
 import { describeMarkPending } from './mark-pending';
 import { describeOpenClose } from './open-close';
 import { describeOrphansAndCounts } from './orphans-and-counts';
+import { describeRetention } from './retention';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -67,8 +69,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeCancel(ctx);
     describeDeadLetter(ctx);
     describeIdempotency(ctx);
+    describeLeases(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);
+    describeRetention(ctx);
     describeOpenClose(ctx);
   });
 }

@@ -1,0 +1,24 @@
+/**
+ * Attempt leases.
+ * extendLeases — inputs: [{taskId, attempt}], until (epoch ms). Sets lease_expires_at = until for
+ * each attempt still RUNNING (compare-and-set on id, attempt and state). Output: how many.
+ * findExpiredLeases — inputs: now, limit. Output: RUNNING attempts whose lease ended before `now`
+ * (their worker stopped heartbeating: process or node died, or a handler is stuck), with the retry
+ * settings needed to decide their next state. Read-only.
+ */
+import type Database from 'better-sqlite3';
+import { OrphanedAttempt } from '../../store';
+import { RETRY_COLUMNS, retryFromRow, TaskRow } from '../row-mapping';
+
+export function prepareExtendLeases(db: Database.Database): (items: Array<{ taskId: string; attempt: number }>, until: number) => number {
+  const stmt = db.prepare(`UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempts = ? AND state = 'RUNNING'`);
+  return (items, until) => items.reduce((n, i) => n + stmt.run(until, i.taskId, i.attempt).changes, 0);
+}
+
+export function prepareFindExpiredLeases(db: Database.Database): (now: number, limit: number) => OrphanedAttempt[] {
+  const stmt = db.prepare(`
+    SELECT id, attempts, ${RETRY_COLUMNS}, worker_id FROM tasks
+    WHERE state = 'RUNNING' AND lease_expires_at < ? ORDER BY seq LIMIT ?`);
+  return (now, limit) =>
+    (stmt.all(now, limit) as TaskRow[]).map((r) => ({ taskId: r.id, attempt: r.attempts, workerId: r.worker_id, retry: retryFromRow(r) }));
+}

@@ -1,0 +1,36 @@
+/**
+ * purgeFinished — inputs: before, now, limit (epoch ms, ms, count). Deletes up to `limit` finished
+ * tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) whose `completed_at < before`, with their attempt
+ * history, and up to `limit` idempotency keys whose `expires_at <= now` (released already: see
+ * insert-tasks.ts, a key is held while `expires_at > now`). DEAD tasks are the dead-letter queue:
+ * they go too, but only once they are as old as any other finished task. Output: how many tasks
+ * and keys were deleted. Guarantee: one savepoint, so a task and its history go together; never
+ * touches a task that is waiting or RUNNING (a replayed DEAD task is PENDING with completed_at
+ * cleared). Tasks are found through the (state, seq) index (older tasks have lower seq, so a
+ * bounded pass finds them early); keys by a scan of `idempotency_keys` (no index on `expires_at`).
+ */
+import type Database from 'better-sqlite3';
+
+export function preparePurgeFinished(
+  db: Database.Database,
+): (before: number, now: number, limit: number) => { tasks: number; idempotencyKeys: number } {
+  const tasks = db
+    .prepare(`
+    DELETE FROM tasks WHERE id IN (
+      SELECT id FROM tasks
+      WHERE state IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED') AND completed_at < ?
+      LIMIT ?)
+    RETURNING id`)
+    .pluck();
+  const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
+  const keys = db.prepare(`
+    DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
+      SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`);
+  return (before, now, limit) => {
+    const n = Math.max(0, Math.floor(limit));
+    if (n === 0) return { tasks: 0, idempotencyKeys: 0 };
+    const ids = tasks.all(before, n) as string[];
+    for (const id of ids) history.run(id);
+    return { tasks: ids.length, idempotencyKeys: keys.run(now, n).changes };
+  };
+}

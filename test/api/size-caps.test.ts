@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** `maxPayloadBytes`: a payload whose JSON is larger → 413 PAYLOAD_TOO_LARGE naming it; nothing stored. */
+describe('REST: payload size cap', () => {
+  let f: ApiFixture;
+  const CAP = 1000;
+  beforeEach(async () => {
+    f = await apiFixture({ maxPayloadBytes: CAP, bodyLimitBytes: 64 * 1024 });
+  });
+  afterEach(async () => f.close());
+
+  const post = (url: string, body: unknown) =>
+    f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+
+  /** A string payload whose JSON text is exactly `bytes` bytes (the two quotes included). */
+  const payloadOf = (bytes: number) => 'p'.repeat(bytes - 2);
+
+  async function expectNothingStored(): Promise<void> {
+    const counts = await f.store.countByState();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+    expect(f.stored).to.have.length(0);
+  }
+
+  it('defaults to 256 KiB', async () => {
+    expect(f.config.maxPayloadBytes).to.equal(CAP);
+    const d = await apiFixture();
+    try {
+      expect(d.config.maxPayloadBytes).to.equal(262_144);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('one task: a payload one byte over the cap → 413, field payload, both sizes; nothing stored', async () => {
+    const res = await post('/api/v1/tasks', { task_type: 'echo', payload: payloadOf(CAP + 1) });
+    expect(res.statusCode, res.body).to.equal(413);
+    const err = res.json().error;
+    expect(err.code).to.equal('PAYLOAD_TOO_LARGE');
+    expect(err.details).to.deep.equal({ field: 'payload', limit_bytes: CAP, actual_bytes: CAP + 1 });
+    expect(err.message).to.contain(String(CAP)).and.to.contain(String(CAP + 1));
+    await expectNothingStored();
+  });
+
+  it('one task: a payload exactly at the cap, or none at all, is accepted', async () => {
+    expect((await post('/api/v1/tasks', { task_type: 'echo', payload: payloadOf(CAP) })).statusCode).to.equal(202);
+    expect((await post('/api/v1/tasks', { task_type: 'echo' })).statusCode).to.equal(202);
+    expect((await f.store.countByState()).PENDING).to.equal(2);
+  });
+
+  it('counts UTF-8 bytes of the JSON text: multi-byte characters and nested objects', async () => {
+    const euros = '€'.repeat(Math.ceil(CAP / 3)); // 3 bytes each: over the cap, though fewer characters
+    const res = await post('/api/v1/tasks', { task_type: 'echo', payload: { text: euros } });
+    expect(res.statusCode).to.equal(413);
+    expect(res.json().error.details.field).to.equal('payload');
+    expect(res.json().error.details.actual_bytes).to.equal(Buffer.byteLength(JSON.stringify({ text: euros }), 'utf8'));
+    await expectNothingStored();
+  });
+
+  it('batch: one item over the cap → 413 naming tasks[i].payload; no item stored', async () => {
+    const res = await post('/api/v1/tasks/batch', {
+      tasks: [
+        { task_type: 'echo', payload: 'small' },
+        { task_type: 'echo', payload: payloadOf(CAP) },
+        { task_type: 'echo', payload: { big: payloadOf(CAP) } },
+      ],
+    });
+    expect(res.statusCode, res.body).to.equal(413);
+    expect(res.json().error.code).to.equal('PAYLOAD_TOO_LARGE');
+    expect(res.json().error.details).to.include({ field: 'tasks[2].payload', limit_bytes: CAP });
+    await expectNothingStored();
+  });
+
+  it('batch: every item within the cap → 202, all stored', async () => {
+    const res = await post('/api/v1/tasks/batch', {
+      tasks: [
+        { task_type: 'echo', payload: payloadOf(CAP) },
+        { task_type: 'echo', payload: payloadOf(CAP) },
+      ],
+    });
+    expect(res.statusCode, res.body).to.equal(202);
+    expect((await f.store.countByState()).PENDING).to.equal(2);
+  });
+
+  it('a body over bodyLimitBytes is still refused as a whole (field body)', async () => {
+    const res = await post('/api/v1/tasks', { task_type: 'echo', payload: 'x'.repeat(70 * 1024) });
+    expect(res.statusCode).to.equal(413);
+    expect(res.json().error.details).to.deep.equal({ field: 'body', limit_bytes: 64 * 1024 });
+    await expectNothingStored();
+  });
+});
