@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './actors/maintenance';
+import { Periodic } from './actors/periodic';
 import { buildApp } from './api/app';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import type { Config } from './config';
@@ -78,6 +79,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
+    const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
+    audit.start();
     const rt = runtime;
     let closing: Promise<void> | null = null;
     return {
@@ -91,6 +94,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       close: () =>
         (closing ??= (async () => {
           await maintenance.stop();
+          await audit.stop();
           service.stopAccepting();
           await app.close();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);

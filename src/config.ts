@@ -43,6 +43,10 @@ export const ConfigSchema = z
      * (retried as `worker_lost`). Workers heartbeat every third of it while attempts run.
      */
     leaseMs: int(1000),
+    /** A waiting task this long (ms) past its due time is reported (and re-offered) by the audit. */
+    auditOverdueMs: int(1000),
+    /** Interval of the audit reconciler (ms). */
+    auditIntervalMs: int(1000),
     /** How long a worker process may take to start and answer its first hello (ms). */
     workerStartTimeoutMs: int(1000),
     /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */

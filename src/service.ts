@@ -14,6 +14,7 @@ import { parseIsoWithOffset } from './contract/iso-date';
 import { Clock } from './domain/clock';
 import {
   IdempotencyConflictError,
+  PayloadTooLargeError,
   ServiceUnavailableError,
   TaskNotFoundError,
   TaskStateConflictError,
@@ -140,6 +141,9 @@ export class SchedulerService {
     if (b.priority !== undefined) changes.priority = b.priority;
     if (b.payload !== undefined) {
       if (exceedsJsonDepth(b.payload)) throw new ValidationError('payload', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+      const bytes = Buffer.byteLength(JSON.stringify(b.payload));
+      const limit = this.deps.config.maxPayloadBytes;
+      if (bytes > limit) throw new PayloadTooLargeError(limit, 'payload', bytes);
       changes.payload = b.payload;
     }
     const res = await this.deps.store.updateWaitingTask(id, changes, this.deps.clock.now());
@@ -237,6 +241,36 @@ export class SchedulerService {
       );
       total += orphans.length;
     }
+  }
+
+  /**
+   * Audit reconciler pass: finds waiting tasks more than `auditOverdueMs` past due and RUNNING
+   * attempts whose lease has ended, sets the `scheduler_audit_findings` gauge, and repairs what is
+   * safe: overdue tasks are offered to their partition owners again (an owner ignores what it
+   * already holds). Expired leases are left to the dispatcher's lease sweeper; BLOCKED tasks are
+   * checked once workflows exist. @returns the report (at most 100 ids of each kind)
+   */
+  async audit(): Promise<Record<string, unknown>> {
+    const { store, clock, config, metrics, gateway } = this.deps;
+    const now = clock.now();
+    const scan = await store.auditScan(now, now - config.auditOverdueMs, 100);
+    metrics.auditFindings.set({ kind: 'overdue' }, scan.overdueTotal);
+    metrics.auditFindings.set({ kind: 'expired_lease' }, scan.expiredLeasesTotal);
+    gateway.tasksStored(scan.overdue);
+    return {
+      checked_at: new Date(now).toISOString(),
+      overdue: {
+        count: scan.overdueTotal,
+        threshold_ms: config.auditOverdueMs,
+        task_ids: scan.overdue.map((e) => e.id),
+        repair: 'offered to their partition owners again',
+      },
+      expired_leases: {
+        count: scan.expiredLeasesTotal,
+        attempts: scan.expiredLeases.map((l) => ({ task_id: l.taskId, attempt: l.attempt, worker_id: l.workerId, lease_expired_at: new Date(l.leaseExpiresAt).toISOString() })),
+        repair: 'recorded as worker_lost by the lease sweeper within leaseMs / 2',
+      },
+    };
   }
 
   /** Refuses new submissions from now on (shutdown). */

@@ -15,6 +15,7 @@ import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
 import { deadLetterRoutes } from './routes/dead-letter';
+import { auditRoutes } from './routes/audit';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -87,6 +88,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   taskRoutes(app, deps.service, deps.batchMaxTasks);
   deadLetterRoutes(app, deps.service);
+  auditRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
   return app;
 }

@@ -13,6 +13,7 @@ export class SchedulerMetrics {
   readonly duration: Histogram<string>;
   readonly depth: Gauge<'state'>;
   readonly deadLetter: Gauge<string>;
+  readonly auditFindings: Gauge<'kind'>;
   readonly staleCompletions: Counter<string>;
   readonly workerRestarts: Counter<'worker_id'>;
   readonly workerKills: Counter<'worker_id'>;
@@ -55,6 +56,12 @@ export class SchedulerMetrics {
         const counts = await depthByState();
         for (const s of TASK_STATES) this.set({ state: s }, counts[s] ?? 0);
       },
+    });
+    this.auditFindings = new Gauge({
+      name: 'scheduler_audit_findings',
+      help: 'What the last audit found: overdue waiting tasks, RUNNING attempts with an expired lease.',
+      labelNames: ['kind'],
+      registers,
     });
     this.deadLetter = new Gauge({
       name: 'scheduler_dead_letter_tasks',

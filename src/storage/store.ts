@@ -15,6 +15,16 @@ import {
  */
 export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
 
+/** What {@link Store.auditScan} finds. */
+export interface AuditScan {
+  /** Waiting tasks that should have run already (oldest first, at most the limit). */
+  overdue: DueEntry[];
+  overdueTotal: number;
+  /** RUNNING attempts whose lease has ended (no heartbeat). */
+  expiredLeases: Array<{ taskId: string; attempt: number; workerId: string | null; leaseExpiresAt: number }>;
+  expiredLeasesTotal: number;
+}
+
 /** Per submitted task: the id that stands for it. */
 export interface InsertResult {
   taskId: string;
@@ -189,6 +199,12 @@ export interface Store {
 
   /** RUNNING attempts whose lease ended before `now` (their worker stopped heartbeating). */
   findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]>;
+
+  /**
+   * Read-only audit: waiting tasks due before `overdueBefore` and RUNNING attempts whose lease
+   * ended before `now` (at most `limit` of each, with totals).
+   */
+  auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan>;
 
   /** Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up). */
   findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]>;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import {
+  AuditScan,
   InsertResult,
   AttemptCompletion,
   CancelResult,
@@ -20,6 +21,7 @@ import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
 import { prepareLoadDue } from './ops/load-due';
 import { prepareFindExpiredLeases } from './ops/leases';
+import { prepareAuditScan } from './ops/audit';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { Writer } from './write-ops';
@@ -46,6 +48,7 @@ export class SqliteStore implements Store {
   private reads: TaskReads | null = null;
   private due: ReturnType<typeof prepareLoadDue> | null = null;
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
+  private audit: ReturnType<typeof prepareAuditScan> | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -76,6 +79,7 @@ export class SqliteStore implements Store {
     this.reads = prepareReads(db);
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);
+    this.audit = prepareAuditScan(db);
   }
 
   async close(): Promise<void> {
@@ -86,6 +90,7 @@ export class SqliteStore implements Store {
     this.reads = null;
     this.due = null;
     this.expired = null;
+    this.audit = null;
     await writer?.close();
     db.close();
   }
@@ -165,6 +170,11 @@ export class SqliteStore implements Store {
   async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {
     if (!this.expired) throw new Error('store is not open');
     return this.expired(now, limit);
+  }
+
+  async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
+    if (!this.audit) throw new Error('store is not open');
+    return this.audit(now, overdueBefore, limit);
   }
 
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
