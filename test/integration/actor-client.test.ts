@@ -1,11 +1,7 @@
 import { expect } from 'chai';
-import path from 'node:path';
-import pino from 'pino';
-import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { SchedulerClient } from '../../src/client/scheduler-client';
-import { loadConfig } from '../../src/config';
 import { RemoteSchedulerError } from '../../src/domain/errors';
-import { tempDir } from '../helpers/temp-dir';
+import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 
 /**
  * An actor in the scheduler's own actor system uses SchedulerClient (messages, not HTTP) to
@@ -13,21 +9,7 @@ import { tempDir } from '../helpers/temp-dir';
  */
 describe('actor message API: SchedulerClient from an in-cluster actor', function () {
   this.timeout(30_000);
-  const dir = tempDir();
-  let scheduler: Scheduler;
-
-  before(async () => {
-    const config = loadConfig({
-      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-      env: {},
-      overrides: { sqlitePath: path.join(dir.path, 's.db'), workers: 1, workerConcurrency: 4, partitions: 4, logLevel: 'silent' },
-    });
-    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
-  });
-  after(async () => {
-    await scheduler?.close();
-    dir.remove();
-  });
+  const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 4 });
 
   /** A caller actor: receives the API actor as a custom parameter and talks only through the client. */
   class CallerActor {
@@ -69,10 +51,10 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
   }
 
   it('submits, waits for SUCCEEDED, lists, cancels and gets catalog errors', async () => {
-    const caller = await scheduler.runtime.root.createChild(CallerActor, {
+    const caller = await s.scheduler.runtime.root.createChild(CallerActor, {
       mode: 'in-memory',
       name: 'caller',
-      customParameters: { api: scheduler.apiActor },
+      customParameters: { api: s.scheduler.apiActor },
     });
     const t = await caller.sendAndReceive('runEcho', { hello: 'actors' });
     expect(t).to.include({ status: 'SUCCEEDED', attempts: 1 });

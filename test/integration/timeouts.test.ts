@@ -1,10 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
-import { startScheduler, Scheduler } from '../../src/bootstrap';
-import { loadConfig } from '../../src/config';
-import { tempDir } from '../helpers/temp-dir';
+import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
 
 /**
  * Timeouts (issue 3): a handler that ignores its abort signal in synchronous code is stopped by
@@ -12,46 +9,19 @@ import { tempDir } from '../helpers/temp-dir';
  */
 describe('timeouts: a synchronous infinite loop cannot stall the service', function () {
   this.timeout(60_000);
-  const dir = tempDir();
-  let scheduler: Scheduler;
-
-  before(async () => {
-    const busy = path.join(dir.path, 'busy-loop.js');
-    fs.writeFileSync(busy, 'module.exports = () => { for (;;) {} };\n');
-    const config = loadConfig({
-      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-      env: {},
-      overrides: {
-        sqlitePath: path.join(dir.path, 's.db'),
-        workers: 2,
-        workerConcurrency: 4,
-        partitions: 4,
-        logLevel: 'silent',
-        timeoutGraceMs: 500,
-        workerPingMs: 200,
-        handlers: { busy_loop: busy },
-      },
-    });
-    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
-  });
-  after(async () => {
-    await scheduler?.close();
-    dir.remove();
-  });
-
-  async function waitTerminal(id: string, timeoutMs = 20_000): Promise<Record<string, any>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const t = await scheduler.service.get(id, { attempts: true });
-      if (['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'].includes(t.status as string)) return t;
-      if (Date.now() > deadline) throw new Error(`not terminal: ${JSON.stringify(t)}`);
-      await new Promise((r) => setTimeout(r, 20)); // waiting for the task's state, not for time
-    }
-  }
+  const s = useInProcessScheduler(
+    { workers: 2, workerConcurrency: 4, partitions: 4, timeoutGraceMs: 500, workerPingMs: 200 },
+    (dir) => {
+      const busy = path.join(dir, 'busy-loop.js');
+      fs.writeFileSync(busy, 'module.exports = () => { for (;;) {} };\n');
+      return { handlers: { busy_loop: busy } };
+    },
+  );
+  const waitTerminal = (id: string) => s.waitFor(id, terminal);
 
   it('a busy-looping handler with timeout_seconds 1 ends DEAD after its retries; an echo submitted meanwhile succeeds', async () => {
-    const stuck = await scheduler.service.submit({ task_type: 'busy_loop', timeout_seconds: 1, max_retries: 1, retry_delay_seconds: 0 });
-    const echo = await scheduler.service.submit({ task_type: 'echo', payload: 'still here' });
+    const stuck = await s.scheduler.service.submit({ task_type: 'busy_loop', timeout_seconds: 1, max_retries: 1, retry_delay_seconds: 0 });
+    const echo = await s.scheduler.service.submit({ task_type: 'echo', payload: 'still here' });
     const e = await waitTerminal(echo.task_id);
     expect(e).to.include({ status: 'SUCCEEDED', result: 'still here' });
     const t = await waitTerminal(stuck.task_id);
@@ -59,10 +29,10 @@ describe('timeouts: a synchronous infinite loop cannot stall the service', funct
     expect(t.attempts).to.equal(2);
     const history = t.attempt_history as Array<{ outcome: string; error: { type: string } }>;
     expect(history.map((a) => a.error.type)).to.deep.equal(['timeout', 'timeout']);
-    const after = await scheduler.service.submit({ task_type: 'echo', payload: 'after the kills' });
+    const after = await s.scheduler.service.submit({ task_type: 'echo', payload: 'after the kills' });
     expect((await waitTerminal(after.task_id)).status).to.equal('SUCCEEDED');
     // Close only once every killed process is back (no respawn in flight while the system stops).
-    const dispatcher = scheduler.runtime.directory.dispatcher!;
+    const dispatcher = s.scheduler.runtime.directory.dispatcher!;
     for (let i = 0; i < 200; i++) {
       const stats = await dispatcher.ask('stats', null);
       if (stats.workers.every((w) => w.pid > 0)) break;

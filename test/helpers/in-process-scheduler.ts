@@ -1,0 +1,60 @@
+import path from 'node:path';
+import pino from 'pino';
+import { startScheduler, Scheduler } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config';
+import { tempDir } from './temp-dir';
+
+const TERMINAL = ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
+
+/** True for a task in a terminal state (API view). */
+export const terminal = (t: Record<string, any>): boolean => TERMINAL.includes(t.status);
+
+/** A scheduler started in this process for the enclosing `describe`, with helpers to wait on tasks. */
+export interface InProcessScheduler {
+  readonly scheduler: Scheduler;
+  /** The temp folder (SQLite file; put handler modules here). */
+  readonly dir: string;
+  /** Polls `service.get(id, {attempts: true})` until `done` holds (bounded): waits for state, not time. */
+  waitFor(id: string, done: (t: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+}
+
+/**
+ * Mocha fixture: starts the real scheduler (store, actors, forked workers) in this process on a
+ * temp SQLite file in `before`, closes it and removes the folder in `after`. `overrides` are config
+ * keys; `prepare(dir)` runs first (e.g. to write handler modules) and may return more overrides.
+ */
+export function useInProcessScheduler(
+  overrides: Record<string, unknown>,
+  prepare: (dir: string) => Record<string, unknown> = () => ({}),
+): InProcessScheduler {
+  const dir = tempDir();
+  let scheduler: Scheduler | null = null;
+  before(async () => {
+    const config = loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: { sqlitePath: path.join(dir.path, 's.db'), logLevel: 'silent', ...overrides, ...prepare(dir.path) },
+    });
+    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+  });
+  after(async () => {
+    await scheduler?.close();
+    dir.remove();
+  });
+  return {
+    get scheduler() {
+      if (!scheduler) throw new Error('scheduler not started');
+      return scheduler;
+    },
+    dir: dir.path,
+    async waitFor(id, done, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const t = await this.scheduler.service.get(id, { attempts: true });
+        if (done(t)) return t;
+        if (Date.now() > deadline) throw new Error(`task ${id}: condition not reached; last seen ${JSON.stringify(t)}`);
+        await new Promise((r) => setTimeout(r, 20)); // polling the task's state, not timing logic
+      }
+    },
+  };
+}
