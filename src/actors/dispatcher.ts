@@ -97,6 +97,7 @@ export class DispatcherActor {
         for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
         if (orphans.length > 0) {
           await this.record(orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')), now);
+          this.pump(); // a retry due at once is in the ready queue now
         }
       } catch (err) {
         log.error({ err }, 'lease sweep failed');

@@ -17,7 +17,8 @@ describe('attempt leases: heartbeat and sweeper', function () {
     // A ghost claims it with a short lease, as a worker of a process that then died would have.
     await scheduler.store.updateWaitingTask(task_id, { scheduledAt: null }, Date.now());
     expect(await scheduler.store.claimTasks([task_id], 'ghost-worker', Date.now(), 100)).to.have.length(1);
-    const t = await s.waitFor(task_id, terminal);
+    // within about one sweep (leaseMs / 2), not at the next window refresh of its partition owner
+    const t = await s.waitFor(task_id, terminal, 5000);
     expect(t).to.include({ status: 'SUCCEEDED', attempts: 2 });
     expect(t.attempt_history[0]).to.include({ attempt: 1, worker_id: 'ghost-worker' });
     expect(t.attempt_history[0].error.type).to.equal('worker_lost');
