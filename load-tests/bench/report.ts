@@ -1,0 +1,113 @@
+/**
+ * The results: which code and machine were measured, the report's opening fields, and its output
+ * (JSON to stdout and to the results file, a short table to stderr).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Options } from './cli-options';
+import { ROOT, SERVICE_ENTRY } from './paths';
+
+/** Which code was measured: HEAD and the files changed on top of it (other work in progress). */
+export function gitInfo(): { commit: string | null; dirty_paths: string[] } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'config', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return { commit, dirty_paths: status.split('\n').filter(Boolean).map((l) => l.slice(3)) };
+  } catch {
+    return { commit: null, dirty_paths: [] };
+  }
+}
+
+export function readServiceDefaults(): Record<string, unknown> {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'default.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+export function humanTable(r: Record<string, any>): string {
+  const lines: string[] = [];
+  const row = (k: string, v: unknown) => lines.push(`  ${k.padEnd(44)} ${v ?? '-'}`);
+  lines.push(`bench-throughput  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, worker_concurrency=${r.service.worker_concurrency})`);
+  const t = r.throughput;
+  if (t?.submit) {
+    lines.push(`throughput (${t.tasks} noop, batches of ${t.batch_size}, ${t.concurrency} in flight)`);
+    row('submit rate (tasks/s acknowledged)', t.submit.tasks_per_s);
+    row('end-to-end rate (tasks/s, all SUCCEEDED)', t.end_to_end.tasks_per_s);
+    row('end-to-end time (s)', t.end_to_end.seconds);
+    row('dispatch lag p50 / p99 / max (ms)', `${t.dispatch_lag.p50_ms} / ${t.dispatch_lag.p99_ms} / ${t.dispatch_lag.max_ms}  (n=${t.dispatch_lag.count})`);
+    row('peak RSS main / total (MB)', `${t.resources.main_peak_rss_mb} / ${t.resources.total_peak_rss_mb}`);
+    row('CPU s main / workers / harness', `${t.resources.main_cpu_s} / ${t.resources.workers_cpu_s} / ${t.resources.harness_cpu_s}`);
+  } else if (t?.error) lines.push(`throughput: FAILED ${t.error}`);
+  const p = r.paced;
+  if (p?.dispatch_lag) {
+    lines.push(`paced (${p.target_rate_per_s}/s for ${p.seconds} s, single submissions)`);
+    row('acknowledged / achieved send rate', `${p.acknowledged} / ${p.achieved_send_rate_per_s}/s`);
+    row('ack latency p50 / p99 (ms)', `${p.ack_latency.p50_ms} / ${p.ack_latency.p99_ms}`);
+    row('dispatch lag p50 / p99 / max (ms)', `${p.dispatch_lag.p50_ms} / ${p.dispatch_lag.p99_ms} / ${p.dispatch_lag.max_ms}  (n=${p.dispatch_lag.count})`);
+    row('target p99 <= 50 ms', p.target.met ? 'met' : 'NOT met');
+  } else if (p?.error) lines.push(`paced: FAILED ${p.error}`);
+  const s = r.scheduled;
+  if (s?.lateness) {
+    lines.push(`scheduled (${s.tasks} tasks at now + ${s.delay_ms} ms)`);
+    row('lateness p50 / p99 / max (ms)', `${s.lateness.p50_ms} / ${s.lateness.p99_ms} / ${s.lateness.max_ms}`);
+    row('started early', s.started_early);
+  } else if (s?.error) lines.push(`scheduled: FAILED ${s.error}`);
+  if (r.resources) row('overall peak RSS main / total (MB)', `${r.resources.main_peak_rss_mb} / ${r.resources.total_peak_rss_mb}`);
+  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
+  return lines.join('\n');
+}
+
+/** The report before the run: machine, git, service settings and options (key order is the JSON's). */
+export function initialReport(o: Options): Record<string, any> {
+  const defaults = readServiceDefaults();
+  const report: Record<string, any> = {
+    generated_at: new Date().toISOString(),
+    ok: false,
+    machine: {
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? null,
+      total_mem_mb: Math.round(os.totalmem() / 1048576),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    git: gitInfo(),
+    service: {
+      entry: path.relative(ROOT, SERVICE_ENTRY),
+      store: 'sqlite (temp file)',
+      workers: o.workers ?? defaults.workers ?? null,
+      worker_concurrency: o.workerConcurrency ?? defaults.workerConcurrency ?? null,
+      partitions: o.partitions ?? defaults.partitions ?? null,
+      log_level: o.logLevel,
+      cpu_prof_dir: o.cpuProfDir,
+    },
+    options: {
+      tasks: o.tasks,
+      batch_size: o.batchSize,
+      concurrency: o.concurrency,
+      lag_sample: o.lagSample,
+      paced_seconds: o.pacedSeconds,
+      rate: o.rate,
+      paced_lag_sample: o.pacedLagSample,
+      scheduled_count: o.scheduledCount,
+      scheduled_delay_ms: o.scheduledDelayMs,
+      scenarios: [...o.scenarios],
+      poll_ms: o.pollMs,
+      timeout_s: o.timeoutS,
+    },
+    errors: [] as string[],
+  };
+  return report;
+}
+
+/** Writes the JSON to `out` and stdout, and the short table to stderr. */
+export function writeReport(report: Record<string, any>, out: string): void {
+  const json = JSON.stringify(report, null, 2);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${json}\n`);
+  process.stdout.write(`${json}\n`);
+  process.stderr.write(`${humanTable(report)}\n[bench] written to ${path.relative(process.cwd(), out) || out}\n`);
+}
