@@ -131,8 +131,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Loads `config/default.json`, then `config/<NODE_ENV>.json`, then environment variables, then
- * `overrides` (for tests), validates the result and returns it deep-frozen.
+ * Loads `config/default.json`, then `config/<NODE_ENV>.json`, then the JSON file named by
+ * `SCHEDULER_CONFIG` (e.g. an operator's `handlers` map, outside the package), then environment
+ * variables, then `overrides` (for tests), validates the result and returns it deep-frozen.
+ * `NODE_ENV` must be a plain name (letters, digits, `-`, `_`), never a path.
  * @param options.configDir folder with the JSON files (default: `<package root>/config`)
  * @param options.env environment to read (default: process.env)
  * @throws ConfigError naming the first invalid key
@@ -143,7 +145,14 @@ export function loadConfig(
   const env = options.env ?? process.env;
   const dir = options.configDir ?? path.resolve(__dirname, '..', '..', 'config');
   let raw = readJson(path.join(dir, 'default.json'));
-  if (env.NODE_ENV) raw = merge(raw, readJson(path.join(dir, `${env.NODE_ENV}.json`)));
+  if (env.NODE_ENV) {
+    if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV)) throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
+    raw = merge(raw, readJson(path.join(dir, `${env.NODE_ENV}.json`)));
+  }
+  if (env.SCHEDULER_CONFIG) {
+    if (!fs.existsSync(env.SCHEDULER_CONFIG)) throw new ConfigError(`invalid configuration: SCHEDULER_CONFIG: no file ${env.SCHEDULER_CONFIG}`);
+    raw = merge(raw, readJson(env.SCHEDULER_CONFIG));
+  }
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = value;

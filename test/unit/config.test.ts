@@ -98,6 +98,25 @@ describe('loadConfig', () => {
     expect(err.message).to.include('wrokers');
   });
 
+  it('SCHEDULER_CONFIG names a JSON file merged after the NODE_ENV file and before env vars', () => {
+    writeJson('ci.json', { workers: 3, handlers: { a: './a.js' } });
+    writeJson('extra.json', { workers: 5, handlers: { b: '/abs/b.js' } });
+    const cfg = loadConfig({ configDir: dir, env: { NODE_ENV: 'ci', SCHEDULER_CONFIG: path.join(dir, 'extra.json'), PORT: '9000' } });
+    expect(cfg.workers).to.equal(5);
+    expect(cfg.handlers).to.deep.equal({ a: './a.js', b: '/abs/b.js' });
+    expect(cfg.port).to.equal(9000);
+  });
+
+  it('a SCHEDULER_CONFIG file that does not exist → ConfigError naming it', () => {
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { SCHEDULER_CONFIG: path.join(dir, 'nope.json') } }));
+    expect(err.message).to.include('SCHEDULER_CONFIG');
+  });
+
+  it('NODE_ENV that is a path, not a name → ConfigError', () => {
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: '../../tmp/x' } }));
+    expect(err.message).to.include('NODE_ENV');
+  });
+
   it('an unknown key in the NODE_ENV file → ConfigError', () => {
     writeJson('ci.json', { notAKey: true });
     expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } }));
