@@ -43,7 +43,7 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { ValidationError } from '../errors';
-import { findOffsetChange, isKnownTimeZone, wallMs, zoneOffsetAt } from './zone-offset';
+import { findOffsetChange, isKnownTimeZone, zoneOffsetAt } from './zone-offset';
 
 const SECOND_MS = 1000;
 const MINUTE_MS = 60 * SECOND_MS;

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ValidationError } from '../../../src/domain/errors';
 import { CRON_SEARCH_HORIZON_MS, describeCronRules, parseCronSchedule } from '../../../src/domain/cron/cron-schedule';
+import { seededRandom } from '../helpers/fixtures';
 import { oracleNextFires, oracleOffset } from './brute-force-oracle';
 
 const MINUTE = 60_000;
@@ -477,17 +478,6 @@ describe('cron schedule: next fire times', () => {
   });
 
   describe('differential: random expressions near DST transitions vs the brute-force oracle', () => {
-    /** mulberry32: a small seeded PRNG, so the cases are the same on every run. */
-    function prng(seed: number): () => number {
-      let a = seed >>> 0;
-      return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    }
     /** Offset changes of a zone in a year, found with the oracle's offsets (daily scan + bisection). */
     function transitions(timeZone: string, year: number): number[] {
       const found: number[] = [];
@@ -533,7 +523,7 @@ describe('cron schedule: next fire times', () => {
     for (const [zone, year] of ZONES) {
       it(`${zone} ${year}: 24 random expressions around each transition agree with the oracle`, function () {
         this.timeout(30_000);
-        const rand = prng(zone.length * 7919 + year);
+        const rand = seededRandom(zone.length * 7919 + year);
         const changes = transitions(zone, year);
         expect(changes, 'the zone has transitions that year').to.have.length.greaterThan(0);
         for (const change of changes) {
