@@ -10,17 +10,20 @@ import type { Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SchedulerMetrics } from './observability/metrics';
 import { SchedulerService, SchedulingGateway } from './service';
+import { CronService } from './cron/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
+import { offerToOwners } from './actors/offer-to-owners';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
   config: Config;
   store: Store;
   service: SchedulerService;
+  crons: CronService;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -34,13 +37,10 @@ export interface Scheduler {
 export function actorGateway(directory: ActorDirectory): SchedulingGateway {
   return {
     tasksStored(entries: DueEntry[]) {
-      const byPartition = new Map<number, DueEntry[]>();
-      for (const e of entries) {
-        const list = byPartition.get(e.partition) ?? [];
-        list.push(e);
-        byPartition.set(e.partition, list);
-      }
-      for (const [p, list] of byPartition) directory.owners[p]?.tell('offer', list);
+      offerToOwners(directory, entries);
+    },
+    tasksEnded(taskIds: string[]) {
+      directory.cron?.tell('instancesEnded', taskIds);
     },
     abortRunning(taskId, attempt) {
       directory.dispatcher?.tell('abort', { taskId, attempt });
@@ -69,14 +69,21 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const metrics = new SchedulerMetrics(() => store.countByState());
   let runtime: ActorRuntime | null = null;
   try {
-    const directory: ActorDirectory = { dispatcher: null, owners: [] };
+    const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const service = new SchedulerService({ store, clock, config, metrics, log, gateway: actorGateway(directory) });
+    const crons = new CronService({
+      store,
+      clock,
+      config,
+      taskTypes: new Set(service.registeredTypes),
+      gateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+    });
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory });
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service), { mode: 'in-memory', name: 'scheduler-api' });
-    const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons), { mode: 'in-memory', name: 'scheduler-api' });
+    const app = buildApp({ service, crons, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
@@ -87,6 +94,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       config,
       store,
       service,
+      crons,
       runtime: rt,
       app,
       apiActor,
@@ -96,6 +104,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await maintenance.stop();
           await audit.stop();
           service.stopAccepting();
+          crons.stopAccepting();
           await app.close();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');

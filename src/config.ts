@@ -63,6 +63,15 @@ export const ConfigSchema = z
     resultRetentionMs: int(1000),
     /** How often the maintenance pass purges expired tasks and idempotency keys (ms). */
     maintenanceIntervalMs: int(1000),
+    /** How far ahead (ms) the cron evaluator keeps due definitions in memory (reloaded every half of it). */
+    cronHorizonMs: int(1000),
+    /** Most cron definitions the evaluator holds in its window at once. */
+    cronWindowMax: int(1),
+    /**
+     * A fire time at most this late (ms) when the evaluator reaches it fires normally; later ones
+     * were missed (downtime) and follow the definition's `catch_up`.
+     */
+    cronMisfireGraceMs: int(0),
     defaults: z.object({
       priority: z.enum(PRIORITIES),
       maxRetries: int(0, 1000),

@@ -26,11 +26,14 @@ import { SchedulerMetrics } from './observability/metrics';
 import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission } from './submission';
 import { lostAttemptCompletion } from './storage/lost-attempt';
+import { pageLimit } from './contract/page-limit';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {
   tasksStored(entries: DueEntry[]): void;
   abortRunning(taskId: string, attempt: number): void;
+  /** These tasks reached a terminal state outside the dispatcher (a cancel before they ran). */
+  tasksEnded(taskIds: string[]): void;
 }
 
 /** Response of a cancel: `code` is the HTTP status the REST API answers with. */
@@ -216,6 +219,7 @@ export class SchedulerService {
       case 'conflict':
         throw new TaskStateConflictError(id, res.task.state, 'cancel');
       case 'cancelled':
+        this.deps.gateway.tasksEnded([id]);
         return { code: 200, body: { task_id: id, status: 'CANCELLED', cancel_requested: false } };
       case 'cancelling':
         this.deps.gateway.abortRunning(id, res.task.attempts);
@@ -323,17 +327,4 @@ export class SchedulerService {
     const i = tasks.findIndex((t) => t.tenantId === d.tenantId && t.idempotencyKey === d.key);
     return new IdempotencyConflictError(`${fieldPrefix(Math.max(0, i))}idempotency_key`, d.key, d.taskId);
   }
-
-
-
-}
-
-/**
- * Page size of a list query: default 50, 1..1000.
- * @throws ValidationError (field `limit`)
- */
-function pageLimit(raw: string | number | undefined): number {
-  const limit = raw === undefined ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
-  return limit;
 }

@@ -6,11 +6,13 @@ import type { Store } from '../storage/store';
 import type { TypedRef } from './typed-ref';
 import type { DispatcherMessages } from './dispatcher';
 import type { PartitionOwnerMessages } from './partition-owner';
+import type { CronActorMessages } from './cron-actor';
 
 /** Where the running actors can be reached; filled by the supervisor as it starts them. */
 export interface ActorDirectory {
   dispatcher: TypedRef<DispatcherMessages> | null;
   owners: Array<TypedRef<PartitionOwnerMessages>>;
+  cron: TypedRef<CronActorMessages> | null;
 }
 
 /** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */

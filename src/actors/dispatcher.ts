@@ -5,6 +5,7 @@ import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
+import { cronIdOfInstance } from '../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
@@ -326,6 +327,7 @@ export class DispatcherActor {
     const { store, metrics, log, directory } = this.deps;
     if (completions.length > 0) {
       try {
+        const ended: string[] = [];
         for (const res of await store.completeAttempts(completions, now)) {
           if (!res.applied) {
             metrics.staleCompletions.inc();
@@ -333,12 +335,14 @@ export class DispatcherActor {
           }
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
+            if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
           } else if (res.state === 'PENDING' && res.entry) {
             this.ready.add(res.entry);
           } else if (res.state === 'RETRYING' && res.entry) {
             directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
           }
         }
+        if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
       } catch (err) {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
       }

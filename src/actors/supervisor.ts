@@ -1,4 +1,5 @@
 import type { Actor } from 'comedy';
+import { CronActor, CronActorMessages } from './cron-actor';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { DispatcherActor, DispatcherMessages } from './dispatcher';
 import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
@@ -13,8 +14,8 @@ export type SupervisorMessages = {
 };
 
 /**
- * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children) and
- * `PARTITIONS` partition owners. It records their references in the shared directory so the
+ * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),
+ * `PARTITIONS` partition owners and the cron actor. It records their references in the shared directory so the
  * service and the actors reach each other without routing every message through here.
  */
 export class SupervisorActor {
@@ -45,12 +46,16 @@ export class SupervisorActor {
       });
       directory.owners[p] = new TypedRef<PartitionOwnerMessages>(ref);
     }
+    const cron = new TypedRef<CronActorMessages>(await self.createChild(CronActor, { mode: 'in-memory', name: 'cron' }));
+    directory.cron = cron;
     await dispatcher.ask('startWorkers', null);
     await Promise.all(directory.owners.map((o) => o.ask('start', null)));
+    await cron.ask('start', null);
   }
 
   async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     const { directory } = this.deps;
+    await directory.cron?.ask('stop', null);
     await Promise.all(directory.owners.map((o) => o.ask('stop', null)));
     return directory.dispatcher ? directory.dispatcher.ask('drain', msg) : { stillRunning: 0 };
   }

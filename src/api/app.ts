@@ -16,9 +16,12 @@ import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
 import { deadLetterRoutes } from './routes/dead-letter';
 import { auditRoutes } from './routes/audit';
+import { cronRoutes } from './routes/cron-tasks';
+import type { CronService } from '../cron/cron-service';
 
 export interface AppDeps {
   service: SchedulerService;
+  crons: CronService;
   metrics: SchedulerMetrics;
   /** Largest accepted request body in bytes (→ 413 above). */
   bodyLimitBytes: number;
@@ -88,6 +91,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   taskRoutes(app, deps.service, deps.batchMaxTasks);
   deadLetterRoutes(app, deps.service);
+  cronRoutes(app, deps.crons);
   auditRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
   return app;

@@ -16,4 +16,11 @@ export type SchedulerApiMessages = {
   listDeadLetter: { req: unknown; res: Reply<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };
   replayDeadLetter: { req: { id: string }; res: Reply<{ task_id: string; status: 'PENDING' }> };
   deleteDeadLetter: { req: { id: string }; res: Reply<{ task_id: string; deleted: true }> };
+  createCron: { req: { body: unknown; preview?: number }; res: Reply<Record<string, unknown>> };
+  getCron: { req: { id: string; query?: unknown }; res: Reply<Record<string, unknown>> };
+  listCrons: { req: unknown; res: Reply<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };
+  updateCron: { req: { id: string; changes: unknown }; res: Reply<Record<string, unknown>> };
+  deleteCron: { req: { id: string }; res: Reply<{ cron_id: string; deleted: true }> };
+  cronRuns: { req: { id: string; query?: unknown }; res: Reply<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> };
+  previewCron: { req: unknown; res: Reply<Record<string, unknown>> };
 };

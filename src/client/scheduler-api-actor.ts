@@ -1,5 +1,6 @@
 import { InternalError, SchedulerError } from '../domain/errors';
 import type { SchedulerService } from '../service';
+import type { CronService } from '../cron/cron-service';
 import type { Reply } from './protocol';
 
 async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
@@ -16,7 +17,7 @@ async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
  * the service and answers with a {@link Reply}, so errors keep their catalog code across the actor
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
-export function schedulerApiActor(service: SchedulerService) {
+export function schedulerApiActor(service: SchedulerService, crons: CronService) {
   return class SchedulerApiActor {
     submit(body: unknown) {
       return reply(() => service.submit(body));
@@ -44,6 +45,27 @@ export function schedulerApiActor(service: SchedulerService) {
     }
     deleteDeadLetter(msg: { id: string }) {
       return reply(() => service.deleteDeadLetter(String(msg?.id ?? '')));
+    }
+    createCron(msg: { body: unknown; preview?: number }) {
+      return reply(() => crons.create(msg?.body, Number(msg?.preview ?? 0)));
+    }
+    getCron(msg: { id: string; query?: unknown }) {
+      return reply(() => crons.get(String(msg?.id ?? ''), msg?.query));
+    }
+    listCrons(query: unknown) {
+      return reply(() => crons.list(query));
+    }
+    updateCron(msg: { id: string; changes: unknown }) {
+      return reply(() => crons.update(String(msg?.id ?? ''), msg?.changes));
+    }
+    deleteCron(msg: { id: string }) {
+      return reply(() => crons.delete(String(msg?.id ?? '')));
+    }
+    cronRuns(msg: { id: string; query?: unknown }) {
+      return reply(() => crons.runs(String(msg?.id ?? ''), msg?.query));
+    }
+    previewCron(body: unknown) {
+      return reply(async () => crons.preview(body));
     }
   };
 }

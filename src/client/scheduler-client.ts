@@ -62,6 +62,41 @@ export class SchedulerClient {
     return this.call(this.api.ask('deleteDeadLetter', { id }));
   }
 
+  /** Creates a cron task; `preview` adds that many next fire times (REST: POST /api/v1/cron-tasks). */
+  createCron(body: unknown, preview?: number) {
+    return this.call(this.api.ask('createCron', { body, preview }));
+  }
+
+  /** Reads a cron task; `query.preview` as in REST (GET /api/v1/cron-tasks/{id}). */
+  getCron(id: string, query?: { preview?: number | string }) {
+    return this.call(this.api.ask('getCron', { id, query }));
+  }
+
+  /** Lists cron tasks (REST: GET /api/v1/cron-tasks). */
+  listCrons(query: Record<string, string | number | boolean | undefined> = {}) {
+    return this.call(this.api.ask('listCrons', query));
+  }
+
+  /** Edits a cron task, e.g. `{enabled: false}` to pause (REST: PATCH /api/v1/cron-tasks/{id}). */
+  updateCron(id: string, changes: unknown) {
+    return this.call(this.api.ask('updateCron', { id, changes }));
+  }
+
+  /** Deletes a cron task (REST: DELETE /api/v1/cron-tasks/{id}). */
+  deleteCron(id: string) {
+    return this.call(this.api.ask('deleteCron', { id }));
+  }
+
+  /** Fire records of a cron task (REST: GET /api/v1/cron-tasks/{id}/runs). */
+  cronRuns(id: string, query?: { limit?: number | string; cursor?: string }) {
+    return this.call(this.api.ask('cronRuns', { id, query }));
+  }
+
+  /** Next fire times of an expression (REST: POST /api/v1/cron-tasks/preview). */
+  previewCron(body: unknown) {
+    return this.call(this.api.ask('previewCron', body));
+  }
+
   private async call<T>(pending: Promise<Reply<T>>): Promise<T> {
     const r = await pending;
     if (!r.ok) throw new RemoteSchedulerError(r.error);

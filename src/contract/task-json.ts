@@ -52,6 +52,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     result: t.result,
     error: t.error,
     cancel_requested: t.cancelRequested,
+    ...(t.cronId ? { cron_id: t.cronId } : {}),
     ...(attempts
       ? {
           attempt_history: attempts.map((a) => ({

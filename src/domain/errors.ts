@@ -102,6 +102,15 @@ export class TaskNotFoundError extends SchedulerError {
   }
 }
 
+/** No cron definition with this id (or it was deleted). */
+export class CronNotFoundError extends SchedulerError {
+  readonly code = 'CRON_NOT_FOUND';
+  readonly status = 404;
+  constructor(cronId: string) {
+    super(`cron task ${cronId} not found`, { cron_id: cronId });
+  }
+}
+
 /** No such route. */
 export class RouteNotFoundError extends SchedulerError {
   readonly code = 'ROUTE_NOT_FOUND';
@@ -170,6 +179,7 @@ export const ERROR_CATALOG = {
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   TASK_NOT_FOUND: { status: 404, retryable: false },
+  CRON_NOT_FOUND: { status: 404, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },
   TASK_STATE_CONFLICT: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },

@@ -12,6 +12,11 @@ export class MinHeap<T> {
     return this.items.length;
   }
 
+  /** Removes every item. */
+  clear(): void {
+    this.items = [];
+  }
+
   peek(): T | undefined {
     return this.items[0];
   }

@@ -83,6 +83,8 @@ export interface TaskRecord extends Omit<NewTask, 'state'> {
   error: TaskError | null;
   cancelRequested: boolean;
   updatedAt: number;
+  /** The cron definition whose firing created this task (absent or null for other tasks). */
+  cronId?: string | null;
 }
 
 /** Error recorded for a failed attempt. */

@@ -18,6 +18,8 @@ export class SchedulerMetrics {
   readonly workerRestarts: Counter<'worker_id'>;
   readonly workerKills: Counter<'worker_id'>;
   readonly purgedTasks: Counter<string>;
+  readonly cronFireLag: Histogram<string>;
+  readonly cronFirings: Counter<'outcome' | 'reason'>;
 
   /** @param depthByState reads the number of tasks per state when /metrics is scraped */
   constructor(depthByState: () => Promise<Record<TaskState, number>>) {
@@ -91,6 +93,18 @@ export class SchedulerMetrics {
       name: 'scheduler_worker_restarts_total',
       help: 'Worker processes that came back after a crash.',
       labelNames: ['worker_id'],
+      registers,
+    });
+    this.cronFireLag = new Histogram({
+      name: 'scheduler_cron_fire_lag_seconds',
+      help: 'When a cron firing was made minus its scheduled fire time (on-time firings).',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.cronFirings = new Counter({
+      name: 'scheduler_cron_firings_total',
+      help: 'Cron fire records by outcome (created, caught_up, skipped) and skip reason (misfire, overlap, queue_full; none otherwise).',
+      labelNames: ['outcome', 'reason'],
       registers,
     });
   }

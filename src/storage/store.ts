@@ -8,6 +8,7 @@ import {
   TaskRecord,
   TaskState,
 } from '../domain/task';
+import type { CronStore } from './cron-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -116,7 +117,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store {
+export interface Store extends CronStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

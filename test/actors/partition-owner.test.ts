@@ -53,6 +53,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
     const directory: ActorDirectory = {
       dispatcher: { tell: (_topic: string, entries: DueEntry[]) => enqueued.push(...entries) } as never,
       owners: [],
+      cron: null,
     };
     const deps: SchedulerDeps = {
       store,

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SchedulerService } from '../../src/service';
+import { CronService } from '../../src/cron/cron-service';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
 
@@ -14,11 +15,16 @@ import { tempDir } from './temp-dir';
 export interface ApiFixture {
   app: FastifyInstance;
   service: SchedulerService;
+  crons: CronService;
   store: SqliteStore;
   clock: ManualClock;
   config: Config;
   stored: DueEntry[];
   aborted: Array<{ taskId: string; attempt: number }>;
+  /** Task ids the service reported as ended outside the dispatcher. */
+  ended: string[];
+  /** Cron ids the cron service reported as changed. */
+  cronsChanged: string[];
   close(): Promise<void>;
 }
 
@@ -35,24 +41,40 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
   const metrics = new SchedulerMetrics(() => store.countByState());
   const stored: DueEntry[] = [];
   const aborted: Array<{ taskId: string; attempt: number }> = [];
+  const ended: string[] = [];
+  const cronsChanged: string[] = [];
   const service = new SchedulerService({
     store,
     clock,
     config,
     metrics,
     log: pino({ level: 'silent' }),
-    gateway: { tasksStored: (e) => stored.push(...e), abortRunning: (taskId, attempt) => aborted.push({ taskId, attempt }) },
+    gateway: {
+      tasksStored: (e) => stored.push(...e),
+      abortRunning: (taskId, attempt) => aborted.push({ taskId, attempt }),
+      tasksEnded: (ids) => ended.push(...ids),
+    },
   });
-  const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks });
+  const crons = new CronService({
+    store,
+    clock,
+    config,
+    taskTypes: new Set(service.registeredTypes),
+    gateway: { cronChanged: (id) => cronsChanged.push(id) },
+  });
+  const app = buildApp({ service, crons, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks });
   await app.ready();
   return {
     app,
     service,
+    crons,
     store,
     clock,
     config,
     stored,
     aborted,
+    ended,
+    cronsChanged,
     close: async () => {
       await app.close();
       await store.close();

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  CronNotFoundError,
   ERROR_CATALOG,
   ErrorCode,
   IdempotencyConflictError,
@@ -28,6 +29,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   PAYLOAD_TOO_LARGE: () => new PayloadTooLargeError(1024),
   UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError('text/plain'),
   TASK_NOT_FOUND: () => new TaskNotFoundError('t-1'),
+  CRON_NOT_FOUND: () => new CronNotFoundError('c-1'),
   ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
   TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
   IDEMPOTENCY_CONFLICT: () => new IdempotencyConflictError('idempotency_key', 'order-42', 't-1'),

@@ -33,6 +33,7 @@ export interface TaskRow {
   cancel_requested: number;
   created_at: number;
   updated_at: number;
+  cron_id?: string | null;
 }
 
 /** Priority name of a stored rank. */
@@ -96,6 +97,7 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     cancelRequested: r.cancel_requested === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    ...(r.cron_id ? { cronId: r.cron_id } : {}),
   };
 }
 

@@ -25,6 +25,9 @@ import { prepareAuditScan } from './ops/audit';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { Writer } from './write-ops';
+import { CronReads, prepareCronReads } from './ops/cron-reads';
+import { CronRecord } from '../../domain/cron/cron-definition';
+import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 
 export interface SqliteStoreOptions {
   /**
@@ -49,6 +52,7 @@ export class SqliteStore implements Store {
   private due: ReturnType<typeof prepareLoadDue> | null = null;
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
   private audit: ReturnType<typeof prepareAuditScan> | null = null;
+  private crons: CronReads | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -80,6 +84,7 @@ export class SqliteStore implements Store {
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);
     this.audit = prepareAuditScan(db);
+    this.crons = prepareCronReads(db);
   }
 
   async close(): Promise<void> {
@@ -91,6 +96,7 @@ export class SqliteStore implements Store {
     this.due = null;
     this.expired = null;
     this.audit = null;
+    this.crons = null;
     await writer?.close();
     db.close();
   }
@@ -187,5 +193,50 @@ export class SqliteStore implements Store {
 
   async purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
     return this.w.run('purgeFinished', [before, now, limit]);
+  }
+
+  private get c(): CronReads {
+    if (!this.crons) throw new Error('store is not open');
+    return this.crons;
+  }
+
+  async createCron(cron: CronRecord): Promise<void> {
+    return this.w.run('createCron', [cron]);
+  }
+
+  async getCron(id: string): Promise<CronRecord | null> {
+    return this.c.getCron(id);
+  }
+
+  async listCrons(query: CronListQuery): Promise<{ crons: CronRecord[]; nextCursor: string | null }> {
+    return this.c.listCrons(query);
+  }
+
+  async updateCron(id: string, changes: CronChanges, now: number): Promise<CronRecord | null> {
+    return this.w.run('updateCron', [id, changes, now]);
+  }
+
+  async deleteCron(id: string): Promise<boolean> {
+    return this.w.run('deleteCron', [id]);
+  }
+
+  async loadDueCrons(until: number, limit: number): Promise<CronRecord[]> {
+    return this.c.loadDueCrons(until, limit);
+  }
+
+  async fireCrons(firings: CronFiring[], now: number): Promise<CronFiringResult[]> {
+    return this.w.run('fireCrons', [firings, now]);
+  }
+
+  async listCronFires(cronId: string, query: { limit: number; cursor?: string }): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
+    return this.c.listCronFires(cronId, query);
+  }
+
+  async cronsWithQueuedInstances(limit: number): Promise<string[]> {
+    return this.c.cronsWithQueuedInstances(limit);
+  }
+
+  async releaseQueuedInstances(cronIds: string[], now: number): Promise<DueEntry[]> {
+    return this.w.run('releaseQueuedInstances', [cronIds, now]);
   }
 }

@@ -8,6 +8,9 @@ import { preparePurgeFinished } from './ops/purge-finished';
 import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
 import { prepareUpdateWaitingTask } from './ops/update-waiting-task';
 import { prepareExtendLeases } from './ops/leases';
+import { prepareCreateCron, prepareDeleteCron, prepareUpdateCron } from './ops/cron-definitions';
+import { prepareFireCrons } from './ops/fire-crons';
+import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -22,6 +25,11 @@ export function prepareWriteOps(db: Database.Database) {
     extendLeases: prepareExtendLeases(db),
     deleteDead: prepareDeleteDead(db),
     purgeFinished: preparePurgeFinished(db),
+    createCron: prepareCreateCron(db),
+    updateCron: prepareUpdateCron(db),
+    deleteCron: prepareDeleteCron(db),
+    fireCrons: prepareFireCrons(db),
+    releaseQueuedInstances: prepareReleaseQueuedInstances(db),
   };
 }
 

@@ -1,0 +1,27 @@
+/**
+ * releaseQueuedInstances — inputs: cron ids, now. For each cron whose live instances are all
+ * BLOCKED (queued by overlap policy `queue`), the oldest queued one becomes PENDING. Output: the
+ * released instances (due entries for their partition owners). Guarantee: atomic per call inside
+ * one group-commit savepoint, so at most one instance of a `queue` cron is ever out of BLOCKED
+ * and not terminal; calling it again, or from two evaluators, releases nothing more.
+ */
+import type Database from 'better-sqlite3';
+import { DueEntry } from '../../../domain/task';
+import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../row-mapping';
+import { LIVE_CRON_INSTANCES_SQL } from './fire-crons';
+
+export function prepareReleaseQueuedInstances(db: Database.Database): (cronIds: string[], now: number) => DueEntry[] {
+  const live = db.prepare(LIVE_CRON_INSTANCES_SQL);
+  const release = db.prepare(`
+    UPDATE tasks SET state = 'PENDING', updated_at = ? WHERE id = ? AND state = 'BLOCKED' RETURNING ${DUE_COLUMNS}`);
+  return (cronIds, now) => {
+    const released: DueEntry[] = [];
+    for (const cronId of new Set(cronIds)) {
+      const rows = live.all(cronId) as TaskRow[];
+      if (rows.length === 0 || rows.some((r) => r.state !== 'BLOCKED')) continue;
+      const row = release.get(now, rows[0].id) as TaskRow | undefined;
+      if (row) released.push(dueEntryFromRow(row));
+    }
+    return released;
+  };
+}
