@@ -13,6 +13,9 @@
  *    past `maxQueued`; `cancel_running` → cancel the live ones first, as cancelTask does), then
  *    the insert under the deterministic id `cron-<cron_id>-<fire time>` (never twice: an existing
  *    id is kept as it is) and the fire record (primary key cron_id + fire_time, so never twice).
+ *    The policy is checked against instances live before this firing; later instances of the same
+ *    firing (a catch-up of several missed times) are created BLOCKED behind the first, so they
+ *    run one after another, in fire-time order (releaseQueuedInstances), whatever the policy.
  */
 import type Database from 'better-sqlite3';
 import { CronFireRecord, FireOutcome, SkipReason } from '../../../domain/cron/cron-definition';
@@ -47,14 +50,17 @@ export function prepareFireCrons(db: Database.Database): (firings: CronFiring[],
       const changed = cas.run({ id: f.cronId, next: f.nextFireTime, last, now, expected: f.expectedNextFireTime, version: f.expectedVersion });
       if (changed.changes === 0) return result;
       result.applied = true;
+      let createdInBatch = false;
       for (const p of f.instances) {
         let outcome: FireOutcome = p.outcome;
         let reason: SkipReason | null = p.reason;
         let taskId: string | null = null;
         if (p.task && outcome !== 'skipped') {
           let state: string = p.task.state;
-          const liveRows = live.all(f.cronId) as Array<TaskRow & { attempts: number }>;
-          if (liveRows.length > 0) {
+          const liveRows = createdInBatch ? [] : (live.all(f.cronId) as Array<TaskRow & { attempts: number }>);
+          if (createdInBatch) {
+            state = 'BLOCKED'; // later firings of one catch-up run after the earlier ones, in order
+          } else if (liveRows.length > 0) {
             if (f.overlapPolicy === 'skip') {
               outcome = 'skipped';
               reason = 'overlap';
@@ -73,6 +79,7 @@ export function prepareFireCrons(db: Database.Database): (firings: CronFiring[],
             }
           }
           if (outcome !== 'skipped') {
+            createdInBatch = true;
             taskId = p.task.id;
             if (exists.get(taskId) === undefined) {
               insertTasks([p.task]);
