@@ -27,6 +27,7 @@ import { describeMarkPending } from './mark-pending';
 import { describeOpenClose } from './open-close';
 import { describeOrphansAndCounts } from './orphans-and-counts';
 import { describeRetention } from './retention';
+import { describeCron } from './cron';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -73,6 +74,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeList(ctx);
     describeOrphansAndCounts(ctx);
     describeRetention(ctx);
+    describeCron(ctx);
     describeOpenClose(ctx);
   });
 }
