@@ -47,7 +47,7 @@ export function schedulerApiActor(service: SchedulerService, crons: CronService)
       return reply(() => service.deleteDeadLetter(String(msg?.id ?? '')));
     }
     createCron(msg: { body: unknown; preview?: number }) {
-      return reply(() => crons.create(msg?.body, Number(msg?.preview ?? 0)));
+      return reply(() => crons.create(msg?.body, msg?.preview === undefined ? {} : { preview: msg.preview }));
     }
     getCron(msg: { id: string; query?: unknown }) {
       return reply(() => crons.get(String(msg?.id ?? ''), msg?.query));

@@ -56,13 +56,17 @@ export class CronService {
 
   /**
    * Creates a definition. Defaults: timezone `UTC`, overlap_policy `skip`, catch_up `latest`,
-   * max_catch_up 100, enabled true; task fields default as for a task.
+   * max_catch_up 100, enabled true; task fields default as for a task. `query.preview` (1..100)
+   * adds that many next fire times.
    * @returns the definition with `next_fire_time` (and `next_fire_times` when `preview` > 0)
    * @throws ValidationError (cron_expression, timezone, task fields), UnknownTaskTypeError,
    *   PayloadTooLargeError (413), ServiceUnavailableError while shutting down
    */
-  async create(body: unknown, preview = 0): Promise<Record<string, unknown>> {
+  async create(body: unknown, query: unknown = {}): Promise<Record<string, unknown>> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    const q = stringQuery(query);
+    this.validator.assert(getCronQuerySchema, q);
+    const preview = q.preview === undefined ? 0 : Number(q.preview);
     this.validator.assert(cronCreateSchema, body);
     const b = body as Record<string, unknown>;
     const timezone = (b.timezone as string | undefined) ?? 'UTC';

@@ -18,10 +18,10 @@ const validatedByService = { validatorCompiler: () => () => true };
  * delete, fire records (`/runs`), and the preview of fire times.
  */
 export function cronRoutes(app: FastifyInstance, crons: CronService): void {
-  app.post<{ Querystring: { preview?: string } }>(
+  app.post(
     '/api/v1/cron-tasks',
     { schema: { body: cronCreateSchema, querystring: getCronQuerySchema }, ...validatedByService },
-    async (req, reply) => reply.status(201).send(await crons.create(req.body, previewCount(req.query.preview))),
+    async (req, reply) => reply.status(201).send(await crons.create(req.body, req.query)),
   );
 
   app.post('/api/v1/cron-tasks/preview', { schema: { body: cronPreviewSchema }, ...validatedByService }, async (req) => crons.preview(req.body));
@@ -51,9 +51,4 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     { schema: { params: taskIdParamsSchema, querystring: cronRunsQuerySchema } },
     async (req) => crons.runs(req.params.id, req.query),
   );
-}
-
-/** `?preview=N` (already checked by the querystring schema: 1..100). */
-function previewCount(raw: string | undefined): number {
-  return raw === undefined ? 0 : Number(raw);
 }

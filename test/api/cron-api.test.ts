@@ -1,0 +1,181 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** Cron routes through app.inject, on a real SQLite store with a manual clock (2026-06-01T12:00Z). */
+describe('REST: cron tasks', () => {
+  let f: ApiFixture;
+  beforeEach(async () => {
+    f = await apiFixture();
+  });
+  afterEach(async () => f.close());
+
+  const post = (url: string, payload: unknown) => f.app.inject({ method: 'POST', url, payload: payload as object });
+  const create = (body: Record<string, unknown>) =>
+    post('/api/v1/cron-tasks', { name: 'report', cron_expression: '0 9 * * 1-5', task_type: 'echo', ...body });
+
+  it('creates a definition (201) with defaults, next_fire_time and a preview on request', async () => {
+    const res = await post('/api/v1/cron-tasks?preview=3', {
+      name: 'daily report',
+      cron_expression: '30 2 * * *',
+      timezone: 'America/New_York',
+      task_type: 'echo',
+      payload: { report: 'daily' },
+      priority: 'high',
+      metadata: { tenant_id: 'acme' },
+    });
+    expect(res.statusCode).to.equal(201);
+    const body = res.json();
+    expect(body).to.include({
+      name: 'daily report',
+      timezone: 'America/New_York',
+      task_type: 'echo',
+      priority: 'high',
+      overlap_policy: 'skip',
+      catch_up: 'latest',
+      max_catch_up: 100,
+      enabled: true,
+      next_fire_time: '2026-06-02T06:30:00.000Z',
+      last_fire_time: null,
+    });
+    expect(body.metadata).to.deep.equal({ tenant_id: 'acme' });
+    expect(body.next_fire_times).to.deep.equal(['2026-06-02T06:30:00.000Z', '2026-06-03T06:30:00.000Z', '2026-06-04T06:30:00.000Z']);
+    expect(f.cronsChanged).to.deep.equal([body.cron_id]);
+    const got = (await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${body.cron_id}?preview=2` })).json();
+    expect(got.next_fire_times).to.deep.equal(body.next_fire_times.slice(0, 2));
+  });
+
+  it('preview: the next instants in UTC from a given time, pinned across the New York spring-forward gap', async () => {
+    const res = await post('/api/v1/cron-tasks/preview', {
+      cron_expression: '30 2 * * *',
+      timezone: 'America/New_York',
+      from: '2026-03-07T00:00:00Z',
+      count: 3,
+    });
+    expect(res.statusCode).to.equal(200);
+    // 8 March 2026 has no 02:30 in New York: it fires at 03:30 EDT (07:30Z), shifted by the gap.
+    expect(res.json().fire_times).to.deep.equal(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+    expect(res.json().rules).to.be.an('array').that.is.not.empty;
+    const fromNow = (await post('/api/v1/cron-tasks/preview', { cron_expression: '@hourly' })).json();
+    expect(fromNow).to.include({ timezone: 'UTC', from: '2026-06-01T12:00:00.000Z' });
+    expect(fromNow.fire_times).to.have.length(5);
+    expect(fromNow.fire_times[0]).to.equal('2026-06-01T13:00:00.000Z');
+  });
+
+  describe('bad input → 400 naming the field; nothing stored', () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['an expression with a value out of range', { cron_expression: '61 * * * *' }, 'cron_expression'],
+      ['an expression with four fields', { cron_expression: '* * * *' }, 'cron_expression'],
+      ['an unknown alias', { cron_expression: '@fortnightly' }, 'cron_expression'],
+      ['an unknown time zone', { timezone: 'Mars/Olympus_Mons' }, 'timezone'],
+      ['a missing name', { name: undefined }, 'name'],
+      ['an unknown overlap policy', { overlap_policy: 'parallel' }, 'overlap_policy'],
+      ['an unknown catch-up mode', { catch_up: 'some' }, 'catch_up'],
+      ['max_catch_up 0', { max_catch_up: 0 }, 'max_catch_up'],
+      ['a scheduled_at (the schedule decides)', { scheduled_at: '2026-06-01T12:00:00Z' }, 'scheduled_at'],
+      ['an expression that is not a string', { cron_expression: 5 }, 'cron_expression'],
+    ];
+    for (const [what, body, field] of cases) {
+      it(what, async () => {
+        const res = await create(body);
+        expect(res.statusCode, res.body).to.equal(400);
+        expect(res.json().error.code).to.equal('VALIDATION_FAILED');
+        expect(res.json().error.details.field).to.equal(field);
+        expect((await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks' })).json().cron_tasks).to.deep.equal([]);
+      });
+    }
+
+    it('an unregistered task type → 400 UNKNOWN_TASK_TYPE', async () => {
+      const res = await create({ task_type: 'nope' });
+      expect(res.statusCode).to.equal(400);
+      expect(res.json().error).to.include({ code: 'UNKNOWN_TASK_TYPE' });
+    });
+
+    it('preview: count over 100, a date that does not exist, a bad zone', async () => {
+      const bad = async (body: Record<string, unknown>, field: string) => {
+        const res = await post('/api/v1/cron-tasks/preview', { cron_expression: '* * * * *', ...body });
+        expect(res.statusCode, res.body).to.equal(400);
+        expect(res.json().error.details.field).to.equal(field);
+      };
+      await bad({ count: 101 }, 'count');
+      await bad({ from: '2026-02-30T00:00:00Z' }, 'from');
+      await bad({ timezone: 'Nowhere' }, 'timezone');
+      await bad({ from: 'yesterday' }, 'from');
+    });
+
+    it('?preview out of 1..100 → 400', async () => {
+      const res = await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?preview=500', payload: { name: 'x', cron_expression: '* * * * *', task_type: 'noop' } });
+      expect(res.statusCode).to.equal(400);
+    });
+  });
+
+  it('PATCH pauses and resumes (next_fire_time from now), changes the expression; cannot move tenants', async () => {
+    const id = (await create({})).json().cron_id;
+    const patch = (body: unknown) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: body as object });
+    const paused = await patch({ enabled: false });
+    expect(paused.statusCode).to.equal(200);
+    expect(paused.json()).to.include({ enabled: false, next_fire_time: null });
+    f.clock.advance(3 * 24 * 3600 * 1000); // to Thursday 2026-06-04T12:00Z
+    const resumed = (await patch({ enabled: true })).json();
+    expect(resumed).to.include({ enabled: true, next_fire_time: '2026-06-05T09:00:00.000Z' });
+    const changed = (await patch({ cron_expression: '*/15 * * * *', timezone: 'Asia/Kolkata', payload: { v: 2 } })).json();
+    expect(changed).to.include({ cron_expression: '*/15 * * * *', timezone: 'Asia/Kolkata', next_fire_time: '2026-06-04T12:15:00.000Z' });
+    expect(changed.payload).to.deep.equal({ v: 2 });
+    const moved = await patch({ metadata: { tenant_id: 'other' } });
+    expect(moved.statusCode).to.equal(400);
+    expect(moved.json().error.details.field).to.equal('metadata.tenant_id');
+    expect((await patch({ cron_expression: 'nope' })).json().error.details.field).to.equal('cron_expression');
+    expect((await patch({})).statusCode).to.equal(400);
+  });
+
+  it('lists with filters and pagination; 404 for an unknown id on every route', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await create({ name: `c${i}`, enabled: i !== 1 })).json().cron_id);
+    const page1 = (await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks?limit=2' })).json();
+    const page2 = (await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks?limit=2&cursor=${page1.next_cursor}` })).json();
+    expect([...page1.cron_tasks, ...page2.cron_tasks].map((c: any) => c.cron_id)).to.deep.equal([...ids].reverse());
+    const paused = (await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks?enabled=false' })).json();
+    expect(paused.cron_tasks.map((c: any) => c.cron_id)).to.deep.equal([ids[1]]);
+    for (const [method, url] of [
+      ['GET', '/api/v1/cron-tasks/nope'],
+      ['PATCH', '/api/v1/cron-tasks/nope'],
+      ['DELETE', '/api/v1/cron-tasks/nope'],
+      ['GET', '/api/v1/cron-tasks/nope/runs'],
+    ] as const) {
+      const res = await f.app.inject({ method, url, ...(method === 'PATCH' ? { payload: { enabled: false } } : {}) });
+      expect(res.statusCode, `${method} ${url}`).to.equal(404);
+      expect(res.json().error).to.include({ code: 'CRON_NOT_FOUND' });
+    }
+    expect((await f.app.inject({ method: 'DELETE', url: `/api/v1/cron-tasks/${ids[0]}` })).json()).to.deep.equal({ cron_id: ids[0], deleted: true });
+    expect((await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${ids[0]}` })).statusCode).to.equal(404);
+  });
+
+  it('runs: one record per fire time with the instance and its status, paginated', async () => {
+    const cron = (await create({ cron_expression: '* * * * * *' })).json();
+    const stored = (await f.store.getCron(cron.cron_id))!;
+    const times = [1, 2, 3].map((s) => Date.parse(cron.next_fire_time) + (s - 1) * 1000);
+    let version = stored;
+    for (const t of times) {
+      await f.store.fireCrons(
+        [
+          {
+            cronId: cron.cron_id,
+            expectedNextFireTime: version.nextFireTime as number,
+            expectedVersion: version.version,
+            nextFireTime: t + 1000,
+            overlapPolicy: 'cancel_running',
+            maxQueued: 100,
+            instances: [{ fireTime: t, outcome: 'created', reason: null, task: null }],
+          },
+        ],
+        t,
+      );
+      version = (await f.store.getCron(cron.cron_id))!;
+    }
+    const page = (await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${cron.cron_id}/runs?limit=2` })).json();
+    expect(page.runs).to.have.length(2);
+    expect(page.runs[0]).to.include({ fire_time: new Date(times[2]).toISOString(), outcome: 'created' });
+    const rest = (await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${cron.cron_id}/runs?cursor=${page.next_cursor}` })).json();
+    expect(rest.runs.map((r: any) => r.fire_time)).to.deep.equal([new Date(times[0]).toISOString()]);
+    expect((await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${cron.cron_id}/runs?limit=0` })).statusCode).to.equal(400);
+  });
+});
