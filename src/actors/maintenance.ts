@@ -9,7 +9,7 @@ export const PURGE_BATCH = 1000;
 
 /** What {@link Maintenance} needs: the store, the clock for its timer, config, metrics, a logger. */
 export interface MaintenanceDeps {
-  store: Pick<Store, 'purgeFinished'>;
+  store: Pick<Store, 'purgeFinished' | 'purgeCronFires'>;
   clock: Clock;
   config: Pick<Config, 'resultRetentionMs' | 'maintenanceIntervalMs'>;
   metrics: Pick<SchedulerMetrics, 'purgedTasks'>;
@@ -52,14 +52,15 @@ export class Maintenance {
 
   /**
    * One pass, at the clock's current time: `purgeFinished(now - resultRetentionMs, now, 1000)`
-   * until fewer than 1000 tasks and keys come back (or {@link stop} is called).
-   * @returns how many tasks and idempotency keys the pass deleted
+   * until fewer than 1000 tasks and keys come back (or {@link stop} is called); then cron fire
+   * records older than the same cut-off, 1000 at a time.
+   * @returns how many tasks, idempotency keys and fire records the pass deleted
    */
-  async runOnce(): Promise<{ tasks: number; idempotencyKeys: number }> {
+  async runOnce(): Promise<{ tasks: number; idempotencyKeys: number; cronFires: number }> {
     const { store, clock, config, metrics, log } = this.deps;
     const now = clock.now();
     const before = now - config.resultRetentionMs;
-    const total = { tasks: 0, idempotencyKeys: 0 };
+    const total = { tasks: 0, idempotencyKeys: 0, cronFires: 0 };
     for (;;) {
       const r = await store.purgeFinished(before, now, PURGE_BATCH);
       total.tasks += r.tasks;
@@ -68,7 +69,12 @@ export class Maintenance {
       const full = r.tasks >= PURGE_BATCH || r.idempotencyKeys >= PURGE_BATCH;
       if (!full || this.stopping) break;
     }
-    log.debug({ purged_tasks: total.tasks, purged_idempotency_keys: total.idempotencyKeys, before }, 'retention pass');
+    for (;;) {
+      const fires = await store.purgeCronFires(before, PURGE_BATCH);
+      total.cronFires += fires;
+      if (fires < PURGE_BATCH || this.stopping) break;
+    }
+    log.debug({ purged_tasks: total.tasks, purged_idempotency_keys: total.idempotencyKeys, purged_cron_fires: total.cronFires, before }, 'retention pass');
     return total;
   }
 

@@ -96,4 +96,6 @@ export interface CronStore {
    * becomes PENDING. @returns the released instances
    */
   releaseQueuedInstances(cronIds: string[], now: number): Promise<DueEntry[]>;
+  /** Deletes up to `limit` fire records with a fire time before `before`, oldest first. @returns how many */
+  purgeCronFires(before: number, limit: number): Promise<number>;
 }

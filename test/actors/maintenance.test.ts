@@ -55,6 +55,7 @@ describe('Maintenance (retention) with a manual clock', () => {
           const fake = intercept.shift();
           return fake ? fake(args) : store.purgeFinished(...args);
         },
+        purgeCronFires: (before: number, limit: number) => store.purgeCronFires(before, limit),
       },
       clock,
       config,
@@ -110,7 +111,7 @@ describe('Maintenance (retention) with a manual clock', () => {
     expect((await store.getTask('waiting'))?.state).to.equal('PENDING');
     expect((await store.getTask('keyed'))?.state).to.equal('PENDING');
     expect(logs).to.deep.equal([
-      { level: 'debug', fields: { purged_tasks: 2, purged_idempotency_keys: 1, before: now - 7 * DAY }, msg: 'retention pass' },
+      { level: 'debug', fields: { purged_tasks: 2, purged_idempotency_keys: 1, purged_cron_fires: 0, before: now - 7 * DAY }, msg: 'retention pass' },
     ]);
     expect(await purgedCounter()).to.equal(2);
     expect(clock.pendingTimers(), 'the next pass is scheduled').to.equal(1);

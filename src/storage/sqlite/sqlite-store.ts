@@ -239,4 +239,8 @@ export class SqliteStore implements Store {
   async releaseQueuedInstances(cronIds: string[], now: number): Promise<DueEntry[]> {
     return this.w.run('releaseQueuedInstances', [cronIds, now]);
   }
+
+  async purgeCronFires(before: number, limit: number): Promise<number> {
+    return this.w.run('purgeCronFires', [before, limit]);
+  }
 }

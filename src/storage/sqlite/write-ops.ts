@@ -11,6 +11,7 @@ import { prepareExtendLeases } from './ops/leases';
 import { prepareCreateCron, prepareDeleteCron, prepareUpdateCron } from './ops/cron-definitions';
 import { prepareFireCrons } from './ops/fire-crons';
 import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
+import { preparePurgeCronFires } from './ops/purge-cron-fires';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -30,6 +31,7 @@ export function prepareWriteOps(db: Database.Database) {
     deleteCron: prepareDeleteCron(db),
     fireCrons: prepareFireCrons(db),
     releaseQueuedInstances: prepareReleaseQueuedInstances(db),
+    purgeCronFires: preparePurgeCronFires(db),
   };
 }
 

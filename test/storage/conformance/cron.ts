@@ -217,5 +217,19 @@ export function describeCron(ctx: ConformanceContext): void {
       expect((await s.listCronFires('lf', { limit: 10 })).fires).to.deep.equal([]);
       expect(await ctx.stateOf(cronInstanceId('lf', T0 + 5 * SEC))).to.equal('PENDING'); // instances stay
     });
+
+    it('purgeCronFires deletes fire records older than the cut-off, oldest first, at most the limit', async () => {
+      const s = ctx.store();
+      let cron = cronRecord('pf', { overlapPolicy: 'cancel_running' });
+      await s.createCron(cron);
+      for (let i = 1; i <= 5; i++) {
+        await s.fireCrons([firing(cron, [T0 + i * SEC])], T0 + i * SEC);
+        cron = (await s.getCron('pf')) as CronRecord;
+      }
+      expect(await s.purgeCronFires(T0 + 4 * SEC, 2)).to.equal(2);
+      expect(await s.purgeCronFires(T0 + 4 * SEC, 10)).to.equal(1);
+      expect((await s.listCronFires('pf', { limit: 10 })).fires.map((f) => f.fireTime - T0)).to.deep.equal([5 * SEC, 4 * SEC]);
+      expect(await ctx.stateOf(cronInstanceId('pf', T0 + SEC))).to.equal('CANCELLED'); // instances stay
+    });
   });
 }

@@ -37,6 +37,8 @@ CREATE TABLE cron_fires (
   recorded_at INTEGER NOT NULL,
   PRIMARY KEY (cron_id, fire_time)
 ) WITHOUT ROWID;
+-- Retention of fire records (oldest first across crons).
+CREATE INDEX cron_fires_time ON cron_fires (fire_time);
 
 ALTER TABLE tasks ADD COLUMN cron_id TEXT;
 -- The live instances of a cron (overlap policies) and crons with queued instances.
