@@ -48,6 +48,34 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
       }
       return { cancelled, listed: listed.tasks.map((t) => t.task_id), id: ack.task_id, missing };
     }
+    async cronLifecycle() {
+      const client = this.client as SchedulerClient;
+      const cron = await client.createCron({ name: 'tick', cron_expression: '* * * * * *', task_type: 'noop' }, 2);
+      const id = cron.cron_id as string;
+      let runs: Array<Record<string, unknown>> = [];
+      while (runs.length === 0) {
+        runs = (await client.cronRuns(id)).runs;
+        await new Promise((r) => setTimeout(r, 20)); // waiting for a fire record, not for time
+      }
+      const paused = await client.updateCron(id, { enabled: false });
+      const got = await client.getCron(id, { preview: 3 });
+      const listed = (await client.listCrons({ enabled: 'false' })).cron_tasks.map((c) => c.cron_id);
+      const preview = await client.previewCron({ cron_expression: '0 0 29 2 *', from: '2026-01-01T00:00:00Z', count: 2 });
+      let bad: unknown = null;
+      try {
+        await client.createCron({ name: 'x', cron_expression: '* * *', task_type: 'noop' });
+      } catch (err) {
+        bad = { code: (err as RemoteSchedulerError).code, field: (err as RemoteSchedulerError).details.field };
+      }
+      await client.deleteCron(id);
+      let missing: unknown = null;
+      try {
+        await client.getCron(id);
+      } catch (err) {
+        missing = (err as RemoteSchedulerError).code;
+      }
+      return { cron, runs, paused, got, listed, preview, bad, missing };
+    }
   }
 
   it('submits, waits for SUCCEEDED, lists, cancels and gets catalog errors', async () => {
@@ -67,6 +95,24 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
     expect(r.cancelled).to.include({ status: 'CANCELLED' });
     expect(r.listed).to.include(r.id);
     expect(r.missing).to.equal('TASK_NOT_FOUND');
+    await caller.destroy();
+  });
+
+  it('creates, reads, pauses, lists, previews and deletes cron tasks, with catalog errors', async () => {
+    const caller = await s.scheduler.runtime.root.createChild(CallerActor, {
+      mode: 'in-memory',
+      name: 'cron-caller',
+      customParameters: { api: s.scheduler.apiActor },
+    });
+    const r = await caller.sendAndReceive('cronLifecycle');
+    expect(r.cron.next_fire_times).to.have.length(2);
+    expect(r.runs[0]).to.include({ outcome: 'created' });
+    expect(r.paused).to.include({ enabled: false, next_fire_time: null });
+    expect(r.got.next_fire_times).to.deep.equal([]);
+    expect(r.listed).to.deep.equal([r.cron.cron_id]);
+    expect(r.preview.fire_times).to.deep.equal(['2028-02-29T00:00:00.000Z', '2032-02-29T00:00:00.000Z']);
+    expect(r.bad).to.deep.equal({ code: 'VALIDATION_FAILED', field: 'cron_expression' });
+    expect(r.missing).to.equal('CRON_NOT_FOUND');
     await caller.destroy();
   });
 });
