@@ -65,7 +65,10 @@ export function cronTable(r: Record<string, any>): string {
     lines.push(`${c.crons} crons "${c.cron_expression}", window ${e.window.first_fire_time_max} .. ${e.window.end}`);
     row('create rate (crons/s)', c.create.crons_per_s);
     row('fire lag p50 / p99 / max (ms)', `${fl.p50_ms} / ${fl.p99_ms} / ${fl.max_ms}  (n=${fl.count})`);
+    const steady = c.fire_lag_steady;
+    row('  after the last create', `${steady.p50_ms} / ${steady.p99_ms} / ${steady.max_ms}  (n=${steady.count})`);
     row('start lag p50 / p99 / max (ms)', `${sl.p50_ms} / ${sl.p99_ms} / ${sl.max_ms}  (n=${sl.count})`);
+    row('  after the last create', `${sl.steady.p50_ms} / ${sl.steady.p99_ms} / ${sl.steady.max_ms}  (n=${sl.steady.count})`);
     row('fire records expected / in window', `${e.expected_fire_records} / ${e.fire_records_in_window}`);
     row('missing / duplicate / off-grid fire times', `${e.missing_fire_times} / ${e.duplicate_fire_times} / ${e.off_grid_fire_times}`);
     row('crons exact', `${e.crons_exact} of ${c.crons}`);

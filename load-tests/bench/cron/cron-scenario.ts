@@ -45,7 +45,7 @@ async function waitIdle(client: HttpClient, limitMs: number): Promise<number | n
 }
 
 /** Start lag = started_at − fire time (ms) of the fetched instances, with the checks on them. */
-async function startLag(client: HttpClient, instances: Instance[], o: CronOptions): Promise<Record<string, unknown>> {
+async function startLag(client: HttpClient, instances: Instance[], steadyFrom: number, o: CronOptions): Promise<Record<string, unknown>> {
   const picked = sample(instances, o.lagSample);
   const tasks = await fetchTasks(
     client,
@@ -53,6 +53,7 @@ async function startLag(client: HttpClient, instances: Instance[], o: CronOption
     o.concurrency,
   );
   const lags: number[] = [];
+  const steady: number[] = [];
   let notStarted = 0;
   let early = 0;
   let mismatch = 0;
@@ -68,6 +69,7 @@ async function startLag(client: HttpClient, instances: Instance[], o: CronOption
     const lag = Date.parse(t.started_at) - fireTime;
     if (lag < 0) early++;
     lags.push(lag);
+    if (fireTime >= steadyFrom) steady.push(lag);
   });
   return {
     ...distribution(lags),
@@ -76,6 +78,7 @@ async function startLag(client: HttpClient, instances: Instance[], o: CronOption
     not_succeeded: notOk,
     started_before_fire_time: early,
     scheduled_at_not_fire_time: mismatch,
+    steady: { ...distribution(steady), from: new Date(steadyFrom).toISOString() },
   };
 }
 
@@ -137,7 +140,7 @@ export async function cronScenario(client: HttpClient, svc: Service, o: CronOpti
   });
   const readSeconds = (performance.now() - tRead) / 1000;
   const analysis = analyse(readBack, windowEnd, o.periodMs);
-  const start = await startLag(client, analysis.instances, o);
+  const start = await startLag(client, analysis.instances, analysis.steadyFrom, o);
   const readRes = sampler.endPhase();
   const metricsAfter = await scrapeCron(client);
 
@@ -152,9 +155,11 @@ export async function cronScenario(client: HttpClient, svc: Service, o: CronOpti
       throttled_retries: throttle.retried,
     },
     fire_lag: analysis.fireLag,
+    fire_lag_steady: analysis.fireLagSteady,
     start_lag: start,
     exactness: analysis.exactness,
     caught_up_lag: analysis.caughtUpLag,
+    fire_lag_by_fire_time: analysis.fireLagByFireTime,
     server_metrics: cronMetricsDelta(metricsBefore, metricsAfter),
     firing_phase: {
       wall_s: fireRes.wall_s,

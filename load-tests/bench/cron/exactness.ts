@@ -53,8 +53,17 @@ export interface Analysis {
   exactness: ExactnessReport;
   /** recorded_at − fire_time of the `created` records in the window (ms). */
   fireLag: Distribution & { recorded_before_fire_time: number };
+  /**
+   * The same from the first fire time at which every cron existed (`first_fire_time_max`) on:
+   * without the seconds in which the creates competed with the firings.
+   */
+  fireLagSteady: Distribution & { from: string | null };
+  /** Epoch ms of `first_fire_time_max`. */
+  steadyFrom: number;
   /** The same for `caught_up` records (misfires made late), when there are any. */
   caughtUpLag: Distribution;
+  /** Fire lag of the `created` records per fire time, in fire-time order: when the slow ones were. */
+  fireLagByFireTime: Array<{ fire_time: string; records: number; p50_ms: number | null; p99_ms: number | null; max_ms: number | null }>;
   instances: Instance[];
 }
 
@@ -68,6 +77,7 @@ const iso = (ms: number | null): string | null => (ms === null || !Number.isFini
  */
 export function analyse(crons: CronReadBack[], windowEnd: number, periodMs: number): Analysis {
   const lags: number[] = [];
+  const lagsByFireTime = new Map<number, number[]>();
   const caughtUpLags: number[] = [];
   const instances: Instance[] = [];
   const skippedByReason: Record<string, number> = {};
@@ -92,6 +102,8 @@ export function analyse(crons: CronReadBack[], windowEnd: number, periodMs: numb
   for (const c of crons) {
     firstMin = Math.min(firstMin, c.firstFireTime);
     firstMax = Math.max(firstMax, c.firstFireTime);
+  }
+  for (const c of crons) {
     const owed = Math.max(0, Math.ceil((windowEnd - c.firstFireTime) / periodMs));
     perCronMin = Math.min(perCronMin, owed);
     perCronMax = Math.max(perCronMax, owed);
@@ -119,6 +131,9 @@ export function analyse(crons: CronReadBack[], windowEnd: number, periodMs: numb
       if (r.outcome === 'created') {
         created++;
         lags.push(lag);
+        const bucket = lagsByFireTime.get(ft);
+        if (bucket) bucket.push(lag);
+        else lagsByFireTime.set(ft, [lag]);
         if (lag < 0) early++;
         if (r.task_id) instances.push({ taskId: r.task_id, fireTime: ft });
       } else if (r.outcome === 'caught_up') {
@@ -165,7 +180,18 @@ export function analyse(crons: CronReadBack[], windowEnd: number, periodMs: numb
       missing_examples: missingExamples,
     },
     fireLag: { ...distribution(lags), recorded_before_fire_time: early },
+    fireLagSteady: {
+      ...distribution([...lagsByFireTime.entries()].filter(([ft]) => ft >= firstMax).flatMap(([, l]) => l)),
+      from: iso(firstMax),
+    },
+    steadyFrom: firstMax,
     caughtUpLag: distribution(caughtUpLags),
+    fireLagByFireTime: [...lagsByFireTime.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([ft, l]) => {
+        const d = distribution(l);
+        return { fire_time: iso(ft) as string, records: d.count, p50_ms: d.p50_ms, p99_ms: d.p99_ms, max_ms: d.max_ms };
+      }),
     instances,
   };
 }
