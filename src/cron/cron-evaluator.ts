@@ -170,11 +170,12 @@ export class CronEvaluator {
     if (cron) this.admit(cron);
   }
 
-  private admit(cron: CronRecord): void {
+  /** Adds a definition to the window; `parsed` is its schedule when already known (same expression). */
+  private admit(cron: CronRecord, parsed?: CronSchedule): void {
     if (!cron.enabled || cron.nextFireTime === null || cron.nextFireTime > this.windowEnd) return;
     let schedule: CronSchedule;
     try {
-      schedule = parseCronSchedule(cron.cronExpression, cron.timezone);
+      schedule = parsed ?? parseCronSchedule(cron.cronExpression, cron.timezone);
     } catch (err) {
       this.deps.log.error({ err, cronId: cron.id }, 'stored cron expression no longer parses; not fired');
       return;
@@ -199,6 +200,7 @@ export class CronEvaluator {
     if (firings.length === 0) return;
     const results = await store.fireCrons(firings, now);
     const stale: string[] = [];
+    const entries: DueEntry[] = [];
     results.forEach((r, i) => {
       const entry = byId.get(r.cronId) as WindowEntry;
       if (!r.applied) {
@@ -206,10 +208,12 @@ export class CronEvaluator {
         return;
       }
       this.report(r, now);
+      entries.push(...r.entries);
       const f = firings[i];
       const last = f.instances.length > 0 ? f.instances[f.instances.length - 1].fireTime : entry.cron.lastFireTime;
-      this.admit({ ...entry.cron, nextFireTime: f.nextFireTime, lastFireTime: last });
+      this.admit({ ...entry.cron, nextFireTime: f.nextFireTime, lastFireTime: last }, entry.schedule);
     });
+    if (entries.length > 0) this.deps.onInstances(entries); // one message per partition, not per firing
     // Lost a race or read an old version: the store has the truth.
     for (const id of stale) await this.refresh(id);
   }
@@ -245,7 +249,6 @@ export class CronEvaluator {
       metrics.cronFirings.inc({ outcome: rec.outcome, reason: rec.reason ?? 'none' });
       if (rec.outcome === 'created') metrics.cronFireLag.observe(Math.max(0, now - rec.fireTime) / 1000);
     }
-    if (r.entries.length > 0) this.deps.onInstances(r.entries);
     if (r.aborts.length > 0) this.deps.onAborts(r.aborts);
   }
 

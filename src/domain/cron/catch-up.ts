@@ -52,6 +52,17 @@ export function planFirings(schedule: CronSchedule, input: FiringPlanInput): Fir
   if (!(maxCatchUp >= 1)) throw new RangeError(`maxCatchUp must be ≥ 1, got ${maxCatchUp}`);
   if (due > now) return { firings: [], nextFireTime: due, uncounted: 0 };
   const onTimeFrom = now - misfireGraceMs;
+  // The usual case, one fire time due: a single search for the next one.
+  const following = schedule.nextFireTime(due);
+  if (following === null || following > now) {
+    const firing: PlannedFiring =
+      due >= onTimeFrom
+        ? { fireTime: due, outcome: 'created', reason: null }
+        : catchUp === 'none'
+          ? { fireTime: due, outcome: 'skipped', reason: 'misfire' }
+          : { fireTime: due, outcome: 'caught_up', reason: null };
+    return { firings: [firing], nextFireTime: following, uncounted: 0 };
+  }
   // Enough of the latest fire times to hold every on-time one and maxCatchUp missed ones.
   const { times, before } = latestFireTimes(schedule, due, now, maxCatchUp, onTimeFrom);
   const onTime = times.filter((t) => t >= onTimeFrom);
