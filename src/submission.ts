@@ -4,24 +4,14 @@ import { parseIsoWithOffset } from './contract/iso-date';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
 import { PayloadTooLargeError, UnknownTaskTypeError, ValidationError } from './domain/errors';
 import { partitionOf } from './domain/partition';
-import { NewTask, Priority, RetryBackoff } from './domain/task';
+import { NewTask } from './domain/task';
+import type { TaskTemplate } from './domain/cron/cron-definition';
 import { uuidv7 } from './domain/task-id';
 
 /** A task submission as the API receives it (already checked against the JSON Schema). */
-export type Submission = {
-  task_type: string;
-  payload?: unknown;
-  priority?: Priority;
+export type Submission = TaskTemplate & {
   scheduled_at?: string | null;
-  max_retries?: number;
-  retry_backoff?: RetryBackoff;
-  retry_delay_seconds?: number;
-  max_retry_delay_seconds?: number;
-  retry_jitter?: boolean;
-  timeout_seconds?: number;
   idempotency_key?: string | null;
-  queue?: string;
-  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
 };
 
 /**

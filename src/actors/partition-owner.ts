@@ -1,6 +1,7 @@
 import type { Actor } from 'comedy';
 import { TimerHandle } from '../domain/clock';
 import { HorizonWindow } from '../domain/horizon-window';
+import { SerialPump } from '../domain/serial-pump';
 import { DueEntry } from '../domain/task';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 
@@ -34,15 +35,19 @@ export class PartitionOwnerActor {
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
   private loading = false;
-  private pumping = false;
-  private again = false;
   private stopped = false;
+  private readonly pumper: SerialPump;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.window = new HorizonWindow({
       horizonMs: deps.config.horizonMs,
       maxTasks: deps.config.windowMaxTasks,
       maxOutstanding: deps.config.ownerMaxOutstanding,
+    });
+    this.pumper = new SerialPump(() => this.pumpOnce(), {
+      onError: (err) => deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'),
+      onIdle: () => this.arm(),
+      stopped: () => this.stopped,
     });
   }
 
@@ -99,23 +104,7 @@ export class PartitionOwnerActor {
 
   /** Loads when needed, hands out what is due, and sets the one timer. Never runs twice at once. */
   private pump(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    this.pumpOnce()
-      .catch((err) => this.deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'))
-      .finally(() => {
-        this.pumping = false;
-        if (this.again) {
-          this.again = false;
-          this.pump();
-        } else {
-          this.arm();
-        }
-      });
+    this.pumper.trigger();
   }
 
   private async pumpOnce(): Promise<void> {
@@ -124,7 +113,7 @@ export class PartitionOwnerActor {
     const due = this.window.takeDue(clock.now());
     if (due.length === 0) return;
     // Progress was made and the window may hold more behind a truncated read: go round again.
-    if (this.window.needsLoad(clock.now())) this.again = true;
+    if (this.window.needsLoad(clock.now())) this.pumper.trigger();
     const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
     const pending = new Set(due.filter((e) => e.state === 'PENDING').map((e) => e.id));
     if (toMark.length > 0) {

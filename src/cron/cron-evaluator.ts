@@ -5,6 +5,7 @@ import { CronRecord, cronIdOfInstance } from '../domain/cron/cron-definition';
 import { CronSchedule, parseCronSchedule } from '../domain/cron/cron-schedule';
 import { Clock, TimerHandle } from '../domain/clock';
 import { MinHeap } from '../domain/min-heap';
+import { SerialPump } from '../domain/serial-pump';
 import { DueEntry } from '../domain/task';
 import { SchedulerMetrics } from '../observability/metrics';
 import { CronFiring, CronFiringResult } from '../storage/cron-store';
@@ -52,12 +53,16 @@ export class CronEvaluator {
   private readonly endedCrons = new Set<string>();
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
-  private pumping = false;
-  private again = false;
   private stopped = false;
-  private idle: Array<() => void> = [];
+  private readonly pumper: SerialPump;
 
-  constructor(private readonly deps: CronEvaluatorDeps) {}
+  constructor(private readonly deps: CronEvaluatorDeps) {
+    this.pumper = new SerialPump(() => this.pumpOnce(), {
+      onError: (err) => deps.log.error({ err }, 'cron evaluator pass failed'),
+      onIdle: () => this.arm(),
+      stopped: () => this.stopped,
+    });
+  }
 
   /** Loads the window and starts firing. */
   start(): void {
@@ -92,7 +97,7 @@ export class CronEvaluator {
 
   /** Resolves when no pump is running or queued (tests, shutdown). */
   settled(): Promise<void> {
-    return this.pumping ? new Promise((resolve) => this.idle.push(resolve)) : Promise.resolve();
+    return this.pumper.settled();
   }
 
   /** Definitions in the window (diagnostics, tests). */
@@ -101,25 +106,7 @@ export class CronEvaluator {
   }
 
   private pump(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    this.pumpOnce()
-      .catch((err) => this.deps.log.error({ err }, 'cron evaluator pass failed'))
-      .finally(() => {
-        this.pumping = false;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.pump();
-          return;
-        }
-        this.again = false;
-        this.arm();
-        for (const resolve of this.idle.splice(0)) resolve();
-      });
+    this.pumper.trigger();
   }
 
   private async pumpOnce(): Promise<void> {

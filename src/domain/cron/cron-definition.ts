@@ -24,7 +24,10 @@ export type FireOutcome = (typeof FIRE_OUTCOMES)[number];
 /** Why a firing was skipped: missed beyond the grace, an instance still running, or a full queue. */
 export type SkipReason = 'misfire' | 'overlap' | 'queue_full';
 
-/** The task fields a cron copies into every instance (API names, as in a task submission). */
+/**
+ * The task fields a cron copies into every instance (API names): a task submission without
+ * `scheduled_at` and `idempotency_key` (see submission.ts).
+ */
 export interface TaskTemplate {
   task_type: string;
   payload?: unknown;
