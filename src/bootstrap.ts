@@ -17,6 +17,7 @@ import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
+import { DispatchLimits } from './domain/dispatch-limits';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -46,6 +47,17 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
       directory.dispatcher?.tell('abort', { taskId, attempt });
     },
   };
+}
+
+/** The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full). */
+export function dispatchLimitsFromConfig(config: Config, now: number): DispatchLimits {
+  const limits = new DispatchLimits();
+  for (const [tenant, t] of Object.entries(config.tenants)) {
+    if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
+    if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
+  }
+  for (const [type, limit] of Object.entries(config.rateLimits)) limits.setTypeLimit(type, limit, now);
+  return limits;
 }
 
 /** Makes the store named by `config.store`. */
@@ -81,7 +93,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory });
+    const limits = dispatchLimitsFromConfig(config, clock.now());
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons), { mode: 'in-memory', name: 'scheduler-api' });
     const app = buildApp({ service, crons, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const rateLimit = z.object({ ratePerSecond: z.number().positive().finite(), burst: z.number().min(1).finite() }).strict();
 
 /**
  * Schema of the resolved configuration (DESIGN §11). Every default lives in `config/default.json`;
@@ -72,6 +73,12 @@ export const ConfigSchema = z
      * were missed (downtime) and follow the definition's `catch_up`.
      */
     cronMisfireGraceMs: int(0),
+    /** A ready task waiting this long (ms since due) competes as `high` (priority aging). */
+    priorityAgingMs: int(1),
+    /** Per tenant: weight in the round-robin between tenants (default 1) and a limit on its starts. */
+    tenants: z.record(z.object({ weight: z.number().positive().finite().optional(), rateLimit: rateLimit.optional() }).strict()),
+    /** Per task type: a token-bucket limit on starts. */
+    rateLimits: z.record(rateLimit),
     defaults: z.object({
       priority: z.enum(PRIORITIES),
       maxRetries: int(0, 1000),

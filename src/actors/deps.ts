@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { Clock } from '../domain/clock';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
+import type { DispatchLimits } from '../domain/dispatch-limits';
 import type { TypedRef } from './typed-ref';
 import type { DispatcherMessages } from './dispatcher';
 import type { PartitionOwnerMessages } from './partition-owner';
@@ -23,6 +24,8 @@ export interface SchedulerDeps {
   metrics: SchedulerMetrics;
   log: Logger;
   directory: ActorDirectory;
+  /** Tenant weights and rate limits, changed at run time by admins. */
+  limits: DispatchLimits;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

@@ -41,7 +41,9 @@ export class DispatcherActor {
   }
 
   private self: Actor | null = null;
-  private ready = new ReadyQueues();
+  private readonly ready: ReadyQueues;
+  private releaseTimer: TimerHandle | null = null;
+  private releaseAt = Infinity;
   private readonly workers: WorkerPool;
   private running = new Map<string, Running>();
   private draining = false;
@@ -50,6 +52,15 @@ export class DispatcherActor {
   private sweepTimer: TimerHandle | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {
+    const { limits, config, metrics } = deps;
+    this.ready = new ReadyQueues({
+      weightOf: limits.weightOf,
+      agingMs: config.priorityAgingMs,
+      typeBucket: limits.typeBucket,
+      tenantBucket: limits.tenantBucket,
+      onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
+    });
+    limits.onChange(() => this.pump());
     this.workers = new WorkerPool(deps, (slot) => {
       this.loseAttemptsOf(slot.id);
       this.pump();
@@ -115,6 +126,8 @@ export class DispatcherActor {
     this.overrunTimer = null;
     if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
     this.sweepTimer = null;
+    if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
+    this.releaseTimer = null;
   }
 
   /**
@@ -218,17 +231,36 @@ export class DispatcherActor {
     };
   }
 
-  /** Gives every worker with free credits a batch of ready tasks. */
+  /**
+   * Gives every worker with free credits a batch of ready tasks allowed to start now. When work is
+   * left only behind empty token buckets, one timer wakes the pump at the next token (no polling).
+   */
   private pump(): void {
     if (this.draining) return;
-    const batchMax = this.deps.config.workerBatchMax;
+    const { config, clock } = this.deps;
+    const now = clock.now();
+    let idleCredits = false;
     for (const slot of this.workers.all()) {
       while (slot.credits > 0 && slot.pid !== 0 && this.ready.size > 0) {
-        const entries = this.ready.take(Math.min(slot.credits, batchMax));
+        const entries = this.ready.take(Math.min(slot.credits, config.workerBatchMax), now);
+        if (entries.length === 0) break;
         slot.credits -= entries.length;
         void this.claimAndSend(slot, entries);
       }
+      if (slot.credits > 0 && slot.pid !== 0) idleCredits = true;
     }
+    if (idleCredits && this.ready.size > 0) this.armRelease(this.ready.nextReleaseAt(now));
+  }
+
+  private armRelease(at: number | null): void {
+    if (at === null || at >= this.releaseAt) return;
+    if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
+    this.releaseAt = at;
+    this.releaseTimer = this.deps.clock.setTimeout(() => {
+      this.releaseTimer = null;
+      this.releaseAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - this.deps.clock.now()));
   }
 
   private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {

@@ -1,28 +1,59 @@
-import { MinHeap } from './min-heap';
 import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin';
 import { DueEntry, PRIORITY_RANK } from './task';
+import { TenantReadyQueue } from './tenant-ready-queue';
+import { TokenBucket } from './token-bucket';
 
-/** Inside a tenant: high before medium before low, then oldest due first, then submission order. */
+/** Inside a tenant, without aging: high before medium before low, then oldest due, then sequence. */
 export function compareReady(a: DueEntry, b: DueEntry): number {
   return PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || a.dueAt - b.dueAt || a.seq - b.seq;
 }
 
+/** What decides the order and the pace of starts. Every part is optional. */
+export interface ReadyPolicy {
+  /** Tenant weight for the weighted round-robin (> 0; default 1). */
+  weightOf?(tenantId: string): number;
+  /** A task waiting this long (ms since due) competes as `high` (default: never). */
+  agingMs?: number;
+  /** The token bucket limiting starts of a task type, or null for none. */
+  typeBucket?(taskType: string): TokenBucket | null;
+  /** The token bucket limiting starts of a tenant's tasks, or null for none. */
+  tenantBucket?(tenantId: string): TokenBucket | null;
+  /** Called when a queue with work finds its bucket empty (a rate-limit wait begins). */
+  onWait?(kind: 'task_type' | 'tenant', key: string): void;
+}
+
 /**
- * The dispatcher's ready tasks (DESIGN §5): one priority queue per tenant, and smooth weighted
- * round-robin between the tenants that have ready work. Tenants without work hold no state.
+ * The dispatcher's ready tasks (DESIGN §5): per tenant a {@link TenantReadyQueue} (priority with
+ * aging, per task type), smooth weighted round-robin between tenants that have work allowed to
+ * start, and token buckets per task type and per tenant. An empty bucket parks only its own queue:
+ * other types and tenants keep flowing, and {@link nextReleaseAt} says when to look again (the
+ * caller sets one timer; nothing polls). Tenants without work hold no state.
  */
 export class ReadyQueues {
-  private byTenant = new Map<string, MinHeap<DueEntry>>();
-  private ids = new Set<string>();
-  private rr: SmoothWeightedRoundRobin;
+  private readonly byTenant = new Map<string, TenantReadyQueue>();
+  private readonly ids = new Set<string>();
+  private readonly rr: SmoothWeightedRoundRobin;
+  private readonly agingMs: number;
+  /** Keys currently waiting on an empty bucket (so a wait is counted once, when it begins). */
+  private readonly waiting = new Set<string>();
 
-  /** @param weightOf tenant weight (> 0, default 1) */
-  constructor(weightOf?: (tenantId: string) => number) {
-    this.rr = new SmoothWeightedRoundRobin(weightOf);
+  constructor(private readonly policy: ReadyPolicy = {}) {
+    this.rr = new SmoothWeightedRoundRobin(policy.weightOf);
+    this.agingMs = policy.agingMs ?? Infinity;
   }
 
   get size(): number {
     return this.ids.size;
+  }
+
+  /** Entries queued for one tenant (metrics). */
+  sizeOf(tenantId: string): number {
+    return this.byTenant.get(tenantId)?.size ?? 0;
+  }
+
+  /** Tenants with queued entries. */
+  tenants(): IterableIterator<string> {
+    return this.byTenant.keys();
   }
 
   /** Adds an entry; a second add of the same id is ignored. */
@@ -31,26 +62,77 @@ export class ReadyQueues {
     this.ids.add(entry.id);
     let q = this.byTenant.get(entry.tenantId);
     if (!q) {
-      q = new MinHeap(compareReady);
+      q = new TenantReadyQueue();
       this.byTenant.set(entry.tenantId, q);
     }
-    q.push(entry);
+    q.add(entry);
   }
 
-  /** Removes and returns up to `n` entries, tenant by tenant in weighted turn. */
-  take(n: number): DueEntry[] {
+  /**
+   * Removes and returns up to `n` entries allowed to start at `now` (epoch ms), tenant by tenant in
+   * weighted turn, taking one token from each bucket that applies.
+   */
+  take(n: number, now: number): DueEntry[] {
     const out: DueEntry[] = [];
-    while (out.length < n && this.byTenant.size > 0) {
-      const tenant = this.rr.pick(this.byTenant.keys()) as string;
-      const q = this.byTenant.get(tenant) as MinHeap<DueEntry>;
-      const e = q.pop() as DueEntry;
-      out.push(e);
+    while (out.length < n) {
+      const candidates = new Map<string, DueEntry>();
+      for (const [tenant, q] of this.byTenant) {
+        if (!this.tenantMayStart(tenant, now)) continue;
+        const head = q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now));
+        if (head) candidates.set(tenant, head);
+      }
+      if (candidates.size === 0) break;
+      const tenant = this.rr.pick(candidates.keys()) as string;
+      const e = candidates.get(tenant) as DueEntry;
+      this.policy.typeBucket?.(e.taskType)?.tryTake(now);
+      this.policy.tenantBucket?.(tenant)?.tryTake(now);
+      const q = this.byTenant.get(tenant) as TenantReadyQueue;
+      q.remove(e);
       this.ids.delete(e.id);
+      out.push(e);
       if (q.size === 0) {
         this.byTenant.delete(tenant);
         this.rr.forget(tenant);
       }
     }
     return out;
+  }
+
+  /**
+   * When a queue parked on an empty bucket can start again (epoch ms), or null when no queued
+   * work waits on a bucket.
+   */
+  nextReleaseAt(now: number): number | null {
+    let at = Infinity;
+    for (const [tenant, q] of this.byTenant) {
+      const tb = this.policy.tenantBucket?.(tenant);
+      if (tb && tb.nextTokenAt(now) > now) at = Math.min(at, tb.nextTokenAt(now));
+      for (const type of q.taskTypes()) {
+        const b = this.policy.typeBucket?.(type);
+        if (b && b.nextTokenAt(now) > now) at = Math.min(at, b.nextTokenAt(now));
+      }
+    }
+    return at === Infinity ? null : at;
+  }
+
+  private tenantMayStart(tenant: string, now: number): boolean {
+    return this.mayStart('tenant', tenant, this.policy.tenantBucket?.(tenant) ?? null, now);
+  }
+
+  private typeMayStart(type: string, now: number): boolean {
+    return this.mayStart('task_type', type, this.policy.typeBucket?.(type) ?? null, now);
+  }
+
+  private mayStart(kind: 'task_type' | 'tenant', key: string, bucket: TokenBucket | null, now: number): boolean {
+    if (!bucket || bucket.nextTokenAt(now) <= now) {
+      this.waiting.delete(`${kind}:${key}`);
+      return true;
+    }
+    const k = `${kind}:${key}`;
+    if (!this.waiting.has(k)) {
+      this.waiting.add(k);
+      this.policy.onWait?.(kind, key);
+    }
+    return false;
   }
 }

@@ -19,6 +19,7 @@ export class SchedulerMetrics {
   readonly workerKills: Counter<'worker_id'>;
   readonly purgedTasks: Counter<string>;
   readonly cronFireLag: Histogram<string>;
+  readonly rateLimitWaits: Counter<'limit' | 'key'>;
   readonly cronFirings: Counter<'outcome' | 'reason'>;
 
   /** @param depthByState reads the number of tasks per state when /metrics is scraped */
@@ -93,6 +94,12 @@ export class SchedulerMetrics {
       name: 'scheduler_worker_restarts_total',
       help: 'Worker processes that came back after a crash.',
       labelNames: ['worker_id'],
+      registers,
+    });
+    this.rateLimitWaits = new Counter({
+      name: 'scheduler_rate_limit_waits_total',
+      help: 'Times a queue with ready tasks found its token bucket empty and waited (limit: task_type or tenant; key: its name). The tasks stay PENDING.',
+      labelNames: ['limit', 'key'],
       registers,
     });
     this.cronFireLag = new Histogram({

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import pino from 'pino';
+import { DispatchLimits } from '../../src/domain/dispatch-limits';
 import { ActorDirectory, SchedulerDeps } from '../../src/actors/deps';
 import { PartitionOwnerActor } from '../../src/actors/partition-owner';
 import { loadConfig } from '../../src/config';
@@ -62,6 +63,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
       metrics: new SchedulerMetrics(() => store.countByState()),
       log: pino({ level: 'silent' }),
       directory,
+      limits: new DispatchLimits(),
     };
     owner = new PartitionOwnerActor(deps);
     owner.initialize({ getCustomParameters: () => ({ partition: 0 }) } as never);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { compareReady, ReadyQueues } from '../../src/domain/ready-queues';
 import { DueEntry } from '../../src/domain/task';
 import { dueEntry } from './helpers/fixtures';
+import { TokenBucket } from '../../src/domain/token-bucket';
 
 const ids = (entries: { id: string }[]): string[] => entries.map((e) => e.id);
 
@@ -12,14 +13,14 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: 'low', priority: 'low', dueAt: 1, seq: 1 }));
       q.add(dueEntry({ id: 'med', priority: 'medium', dueAt: 1, seq: 2 }));
       q.add(dueEntry({ id: 'high', priority: 'high', dueAt: 1, seq: 3 }));
-      expect(ids(q.take(3))).to.deep.equal(['high', 'med', 'low']);
+      expect(ids(q.take(3, 0))).to.deep.equal(['high', 'med', 'low']);
     });
 
     it('priority beats due time: a high due later runs before a low due earlier', () => {
       const q = new ReadyQueues();
       q.add(dueEntry({ id: 'old-low', priority: 'low', dueAt: 100, seq: 1 }));
       q.add(dueEntry({ id: 'new-high', priority: 'high', dueAt: 900, seq: 2 }));
-      expect(ids(q.take(2))).to.deep.equal(['new-high', 'old-low']);
+      expect(ids(q.take(2, 0))).to.deep.equal(['new-high', 'old-low']);
     });
 
     it('same priority: oldest due first, then submission order (seq)', () => {
@@ -28,7 +29,7 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: 'due100-seq5', dueAt: 100, seq: 5 }));
       q.add(dueEntry({ id: 'due100-seq2', dueAt: 100, seq: 2 }));
       q.add(dueEntry({ id: 'due200', dueAt: 200, seq: 3 }));
-      expect(ids(q.take(10))).to.deep.equal(['due100-seq2', 'due100-seq5', 'due200', 'due300']);
+      expect(ids(q.take(10, 0))).to.deep.equal(['due100-seq2', 'due100-seq5', 'due200', 'due300']);
     });
 
     it('compareReady: priority, then dueAt, then seq', () => {
@@ -47,7 +48,7 @@ describe('ReadyQueues', () => {
       for (let i = 0; i < 1000; i++) q.add(dueEntry({ id: `big-${i}`, tenantId: 'big', dueAt: i, seq: i }));
       q.add(dueEntry({ id: 'small-0', tenantId: 'small', dueAt: 5000, seq: 5000 }));
 
-      const firstTwo = [...q.take(1), ...q.take(1)];
+      const firstTwo = [...q.take(1, 0), ...q.take(1, 0)];
       expect(ids(firstTwo)).to.include('small-0');
       expect(q.size).to.equal(999);
     });
@@ -56,7 +57,7 @@ describe('ReadyQueues', () => {
       const q = new ReadyQueues();
       for (let i = 0; i < 1000; i++) q.add(dueEntry({ id: `big-${i}`, tenantId: 'big', seq: i }));
       q.add(dueEntry({ id: 'small-0', tenantId: 'small', priority: 'low', seq: 1001 }));
-      expect(ids(q.take(2))).to.include('small-0');
+      expect(ids(q.take(2, 0))).to.include('small-0');
     });
 
     it('alternates between equally weighted tenants while both have work', () => {
@@ -65,16 +66,16 @@ describe('ReadyQueues', () => {
         q.add(dueEntry({ id: `a${i}`, tenantId: 'A', seq: i }));
         q.add(dueEntry({ id: `b${i}`, tenantId: 'B', seq: 10 + i }));
       }
-      expect(q.take(6).map((e) => e.tenantId)).to.deep.equal(['A', 'B', 'A', 'B', 'A', 'B']);
+      expect(q.take(6, 0).map((e) => e.tenantId)).to.deep.equal(['A', 'B', 'A', 'B', 'A', 'B']);
     });
 
     it('follows the tenant weights (3:1)', () => {
-      const q = new ReadyQueues((t) => (t === 'gold' ? 3 : 1));
+      const q = new ReadyQueues({ weightOf: (t) => (t === "gold" ? 3 : 1) });
       for (let i = 0; i < 40; i++) {
         q.add(dueEntry({ id: `g${i}`, tenantId: 'gold', seq: i }));
         q.add(dueEntry({ id: `s${i}`, tenantId: 'silver', seq: 100 + i }));
       }
-      const taken = q.take(40).map((e) => e.tenantId);
+      const taken = q.take(40, 0).map((e) => e.tenantId);
       expect(taken.filter((t) => t === 'gold')).to.have.lengthOf(30);
       expect(taken.filter((t) => t === 'silver')).to.have.lengthOf(10);
     });
@@ -85,7 +86,7 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: 'A-high', tenantId: 'A', priority: 'high', seq: 2 }));
       q.add(dueEntry({ id: 'B-med', tenantId: 'B', priority: 'medium', seq: 3 }));
       q.add(dueEntry({ id: 'B-high', tenantId: 'B', priority: 'high', seq: 4 }));
-      expect(ids(q.take(4))).to.deep.equal(['A-high', 'B-high', 'A-low', 'B-med']);
+      expect(ids(q.take(4, 0))).to.deep.equal(['A-high', 'B-high', 'A-low', 'B-med']);
     });
   });
 
@@ -97,9 +98,9 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: '2', tenantId: 'B' }));
       q.add(dueEntry({ id: '3', tenantId: 'B' }));
       expect(q.size).to.equal(3);
-      q.take(2);
+      q.take(2, 0);
       expect(q.size).to.equal(1);
-      q.take(5);
+      q.take(5, 0);
       expect(q.size).to.equal(0);
     });
 
@@ -109,7 +110,7 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'high' }));
       q.add(dueEntry({ id: 'dup', tenantId: 'B' }));
       expect(q.size).to.equal(1);
-      const out = q.take(10);
+      const out = q.take(10, 0);
       expect(out).to.have.lengthOf(1);
       expect(out[0].priority).to.equal('low');
       expect(out[0].tenantId).to.equal('A');
@@ -118,20 +119,20 @@ describe('ReadyQueues', () => {
     it('an id can be added again once it has been taken', () => {
       const q = new ReadyQueues();
       q.add(dueEntry({ id: 'x' }));
-      expect(ids(q.take(1))).to.deep.equal(['x']);
+      expect(ids(q.take(1, 0))).to.deep.equal(['x']);
       q.add(dueEntry({ id: 'x' }));
       expect(q.size).to.equal(1);
-      expect(ids(q.take(1))).to.deep.equal(['x']);
+      expect(ids(q.take(1, 0))).to.deep.equal(['x']);
     });
 
     it('take(n) returns at most n, and an empty array when empty or n = 0', () => {
       const q = new ReadyQueues();
-      expect(q.take(5)).to.deep.equal([]);
+      expect(q.take(5, 0)).to.deep.equal([]);
       for (let i = 0; i < 5; i++) q.add(dueEntry({ id: `e${i}` }));
-      expect(q.take(0)).to.deep.equal([]);
-      expect(q.take(3)).to.have.lengthOf(3);
-      expect(q.take(3)).to.have.lengthOf(2);
-      expect(q.take(3)).to.deep.equal([]);
+      expect(q.take(0, 0)).to.deep.equal([]);
+      expect(q.take(3, 0)).to.have.lengthOf(3);
+      expect(q.take(3, 0)).to.have.lengthOf(2);
+      expect(q.take(3, 0)).to.deep.equal([]);
     });
 
     it('a tenant that empties and returns starts with fresh credit (no stored debt)', () => {
@@ -139,11 +140,92 @@ describe('ReadyQueues', () => {
       q.add(dueEntry({ id: 'a1', tenantId: 'A' }));
       q.add(dueEntry({ id: 'b1', tenantId: 'B' }));
       q.add(dueEntry({ id: 'b2', tenantId: 'B' }));
-      expect(ids(q.take(2))).to.deep.equal(['a1', 'b1']); // A now empty and forgotten
+      expect(ids(q.take(2, 0))).to.deep.equal(['a1', 'b1']); // A now empty and forgotten
       q.add(dueEntry({ id: 'a2', tenantId: 'A' }));
       q.add(dueEntry({ id: 'b3', tenantId: 'B' }));
-      expect(q.take(3).map((e) => e.tenantId).sort()).to.deep.equal(['A', 'B', 'B']);
+      expect(q.take(3, 0).map((e) => e.tenantId).sort()).to.deep.equal(['A', 'B', 'B']);
       expect(q.size).to.equal(0);
+    });
+  });
+
+  describe('weights, aging and rate limits (manual time)', () => {
+    const T0 = 1_700_000_000_000;
+
+    it('tenants weighted 3:1, both saturated, get dispatch counts within 5 % of 3:1 over any 400 starts', () => {
+      const q = new ReadyQueues({ weightOf: (t) => (t === 'A' ? 3 : 1) });
+      for (let i = 0; i < 10_000; i++) {
+        q.add(dueEntry({ id: `a${i}`, tenantId: 'A', seq: i }));
+        q.add(dueEntry({ id: `b${i}`, tenantId: 'B', seq: i }));
+      }
+      for (let round = 0; round < 10; round++) {
+        const taken = q.take(400, T0 + round);
+        const a = taken.filter((e) => e.tenantId === 'A').length;
+        const b = taken.length - a;
+        expect(a / b).to.be.within(3 * 0.95, 3 * 1.05);
+      }
+    });
+
+    it('aging: a low task behind a continuous stream of high tasks starts once it has waited agingMs', () => {
+      const agingMs = 5_000;
+      const q = new ReadyQueues({ agingMs });
+      q.add(dueEntry({ id: 'low', priority: 'low', dueAt: T0, seq: 0 }));
+      let startedAt: number | null = null;
+      for (let step = 0; step < 20_000 && startedAt === null; step++) {
+        const now = T0 + step; // one start per millisecond, a new high task every millisecond
+        q.add(dueEntry({ id: `h${step}`, priority: 'high', dueAt: now, seq: step + 1 }));
+        if (q.take(1, now)[0].id === 'low') startedAt = now;
+      }
+      expect(startedAt).to.equal(T0 + agingMs);
+    });
+
+    it('without aging the same low task waits behind every high task', () => {
+      const q = new ReadyQueues({});
+      q.add(dueEntry({ id: 'low', priority: 'low', dueAt: T0, seq: 0 }));
+      for (let step = 0; step < 1000; step++) {
+        q.add(dueEntry({ id: `h${step}`, priority: 'high', dueAt: T0 + step, seq: step + 1 }));
+        expect(q.take(1, T0 + step)[0].id).to.not.equal('low');
+      }
+    });
+
+    it('a limit of 100/s (burst 10) on send_email: 3,000 tasks start at ≤ 110 in any 1 s window and take ≈ 30 s; noop is not slowed', () => {
+      const buckets = new Map([['send_email', new TokenBucket(100, 10, T0)]]);
+      const waits: string[] = [];
+      const q = new ReadyQueues({ typeBucket: (t) => buckets.get(t) ?? null, onWait: (kind, key) => waits.push(`${kind}:${key}`) });
+      for (let i = 0; i < 3000; i++) q.add(dueEntry({ id: `m${i}`, taskType: 'send_email', dueAt: T0, seq: i }));
+      for (let i = 0; i < 100; i++) q.add(dueEntry({ id: `n${i}`, taskType: 'noop', dueAt: T0, seq: 5000 + i }));
+      const starts: number[] = [];
+      const noopStarts: number[] = [];
+      let now = T0;
+      while (q.size > 0) {
+        for (const e of q.take(64, now)) (e.taskType === 'noop' ? noopStarts : starts).push(now);
+        const next = q.nextReleaseAt(now);
+        if (q.size > 0) expect(next, 'parked work always has a release time').to.be.a('number');
+        now = Math.max(now + 1, next ?? now + 1);
+      }
+      expect(noopStarts.every((t) => t <= T0 + 1), "noop starts as fast as the batches allow").to.equal(true);
+      for (let i = 0; i < starts.length; i++) {
+        let j = i;
+        while (j < starts.length && starts[j] < starts[i] + 1000) j++;
+        expect(j - i, `window from ${starts[i] - T0} ms`).to.be.at.most(110);
+      }
+      const total = starts[starts.length - 1] - starts[0];
+      expect(total).to.be.within(29_000, 30_000);
+      expect(waits.filter((w) => w === 'task_type:send_email').length).to.be.at.least(1);
+    });
+
+    it('a tenant limit parks that tenant only; the other tenant keeps flowing', () => {
+      const buckets = new Map([['A', new TokenBucket(1, 1, T0)]]);
+      const q = new ReadyQueues({ tenantBucket: (t) => buckets.get(t) ?? null });
+      for (let i = 0; i < 5; i++) {
+        q.add(dueEntry({ id: `a${i}`, tenantId: 'A', seq: i }));
+        q.add(dueEntry({ id: `b${i}`, tenantId: 'B', seq: i }));
+      }
+      const first = q.take(10, T0);
+      expect(first.filter((e) => e.tenantId === 'A')).to.have.length(1);
+      expect(first.filter((e) => e.tenantId === 'B')).to.have.length(5);
+      expect(q.nextReleaseAt(T0)).to.equal(T0 + 1000);
+      expect(q.take(10, T0 + 999)).to.deep.equal([]);
+      expect(ids(q.take(10, T0 + 1000))).to.deep.equal(['a1']);
     });
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * A token bucket (the classic traffic-shaping algorithm, as in RFC 2697's and RFC 4115's meters):
+ * `ratePerSecond` tokens are added continuously up to `burst`; each start takes one. Pure: the
+ * caller passes `now` (epoch ms). A clock that steps back adds nothing and takes nothing away.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private refilledAt: number;
+
+  /**
+   * @param ratePerSecond tokens per second (> 0)
+   * @param burst bucket size (≥ 1): how many starts may happen at once after a quiet period
+   * @param now creation time; the bucket starts full
+   * @throws RangeError for a rate ≤ 0 or a burst < 1
+   */
+  constructor(
+    readonly ratePerSecond: number,
+    readonly burst: number,
+    now: number,
+  ) {
+    if (!(ratePerSecond > 0) || !Number.isFinite(ratePerSecond)) throw new RangeError(`ratePerSecond must be > 0, got ${ratePerSecond}`);
+    if (!(burst >= 1) || !Number.isFinite(burst)) throw new RangeError(`burst must be ≥ 1, got ${burst}`);
+    this.tokens = burst;
+    this.refilledAt = now;
+  }
+
+  /** Takes one token if there is one. */
+  tryTake(now: number): boolean {
+    this.refill(now);
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** When the next token will be there (≤ now when one is there already). */
+  nextTokenAt(now: number): number {
+    this.refill(now);
+    if (this.tokens >= 1) return now;
+    return this.refilledAt + Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
+  }
+
+  private refill(now: number): void {
+    if (now <= this.refilledAt) return; // time stood still or went back: nothing to add
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.ratePerSecond) / 1000);
+    this.refilledAt = now;
+  }
+}
