@@ -33,6 +33,9 @@ export interface TaskRow {
   cancel_requested: number;
   created_at: number;
   updated_at: number;
+  workflow_id?: string | null;
+  workflow_task_id?: string | null;
+  unmet_deps?: number;
 }
 
 /** Priority name of a stored rank. */
@@ -96,6 +99,8 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     cancelRequested: r.cancel_requested === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    // Present only on workflow tasks, so a plain task's record is the same as before workflows.
+    ...(r.workflow_id ? { workflowId: r.workflow_id, workflowTaskId: r.workflow_task_id ?? null } : {}),
   };
 }
 

@@ -15,7 +15,12 @@ import {
   TaskPage,
   UpdateWaitingChanges,
   UpdateWaitingResult,
+  WorkflowCancelResult,
+  WorkflowListQuery,
+  WorkflowPage,
 } from '../store';
+import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
+import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
@@ -49,6 +54,7 @@ export class SqliteStore implements Store {
   private due: ReturnType<typeof prepareLoadDue> | null = null;
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
   private audit: ReturnType<typeof prepareAuditScan> | null = null;
+  private workflowReads: WorkflowReads | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -80,6 +86,7 @@ export class SqliteStore implements Store {
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);
     this.audit = prepareAuditScan(db);
+    this.workflowReads = prepareWorkflowReads(db);
   }
 
   async close(): Promise<void> {
@@ -91,6 +98,7 @@ export class SqliteStore implements Store {
     this.due = null;
     this.expired = null;
     this.audit = null;
+    this.workflowReads = null;
     await writer?.close();
     db.close();
   }
@@ -187,5 +195,30 @@ export class SqliteStore implements Store {
 
   async purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
     return this.w.run('purgeFinished', [before, now, limit]);
+  }
+
+  async insertWorkflow(workflow: NewWorkflow): Promise<void> {
+    return this.w.run('insertWorkflow', [workflow]);
+  }
+
+  async getWorkflow(id: string): Promise<WorkflowRecord | null> {
+    return this.wr.getWorkflow(id);
+  }
+
+  async getWorkflowTasks(id: string): Promise<WorkflowTaskSummary[]> {
+    return this.wr.getWorkflowTasks(id);
+  }
+
+  async listWorkflows(query: WorkflowListQuery): Promise<WorkflowPage> {
+    return this.wr.listWorkflows(query);
+  }
+
+  async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
+    return this.w.run('cancelWorkflow', [id, now]);
+  }
+
+  private get wr(): WorkflowReads {
+    if (!this.workflowReads) throw new Error('store is not open');
+    return this.workflowReads;
   }
 }

@@ -8,6 +8,8 @@ import { preparePurgeFinished } from './ops/purge-finished';
 import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
 import { prepareUpdateWaitingTask } from './ops/update-waiting-task';
 import { prepareExtendLeases } from './ops/leases';
+import { prepareInsertWorkflow } from './ops/insert-workflow';
+import { prepareCancelWorkflow } from './ops/cancel-workflow';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -22,6 +24,8 @@ export function prepareWriteOps(db: Database.Database) {
     extendLeases: prepareExtendLeases(db),
     deleteDead: prepareDeleteDead(db),
     purgeFinished: preparePurgeFinished(db),
+    insertWorkflow: prepareInsertWorkflow(db),
+    cancelWorkflow: prepareCancelWorkflow(db),
   };
 }
 

@@ -2,12 +2,14 @@ import type Database from 'better-sqlite3';
 import * as m001 from './001-initial';
 import * as m002 from './002-retry-cap-jitter-replay';
 import * as m003 from './003-idempotency-keys';
+import * as m005 from './005-workflows';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '001-initial', ...m001 },
   { name: '002-retry-cap-jitter-replay', ...m002 },
   { name: '003-idempotency-keys', ...m003 },
+  { name: '005-workflows', ...m005 },
 ];
 
 /**
