@@ -15,12 +15,15 @@ import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
+import { WorkflowService } from './workflows/workflow-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
   config: Config;
   store: Store;
   service: SchedulerService;
+  /** Workflow (DAG) operations. */
+  workflows: WorkflowService;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -70,13 +73,23 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   let runtime: ActorRuntime | null = null;
   try {
     const directory: ActorDirectory = { dispatcher: null, owners: [] };
-    const service = new SchedulerService({ store, clock, config, metrics, log, gateway: actorGateway(directory) });
+    const gateway = actorGateway(directory);
+    const service = new SchedulerService({ store, clock, config, metrics, log, gateway });
+    const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory });
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service), { mode: 'in-memory', name: 'scheduler-api' });
-    const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, workflows), { mode: 'in-memory', name: 'scheduler-api' });
+    const app = buildApp({
+      service,
+      metrics,
+      bodyLimitBytes: config.bodyLimitBytes,
+      batchMaxTasks: config.batchMaxTasks,
+      logger: log,
+      workflows,
+      workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+    });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
@@ -87,6 +100,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       config,
       store,
       service,
+      workflows,
       runtime: rt,
       app,
       apiActor,
@@ -96,6 +110,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await maintenance.stop();
           await audit.stop();
           service.stopAccepting();
+          workflows.stopAccepting();
           await app.close();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');

@@ -63,6 +63,10 @@ export const ConfigSchema = z
     resultRetentionMs: int(1000),
     /** How often the maintenance pass purges expired tasks and idempotency keys (ms). */
     maintenanceIntervalMs: int(1000),
+    /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
+    workflowMaxTasks: int(1, 1_000_000),
+    /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
+    workflowBodyLimitBytes: int(1024),
     defaults: z.object({
       priority: z.enum(PRIORITIES),
       maxRetries: int(0, 1000),

@@ -254,6 +254,7 @@ export class DispatcherActor {
         payload: t.payload,
         timeoutMs: t.timeoutSeconds * 1000,
         idempotencyKey: t.idempotencyKey,
+        ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
       });
     }
     slot.ref.tell('run', { tasks: items }, (err) => {
@@ -270,6 +271,17 @@ export class DispatcherActor {
       byPartition.set(e.partition, ids);
     }
     for (const [p, ids] of byPartition) this.deps.directory.owners[p]?.tell('released', ids);
+  }
+
+  /** Workflow tasks a completion released from BLOCKED: their partition owners fire them. */
+  private offerToOwners(entries: DueEntry[]): void {
+    const byPartition = new Map<number, DueEntry[]>();
+    for (const e of entries) {
+      const list = byPartition.get(e.partition) ?? [];
+      list.push(e);
+      byPartition.set(e.partition, list);
+    }
+    for (const [p, list] of byPartition) this.deps.directory.owners[p]?.tell('offer', list);
   }
 
   private loseAttemptsOf(workerId: string): void {
@@ -331,6 +343,7 @@ export class DispatcherActor {
             metrics.staleCompletions.inc();
             continue;
           }
+          if (res.released && res.released.length > 0) this.offerToOwners(res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
           } else if (res.state === 'PENDING' && res.entry) {

@@ -16,6 +16,8 @@ import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
 import { deadLetterRoutes } from './routes/dead-letter';
 import { auditRoutes } from './routes/audit';
+import { workflowRoutes } from './routes/workflows';
+import type { WorkflowService } from '../workflows/workflow-service';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -25,6 +27,10 @@ export interface AppDeps {
   batchMaxTasks: number;
   /** pino logger; omit for a silent app (tests). */
   logger?: Logger;
+  /** Workflow operations; their routes are served when given. */
+  workflows?: WorkflowService;
+  /** Largest `POST /api/v1/workflows` body in bytes (default: `bodyLimitBytes`). */
+  workflowBodyLimitBytes?: number;
 }
 
 /**
@@ -90,5 +96,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   deadLetterRoutes(app, deps.service);
   auditRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
+  if (deps.workflows) workflowRoutes(app, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
   return app;
 }

@@ -9,11 +9,13 @@ import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SchedulerService } from '../../src/service';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
+import { WorkflowService } from '../../src/workflows/workflow-service';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
   app: FastifyInstance;
   service: SchedulerService;
+  workflows: WorkflowService;
   store: SqliteStore;
   clock: ManualClock;
   config: Config;
@@ -35,19 +37,22 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
   const metrics = new SchedulerMetrics(() => store.countByState());
   const stored: DueEntry[] = [];
   const aborted: Array<{ taskId: string; attempt: number }> = [];
-  const service = new SchedulerService({
-    store,
-    clock,
-    config,
+  const gateway = { tasksStored: (e: DueEntry[]) => stored.push(...e), abortRunning: (taskId: string, attempt: number) => aborted.push({ taskId, attempt }) };
+  const service = new SchedulerService({ store, clock, config, metrics, log: pino({ level: 'silent' }), gateway });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
+  const app = buildApp({
+    service,
     metrics,
-    log: pino({ level: 'silent' }),
-    gateway: { tasksStored: (e) => stored.push(...e), abortRunning: (taskId, attempt) => aborted.push({ taskId, attempt }) },
+    bodyLimitBytes: config.bodyLimitBytes,
+    batchMaxTasks: config.batchMaxTasks,
+    workflows,
+    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
   });
-  const app = buildApp({ service, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks });
   await app.ready();
   return {
     app,
     service,
+    workflows,
     store,
     clock,
     config,
