@@ -52,6 +52,8 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     result: t.result,
     error: t.error,
     cancel_requested: t.cancelRequested,
+    // Workflow tasks only: the workflow and the task's workflow-local id.
+    ...(t.workflowId ? { workflow_id: t.workflowId, workflow_task_id: t.workflowTaskId ?? null } : {}),
     ...(attempts
       ? {
           attempt_history: attempts.map((a) => ({
