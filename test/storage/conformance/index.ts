@@ -27,6 +27,7 @@ import { describeMarkPending } from './mark-pending';
 import { describeOpenClose } from './open-close';
 import { describeOrphansAndCounts } from './orphans-and-counts';
 import { describeRetention } from './retention';
+import { describeWorkflows } from './workflows';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -74,5 +75,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeOrphansAndCounts(ctx);
     describeRetention(ctx);
     describeOpenClose(ctx);
+    describeWorkflows(ctx);
   });
 }
