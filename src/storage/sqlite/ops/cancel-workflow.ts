@@ -18,9 +18,9 @@ export function prepareCancelWorkflow(db: Database.Database): (id: string, now: 
   const mark = db.prepare(`UPDATE workflows SET cancel_requested = 1, updated_at = @now WHERE id = @id AND status = 'RUNNING'`);
   const cancelWaiting = db.prepare(`
     UPDATE tasks SET state = 'CANCELLED', error = @error, completed_at = @now, updated_at = @now
-    WHERE workflow_id = @id AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
+    WHERE workflow_id = @id AND +state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
   const requestRunning = db.prepare(`
-    UPDATE tasks SET cancel_requested = 1, updated_at = @now WHERE workflow_id = @id AND state = 'RUNNING'
+    UPDATE tasks SET cancel_requested = 1, updated_at = @now WHERE workflow_id = @id AND +state = 'RUNNING'
     RETURNING id, attempts`);
   const workflows = prepareWorkflowProgress(db);
   const error = JSON.stringify({ message: 'the workflow was cancelled', type: WORKFLOW_CANCELLED, retryable: false });

@@ -5,6 +5,8 @@
  * - succeeded: each direct downstream task still BLOCKED has its unmet count decremented; one that
  *   reaches 0 becomes PENDING (or SCHEDULED, due at its own later `scheduled_at`). Output: their
  *   due entries.
+ * Every statement finds its rows by id or by edge (the unary `+` keeps SQLite from choosing the
+ * state index instead, which would scan every BLOCKED task of every workflow on each completion).
  * - ended (FAILED, DEAD, CANCELLED): every non-terminal descendant becomes CANCELLED with error
  *   type `upstream_failed` naming the task that ended (one recursive statement; UNION visits a
  *   task once, so diamonds and wide fan-ins cost O(descendants + their edges)).
@@ -43,11 +45,11 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
       state  = CASE WHEN unmet_deps <= 1 THEN (CASE WHEN scheduled_at > @now THEN 'SCHEDULED' ELSE 'PENDING' END) ELSE state END,
       due_at = CASE WHEN unmet_deps <= 1 THEN MAX(COALESCE(scheduled_at, @now), @now) ELSE due_at END,
       updated_at = @now
-    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND state = 'BLOCKED'
+    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND +state = 'BLOCKED'
     RETURNING ${DUE_COLUMNS}`);
   const cancelDescendants = db.prepare(`${DESCENDANTS}
     UPDATE tasks SET state = 'CANCELLED', error = @error, completed_at = @now, updated_at = @now, lease_expires_at = NULL
-    WHERE id IN (SELECT id FROM d) AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
+    WHERE id IN (SELECT id FROM d) AND +state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
   const close = db.prepare(`
     UPDATE workflows SET open_tasks = open_tasks - @n, updated_at = @now WHERE id = @wf
     RETURNING open_tasks, cancel_requested, status`);
