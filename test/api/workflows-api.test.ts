@@ -161,6 +161,20 @@ describe('REST: workflows', () => {
     });
   });
 
+  it('a body over workflowBodyLimitBytes → 413 PAYLOAD_TOO_LARGE naming that limit, nothing stored', async () => {
+    const small = await apiFixture({ workflowBodyLimitBytes: 2048 });
+    try {
+      const tasks = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, task_type: 'noop' }));
+      const res = await small.app.inject({ method: 'POST', url: '/api/v1/workflows', payload: { tasks } });
+      expect(res.statusCode).to.equal(413);
+      expect(res.json().error).to.include({ code: 'PAYLOAD_TOO_LARGE' });
+      expect(res.json().error.details).to.include({ field: 'body', limit_bytes: 2048 });
+      expect((await small.app.inject({ method: 'GET', url: '/api/v1/workflows' })).json().workflows).to.deep.equal([]);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('a chain of 10,000 tasks is accepted: one root PENDING, 9,999 BLOCKED', async () => {
     const tasks = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, task_type: 'noop', ...(i > 0 ? { dependencies: [`c${i - 1}`] } : {}) }));
     const res = await post({ tasks });
