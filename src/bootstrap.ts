@@ -16,6 +16,7 @@ import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
 import { WorkflowService } from './workflows/workflow-service';
+import { offerToOwners } from './actors/offer-to-owners';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -37,13 +38,7 @@ export interface Scheduler {
 export function actorGateway(directory: ActorDirectory): SchedulingGateway {
   return {
     tasksStored(entries: DueEntry[]) {
-      const byPartition = new Map<number, DueEntry[]>();
-      for (const e of entries) {
-        const list = byPartition.get(e.partition) ?? [];
-        list.push(e);
-        byPartition.set(e.partition, list);
-      }
-      for (const [p, list] of byPartition) directory.owners[p]?.tell('offer', list);
+      offerToOwners(directory, entries);
     },
     abortRunning(taskId, attempt) {
       directory.dispatcher?.tell('abort', { taskId, attempt });

@@ -6,6 +6,7 @@ import { AttemptCompletion } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 
@@ -273,17 +274,6 @@ export class DispatcherActor {
     for (const [p, ids] of byPartition) this.deps.directory.owners[p]?.tell('released', ids);
   }
 
-  /** Workflow tasks a completion released from BLOCKED: their partition owners fire them. */
-  private offerToOwners(entries: DueEntry[]): void {
-    const byPartition = new Map<number, DueEntry[]>();
-    for (const e of entries) {
-      const list = byPartition.get(e.partition) ?? [];
-      list.push(e);
-      byPartition.set(e.partition, list);
-    }
-    for (const [p, list] of byPartition) this.deps.directory.owners[p]?.tell('offer', list);
-  }
-
   private loseAttemptsOf(workerId: string): void {
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
     void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(), durationMs: 0 })));
@@ -343,7 +333,8 @@ export class DispatcherActor {
             metrics.staleCompletions.inc();
             continue;
           }
-          if (res.released && res.released.length > 0) this.offerToOwners(res.released);
+          // Workflow tasks this completion released from BLOCKED: their partition owners fire them.
+          if (res.released && res.released.length > 0) offerToOwners(directory, res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
           } else if (res.state === 'PENDING' && res.entry) {
