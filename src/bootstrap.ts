@@ -18,6 +18,7 @@ import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
 import { DispatchLimits } from './domain/dispatch-limits';
+import { WorkflowService } from './workflows/workflow-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -25,6 +26,8 @@ export interface Scheduler {
   store: Store;
   service: SchedulerService;
   crons: CronService;
+  /** Workflow (DAG) operations. */
+  workflows: WorkflowService;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -82,7 +85,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   let runtime: ActorRuntime | null = null;
   try {
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
-    const service = new SchedulerService({ store, clock, config, metrics, log, gateway: actorGateway(directory) });
+    const gateway = actorGateway(directory);
+    const service = new SchedulerService({ store, clock, config, metrics, log, gateway });
     const crons = new CronService({
       store,
       clock,
@@ -90,13 +94,23 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       taskTypes: new Set(service.registeredTypes),
       gateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
     });
+    const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     const limits = dispatchLimitsFromConfig(config, clock.now());
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons), { mode: 'in-memory', name: 'scheduler-api' });
-    const app = buildApp({ service, crons, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks, logger: log });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows), { mode: 'in-memory', name: 'scheduler-api' });
+    const app = buildApp({
+      service,
+      crons,
+      metrics,
+      bodyLimitBytes: config.bodyLimitBytes,
+      batchMaxTasks: config.batchMaxTasks,
+      logger: log,
+      workflows,
+      workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+    });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
@@ -108,6 +122,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       store,
       service,
       crons,
+      workflows,
       runtime: rt,
       app,
       apiActor,
@@ -118,6 +133,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await audit.stop();
           service.stopAccepting();
           crons.stopAccepting();
+          workflows.stopAccepting();
           await app.close();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');

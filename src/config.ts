@@ -79,6 +79,10 @@ export const ConfigSchema = z
     tenants: z.record(z.object({ weight: z.number().positive().finite().optional(), rateLimit: rateLimit.optional() }).strict()),
     /** Per task type: a token-bucket limit on starts. */
     rateLimits: z.record(rateLimit),
+    /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
+    workflowMaxTasks: int(1, 1_000_000),
+    /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
+    workflowBodyLimitBytes: int(1024),
     defaults: z.object({
       priority: z.enum(PRIORITIES),
       maxRetries: int(0, 1000),

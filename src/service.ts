@@ -251,8 +251,9 @@ export class SchedulerService {
    * Audit reconciler pass: finds waiting tasks more than `auditOverdueMs` past due and RUNNING
    * attempts whose lease has ended, sets the `scheduler_audit_findings` gauge, and repairs what is
    * safe: overdue tasks are offered to their partition owners again (an owner ignores what it
-   * already holds). Expired leases are left to the dispatcher's lease sweeper; BLOCKED tasks are
-   * checked once workflows exist. @returns the report (at most 100 ids of each kind)
+   * already holds). Expired leases are left to the dispatcher's lease sweeper. BLOCKED workflow
+   * tasks whose upstreams are all terminal (in limbo) are reported: there must never be any.
+   * @returns the report (at most 100 ids of each kind)
    */
   async audit(): Promise<Record<string, unknown>> {
     const { store, clock, config, metrics, gateway } = this.deps;
@@ -260,6 +261,7 @@ export class SchedulerService {
     const scan = await store.auditScan(now, now - config.auditOverdueMs, 100);
     metrics.auditFindings.set({ kind: 'overdue' }, scan.overdueTotal);
     metrics.auditFindings.set({ kind: 'expired_lease' }, scan.expiredLeasesTotal);
+    metrics.auditFindings.set({ kind: 'blocked_limbo' }, scan.blockedLimboTotal);
     gateway.tasksStored(scan.overdue);
     return {
       checked_at: new Date(now).toISOString(),
@@ -273,6 +275,11 @@ export class SchedulerService {
         count: scan.expiredLeasesTotal,
         attempts: scan.expiredLeases.map((l) => ({ task_id: l.taskId, attempt: l.attempt, worker_id: l.workerId, lease_expired_at: new Date(l.leaseExpiresAt).toISOString() })),
         repair: 'recorded as worker_lost by the lease sweeper within leaseMs / 2',
+      },
+      blocked_limbo: {
+        count: scan.blockedLimboTotal,
+        task_ids: scan.blockedLimbo,
+        repair: 'none: a BLOCKED workflow task whose upstreams are all terminal is a bug; report it',
       },
     };
   }

@@ -18,7 +18,10 @@ export const HELP = `bench-throughput: throughput, dispatch lag and scheduling a
   --paced-lag-sample N    tasks fetched for the paced lag figures (default 10000 = all at defaults)
   --scheduled-count N     scheduled-accuracy scenario: tasks (default 200)
   --scheduled-delay-ms MS scheduled_at = now + MS (default 2000)
-  --scenarios LIST        comma list of throughput,paced,scheduled (default all three)
+  --scenarios LIST        comma list of throughput,paced,scheduled,workflow (default the first three)
+  --dag-layers N          workflow scenario: layers of the DAG (default 100)
+  --dag-width N           workflow scenario: tasks per layer (default 100)
+  --dag-fan-in N          workflow scenario: dependencies of each task on the layer before (default 2)
   --poll-ms MS            /metrics polling interval while waiting for completions (default 100)
   --timeout S             overall time bound in seconds (default 300)
   --workers N             WORKERS for the service (default: the service's config)
@@ -52,6 +55,9 @@ export interface Options {
   cpuProfDir: string | null;
   out: string;
   keepTmp: boolean;
+  dagLayers: number;
+  dagWidth: number;
+  dagFanIn: number;
 }
 
 export class UsageError extends Error {}
@@ -81,6 +87,9 @@ export function parseOptions(argv: string[]): Options | null {
       'cpu-prof': { type: 'string' },
       out: { type: 'string' },
       'keep-tmp': { type: 'boolean' },
+      'dag-layers': { type: 'string' },
+      'dag-width': { type: 'string' },
+      'dag-fan-in': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -95,7 +104,7 @@ export function parseOptions(argv: string[]): Options | null {
     raw === undefined ? null : Math.floor(num(name, raw, 0, min, max));
   const scenarios = new Set((values.scenarios ?? 'throughput,paced,scheduled').split(',').map((s) => s.trim()).filter(Boolean));
   for (const s of scenarios) {
-    if (!['throughput', 'paced', 'scheduled'].includes(s)) throw new UsageError(`--scenarios: unknown scenario ${JSON.stringify(s)}`);
+    if (!['throughput', 'paced', 'scheduled', 'workflow'].includes(s)) throw new UsageError(`--scenarios: unknown scenario ${JSON.stringify(s)}`);
   }
   return {
     tasks: Math.floor(num('tasks', values.tasks, 50_000, 1, 10_000_000)),
@@ -117,5 +126,8 @@ export function parseOptions(argv: string[]): Options | null {
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
     out: path.resolve(values.out ?? path.join(RESULTS_DIR, 'latest.json')),
     keepTmp: values['keep-tmp'] ?? false,
+    dagLayers: Math.floor(num('dag-layers', values['dag-layers'], 100, 1, 10_000)),
+    dagWidth: Math.floor(num('dag-width', values['dag-width'], 100, 1, 10_000)),
+    dagFanIn: Math.floor(num('dag-fan-in', values['dag-fan-in'], 2, 1, 10_000)),
   };
 }

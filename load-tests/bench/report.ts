@@ -56,6 +56,14 @@ export function humanTable(r: Record<string, any>): string {
     row('lateness p50 / p99 / max (ms)', `${s.lateness.p50_ms} / ${s.lateness.p99_ms} / ${s.lateness.max_ms}`);
     row('started early', s.started_early);
   } else if (s?.error) lines.push(`scheduled: FAILED ${s.error}`);
+  const w = r.workflow;
+  if (w?.end_to_end_s !== undefined) {
+    lines.push(`workflow (${w.tasks} noop in ${w.layers} layers of ${w.width}, ${w.edges} edges)`);
+    row('status / submit ack (ms)', `${w.status} / ${w.submit_ack_ms}`);
+    row('end-to-end (s) DAG / same tasks without edges', `${w.end_to_end_s} / ${w.flat_baseline.end_to_end_s}`);
+    row('per-edge overhead (ms)', w.per_edge_overhead_ms);
+    row('release-to-start p50 / p99 (ms)', `${w.release_to_start.p50_ms} / ${w.release_to_start.p99_ms}`);
+  } else if (w?.error) lines.push(`workflow: FAILED ${w.error}`);
   if (r.resources) row('overall peak RSS main / total (MB)', `${r.resources.main_peak_rss_mb} / ${r.resources.total_peak_rss_mb}`);
   if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
   return lines.join('\n');
@@ -95,6 +103,7 @@ export function initialReport(o: Options): Record<string, any> {
       scheduled_count: o.scheduledCount,
       scheduled_delay_ms: o.scheduledDelayMs,
       scenarios: [...o.scenarios],
+      ...(o.scenarios.has('workflow') ? { dag_layers: o.dagLayers, dag_width: o.dagWidth, dag_fan_in: o.dagFanIn } : {}),
       poll_ms: o.pollMs,
       timeout_s: o.timeoutS,
     },

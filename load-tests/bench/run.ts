@@ -14,6 +14,7 @@ import { checkAborted, run, sleep } from './run-control';
 import { pacedScenario } from './scenarios/paced';
 import { scheduledScenario } from './scenarios/scheduled';
 import { throughputScenario } from './scenarios/throughput';
+import { workflowScenario } from './scenarios/workflow';
 import { freePort, Service } from './service-process';
 import { round } from './stats';
 
@@ -82,6 +83,7 @@ export async function main(): Promise<number> {
       ['throughput', throughputScenario],
       ['paced', pacedScenario],
       ['scheduled', scheduledScenario],
+      ['workflow', workflowScenario],
     ];
     for (const [name, fn] of scenarios) {
       if (!o.scenarios.has(name)) continue;

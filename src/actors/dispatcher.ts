@@ -7,6 +7,7 @@ import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { cronIdOfInstance } from '../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 
@@ -287,6 +288,7 @@ export class DispatcherActor {
         payload: t.payload,
         timeoutMs: t.timeoutSeconds * 1000,
         idempotencyKey: t.idempotencyKey,
+        ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
       });
     }
     slot.ref.tell('run', { tasks: items }, (err) => {
@@ -365,6 +367,8 @@ export class DispatcherActor {
             metrics.staleCompletions.inc();
             continue;
           }
+          // Workflow tasks this completion released from BLOCKED: their partition owners fire them.
+          if (res.released && res.released.length > 0) offerToOwners(directory, res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
             if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);

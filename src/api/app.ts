@@ -18,6 +18,8 @@ import { deadLetterRoutes } from './routes/dead-letter';
 import { auditRoutes } from './routes/audit';
 import { cronRoutes } from './routes/cron-tasks';
 import type { CronService } from '../cron/cron-service';
+import { workflowRoutes } from './routes/workflows';
+import type { WorkflowService } from '../workflows/workflow-service';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -28,6 +30,10 @@ export interface AppDeps {
   batchMaxTasks: number;
   /** pino logger; omit for a silent app (tests). */
   logger?: Logger;
+  /** Workflow operations; their routes are served when given. */
+  workflows?: WorkflowService;
+  /** Largest `POST /api/v1/workflows` body in bytes (default: `bodyLimitBytes`). */
+  workflowBodyLimitBytes?: number;
 }
 
 /**
@@ -94,5 +100,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   cronRoutes(app, deps.crons);
   auditRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
+  if (deps.workflows) workflowRoutes(app, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
   return app;
 }

@@ -19,7 +19,7 @@ export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, r
   if (fe.validation) return validationErrorOf(fe.validation as never);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new PayloadTooLargeError(bodyLimit);
+      return new PayloadTooLargeError(req?.routeOptions?.bodyLimit ?? bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError(String(req?.headers['content-type'] ?? ''));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

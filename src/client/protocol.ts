@@ -1,6 +1,8 @@
 import type { SubmitAck } from '../contract/task-json';
 import type { CancelResponse } from '../service';
 import type { ErrorBody } from '../domain/errors';
+import type { WorkflowAck } from '../contract/workflow-json';
+import type { WorkflowCancelResponse } from '../workflows/workflow-service';
 
 /** A reply of the actor-message API: a value, or an error body from the catalog. */
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
@@ -23,4 +25,8 @@ export type SchedulerApiMessages = {
   deleteCron: { req: { id: string }; res: Reply<{ cron_id: string; deleted: true }> };
   cronRuns: { req: { id: string; query?: unknown }; res: Reply<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> };
   previewCron: { req: unknown; res: Reply<Record<string, unknown>> };
+  submitWorkflow: { req: unknown; res: Reply<WorkflowAck> };
+  getWorkflow: { req: { id: string }; res: Reply<Record<string, unknown>> };
+  listWorkflows: { req: unknown; res: Reply<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> };
+  cancelWorkflow: { req: { id: string }; res: Reply<WorkflowCancelResponse['body']> };
 };

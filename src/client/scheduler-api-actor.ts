@@ -2,6 +2,7 @@ import { InternalError, SchedulerError } from '../domain/errors';
 import type { SchedulerService } from '../service';
 import type { CronService } from '../cron/cron-service';
 import type { Reply } from './protocol';
+import type { WorkflowService } from '../workflows/workflow-service';
 
 async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
   try {
@@ -17,7 +18,11 @@ async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
  * the service and answers with a {@link Reply}, so errors keep their catalog code across the actor
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
-export function schedulerApiActor(service: SchedulerService, crons: CronService) {
+export function schedulerApiActor(service: SchedulerService, crons: CronService, workflows?: WorkflowService) {
+  const wf = async (): Promise<WorkflowService> => {
+    if (!workflows) throw new InternalError('workflows are not configured');
+    return workflows;
+  };
   return class SchedulerApiActor {
     submit(body: unknown) {
       return reply(() => service.submit(body));
@@ -66,6 +71,18 @@ export function schedulerApiActor(service: SchedulerService, crons: CronService)
     }
     previewCron(body: unknown) {
       return reply(async () => crons.preview(body));
+    }
+    submitWorkflow(body: unknown) {
+      return reply(async () => (await wf()).submit(body));
+    }
+    getWorkflow(msg: { id: string }) {
+      return reply(async () => (await wf()).get(String(msg?.id ?? '')));
+    }
+    listWorkflows(query: unknown) {
+      return reply(async () => (await wf()).list(query));
+    }
+    cancelWorkflow(msg: { id: string }) {
+      return reply(async () => (await (await wf()).cancel(String(msg?.id ?? ''))).body);
     }
   };
 }

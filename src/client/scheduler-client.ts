@@ -97,6 +97,26 @@ export class SchedulerClient {
     return this.call(this.api.ask('previewCron', body));
   }
 
+  /** Submits a workflow (DAG) atomically (REST: POST /api/v1/workflows). */
+  submitWorkflow(body: { name?: string | null; tasks: unknown[]; metadata?: Record<string, unknown> }) {
+    return this.call(this.api.ask('submitWorkflow', body));
+  }
+
+  /** Reads a workflow with its tasks (REST: GET /api/v1/workflows/{id}). */
+  getWorkflow(id: string) {
+    return this.call(this.api.ask('getWorkflow', { id }));
+  }
+
+  /** Lists workflows (REST: GET /api/v1/workflows). Query values as in the REST query string. */
+  listWorkflows(query: Record<string, string | number> = {}) {
+    return this.call(this.api.ask('listWorkflows', query));
+  }
+
+  /** Cancels a workflow (REST: POST /api/v1/workflows/{id}/cancel). */
+  cancelWorkflow(id: string) {
+    return this.call(this.api.ask('cancelWorkflow', { id }));
+  }
+
   private async call<T>(pending: Promise<Reply<T>>): Promise<T> {
     const r = await pending;
     if (!r.ok) throw new RemoteSchedulerError(r.error);

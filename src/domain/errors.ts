@@ -170,6 +170,48 @@ export class InternalError extends SchedulerError {
   }
 }
 
+/**
+ * The workflow's dependency graph is not a DAG that can run (DESIGN §8, case C6): no tasks, an id
+ * used twice, a dependency on an id not in the workflow, a task depending on itself, or a cycle.
+ * `details.problem` says which (`empty`, `duplicate_ids`, `unknown_dependencies`,
+ * `self_dependency`, `cycle`) and the other details name the culprits (`duplicate_ids`,
+ * `task_id` + `unknown_dependencies`, `task_ids`, `cycle`). Nothing is stored.
+ */
+export class InvalidWorkflowError extends SchedulerError {
+  readonly code = 'INVALID_WORKFLOW';
+  readonly status = 400;
+  constructor(field: string, problem: string, reason: string, culprits: Record<string, unknown> = {}) {
+    super(`${field}: ${reason}`, { field, problem, reason, ...culprits });
+  }
+}
+
+/** The workflow has more tasks than `workflowMaxTasks` (default 10,000). Nothing is stored. */
+export class WorkflowTooLargeError extends SchedulerError {
+  readonly code = 'WORKFLOW_TOO_LARGE';
+  readonly status = 413;
+  constructor(max: number, count: number) {
+    super(`tasks: a workflow may have at most ${max} tasks; this one has ${count}`, { field: 'tasks', max, count });
+  }
+}
+
+/** No workflow with this id (or it finished more than `resultRetentionMs` ago and was purged). */
+export class WorkflowNotFoundError extends SchedulerError {
+  readonly code = 'WORKFLOW_NOT_FOUND';
+  readonly status = 404;
+  constructor(workflowId: string) {
+    super(`workflow ${workflowId} not found`, { workflow_id: workflowId });
+  }
+}
+
+/** The workflow's status does not allow the operation (cancel of a finished workflow); `details.status`. */
+export class WorkflowStateConflictError extends SchedulerError {
+  readonly code = 'WORKFLOW_STATE_CONFLICT';
+  readonly status = 409;
+  constructor(workflowId: string, status: string, operation: string) {
+    super(`cannot ${operation} workflow ${workflowId}: it is ${status}`, { workflow_id: workflowId, status, operation });
+  }
+}
+
 /** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
@@ -186,6 +228,10 @@ export const ERROR_CATALOG = {
   INVALID_TRANSITION: { status: 409, retryable: false },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL_ERROR: { status: 500, retryable: true },
+  INVALID_WORKFLOW: { status: 400, retryable: false },
+  WORKFLOW_TOO_LARGE: { status: 413, retryable: false },
+  WORKFLOW_NOT_FOUND: { status: 404, retryable: false },
+  WORKFLOW_STATE_CONFLICT: { status: 409, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

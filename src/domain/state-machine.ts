@@ -26,6 +26,10 @@ export const TRANSITIONS = {
   cancelRunning: { from: ['RUNNING'], to: 'CANCELLED' },
   /** Every workflow dependency succeeded. */
   unblock: { from: ['BLOCKED'], to: 'PENDING' },
+  /** Every workflow dependency succeeded, and the task's own `scheduled_at` is later. */
+  unblockLater: { from: ['BLOCKED'], to: 'SCHEDULED' },
+  /** A workflow upstream ended FAILED, DEAD or CANCELLED (error type `upstream_failed`). */
+  upstreamFailed: { from: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'], to: 'CANCELLED' },
 } as const satisfies Record<string, { from: readonly TaskState[]; to: TaskState }>;
 
 export type TransitionEvent = keyof typeof TRANSITIONS;

@@ -85,6 +85,10 @@ export interface TaskRecord extends Omit<NewTask, 'state'> {
   updatedAt: number;
   /** The cron definition whose firing created this task (absent or null for other tasks). */
   cronId?: string | null;
+  /** The workflow the task belongs to (absent for a task submitted on its own). */
+  workflowId?: string | null;
+  /** Its workflow-local id (`tasks[i].id` of the workflow submission). */
+  workflowTaskId?: string | null;
 }
 
 /** Error recorded for a failed attempt. */
@@ -131,4 +135,6 @@ export interface ClaimedTask {
   partition: number;
   tenantId: string;
   startedAt: number;
+  /** Results of its upstream workflow tasks keyed by their workflow-local ids (workflow tasks only). */
+  upstreamResults?: Record<string, unknown>;
 }

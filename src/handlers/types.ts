@@ -9,7 +9,10 @@ export interface HandlerContext {
   /** Tells the scheduler the handler is alive (extends the attempt's lease). */
   heartbeat(): void;
   log: (message: string, fields?: Record<string, unknown>) => void;
-  /** Results of upstream workflow tasks keyed by task id (empty outside workflows). */
+  /**
+   * Results of the task's direct upstream workflow tasks, keyed by their workflow-local ids (the
+   * `id` each had in the workflow submission); empty outside workflows.
+   */
   upstreamResults: Record<string, unknown>;
 }
 

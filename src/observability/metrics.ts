@@ -62,7 +62,7 @@ export class SchedulerMetrics {
     });
     this.auditFindings = new Gauge({
       name: 'scheduler_audit_findings',
-      help: 'What the last audit found: overdue waiting tasks, RUNNING attempts with an expired lease.',
+      help: 'What the last audit found: overdue waiting tasks, RUNNING attempts with an expired lease, BLOCKED workflow tasks in limbo (must be 0).',
       labelNames: ['kind'],
       registers,
     });

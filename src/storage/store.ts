@@ -1,3 +1,4 @@
+import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
 import {
   Priority,
   AttemptRecord,
@@ -24,6 +25,13 @@ export interface AuditScan {
   /** RUNNING attempts whose lease has ended (no heartbeat). */
   expiredLeases: Array<{ taskId: string; attempt: number; workerId: string | null; leaseExpiresAt: number }>;
   expiredLeasesTotal: number;
+  /**
+   * BLOCKED workflow tasks whose upstream tasks are all terminal: "in limbo", they would wait
+   * forever. Release and failure propagation run in the transaction that ends the upstream, so
+   * this must always be empty; the audit reports it so a broken invariant is seen.
+   */
+  blockedLimbo: string[];
+  blockedLimboTotal: number;
 }
 
 /** Per submitted task: the id that stands for it. */
@@ -77,6 +85,11 @@ export interface CompletionResult {
   state: TaskState | null;
   entry: DueEntry | null;
   taskType: string | null;
+  /**
+   * Workflow tasks this completion released from BLOCKED (their last unmet dependency succeeded),
+   * now PENDING or SCHEDULED: hand them to their partition owners. Absent or empty otherwise.
+   */
+  released?: DueEntry[];
 }
 
 /** Changes to a task that has not started its next attempt ({@link Store.updateWaitingTask}). */
@@ -222,6 +235,45 @@ export interface Store extends CronStore {
    * @returns how many tasks and idempotency keys were deleted
    */
   purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }>;
+
+  // Workflows (DESIGN §8). Workflow tasks are ordinary task rows with a `workflowId`; every task
+  // operation above keeps their workflow consistent in the same atomic step:
+  // - `completeAttempts`: a SUCCEEDED workflow task decrements the unmet count of each direct
+  //   downstream task; one that reaches 0 leaves BLOCKED (PENDING, or SCHEDULED when its own
+  //   `scheduledAt` is later) and is returned in `released`. A task ending FAILED, DEAD or
+  //   CANCELLED cancels every non-terminal descendant (error type `upstream_failed`).
+  // - `cancelTask`: a cancelled workflow task cancels its descendants the same way.
+  // - `replayDead`: a replayed DEAD workflow task puts back to BLOCKED (with recomputed counts)
+  //   the descendants it had cancelled (`upstream_failed`) whose other upstreams can still
+  //   succeed, and its workflow back to RUNNING.
+  // - any of them: when the workflow's last task becomes terminal, its status becomes final
+  //   (see `finalWorkflowStatus`) with `completedAt`.
+  // - `purgeFinished`: never deletes tasks of a RUNNING workflow; deletes finished workflows past
+  //   the retention with their edges.
+
+  /**
+   * Stores a whole workflow atomically (all or none): its row (RUNNING), every task (roots
+   * PENDING or SCHEDULED, the others BLOCKED with their unmet count) and every dependency edge.
+   * @throws when an id (workflow or task) already exists; nothing is stored then
+   */
+  insertWorkflow(workflow: NewWorkflow): Promise<void>;
+
+  getWorkflow(id: string): Promise<WorkflowRecord | null>;
+
+  /** Every task of a workflow in submission order, with its dependencies' workflow-local ids. */
+  getWorkflowTasks(id: string): Promise<WorkflowTaskSummary[]>;
+
+  /** Workflows newest first, filtered by status and tenant; paginated like {@link listTasks}. */
+  listWorkflows(query: WorkflowListQuery): Promise<WorkflowPage>;
+
+  /**
+   * Cancels a RUNNING workflow: marks it cancel-requested, cancels every task not yet started
+   * (SCHEDULED, PENDING, RETRYING, BLOCKED; error type `workflow_cancelled`) and requests the
+   * cancel of RUNNING ones (returned in `running` so their workers can be told to abort). The
+   * workflow ends CANCELLED when its last task is terminal (at once if none was running).
+   * Compare-and-set on status RUNNING: a finished workflow is a conflict.
+   */
+  cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult>;
 }
 
 /** The store was created with another partition count, or similar misconfiguration. */
@@ -231,3 +283,24 @@ export class StoreConfigError extends Error {
     this.name = 'StoreConfigError';
   }
 }
+
+/** Filter and page of {@link Store.listWorkflows}. Newest first. */
+export interface WorkflowListQuery {
+  status?: WorkflowStatus;
+  tenantId?: string;
+  /** 1..1000 */
+  limit: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface WorkflowPage {
+  workflows: WorkflowRecord[];
+  nextCursor: string | null;
+}
+
+/** Result of {@link Store.cancelWorkflow}. */
+export type WorkflowCancelResult =
+  | { kind: 'cancelled'; workflow: WorkflowRecord; running: Array<{ taskId: string; attempt: number }> }
+  | { kind: 'conflict'; workflow: WorkflowRecord }
+  | { kind: 'not_found' };

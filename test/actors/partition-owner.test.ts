@@ -186,4 +186,42 @@ describe('PartitionOwnerActor with a manual clock', () => {
     expect(enqueued).to.have.length(500);
     expect(enqueued.map((e) => e.id)).to.deep.equal(Array.from({ length: 500 }, (_, i) => `t${i}`));
   });
+
+  it('workflow: a released task is handed out at once, or at its own later scheduled_at; BLOCKED ones never', async () => {
+    const wfTask = (local: string, deps: string[], scheduledAt: number | null = null) => ({
+      ...task(`wf.${local}`, scheduledAt ?? T0, 'PENDING'),
+      scheduledAt,
+      state: deps.length === 0 ? ('PENDING' as const) : ('BLOCKED' as const),
+      workflowTaskId: local,
+      dependsOn: deps.map((d) => `wf.${d}`),
+    });
+    await store.insertWorkflow({
+      id: 'wf',
+      name: null,
+      tenantId: 't',
+      metadata: {},
+      createdAt: T0,
+      tasks: [wfTask('a', []), wfTask('now', ['a']), wfTask('later', ['a'], T0 + 5000)],
+    });
+    await makeOwner();
+    await owner.start();
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a']);
+    const [claimed] = await store.claimTasks(['wf.a'], 'w', T0, 60_000);
+    owner.released(['wf.a']);
+    const [done] = await store.completeAttempts(
+      [{ taskId: 'wf.a', attempt: claimed.attempt, state: 'SUCCEEDED', retryAt: null, result: null, error: null, durationMs: 1 }],
+      clock.now(),
+    );
+    owner.offer(done.released ?? []); // what the dispatcher does with them
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a', 'wf.now']);
+    clock.advance(4_999);
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a', 'wf.now']);
+    clock.advance(1);
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a', 'wf.now', 'wf.later']);
+    expect((await store.getTask('wf.later'))?.state).to.equal('PENDING');
+  });
 });

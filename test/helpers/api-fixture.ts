@@ -10,12 +10,14 @@ import { SchedulerService } from '../../src/service';
 import { CronService } from '../../src/cron/cron-service';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
+import { WorkflowService } from '../../src/workflows/workflow-service';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
   app: FastifyInstance;
   service: SchedulerService;
   crons: CronService;
+  workflows: WorkflowService;
   store: SqliteStore;
   clock: ManualClock;
   config: Config;
@@ -43,18 +45,12 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
   const aborted: Array<{ taskId: string; attempt: number }> = [];
   const ended: string[] = [];
   const cronsChanged: string[] = [];
-  const service = new SchedulerService({
-    store,
-    clock,
-    config,
-    metrics,
-    log: pino({ level: 'silent' }),
-    gateway: {
-      tasksStored: (e) => stored.push(...e),
-      abortRunning: (taskId, attempt) => aborted.push({ taskId, attempt }),
-      tasksEnded: (ids) => ended.push(...ids),
-    },
-  });
+  const gateway = {
+    tasksStored: (e: DueEntry[]) => stored.push(...e),
+    abortRunning: (taskId: string, attempt: number) => aborted.push({ taskId, attempt }),
+    tasksEnded: (ids: string[]) => ended.push(...ids),
+  };
+  const service = new SchedulerService({ store, clock, config, metrics, log: pino({ level: 'silent' }), gateway });
   const crons = new CronService({
     store,
     clock,
@@ -62,12 +58,22 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     taskTypes: new Set(service.registeredTypes),
     gateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
-  const app = buildApp({ service, crons, metrics, bodyLimitBytes: config.bodyLimitBytes, batchMaxTasks: config.batchMaxTasks });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
+  const app = buildApp({
+    service,
+    crons,
+    metrics,
+    bodyLimitBytes: config.bodyLimitBytes,
+    batchMaxTasks: config.batchMaxTasks,
+    workflows,
+    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+  });
   await app.ready();
   return {
     app,
     service,
     crons,
+    workflows,
     store,
     clock,
     config,

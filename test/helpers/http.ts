@@ -36,3 +36,24 @@ export async function waitForTask(
 }
 
 export const isTerminal = (t: any): boolean => ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'].includes(t.status);
+
+/**
+ * Polls `GET /api/v1/workflows/{id}` until `done(workflow)` holds (default: no longer RUNNING),
+ * failing after `timeoutMs`: waits for the workflow's state, not for a duration.
+ */
+export async function waitForWorkflow(
+  baseUrl: string,
+  id: string,
+  done: (workflow: any) => boolean = (w) => w.status !== 'RUNNING',
+  timeoutMs = 30_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any = null;
+  for (;;) {
+    const res = await http('GET', `${baseUrl}/api/v1/workflows/${id}`);
+    last = res.body;
+    if (res.status === 200 && done(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`workflow ${id} did not reach the expected state; last seen: ${JSON.stringify(last)?.slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

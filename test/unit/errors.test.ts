@@ -18,6 +18,10 @@ import {
   UnknownTaskTypeError,
   UnsupportedMediaTypeError,
   ValidationError,
+  InvalidWorkflowError,
+  WorkflowTooLargeError,
+  WorkflowNotFoundError,
+  WorkflowStateConflictError,
 } from '../../src/domain/errors';
 
 /** One sample instance of every catalog class, keyed by the code it must carry. */
@@ -36,6 +40,10 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   INVALID_TRANSITION: () => new InvalidTransitionError('DEAD', 'claim'),
   SERVICE_UNAVAILABLE: () => new ServiceUnavailableError('shutting down'),
   INTERNAL_ERROR: () => new InternalError(),
+  INVALID_WORKFLOW: () => new InvalidWorkflowError('tasks', 'cycle', 'the dependencies form a cycle: x → y → x', { cycle: ['x', 'y'] }),
+  WORKFLOW_TOO_LARGE: () => new WorkflowTooLargeError(10_000, 10_001),
+  WORKFLOW_NOT_FOUND: () => new WorkflowNotFoundError('w-1'),
+  WORKFLOW_STATE_CONFLICT: () => new WorkflowStateConflictError('w-1', 'SUCCEEDED', 'cancel'),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -9,6 +9,8 @@ export interface WorkItem {
   /** Handler time limit in milliseconds. */
   timeoutMs: number;
   idempotencyKey: string | null;
+  /** Results of its upstream workflow tasks by workflow-local id (workflow tasks only). */
+  upstreamResults?: Record<string, unknown>;
 }
 
 /** A finished attempt reported by a worker. */

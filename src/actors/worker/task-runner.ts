@@ -128,7 +128,7 @@ export class TaskRunner {
       signal: controller.signal,
       heartbeat: () => this.requestHeartbeat(),
       log: () => undefined,
-      upstreamResults: {},
+      upstreamResults: item.upstreamResults ?? {},
     };
     Promise.resolve()
       .then(() => handler(item.payload, ctx))

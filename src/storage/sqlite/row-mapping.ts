@@ -34,6 +34,9 @@ export interface TaskRow {
   created_at: number;
   updated_at: number;
   cron_id?: string | null;
+  workflow_id?: string | null;
+  workflow_task_id?: string | null;
+  unmet_deps?: number;
 }
 
 /** Priority name of a stored rank. */
@@ -98,6 +101,8 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...(r.cron_id ? { cronId: r.cron_id } : {}),
+    // Present only on workflow tasks, so a plain task's record is the same as before workflows.
+    ...(r.workflow_id ? { workflowId: r.workflow_id, workflowTaskId: r.workflow_task_id ?? null } : {}),
   };
 }
 

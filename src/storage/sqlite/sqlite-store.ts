@@ -15,7 +15,12 @@ import {
   TaskPage,
   UpdateWaitingChanges,
   UpdateWaitingResult,
+  WorkflowCancelResult,
+  WorkflowListQuery,
+  WorkflowPage,
 } from '../store';
+import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
+import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
@@ -53,6 +58,7 @@ export class SqliteStore implements Store {
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
   private audit: ReturnType<typeof prepareAuditScan> | null = null;
   private crons: CronReads | null = null;
+  private workflowReads: WorkflowReads | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -85,6 +91,7 @@ export class SqliteStore implements Store {
     this.expired = prepareFindExpiredLeases(db);
     this.audit = prepareAuditScan(db);
     this.crons = prepareCronReads(db);
+    this.workflowReads = prepareWorkflowReads(db);
   }
 
   async close(): Promise<void> {
@@ -97,6 +104,7 @@ export class SqliteStore implements Store {
     this.expired = null;
     this.audit = null;
     this.crons = null;
+    this.workflowReads = null;
     await writer?.close();
     db.close();
   }
@@ -242,5 +250,30 @@ export class SqliteStore implements Store {
 
   async purgeCronFires(before: number, limit: number): Promise<number> {
     return this.w.run('purgeCronFires', [before, limit]);
+  }
+
+  async insertWorkflow(workflow: NewWorkflow): Promise<void> {
+    return this.w.run('insertWorkflow', [workflow]);
+  }
+
+  async getWorkflow(id: string): Promise<WorkflowRecord | null> {
+    return this.wr.getWorkflow(id);
+  }
+
+  async getWorkflowTasks(id: string): Promise<WorkflowTaskSummary[]> {
+    return this.wr.getWorkflowTasks(id);
+  }
+
+  async listWorkflows(query: WorkflowListQuery): Promise<WorkflowPage> {
+    return this.wr.listWorkflows(query);
+  }
+
+  async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
+    return this.w.run('cancelWorkflow', [id, now]);
+  }
+
+  private get wr(): WorkflowReads {
+    if (!this.workflowReads) throw new Error('store is not open');
+    return this.workflowReads;
   }
 }

@@ -12,6 +12,8 @@ import { prepareCreateCron, prepareDeleteCron, prepareUpdateCron } from './ops/c
 import { prepareFireCrons } from './ops/fire-crons';
 import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
 import { preparePurgeCronFires } from './ops/purge-cron-fires';
+import { prepareInsertWorkflow } from './ops/insert-workflow';
+import { prepareCancelWorkflow } from './ops/cancel-workflow';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -32,6 +34,8 @@ export function prepareWriteOps(db: Database.Database) {
     fireCrons: prepareFireCrons(db),
     releaseQueuedInstances: prepareReleaseQueuedInstances(db),
     purgeCronFires: preparePurgeCronFires(db),
+    insertWorkflow: prepareInsertWorkflow(db),
+    cancelWorkflow: prepareCancelWorkflow(db),
   };
 }
 

@@ -28,6 +28,7 @@ import { describeOpenClose } from './open-close';
 import { describeOrphansAndCounts } from './orphans-and-counts';
 import { describeRetention } from './retention';
 import { describeCron } from './cron';
+import { describeWorkflows } from './workflows';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -76,5 +77,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeRetention(ctx);
     describeCron(ctx);
     describeOpenClose(ctx);
+    describeWorkflows(ctx);
   });
 }

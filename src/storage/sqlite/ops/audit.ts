@@ -1,7 +1,9 @@
 /**
  * auditScan — inputs: now, overdueBefore (epoch ms), limit. Read-only. Output: waiting tasks
  * (SCHEDULED, PENDING, RETRYING) due before `overdueBefore` — they should have run already — and
- * RUNNING attempts whose lease ended before `now`, each at most `limit`, oldest first, with totals.
+ * RUNNING attempts whose lease ended before `now`, and BLOCKED workflow tasks (not queued cron
+ * instances, which wait on their previous instance, not on edges) whose upstreams are all
+ * terminal (in limbo: must never exist), each at most `limit`, oldest first, with totals.
  * Guarantee: reads committed data only; changes nothing (repairs are the caller's).
  */
 import type Database from 'better-sqlite3';
@@ -17,6 +19,11 @@ export function prepareAuditScan(db: Database.Database): (now: number, overdueBe
     SELECT id, attempts, worker_id, lease_expires_at FROM tasks
     WHERE state = 'RUNNING' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`);
   const leaseCount = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state = 'RUNNING' AND lease_expires_at < ?`).pluck();
+  const LIMBO = `FROM tasks t WHERE t.state = 'BLOCKED' AND t.workflow_id IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
+      WHERE e.downstream_id = t.id AND u.state NOT IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'))`;
+  const limbo = db.prepare(`SELECT t.id ${LIMBO} ORDER BY t.seq LIMIT ?`).pluck();
+  const limboCount = db.prepare(`SELECT COUNT(*) ${LIMBO}`).pluck();
   return (now, overdueBefore, limit) => ({
     overdue: (overdue.all(overdueBefore, limit) as TaskRow[]).map(dueEntryFromRow),
     overdueTotal: overdueCount.get(overdueBefore) as number,
@@ -27,5 +34,7 @@ export function prepareAuditScan(db: Database.Database): (now: number, overdueBe
       leaseExpiresAt: r.lease_expires_at,
     })),
     expiredLeasesTotal: leaseCount.get(now) as number,
+    blockedLimbo: limbo.all(limit) as string[],
+    blockedLimboTotal: limboCount.get() as number,
   });
 }

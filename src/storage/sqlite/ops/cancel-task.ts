@@ -3,11 +3,13 @@
  * CANCELLED) as a compare-and-set; a RUNNING task gets cancel_requested = 1 instead (its worker is
  * told to abort; the attempt's completion then decides CANCELLED or SUCCEEDED). Terminal → conflict.
  * Output: CancelResult with the task as it is after the write. Guarantee: atomic within the
- * group-commit savepoint; a cancelled task is never claimed afterwards (claim needs PENDING).
+ * group-commit savepoint; a cancelled task is never claimed afterwards (claim needs PENDING). A
+ * cancelled workflow task cancels its descendants (`upstream_failed`) in the same savepoint.
  */
 import type Database from 'better-sqlite3';
 import { CancelResult } from '../../store';
 import { TaskRow, taskFromRow } from '../row-mapping';
+import { prepareWorkflowProgress } from './workflow-progress';
 
 export function prepareCancelTask(db: Database.Database): (id: string, now: number) => CancelResult {
   const cancelWaiting = db.prepare(`
@@ -19,8 +21,10 @@ export function prepareCancelTask(db: Database.Database): (id: string, now: numb
     WHERE id = ? AND state = 'RUNNING'
     RETURNING *`);
   const read = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  const workflows = prepareWorkflowProgress(db);
   return (id, now) => {
     const cancelled = cancelWaiting.get(now, now, id) as TaskRow | undefined;
+    if (cancelled?.workflow_id) workflows.ended(id, cancelled.workflow_id, cancelled.workflow_task_id ?? id, 'CANCELLED', now);
     if (cancelled) return { kind: 'cancelled', task: taskFromRow(cancelled) };
     const running = requestCancel.get(now, id) as TaskRow | undefined;
     if (running) return { kind: 'cancelling', task: taskFromRow(running) };

@@ -5,13 +5,18 @@
  * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
  * RETRYING → PENDING happen in this same write (state PENDING). An attempt ending in a retry is
  * appended to `attempts` (run history); a final attempt stays described by the task row.
+ * A workflow task's end is applied to its workflow in the same savepoint (workflow-progress.ts):
+ * SUCCEEDED releases downstream tasks whose last dependency it was (returned in `released`);
+ * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); the workflow's status
+ * becomes final with its last task.
  * Output: CompletionResult per input, `applied: false` for stale or duplicate completions.
  * Guarantee: an attempt completes at most once; a task never moves backwards.
  */
 import type Database from 'better-sqlite3';
-import { TaskState } from '../../../domain/task';
+import { TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { prepareWorkflowProgress } from './workflow-progress';
 
 export function prepareCompleteAttempts(
   db: Database.Database,
@@ -26,7 +31,8 @@ export function prepareCompleteAttempts(
       completed_at = CASE WHEN @state = 'RETRYING' AND cancel_requested = 0 THEN NULL ELSE @now END,
       duration_ms = @durationMs, result = @result, error = @error, lease_expires_at = NULL, updated_at = @now
     WHERE id = @id AND attempts = @attempt AND state = 'RUNNING'
-    RETURNING ${DUE_COLUMNS}, started_at, worker_id`);
+    RETURNING ${DUE_COLUMNS}, started_at, worker_id, workflow_id, workflow_task_id`);
+  const workflows = prepareWorkflowProgress(db);
   const history = db.prepare(`
     INSERT OR IGNORE INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
@@ -54,6 +60,12 @@ export function prepareCompleteAttempts(
       if (row.state === 'RETRYING' || row.state === 'PENDING') {
         history.run(c.taskId, c.attempt, row.worker_id, row.started_at ?? now, now, 'RETRYING', error);
       }
-      return { taskId: c.taskId, applied: true, state: row.state as TaskState, entry: dueEntryFromRow(row), taskType: row.task_type };
+      const state = row.state as TaskState;
+      const result: CompletionResult = { taskId: c.taskId, applied: true, state, entry: dueEntryFromRow(row), taskType: row.task_type };
+      if (row.workflow_id && TERMINAL_STATES.has(state)) {
+        if (state === 'SUCCEEDED') result.released = workflows.succeeded(c.taskId, row.workflow_id, now);
+        else workflows.ended(c.taskId, row.workflow_id, row.workflow_task_id ?? c.taskId, state, now);
+      }
+      return result;
     });
 }

@@ -4,11 +4,14 @@
  * restarted after the attempts made so far (retry_base = attempts), completion fields cleared; the
  * last error stays until the next attempt ends. Output: the due entry for the partition owner, or
  * null. Guarantee: one replay per DEAD state; the dead attempt is archived into the history first.
+ * A workflow task's descendants that its death cancelled come back to BLOCKED, and its workflow
+ * to RUNNING, in the same savepoint (workflow-progress.ts).
  * deleteDead — inputs: id. Deletes a DEAD task and its attempt history. Output: whether it did.
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { prepareWorkflowProgress } from './workflow-progress';
 
 export function prepareReplayDead(db: Database.Database): (id: string, now: number) => DueEntry | null {
   // The final attempt of a finished task lives in the task row (see complete-attempts.ts): archive
@@ -21,10 +24,12 @@ export function prepareReplayDead(db: Database.Database): (id: string, now: numb
     UPDATE tasks SET state = 'PENDING', due_at = @now, retry_base = attempts, completed_at = NULL,
       result = NULL, updated_at = @now
     WHERE id = @id AND state = 'DEAD'
-    RETURNING ${DUE_COLUMNS}`);
+    RETURNING ${DUE_COLUMNS}, workflow_id`);
+  const workflows = prepareWorkflowProgress(db);
   return (id, now) => {
     archive.run({ id, now });
     const row = stmt.get({ id, now }) as TaskRow | undefined;
+    if (row?.workflow_id) workflows.replayed(id, row.workflow_id, now);
     return row ? dueEntryFromRow(row) : null;
   };
 }

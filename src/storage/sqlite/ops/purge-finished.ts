@@ -8,6 +8,9 @@
  * touches a task that is waiting or RUNNING (a replayed DEAD task is PENDING with completed_at
  * cleared). Tasks are found through the (state, seq) index (older tasks have lower seq, so a
  * bounded pass finds them early); keys by a scan of `idempotency_keys` (no index on `expires_at`).
+ * Workflows: tasks of a RUNNING workflow are kept (a replay may still need their results); a
+ * finished workflow completed before `before` is deleted (up to `limit`); a purged task takes its
+ * dependency edges with it.
  */
 import type Database from 'better-sqlite3';
 
@@ -19,10 +22,16 @@ export function preparePurgeFinished(
     DELETE FROM tasks WHERE id IN (
       SELECT id FROM tasks
       WHERE state IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED') AND completed_at < ?
+        AND (workflow_id IS NULL OR workflow_id NOT IN (SELECT id FROM workflows WHERE status = 'RUNNING'))
       LIMIT ?)
     RETURNING id`)
     .pluck();
   const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
+  const edgesFrom = db.prepare(`DELETE FROM workflow_edges WHERE upstream_id = ?`);
+  const edgesTo = db.prepare(`DELETE FROM workflow_edges WHERE downstream_id = ?`);
+  const workflows = db.prepare(`
+    DELETE FROM workflows WHERE seq IN (
+      SELECT seq FROM workflows WHERE status <> 'RUNNING' AND completed_at < ? LIMIT ?)`);
   const keys = db.prepare(`
     DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
       SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`);
@@ -30,7 +39,12 @@ export function preparePurgeFinished(
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return { tasks: 0, idempotencyKeys: 0 };
     const ids = tasks.all(before, n) as string[];
-    for (const id of ids) history.run(id);
+    for (const id of ids) {
+      history.run(id);
+      edgesFrom.run(id);
+      edgesTo.run(id);
+    }
+    workflows.run(before, n);
     return { tasks: ids.length, idempotencyKeys: keys.run(now, n).changes };
   };
 }

@@ -1,0 +1,76 @@
+import type { Config } from '../config';
+import { validateDag } from '../domain/dag/validate-dag';
+import { InvalidWorkflowError, ValidationError, WorkflowTooLargeError } from '../domain/errors';
+import { uuidv7 } from '../domain/task-id';
+import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
+import { buildNewTask, Submission } from '../submission';
+
+/** A workflow submission as the API receives it (already checked against the JSON Schema). */
+export interface WorkflowSubmission {
+  name?: string | null;
+  tasks: Array<Omit<Submission, 'idempotency_key'> & { id: string; dependencies?: string[] }>;
+  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
+}
+
+/**
+ * Turns a schema-valid workflow submission into a {@link NewWorkflow} (DESIGN §8):
+ * 1. more than `config.workflowMaxTasks` tasks → {@link WorkflowTooLargeError} (413);
+ * 2. the graph is checked by `validateDag` (iterative Kahn, cycle extraction; no recursion, so a
+ *    10,000-task chain is fine): no tasks, duplicate ids, unknown dependencies, self-dependency or
+ *    a cycle → {@link InvalidWorkflowError} (400) naming the ids;
+ * 3. each task is built like a single submission (`buildNewTask`: registered type, real dates,
+ *    payload size, defaults, a UUID v7 id, its partition), with field paths `tasks[i].…`; its
+ *    metadata is the workflow's `metadata` overlaid by its own (so tasks inherit the tenant);
+ * 4. tasks without dependencies are PENDING (SCHEDULED when their `scheduled_at` is later); the
+ *    others BLOCKED, depending on the distinct task ids of their dependencies.
+ * Tasks keep their input order. Pure apart from the random bits of the ids.
+ * @param now submission time (epoch ms)
+ * @throws WorkflowTooLargeError | InvalidWorkflowError | ValidationError | UnknownTaskTypeError |
+ *   PayloadTooLargeError
+ */
+export function buildWorkflow(body: WorkflowSubmission, now: number, config: Config, taskTypes: ReadonlySet<string>): NewWorkflow {
+  const max = config.workflowMaxTasks;
+  if (body.tasks.length > max) throw new WorkflowTooLargeError(max, body.tasks.length);
+  try {
+    validateDag(body.tasks, max);
+  } catch (err) {
+    throw err instanceof ValidationError ? invalidWorkflow(err) : err;
+  }
+  const meta = body.metadata ?? {};
+  const taskIds = new Map<string, string>();
+  const built = body.tasks.map((t, i) => {
+    const { id: localId, dependencies: _deps, ...submission } = t;
+    const task = buildNewTask({ ...submission, metadata: { ...meta, ...submission.metadata } }, `tasks[${i}].`, now, config, taskTypes);
+    taskIds.set(localId, task.id);
+    return task;
+  });
+  const tasks: NewWorkflowTask[] = built.map((task, i) => {
+    const local = body.tasks[i];
+    const dependsOn = [...new Set(local.dependencies ?? [])].map((d) => taskIds.get(d) as string);
+    return { ...task, state: dependsOn.length === 0 ? task.state : 'BLOCKED', workflowTaskId: local.id, dependsOn };
+  });
+  return {
+    id: uuidv7(now),
+    name: body.name ?? null,
+    tenantId: typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId,
+    metadata: meta,
+    createdAt: now,
+    tasks,
+  };
+}
+
+/** The catalog error for a graph `validateDag` refused; `details` keep its culprits. */
+function invalidWorkflow(err: ValidationError): InvalidWorkflowError {
+  const { field, reason, ...culprits } = err.details as { field: string; reason: string } & Record<string, unknown>;
+  const problem =
+    'cycle' in culprits
+      ? 'cycle'
+      : 'duplicate_ids' in culprits
+        ? 'duplicate_ids'
+        : 'unknown_dependencies' in culprits
+          ? 'unknown_dependencies'
+          : 'task_ids' in culprits
+            ? 'self_dependency'
+            : 'empty';
+  return new InvalidWorkflowError(field, problem, reason, culprits);
+}

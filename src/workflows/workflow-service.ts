@@ -1,0 +1,124 @@
+import type { Config } from '../config';
+import { SchemaValidator } from '../contract/validation';
+import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
+import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
+import { Clock } from '../domain/clock';
+import { ServiceUnavailableError, ValidationError, WorkflowNotFoundError, WorkflowStateConflictError, WorkflowTooLargeError } from '../domain/errors';
+import { DueEntry } from '../domain/task';
+import { WorkflowStatus } from '../domain/workflow';
+import { registeredTaskTypes } from '../handlers/registry';
+import { SchedulerMetrics } from '../observability/metrics';
+import type { SchedulingGateway } from '../service';
+import { Store } from '../storage/store';
+import { buildWorkflow, WorkflowSubmission } from './build-workflow';
+
+export interface WorkflowServiceDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  metrics: SchedulerMetrics;
+  gateway: SchedulingGateway;
+}
+
+/** Response of a workflow cancel: `code` is the HTTP status the REST API answers with. */
+export interface WorkflowCancelResponse {
+  code: 200 | 202;
+  body: { workflow_id: string; status: WorkflowStatus; cancel_requested: true; running_task_ids: string[] };
+}
+
+/**
+ * Workflow operations (DESIGN §8), beside {@link SchedulerService} and used the same way by REST
+ * and the actor-message API: submit a DAG (validated, stored atomically, roots handed to their
+ * partition owners), read one with its tasks, list, cancel. Execution needs nothing here: release
+ * of BLOCKED tasks and failure propagation happen in the store, in the transaction that ends the
+ * upstream task, and the dispatcher hands released tasks to their owners.
+ */
+export class WorkflowService {
+  private readonly validator = new SchemaValidator();
+  private readonly taskTypes: Set<string>;
+  private accepting = true;
+
+  constructor(private readonly deps: WorkflowServiceDeps) {
+    this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
+  }
+
+  /**
+   * Validates and stores a workflow: all tasks and edges in one atomic store operation, or none.
+   * @returns 202 body: `workflow_id`, `status` RUNNING and each task's id, task id and first state
+   *   (PENDING or SCHEDULED for roots, BLOCKED for the rest)
+   * @throws WorkflowTooLargeError (413) above `workflowMaxTasks`; ValidationError (400, field path
+   *   `tasks[i].…`) for a bad field; InvalidWorkflowError (400) for a bad graph, naming the ids;
+   *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503)
+   */
+  async submit(body: unknown): Promise<WorkflowAck> {
+    if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    // The size limit first, so a huge body is refused before it is validated item by item.
+    const count = (body as { tasks?: unknown } | null)?.tasks;
+    if (Array.isArray(count) && count.length > this.deps.config.workflowMaxTasks) {
+      throw new WorkflowTooLargeError(this.deps.config.workflowMaxTasks, count.length);
+    }
+    this.validator.assert(workflowSubmissionSchema, body);
+    const workflow = buildWorkflow(body as WorkflowSubmission, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    await this.deps.store.insertWorkflow(workflow);
+    const roots: DueEntry[] = [];
+    for (const t of workflow.tasks) {
+      this.deps.metrics.submitted.inc({ task_type: t.taskType });
+      if (t.state !== 'BLOCKED') {
+        roots.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state });
+      }
+    }
+    this.deps.gateway.tasksStored(roots);
+    return workflowAckJson(workflow);
+  }
+
+  /**
+   * A workflow with its status, timestamps, counts by state and every task (workflow-local id,
+   * task id, state, dependencies, timings, error — `upstream_failed` for tasks cancelled by an
+   * upstream failure). @throws WorkflowNotFoundError
+   */
+  async get(id: string): Promise<Record<string, unknown>> {
+    const workflow = await this.deps.store.getWorkflow(id);
+    if (!workflow) throw new WorkflowNotFoundError(id);
+    return workflowJson(workflow, await this.deps.store.getWorkflowTasks(id));
+  }
+
+  /**
+   * Lists workflows newest first, without their tasks. `query`: {status, tenant, limit (1..1000,
+   * default 50), cursor}. @throws ValidationError for a bad filter, limit or cursor
+   */
+  async list(query: unknown): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
+    const q = (query ?? {}) as Record<string, string | number | undefined>;
+    this.validator.assert(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    const limit = q.limit === undefined ? 50 : Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
+    const page = await this.deps.store.listWorkflows({
+      status: q.status as WorkflowStatus | undefined,
+      tenantId: q.tenant as string | undefined,
+      cursor: q.cursor as string | undefined,
+      limit,
+    });
+    return { workflows: page.workflows.map((w) => workflowJson(w)), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Cancels a RUNNING workflow: every task not yet started is CANCELLED at once (200 when that was
+   * all); RUNNING tasks get their handler's signal aborted through the cancel-running path and the
+   * workflow ends CANCELLED when they have stopped (202, `running_task_ids`).
+   * @throws WorkflowNotFoundError; WorkflowStateConflictError (409) for a finished workflow
+   */
+  async cancel(id: string): Promise<WorkflowCancelResponse> {
+    const res = await this.deps.store.cancelWorkflow(id, this.deps.clock.now());
+    if (res.kind === 'not_found') throw new WorkflowNotFoundError(id);
+    if (res.kind === 'conflict') throw new WorkflowStateConflictError(id, res.workflow.status, 'cancel');
+    for (const r of res.running) this.deps.gateway.abortRunning(r.taskId, r.attempt);
+    return {
+      code: res.running.length === 0 ? 200 : 202,
+      body: { workflow_id: id, status: res.workflow.status, cancel_requested: true, running_task_ids: res.running.map((r) => r.taskId) },
+    };
+  }
+
+  /** Refuses new workflows from now on (shutdown). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+}

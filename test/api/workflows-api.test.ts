@@ -1,0 +1,245 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** Workflow routes through app.inject, on a real SQLite store with a manual clock; no actors. */
+describe('REST: workflows', () => {
+  let f: ApiFixture;
+  beforeEach(async () => {
+    f = await apiFixture({ workflowMaxTasks: 10_000 });
+  });
+  afterEach(async () => f.close());
+
+  const post = (body: unknown) => f.app.inject({ method: 'POST', url: '/api/v1/workflows', payload: body as object });
+  const get = (url: string) => f.app.inject({ method: 'GET', url }).then((r) => ({ status: r.statusCode, body: r.json() }));
+
+  /** Claims a task and records how its attempt ended, as the dispatcher would. */
+  async function finish(taskId: string, state: 'SUCCEEDED' | 'FAILED' | 'CANCELLED', result: unknown = null) {
+    const [c] = await f.store.claimTasks([taskId], 'worker-1', f.clock.now(), 60_000);
+    expect(c, `claim of ${taskId}`).to.not.equal(undefined);
+    const error = state === 'FAILED' ? { message: 'no', type: 'PermanentError', retryable: false } : null;
+    await f.store.completeAttempts([{ taskId, attempt: c.attempt, state, retryAt: null, result, error, durationMs: 1 }], f.clock.now());
+  }
+
+  /** Nothing at all was stored: no workflow, no task, no due entry handed out. */
+  async function expectNothingStored() {
+    expect((await get('/api/v1/workflows')).body.workflows).to.deep.equal([]);
+    expect((await get('/api/v1/tasks')).body.tasks).to.deep.equal([]);
+    expect(f.stored).to.deep.equal([]);
+  }
+
+  const diamond = () => ({
+    name: 'diamond',
+    tasks: [
+      { id: 'a', task_type: 'echo', payload: 1 },
+      { id: 'b', task_type: 'echo', dependencies: ['a'] },
+      { id: 'c', task_type: 'echo', dependencies: ['a'], priority: 'high' },
+      { id: 'd', task_type: 'echo', dependencies: ['b', 'c', 'b'] },
+    ],
+    metadata: { tenant_id: 'acme' },
+  });
+
+  it('202: roots PENDING, the rest BLOCKED; only roots are handed to partition owners; GET shows the graph', async () => {
+    const res = await post(diamond());
+    expect(res.statusCode).to.equal(202);
+    const ack = res.json();
+    expect(ack).to.include({ name: 'diamond', status: 'RUNNING' });
+    expect(ack.tasks.map((t: any) => [t.id, t.status])).to.deep.equal([['a', 'PENDING'], ['b', 'BLOCKED'], ['c', 'BLOCKED'], ['d', 'BLOCKED']]);
+    const ids = Object.fromEntries(ack.tasks.map((t: any) => [t.id, t.task_id]));
+    expect(f.stored.map((e) => e.id)).to.deep.equal([ids.a]);
+
+    const wf = await get(`/api/v1/workflows/${ack.workflow_id}`);
+    expect(wf.status).to.equal(200);
+    expect(wf.body).to.include({ workflow_id: ack.workflow_id, status: 'RUNNING', task_count: 4, open_tasks: 4, completed_at: null });
+    expect(wf.body.metadata.tenant_id).to.equal('acme');
+    expect(wf.body.task_counts).to.include({ PENDING: 1, BLOCKED: 3 });
+    const d = wf.body.tasks.find((t: any) => t.id === 'd');
+    expect(d).to.include({ task_id: ids.d, status: 'BLOCKED', unmet_dependencies: 2 });
+    expect(d.dependencies).to.have.members(['b', 'c']);
+
+    const task = await get(`/api/v1/tasks/${ids.c}`);
+    expect(task.body).to.include({ workflow_id: ack.workflow_id, workflow_task_id: 'c', status: 'BLOCKED', priority: 'high' });
+    expect(task.body.metadata.tenant_id).to.equal('acme'); // inherited from the workflow
+  });
+
+  it('a root with a later scheduled_at is SCHEDULED; a released task with a later scheduled_at too', async () => {
+    const later = new Date(f.clock.now() + 60_000).toISOString();
+    const ack = (
+      await post({
+        tasks: [
+          { id: 'r', task_type: 'noop', scheduled_at: later },
+          { id: 'now', task_type: 'noop' },
+          { id: 's', task_type: 'noop', dependencies: ['now'], scheduled_at: later },
+        ],
+      })
+    ).json();
+    expect(ack.tasks.map((t: any) => t.status)).to.deep.equal(['SCHEDULED', 'PENDING', 'BLOCKED']);
+    await finish(ack.tasks[1].task_id, 'SUCCEEDED');
+    const s = (await get(`/api/v1/tasks/${ack.tasks[2].task_id}`)).body;
+    expect(s).to.include({ status: 'SCHEDULED', due_at: later.replace('Z', '').slice(0, 19) + '.000Z' });
+  });
+
+  it('C5 at the store level: a failed branch cancels the join and below (upstream_failed); the workflow ends FAILED', async () => {
+    const ack = (
+      await post({
+        tasks: [
+          { id: 'A', task_type: 'echo' },
+          { id: 'B', task_type: 'fail', dependencies: ['A'] },
+          { id: 'C', task_type: 'echo', dependencies: ['A'] },
+          { id: 'D', task_type: 'echo', dependencies: ['B', 'C'] },
+          { id: 'E', task_type: 'echo', dependencies: ['D'] },
+        ],
+      })
+    ).json();
+    const id = (k: string) => ack.tasks.find((t: any) => t.id === k).task_id;
+    await finish(id('A'), 'SUCCEEDED', 'a');
+    await finish(id('B'), 'FAILED');
+    for (const k of ['D', 'E']) {
+      const t = (await get(`/api/v1/tasks/${id(k)}`)).body;
+      expect(t.status, k).to.equal('CANCELLED');
+      expect(t.error).to.include({ type: 'upstream_failed' });
+      expect(t.error.message).to.include('"B"');
+    }
+    expect((await get(`/api/v1/workflows/${ack.workflow_id}`)).body.status).to.equal('RUNNING'); // C still runs
+    await finish(id('C'), 'SUCCEEDED', 'c');
+    const wf = (await get(`/api/v1/workflows/${ack.workflow_id}`)).body;
+    expect(wf).to.include({ status: 'FAILED', open_tasks: 0 });
+    expect(wf.completed_at).to.equal(new Date(f.clock.now()).toISOString());
+    expect(wf.task_counts).to.include({ SUCCEEDED: 2, FAILED: 1, CANCELLED: 2, PENDING: 0, BLOCKED: 0 });
+  });
+
+  describe('validation: 400 naming the culprits, nothing stored (C6)', () => {
+    const cases: Array<[string, unknown, number, string, Record<string, unknown>]> = [
+      ['duplicate ids', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'a', task_type: 'noop' }] }, 400, 'INVALID_WORKFLOW', { problem: 'duplicate_ids', duplicate_ids: ['a'] }],
+      ['unknown dependency', { tasks: [{ id: 'a', task_type: 'noop', dependencies: ['ghost'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'unknown_dependencies', task_id: 'a', unknown_dependencies: ['ghost'], field: 'tasks[0].dependencies' }],
+      ['X↔Y cycle', { tasks: [{ id: 'X', task_type: 'noop', dependencies: ['Y'] }, { id: 'Y', task_type: 'noop', dependencies: ['X'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'cycle', cycle: ['X', 'Y'] }],
+      ['Z depends on Z', { tasks: [{ id: 'Z', task_type: 'noop', dependencies: ['Z'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'self_dependency', task_ids: ['Z'] }],
+      ['empty workflow', { tasks: [] }, 400, 'INVALID_WORKFLOW', { problem: 'empty', field: 'tasks' }],
+      ['bad field', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'noop', priority: 'urgent' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[1].priority' }],
+      ['missing id', { tasks: [{ task_type: 'noop' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].id' }],
+      ['idempotency key on a workflow task', { tasks: [{ id: 'a', task_type: 'noop', idempotency_key: 'k' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].idempotency_key' }],
+      ['unknown task type', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'nope' }] }, 400, 'UNKNOWN_TASK_TYPE', { field: 'tasks[1].task_type' }],
+      ['bad date', { tasks: [{ id: 'a', task_type: 'noop', scheduled_at: '2026-02-30T10:00:00Z' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].scheduled_at' }],
+    ];
+    for (const [name, body, status, code, details] of cases) {
+      it(name, async () => {
+        const res = await post(body);
+        expect(res.statusCode).to.equal(status);
+        expect(res.json().error.code).to.equal(code);
+        expect(res.json().error.details).to.deep.include(details);
+        await expectNothingStored();
+      });
+    }
+
+    it('a cycle downstream of valid tasks names only the ids on the cycle', async () => {
+      const res = await post({
+        tasks: [
+          { id: 'root', task_type: 'noop' },
+          { id: 'p', task_type: 'noop', dependencies: ['root', 'r'] },
+          { id: 'q', task_type: 'noop', dependencies: ['p'] },
+          { id: 'r', task_type: 'noop', dependencies: ['q'] },
+          { id: 'after', task_type: 'noop', dependencies: ['r'] },
+        ],
+      });
+      expect(res.statusCode).to.equal(400);
+      expect(res.json().error.details.cycle).to.have.members(['p', 'q', 'r']);
+      await expectNothingStored();
+    });
+
+    it('more than workflowMaxTasks → 413 WORKFLOW_TOO_LARGE with the limit and the count', async () => {
+      const tasks = Array.from({ length: 10_001 }, (_, i) => ({ id: `t${i}`, task_type: 'noop' }));
+      const res = await post({ tasks });
+      expect(res.statusCode).to.equal(413);
+      expect(res.json().error).to.include({ code: 'WORKFLOW_TOO_LARGE' });
+      expect(res.json().error.details).to.deep.equal({ field: 'tasks', max: 10_000, count: 10_001 });
+      await expectNothingStored();
+    });
+
+    it('the actor-message path (service) throws the same errors', async () => {
+      const err = await f.workflows.submit({ tasks: [{ id: 'X', task_type: 'noop', dependencies: ['Y'] }, { id: 'Y', task_type: 'noop', dependencies: ['X'] }] }).catch((e) => e);
+      expect(err.code).to.equal('INVALID_WORKFLOW');
+      expect(err.details.cycle).to.deep.equal(['X', 'Y']);
+    });
+  });
+
+  it('a body over workflowBodyLimitBytes → 413 PAYLOAD_TOO_LARGE naming that limit, nothing stored', async () => {
+    const small = await apiFixture({ workflowBodyLimitBytes: 2048 });
+    try {
+      const tasks = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, task_type: 'noop' }));
+      const res = await small.app.inject({ method: 'POST', url: '/api/v1/workflows', payload: { tasks } });
+      expect(res.statusCode).to.equal(413);
+      expect(res.json().error).to.include({ code: 'PAYLOAD_TOO_LARGE' });
+      expect(res.json().error.details).to.include({ field: 'body', limit_bytes: 2048 });
+      expect((await small.app.inject({ method: 'GET', url: '/api/v1/workflows' })).json().workflows).to.deep.equal([]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a chain of 10,000 tasks is accepted: one root PENDING, 9,999 BLOCKED', async () => {
+    const tasks = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, task_type: 'noop', ...(i > 0 ? { dependencies: [`c${i - 1}`] } : {}) }));
+    const res = await post({ tasks });
+    expect(res.statusCode).to.equal(202);
+    const counts = (await get(`/api/v1/workflows/${res.json().workflow_id}`)).body.task_counts;
+    expect(counts).to.include({ PENDING: 1, BLOCKED: 9_999 });
+  });
+
+  it('cancel: tasks not started are CANCELLED at once (200); a running one gets its abort (202) and ends the workflow CANCELLED', async () => {
+    const ack = (await post(diamond())).json();
+    const a = ack.tasks[0].task_id;
+    const [claimed] = await f.store.claimTasks([a], 'worker-1', f.clock.now(), 60_000);
+    const res = await f.app.inject({ method: 'POST', url: `/api/v1/workflows/${ack.workflow_id}/cancel` });
+    expect(res.statusCode).to.equal(202);
+    expect(res.json()).to.deep.equal({ workflow_id: ack.workflow_id, status: 'RUNNING', cancel_requested: true, running_task_ids: [a] });
+    expect(f.aborted).to.deep.equal([{ taskId: a, attempt: claimed.attempt }]);
+    const blocked = (await get(`/api/v1/tasks/${ack.tasks[3].task_id}`)).body;
+    expect(blocked.status).to.equal('CANCELLED');
+    expect(blocked.error).to.include({ type: 'workflow_cancelled' });
+    await f.store.completeAttempts([{ taskId: a, attempt: claimed.attempt, state: 'CANCELLED', retryAt: null, result: null, error: null, durationMs: 1 }], f.clock.now());
+    const wf = (await get(`/api/v1/workflows/${ack.workflow_id}`)).body;
+    expect(wf).to.include({ status: 'CANCELLED', cancel_requested: true, open_tasks: 0 });
+    expect(wf.completed_at).to.be.a('string');
+    const again = await f.app.inject({ method: 'POST', url: `/api/v1/workflows/${ack.workflow_id}/cancel` });
+    expect(again.statusCode).to.equal(409);
+    expect(again.json().error).to.include({ code: 'WORKFLOW_STATE_CONFLICT' });
+    expect(again.json().error.details.status).to.equal('CANCELLED');
+  });
+
+  it('cancel with nothing running: 200 and CANCELLED at once', async () => {
+    const ack = (await post(diamond())).json();
+    const res = await f.app.inject({ method: 'POST', url: `/api/v1/workflows/${ack.workflow_id}/cancel` });
+    expect(res.statusCode).to.equal(200);
+    expect(res.json()).to.include({ status: 'CANCELLED' });
+    expect((await get(`/api/v1/workflows/${ack.workflow_id}`)).body.task_counts).to.include({ CANCELLED: 4 });
+  });
+
+  it('cancelling one workflow task on its own cancels its descendants; the workflow ends CANCELLED', async () => {
+    const ack = (await post(diamond())).json();
+    const id = (k: string) => ack.tasks.find((t: any) => t.id === k).task_id;
+    await finish(id('a'), 'SUCCEEDED');
+    expect((await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${id('b')}/cancel` })).statusCode).to.equal(200);
+    expect((await get(`/api/v1/tasks/${id('d')}`)).body.error).to.include({ type: 'upstream_failed' });
+    await finish(id('c'), 'SUCCEEDED');
+    expect((await get(`/api/v1/workflows/${ack.workflow_id}`)).body.status).to.equal('CANCELLED');
+  });
+
+  it('list: newest first, status filter, pagination; 404 for unknown ids', async () => {
+    const w1 = (await post(diamond())).json().workflow_id;
+    f.clock.advance(1);
+    const w2 = (await post({ tasks: [{ id: 'x', task_type: 'noop' }] })).json().workflow_id;
+    await f.app.inject({ method: 'POST', url: `/api/v1/workflows/${w2}/cancel` });
+    const all = (await get('/api/v1/workflows')).body;
+    expect(all.workflows.map((w: any) => w.workflow_id)).to.deep.equal([w2, w1]);
+    expect(all.workflows[0]).to.not.have.property('tasks');
+    expect((await get('/api/v1/workflows?status=RUNNING')).body.workflows.map((w: any) => w.workflow_id)).to.deep.equal([w1]);
+    const p1 = (await get('/api/v1/workflows?limit=1')).body;
+    const p2 = (await get(`/api/v1/workflows?limit=1&cursor=${p1.next_cursor}`)).body;
+    expect([...p1.workflows, ...p2.workflows].map((w: any) => w.workflow_id)).to.deep.equal([w2, w1]);
+    expect(p2.next_cursor).to.equal(null);
+    expect((await get('/api/v1/workflows?status=DONE')).status).to.equal(400);
+    expect((await get('/api/v1/workflows?limit=0')).status).to.equal(400);
+    const missing = await get('/api/v1/workflows/nope');
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error.code).to.equal('WORKFLOW_NOT_FOUND');
+    expect((await f.app.inject({ method: 'POST', url: '/api/v1/workflows/nope/cancel' })).statusCode).to.equal(404);
+  });
+});
