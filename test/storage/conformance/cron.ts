@@ -159,6 +159,7 @@ export function describeCron(ctx: ConformanceContext): void {
       const fires = (await s.listCronFires('oq', { limit: 10 })).fires;
       expect(fires[0]).to.include({ fireTime: T0 + 4 * SEC, outcome: 'skipped', reason: 'queue_full' });
       expect(await s.cronsWithQueuedInstances(10)).to.deep.equal(['oq']);
+      expect((await s.auditScan(T0 + 5 * SEC, T0, 10)).blockedLimboTotal, 'queued instances are not workflow limbo').to.equal(0);
       expect(await s.releaseQueuedInstances(['oq'], T0 + 5 * SEC)).to.deep.equal([]); // first still live
       const attempt = await startTask(s, ids[0], T0 + 5 * SEC);
       await s.completeAttempts([completion(ids[0], attempt, 'SUCCEEDED')], T0 + 6 * SEC);
