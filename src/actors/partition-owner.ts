@@ -43,6 +43,7 @@ export class PartitionOwnerActor {
       horizonMs: deps.config.horizonMs,
       maxTasks: deps.config.windowMaxTasks,
       maxOutstanding: deps.config.ownerMaxOutstanding,
+      weightOf: deps.limits.weightOf,
     });
     this.pumper = new SerialPump(() => this.pumpOnce(), {
       onError: (err) => deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'),

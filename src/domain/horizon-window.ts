@@ -1,4 +1,5 @@
 import { MinHeap } from './min-heap';
+import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin';
 import { DueEntry, PRIORITY_RANK } from './task';
 
 /** Limits of one partition's window. Times in milliseconds. */
@@ -9,6 +10,8 @@ export interface HorizonWindowOptions {
   maxTasks: number;
   /** Most entries handed out (to the dispatcher) and not yet released. */
   maxOutstanding: number;
+  /** Tenant weight for handing out due entries (default 1 each). */
+  weightOf?: (tenantId: string) => number;
 }
 
 /** Order of the heap: due time, then priority, then submission sequence. */
@@ -22,8 +25,13 @@ export function compareDue(a: DueEntry, b: DueEntry): number {
  * rules for when to read the store again. Memory follows the window (≤ maxTasks + maxOutstanding
  * entries), not the number of waiting tasks.
  *
- * Invariant: every waiting task of the partition with due time ≤ windowEnd is in the heap, handed
- * out, or `dirty` is set (the store holds some the window does not, so it must be read again).
+ * Due entries wait in one lane per tenant and are handed out by smooth weighted round-robin
+ * between the lanes, so when the outstanding budget is short, a tenant with a large backlog does
+ * not hold back another tenant's task that just became due (head-of-line blocking).
+ *
+ * Invariant: every waiting task of the partition with due time ≤ windowEnd is in the heap, in a
+ * lane, handed out, or `dirty` is set (the store holds some the window does not, so it must be
+ * read again).
  */
 export class HorizonWindow {
   /** May hold superseded entries (a task offered again with a new due time); `live` says which count. */
@@ -31,11 +39,16 @@ export class HorizonWindow {
   /** The current entry of every task in the heap. */
   private live = new Map<string, DueEntry>();
   private outstanding = new Set<string>();
+  /** Due entries not yet handed out, per tenant, in heap order (may hold superseded entries). */
+  private lanes = new Map<string, DueEntry[]>();
+  private readonly rr: SmoothWeightedRoundRobin;
   /** Tasks due at or before this instant are covered (see the invariant). */
   windowEnd = -Infinity;
   dirty = true;
 
-  constructor(readonly options: HorizonWindowOptions) {}
+  constructor(readonly options: HorizonWindowOptions) {
+    this.rr = new SmoothWeightedRoundRobin(options.weightOf);
+  }
 
   get size(): number {
     return this.live.size;
@@ -105,18 +118,30 @@ export class HorizonWindow {
   }
 
   /**
-   * Pops every entry due at or before `now`, as many as the outstanding budget allows, and counts
-   * them as handed out. Never returns an entry early, whatever the clock did before.
+   * Hands out entries due at or before `now`, as many as the outstanding budget allows, tenant by
+   * tenant in weighted turn (oldest due first inside a tenant), and counts them as handed out.
+   * Never returns an entry early, whatever the clock did before.
    */
   takeDue(now: number): DueEntry[] {
-    const out: DueEntry[] = [];
-    while (this.outstanding.size < this.options.maxOutstanding) {
-      const top = this.peekLive();
-      if (!top || top.dueAt > now) break;
+    for (let top = this.peekLive(); top && top.dueAt <= now; top = this.peekLive()) {
       this.heap.pop();
-      this.live.delete(top.id);
-      this.outstanding.add(top.id);
-      out.push(top);
+      const lane = this.lanes.get(top.tenantId);
+      if (lane) lane.push(top);
+      else this.lanes.set(top.tenantId, [top]);
+    }
+    const out: DueEntry[] = [];
+    while (this.outstanding.size < this.options.maxOutstanding && this.lanes.size > 0) {
+      const tenant = this.rr.pick(this.lanes.keys()) as string;
+      const lane = this.lanes.get(tenant) as DueEntry[];
+      const e = lane.shift() as DueEntry;
+      if (lane.length === 0) {
+        this.lanes.delete(tenant);
+        this.rr.forget(tenant);
+      }
+      if (this.live.get(e.id) !== e) continue; // superseded while it waited
+      this.live.delete(e.id);
+      this.outstanding.add(e.id);
+      out.push(e);
     }
     return out;
   }
@@ -133,9 +158,12 @@ export class HorizonWindow {
   nextWakeAt(): number | null {
     if (this.windowEnd === -Infinity) return null;
     const refreshAt = this.windowEnd - this.options.horizonMs / 2;
-    const top = this.peekLive();
     const canHandOut = this.outstanding.size < this.options.maxOutstanding;
-    return top && canHandOut ? Math.min(top.dueAt, refreshAt) : refreshAt;
+    if (!canHandOut) return refreshAt;
+    let at = refreshAt;
+    for (const lane of this.lanes.values()) at = Math.min(at, lane[0].dueAt); // due already
+    const top = this.peekLive();
+    return top ? Math.min(top.dueAt, at) : at;
   }
 
   /** The earliest current entry, dropping superseded ones from the top of the heap. */

@@ -356,4 +356,39 @@ describe('HorizonWindow', () => {
       expect(w.takeDue(60_000)).to.deep.equal([]);
     });
   });
+
+  describe('tenant lanes (head-of-line blocking between tenants)', () => {
+    it("a tenant's backlog does not hold back another tenant's task that became due later", () => {
+      const w = makeWindow({ maxTasks: 2000, maxOutstanding: 10 });
+      load(w, T, Array.from({ length: 1000 }, (_, i) => dueEntry({ id: `a${i}`, tenantId: 'A', dueAt: T, seq: i })));
+      expect(w.takeDue(T)).to.have.length(10);
+      w.offer(dueEntry({ id: 'b0', tenantId: 'B', dueAt: T + 5, seq: 5000 }));
+      w.release(['a0', 'a1']); // the dispatcher claimed two: two credits
+      expect(ids(w.takeDue(T + 5))).to.include('b0'); // not behind A's 990 waiting entries
+    });
+
+    it('hands out by tenant weight (3:1) while both have due entries, oldest first inside each', () => {
+      const w = makeWindow({ maxTasks: 2000, maxOutstanding: 40, weightOf: (t) => (t === 'A' ? 3 : 1) });
+      const entries = [];
+      for (let i = 0; i < 100; i++) {
+        entries.push(dueEntry({ id: `a${i}`, tenantId: 'A', dueAt: T + i, seq: i }));
+        entries.push(dueEntry({ id: `b${i}`, tenantId: 'B', dueAt: T + i, seq: 1000 + i }));
+      }
+      load(w, T, entries);
+      const out = w.takeDue(T + 1000);
+      expect(out.filter((e) => e.tenantId === 'A')).to.have.length(30);
+      expect(ids(out.filter((e) => e.tenantId === 'B'))).to.deep.equal(Array.from({ length: 10 }, (_, i) => `b${i}`));
+    });
+
+    it('an entry superseded while it waited in a lane is handed out once, at its new time', () => {
+      const w = makeWindow({ maxTasks: 100, maxOutstanding: 1 });
+      load(w, T, [dueEntry({ id: 'x', dueAt: T, seq: 1 }), dueEntry({ id: 'y', dueAt: T, seq: 2 })]);
+      expect(ids(w.takeDue(T))).to.deep.equal(['x']); // y waits in its lane: no credit left
+      w.offer(dueEntry({ id: 'y', dueAt: T + 10_000, seq: 2 })); // rescheduled
+      w.release(['x']);
+      expect(w.takeDue(T + 1)).to.deep.equal([]);
+      expect(ids(w.takeDue(T + 10_000))).to.deep.equal(['y']);
+      expect(w.nextWakeAt()).to.be.a('number');
+    });
+  });
 });
