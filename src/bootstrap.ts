@@ -18,6 +18,9 @@ import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
 import { DispatchLimits } from './domain/dispatch-limits';
+import { TenantAdmin } from './tenancy/tenant-admin';
+import { SubmissionGuard } from './tenancy/submission-guard';
+import { ApiKeys } from './tenancy/api-keys';
 import { WorkflowService } from './workflows/workflow-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
@@ -86,7 +89,12 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   try {
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
-    const service = new SchedulerService({ store, clock, config, metrics, log, gateway });
+    const limits = dispatchLimitsFromConfig(config, clock.now());
+    const tenants = new TenantAdmin({ store, clock, config, limits });
+    await tenants.loadStored();
+    const guard = new SubmissionGuard(config);
+    if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
+    const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard });
     const crons = new CronService({
       store,
       clock,
@@ -98,7 +106,6 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    const limits = dispatchLimitsFromConfig(config, clock.now());
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows), { mode: 'in-memory', name: 'scheduler-api' });
     const app = buildApp({
@@ -110,11 +117,20 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       logger: log,
       workflows,
       workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+      tenants,
+      apiKeys: new ApiKeys(config.apiKeys),
     });
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
     audit.start();
+    const waitingCounts = new Periodic(
+      clock,
+      config.waitingCountRefreshMs,
+      async () => guard.refresh(await store.countWaitingByTenant()),
+      (err) => log.warn({ err }, 'waiting-count refresh failed'),
+    );
+    if (guard.countsNeeded) waitingCounts.start();
     const rt = runtime;
     let closing: Promise<void> | null = null;
     return {
@@ -131,6 +147,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
         (closing ??= (async () => {
           await maintenance.stop();
           await audit.stop();
+          await waitingCounts.stop();
           service.stopAccepting();
           crons.stopAccepting();
           workflows.stopAccepting();

@@ -76,7 +76,38 @@ export const ConfigSchema = z
     /** A ready task waiting this long (ms since due) competes as `high` (priority aging). */
     priorityAgingMs: int(1),
     /** Per tenant: weight in the round-robin between tenants (default 1) and a limit on its starts. */
-    tenants: z.record(z.object({ weight: z.number().positive().finite().optional(), rateLimit: rateLimit.optional() }).strict()),
+    tenants: z.record(
+      z
+        .object({
+          weight: z.number().positive().finite().optional(),
+          rateLimit: rateLimit.optional(),
+          submitRateLimit: rateLimit.optional(),
+          maxWaiting: int(1).optional(),
+        })
+        .strict(),
+    ),
+    /** Submissions per second each tenant may make (429 above; null: no limit). */
+    submitRateLimit: rateLimit.nullable(),
+    /** Most waiting tasks in all (503 `OVERLOADED` at the cap, low priority refused from 80 %; null: no cap). */
+    maxWaitingTasks: int(1).nullable(),
+    /** Most waiting tasks per tenant (same rules; null: no cap). */
+    maxWaitingPerTenant: int(1).nullable(),
+    /** How often (ms) the waiting counts are read exactly from the store while a cap is set. */
+    waitingCountRefreshMs: int(100),
+    /** API keys (SHA-256 of each key, hex) and the tenant each acts for, or admin. None: the API is open. */
+    apiKeys: z.array(
+      z
+        .object({
+          sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the key, 64 hex digits'),
+          tenant: z.string().min(1).optional(),
+          admin: z.boolean().optional(),
+          name: z.string().optional(),
+        })
+        .strict()
+        .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true'),
+    ),
+    /** Serve without API keys on a non-loopback HOST (env ALLOW_UNAUTHENTICATED=true). */
+    allowUnauthenticated: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
     /** Per task type: a token-bucket limit on starts. */
     rateLimits: z.record(rateLimit),
     /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
@@ -111,6 +142,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   WORKER_CONCURRENCY: 'workerConcurrency',
   PARTITIONS: 'partitions',
   LOG_LEVEL: 'logLevel',
+  ALLOW_UNAUTHENTICATED: 'allowUnauthenticated',
 };
 
 /** Thrown when configuration is invalid; the message is one line naming the key. */

@@ -2,6 +2,7 @@ import { startScheduler } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
 import { StoreConfigError } from './storage/store';
 import { HandlerLoadError } from './handlers/registry';
+import { assertSafeExposure } from './tenancy/exposure';
 
 /**
  * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    assertSafeExposure(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

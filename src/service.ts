@@ -27,6 +27,9 @@ import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from 
 import { buildNewTask, Submission } from './submission';
 import { lostAttemptCompletion } from './storage/lost-attempt';
 import { pageLimit } from './contract/page-limit';
+import { Caller, canAccess, OPEN_CALLER } from './tenancy/caller';
+import { tenantFilter, withCallerTenant } from './tenancy/scope';
+import type { SubmissionGuard } from './tenancy/submission-guard';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {
@@ -49,6 +52,8 @@ export interface SchedulerServiceDeps {
   metrics: SchedulerMetrics;
   log: Logger;
   gateway: SchedulingGateway;
+  /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
+  guard?: SubmissionGuard;
 }
 
 /**
@@ -76,9 +81,10 @@ export class SchedulerService {
    * Validates and stores one task. @returns the acknowledgement (202 body)
    * @throws ValidationError | UnknownTaskTypeError (400), ServiceUnavailableError (503)
    */
-  async submit(body: unknown): Promise<SubmitAck> {
+  async submit(body: unknown, caller: Caller = OPEN_CALLER): Promise<SubmitAck> {
     this.validator.assert(taskSubmissionSchema, body);
-    const [ack] = await this.store([buildNewTask(body as Submission, '', this.deps.clock.now(), this.deps.config, this.taskTypes)], () => '');
+    const s = withCallerTenant(body as Submission, caller);
+    const [ack] = await this.store([buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes)], () => '');
     return ack;
   }
 
@@ -86,22 +92,22 @@ export class SchedulerService {
    * Validates and stores up to `batchMaxTasks` tasks atomically: all are stored or none.
    * @throws ValidationError naming `tasks[i].field` for the first bad item
    */
-  async submitBatch(body: unknown): Promise<{ tasks: SubmitAck[] }> {
+  async submitBatch(body: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: SubmitAck[] }> {
     this.validator.assert(this.batchSchema, body);
     const items = (body as { tasks: Submission[] }).tasks;
     const now = this.deps.clock.now();
     return {
       tasks: await this.store(
-        items.map((s, i) => buildNewTask(s, `tasks[${i}].`, now, this.deps.config, this.taskTypes)),
+        items.map((s, i) => buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes)),
         (i) => `tasks[${i}].`,
       ),
     };
   }
 
-  /** @throws TaskNotFoundError */
-  async get(id: string, include?: { attempts?: boolean }): Promise<Record<string, unknown>> {
+  /** @throws TaskNotFoundError (also for another tenant's task) */
+  async get(id: string, include?: { attempts?: boolean }, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     const task = await this.deps.store.getTask(id);
-    if (!task) throw new TaskNotFoundError(id);
+    if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
     return taskJson(task, include?.attempts ? await this.deps.store.getAttempts(id) : undefined);
   }
 
@@ -111,13 +117,14 @@ export class SchedulerService {
    * queue, limit (1..1000, default 50), cursor}.
    * @throws ValidationError for a bad filter, limit or cursor
    */
-  async list(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assert(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     const page = await this.deps.store.listTasks({
       status: q.status as TaskState | undefined,
       taskType: q.task_type as string | undefined,
       queue: q.queue as string | undefined,
+      tenantId: tenantFilter(caller, undefined),
       cursor: q.cursor as string | undefined,
       limit: pageLimit(q.limit),
     });
@@ -132,8 +139,9 @@ export class SchedulerService {
    * @throws ValidationError (400); TaskNotFoundError; TaskStateConflictError (409, `details.state`)
    *   once the task is RUNNING or finished
    */
-  async update(id: string, body: unknown): Promise<Record<string, unknown>> {
+  async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.validator.assert(taskPatchSchema, body);
+    await this.assertVisibleTask(id, caller);
     const b = body as { scheduled_at?: string | null; priority?: Priority; payload?: unknown };
     const changes: UpdateWaitingChanges = {};
     if (b.scheduled_at !== undefined) {
@@ -161,7 +169,7 @@ export class SchedulerService {
    * queue, tenant, since (ISO-8601 with offset: finished at or after), limit (1..1000, default 50),
    * cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async listDeadLetter(query: unknown): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async listDeadLetter(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assert(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     let since: number | undefined;
@@ -173,7 +181,7 @@ export class SchedulerService {
       status: 'DEAD',
       taskType: q.task_type as string | undefined,
       queue: q.queue as string | undefined,
-      tenantId: q.tenant as string | undefined,
+      tenantId: tenantFilter(caller, q.tenant as string | undefined),
       completedSince: since,
       cursor: q.cursor as string | undefined,
       limit: pageLimit(q.limit),
@@ -185,7 +193,8 @@ export class SchedulerService {
    * Replays a DEAD task: back to PENDING with a fresh retry budget; its history is kept.
    * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD
    */
-  async replayDeadLetter(id: string): Promise<{ task_id: string; status: 'PENDING' }> {
+  async replayDeadLetter(id: string, caller: Caller = OPEN_CALLER): Promise<{ task_id: string; status: 'PENDING' }> {
+    await this.assertVisibleTask(id, caller);
     const entry = await this.deps.store.replayDead(id, this.deps.clock.now());
     if (!entry) throw await this.notDead(id, 'replay');
     this.deps.gateway.tasksStored([entry]);
@@ -196,9 +205,17 @@ export class SchedulerService {
    * Deletes a DEAD task and its history.
    * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD
    */
-  async deleteDeadLetter(id: string): Promise<{ task_id: string; deleted: true }> {
+  async deleteDeadLetter(id: string, caller: Caller = OPEN_CALLER): Promise<{ task_id: string; deleted: true }> {
+    await this.assertVisibleTask(id, caller);
     if (!(await this.deps.store.deleteDead(id))) throw await this.notDead(id, 'delete from the dead-letter queue');
     return { task_id: id, deleted: true };
+  }
+
+  /** 404 for a task of another tenant (a tenant's key never learns that the id exists). */
+  private async assertVisibleTask(id: string, caller: Caller): Promise<void> {
+    if (caller.admin) return;
+    const task = await this.deps.store.getTask(id);
+    if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
   }
 
   private async notDead(id: string, operation: string): Promise<Error> {
@@ -211,7 +228,8 @@ export class SchedulerService {
    * @throws TaskNotFoundError; TaskStateConflictError (409) for a terminal task, including a
    *   second cancel of a task already CANCELLED
    */
-  async cancel(id: string): Promise<CancelResponse> {
+  async cancel(id: string, caller: Caller = OPEN_CALLER): Promise<CancelResponse> {
+    await this.assertVisibleTask(id, caller);
     const res = await this.deps.store.cancelTask(id, this.deps.clock.now());
     switch (res.kind) {
       case 'not_found':
@@ -303,6 +321,7 @@ export class SchedulerService {
    */
   private async store(tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    this.deps.guard?.admit(tasks, this.deps.clock.now());
     let results: InsertResult[];
     try {
       results = await this.deps.store.insertTasks(tasks);
@@ -323,6 +342,7 @@ export class SchedulerService {
       acks.push(ackJson(t));
     }
     this.deps.gateway.tasksStored(entries);
+    this.deps.guard?.stored(tasks.filter((_, i) => !results[i].replayed));
     return acks;
   }
 

@@ -17,6 +17,10 @@ import { taskRoutes } from './routes/tasks';
 import { deadLetterRoutes } from './routes/dead-letter';
 import { auditRoutes } from './routes/audit';
 import { cronRoutes } from './routes/cron-tasks';
+import { tenantRoutes } from './routes/tenants';
+import { registerAuth } from './auth';
+import type { TenantAdmin } from '../tenancy/tenant-admin';
+import type { ApiKeys } from '../tenancy/api-keys';
 import type { CronService } from '../cron/cron-service';
 import { workflowRoutes } from './routes/workflows';
 import type { WorkflowService } from '../workflows/workflow-service';
@@ -34,6 +38,10 @@ export interface AppDeps {
   workflows?: WorkflowService;
   /** Largest `POST /api/v1/workflows` body in bytes (default: `bodyLimitBytes`). */
   workflowBodyLimitBytes?: number;
+  /** Tenant and rate-limit admin; its routes are served when given. */
+  tenants?: TenantAdmin;
+  /** API keys; none (or empty): the API is open and every caller is an admin. */
+  apiKeys?: ApiKeys;
 }
 
 /**
@@ -91,6 +99,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     }
   });
   app.setErrorHandler(errorHandler(deps.bodyLimitBytes));
+  registerAuth(app, deps.apiKeys);
   app.setNotFoundHandler((req, reply) => {
     const err = new RouteNotFoundError(req.method, req.url.split('?')[0]);
     void reply.status(err.status).send(err.toJSON());
@@ -98,6 +107,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   taskRoutes(app, deps.service, deps.batchMaxTasks);
   deadLetterRoutes(app, deps.service);
   cronRoutes(app, deps.crons);
+  if (deps.tenants) tenantRoutes(app, deps.tenants);
   auditRoutes(app, deps.service);
   healthRoutes(app, deps.service, deps.metrics);
   if (deps.workflows) workflowRoutes(app, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);

@@ -35,7 +35,10 @@ export function errorHandler(bodyLimit: number) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     const mapped = toSchedulerError(err, bodyLimit, req);
     if (mapped.status >= 500) req.log.error({ err }, 'request failed');
-    if (mapped.retryable && mapped.status === 503) reply.header('retry-after', '1');
+    const retryAfter = mapped.details.retry_after_seconds;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
+    else if (mapped.retryable && mapped.status === 503) reply.header('retry-after', '1');
+    if (mapped.status === 401) reply.header('www-authenticate', 'Bearer');
     void reply.status(mapped.status).send(mapped.toJSON());
   };
 }

@@ -21,6 +21,8 @@ import { CronChanges } from '../storage/cron-store';
 import { Store } from '../storage/store';
 import { buildNewTask, Submission } from '../submission';
 import { pageLimit } from '../contract/page-limit';
+import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
+import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 
 /** How cron edits reach the evaluator (so a new or changed definition fires without waiting). */
 export interface CronGateway {
@@ -62,13 +64,13 @@ export class CronService {
    * @throws ValidationError (cron_expression, timezone, task fields), UnknownTaskTypeError,
    *   PayloadTooLargeError (413), ServiceUnavailableError while shutting down
    */
-  async create(body: unknown, query: unknown = {}): Promise<Record<string, unknown>> {
+  async create(body: unknown, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
     const q = stringQuery(query);
     this.validator.assert(getCronQuerySchema, q);
     const preview = q.preview === undefined ? 0 : Number(q.preview);
     this.validator.assert(cronCreateSchema, body);
-    const b = body as Record<string, unknown>;
+    const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
     const timezone = (b.timezone as string | undefined) ?? 'UTC';
     const schedule = parseCronSchedule(b.cron_expression as string, timezone);
     const template = templateOf(b);
@@ -103,10 +105,10 @@ export class CronService {
    * One definition; `query.preview` (1..100) adds the next fire times from now.
    * @throws CronNotFoundError; ValidationError for a bad `preview`
    */
-  async get(id: string, query: unknown = {}): Promise<Record<string, unknown>> {
+  async get(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     const q = stringQuery(query);
     this.validator.assert(getCronQuerySchema, q);
-    const cron = await this.mustGet(id);
+    const cron = await this.mustGet(id, caller);
     const count = q.preview === undefined ? 0 : Number(q.preview);
     const fires = count > 0 && cron.enabled ? this.scheduleOf(cron).nextFireTimes(this.deps.clock.now(), count) : undefined;
     return cronJson(cron, fires ?? (count > 0 ? [] : undefined));
@@ -116,12 +118,12 @@ export class CronService {
    * Lists definitions newest first. `query`: {enabled (true|false), tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError
    */
-  async list(query: unknown = {}): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async list(query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
     this.validator.assert(listCronsQuerySchema, q);
     const page = await this.deps.store.listCrons({
       enabled: q.enabled === undefined ? undefined : q.enabled === 'true',
-      tenantId: q.tenant,
+      tenantId: tenantFilter(caller, q.tenant),
       limit: pageLimit(q.limit),
       cursor: q.cursor,
     });
@@ -133,10 +135,10 @@ export class CronService {
    * pause), sets the next fire time from now: a paused period is not caught up.
    * @throws CronNotFoundError; ValidationError and the template errors of {@link create}
    */
-  async update(id: string, body: unknown): Promise<Record<string, unknown>> {
+  async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.validator.assert(cronPatchSchema, body);
     const b = body as Record<string, unknown>;
-    const current = await this.mustGet(id);
+    const current = await this.mustGet(id, caller);
     const now = this.deps.clock.now();
     const changes: CronChanges = {};
     const expression = (b.cron_expression as string | undefined) ?? current.cronExpression;
@@ -169,7 +171,8 @@ export class CronService {
   }
 
   /** Deletes a definition and its fire records; instances already created stay. @throws CronNotFoundError */
-  async delete(id: string): Promise<{ cron_id: string; deleted: true }> {
+  async delete(id: string, caller: Caller = OPEN_CALLER): Promise<{ cron_id: string; deleted: true }> {
+    await this.mustGet(id, caller);
     if (!(await this.deps.store.deleteCron(id))) throw new CronNotFoundError(id);
     this.deps.gateway.cronChanged(id);
     return { cron_id: id, deleted: true };
@@ -180,11 +183,11 @@ export class CronService {
    * `caught_up`, `skipped` + reason), the instance id and its current status.
    * `query`: {limit (1..1000, default 50), cursor}. @throws CronNotFoundError; ValidationError
    */
-  async runs(id: string, query: unknown = {}): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async runs(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
     this.validator.assert(cronRunsQuerySchema, q);
     const limit = pageLimit(q.limit);
-    await this.mustGet(id);
+    await this.mustGet(id, caller);
     const page = await this.deps.store.listCronFires(id, { limit, cursor: q.cursor });
     return { runs: page.fires.map(fireJson), next_cursor: page.nextCursor };
   }
@@ -219,9 +222,10 @@ export class CronService {
     this.accepting = false;
   }
 
-  private async mustGet(id: string): Promise<CronRecord> {
+  /** The definition, if `caller` may see it. @throws CronNotFoundError (also for another tenant's) */
+  private async mustGet(id: string, caller: Caller): Promise<CronRecord> {
     const cron = await this.deps.store.getCron(id);
-    if (!cron) throw new CronNotFoundError(id);
+    if (!cron || !canAccess(caller, cron.tenantId)) throw new CronNotFoundError(id);
     return cron;
   }
 

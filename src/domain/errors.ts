@@ -212,6 +212,55 @@ export class WorkflowStateConflictError extends SchedulerError {
   }
 }
 
+/** No valid API key: `Authorization: Bearer <key>` is missing or unknown (keys are configured). */
+export class UnauthorizedError extends SchedulerError {
+  readonly code = 'UNAUTHORIZED';
+  readonly status = 401;
+  constructor(reason: string) {
+    super(`unauthorized: ${reason}`, { reason });
+  }
+}
+
+/** The API key is valid but may not do this (an admin operation with a tenant's key). */
+export class ForbiddenError extends SchedulerError {
+  readonly code = 'FORBIDDEN';
+  readonly status = 403;
+  constructor(operation: string) {
+    super(`forbidden: ${operation} needs an admin key`, { operation });
+  }
+}
+
+/**
+ * The tenant submits faster than its submission rate limit. Retryable after
+ * `details.retry_after_seconds` (also the `Retry-After` header).
+ */
+export class RateLimitedError extends SchedulerError {
+  readonly code = 'RATE_LIMITED';
+  readonly status = 429;
+  override readonly retryable = true;
+  constructor(tenantId: string, retryAfterSeconds: number, limit: { rate_per_second: number; burst: number }) {
+    super(`tenant ${tenantId} submits faster than ${limit.rate_per_second}/s (burst ${limit.burst})`, {
+      tenant_id: tenantId,
+      retry_after_seconds: retryAfterSeconds,
+      ...limit,
+    });
+  }
+}
+
+/**
+ * Too many tasks are waiting (globally or for the tenant): the submission is refused, nothing was
+ * stored. Near the cap low priority is refused first (`details.priority`). Retryable after
+ * `details.retry_after_seconds` (also the `Retry-After` header).
+ */
+export class OverloadedError extends SchedulerError {
+  readonly code = 'OVERLOADED';
+  readonly status = 503;
+  override readonly retryable = true;
+  constructor(scope: 'global' | 'tenant', details: { tenant_id: string; priority: string; waiting: number; cap: number; retry_after_seconds: number }) {
+    super(`too many waiting tasks (${scope}: ${details.waiting} of ${details.cap}); ${details.priority} priority is refused now`, { scope, ...details });
+  }
+}
+
 /** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
@@ -232,6 +281,10 @@ export const ERROR_CATALOG = {
   WORKFLOW_TOO_LARGE: { status: 413, retryable: false },
   WORKFLOW_NOT_FOUND: { status: 404, retryable: false },
   WORKFLOW_STATE_CONFLICT: { status: 409, retryable: false },
+  UNAUTHORIZED: { status: 401, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  RATE_LIMITED: { status: 429, retryable: true },
+  OVERLOADED: { status: 503, retryable: true },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -24,19 +24,23 @@ export class TokenBucket {
     this.refilledAt = now;
   }
 
-  /** Takes one token if there is one. */
-  tryTake(now: number): boolean {
+  /**
+   * Takes `n` tokens (default 1) if there are enough: `n`, or a full bucket for `n` larger than
+   * the burst (the bucket then goes into debt, so the long-run rate still holds).
+   */
+  tryTake(now: number, n = 1): boolean {
     this.refill(now);
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    if (this.tokens < Math.min(n, this.burst)) return false;
+    this.tokens -= n;
     return true;
   }
 
-  /** When the next token will be there (≤ now when one is there already). */
-  nextTokenAt(now: number): number {
+  /** When `n` tokens (default 1; at most the burst) will be there (≤ now when they are already). */
+  nextTokenAt(now: number, n = 1): number {
     this.refill(now);
-    if (this.tokens >= 1) return now;
-    return this.refilledAt + Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
+    const need = Math.min(n, this.burst);
+    if (this.tokens >= need) return now;
+    return this.refilledAt + Math.ceil(((need - this.tokens) * 1000) / this.ratePerSecond);
   }
 
   private refill(now: number): void {

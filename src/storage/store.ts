@@ -10,6 +10,7 @@ import {
   TaskState,
 } from '../domain/task';
 import type { CronStore } from './cron-store';
+import type { TenantStore } from './tenant-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -130,7 +131,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore {
+export interface Store extends CronStore, TenantStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

@@ -1,4 +1,6 @@
 import type { Config } from '../config';
+import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
+import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import { SchemaValidator } from '../contract/validation';
 import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
@@ -50,7 +52,7 @@ export class WorkflowService {
    *   `tasks[i].…`) for a bad field; InvalidWorkflowError (400) for a bad graph, naming the ids;
    *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503)
    */
-  async submit(body: unknown): Promise<WorkflowAck> {
+  async submit(body: unknown, caller: Caller = OPEN_CALLER): Promise<WorkflowAck> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
     // The size limit first, so a huge body is refused before it is validated item by item.
     const count = (body as { tasks?: unknown } | null)?.tasks;
@@ -58,7 +60,10 @@ export class WorkflowService {
       throw new WorkflowTooLargeError(this.deps.config.workflowMaxTasks, count.length);
     }
     this.validator.assert(workflowSubmissionSchema, body);
-    const workflow = buildWorkflow(body as WorkflowSubmission, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    const submission = withCallerTenant(body as WorkflowSubmission, caller);
+    // Tasks inherit the workflow's tenant; one naming another tenant is refused for a tenant's key.
+    const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
+    const workflow = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes);
     await this.deps.store.insertWorkflow(workflow);
     const roots: DueEntry[] = [];
     for (const t of workflow.tasks) {
@@ -76,9 +81,9 @@ export class WorkflowService {
    * task id, state, dependencies, timings, error — `upstream_failed` for tasks cancelled by an
    * upstream failure). @throws WorkflowNotFoundError
    */
-  async get(id: string): Promise<Record<string, unknown>> {
+  async get(id: string, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     const workflow = await this.deps.store.getWorkflow(id);
-    if (!workflow) throw new WorkflowNotFoundError(id);
+    if (!workflow || !canAccess(caller, workflow.tenantId)) throw new WorkflowNotFoundError(id);
     return workflowJson(workflow, await this.deps.store.getWorkflowTasks(id));
   }
 
@@ -86,14 +91,14 @@ export class WorkflowService {
    * Lists workflows newest first, without their tasks. `query`: {status, tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async list(query: unknown): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assert(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     const limit = q.limit === undefined ? 50 : Number(q.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
     const page = await this.deps.store.listWorkflows({
       status: q.status as WorkflowStatus | undefined,
-      tenantId: q.tenant as string | undefined,
+      tenantId: tenantFilter(caller, q.tenant as string | undefined),
       cursor: q.cursor as string | undefined,
       limit,
     });
@@ -106,7 +111,11 @@ export class WorkflowService {
    * workflow ends CANCELLED when they have stopped (202, `running_task_ids`).
    * @throws WorkflowNotFoundError; WorkflowStateConflictError (409) for a finished workflow
    */
-  async cancel(id: string): Promise<WorkflowCancelResponse> {
+  async cancel(id: string, caller: Caller = OPEN_CALLER): Promise<WorkflowCancelResponse> {
+    if (!caller.admin) {
+      const workflow = await this.deps.store.getWorkflow(id);
+      if (!workflow || !canAccess(caller, workflow.tenantId)) throw new WorkflowNotFoundError(id);
+    }
     const res = await this.deps.store.cancelWorkflow(id, this.deps.clock.now());
     if (res.kind === 'not_found') throw new WorkflowNotFoundError(id);
     if (res.kind === 'conflict') throw new WorkflowStateConflictError(id, res.workflow.status, 'cancel');

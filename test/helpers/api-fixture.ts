@@ -8,6 +8,10 @@ import { DueEntry } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SchedulerService } from '../../src/service';
 import { CronService } from '../../src/cron/cron-service';
+import { DispatchLimits } from '../../src/domain/dispatch-limits';
+import { ApiKeys } from '../../src/tenancy/api-keys';
+import { SubmissionGuard } from '../../src/tenancy/submission-guard';
+import { TenantAdmin } from '../../src/tenancy/tenant-admin';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
 import { WorkflowService } from '../../src/workflows/workflow-service';
@@ -18,6 +22,8 @@ export interface ApiFixture {
   service: SchedulerService;
   crons: CronService;
   workflows: WorkflowService;
+  limits: DispatchLimits;
+  guard: SubmissionGuard;
   store: SqliteStore;
   clock: ManualClock;
   config: Config;
@@ -50,7 +56,10 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     abortRunning: (taskId: string, attempt: number) => aborted.push({ taskId, attempt }),
     tasksEnded: (ids: string[]) => ended.push(...ids),
   };
-  const service = new SchedulerService({ store, clock, config, metrics, log: pino({ level: 'silent' }), gateway });
+  const limits = new DispatchLimits();
+  const tenants = new TenantAdmin({ store, clock, config, limits });
+  const guard = new SubmissionGuard(config);
+  const service = new SchedulerService({ store, clock, config, metrics, log: pino({ level: 'silent' }), gateway, guard });
   const crons = new CronService({
     store,
     clock,
@@ -67,6 +76,8 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     batchMaxTasks: config.batchMaxTasks,
     workflows,
     workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+    tenants,
+    apiKeys: new ApiKeys(config.apiKeys),
   });
   await app.ready();
   return {
@@ -74,6 +85,8 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     service,
     crons,
     workflows,
+    limits,
+    guard,
     store,
     clock,
     config,

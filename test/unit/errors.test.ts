@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import {
   CronNotFoundError,
+  ForbiddenError,
+  OverloadedError,
+  RateLimitedError,
+  UnauthorizedError,
   ERROR_CATALOG,
   ErrorCode,
   IdempotencyConflictError,
@@ -44,6 +48,10 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   WORKFLOW_TOO_LARGE: () => new WorkflowTooLargeError(10_000, 10_001),
   WORKFLOW_NOT_FOUND: () => new WorkflowNotFoundError('w-1'),
   WORKFLOW_STATE_CONFLICT: () => new WorkflowStateConflictError('w-1', 'SUCCEEDED', 'cancel'),
+  UNAUTHORIZED: () => new UnauthorizedError('missing Authorization: Bearer <key>'),
+  FORBIDDEN: () => new ForbiddenError('PUT /api/v1/tenants/{id}'),
+  RATE_LIMITED: () => new RateLimitedError('acme', 2, { rate_per_second: 10, burst: 10 }),
+  OVERLOADED: () => new OverloadedError('global', { tenant_id: 'acme', priority: 'low', waiting: 80, cap: 100, retry_after_seconds: 5 }),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SchedulerService } from '../../service';
 import type { SchedulerMetrics } from '../../observability/metrics';
+import { requireAdmin } from '../auth';
 
 /** Liveness, readiness and the Prometheus endpoint. */
 export function healthRoutes(app: FastifyInstance, service: SchedulerService, metrics: SchedulerMetrics): void {
@@ -11,7 +12,8 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
     return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not_ready', store: r.store });
   });
 
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', async (req, reply) => {
+    requireAdmin(req, 'GET /metrics');
     const text = await metrics.registry.metrics();
     return reply.header('content-type', metrics.registry.contentType).send(text);
   });

@@ -11,22 +11,22 @@ const validatedByService = { validatorCompiler: () => () => true };
  */
 export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService, bodyLimit: number): void {
   app.post('/api/v1/workflows', { bodyLimit, schema: { body: workflowSubmissionSchema }, ...validatedByService }, async (req, reply) =>
-    reply.status(202).send(await workflows.submit(req.body)),
+    reply.status(202).send(await workflows.submit(req.body, req.caller)),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/workflows/:id',
     { schema: { params: workflowIdParamsSchema } },
-    async (req) => workflows.get(req.params.id),
+    async (req) => workflows.get(req.params.id, req.caller),
   );
 
-  app.get('/api/v1/workflows', { schema: { querystring: listWorkflowsQuerySchema } }, async (req) => workflows.list(req.query));
+  app.get('/api/v1/workflows', { schema: { querystring: listWorkflowsQuerySchema } }, async (req) => workflows.list(req.query, req.caller));
 
   app.post<{ Params: { id: string } }>(
     '/api/v1/workflows/:id/cancel',
     { schema: { params: workflowIdParamsSchema } },
     async (req, reply) => {
-      const res = await workflows.cancel(req.params.id);
+      const res = await workflows.cancel(req.params.id, req.caller);
       return reply.status(res.code).send(res.body);
     },
   );

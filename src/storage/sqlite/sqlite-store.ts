@@ -31,6 +31,11 @@ import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { Writer } from './write-ops';
 import { CronReads, prepareCronReads } from './ops/cron-reads';
+import { prepareTenantReads } from './ops/tenant-settings';
+import { TenantSettings } from '../tenant-store';
+import { RateLimit } from '../../domain/dispatch-limits';
+
+type TenantReads = ReturnType<typeof prepareTenantReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 
@@ -58,6 +63,7 @@ export class SqliteStore implements Store {
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
   private audit: ReturnType<typeof prepareAuditScan> | null = null;
   private crons: CronReads | null = null;
+  private tenantReads: TenantReads | null = null;
   private workflowReads: WorkflowReads | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
@@ -91,6 +97,7 @@ export class SqliteStore implements Store {
     this.expired = prepareFindExpiredLeases(db);
     this.audit = prepareAuditScan(db);
     this.crons = prepareCronReads(db);
+    this.tenantReads = prepareTenantReads(db);
     this.workflowReads = prepareWorkflowReads(db);
   }
 
@@ -104,6 +111,7 @@ export class SqliteStore implements Store {
     this.expired = null;
     this.audit = null;
     this.crons = null;
+    this.tenantReads = null;
     this.workflowReads = null;
     await writer?.close();
     db.close();
@@ -275,5 +283,30 @@ export class SqliteStore implements Store {
   private get wr(): WorkflowReads {
     if (!this.workflowReads) throw new Error('store is not open');
     return this.workflowReads;
+  }
+
+  private get t(): TenantReads {
+    if (!this.tenantReads) throw new Error('store is not open');
+    return this.tenantReads;
+  }
+
+  async putTenantSettings(settings: TenantSettings): Promise<void> {
+    return this.w.run('putTenantSettings', [settings]);
+  }
+
+  async listTenantSettings(): Promise<TenantSettings[]> {
+    return this.t.listTenantSettings();
+  }
+
+  async putTaskTypeLimit(taskType: string, limit: RateLimit | null, now: number): Promise<void> {
+    return this.w.run('putTaskTypeLimit', [taskType, limit, now]);
+  }
+
+  async listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>> {
+    return this.t.listTaskTypeLimits();
+  }
+
+  async countWaitingByTenant(): Promise<Record<string, number>> {
+    return this.t.countWaitingByTenant();
   }
 }

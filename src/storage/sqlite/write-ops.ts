@@ -12,12 +12,16 @@ import { prepareCreateCron, prepareDeleteCron, prepareUpdateCron } from './ops/c
 import { prepareFireCrons } from './ops/fire-crons';
 import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
 import { preparePurgeCronFires } from './ops/purge-cron-fires';
+import { prepareTenantWrites } from './ops/tenant-settings';
 import { prepareInsertWorkflow } from './ops/insert-workflow';
 import { prepareCancelWorkflow } from './ops/cancel-workflow';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
+  const tenants = prepareTenantWrites(db);
   return {
+    putTenantSettings: tenants.putTenantSettings,
+    putTaskTypeLimit: tenants.putTaskTypeLimit,
     insertTasks: prepareInsertTasks(db),
     markPending: prepareMarkPending(db),
     claimTasks: prepareClaimTasks(db),

@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../domain/errors';
+import { ApiKeys } from '../tenancy/api-keys';
+import { Caller, OPEN_CALLER } from '../tenancy/caller';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent the request (set by the auth hook before any route runs). */
+    caller: Caller;
+  }
+}
+
+/** Paths served without a key: liveness and readiness probes. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * Bearer-key authentication (issue 5): with keys configured, every request but the probes needs
+ * `Authorization: Bearer <key>` (401 `UNAUTHORIZED` otherwise) and runs as that key's
+ * {@link Caller}; without keys every request runs as an admin ({@link OPEN_CALLER}).
+ */
+export function registerAuth(app: FastifyInstance, keys: ApiKeys | undefined): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (req) => {
+    if (!keys?.enabled || OPEN_PATHS.has(req.url.split('?')[0])) {
+      req.caller = OPEN_CALLER;
+      return;
+    }
+    const caller = keys.authenticate(req.headers.authorization);
+    if (!caller) throw new UnauthorizedError(req.headers.authorization ? 'unknown API key' : 'missing Authorization: Bearer <key>');
+    req.caller = caller;
+  });
+}
+
+/** @throws ForbiddenError unless the request comes from an admin */
+export function requireAdmin(req: FastifyRequest, operation: string): void {
+  if (!req.caller.admin) throw new ForbiddenError(operation);
+}

@@ -1,0 +1,37 @@
+/** JSON Schemas of the tenant and rate-limit admin API (issue 5). */
+
+const rateLimit = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rate_per_second', 'burst'],
+  properties: {
+    rate_per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    burst: { type: 'number', minimum: 1, maximum: 1_000_000 },
+  },
+} as const;
+
+/** `PUT /api/v1/tenants/{id}`: weight in the round-robin and a limit on the tenant's starts. */
+export const tenantPutSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    weight: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    rate_limit: { anyOf: [rateLimit, { type: 'null' }] },
+  },
+} as const;
+
+/** `PUT /api/v1/rate-limits/{task_type}`. */
+export const rateLimitPutSchema = rateLimit;
+
+export const tenantIdParamsSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+export const taskTypeParamsSchema = {
+  type: 'object',
+  required: ['task_type'],
+  properties: { task_type: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;

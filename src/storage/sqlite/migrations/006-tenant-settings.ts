@@ -1,0 +1,23 @@
+/**
+ * 006: dispatch settings changed at run time by admins (issue 5): tenant weights and start limits,
+ * and start limits per task type. Config files give the defaults; these rows override them.
+ */
+export const up = `
+CREATE TABLE tenant_settings (
+  tenant_id       TEXT    PRIMARY KEY,
+  weight          REAL,
+  rate_per_second REAL,
+  burst           REAL,
+  updated_at      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE task_type_limits (
+  task_type       TEXT    PRIMARY KEY,
+  rate_per_second REAL    NOT NULL,
+  burst           REAL    NOT NULL,
+  updated_at      INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Waiting tasks per tenant (backpressure caps), and tenant-scoped listings.
+CREATE INDEX tasks_tenant_state ON tasks (tenant_id, state);
+`;

@@ -1,0 +1,64 @@
+/**
+ * Tenant settings — writes: putTenantSettings (upsert of one row), putTaskTypeLimit (upsert, or
+ * delete for null); reads on the reading connection: listTenantSettings, listTaskTypeLimits,
+ * countWaitingByTenant (index tasks_tenant_state). Each write is one statement inside a
+ * group-commit savepoint; each read one statement (a consistent snapshot).
+ */
+import type Database from 'better-sqlite3';
+import { RateLimit } from '../../../domain/dispatch-limits';
+import { TenantSettings } from '../../tenant-store';
+
+interface SettingsRow {
+  tenant_id: string;
+  weight: number | null;
+  rate_per_second: number | null;
+  burst: number | null;
+  updated_at: number;
+}
+
+export function prepareTenantWrites(db: Database.Database) {
+  const upsert = db.prepare(`
+    INSERT INTO tenant_settings (tenant_id, weight, rate_per_second, burst, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id) DO UPDATE SET weight = excluded.weight, rate_per_second = excluded.rate_per_second,
+      burst = excluded.burst, updated_at = excluded.updated_at`);
+  const putLimit = db.prepare(`
+    INSERT INTO task_type_limits (task_type, rate_per_second, burst, updated_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (task_type) DO UPDATE SET rate_per_second = excluded.rate_per_second, burst = excluded.burst,
+      updated_at = excluded.updated_at`);
+  const dropLimit = db.prepare(`DELETE FROM task_type_limits WHERE task_type = ?`);
+  return {
+    putTenantSettings(s: TenantSettings): void {
+      upsert.run(s.tenantId, s.weight, s.rateLimit?.ratePerSecond ?? null, s.rateLimit?.burst ?? null, s.updatedAt);
+    },
+    putTaskTypeLimit(taskType: string, limit: RateLimit | null, now: number): void {
+      if (limit === null) dropLimit.run(taskType);
+      else putLimit.run(taskType, limit.ratePerSecond, limit.burst, now);
+    },
+  };
+}
+
+export function prepareTenantReads(db: Database.Database) {
+  const settings = db.prepare(`SELECT * FROM tenant_settings ORDER BY tenant_id`);
+  const limits = db.prepare(`SELECT task_type, rate_per_second, burst FROM task_type_limits ORDER BY task_type`);
+  const waiting = db.prepare(`
+    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
+  return {
+    listTenantSettings(): TenantSettings[] {
+      return (settings.all() as SettingsRow[]).map((r) => ({
+        tenantId: r.tenant_id,
+        weight: r.weight,
+        rateLimit: r.rate_per_second === null || r.burst === null ? null : { ratePerSecond: r.rate_per_second, burst: r.burst },
+        updatedAt: r.updated_at,
+      }));
+    },
+    listTaskTypeLimits(): Array<{ taskType: string; limit: RateLimit }> {
+      return (limits.all() as Array<{ task_type: string; rate_per_second: number; burst: number }>).map((r) => ({
+        taskType: r.task_type,
+        limit: { ratePerSecond: r.rate_per_second, burst: r.burst },
+      }));
+    },
+    countWaitingByTenant(): Record<string, number> {
+      return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The tenant part of the {@link Store} contract (issue 5): stored dispatch settings, and the
+ * counts backpressure needs. The conformance suite (test/storage/conformance/tenants.ts) checks it.
+ */
+import type { RateLimit } from '../domain/dispatch-limits';
+
+/** A tenant's stored settings; a field left null keeps the config's value. */
+export interface TenantSettings {
+  tenantId: string;
+  weight: number | null;
+  rateLimit: RateLimit | null;
+  updatedAt: number;
+}
+
+export interface TenantStore {
+  /** Creates or replaces a tenant's settings. */
+  putTenantSettings(settings: TenantSettings): Promise<void>;
+  /** Every tenant with stored settings, by id. */
+  listTenantSettings(): Promise<TenantSettings[]>;
+  /** Sets (or with null removes) the stored start limit of a task type. */
+  putTaskTypeLimit(taskType: string, limit: RateLimit | null, now: number): Promise<void>;
+  /** Every stored task-type limit, by task type. */
+  listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>>;
+  /** Tasks not yet finished and not running (SCHEDULED, PENDING, RETRYING, BLOCKED) per tenant. */
+  countWaitingByTenant(): Promise<Record<string, number>>;
+}
