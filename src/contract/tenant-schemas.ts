@@ -3,9 +3,10 @@
 const rateLimit = {
   type: 'object',
   additionalProperties: false,
-  required: ['rate_per_second', 'burst'],
+  required: ['rate_per_second'],
   properties: {
     rate_per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    /** Default 1: starts evenly spaced, at most `rate_per_second` in any 1 s window. */
     burst: { type: 'number', minimum: 1, maximum: 1_000_000 },
   },
 } as const;

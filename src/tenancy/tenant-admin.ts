@@ -14,10 +14,10 @@ export interface TenantAdminDeps {
   limits: DispatchLimits;
 }
 
-type RateLimitJson = { rate_per_second: number; burst: number };
+type RateLimitJson = { rate_per_second: number; burst?: number };
 
-const toJson = (l: RateLimit | null | undefined): RateLimitJson | null => (l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null);
-const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst });
+const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; burst: number } | null => (l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null);
+const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
 
 /**
  * Admin operations on dispatch settings (issue 5): tenant weights, tenant start limits and
