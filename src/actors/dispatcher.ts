@@ -62,6 +62,7 @@ export class DispatcherActor {
       onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
     });
     limits.onChange(() => this.pump());
+    metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
     this.workers = new WorkerPool(deps, (slot) => {
       this.loseAttemptsOf(slot.id);
       this.pump();
@@ -280,7 +281,11 @@ export class DispatcherActor {
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
       this.armOverrunCheck();
-      metrics.dispatchLag.observe(Math.max(0, t.startedAt - t.dueAt) / 1000);
+      const lag = Math.max(0, t.startedAt - t.dueAt) / 1000;
+      const tenant = metrics.tenantLabels.of(t.tenantId);
+      metrics.dispatchLag.observe(lag);
+      metrics.tenantDispatchLag.observe({ tenant }, lag);
+      metrics.tenantDispatched.inc({ tenant });
       items.push({
         id: t.id,
         attempt: t.attempt,

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { TASK_STATES, TaskState } from '../domain/task';
+import { TenantLabels } from './tenant-labels';
 
 /**
  * The service's Prometheus metrics (DESIGN §12; names are a contract). One instance per service,
@@ -20,10 +21,20 @@ export class SchedulerMetrics {
   readonly purgedTasks: Counter<string>;
   readonly cronFireLag: Histogram<string>;
   readonly rateLimitWaits: Counter<'limit' | 'key'>;
+  readonly tenantDispatched: Counter<'tenant'>;
+  readonly tenantDispatchLag: Histogram<'tenant'>;
+  readonly tenantReady: Gauge<'tenant'>;
+  /** Bounded tenant label values (see {@link TenantLabels}). */
+  readonly tenantLabels: TenantLabels;
+  private readyByTenant: () => Iterable<[string, number]> = () => [];
   readonly cronFirings: Counter<'outcome' | 'reason'>;
 
-  /** @param depthByState reads the number of tasks per state when /metrics is scraped */
-  constructor(depthByState: () => Promise<Record<TaskState, number>>) {
+  /**
+   * @param depthByState reads the number of tasks per state when /metrics is scraped
+   * @param maxTenantLabels distinct tenants with their own label in per-tenant metrics (default 50)
+   */
+  constructor(depthByState: () => Promise<Record<TaskState, number>>, maxTenantLabels = 50) {
+    this.tenantLabels = new TenantLabels(maxTenantLabels);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_' });
     this.submitted = new Counter({
@@ -96,6 +107,33 @@ export class SchedulerMetrics {
       labelNames: ['worker_id'],
       registers,
     });
+    this.tenantDispatched = new Counter({
+      name: 'scheduler_tenant_dispatched_total',
+      help: 'Attempts started, per tenant (at most maxTenantLabels tenants; the rest as "_other").',
+      labelNames: ['tenant'],
+      registers,
+    });
+    this.tenantDispatchLag = new Histogram({
+      name: 'scheduler_tenant_dispatch_lag_seconds',
+      help: 'Start of an attempt minus the time it was due, per tenant (bounded labels as above).',
+      labelNames: ['tenant'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const readyByTenant = () => this.readyByTenant();
+    const labels = this.tenantLabels;
+    this.tenantReady = new Gauge({
+      name: 'scheduler_tenant_ready_tasks',
+      help: "Tasks in the dispatcher's ready queues, per tenant (bounded labels as above).",
+      labelNames: ['tenant'],
+      registers,
+      collect() {
+        this.reset();
+        const sums = new Map<string, number>();
+        for (const [tenant, n] of readyByTenant()) sums.set(labels.of(tenant), (sums.get(labels.of(tenant)) ?? 0) + n);
+        for (const [tenant, n] of sums) this.set({ tenant }, n);
+      },
+    });
     this.rateLimitWaits = new Counter({
       name: 'scheduler_rate_limit_waits_total',
       help: 'Times a queue with ready tasks found its token bucket empty and waited (limit: task_type or tenant; key: its name). The tasks stay PENDING.',
@@ -114,5 +152,10 @@ export class SchedulerMetrics {
       labelNames: ['outcome', 'reason'],
       registers,
     });
+  }
+
+  /** Where the ready depth per tenant is read at scrape time (the dispatcher registers itself). */
+  setReadySource(source: () => Iterable<[string, number]>): void {
+    this.readyByTenant = source;
   }
 }
