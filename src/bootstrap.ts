@@ -102,7 +102,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       taskTypes: new Set(service.registeredTypes),
       gateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
     });
-    const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
+    const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path

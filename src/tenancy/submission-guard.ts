@@ -47,8 +47,8 @@ export class SubmissionGuard {
    * Checks that `tasks` may be stored now (epoch ms), taking submission tokens.
    * @throws RateLimitedError (429) | OverloadedError (503), both with `retry_after_seconds`
    */
-  admit(tasks: readonly NewTask[], now: number): void {
-    const byTenant = new Map<string, NewTask[]>();
+  admit(tasks: ReadonlyArray<Pick<NewTask, 'tenantId' | 'priority'>>, now: number): void {
+    const byTenant = new Map<string, Array<Pick<NewTask, 'tenantId' | 'priority'>>>();
     for (const t of tasks) byTenant.set(t.tenantId, [...(byTenant.get(t.tenantId) ?? []), t]);
     let extraTotal = 0;
     for (const [tenant, list] of byTenant) {
@@ -69,7 +69,7 @@ export class SubmissionGuard {
   }
 
   /** Counts stored tasks as waiting until the next refresh. */
-  stored(tasks: readonly NewTask[]): void {
+  stored(tasks: ReadonlyArray<Pick<NewTask, 'tenantId'>>): void {
     for (const t of tasks) this.waiting[t.tenantId] = (this.waiting[t.tenantId] ?? 0) + 1;
     this.total += tasks.length;
   }

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
+import type { SubmissionGuard } from '../tenancy/submission-guard';
 import { SchemaValidator } from '../contract/validation';
 import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
@@ -20,6 +21,8 @@ export interface WorkflowServiceDeps {
   config: Config;
   metrics: SchedulerMetrics;
   gateway: SchedulingGateway;
+  /** Backpressure at submission, as for single tasks (all of the workflow's tasks count). */
+  guard?: SubmissionGuard;
 }
 
 /** Response of a workflow cancel: `code` is the HTTP status the REST API answers with. */
@@ -64,7 +67,9 @@ export class WorkflowService {
     // Tasks inherit the workflow's tenant; one naming another tenant is refused for a tenant's key.
     const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
     const workflow = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    this.deps.guard?.admit(workflow.tasks, this.deps.clock.now());
     await this.deps.store.insertWorkflow(workflow);
+    this.deps.guard?.stored(workflow.tasks);
     const roots: DueEntry[] = [];
     for (const t of workflow.tasks) {
       this.deps.metrics.submitted.inc({ task_type: t.taskType });

@@ -67,7 +67,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     taskTypes: new Set(service.registeredTypes),
     gateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
   const app = buildApp({
     service,
     crons,
