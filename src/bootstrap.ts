@@ -107,7 +107,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows), { mode: 'in-memory', name: 'scheduler-api' });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
     const app = buildApp({
       service,
       crons,

@@ -25,6 +25,11 @@ export type SchedulerApiMessages = {
   deleteCron: { req: { id: string }; res: Reply<{ cron_id: string; deleted: true }> };
   cronRuns: { req: { id: string; query?: unknown }; res: Reply<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> };
   previewCron: { req: unknown; res: Reply<Record<string, unknown>> };
+  putTenant: { req: { id: string; settings: unknown }; res: Reply<Record<string, unknown>> };
+  listTenants: { req: null; res: Reply<{ tenants: Array<Record<string, unknown>> }> };
+  putRateLimit: { req: { taskType: string; limit: unknown }; res: Reply<Record<string, unknown>> };
+  deleteRateLimit: { req: { taskType: string }; res: Reply<{ task_type: string; deleted: true }> };
+  listRateLimits: { req: null; res: Reply<{ rate_limits: Array<Record<string, unknown>> }> };
   submitWorkflow: { req: unknown; res: Reply<WorkflowAck> };
   getWorkflow: { req: { id: string }; res: Reply<Record<string, unknown>> };
   listWorkflows: { req: unknown; res: Reply<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> };

@@ -1,6 +1,7 @@
 import { InternalError, SchedulerError } from '../domain/errors';
 import type { SchedulerService } from '../service';
 import type { CronService } from '../cron/cron-service';
+import type { TenantAdmin } from '../tenancy/tenant-admin';
 import type { Reply } from './protocol';
 import type { WorkflowService } from '../workflows/workflow-service';
 
@@ -18,7 +19,11 @@ async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
  * the service and answers with a {@link Reply}, so errors keep their catalog code across the actor
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
-export function schedulerApiActor(service: SchedulerService, crons: CronService, workflows?: WorkflowService) {
+export function schedulerApiActor(service: SchedulerService, crons: CronService, workflows?: WorkflowService, tenants?: TenantAdmin) {
+  const admin = async (): Promise<TenantAdmin> => {
+    if (!tenants) throw new InternalError('tenant admin is not configured');
+    return tenants;
+  };
   const wf = async (): Promise<WorkflowService> => {
     if (!workflows) throw new InternalError('workflows are not configured');
     return workflows;
@@ -71,6 +76,21 @@ export function schedulerApiActor(service: SchedulerService, crons: CronService,
     }
     previewCron(body: unknown) {
       return reply(async () => crons.preview(body));
+    }
+    putTenant(msg: { id: string; settings: unknown }) {
+      return reply(async () => (await admin()).putTenant(String(msg?.id ?? ''), msg?.settings));
+    }
+    listTenants() {
+      return reply(async () => (await admin()).listTenants());
+    }
+    putRateLimit(msg: { taskType: string; limit: unknown }) {
+      return reply(async () => (await admin()).putRateLimit(String(msg?.taskType ?? ''), msg?.limit));
+    }
+    deleteRateLimit(msg: { taskType: string }) {
+      return reply(async () => (await admin()).deleteRateLimit(String(msg?.taskType ?? '')));
+    }
+    listRateLimits() {
+      return reply(async () => (await admin()).listRateLimits());
     }
     submitWorkflow(body: unknown) {
       return reply(async () => (await wf()).submit(body));

@@ -117,6 +117,31 @@ export class SchedulerClient {
     return this.call(this.api.ask('cancelWorkflow', { id }));
   }
 
+  /** Sets a tenant's weight and/or rate limit (REST: PUT /api/v1/tenants/{id}). */
+  putTenant(id: string, settings: { weight?: number; rate_limit?: { rate_per_second: number; burst?: number } | null }) {
+    return this.call(this.api.ask('putTenant', { id, settings }));
+  }
+
+  /** Tenants with settings (REST: GET /api/v1/tenants). */
+  listTenants() {
+    return this.call(this.api.ask('listTenants', null));
+  }
+
+  /** Limits the starts of a task type (REST: PUT /api/v1/rate-limits/{task_type}). */
+  putRateLimit(taskType: string, limit: { rate_per_second: number; burst?: number }) {
+    return this.call(this.api.ask('putRateLimit', { taskType, limit }));
+  }
+
+  /** Removes a task type's limit (REST: DELETE /api/v1/rate-limits/{task_type}). */
+  deleteRateLimit(taskType: string) {
+    return this.call(this.api.ask('deleteRateLimit', { taskType }));
+  }
+
+  /** Task-type limits in force (REST: GET /api/v1/rate-limits). */
+  listRateLimits() {
+    return this.call(this.api.ask('listRateLimits', null));
+  }
+
   private async call<T>(pending: Promise<Reply<T>>): Promise<T> {
     const r = await pending;
     if (!r.ok) throw new RemoteSchedulerError(r.error);

@@ -76,6 +76,15 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
       }
       return { cron, runs, paused, got, listed, preview, bad, missing };
     }
+    async tenantAdmin() {
+      const client = this.client as SchedulerClient;
+      const tenant = await client.putTenant('acme', { weight: 2 });
+      const limit = await client.putRateLimit('echo', { rate_per_second: 50 });
+      const tenants = await client.listTenants();
+      const limits = await client.listRateLimits();
+      await client.deleteRateLimit('echo');
+      return { tenant, limit, tenants, limits, after: await client.listRateLimits() };
+    }
   }
 
   it('submits, waits for SUCCEEDED, lists, cancels and gets catalog errors', async () => {
@@ -113,6 +122,21 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
     expect(r.preview.fire_times).to.deep.equal(['2028-02-29T00:00:00.000Z', '2032-02-29T00:00:00.000Z']);
     expect(r.bad).to.deep.equal({ code: 'VALIDATION_FAILED', field: 'cron_expression' });
     expect(r.missing).to.equal('CRON_NOT_FOUND');
+    await caller.destroy();
+  });
+
+  it('sets tenant weights and rate limits by message', async () => {
+    const caller = await s.scheduler.runtime.root.createChild(CallerActor, {
+      mode: 'in-memory',
+      name: 'admin-caller',
+      customParameters: { api: s.scheduler.apiActor },
+    });
+    const r = await caller.sendAndReceive('tenantAdmin');
+    expect(r.tenant).to.deep.equal({ tenant_id: 'acme', weight: 2, rate_limit: null });
+    expect(r.limit).to.deep.equal({ task_type: 'echo', rate_per_second: 50, burst: 1 });
+    expect(r.tenants.tenants).to.deep.include({ tenant_id: 'acme', weight: 2, rate_limit: null });
+    expect(r.limits.rate_limits).to.deep.equal([{ task_type: 'echo', rate_per_second: 50, burst: 1 }]);
+    expect(r.after.rate_limits).to.deep.equal([]);
     await caller.destroy();
   });
 });
