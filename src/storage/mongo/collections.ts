@@ -55,6 +55,15 @@ export interface MongoCapabilities {
   ttlIndexes: boolean;
   /** `partialFilterExpression` indexes (MongoDB: yes; FerretDB 1.x: no). */
   partialIndexes: boolean;
+  /**
+   * Single-document updates are atomic: a compare-and-set filter is checked and applied as one
+   * step even against writers on other connections (MongoDB: yes, always). FerretDB 1.x applies
+   * an update as read-then-write, so two connections can both win the same compare-and-set (its
+   * unique indexes do hold). One store instance is still correct there, because it sends its
+   * writes one at a time (write-queue.ts); several nodes on one FerretDB database are not.
+   * Detected from `buildInfo` (FerretDB adds `ferretdbVersion`).
+   */
+  atomicUpdates: boolean;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -80,8 +89,8 @@ function notImplemented(err: unknown): boolean {
  * Creates every index (idempotent: same name and keys as before is a no-op) and reports the
  * capabilities found. Index list and purpose: docs/MONGODB.md.
  */
-export async function ensureIndexes(c: MongoCollections): Promise<MongoCapabilities> {
-  const caps: MongoCapabilities = { ttlIndexes: true, partialIndexes: true };
+export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapabilities, 'atomicUpdates'>> {
+  const caps = { ttlIndexes: true, partialIndexes: true };
 
   /** A partial index where supported, else the same keys without the filter. */
   async function partial(coll: Collection<any>, keys: Record<string, 1 | -1>, name: string, filter: Record<string, unknown>): Promise<void> {
@@ -132,6 +141,12 @@ export async function ensureIndexes(c: MongoCollections): Promise<MongoCapabilit
   await ttl(c.leases, 'gc_at', 'leases_gc');
   await ttl(c.members, 'gc_at', 'members_gc');
   return caps;
+}
+
+/** Whether single-document updates are atomic across connections (see {@link MongoCapabilities}). */
+export async function detectAtomicUpdates(db: Db): Promise<boolean> {
+  const info = await db.command({ buildInfo: 1 });
+  return info.ferretdbVersion === undefined;
 }
 
 /**

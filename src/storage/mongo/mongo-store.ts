@@ -15,7 +15,7 @@ import {
   UpdateWaitingChanges,
   UpdateWaitingResult,
 } from '../store';
-import { checkMeta, collectionsOf, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
+import { checkMeta, collectionsOf, detectAtomicUpdates, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
 import { claimTasks } from './ops/claim-tasks';
@@ -94,9 +94,10 @@ export class MongoStore implements Store {
     try {
       await client.connect();
       const dbName = this.options.database ?? databaseOfUri(this.uri) ?? 'scheduler';
-      const c = collectionsOf(client.db(dbName));
+      const db = client.db(dbName);
+      const c = collectionsOf(db);
       await checkMeta(c, partitions, dbName);
-      const capabilities = await ensureIndexes(c);
+      const capabilities = { ...(await ensureIndexes(c)), atomicUpdates: await detectAtomicUpdates(db) };
       this.session = { client, c, partitions, capabilities };
     } catch (err) {
       await client.close().catch(() => undefined);
