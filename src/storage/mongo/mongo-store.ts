@@ -109,9 +109,10 @@ export class MongoStore implements Store {
   async close(): Promise<void> {
     if (!this.session) return;
     await this.writes.drain();
-    const { client } = this.session;
+    const session = this.session;
+    if (!session) return; // a concurrent close finished first
     this.session = null;
-    await client.close();
+    await session.client.close();
   }
 
   private get s(): Session {
