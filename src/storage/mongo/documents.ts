@@ -4,6 +4,9 @@
  * adapters read alike. JSON values (payload, metadata, result, error, cron template) are stored as
  * JSON text, as in SQLite: BSON keys may not contain `.` or start with `$` (FerretDB refuses them
  * outright), and text keeps key order, NUL characters and number formatting exactly.
+ *
+ * `findOneAndUpdate` calls in ops/ take no `projection` option: FerretDB 1.x refuses it on
+ * findAndModify (NotImplemented), so they return the whole document.
  */
 import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../../domain/cron/cron-definition';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, PRIORITIES, PRIORITY_RANK, Priority, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
@@ -322,8 +325,3 @@ export function fireFromDoc(d: CronFireDoc): CronFireRecord {
 export function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 11000;
 }
-
-/*
- * Note for every `findOneAndUpdate` in ops/: no `projection` option. FerretDB 1.x refuses it on
- * findAndModify (NotImplemented), so those calls return the whole document.
- */
