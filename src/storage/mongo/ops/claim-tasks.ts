@@ -10,11 +10,11 @@
 import { ClaimedTask } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { claimedFromDoc } from '../documents';
+import { mapBounded, WRITE_PARALLELISM } from './bounded';
 
 export async function claimTasks(c: MongoCollections, ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
   const unique = [...new Set(ids)];
-  const docs = await Promise.all(
-    unique.map((id) =>
+  const docs = await mapBounded(unique, WRITE_PARALLELISM, (id) =>
       c.tasks.findOneAndUpdate(
         { _id: id, state: 'PENDING' },
         {
@@ -23,7 +23,6 @@ export async function claimTasks(c: MongoCollections, ids: string[], workerId: s
         },
         { returnDocument: 'after' },
       ),
-    ),
   );
   const claimed: ClaimedTask[] = [];
   for (const d of docs) if (d) claimed.push(claimedFromDoc(d, now));

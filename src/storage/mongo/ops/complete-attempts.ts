@@ -15,23 +15,23 @@
  *   attempt (no second write, no crash window); its worker and start come from a read of the
  *   RUNNING document, which cannot change them before the compare-and-set succeeds.
  * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
- * task apply in input order; different tasks in parallel.
+ * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
  */
 import { TaskState } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc, TaskDoc, toJson } from '../documents';
+import { mapBounded, WRITE_PARALLELISM } from './bounded';
 
 export async function completeAttempts(c: MongoCollections, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-  // Chain the completions of each task; run different tasks side by side.
-  const chains = new Map<string, Promise<unknown>>();
-  const results = completions.map((comp) => {
-    const previous = chains.get(comp.taskId) ?? Promise.resolve();
-    const mine = previous.then(() => completeOne(c, comp, now));
-    chains.set(comp.taskId, mine.catch(() => undefined));
-    return mine;
+  // Completions of one task in input order (one lane per task); different tasks side by side.
+  const lanes = new Map<string, number[]>();
+  completions.forEach((comp, i) => lanes.set(comp.taskId, [...(lanes.get(comp.taskId) ?? []), i]));
+  const results = new Array<CompletionResult>(completions.length);
+  await mapBounded([...lanes.values()], WRITE_PARALLELISM, async (lane) => {
+    for (const i of lane) results[i] = await completeOne(c, completions[i], now);
   });
-  return Promise.all(results);
+  return results;
 }
 
 async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<CompletionResult> {

@@ -10,10 +10,11 @@
 import { OrphanedAttempt } from '../../store';
 import type { MongoCollections } from '../collections';
 import { RETRY_FIELDS, retryFromDoc, TaskDoc } from '../documents';
+import { mapBounded, WRITE_PARALLELISM } from './bounded';
 
 export async function extendLeases(c: MongoCollections, items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
-  const results = await Promise.all(
-    items.map((i) => c.tasks.updateOne({ _id: i.taskId, attempts: i.attempt, state: 'RUNNING' }, { $set: { lease_expires_at: until } })),
+  const results = await mapBounded(items, WRITE_PARALLELISM, (i) =>
+    c.tasks.updateOne({ _id: i.taskId, attempts: i.attempt, state: 'RUNNING' }, { $set: { lease_expires_at: until } }),
   );
   return results.reduce((n, r) => n + r.matchedCount, 0);
 }
