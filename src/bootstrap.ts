@@ -13,6 +13,7 @@ import { SchedulerService, SchedulingGateway } from './service';
 import { CronService } from './cron/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
+import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
@@ -66,10 +67,18 @@ export function dispatchLimitsFromConfig(config: Config, now: number): DispatchL
   return limits;
 }
 
-/** Makes the store named by `config.store`. */
-function createStore(config: Config): Store {
+/**
+ * Makes the store named by `config.store`: SQLite at `sqlitePath`, or MongoDB at `mongodbUri`
+ * (single node for now: embedded-mode semantics on a MongoDB store; leases and Redis come with
+ * cluster mode).
+ * @throws Error (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
+ */
+export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>): Store {
   if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath);
-  throw new Error('invalid configuration: store (env SCHEDULER_STORE): "mongodb" arrives with cluster mode; use "sqlite"');
+  if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
+    throw new Error('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
+  }
+  return new MongoStore(config.mongodbUri);
 }
 
 /**

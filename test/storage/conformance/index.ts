@@ -29,6 +29,7 @@ import { describeOrphansAndCounts } from './orphans-and-counts';
 import { describeRetention } from './retention';
 import { describeCron } from './cron';
 import { describeWorkflows } from './workflows';
+import { describeTenants } from './tenants';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -77,6 +78,9 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeRetention(ctx);
     describeCron(ctx);
     describeOpenClose(ctx);
-    describeWorkflows(ctx);
+    const reason = factory.unsupported?.workflows;
+    if (reason) describe('workflows', () => it.skip(`not offered by this adapter yet: ${reason}`, () => undefined));
+    else describeWorkflows(ctx);
+    describeTenants(ctx);
   });
 }

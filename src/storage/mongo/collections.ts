@@ -1,0 +1,182 @@
+/**
+ * Collections and indexes of the MongoDB adapter (docs/MONGODB.md), the server capabilities found
+ * at open, and the `meta` documents (partition count, schema version).
+ *
+ * Capabilities are probed, never assumed from a version string: a TTL index or a partial index
+ * that the server refuses with NotImplemented (code 238, FerretDB) falls back to a plain index.
+ * Correctness never rests on either: TTL deletion is only garbage collection (the retention pass
+ * and the readers' own expiry checks decide), and a partial index only saves space (every query
+ * carries the full filter).
+ */
+import type { Collection, Db } from 'mongodb';
+import { StoreConfigError } from '../store';
+import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
+import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
+
+/** Version of the document layout this code writes; refused when the database is newer. */
+export const SCHEMA_VERSION = 1;
+
+/** A `meta` document: `{_id: 'partitions' | 'schema_version' | '<counter>', value}`. */
+export interface MetaDoc {
+  _id: string;
+  value: number;
+}
+
+/** A `leases` document (cluster mode, later): partition ownership with a fencing epoch. */
+export interface LeaseDoc {
+  _id: number;
+  owner: string;
+  epoch: number;
+  expires_at: number;
+  /** `expires_at` as a Date, for the TTL index (garbage collection only). */
+  gc_at: Date;
+}
+
+/** A `members` document (cluster mode, later): a live node and its heartbeat. */
+export interface MemberDoc {
+  _id: string;
+  heartbeat_at: number;
+  gc_at: Date;
+}
+
+/** The collections of one scheduler database. */
+export interface MongoCollections {
+  tasks: Collection<TaskDoc>;
+  idempotencyKeys: Collection<IdempotencyKeyDoc>;
+  crons: Collection<CronDoc>;
+  cronFires: Collection<CronFireDoc>;
+  meta: Collection<MetaDoc>;
+  leases: Collection<LeaseDoc>;
+  members: Collection<MemberDoc>;
+  tenantSettings: Collection<TenantSettingsDoc>;
+  taskTypeLimits: Collection<TaskTypeLimitDoc>;
+}
+
+/** What the server was found to support at open. */
+export interface MongoCapabilities {
+  /** `expireAfterSeconds` indexes (MongoDB: yes; FerretDB 1.x: no). */
+  ttlIndexes: boolean;
+  /** `partialFilterExpression` indexes (MongoDB: yes; FerretDB 1.x: no). */
+  partialIndexes: boolean;
+  /**
+   * Single-document updates are atomic: a compare-and-set filter is checked and applied as one
+   * step even against writers on other connections (MongoDB: yes, always). FerretDB 1.x applies
+   * an update as read-then-write, so two connections can both win the same compare-and-set (its
+   * unique indexes do hold). One store instance is still correct there, because it sends its
+   * writes one at a time (write-queue.ts); several nodes on one FerretDB database are not.
+   * Detected from `buildInfo` (FerretDB adds `ferretdbVersion`).
+   */
+  atomicUpdates: boolean;
+}
+
+export function collectionsOf(db: Db): MongoCollections {
+  return {
+    tasks: db.collection<TaskDoc>('tasks'),
+    idempotencyKeys: db.collection<IdempotencyKeyDoc>('idempotency_keys'),
+    crons: db.collection<CronDoc>('cron_tasks'),
+    cronFires: db.collection<CronFireDoc>('cron_fires'),
+    meta: db.collection<MetaDoc>('meta'),
+    leases: db.collection<LeaseDoc>('leases'),
+    members: db.collection<MemberDoc>('members'),
+    tenantSettings: db.collection<TenantSettingsDoc>('tenant_settings'),
+    taskTypeLimits: db.collection<TaskTypeLimitDoc>('task_type_limits'),
+  };
+}
+
+const NOT_IMPLEMENTED = 238;
+
+function notImplemented(err: unknown): boolean {
+  const e = err as { code?: unknown; codeName?: unknown } | null;
+  return e?.code === NOT_IMPLEMENTED || e?.codeName === 'NotImplemented';
+}
+
+/**
+ * Creates every index (idempotent: same name and keys as before is a no-op) and reports the
+ * capabilities found. Index list and purpose: docs/MONGODB.md.
+ */
+export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapabilities, 'atomicUpdates'>> {
+  const caps = { ttlIndexes: true, partialIndexes: true };
+
+  /** A partial index where supported, else the same keys without the filter. */
+  async function partial(coll: Collection<any>, keys: Record<string, 1 | -1>, name: string, filter: Record<string, unknown>): Promise<void> {
+    if (caps.partialIndexes) {
+      try {
+        await coll.createIndex(keys, { name, partialFilterExpression: filter });
+        return;
+      } catch (err) {
+        if (!notImplemented(err)) throw err;
+        caps.partialIndexes = false;
+      }
+    }
+    await coll.createIndex(keys, { name });
+  }
+
+  /** A TTL index (expire at the Date in `field`) where supported, else a plain index on it. */
+  async function ttl(coll: Collection<any>, field: string, name: string): Promise<void> {
+    if (caps.ttlIndexes) {
+      try {
+        await coll.createIndex({ [field]: 1 }, { name, expireAfterSeconds: 0 });
+        return;
+      } catch (err) {
+        if (!notImplemented(err)) throw err;
+        caps.ttlIndexes = false;
+      }
+    }
+    await coll.createIndex({ [field]: 1 }, { name });
+  }
+
+  // tasks: due tasks of a partition (loadDue), listing (seq, state + seq), leases, retention, cron instances.
+  await c.tasks.createIndex({ partition: 1, state: 1, due_at: 1, seq: 1 }, { name: 'tasks_partition_state_due' });
+  await c.tasks.createIndex({ seq: -1 }, { name: 'tasks_seq', unique: true });
+  await c.tasks.createIndex({ state: 1, seq: -1 }, { name: 'tasks_state_seq' });
+  await c.tasks.createIndex({ state: 1, lease_expires_at: 1 }, { name: 'tasks_state_lease' });
+  await c.tasks.createIndex({ state: 1, completed_at: 1 }, { name: 'tasks_state_completed' });
+  await partial(c.tasks, { cron_id: 1, state: 1, due_at: 1 }, 'tasks_cron_live', { cron_id: { $type: 'string' } });
+  // idempotency keys: one holder per (tenant, key); released keys found by expiry for the purge.
+  await c.idempotencyKeys.createIndex({ tenant_id: 1, key: 1 }, { name: 'idempotency_tenant_key', unique: true });
+  await c.idempotencyKeys.createIndex({ expires_at: 1 }, { name: 'idempotency_expires' });
+  await c.idempotencyKeys.createIndex({ batch: 1 }, { name: 'idempotency_batch' });
+  // cron definitions: listing newest first, due definitions in fire order.
+  await c.crons.createIndex({ seq: -1 }, { name: 'cron_tasks_seq', unique: true });
+  await partial(c.crons, { enabled: 1, next_fire_time: 1 }, 'cron_tasks_due', { enabled: true });
+  // fire records: one per (cron, fire time); retention oldest first.
+  await c.cronFires.createIndex({ cron_id: 1, fire_time: -1 }, { name: 'cron_fires_cron_time', unique: true });
+  await c.cronFires.createIndex({ fire_time: 1 }, { name: 'cron_fires_time' });
+  // waiting tasks per tenant (backpressure counts) and tenant-scoped listings.
+  await c.tasks.createIndex({ tenant_id: 1, state: 1 }, { name: 'tasks_tenant_state' });
+  // cluster mode (later): dead owners' leases and members are garbage-collected by TTL where possible.
+  await ttl(c.leases, 'gc_at', 'leases_gc');
+  await ttl(c.members, 'gc_at', 'members_gc');
+  return caps;
+}
+
+/** Whether single-document updates are atomic across connections (see {@link MongoCapabilities}). */
+export async function detectAtomicUpdates(db: Db): Promise<boolean> {
+  const info = await db.command({ buildInfo: 1 });
+  return info.ferretdbVersion === undefined;
+}
+
+/**
+ * Records the partition count and schema version on first use; afterwards checks them.
+ * @throws StoreConfigError when the stored partition count differs, or the schema is newer than this code
+ */
+export async function checkMeta(c: MongoCollections, partitions: number, dbName: string): Promise<void> {
+  const version = await c.meta.findOneAndUpdate(
+    { _id: 'schema_version' },
+    { $setOnInsert: { value: SCHEMA_VERSION } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  if ((version?.value ?? SCHEMA_VERSION) > SCHEMA_VERSION) {
+    throw new StoreConfigError(`database ${dbName} has schema version ${version?.value}, newer than this build knows (${SCHEMA_VERSION})`);
+  }
+  const stored = await c.meta.findOneAndUpdate(
+    { _id: 'partitions' },
+    { $setOnInsert: { value: partitions } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  if (stored && stored.value !== partitions) {
+    throw new StoreConfigError(
+      `invalid configuration: partitions (env PARTITIONS): the database ${dbName} was created with ${stored.value} partitions, not ${partitions}`,
+    );
+  }
+}

@@ -1,0 +1,319 @@
+import { MongoClient, MongoClientOptions } from 'mongodb';
+import { CronRecord } from '../../domain/cron/cron-definition';
+import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
+import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
+import {
+  AttemptCompletion,
+  AuditScan,
+  CancelResult,
+  CompletionResult,
+  InsertResult,
+  OrphanedAttempt,
+  Store,
+  TaskListQuery,
+  TaskPage,
+  UpdateWaitingChanges,
+  UpdateWaitingResult,
+  WorkflowCancelResult,
+  WorkflowPage,
+} from '../store';
+import { WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
+import { checkMeta, collectionsOf, detectAtomicUpdates, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
+import { auditScan } from './ops/audit';
+import { cancelTask } from './ops/cancel-task';
+import { claimTasks } from './ops/claim-tasks';
+import { completeAttempts } from './ops/complete-attempts';
+import { createCron, deleteCron, updateCron } from './ops/cron-definitions';
+import { cronsWithQueuedInstances, getCron, listCronFires, listCrons, loadDueCrons } from './ops/cron-reads';
+import { deleteDead, replayDead } from './ops/dead-letter';
+import { fireCrons } from './ops/fire-crons';
+import { insertTasks } from './ops/insert-tasks';
+import { extendLeases, findExpiredLeases } from './ops/leases';
+import { loadDue } from './ops/load-due';
+import { markPending } from './ops/mark-pending';
+import { purgeCronFires } from './ops/purge-cron-fires';
+import { purgeFinished } from './ops/purge-finished';
+import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } from './ops/read-tasks';
+import { releaseQueuedInstances } from './ops/release-cron-queue';
+import { updateWaitingTask } from './ops/update-waiting-task';
+import { WriteQueue } from './write-queue';
+import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
+import { TenantSettings } from '../tenant-store';
+import { RateLimit } from '../../domain/dispatch-limits';
+
+export interface MongoStoreOptions {
+  /** Database name; default: the one in the URI path, else `scheduler`. */
+  database?: string;
+  /** How long to wait for a server at open (ms; default 10 000). */
+  serverSelectionTimeoutMs?: number;
+}
+
+/** What an open store holds; replaced as a whole by open and close. */
+interface Session {
+  client: MongoClient;
+  c: MongoCollections;
+  partitions: number;
+  capabilities: MongoCapabilities;
+}
+
+/**
+ * The cluster-mode store: MongoDB through the official driver, one database per scheduler.
+ * Same contract as the SQLite store (src/storage/store.ts), checked by the same conformance suite
+ * (also against FerretDB). Every write is acknowledged with write concern `{w: 'majority', j: true}`
+ * and is a single-document compare-and-set (filters on the expected state and attempt), never a
+ * blind write; no multi-document transaction is used, so each operation in `ops/` states in its
+ * header the order of writes that keeps it correct without one. Writes of one store instance run
+ * in call order ({@link WriteQueue}); reads run directly. Collections, indexes and the reasoning:
+ * docs/MONGODB.md.
+ */
+export class MongoStore implements Store {
+  readonly name = 'mongodb';
+  private session: Session | null = null;
+  private readonly writes = new WriteQueue();
+
+  /**
+   * @param uri MongoDB connection string (`MONGODB_URI`), e.g. `mongodb://127.0.0.1:27017/scheduler`
+   * @param options database name and server selection timeout
+   */
+  constructor(
+    private readonly uri: string,
+    private readonly options: MongoStoreOptions = {},
+  ) {}
+
+  /** Server capabilities found at open (null while closed). */
+  get capabilities(): MongoCapabilities | null {
+    return this.session?.capabilities ?? null;
+  }
+
+  /**
+   * Connects, creates collections and indexes (idempotent), and records the partition count and
+   * schema version on first use.
+   * @throws StoreConfigError when the database was created with another partition count
+   */
+  async open(partitions: number): Promise<void> {
+    if (this.session) return;
+    const clientOptions: MongoClientOptions = {
+      writeConcern: { w: 'majority', journal: true },
+      serverSelectionTimeoutMS: this.options.serverSelectionTimeoutMs ?? 10_000,
+    };
+    const client = new MongoClient(this.uri, clientOptions);
+    try {
+      await client.connect();
+      const dbName = this.options.database ?? databaseOfUri(this.uri) ?? 'scheduler';
+      const db = client.db(dbName);
+      const c = collectionsOf(db);
+      await checkMeta(c, partitions, dbName);
+      const capabilities = { ...(await ensureIndexes(c)), atomicUpdates: await detectAtomicUpdates(db) };
+      this.session = { client, c, partitions, capabilities };
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Answers every write issued before it, then disconnects. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.session) return;
+    await this.writes.drain();
+    const session = this.session;
+    if (!session) return; // a concurrent close finished first
+    this.session = null;
+    await session.client.close();
+  }
+
+  private get s(): Session {
+    if (!this.session) throw new Error('store is not open');
+    return this.session;
+  }
+
+  private get c(): MongoCollections {
+    return this.s.c;
+  }
+
+  /** Queues a write; the session is looked up when it runs, so writes queued before close still run. */
+  private write<T>(op: (c: MongoCollections, s: Session) => Promise<T>): Promise<T> {
+    if (!this.session) return Promise.reject(new Error('store is not open'));
+    const session = this.session;
+    return this.writes.run(() => op(session.c, session));
+  }
+
+  async ping(): Promise<boolean> {
+    if (!this.session) return false;
+    try {
+      const r = await this.session.client.db('admin').command({ ping: 1 });
+      return r.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async insertTasks(tasks: NewTask[]): Promise<InsertResult[]> {
+    return this.write((c, s) => insertTasks(c, s.partitions, tasks));
+  }
+
+  async getTask(id: string): Promise<TaskRecord | null> {
+    return getTask(this.c, id);
+  }
+
+  async getAttempts(id: string): Promise<AttemptRecord[]> {
+    return getAttempts(this.c, id);
+  }
+
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    return listTasks(this.c, query);
+  }
+
+  async loadDue(partition: number, until: number, limit: number): Promise<DueEntry[]> {
+    return loadDue(this.c, partition, until, limit);
+  }
+
+  async markPending(ids: string[], now: number): Promise<string[]> {
+    return this.write((c) => markPending(c, ids, now));
+  }
+
+  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
+    return this.write((c) => claimTasks(c, ids, workerId, now, leaseMs));
+  }
+
+  async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+    return this.write((c) => completeAttempts(c, completions, now));
+  }
+
+  async cancelTask(id: string, now: number): Promise<CancelResult> {
+    return this.write((c) => cancelTask(c, id, now));
+  }
+
+  async updateWaitingTask(id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
+    return this.write((c) => updateWaitingTask(c, id, changes, now));
+  }
+
+  async replayDead(id: string, now: number): Promise<DueEntry | null> {
+    return this.write((c) => replayDead(c, id, now));
+  }
+
+  async deleteDead(id: string): Promise<boolean> {
+    return this.write((c) => deleteDead(c, id));
+  }
+
+  async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
+    return this.write((c) => extendLeases(c, items, until));
+  }
+
+  async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {
+    return findExpiredLeases(this.c, now, limit);
+  }
+
+  async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
+    return auditScan(this.c, now, overdueBefore, limit);
+  }
+
+  async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
+    return findOrphanedAttempts(this.c, limit);
+  }
+
+  async countByState(): Promise<Record<TaskState, number>> {
+    return countByState(this.c);
+  }
+
+  async purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
+    return this.write((c) => purgeFinished(c, before, now, limit));
+  }
+
+  async createCron(cron: CronRecord): Promise<void> {
+    return this.write((c) => createCron(c, cron));
+  }
+
+  async getCron(id: string): Promise<CronRecord | null> {
+    return getCron(this.c, id);
+  }
+
+  async listCrons(query: CronListQuery): Promise<{ crons: CronRecord[]; nextCursor: string | null }> {
+    return listCrons(this.c, query);
+  }
+
+  async updateCron(id: string, changes: CronChanges, now: number): Promise<CronRecord | null> {
+    return this.write((c) => updateCron(c, id, changes, now));
+  }
+
+  async deleteCron(id: string): Promise<boolean> {
+    return this.write((c) => deleteCron(c, id));
+  }
+
+  async loadDueCrons(until: number, limit: number): Promise<CronRecord[]> {
+    return loadDueCrons(this.c, until, limit);
+  }
+
+  async fireCrons(firings: CronFiring[], now: number): Promise<CronFiringResult[]> {
+    return this.write((c) => fireCrons(c, firings, now));
+  }
+
+  async listCronFires(cronId: string, query: { limit: number; cursor?: string }): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
+    return listCronFires(this.c, cronId, query);
+  }
+
+  async cronsWithQueuedInstances(limit: number): Promise<string[]> {
+    return cronsWithQueuedInstances(this.c, limit);
+  }
+
+  async releaseQueuedInstances(cronIds: string[], now: number): Promise<DueEntry[]> {
+    return this.write((c) => releaseQueuedInstances(c, cronIds, now));
+  }
+
+  async purgeCronFires(before: number, limit: number): Promise<number> {
+    return this.write((c) => purgeCronFires(c, before, limit));
+  }
+  async putTenantSettings(settings: TenantSettings): Promise<void> {
+    return this.write((c) => putTenantSettings(c.tenantSettings, settings));
+  }
+
+  async listTenantSettings(): Promise<TenantSettings[]> {
+    return listTenantSettings(this.c.tenantSettings);
+  }
+
+  async putTaskTypeLimit(taskType: string, limit: RateLimit | null, now: number): Promise<void> {
+    return this.write((c) => putTaskTypeLimit(c.taskTypeLimits, taskType, limit, now));
+  }
+
+  async listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>> {
+    return listTaskTypeLimits(this.c.taskTypeLimits);
+  }
+
+  async countWaitingByTenant(): Promise<Record<string, number>> {
+    return countWaitingByTenant(this.c.tasks);
+  }
+
+  // Workflows (DESIGN §8) are not stored by this adapter yet (cluster mode, issue 7): their
+  // operations refuse with a clear error, and the conformance run skips their group.
+  async insertWorkflow(): Promise<void> {
+    throw workflowsUnsupported();
+  }
+
+  async getWorkflow(): Promise<WorkflowRecord | null> {
+    throw workflowsUnsupported();
+  }
+
+  async getWorkflowTasks(): Promise<WorkflowTaskSummary[]> {
+    throw workflowsUnsupported();
+  }
+
+  async listWorkflows(): Promise<WorkflowPage> {
+    throw workflowsUnsupported();
+  }
+
+  async cancelWorkflow(): Promise<WorkflowCancelResult> {
+    throw workflowsUnsupported();
+  }
+
+}
+
+/** The database named in the path of a connection string (`mongodb://host/<db>?…`), if any. */
+export function databaseOfUri(uri: string): string | null {
+  const m = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(uri);
+  const name = m ? decodeURIComponent(m[1]) : '';
+  return name === '' ? null : name;
+}
+
+/** The error of a workflow operation on this adapter (workflows arrive with cluster mode). */
+function workflowsUnsupported(): Error {
+  return new Error('workflows are not supported by the MongoDB store yet: use SCHEDULER_STORE=sqlite for workflows');
+}

@@ -1,0 +1,39 @@
+/**
+ * cancelTask — inputs: id, now. Transition `cancel`: SCHEDULED/PENDING/RETRYING/BLOCKED →
+ * CANCELLED as a compare-and-set on those states; a RUNNING task gets cancel_requested = true
+ * instead (compare-and-set on RUNNING; its worker is told to abort, and the attempt's completion
+ * decides CANCELLED or SUCCEEDED). Terminal → conflict. Output: CancelResult with the task as it
+ * is after the write.
+ * Guarantee: each step is one atomic `findOneAndUpdate`. The state can change between two steps
+ * (a waiting task claimed, a running one retried), so the steps repeat until one applies or the
+ * task is found terminal or gone: the answer always matches a state the task really had. A
+ * cancelled task is never claimed afterwards (a claim needs PENDING).
+ */
+import { CancelResult } from '../../store';
+import type { MongoCollections } from '../collections';
+import { MAX_ROUNDS } from './retry-rounds';
+import { taskFromDoc } from '../documents';
+
+const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
+
+export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const cancelled = await c.tasks.findOneAndUpdate(
+      { _id: id, state: { $in: CANCELLABLE } },
+      { $set: { state: 'CANCELLED', completed_at: now, updated_at: now } },
+      { returnDocument: 'after' },
+    );
+    if (cancelled) return { kind: 'cancelled', task: taskFromDoc(cancelled) };
+    const running = await c.tasks.findOneAndUpdate(
+      { _id: id, state: 'RUNNING' },
+      { $set: { cancel_requested: true, updated_at: now } },
+      { returnDocument: 'after' },
+    );
+    if (running) return { kind: 'cancelling', task: taskFromDoc(running) };
+    const doc = await c.tasks.findOne({ _id: id });
+    if (!doc) return { kind: 'not_found' };
+    if (doc.state !== 'RUNNING' && !CANCELLABLE.includes(doc.state)) return { kind: 'conflict', task: taskFromDoc(doc) };
+    // It moved between the steps (e.g. RUNNING → RETRYING): try again from its new state.
+  }
+  throw new Error(`task ${id} kept changing state while being updated`);
+}

@@ -1,0 +1,30 @@
+/**
+ * claimTasks — inputs: ids, workerId, now, leaseMs. Transition `claim`: PENDING → RUNNING with
+ * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
+ * One `findOneAndUpdate` per distinct id whose filter `{_id, state: 'PENDING'}` is the
+ * compare-and-set. Output: a ClaimedTask per id whose claim won, in input order (others are
+ * skipped: cancelled, already claimed, unknown). Guarantee: the server applies each update
+ * atomically, so of two racing claims (two dispatchers, two nodes) exactly one sees PENDING:
+ * one attempt number is handed out once.
+ */
+import { ClaimedTask } from '../../../domain/task';
+import type { MongoCollections } from '../collections';
+import { claimedFromDoc } from '../documents';
+import { mapBounded, WRITE_PARALLELISM } from './bounded';
+
+export async function claimTasks(c: MongoCollections, ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
+  const unique = [...new Set(ids)];
+  const docs = await mapBounded(unique, WRITE_PARALLELISM, (id) =>
+      c.tasks.findOneAndUpdate(
+        { _id: id, state: 'PENDING' },
+        {
+          $set: { state: 'RUNNING', worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now },
+          $inc: { attempts: 1 },
+        },
+        { returnDocument: 'after' },
+      ),
+  );
+  const claimed: ClaimedTask[] = [];
+  for (const d of docs) if (d) claimed.push(claimedFromDoc(d, now));
+  return claimed;
+}

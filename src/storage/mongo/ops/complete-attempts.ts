@@ -1,0 +1,82 @@
+/**
+ * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy), now. Output: a
+ * CompletionResult per input, in input order, `applied: false` for stale or duplicate completions.
+ *
+ * Each completion is a compare-and-set `{_id, attempts: attempt, state: 'RUNNING'}` in one
+ * `findOneAndUpdate`:
+ * - a terminal target (SUCCEEDED, FAILED, DEAD, CANCELLED) sets it with completed_at = now; the
+ *   final attempt stays described by the task document itself (as in SQLite);
+ * - a RETRYING target is two conditional updates, because its outcome depends on the cancel flag
+ *   and the server cannot branch without an update pipeline (FerretDB has none): first with
+ *   `cancel_requested: false` → RETRYING (due_at = retryAt), or PENDING at once when
+ *   retryAt ≤ now; if that misses, with `cancel_requested: true` → CANCELLED. The flag only goes
+ *   false → true while RUNNING, so exactly one of the two can match. The ending attempt is pushed
+ *   onto the document's `history` in the same update, so the run history can never miss an
+ *   attempt (no second write, no crash window); its worker and start come from a read of the
+ *   RUNNING document, which cannot change them before the compare-and-set succeeds.
+ * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
+ * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
+ */
+import { TaskState } from '../../../domain/task';
+import { AttemptCompletion, CompletionResult } from '../../store';
+import type { MongoCollections } from '../collections';
+import { dueEntryFromDoc, HistoryDoc, TaskDoc, toJson } from '../documents';
+import { mapBounded, WRITE_PARALLELISM } from './bounded';
+
+export async function completeAttempts(c: MongoCollections, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+  // Completions of one task in input order (one lane per task); different tasks side by side.
+  const lanes = new Map<string, number[]>();
+  completions.forEach((comp, i) => lanes.set(comp.taskId, [...(lanes.get(comp.taskId) ?? []), i]));
+  const results = new Array<CompletionResult>(completions.length);
+  await mapBounded([...lanes.values()], WRITE_PARALLELISM, async (lane) => {
+    for (const i of lane) results[i] = await completeOne(c, completions[i], now);
+  });
+  return results;
+}
+
+async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<CompletionResult> {
+  const cas = { _id: comp.taskId, attempts: comp.attempt, state: 'RUNNING' };
+  const error = toJson(comp.error);
+  const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
+  let doc: TaskDoc | null;
+  if (comp.state === 'RETRYING') {
+    const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1 } });
+    if (!running) return notApplied(c, comp.taskId);
+    const entry: HistoryDoc = {
+      attempt: comp.attempt,
+      worker_id: running.worker_id,
+      started_at: running.started_at ?? now,
+      ended_at: now,
+      outcome: 'RETRYING',
+      error,
+    };
+    const retryAt = comp.retryAt ?? now;
+    doc = await c.tasks.findOneAndUpdate(
+      { ...cas, cancel_requested: false },
+      {
+        $set: { ...common, state: retryAt <= now ? 'PENDING' : 'RETRYING', due_at: retryAt, completed_at: null, result: null },
+        $push: { history: entry },
+      },
+      { returnDocument: 'after' },
+    );
+    doc ??= await c.tasks.findOneAndUpdate(
+      { ...cas, cancel_requested: true },
+      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null } },
+      { returnDocument: 'after' },
+    );
+  } else {
+    const result = comp.state === 'SUCCEEDED' ? toJson(comp.result) : null;
+    doc = await c.tasks.findOneAndUpdate(
+      cas,
+      { $set: { ...common, state: comp.state, completed_at: now, result } },
+      { returnDocument: 'after' },
+    );
+  }
+  if (!doc) return notApplied(c, comp.taskId);
+  return { taskId: comp.taskId, applied: true, state: doc.state as TaskState, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+}
+
+async function notApplied(c: MongoCollections, taskId: string): Promise<CompletionResult> {
+  const found = await c.tasks.findOne({ _id: taskId }, { projection: { state: 1, task_type: 1 } });
+  return { taskId, applied: false, state: (found?.state as TaskState | undefined) ?? null, entry: null, taskType: found?.task_type ?? null };
+}

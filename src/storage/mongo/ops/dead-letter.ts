@@ -1,0 +1,39 @@
+/**
+ * Dead-letter operations.
+ * replayDead — inputs: id, now. DEAD → PENDING, due now, retry budget restarted after the attempts
+ * made so far (retry_base = attempts), completion fields cleared; the last error stays until the
+ * next attempt ends. The dead attempt, described until now by the task fields, is pushed onto the
+ * embedded history in the same update. Output: the due entry for the partition owner, or null.
+ * Guarantee: one `findOneAndUpdate` with the compare-and-set `{state: 'DEAD', attempts}` (the
+ * attempt count read just before): one replay per DEAD state, archive and transition together.
+ * deleteDead — inputs: id. Deletes a DEAD task (compare-and-set on DEAD) with its embedded
+ * history, in one `deleteOne`. Output: whether it did.
+ */
+import { DueEntry } from '../../../domain/task';
+import type { MongoCollections } from '../collections';
+import { dueEntryFromDoc, HistoryDoc } from '../documents';
+
+export async function replayDead(c: MongoCollections, id: string, now: number): Promise<DueEntry | null> {
+  const dead = await c.tasks.findOne({ _id: id, state: 'DEAD' }, { projection: { history: 0 } });
+  if (!dead) return null;
+  const update: Record<string, unknown> = {
+    $set: { state: 'PENDING', due_at: now, retry_base: dead.attempts, completed_at: null, result: null, updated_at: now },
+  };
+  if (dead.attempts > 0) {
+    const archived: HistoryDoc = {
+      attempt: dead.attempts,
+      worker_id: dead.worker_id,
+      started_at: dead.started_at ?? dead.completed_at ?? now,
+      ended_at: dead.completed_at ?? now,
+      outcome: 'DEAD',
+      error: dead.error,
+    };
+    update.$push = { history: archived };
+  }
+  const doc = await c.tasks.findOneAndUpdate({ _id: id, state: 'DEAD', attempts: dead.attempts }, update, { returnDocument: 'after' });
+  return doc ? dueEntryFromDoc(doc) : null;
+}
+
+export async function deleteDead(c: MongoCollections, id: string): Promise<boolean> {
+  return (await c.tasks.deleteOne({ _id: id, state: 'DEAD' })).deletedCount === 1;
+}
