@@ -59,7 +59,11 @@ async function withPeer<T>(s: PeerSetup, scenario: string, fn: (w: PeerWorkerPro
   }
 }
 
-const rate = (n: number, ms: number) => round((n * 1000) / Math.max(ms, 1e-6), n / Math.max(ms, 1e-6) >= 10 ? 0 : 1);
+/** Jobs per second: whole numbers from 10/s up, one decimal below. */
+function rate(n: number, ms: number): number | null {
+  const perS = (n * 1000) / Math.max(ms, 1e-6);
+  return round(perS, perS >= 10 ? 0 : 1);
+}
 
 /** Backlog: enqueue rate with no consumer, then the drain rate of the waiting backlog. */
 export async function peerBacklog(s: PeerSetup): Promise<Record<string, unknown>> {
