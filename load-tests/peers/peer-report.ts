@@ -45,6 +45,12 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
   };
 }
 
+function cpuOf(e: Record<string, any>): number | null {
+  if (e.service_resources) return round(e.service_resources.main_cpu_s + e.service_resources.workers_cpu_s, 2);
+  if (e.consumer_resources) return round(e.consumer_resources.main_cpu_s + (e.redis_cpu_s ?? 0), 2);
+  return null;
+}
+
 /** The headline figures of one system (rates in tasks/s, lateness in ms). */
 export function headline(sys: Record<string, any>): Record<string, number | null> {
   const b = sys.backlog ?? {};
@@ -55,6 +61,11 @@ export function headline(sys: Record<string, any>): Record<string, number | null
     enqueue_per_s: b.enqueue?.tasks_per_s ?? null,
     backlog_processing_per_s: b.processing?.tasks_per_s ?? null,
     end_to_end_per_s: e.end_to_end?.tasks_per_s ?? null,
+    // CPU seconds of the e2e scenario: the system's own processes (ours: main + workers; a peer:
+    // its consumer process + the bench's redis-server), and the bench process (HTTP client, or
+    // the peer's producer).
+    end_to_end_system_cpu_s: cpuOf(e),
+    end_to_end_bench_cpu_s: (e.service_resources ?? e.consumer_resources)?.harness_cpu_s ?? null,
     herd_tasks: h.tasks ?? null,
     herd_p50_ms: h.lateness?.p50_ms ?? null,
     herd_p99_ms: h.lateness?.p99_ms ?? null,
@@ -89,8 +100,8 @@ export function peerTable(r: Record<string, any>): string {
   const lines: string[] = [];
   const la = (x: number[] | undefined) => (x ? x.join(' ') : '-');
   lines.push(`bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`);
-  const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'herd', 'late p50/p99/max ms', 'early'];
-  const w = [14, 7, 10, 10, 8, 6, 22, 5];
+  const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
+  const w = [14, 7, 10, 10, 8, 11, 6, 22, 5];
   const fmt = (cells: unknown[]) => cells.map((c, i) => String(c ?? '-').padStart(i === 0 ? 0 : w[i]).padEnd(i === 0 ? w[0] : 0)).join(' ');
   lines.push(fmt(cols));
   for (const [name, sys] of Object.entries(r.systems as Record<string, Record<string, any>>)) {
@@ -101,10 +112,11 @@ export function peerTable(r: Record<string, any>): string {
     const h = headline(sys);
     const partial = (s: any) => (s && s.complete === false ? '*' : '');
     lines.push(
-      fmt([name, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
+      fmt([name, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
     );
   }
   lines.push('  * = time bound reached: rate over the jobs finished within it');
+  lines.push('  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server) + bench process (HTTP client / producer)');
   for (const [k, v] of Object.entries(r.ratios as Record<string, Record<string, number | null>>)) {
     lines.push(`  ${k.padEnd(22)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
   }

@@ -11,6 +11,7 @@
  * `complete` is false.
  */
 import { performance } from 'node:perf_hooks';
+import { TreeSampler } from '../bench/proc-sampler';
 import { checkAborted } from '../bench/run-control';
 import { distribution, round } from '../bench/stats';
 import { AgendaProducer, BullProducer, Producer } from './peer-producers';
@@ -21,6 +22,8 @@ export interface PeerSetup {
   system: 'bullmq' | 'agenda';
   label: string;
   redisUrl: string;
+  /** The bench's own redis-server, whose CPU time is reported with each scenario; null for REDIS_URL. */
+  redisPid: number | null;
   concurrency: number;
   processEveryMs: number;
   lockLimit: number;
@@ -42,7 +45,11 @@ function producerFor(s: PeerSetup, ns: string): Producer {
 }
 
 /** Runs `fn` with a started consumer process and a producer on a fresh namespace; always closes both. */
-async function withPeer<T>(s: PeerSetup, scenario: string, fn: (w: PeerWorkerProcess, p: Producer) => Promise<T>): Promise<T & { consumer_resources: unknown; consumer_errors: string[] }> {
+async function withPeer<T>(
+  s: PeerSetup,
+  scenario: string,
+  fn: (w: PeerWorkerProcess, p: Producer) => Promise<T>,
+): Promise<T & { consumer_resources: unknown; redis_cpu_s: number | null; consumer_errors: string[] }> {
   const ns = namespace(s, scenario);
   const cfg: WorkerConfig = { system: s.system, redisUrl: s.redisUrl, namespace: ns, concurrency: s.concurrency, processEveryMs: s.processEveryMs, lockLimit: s.lockLimit };
   const worker = new PeerWorkerProcess(cfg);
@@ -50,9 +57,12 @@ async function withPeer<T>(s: PeerSetup, scenario: string, fn: (w: PeerWorkerPro
   try {
     await worker.start();
     worker.sampler?.beginPhase();
+    const redis = s.redisPid === null ? null : new TreeSampler(s.redisPid);
+    redis?.beginPhase();
     const out = await fn(worker, producer);
     const resources = worker.sampler?.endPhase() ?? null;
-    return { ...out, consumer_resources: resources, consumer_errors: worker.errorMessages.slice(0, 5) };
+    const redisCpu = redis ? redis.endPhase().main_cpu_s : null;
+    return { ...out, consumer_resources: resources, redis_cpu_s: redisCpu, consumer_errors: worker.errorMessages.slice(0, 5) };
   } finally {
     await producer.close().catch(() => undefined);
     await worker.stop();

@@ -13,6 +13,8 @@ export interface RedisHandle {
   url: string;
   /** True when the bench started this server (and so stops it). */
   owned: boolean;
+  /** pid of the server the bench started (its CPU is part of a peer's cost), else null. */
+  pid: number | null;
   settings: string;
   stop(): Promise<void>;
   killNow(): void;
@@ -32,7 +34,7 @@ function canConnect(port: number): Promise<boolean> {
 /** Uses `REDIS_URL` or starts `redis-server` (must be on PATH; `.ci/services.sh` installs it). */
 export async function ensureRedis(dir: string): Promise<RedisHandle> {
   const external = process.env.REDIS_URL;
-  if (external) return { url: external, owned: false, settings: `external REDIS_URL (${external})`, stop: async () => undefined, killNow: () => undefined };
+  if (external) return { url: external, owned: false, pid: null, settings: `external REDIS_URL (${external})`, stop: async () => undefined, killNow: () => undefined };
   const port = await freePort();
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''];
   const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -56,6 +58,7 @@ export async function ensureRedis(dir: string): Promise<RedisHandle> {
   return {
     url: `redis://127.0.0.1:${port}`,
     owned: true,
+    pid: child.pid ?? null,
     settings: `redis-server ${execVersion()} started by the bench on 127.0.0.1:${port}, --save '' --appendonly no (no persistence)`,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -121,7 +121,7 @@ export async function mainPeers(): Promise<number> {
       redis = await ensureRedis(tmpDir);
       report.settings.redis = redis.settings;
       const peers: PeerSetup[] = [];
-      const common = { redisUrl: redis.url, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit };
+      const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit };
       if (o.systems.has('bullmq')) {
         for (const c of o.bullmqConcurrency) peers.push({ ...common, system: 'bullmq', label: `bullmq_c${c}`, concurrency: c, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS });
       }
