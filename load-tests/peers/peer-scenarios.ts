@@ -15,6 +15,7 @@ import { TreeSampler } from '../bench/proc-sampler';
 import { checkAborted } from '../bench/run-control';
 import { distribution, round } from '../bench/stats';
 import { AgendaProducer, BullProducer, Producer } from './peer-producers';
+import { purgeKeys } from './redis-server';
 import type { WorkerConfig } from './peer-worker';
 import { PeerWorkerProcess } from './worker-process';
 
@@ -66,6 +67,8 @@ async function withPeer<T>(
   } finally {
     await producer.close().catch(() => undefined);
     await worker.stop();
+    // On a Redis the bench did not start, remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`).
+    if (s.redisPid === null) await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `${ns}:*`]).catch(() => undefined);
   }
 }
 

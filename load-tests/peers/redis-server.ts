@@ -6,6 +6,7 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
+import Redis from 'ioredis';
 import { freePort } from '../bench/service-process';
 import { sleep } from '../bench/run-control';
 
@@ -80,4 +81,27 @@ function execVersion(): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Deletes every key matching one of `patterns` (SCAN + UNLINK), so that a run on a shared Redis
+ * (`REDIS_URL`) leaves nothing behind. Returns the number of keys deleted.
+ */
+export async function purgeKeys(url: string, patterns: string[]): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  let deleted = 0;
+  try {
+    await redis.connect();
+    for (const match of patterns) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) deleted += await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
 }
