@@ -9,6 +9,8 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { http } from '../helpers/http';
 import { useServiceProcess } from '../helpers/service-process';
@@ -77,4 +79,38 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
       expect(failed, why).to.deep.equal([]);
     });
   }
+
+  // Until the service has workflows, the script is checked against a stand-in of the contract:
+  // every task has id, task_type, payload and dependencies naming other tasks of the workflow.
+  it('workflow-submit.js sends workflows that follow the submission contract (stand-in server)', async () => {
+    const bodies: any[] = [];
+    const server: Server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw);
+        bodies.push(body);
+        const ids = new Set((body.tasks ?? []).map((t: any) => t.id));
+        const ok =
+          req.method === 'POST' &&
+          req.url === '/api/v1/workflows' &&
+          Array.isArray(body.tasks) &&
+          body.tasks.every((t: any) => typeof t.id === 'string' && typeof t.task_type === 'string' && 'payload' in t && Array.isArray(t.dependencies) && t.dependencies.every((d: string) => ids.has(d) && d !== t.id));
+        res.writeHead(ok ? 202 : 400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(ok ? { workflow_id: `wf-${bodies.length}`, status: 'RUNNING' } : { error: { code: 'VALIDATION_FAILED' } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { code, summary, stderr } = await runScript('workflow-submit.js', { BASE_URL: url, ...SMOKE_ENV['workflow-submit.js'], ITERATIONS: '2' });
+      const why = `exit ${code}\n${stderr.slice(-3000)}\n${JSON.stringify(summary, null, 2)}`;
+      expect(code, why).to.equal(0);
+      expect(bodies).to.have.length(2);
+      expect(bodies[0].tasks).to.have.length(4); // extract, WF_WIDTH = 2 transforms, load
+      expect((summary as RunSummary).checks.filter((c) => c.fails > 0), why).to.deep.equal([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 });
