@@ -9,6 +9,8 @@ import { Queue } from 'bullmq';
 import { checkAborted, mapLimit } from '../bench/run-control';
 
 export interface Producer {
+  /** Resolves once connected, so that the connection set-up is not timed as enqueueing. */
+  ready(): Promise<void>;
   /**
    * Enqueues `n` no-op jobs; with `dueAtMs` (epoch ms) every job is delayed until that instant and
    * carries `{due: dueAtMs}` so the worker can measure its lateness. Resolves when all are stored.
@@ -32,8 +34,11 @@ export class BullProducer implements Producer {
     this.queue = new Queue(name, { connection: { url: redisUrl } });
   }
 
-  async enqueue(n: number, dueAtMs?: number): Promise<void> {
+  async ready(): Promise<void> {
     await this.queue.waitUntilReady();
+  }
+
+  async enqueue(n: number, dueAtMs?: number): Promise<void> {
     await mapLimit(chunks(n, this.batch), this.inFlight, async (size) => {
       checkAborted();
       const ts = Date.now();
@@ -58,8 +63,11 @@ export class AgendaProducer implements Producer {
     this.agenda = new Agenda({ backend: this.backend });
   }
 
-  async enqueue(n: number, dueAtMs?: number): Promise<void> {
+  async ready(): Promise<void> {
     await this.agenda.ready;
+  }
+
+  async enqueue(n: number, dueAtMs?: number): Promise<void> {
     const items = Array.from({ length: n }, (_, i) => i);
     await mapLimit(items, this.inFlight, async () => {
       checkAborted();

@@ -56,7 +56,7 @@ async function withPeer<T>(
   const worker = new PeerWorkerProcess(cfg);
   const producer = producerFor(s, ns);
   try {
-    await worker.start();
+    await Promise.all([worker.start(), producer.ready()]);
     worker.sampler?.beginPhase();
     const redis = s.redisPid === null ? null : new TreeSampler(s.redisPid);
     redis?.beginPhase();
