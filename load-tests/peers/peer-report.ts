@@ -82,7 +82,8 @@ export function ratios(systems: Record<string, Record<string, any>>): Record<str
   for (const [name, sys] of Object.entries(systems)) {
     if (name === 'ours') continue;
     const p = headline(sys);
-    const r = (k: string) => (ours[k] !== null && p[k] !== null && p[k] !== 0 ? round((ours[k] as number) / (p[k] as number), 2) : null);
+    // Two significant digits, so that a ratio far below 1 does not round to 0.
+    const r = (k: string) => (ours[k] !== null && p[k] !== null && p[k] !== 0 ? Number(((ours[k] as number) / (p[k] as number)).toPrecision(2)) : null);
     out[`ours/${name}`] = {
       enqueue_per_s: r('enqueue_per_s'),
       backlog_processing_per_s: r('backlog_processing_per_s'),
