@@ -3,10 +3,11 @@
  * BullMQ `Queue.addBulk` in chunks, Agenda `now()` / `schedule()` one job per call (Agenda 6 has
  * no bulk insert), both with a fixed number of calls in flight. Timing is the caller's.
  */
-import { Agenda } from 'agenda';
-import { RedisBackend } from '@agendajs/redis-backend';
+import type { Agenda } from 'agenda';
+import type { RedisBackend } from '@agendajs/redis-backend';
 import { Queue } from 'bullmq';
 import { checkAborted, mapLimit } from '../bench/run-control';
+import { loadAgenda } from './load-agenda';
 
 export interface Producer {
   /** Resolves once connected, so that the connection set-up is not timed as enqueueing. */
@@ -59,6 +60,7 @@ export class AgendaProducer implements Producer {
   private readonly backend: RedisBackend;
 
   constructor(redisUrl: string, namespace: string, private readonly inFlight: number) {
+    const { Agenda, RedisBackend } = loadAgenda();
     this.backend = new RedisBackend({ connectionString: redisUrl, keyPrefix: `${namespace}:`, channelName: `${namespace}:notifications` });
     this.agenda = new Agenda({ backend: this.backend });
   }

@@ -13,9 +13,10 @@
  * The handler is a no-op that records `Date.now() − data.due` (ms) when the job carries `due`
  * (herd scenario): that is how late the job started, by the same clock the producer used.
  */
-import { Agenda } from 'agenda';
-import { RedisBackend } from '@agendajs/redis-backend';
+import type { Agenda } from 'agenda';
+import type { RedisBackend } from '@agendajs/redis-backend';
 import { Job, Worker } from 'bullmq';
+import { loadAgenda } from './load-agenda';
 
 /** Everything the child needs, passed as argv[2] (JSON). */
 export interface WorkerConfig {
@@ -100,6 +101,7 @@ async function bullConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, on
 
 /** An Agenda instance on the Redis backend; start() begins polling and locking jobs. */
 async function agendaConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, onComplete: () => void, onFail: () => void): Promise<Consumer> {
+  const { Agenda, RedisBackend } = loadAgenda();
   const agenda = new Agenda({
     backend: new RedisBackend({ connectionString: cfg.redisUrl, keyPrefix: `${cfg.namespace}:`, channelName: `${cfg.namespace}:notifications` }),
     processEvery: cfg.processEveryMs,
