@@ -1,0 +1,117 @@
+/**
+ * The same three scenarios on our service (the real `node dist/src/main.js`, defaults, SQLite with
+ * synchronous=FULL), over its REST API with the bench's keep-alive client:
+ *
+ *   backlog: N noop tasks in batch requests, all `scheduled_at` one instant T (start +
+ *            backlogLeadMs), so that nothing runs while they are enqueued; at T they are a waiting
+ *            backlog of N; processing rate = N ÷ (T → all terminal, from /metrics). The service
+ *            has no "workers off" switch (WORKERS ≥ 1), hence the due instant instead of a consumer
+ *            started later as for the peers. `enqueued_before_due` must be true for this to hold.
+ *   e2e:     N noop tasks due now in batch requests; first request → all terminal.
+ *   herd:    H tasks `scheduled_at` one instant; lateness = started_at − scheduled_at (GET of every task).
+ */
+import { performance } from 'node:perf_hooks';
+import { waitForCompletions } from '../bench/completion-wait';
+import { HttpClient, retryAfterMs } from '../bench/http-client';
+import { scrape } from '../bench/metrics';
+import { checkAborted, mapLimit, sleep } from '../bench/run-control';
+import type { Service } from '../bench/service-process';
+import { round } from '../bench/stats';
+import { fetchTasks, SubmitAck } from '../bench/task-lag';
+import { herdFigures } from './peer-scenarios';
+
+export interface OursSetup {
+  tasks: number;
+  herd: number;
+  herdLeadMs: number;
+  backlogLeadMs: number;
+  batchSize: number;
+  inFlight: number;
+  timeBoundS: number;
+}
+
+/** Epoch ms of a performance.now() reading. */
+const epochOf = (perf: number) => Date.now() - (performance.now() - perf);
+
+/** Submits n noop tasks (optionally all due at `dueAtMs`) in batches, `inFlight` at once; returns the acks. */
+async function submitAll(client: HttpClient, n: number, batchSize: number, inFlight: number, dueAtMs?: number): Promise<SubmitAck[]> {
+  const sizes: number[] = [];
+  for (let left = n; left > 0; left -= batchSize) sizes.push(Math.min(batchSize, left));
+  const task = dueAtMs === undefined ? { task_type: 'noop' } : { task_type: 'noop', scheduled_at: new Date(dueAtMs).toISOString() };
+  const acks: SubmitAck[] = [];
+  await mapLimit(sizes, inFlight, async (size) => {
+    const body = JSON.stringify({ tasks: Array.from({ length: size }, () => task) });
+    for (let tries = 0; ; tries++) {
+      checkAborted();
+      const res = await client.request('POST', '/api/v1/tasks/batch', body, 60_000);
+      if (res.status === 202) {
+        acks.push(...(JSON.parse(res.body) as { tasks: SubmitAck[] }).tasks);
+        return;
+      }
+      if ((res.status === 429 || res.status === 503) && tries < 100) {
+        await sleep(retryAfterMs(res));
+        continue;
+      }
+      throw new Error(`POST /api/v1/tasks/batch: HTTP ${res.status} ${res.body.slice(0, 300)}`);
+    }
+  });
+  return acks;
+}
+
+const rate = (n: number, ms: number) => round((n * 1000) / Math.max(ms, 1e-6), 0);
+
+export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
+  const baseline = await scrape(client);
+  svc.sampler?.beginPhase();
+  const t0 = performance.now();
+  const due = Date.now() + s.backlogLeadMs;
+  await submitAll(client, s.tasks, s.batchSize, s.inFlight, due);
+  const enqueueMs = performance.now() - t0;
+  const enqueuedAt = Date.now();
+  const wait = await waitForCompletions(client, baseline, s.tasks, 50, t0, s.backlogLeadMs + s.timeBoundS * 1000);
+  const ms = epochOf(wait.done_at) - due;
+  return {
+    tasks: s.tasks,
+    enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
+    enqueued_before_due: enqueuedAt < due,
+    processing: { seconds: round(ms / 1000, 3), completed: s.tasks, complete: true, terminal_counts: wait.counts, tasks_per_s: rate(s.tasks, ms) },
+    service_resources: svc.sampler?.endPhase() ?? null,
+  };
+}
+
+export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
+  const baseline = await scrape(client);
+  svc.sampler?.beginPhase();
+  const t0 = performance.now();
+  const cancel = { cancelled: false };
+  const waiting = waitForCompletions(client, baseline, s.tasks, 50, t0, s.timeBoundS * 1000, cancel);
+  waiting.catch(() => undefined);
+  try {
+    await submitAll(client, s.tasks, s.batchSize, s.inFlight);
+  } catch (err) {
+    cancel.cancelled = true;
+    throw err;
+  }
+  const enqueueMs = performance.now() - t0;
+  const wait = await waiting;
+  const ms = wait.done_at - t0;
+  return {
+    tasks: s.tasks,
+    enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
+    end_to_end: { seconds: round(ms / 1000, 3), completed: s.tasks, complete: true, terminal_counts: wait.counts, tasks_per_s: rate(s.tasks, ms) },
+    service_resources: svc.sampler?.endPhase() ?? null,
+  };
+}
+
+export async function oursHerd(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
+  const baseline = await scrape(client);
+  svc.sampler?.beginPhase();
+  const due = Date.now() + s.herdLeadMs;
+  const acks = await submitAll(client, s.herd, s.batchSize, s.inFlight, due);
+  const enqueuedAt = Date.now();
+  await waitForCompletions(client, baseline, s.herd, 50, performance.now(), s.herdLeadMs + s.timeBoundS * 1000);
+  const resources = svc.sampler?.endPhase() ?? null;
+  const tasks = await fetchTasks(client, acks.map((a) => a.task_id));
+  const lateness = tasks.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - due);
+  return { ...herdFigures(s.herd, due, enqueuedAt, lateness, false), not_succeeded: tasks.filter((t) => t.status !== 'SUCCEEDED').length, service_resources: resources };
+}

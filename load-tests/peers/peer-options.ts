@@ -1,0 +1,110 @@
+/**
+ * Command-line flags of bench-peers: the --help text, PeerOptions with defaults and bounds, the
+ * --quick preset and UsageError (exit code 2) for bad flags.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { RESULTS_DIR } from '../bench/paths';
+
+export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service, BullMQ and Agenda, same machine, same run
+
+  --systems LIST             comma list of ours,bullmq,agenda (default all three)
+  --tasks N                  end-to-end and backlog scenarios, ours and BullMQ (default 20000)
+  --agenda-tasks N           the same for Agenda, which is far slower (default 1000)
+  --herd N                   herd scenario: jobs due at the same instant, ours and BullMQ (default 2000)
+  --agenda-herd N            herd size for Agenda (default 2000)
+  --herd-lead-ms MS          herd jobs are due at (enqueue start + MS) (default 5000)
+  --backlog-lead-ms MS       ours: the backlog is submitted due at (start + MS) (default 5000)
+  --bullmq-concurrency LIST  one BullMQ run per worker concurrency (default 50,500)
+  --agenda-concurrency N     Agenda defaultConcurrency = maxConcurrency (default 50)
+  --agenda-process-every-ms MS  Agenda processEvery (default 1000)
+  --agenda-lock-limit N      Agenda lockLimit = defaultLockLimit, 0 = none (default 0)
+  --batch-size N             ours: tasks per batch request; BullMQ: jobs per addBulk (default 1000)
+  --in-flight N              batch requests / addBulk calls in flight (default 4)
+  --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
+  --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
+  --agenda-time-bound-s S    the same for Agenda; the rate is then over what finished (default 60)
+  --quick                    small sizes for npm run bench: tasks 5000, agenda-tasks 300,
+                             herd 500, agenda-herd 300, bullmq-concurrency 50 (explicit flags win)
+  --timeout S                overall bound in seconds (default 900)
+  --log-level L              LOG_LEVEL of our service (default warn)
+  --out FILE                 results file (default load-tests/results/peers-latest.json)
+  --keep-tmp                 keep the temp dir (database, logs)
+  --help                     this text
+`;
+
+export interface PeerOptions {
+  systems: Set<string>;
+  tasks: number;
+  agendaTasks: number;
+  herd: number;
+  agendaHerd: number;
+  herdLeadMs: number;
+  backlogLeadMs: number;
+  bullmqConcurrency: number[];
+  agendaConcurrency: number;
+  agendaProcessEveryMs: number;
+  agendaLockLimit: number;
+  batchSize: number;
+  inFlight: number;
+  agendaInFlight: number;
+  timeBoundS: number;
+  agendaTimeBoundS: number;
+  quick: boolean;
+  timeoutS: number;
+  logLevel: string;
+  out: string;
+  keepTmp: boolean;
+}
+
+export class UsageError extends Error {}
+
+const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'timeout', 'log-level', 'out'] as const;
+
+/** Parses argv; null for --help; throws UsageError for a bad flag. */
+export function parsePeerOptions(argv: string[]): PeerOptions | null {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { quick: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, help: { type: 'boolean' } };
+  for (const f of FLAGS) options[f] = { type: 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, strict: true, allowPositionals: false, options }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return null;
+  const quick = values.quick === true;
+  const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number => {
+    const raw = values[name] as string | undefined;
+    if (raw === undefined) return quick ? quickDef : def;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+    return n;
+  };
+  const systems = new Set(String(values.systems ?? 'ours,bullmq,agenda').split(',').map((s) => s.trim()).filter(Boolean));
+  for (const s of systems) if (!['ours', 'bullmq', 'agenda'].includes(s)) throw new UsageError(`--systems: unknown system ${JSON.stringify(s)}`);
+  const conc = String(values['bullmq-concurrency'] ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
+  if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000)) throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
+  return {
+    systems,
+    tasks: int('tasks', 20_000, 5_000, 1),
+    agendaTasks: int('agenda-tasks', 1_000, 300, 1),
+    herd: int('herd', 2_000, 500, 1),
+    agendaHerd: int('agenda-herd', 2_000, 300, 1),
+    herdLeadMs: int('herd-lead-ms', 5_000, 5_000, 100, 600_000),
+    backlogLeadMs: int('backlog-lead-ms', 5_000, 5_000, 100, 600_000),
+    bullmqConcurrency: conc,
+    agendaConcurrency: int('agenda-concurrency', 50, 50, 1, 10_000),
+    agendaProcessEveryMs: int('agenda-process-every-ms', 1_000, 1_000, 10, 600_000),
+    agendaLockLimit: int('agenda-lock-limit', 0, 0, 0, 1_000_000),
+    batchSize: int('batch-size', 1_000, 1_000, 1, 1_000),
+    inFlight: int('in-flight', 4, 4, 1, 256),
+    agendaInFlight: int('agenda-in-flight', 16, 16, 1, 1_000),
+    timeBoundS: int('time-bound-s', 120, 60, 1, 3_600),
+    agendaTimeBoundS: int('agenda-time-bound-s', 60, 20, 1, 3_600),
+    quick,
+    timeoutS: int('timeout', 900, 600, 10, 24 * 3_600),
+    logLevel: String(values['log-level'] ?? 'warn'),
+    out: path.resolve(String(values.out ?? path.join(RESULTS_DIR, 'peers-latest.json'))),
+    keepTmp: values['keep-tmp'] === true,
+  };
+}

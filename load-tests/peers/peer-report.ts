@@ -1,0 +1,134 @@
+/**
+ * The bench-peers results: the report's opening fields (machine, load average, code, settings),
+ * the ratios ours ÷ peer, the short table, and writing the JSON (stdout and the results file).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gitInfo, readServiceDefaults } from '../bench/report';
+import { round } from '../bench/stats';
+import type { PeerOptions } from './peer-options';
+
+const pkgVersion = (name: string): string | null => {
+  try {
+    return (JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+  } catch {
+    try {
+      // agenda's exports map hides package.json; find it next to its entry point.
+      let dir = path.dirname(require.resolve(name));
+      while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+      return (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return null;
+    }
+  }
+};
+
+export function initialPeerReport(o: PeerOptions): Record<string, any> {
+  const d = readServiceDefaults();
+  return {
+    generated_at: new Date().toISOString(),
+    ok: false,
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: os.loadavg().map((l) => round(l, 2)) },
+    git: gitInfo(),
+    versions: { bullmq: pkgVersion('bullmq'), agenda: pkgVersion('agenda'), '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'), ioredis: pkgVersion('ioredis') },
+    settings: {
+      ours: `service defaults (workers ${d.workers}, workerConcurrency ${d.workerConcurrency}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
+      bullmq: `one Worker process per run, concurrency ${o.bullmqConcurrency.join(' / ')}; addBulk of ${o.batchSize}, ${o.inFlight} in flight; completed jobs kept (removeOnComplete unset)`,
+      agenda: `Redis backend (@agendajs/redis-backend, Pub/Sub notifications); one process, processEvery ${o.agendaProcessEveryMs} ms, defaultConcurrency = maxConcurrency = ${o.agendaConcurrency}, lockLimit = defaultLockLimit = ${o.agendaLockLimit} (none when 0); now()/schedule() one job per call, ${o.agendaInFlight} in flight`,
+      redis: null as string | null,
+    },
+    options: { ...o, systems: [...o.systems] },
+    systems: {} as Record<string, Record<string, any>>,
+    ratios: {} as Record<string, unknown>,
+    errors: [] as string[],
+  };
+}
+
+function cpuOf(e: Record<string, any>): number | null {
+  if (e.service_resources) return round(e.service_resources.main_cpu_s + e.service_resources.workers_cpu_s, 2);
+  if (e.consumer_resources) return round(e.consumer_resources.main_cpu_s + (e.redis_cpu_s ?? 0), 2);
+  return null;
+}
+
+/** The headline figures of one system (rates in tasks/s, lateness in ms). */
+export function headline(sys: Record<string, any>): Record<string, number | null> {
+  const b = sys.backlog ?? {};
+  const e = sys.e2e ?? {};
+  const h = sys.herd ?? {};
+  return {
+    tasks: e.tasks ?? b.tasks ?? null,
+    enqueue_per_s: b.enqueue?.tasks_per_s ?? null,
+    backlog_processing_per_s: b.processing?.tasks_per_s ?? null,
+    end_to_end_per_s: e.end_to_end?.tasks_per_s ?? null,
+    // CPU seconds of the e2e scenario: the system's own processes (ours: main + workers; a peer:
+    // its consumer process + the bench's redis-server), and the bench process (HTTP client, or
+    // the peer's producer).
+    end_to_end_system_cpu_s: cpuOf(e),
+    end_to_end_bench_cpu_s: (e.service_resources ?? e.consumer_resources)?.harness_cpu_s ?? null,
+    herd_tasks: h.tasks ?? null,
+    herd_p50_ms: h.lateness?.p50_ms ?? null,
+    herd_p99_ms: h.lateness?.p99_ms ?? null,
+    herd_max_ms: h.lateness?.max_ms ?? null,
+    herd_started_early: h.started_early ?? null,
+  };
+}
+
+/** ours ÷ peer for every headline figure (rates: > 1 means ours is faster; lateness: < 1 means ours is less late). */
+export function ratios(systems: Record<string, Record<string, any>>): Record<string, Record<string, number | null>> {
+  const out: Record<string, Record<string, number | null>> = {};
+  const ours = systems.ours ? headline(systems.ours) : null;
+  if (!ours) return out;
+  for (const [name, sys] of Object.entries(systems)) {
+    if (name === 'ours') continue;
+    const p = headline(sys);
+    // Two significant digits, so that a ratio far below 1 does not round to 0.
+    const r = (k: string) => (ours[k] !== null && p[k] !== null && p[k] !== 0 ? Number(((ours[k] as number) / (p[k] as number)).toPrecision(2)) : null);
+    out[`ours/${name}`] = {
+      enqueue_per_s: r('enqueue_per_s'),
+      backlog_processing_per_s: r('backlog_processing_per_s'),
+      end_to_end_per_s: r('end_to_end_per_s'),
+      herd_p50_ms: r('herd_p50_ms'),
+      herd_p99_ms: r('herd_p99_ms'),
+      herd_max_ms: r('herd_max_ms'),
+    };
+  }
+  return out;
+}
+
+/** The short table: one line per system, then the ratios. */
+export function peerTable(r: Record<string, any>): string {
+  const lines: string[] = [];
+  const la = (x: number[] | undefined) => (x ? x.join(' ') : '-');
+  lines.push(`bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`);
+  const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
+  const w = [14, 7, 10, 10, 8, 11, 6, 22, 5];
+  const fmt = (cells: unknown[]) => cells.map((c, i) => String(c ?? '-').padStart(i === 0 ? 0 : w[i]).padEnd(i === 0 ? w[0] : 0)).join(' ');
+  lines.push(fmt(cols));
+  for (const [name, sys] of Object.entries(r.systems as Record<string, Record<string, any>>)) {
+    if (sys.error && !sys.e2e && !sys.backlog && !sys.herd) {
+      lines.push(`${name.padEnd(w[0])} FAILED ${sys.error}`);
+      continue;
+    }
+    const h = headline(sys);
+    const partial = (s: any) => (s && s.complete === false ? '*' : '');
+    lines.push(
+      fmt([name, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
+    );
+  }
+  lines.push('  * = time bound reached: rate over the jobs finished within it');
+  lines.push('  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server) + bench process (HTTP client / producer)');
+  for (const [k, v] of Object.entries(r.ratios as Record<string, Record<string, number | null>>)) {
+    lines.push(`  ${k.padEnd(22)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
+  }
+  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
+  return lines.join('\n');
+}
+
+export function writePeerReport(report: Record<string, any>, out: string): void {
+  const json = JSON.stringify(report, null, 2);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${json}\n`);
+  process.stdout.write(`${json}\n`);
+  process.stderr.write(`${peerTable(report)}\n[bench-peers] written to ${path.relative(process.cwd(), out) || out}\n`);
+}

@@ -1,0 +1,143 @@
+/**
+ * The three scenarios on a peer (BullMQ or Agenda): a fresh queue name / key prefix per scenario,
+ * the consumer in a forked peer-worker process, the producer in the bench process.
+ *
+ *   backlog: enqueue N with no consumer running (enqueue rate), then start the consumer and time
+ *            the drain of that waiting backlog (processing rate).
+ *   e2e:     consumer running and idle; enqueue N; first enqueue call → Nth completion.
+ *   herd:    consumer running; H jobs all delayed until one instant; how late each started.
+ *
+ * Rates over a time bound: when the bound hits first, the rate is (completed ÷ elapsed) and
+ * `complete` is false.
+ */
+import { performance } from 'node:perf_hooks';
+import { TreeSampler } from '../bench/proc-sampler';
+import { checkAborted } from '../bench/run-control';
+import { distribution, round } from '../bench/stats';
+import { AgendaProducer, BullProducer, Producer } from './peer-producers';
+import { purgeKeys } from './redis-server';
+import type { WorkerConfig } from './peer-worker';
+import { PeerWorkerProcess } from './worker-process';
+
+export interface PeerSetup {
+  system: 'bullmq' | 'agenda';
+  label: string;
+  redisUrl: string;
+  /** The bench's own redis-server, whose CPU time is reported with each scenario; null for REDIS_URL. */
+  redisPid: number | null;
+  concurrency: number;
+  processEveryMs: number;
+  lockLimit: number;
+  batchSize: number;
+  inFlight: number;
+  tasks: number;
+  herd: number;
+  herdLeadMs: number;
+  timeBoundS: number;
+}
+
+let seq = 0;
+function namespace(s: PeerSetup, scenario: string): string {
+  return `bench-${s.label}-${scenario}-${process.pid}-${Date.now().toString(36)}-${seq++}`;
+}
+
+function producerFor(s: PeerSetup, ns: string): Producer {
+  return s.system === 'bullmq' ? new BullProducer(s.redisUrl, ns, s.batchSize, s.inFlight) : new AgendaProducer(s.redisUrl, ns, s.inFlight);
+}
+
+/** Runs `fn` with a started consumer process and a producer on a fresh namespace; always closes both. */
+async function withPeer<T>(
+  s: PeerSetup,
+  scenario: string,
+  fn: (w: PeerWorkerProcess, p: Producer) => Promise<T>,
+): Promise<T & { consumer_resources: unknown; redis_cpu_s: number | null; consumer_errors: string[] }> {
+  const ns = namespace(s, scenario);
+  const cfg: WorkerConfig = { system: s.system, redisUrl: s.redisUrl, namespace: ns, concurrency: s.concurrency, processEveryMs: s.processEveryMs, lockLimit: s.lockLimit };
+  const worker = new PeerWorkerProcess(cfg);
+  const producer = producerFor(s, ns);
+  try {
+    await Promise.all([worker.start(), producer.ready()]);
+    worker.sampler?.beginPhase();
+    const redis = s.redisPid === null ? null : new TreeSampler(s.redisPid);
+    redis?.beginPhase();
+    const out = await fn(worker, producer);
+    const resources = worker.sampler?.endPhase() ?? null;
+    const redisCpu = redis ? redis.endPhase().main_cpu_s : null;
+    return { ...out, consumer_resources: resources, redis_cpu_s: redisCpu, consumer_errors: worker.errorMessages.slice(0, 5) };
+  } finally {
+    await producer.close().catch(() => undefined);
+    await worker.stop();
+    // On a Redis the bench did not start, remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`).
+    if (s.redisPid === null) await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `${ns}:*`]).catch(() => undefined);
+  }
+}
+
+/** Jobs per second: whole numbers from 10/s up, one decimal below. */
+function rate(n: number, ms: number): number | null {
+  const perS = (n * 1000) / Math.max(ms, 1e-6);
+  return round(perS, perS >= 10 ? 0 : 1);
+}
+
+/** Backlog: enqueue rate with no consumer, then the drain rate of the waiting backlog. */
+export async function peerBacklog(s: PeerSetup): Promise<Record<string, unknown>> {
+  return withPeer(s, 'backlog', async (worker, producer) => {
+    const t0 = performance.now();
+    await producer.enqueue(s.tasks);
+    const enqueueMs = performance.now() - t0;
+    checkAborted();
+    const startAt = await worker.run(s.tasks);
+    const done = await worker.waitDone(s.timeBoundS * 1000);
+    const ms = (done.at ?? Date.now()) - startAt;
+    const completed = done.at === null ? done.completed : s.tasks;
+    return {
+      tasks: s.tasks,
+      enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
+      processing: { seconds: round(ms / 1000, 3), completed, complete: done.at !== null, failed: done.failed, tasks_per_s: rate(completed, ms) },
+    };
+  });
+}
+
+/** End to end: consumer idle and waiting; first enqueue → Nth completion. */
+export async function peerEndToEnd(s: PeerSetup): Promise<Record<string, unknown>> {
+  return withPeer(s, 'e2e', async (worker, producer) => {
+    await worker.run(s.tasks);
+    const t0 = Date.now();
+    await producer.enqueue(s.tasks);
+    const enqueuedAt = Date.now();
+    const done = await worker.waitDone(s.timeBoundS * 1000);
+    const ms = (done.at ?? Date.now()) - t0;
+    const completed = done.at === null ? done.completed : s.tasks;
+    return {
+      tasks: s.tasks,
+      enqueue: { seconds: round((enqueuedAt - t0) / 1000, 3), tasks_per_s: rate(s.tasks, enqueuedAt - t0) },
+      end_to_end: { seconds: round(ms / 1000, 3), completed, complete: done.at !== null, failed: done.failed, tasks_per_s: rate(completed, ms) },
+    };
+  });
+}
+
+/** Herd: H jobs delayed until one instant (start + herdLeadMs); start lateness of each. */
+export async function peerHerd(s: PeerSetup): Promise<Record<string, unknown>> {
+  return withPeer(s, 'herd', async (worker, producer) => {
+    await worker.run(s.herd);
+    const due = Date.now() + s.herdLeadMs;
+    await producer.enqueue(s.herd, due);
+    const enqueuedAt = Date.now();
+    const done = await worker.waitDone(s.herdLeadMs + s.timeBoundS * 1000);
+    const rep = await worker.report();
+    return herdFigures(s.herd, due, enqueuedAt, rep.lateness_ms, done.at === null);
+  });
+}
+
+/** The herd figures shared with ours: lateness over the jobs that started, how many did not, early starts. */
+export function herdFigures(count: number, due: number, enqueuedAt: number, lateness: number[], timedOut: boolean): Record<string, unknown> {
+  return {
+    tasks: count,
+    due_at: new Date(due).toISOString(),
+    enqueued_ms_before_due: due - enqueuedAt,
+    lateness: distribution(lateness),
+    started: lateness.length,
+    not_started_within_bound: count - lateness.length,
+    timed_out: timedOut,
+    started_early: lateness.filter((l) => l < 0).length,
+  };
+}

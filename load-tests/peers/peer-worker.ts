@@ -1,0 +1,128 @@
+/**
+ * The consuming side of a peer (BullMQ or Agenda) in its own process, as a user would deploy it:
+ * the bench forks this file with one JSON argument (WorkerConfig) and drives it over IPC.
+ *
+ * Protocol (parent → child): `{cmd: 'start', expect}` starts processing (BullMQ `worker.run()`,
+ * Agenda `start()`) and arms the completion target; `{cmd: 'report'}` asks for the start
+ * lateness of every job that carried a due time; `{cmd: 'stop'}` closes and exits.
+ * Child → parent: `{ev: 'ready'}` once connected, `{ev: 'started', at}`, `{ev: 'progress',
+ * completed, failed}` every 100 ms while processing, `{ev: 'done', at, completed}` the moment
+ * `expect` jobs have completed (at = Date.now() ms, the machine's one clock), `{ev: 'report',
+ * lateness_ms, early}`, `{ev: 'error', message}`.
+ *
+ * The handler is a no-op that records `Date.now() − data.due` (ms) when the job carries `due`
+ * (herd scenario): that is how late the job started, by the same clock the producer used.
+ */
+import type { Agenda } from 'agenda';
+import type { RedisBackend } from '@agendajs/redis-backend';
+import { Job, Worker } from 'bullmq';
+import { loadAgenda } from './load-agenda';
+
+/** Everything the child needs, passed as argv[2] (JSON). */
+export interface WorkerConfig {
+  system: 'bullmq' | 'agenda';
+  redisUrl: string;
+  /** BullMQ queue name, or the Agenda key prefix: one per scenario, so every scenario starts empty. */
+  namespace: string;
+  /** BullMQ worker concurrency; Agenda defaultConcurrency and maxConcurrency. */
+  concurrency: number;
+  /** Agenda processEvery (ms). */
+  processEveryMs: number;
+  /** Agenda lockLimit and defaultLockLimit (0 = no limit). */
+  lockLimit: number;
+}
+
+type Msg = { cmd: 'start'; expect: number } | { cmd: 'report' } | { cmd: 'stop' };
+
+interface Consumer {
+  run(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function send(m: Record<string, unknown>): void {
+  process.send?.(m);
+}
+
+async function main(): Promise<void> {
+  const cfg = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+  const lateness: number[] = [];
+  let completed = 0;
+  let failed = 0;
+  let expect = Infinity;
+  let doneSent = false;
+  const onStart = (data: unknown) => {
+    const due = (data as { due?: number } | null)?.due;
+    if (typeof due === 'number') lateness.push(Date.now() - due);
+  };
+  const onComplete = () => {
+    completed++;
+    if (!doneSent && completed >= expect) {
+      doneSent = true;
+      send({ ev: 'done', at: Date.now(), completed });
+    }
+  };
+  const consumer = cfg.system === 'bullmq' ? await bullConsumer(cfg, onStart, onComplete, () => failed++) : await agendaConsumer(cfg, onStart, onComplete, () => failed++);
+  let ticker: NodeJS.Timeout | null = null;
+  process.on('message', (m: Msg) => {
+    if (m.cmd === 'start') {
+      expect = m.expect;
+      ticker = setInterval(() => send({ ev: 'progress', completed, failed }), 100);
+      send({ ev: 'started', at: Date.now() });
+      consumer.run().catch((err: Error) => send({ ev: 'error', message: `run: ${err.message}` }));
+    } else if (m.cmd === 'report') {
+      send({ ev: 'report', lateness_ms: lateness, early: lateness.filter((l) => l < 0).length, completed, failed });
+    } else if (m.cmd === 'stop') {
+      if (ticker) clearInterval(ticker);
+      consumer.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    }
+  });
+  process.on('disconnect', () => process.exit(0)); // the bench went away
+  send({ ev: 'ready' });
+}
+
+/** A BullMQ Worker created with autorun false; run() starts consuming. */
+async function bullConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, onComplete: () => void, onFail: () => void): Promise<Consumer> {
+  const worker = new Worker(
+    cfg.namespace,
+    async (job: Job) => {
+      onStart(job.data);
+    },
+    { connection: { url: cfg.redisUrl, maxRetriesPerRequest: null }, concurrency: cfg.concurrency, autorun: false },
+  );
+  worker.on('completed', onComplete);
+  worker.on('failed', onFail);
+  worker.on('error', (err) => send({ ev: 'error', message: `bullmq worker: ${err.message}` }));
+  await worker.waitUntilReady();
+  return { run: () => worker.run(), close: () => worker.close() };
+}
+
+/** An Agenda instance on the Redis backend; start() begins polling and locking jobs. */
+async function agendaConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, onComplete: () => void, onFail: () => void): Promise<Consumer> {
+  const { Agenda, RedisBackend } = loadAgenda();
+  const agenda = new Agenda({
+    backend: new RedisBackend({ connectionString: cfg.redisUrl, keyPrefix: `${cfg.namespace}:`, channelName: `${cfg.namespace}:notifications` }),
+    processEvery: cfg.processEveryMs,
+    defaultConcurrency: cfg.concurrency,
+    maxConcurrency: cfg.concurrency,
+    lockLimit: cfg.lockLimit,
+    defaultLockLimit: cfg.lockLimit,
+  });
+  agenda.define('noop', async (job) => {
+    onStart(job.attrs.data);
+  });
+  agenda.on('complete', onComplete);
+  agenda.on('fail', onFail);
+  agenda.on('error', (err: Error) => send({ ev: 'error', message: `agenda: ${err.message}` }));
+  await agenda.ready;
+  return { run: () => agenda.start(), close: () => agenda.stop() };
+}
+
+if (require.main === module) {
+  main().catch((err: Error) => {
+    send({ ev: 'error', message: err.stack ?? err.message });
+    process.exit(1);
+  });
+}
