@@ -18,6 +18,6 @@ CREATE TABLE task_type_limits (
   updated_at      INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- Waiting tasks per tenant (backpressure caps), and tenant-scoped listings.
-CREATE INDEX tasks_tenant_state ON tasks (tenant_id, state);
+-- No (tenant_id, state) index: it would be updated by every claim and completion; the waiting
+-- counts (only while a backpressure cap is set) read the state index instead.
 `;

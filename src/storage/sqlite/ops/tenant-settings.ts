@@ -1,7 +1,7 @@
 /**
  * Tenant settings — writes: putTenantSettings (upsert of one row), putTaskTypeLimit (upsert, or
  * delete for null); reads on the reading connection: listTenantSettings, listTaskTypeLimits,
- * countWaitingByTenant (index tasks_tenant_state). Each write is one statement inside a
+ * countWaitingByTenant (state index; run only while a backpressure cap is set). Each write is one statement inside a
  * group-commit savepoint; each read one statement (a consistent snapshot).
  */
 import type Database from 'better-sqlite3';
