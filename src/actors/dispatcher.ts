@@ -294,6 +294,7 @@ export class DispatcherActor {
         timeoutMs: t.timeoutSeconds * 1000,
         idempotencyKey: t.idempotencyKey,
         ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
+        ...(t.traceparent ? { traceparent: t.traceparent } : {}),
       });
     }
     slot.ref.tell('run', { tasks: items }, (err) => {
