@@ -41,7 +41,7 @@ export function prepareClaimTasks(
         partition: r.partition,
         tenantId: r.tenant_id,
         startedAt: now,
-        traceparent: r.traceparent ?? null,
+        ...(r.traceparent ? { traceparent: r.traceparent } : {}),
         ...(r.workflow_id ? { upstreamResults: upstreamResultsOf(r.id) } : {}),
       });
     }
