@@ -37,7 +37,10 @@ export interface Scheduler {
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
   apiActor: ActorRef;
   log: Logger;
-  /** Refuses new work, waits ≤ shutdownGraceMs for running attempts, closes everything. */
+  /**
+   * Refuses new work (503 + Retry-After; HTTP keeps answering meanwhile), waits ≤ shutdownGraceMs
+   * for running attempts, then closes HTTP, the actors and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -154,15 +157,17 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       close: () =>
         (closing ??= (async () => {
-          await maintenance.stop();
-          await audit.stop();
-          await waitingCounts.stop();
+          // New work is refused first (503 with Retry-After, /readyz 503), while HTTP stays up
+          // through the drain: a client gets an answer to retry elsewhere, not a refused connection.
           service.stopAccepting();
           crons.stopAccepting();
           workflows.stopAccepting();
-          await app.close();
+          await maintenance.stop();
+          await audit.stop();
+          await waitingCounts.stop();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
+          await app.close();
           await store.close();
         })()),
     };

@@ -23,6 +23,14 @@ export const ConfigSchema = z
     workerConcurrency: int(1, 10_000),
     partitions: int(1, 4096),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    /**
+     * Where worker processes export the span of each attempt (OpenTelemetry): `none` (default:
+     * spans are not recorded, the API is a no-op), `console` (one JSON line per span on stdout) or
+     * `otlp` (OTLP over HTTP to `otlpTracesEndpoint`).
+     */
+    tracesExporter: z.enum(['none', 'console', 'otlp']),
+    /** OTLP/HTTP traces URL; null: the exporter's default (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else localhost:4318). */
+    otlpTracesEndpoint: z.string().url().nullable(),
     /** task_type → module path (relative paths resolve against the working directory). */
     handlers: z.record(z.string().min(1)),
     /** How far ahead (ms) each partition owner keeps due tasks in memory. */
@@ -143,6 +151,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   WORKER_CONCURRENCY: 'workerConcurrency',
   PARTITIONS: 'partitions',
   LOG_LEVEL: 'logLevel',
+  OTEL_TRACES_EXPORTER: 'tracesExporter',
   ALLOW_UNAUTHENTICATED: 'allowUnauthenticated',
 };
 

@@ -24,7 +24,8 @@ import { DueEntry, NewTask, Priority, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
 import { SchedulerMetrics } from './observability/metrics';
 import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
-import { buildNewTask, Submission } from './submission';
+import { buildNewTask, Submission, SubmitOptions } from './submission';
+import { checkTraceparent } from './contract/traceparent';
 import { lostAttemptCompletion } from './storage/lost-attempt';
 import { pageLimit } from './contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from './tenancy/caller';
@@ -79,26 +80,34 @@ export class SchedulerService {
 
   /**
    * Validates and stores one task. @returns the acknowledgement (202 body)
-   * @throws ValidationError | UnknownTaskTypeError (400), ServiceUnavailableError (503)
+   * @param options.traceparent W3C trace context of the submitter (kept with the task)
+   * @throws ValidationError | UnknownTaskTypeError (400; field `traceparent` when it is malformed),
+   *   ServiceUnavailableError (503)
    */
-  async submit(body: unknown, caller: Caller = OPEN_CALLER): Promise<SubmitAck> {
+  async submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<SubmitAck> {
     this.validator.assert(taskSubmissionSchema, body);
+    const traceparent = checkTraceparent(options.traceparent);
     const s = withCallerTenant(body as Submission, caller);
-    const [ack] = await this.store([buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes)], () => '');
+    const [ack] = await this.store([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes), traceparent }], () => '');
     return ack;
   }
 
   /**
-   * Validates and stores up to `batchMaxTasks` tasks atomically: all are stored or none.
+   * Validates and stores up to `batchMaxTasks` tasks atomically: all are stored or none. One
+   * `options.traceparent` applies to every task of the batch.
    * @throws ValidationError naming `tasks[i].field` for the first bad item
    */
-  async submitBatch(body: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: SubmitAck[] }> {
+  async submitBatch(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<{ tasks: SubmitAck[] }> {
     this.validator.assert(this.batchSchema, body);
+    const traceparent = checkTraceparent(options.traceparent);
     const items = (body as { tasks: Submission[] }).tasks;
     const now = this.deps.clock.now();
     return {
       tasks: await this.store(
-        items.map((s, i) => buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes)),
+        items.map((s, i) => ({
+          ...buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes),
+          traceparent,
+        })),
         (i) => `tasks[${i}].`,
       ),
     };

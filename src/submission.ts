@@ -14,6 +14,12 @@ export type Submission = TaskTemplate & {
   idempotency_key?: string | null;
 };
 
+/** What a submission carries besides its body (REST: headers). */
+export interface SubmitOptions {
+  /** W3C `traceparent` of the submitter (checked by `checkTraceparent`; malformed → 400). */
+  traceparent?: string | null;
+}
+
 /**
  * Turns a schema-valid submission into a {@link NewTask}: the checks JSON Schema cannot express
  * (registered task type, a date that exists, nesting depth), every default from config, a UUID v7

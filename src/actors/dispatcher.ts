@@ -10,6 +10,7 @@ import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
+import { observeStart, workItemOf } from './work-item';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {
@@ -49,6 +50,8 @@ export class DispatcherActor {
   private running = new Map<string, Running>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
+  /** Claims sent to the store and not yet answered (a drain waits for them too). */
+  private claiming = 0;
   private overrunTimer: TimerHandle | null = null;
   private sweepTimer: TimerHandle | null = null;
 
@@ -214,7 +217,7 @@ export class DispatcherActor {
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
     this.workers.disableRespawn(); // pings go on: running attempts may still report
-    if (this.running.size === 0) return Promise.resolve({ stillRunning: 0 });
+    if (this.idle()) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
       const done = () => resolve({ stillRunning: this.running.size });
       const timer = this.deps.clock.setTimeout(done, msg.graceMs);
@@ -269,32 +272,26 @@ export class DispatcherActor {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     let claimed: ClaimedTask[] = [];
+    this.claiming++;
     try {
       claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs);
     } catch (err) {
       log.error({ err }, 'claim failed; tasks stay PENDING and will be reloaded');
+    } finally {
+      this.claiming--;
     }
     this.releaseToOwners(entries);
     slot.credits += entries.length - claimed.length;
-    if (claimed.length === 0) return this.pump();
+    if (claimed.length === 0) {
+      this.settleDrain();
+      return this.pump();
+    }
     const items: WorkItem[] = [];
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
       this.armOverrunCheck();
-      const lag = Math.max(0, t.startedAt - t.dueAt) / 1000;
-      const tenant = metrics.tenantLabels.of(t.tenantId);
-      metrics.dispatchLag.observe(lag);
-      metrics.tenantDispatchLag.observe({ tenant }, lag);
-      metrics.tenantDispatched.inc({ tenant });
-      items.push({
-        id: t.id,
-        attempt: t.attempt,
-        taskType: t.taskType,
-        payload: t.payload,
-        timeoutMs: t.timeoutSeconds * 1000,
-        idempotencyKey: t.idempotencyKey,
-        ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
-      });
+      observeStart(metrics, t);
+      items.push(workItemOf(t));
     }
     slot.ref.tell('run', { tasks: items }, (err) => {
       log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
@@ -388,9 +385,20 @@ export class DispatcherActor {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
       }
     }
-    if (this.running.size === 0) for (const w of this.drainWaiters.splice(0)) w();
+    this.settleDrain();
+  }
+
+  /** Nothing runs and no claim is in flight (a claim answered during a drain still runs). */
+  private idle(): boolean {
+    return this.running.size === 0 && this.claiming === 0;
+  }
+
+  /** Answers drain waiters once idle. */
+  private settleDrain(): void {
+    if (this.idle()) for (const w of this.drainWaiters.splice(0)) w();
   }
 }
+
 
 interface FinishedAttempt {
   id: string;

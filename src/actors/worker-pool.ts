@@ -65,6 +65,9 @@ export class WorkerPool {
           orphanAfterMs: orphanAfterMs(config.workerPingMs),
           maxResultBytes: config.maxResultBytes,
           heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
+          logLevel: config.logLevel,
+          tracesExporter: config.tracesExporter,
+          otlpTracesEndpoint: config.otlpTracesEndpoint,
         },
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));

@@ -24,6 +24,8 @@ import type { ApiKeys } from '../tenancy/api-keys';
 import type { CronService } from '../cron/cron-service';
 import { workflowRoutes } from './routes/workflows';
 import type { WorkflowService } from '../workflows/workflow-service';
+import { registerOpenApi } from './openapi/register';
+import { packageVersion } from '../version';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -98,18 +100,25 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       done(new MalformedJsonError(message), undefined);
     }
   });
+  // Response schemas describe the answers in /openapi.json; they must not filter them (fastify's
+  // default serializer would drop every field a schema does not list).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler(deps.bodyLimitBytes));
   registerAuth(app, deps.apiKeys);
+  registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
   app.setNotFoundHandler((req, reply) => {
     const err = new RouteNotFoundError(req.method, req.url.split('?')[0]);
     void reply.status(err.status).send(err.toJSON());
   });
-  taskRoutes(app, deps.service, deps.batchMaxTasks);
-  deadLetterRoutes(app, deps.service);
-  cronRoutes(app, deps.crons);
-  if (deps.tenants) tenantRoutes(app, deps.tenants);
-  auditRoutes(app, deps.service);
-  healthRoutes(app, deps.service, deps.metrics);
-  if (deps.workflows) workflowRoutes(app, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
+  // Registered after the OpenAPI plugin so that its onRoute hook sees every route.
+  void app.register(async (api) => {
+    taskRoutes(api, deps.service, deps.batchMaxTasks);
+    deadLetterRoutes(api, deps.service);
+    cronRoutes(api, deps.crons);
+    if (deps.tenants) tenantRoutes(api, deps.tenants);
+    auditRoutes(api, deps.service);
+    healthRoutes(api, deps.service, deps.metrics);
+    if (deps.workflows) workflowRoutes(api, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
+  });
   return app;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors';
 import { ApiKeys } from '../tenancy/api-keys';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
+import { isDocsPath } from './openapi/register';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,18 +11,20 @@ declare module 'fastify' {
   }
 }
 
-/** Paths served without a key: liveness and readiness probes. */
+/** Paths served without a key: liveness and readiness probes (and the API description, below). */
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
- * Bearer-key authentication (issue 5): with keys configured, every request but the probes needs
+ * Bearer-key authentication (issue 5): with keys configured, every request but the probes and the
+ * API description (`/openapi.json`, `/docs`: it holds no tenant data) needs
  * `Authorization: Bearer <key>` (401 `UNAUTHORIZED` otherwise) and runs as that key's
  * {@link Caller}; without keys every request runs as an admin ({@link OPEN_CALLER}).
  */
 export function registerAuth(app: FastifyInstance, keys: ApiKeys | undefined): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (req) => {
-    if (!keys?.enabled || OPEN_PATHS.has(req.url.split('?')[0])) {
+    const path = req.url.split('?')[0];
+    if (!keys?.enabled || OPEN_PATHS.has(path) || isDocsPath(path)) {
       req.caller = OPEN_CALLER;
       return;
     }

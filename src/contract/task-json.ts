@@ -53,6 +53,8 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     error: t.error,
     cancel_requested: t.cancelRequested,
     ...(t.cronId ? { cron_id: t.cronId } : {}),
+    // The W3C trace context it was submitted with (header `traceparent`), when there was one.
+    ...(t.traceparent ? { traceparent: t.traceparent } : {}),
     // Workflow tasks only: the workflow and the task's workflow-local id.
     ...(t.workflowId ? { workflow_id: t.workflowId, workflow_task_id: t.workflowTaskId ?? null } : {}),
     ...(attempts

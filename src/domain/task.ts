@@ -59,6 +59,8 @@ export interface NewTask {
    */
   idempotency?: { requestHash: string; expiresAt: number };
   metadata: Record<string, unknown>;
+  /** W3C `traceparent` given at submission (null or absent: none); each attempt's span is its child. */
+  traceparent?: string | null;
   retry: RetrySettings;
   timeoutSeconds: number;
   /** Requested start time; null means "now". */
@@ -137,4 +139,6 @@ export interface ClaimedTask {
   startedAt: number;
   /** Results of its upstream workflow tasks keyed by their workflow-local ids (workflow tasks only). */
   upstreamResults?: Record<string, unknown>;
+  /** W3C `traceparent` given at submission, or null. */
+  traceparent?: string | null;
 }

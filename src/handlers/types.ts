@@ -1,3 +1,13 @@
+/** The W3C trace context of an attempt (issue 9): its span in the submitter's trace. */
+export interface TraceContext {
+  /** 32 lowercase hex digits: the trace the submission's `traceparent` named. */
+  traceId: string;
+  /** 16 lowercase hex digits: this attempt's span. */
+  spanId: string;
+  /** `00-<traceId>-<spanId>-<flags>`: send it on (e.g. as an HTTP header) to continue the trace. */
+  traceparent: string;
+}
+
 /** What a handler receives besides its payload (DESIGN §6). */
 export interface HandlerContext {
   taskId: string;
@@ -8,7 +18,13 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** Tells the scheduler the handler is alive (extends the attempt's lease). */
   heartbeat(): void;
+  /** Writes an info line to the worker's log with `task_id`, `attempt` and (when traced) `trace_id`, `span_id`. */
   log: (message: string, fields?: Record<string, unknown>) => void;
+  /**
+   * The attempt's trace context: a child span of the `traceparent` the task was submitted with;
+   * null for a task submitted without one (unless an exporter is configured, which starts a trace).
+   */
+  traceContext: TraceContext | null;
   /**
    * Results of the task's direct upstream workflow tasks, keyed by their workflow-local ids (the
    * `id` each had in the workflow submission); empty outside workflows.

@@ -14,6 +14,8 @@ import { SchedulerMetrics } from '../observability/metrics';
 import type { SchedulingGateway } from '../service';
 import { Store } from '../storage/store';
 import { buildWorkflow, WorkflowSubmission } from './build-workflow';
+import type { SubmitOptions } from '../submission';
+import { checkTraceparent } from '../contract/traceparent';
 
 export interface WorkflowServiceDeps {
   store: Store;
@@ -53,10 +55,12 @@ export class WorkflowService {
    *   (PENDING or SCHEDULED for roots, BLOCKED for the rest)
    * @throws WorkflowTooLargeError (413) above `workflowMaxTasks`; ValidationError (400, field path
    *   `tasks[i].…`) for a bad field; InvalidWorkflowError (400) for a bad graph, naming the ids;
-   *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503)
+   *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503);
+   *   ValidationError on `traceparent` for a malformed `options.traceparent` (applies to every task)
    */
-  async submit(body: unknown, caller: Caller = OPEN_CALLER): Promise<WorkflowAck> {
+  async submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    const traceparent = checkTraceparent(options.traceparent);
     // The size limit first, so a huge body is refused before it is validated item by item.
     const count = (body as { tasks?: unknown } | null)?.tasks;
     if (Array.isArray(count) && count.length > this.deps.config.workflowMaxTasks) {
@@ -66,7 +70,9 @@ export class WorkflowService {
     const submission = withCallerTenant(body as WorkflowSubmission, caller);
     // Tasks inherit the workflow's tenant; one naming another tenant is refused for a tenant's key.
     const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
-    const workflow = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    // One trace context for the whole DAG: every task's attempts join the submitter's trace.
+    const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
     this.deps.guard?.admit(workflow.tasks, this.deps.clock.now());
     await this.deps.store.insertWorkflow(workflow);
     this.deps.guard?.stored(workflow.tasks);

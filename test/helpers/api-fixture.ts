@@ -1,6 +1,6 @@
 import path from 'node:path';
 import pino from 'pino';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/api/app';
 import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
@@ -33,6 +33,8 @@ export interface ApiFixture {
   ended: string[];
   /** Cron ids the cron service reported as changed. */
   cronsChanged: string[];
+  /** Every route the app declared (fastify `onRoute`), for checks on their schemas. */
+  routes: RouteOptions[];
   close(): Promise<void>;
 }
 
@@ -79,8 +81,11 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     tenants,
     apiKeys: new ApiKeys(config.apiKeys),
   });
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (r) => void routes.push(r));
   await app.ready();
   return {
+    routes,
     app,
     service,
     crons,

@@ -11,6 +11,8 @@ export interface WorkItem {
   idempotencyKey: string | null;
   /** Results of its upstream workflow tasks by workflow-local id (workflow tasks only). */
   upstreamResults?: Record<string, unknown>;
+  /** W3C `traceparent` the task was submitted with (absent or null: none). */
+  traceparent?: string | null;
 }
 
 /** A finished attempt reported by a worker. */

@@ -2,6 +2,10 @@ import { AttemptOutcome } from '../../domain/retry-policy';
 import { Clock } from '../../domain/clock';
 import { HandlerContext, isPermanent, TaskHandler } from '../../handlers/types';
 import { WorkItem, WorkResult } from './protocol';
+import type { Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { AttemptTrace, startAttemptTrace, withAttemptContext } from './attempt-trace';
+import { attemptTracer } from '../../observability/tracing';
 
 /** Abort reasons a handler's signal can carry. */
 export class TaskTimeoutError extends Error {
@@ -27,6 +31,18 @@ interface Attempt {
   timer: ReturnType<Clock['setTimeout']>;
   startedAt: number;
   done: boolean;
+  trace: AttemptTrace;
+  log: Logger | null;
+}
+
+/** Optional parts of a {@link TaskRunner}. */
+export interface TaskRunnerOptions {
+  /** Largest result kept, as UTF-8 JSON text (`maxResultBytes`; default 1 MiB). */
+  maxResultBytes?: number;
+  /** Tracer of attempt spans (default: the OpenTelemetry API's global one, a no-op without an SDK). */
+  tracer?: Tracer;
+  /** Worker log: each attempt logs through a child with task_id, attempt and trace_id/span_id. */
+  log?: Logger;
 }
 
 /**
@@ -45,14 +61,23 @@ export class TaskRunner {
    * @param handlers task_type → handler
    * @param report receives batches of finished attempts
    * @param clock time source (the worker's real clock in production)
-   * @param maxResultBytes largest result kept, as UTF-8 JSON text (`maxResultBytes`; default 1 MiB)
+   * @param options a number is `maxResultBytes` (bytes of UTF-8 JSON; default 1 MiB)
    */
   constructor(
     private readonly handlers: ReadonlyMap<string, TaskHandler>,
     private readonly report: (results: WorkResult[]) => void,
     private readonly clock: Clock,
-    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
-  ) {}
+    options: number | TaskRunnerOptions = {},
+  ) {
+    const o = typeof options === 'number' ? { maxResultBytes: options } : options;
+    this.maxResultBytes = o.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    this.tracer = o.tracer ?? attemptTracer();
+    this.log = o.log ?? null;
+  }
+
+  private readonly maxResultBytes: number;
+  private readonly tracer: Tracer;
+  private readonly log: Logger | null;
 
   get running(): number {
     return this.attempts.size;
@@ -100,11 +125,23 @@ export class TaskRunner {
   private start(item: WorkItem): void {
     const controller = new AbortController();
     const startedAt = this.clock.now();
+    const trace = startAttemptTrace(this.tracer, item);
+    const tc = trace.traceContext;
+    const log =
+      this.log?.child({
+        task_id: item.id,
+        attempt: item.attempt,
+        task_type: item.taskType,
+        ...(tc ? { trace_id: tc.traceId, span_id: tc.spanId } : {}),
+      }) ?? null;
+    log?.debug('attempt started');
     const attempt: Attempt = {
       item,
       controller,
       startedAt,
       done: false,
+      trace,
+      log,
       timer: this.clock.setTimeout(() => controller.abort(new TaskTimeoutError(item.timeoutMs)), item.timeoutMs),
     };
     this.attempts.set(item.id, attempt);
@@ -127,11 +164,12 @@ export class TaskRunner {
       idempotencyKey: item.idempotencyKey,
       signal: controller.signal,
       heartbeat: () => this.requestHeartbeat(),
-      log: () => undefined,
+      log: (message, fields) => log?.info(fields ?? {}, message),
       upstreamResults: item.upstreamResults ?? {},
+      traceContext: tc,
     };
     Promise.resolve()
-      .then(() => handler(item.payload, ctx))
+      .then(() => withAttemptContext(trace, () => handler(item.payload, ctx)))
       .then(
         (result) => this.finish(attempt, succeeded(result, this.maxResultBytes)),
         (err: unknown) => this.finish(attempt, failed(err)),
@@ -143,7 +181,11 @@ export class TaskRunner {
     a.done = true;
     this.clock.clearTimeout(a.timer);
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
-    this.outbox.push({ id: a.item.id, attempt: a.item.attempt, outcome, durationMs: this.clock.now() - a.startedAt });
+    const durationMs = this.clock.now() - a.startedAt;
+    a.trace.end(outcome);
+    if (outcome.kind === 'failed') a.log?.warn({ outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs }, 'attempt failed');
+    else a.log?.debug({ outcome: outcome.kind, duration_ms: durationMs }, 'attempt finished');
+    this.outbox.push({ id: a.item.id, attempt: a.item.attempt, outcome, durationMs });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => {

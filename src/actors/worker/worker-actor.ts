@@ -4,6 +4,8 @@ import { loadHandlersOrFailing } from '../../handlers/registry';
 import { TypedRef } from '../typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
 import { TaskRunner } from './task-runner';
+import pino from 'pino';
+import { registerTracing, TracesExporter } from '../../observability/tracing';
 
 interface WorkerParams {
   workerId: string;
@@ -16,6 +18,11 @@ interface WorkerParams {
   maxResultBytes: number;
   /** Interval of the automatic heartbeat while attempts run (ms). */
   heartbeatMs: number;
+  /** pino level of the worker's log (the service's `logLevel`). */
+  logLevel: string;
+  /** Attempt span exporter (`tracesExporter`) and its OTLP URL. */
+  tracesExporter: TracesExporter;
+  otlpTracesEndpoint: string | null;
 }
 
 /**
@@ -58,11 +65,14 @@ class WorkerActor {
     watch();
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
     this.params = p;
+    registerTracing(p.tracesExporter ?? 'none', { otlpEndpoint: p.otlpTracesEndpoint ?? null });
+    // Same shape as the service's log lines; each attempt's lines add task_id, attempt, trace_id.
+    const log = pino({ level: p.logLevel ?? 'info', base: { service: 'scheduler', worker_id: p.workerId, pid: process.pid } });
     this.runner = new TaskRunner(
       loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       clock,
-      p.maxResultBytes,
+      { maxResultBytes: p.maxResultBytes, log },
     );
     this.runner.startHeartbeats(p.heartbeatMs, (attempts) =>
       parent.tell('heartbeat', { workerId: p.workerId, pid: process.pid, attempts }),

@@ -1,11 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { SchedulerService } from '../../service';
 import { requireAdmin } from '../auth';
+import { objectSchema, responses } from '../openapi/responses';
 
 /** The audit reconciler's report (issue 3): runs a pass now and answers what it found. */
 export function auditRoutes(app: FastifyInstance, service: SchedulerService): void {
-  app.get('/api/v1/audit', async (req) => {
-    requireAdmin(req, 'GET /api/v1/audit');
-    return service.audit();
-  });
+  app.get(
+    '/api/v1/audit',
+    {
+      schema: {
+        summary: 'Run an audit pass now: overdue tasks, expired leases, blocked workflow tasks in limbo',
+        tags: ['admin'],
+        response: responses({ 200: ['`{checked_at, overdue, expired_leases, blocked_limbo}`, each with a count and up to 100 ids', objectSchema] }, [403]),
+      },
+    },
+    async (req) => {
+      requireAdmin(req, 'GET /api/v1/audit');
+      return service.audit();
+    },
+  );
 }

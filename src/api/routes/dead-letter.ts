@@ -1,20 +1,48 @@
 import type { FastifyInstance } from 'fastify';
 import { deadLetterQuerySchema, taskIdParamsSchema } from '../../contract/task-schemas';
 import type { SchedulerService } from '../../service';
+import { objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
+
+const tags = ['dead-letter'];
 
 /** Dead-letter queue routes (issue 3): list, replay, delete. */
 export function deadLetterRoutes(app: FastifyInstance, service: SchedulerService): void {
-  app.get('/api/v1/dead-letter', { schema: { querystring: deadLetterQuerySchema } }, async (req) => service.listDeadLetter(req.query, req.caller));
+  app.get(
+    '/api/v1/dead-letter',
+    {
+      schema: {
+        summary: 'List DEAD tasks, newest first',
+        tags,
+        querystring: deadLetterQuerySchema,
+        response: responses({ 200: ['A page of DEAD tasks (summaries)', pageSchema('tasks', taskSchema)] }, [400]),
+      },
+    },
+    async (req) => service.listDeadLetter(req.query, req.caller),
+  );
 
   app.post<{ Params: { id: string } }>(
     '/api/v1/dead-letter/:id/replay',
-    { schema: { params: taskIdParamsSchema } },
+    {
+      schema: {
+        summary: 'Run a DEAD task again with a fresh retry budget',
+        tags,
+        params: taskIdParamsSchema,
+        response: responses({ 200: ['`{task_id, status: PENDING}`', objectSchema] }, [404, 409]),
+      },
+    },
     async (req) => service.replayDeadLetter(req.params.id, req.caller),
   );
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/dead-letter/:id',
-    { schema: { params: taskIdParamsSchema } },
+    {
+      schema: {
+        summary: 'Delete a DEAD task and its history',
+        tags,
+        params: taskIdParamsSchema,
+        response: responses({ 200: ['`{task_id, deleted: true}`', objectSchema] }, [404, 409]),
+      },
+    },
     async (req) => service.deleteDeadLetter(req.params.id, req.caller),
   );
 }

@@ -2,19 +2,59 @@ import type { FastifyInstance } from 'fastify';
 import type { SchedulerService } from '../../service';
 import type { SchedulerMetrics } from '../../observability/metrics';
 import { requireAdmin } from '../auth';
+import { responses } from '../openapi/responses';
+
+const tags = ['operations'];
 
 /** Liveness, readiness and the Prometheus endpoint. */
 export function healthRoutes(app: FastifyInstance, service: SchedulerService, metrics: SchedulerMetrics): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness probe (no key needed)',
+        tags,
+        security: [],
+        response: responses({ 200: ['The process is up', { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } }] }),
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/readyz', async (_req, reply) => {
-    const r = await service.ready();
-    return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not_ready', store: r.store });
-  });
+  const readiness = { type: 'object', properties: { status: { type: 'string', enum: ['ready', 'not_ready'] }, store: { type: 'string' } } };
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness probe: accepting work and the store answers (no key needed)',
+        tags,
+        security: [],
+        response: responses({ 200: ['Ready', readiness], 503: ['Starting, draining or the store does not answer', readiness] }),
+      },
+    },
+    async (_req, reply) => {
+      const r = await service.ready();
+      return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not_ready', store: r.store });
+    },
+  );
 
-  app.get('/metrics', async (req, reply) => {
-    requireAdmin(req, 'GET /metrics');
-    const text = await metrics.registry.metrics();
-    return reply.header('content-type', metrics.registry.contentType).send(text);
-  });
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics (admin key); see docs/OPERATIONS.md',
+        tags,
+        produces: ['text/plain'],
+        response: {
+          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...responses({}, [403]),
+        },
+      },
+    },
+    async (req, reply) => {
+      requireAdmin(req, 'GET /metrics');
+      const text = await metrics.registry.metrics();
+      return reply.header('content-type', metrics.registry.contentType).send(text);
+    },
+  );
 }

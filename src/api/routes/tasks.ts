@@ -7,7 +7,10 @@ import {
   taskPatchSchema,
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
+import { traceparentHeadersSchema } from '../../contract/traceparent';
 import type { SchedulerService } from '../../service';
+import { ackSchema, objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
+import { traceparentOf } from '../trace-header';
 
 /**
  * Submission bodies are validated once, by the service, against these same schemas (so REST and
@@ -16,38 +19,103 @@ import type { SchedulerService } from '../../service';
  */
 const validatedByService = { validatorCompiler: () => () => true };
 
+const tags = ['tasks'];
+
 /** Task routes of DESIGN §10: submit, batch submit, get, list, cancel. */
 export function taskRoutes(app: FastifyInstance, service: SchedulerService, batchMax: number): void {
-  app.post('/api/v1/tasks', { schema: { body: taskSubmissionSchema }, ...validatedByService }, async (req, reply) => {
-    const ack = await service.submit(req.body, req.caller);
-    // A repeat of an earlier request with the same idempotency key: 200 and the original task.
-    if (ack.idempotent_replayed) return reply.status(200).header('idempotent-replayed', 'true').send(ack);
-    return reply.status(202).send(ack);
-  });
+  app.post(
+    '/api/v1/tasks',
+    {
+      schema: {
+        summary: 'Submit a task',
+        tags,
+        headers: traceparentHeadersSchema,
+        body: taskSubmissionSchema,
+        response: responses(
+          { 202: ['Stored', ackSchema], 200: ['A repeat of an idempotent request: the original task (header `Idempotent-Replayed: true`)', ackSchema] },
+          [400, 409, 413, 415, 429, 503],
+        ),
+      },
+      ...validatedByService,
+    },
+    async (req, reply) => {
+      const ack = await service.submit(req.body, req.caller, { traceparent: traceparentOf(req) });
+      // A repeat of an earlier request with the same idempotency key: 200 and the original task.
+      if (ack.idempotent_replayed) return reply.status(200).header('idempotent-replayed', 'true').send(ack);
+      return reply.status(202).send(ack);
+    },
+  );
 
   app.post(
     '/api/v1/tasks/batch',
-    { schema: { body: batchSubmissionSchema(batchMax) }, ...validatedByService },
-    async (req, reply) => reply.status(202).send(await service.submitBatch(req.body, req.caller)),
+    {
+      schema: {
+        summary: 'Submit up to batchMaxTasks tasks at once (all stored, or none)',
+        tags,
+        headers: traceparentHeadersSchema,
+        body: batchSubmissionSchema(batchMax),
+        response: responses({ 202: ['Every task stored', { type: 'object', properties: { tasks: { type: 'array', items: ackSchema } } }] }, [400, 413, 415, 429, 503]),
+      },
+      ...validatedByService,
+    },
+    async (req, reply) => reply.status(202).send(await service.submitBatch(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
 
   app.get<{ Params: { id: string }; Querystring: { include?: string } }>(
     '/api/v1/tasks/:id',
-    { schema: { params: taskIdParamsSchema, querystring: getTaskQuerySchema } },
+    {
+      schema: {
+        summary: 'Read a task (`?include=attempts` adds the history of every attempt)',
+        tags,
+        params: taskIdParamsSchema,
+        querystring: getTaskQuerySchema,
+        response: responses({ 200: ['The task', taskSchema] }, [400, 404]),
+      },
+    },
     async (req) => service.get(req.params.id, { attempts: req.query.include === 'attempts' }, req.caller),
   );
 
-  app.get('/api/v1/tasks', { schema: { querystring: listTasksQuerySchema } }, async (req) => service.list(req.query, req.caller));
+  app.get(
+    '/api/v1/tasks',
+    {
+      schema: {
+        summary: 'List tasks, newest first (summaries without payload and result)',
+        tags,
+        querystring: listTasksQuerySchema,
+        response: responses({ 200: ['A page of tasks', pageSchema('tasks', taskSchema)] }, [400]),
+      },
+    },
+    async (req) => service.list(req.query, req.caller),
+  );
 
   app.patch<{ Params: { id: string } }>(
     '/api/v1/tasks/:id',
-    { schema: { params: taskIdParamsSchema, body: taskPatchSchema }, ...validatedByService },
+    {
+      schema: {
+        summary: 'Change a task that has not started (time, priority, payload)',
+        tags,
+        params: taskIdParamsSchema,
+        body: taskPatchSchema,
+        response: responses({ 200: ['The changed task', taskSchema] }, [400, 404, 409]),
+      },
+      ...validatedByService,
+    },
     async (req) => service.update(req.params.id, req.body, req.caller),
   );
 
   app.post<{ Params: { id: string } }>(
     '/api/v1/tasks/:id/cancel',
-    { schema: { params: taskIdParamsSchema } },
+    {
+      schema: {
+        summary: 'Cancel a task',
+        tags,
+        params: taskIdParamsSchema,
+        response: responses(
+          { 200: ['Cancelled: `{status: CANCELLED}`', objectSchema], 202: ['Running: its handler is being aborted (`cancel_requested: true`)', objectSchema] },
+          [404, 409],
+        ),
+      },
+    },
     async (req, reply) => {
       const res = await service.cancel(req.params.id, req.caller);
       return reply.status(res.code).send(res.body);

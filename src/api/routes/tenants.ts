@@ -1,27 +1,83 @@
 import type { FastifyInstance } from 'fastify';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
 import type { TenantAdmin } from '../../tenancy/tenant-admin';
+import { objectSchema, responses } from '../openapi/responses';
 
 /** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
 const validatedByService = { validatorCompiler: () => () => true };
+
+const tags = ['admin'];
+const tenant = {
+  type: 'object',
+  properties: { tenant_id: { type: 'string' }, weight: { type: 'number' }, rate_limit: { type: ['object', 'null'] } },
+} as const;
+const rateLimit = {
+  type: 'object',
+  properties: { task_type: { type: 'string' }, rate_per_second: { type: 'number' }, burst: { type: 'number' } },
+} as const;
 
 /** Admin routes for tenant weights and rate limits (issue 5). */
 export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
   app.put<{ Params: { id: string } }>(
     '/api/v1/tenants/:id',
-    { schema: { params: tenantIdParamsSchema, body: tenantPutSchema }, ...validatedByService },
+    {
+      schema: {
+        summary: "Set a tenant's weight and start rate limit (stored, applied at once)",
+        tags,
+        params: tenantIdParamsSchema,
+        body: tenantPutSchema,
+        response: responses({ 200: ['The tenant settings in force', tenant] }, [400, 403]),
+      },
+      ...validatedByService,
+    },
     async (req) => admin.putTenant(req.params.id, req.body, req.caller),
   );
-  app.get('/api/v1/tenants', async (req) => admin.listTenants(req.caller));
+  app.get(
+    '/api/v1/tenants',
+    {
+      schema: {
+        summary: 'List tenants with settings',
+        tags,
+        response: responses({ 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] }, [403]),
+      },
+    },
+    async (req) => admin.listTenants(req.caller),
+  );
   app.put<{ Params: { task_type: string } }>(
     '/api/v1/rate-limits/:task_type',
-    { schema: { params: taskTypeParamsSchema, body: rateLimitPutSchema }, ...validatedByService },
+    {
+      schema: {
+        summary: 'Limit the starts of a task type (token bucket)',
+        tags,
+        params: taskTypeParamsSchema,
+        body: rateLimitPutSchema,
+        response: responses({ 200: ['The limit in force', rateLimit] }, [400, 403]),
+      },
+      ...validatedByService,
+    },
     async (req) => admin.putRateLimit(req.params.task_type, req.body, req.caller),
   );
   app.delete<{ Params: { task_type: string } }>(
     '/api/v1/rate-limits/:task_type',
-    { schema: { params: taskTypeParamsSchema } },
+    {
+      schema: {
+        summary: "Remove a task type's start limit",
+        tags,
+        params: taskTypeParamsSchema,
+        response: responses({ 200: ['`{task_type, deleted: true}`', objectSchema] }, [403]),
+      },
+    },
     async (req) => admin.deleteRateLimit(req.params.task_type, req.caller),
   );
-  app.get('/api/v1/rate-limits', async (req) => admin.listRateLimits(req.caller));
+  app.get(
+    '/api/v1/rate-limits',
+    {
+      schema: {
+        summary: 'List task-type start limits',
+        tags,
+        response: responses({ 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] }, [403]),
+      },
+    },
+    async (req) => admin.listRateLimits(req.caller),
+  );
 }

@@ -1,30 +1,75 @@
 import type { FastifyInstance } from 'fastify';
 import { listWorkflowsQuerySchema, workflowIdParamsSchema, workflowSubmissionSchema } from '../../contract/workflow-schemas';
+import { traceparentHeadersSchema } from '../../contract/traceparent';
 import type { WorkflowService } from '../../workflows/workflow-service';
+import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
+import { traceparentOf } from '../trace-header';
 
 /** Workflow bodies are validated once, by the service (as task submissions are: see tasks.ts). */
 const validatedByService = { validatorCompiler: () => () => true };
+
+const tags = ['workflows'];
 
 /**
  * Workflow routes (DESIGN §8, §10): submit a DAG, read one, list, cancel.
  * @param bodyLimit largest workflow body in bytes (`workflowBodyLimitBytes`)
  */
 export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService, bodyLimit: number): void {
-  app.post('/api/v1/workflows', { bodyLimit, schema: { body: workflowSubmissionSchema }, ...validatedByService }, async (req, reply) =>
-    reply.status(202).send(await workflows.submit(req.body, req.caller)),
+  app.post(
+    '/api/v1/workflows',
+    {
+      bodyLimit,
+      schema: {
+        summary: 'Submit a workflow (a DAG of tasks, stored atomically)',
+        tags,
+        headers: traceparentHeadersSchema,
+        body: workflowSubmissionSchema,
+        response: responses({ 202: ['Stored: roots PENDING (or SCHEDULED), the rest BLOCKED', workflowSchema] }, [400, 413, 415, 429, 503]),
+      },
+      ...validatedByService,
+    },
+    async (req, reply) => reply.status(202).send(await workflows.submit(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/workflows/:id',
-    { schema: { params: workflowIdParamsSchema } },
+    {
+      schema: {
+        summary: "Read a workflow with each task's state and timings",
+        tags,
+        params: workflowIdParamsSchema,
+        response: responses({ 200: ['The workflow', workflowSchema] }, [404]),
+      },
+    },
     async (req) => workflows.get(req.params.id, req.caller),
   );
 
-  app.get('/api/v1/workflows', { schema: { querystring: listWorkflowsQuerySchema } }, async (req) => workflows.list(req.query, req.caller));
+  app.get(
+    '/api/v1/workflows',
+    {
+      schema: {
+        summary: 'List workflows, newest first (without their tasks)',
+        tags,
+        querystring: listWorkflowsQuerySchema,
+        response: responses({ 200: ['A page of workflows', pageSchema('workflows', workflowSchema)] }, [400]),
+      },
+    },
+    async (req) => workflows.list(req.query, req.caller),
+  );
 
   app.post<{ Params: { id: string } }>(
     '/api/v1/workflows/:id/cancel',
-    { schema: { params: workflowIdParamsSchema } },
+    {
+      schema: {
+        summary: 'Cancel a workflow',
+        tags,
+        params: workflowIdParamsSchema,
+        response: responses(
+          { 200: ['Cancelled', objectSchema], 202: ['Running tasks are being aborted (`running_task_ids`)', objectSchema] },
+          [404, 409],
+        ),
+      },
+    },
     async (req, reply) => {
       const res = await workflows.cancel(req.params.id, req.caller);
       return reply.status(res.code).send(res.body);

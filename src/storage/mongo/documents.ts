@@ -56,6 +56,8 @@ export interface TaskDoc {
   created_at: number;
   updated_at: number;
   cron_id: string | null;
+  /** W3C traceparent given at submission (absent in documents written before it existed). */
+  traceparent?: string | null;
   /** Attempts that ended in a retry, and a DEAD attempt archived by a replay; oldest first. */
   history: HistoryDoc[];
 }
@@ -137,6 +139,7 @@ export function taskToDoc(t: NewTask, seq: number): TaskDoc {
     tenant_id: t.tenantId,
     correlation_id: t.correlationId,
     idempotency_key: t.idempotencyKey,
+    traceparent: t.traceparent ?? null,
     metadata: JSON.stringify(t.metadata),
     max_retries: t.retry.maxRetries,
     retry_backoff: t.retry.backoff,
@@ -218,6 +221,7 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
     createdAt: d.created_at,
     updatedAt: d.updated_at,
     ...(d.cron_id ? { cronId: d.cron_id } : {}),
+    ...(d.traceparent ? { traceparent: d.traceparent } : {}),
   };
 }
 
@@ -251,6 +255,7 @@ export function claimedFromDoc(d: TaskDoc, now: number): ClaimedTask {
     partition: d.partition,
     tenantId: d.tenant_id,
     startedAt: now,
+    ...(d.traceparent ? { traceparent: d.traceparent } : {}),
   };
 }
 

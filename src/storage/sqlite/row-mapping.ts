@@ -37,6 +37,7 @@ export interface TaskRow {
   workflow_id?: string | null;
   workflow_task_id?: string | null;
   unmet_deps?: number;
+  traceparent?: string | null;
 }
 
 /** Priority name of a stored rank. */
@@ -85,6 +86,7 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     correlationId: r.correlation_id,
     idempotencyKey: r.idempotency_key,
     metadata: parseJson(r.metadata) as Record<string, unknown>,
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
     retry: retryFromRow(r),
     timeoutSeconds: r.timeout_seconds,
     scheduledAt: r.scheduled_at,

@@ -19,6 +19,16 @@ export function describeClaim(ctx: ConformanceContext): void {
       expect(t!.cancelRequested).to.equal(false);
     });
 
+    it('keeps the traceparent of a submission and hands it to the claim (issue 9)', async () => {
+      const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await ctx.store().insertTasks([newTask('cl-trace', { traceparent: tp }), newTask('cl-untraced')]);
+      expect((await ctx.store().getTask('cl-trace'))!.traceparent).to.equal(tp);
+      expect((await ctx.store().getTask('cl-untraced'))!.traceparent ?? null).to.equal(null);
+      const claimed = await ctx.store().claimTasks(['cl-trace', 'cl-untraced'], 'w', T0 + 1, 10_000);
+      expect(claimed.find((c) => c.id === 'cl-trace')!.traceparent).to.equal(tp);
+      expect(claimed.find((c) => c.id === 'cl-untraced')!.traceparent ?? null).to.equal(null);
+    });
+
     it('returns every field a worker needs', async () => {
       const t = newTask('cl-fields', {
         taskType: 'http',

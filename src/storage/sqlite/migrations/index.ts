@@ -5,6 +5,7 @@ import * as m003 from './003-idempotency-keys';
 import * as m004 from './004-cron';
 import * as m005 from './005-workflows';
 import * as m006 from './006-tenant-settings';
+import * as m007 from './007-traceparent';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -14,6 +15,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '004-cron', ...m004 },
   { name: '005-workflows', ...m005 },
   { name: '006-tenant-settings', ...m006 },
+  { name: '007-traceparent', ...m007 },
 ];
 
 /**

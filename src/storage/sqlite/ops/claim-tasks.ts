@@ -3,7 +3,7 @@
  * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
  * Output: ClaimedTask for each id whose compare-and-set on PENDING won (others are skipped:
  * cancelled, already claimed). A workflow task also gets its upstream tasks' results, keyed by their
- * workflow-local ids. Guarantee: one attempt number is handed out once.
+ * workflow-local ids, and its submission's `traceparent`. Guarantee: one attempt number is handed out once.
  */
 import type Database from 'better-sqlite3';
 import { ClaimedTask } from '../../../domain/task';
@@ -17,7 +17,7 @@ export function prepareClaimTasks(
       lease_expires_at = ?, cancel_requested = 0, updated_at = ?
     WHERE id = ? AND state = 'PENDING'
     RETURNING id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at,
-      ${RETRY_COLUMNS}, partition, tenant_id, workflow_id`);
+      ${RETRY_COLUMNS}, partition, tenant_id, workflow_id, traceparent`);
   const upstream = db.prepare(`
     SELECT u.workflow_task_id AS key, u.result AS result FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
     WHERE e.downstream_id = ?`);
@@ -41,6 +41,7 @@ export function prepareClaimTasks(
         partition: r.partition,
         tenantId: r.tenant_id,
         startedAt: now,
+        ...(r.traceparent ? { traceparent: r.traceparent } : {}),
         ...(r.workflow_id ? { upstreamResults: upstreamResultsOf(r.id) } : {}),
       });
     }

@@ -16,8 +16,8 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
       idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const heldKey = db.prepare(`SELECT task_id, request_hash, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?`);
   const holdKey = db.prepare(`
     INSERT INTO idempotency_keys (tenant_id, key, task_id, request_hash, expires_at) VALUES (?, ?, ?, ?, ?)
@@ -60,6 +60,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         t.state,
         t.createdAt,
         t.createdAt,
+        t.traceparent ?? null,
       );
       return { taskId: t.id, replayed: false };
     });

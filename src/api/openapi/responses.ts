@@ -1,0 +1,169 @@
+/**
+ * Response schemas of the REST API, for its OpenAPI description (issue 9). They document what the
+ * routes answer; they do not shape it: the app serialises every reply with `JSON.stringify`
+ * (see app.ts), so a field left out here is still sent.
+ */
+import { ERROR_CATALOG } from '../../domain/errors';
+
+const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
+const iso = { type: 'string', format: 'date-time' } as const;
+const TASK_STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED'];
+
+/** `{error: {code, message, details}}`: every error answer. */
+export const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOG) },
+        message: { type: 'string' },
+        details: { type: 'object', description: '`field` names the offending field as a path (`tasks[3].priority`)' },
+      },
+    },
+  },
+} as const;
+
+/** 202 (or 200 for an idempotent replay) of a submission. */
+export const ackSchema = {
+  type: 'object',
+  required: ['task_id', 'status', 'scheduled_at', 'created_at'],
+  properties: {
+    task_id: { type: 'string' },
+    status: { type: 'string', enum: TASK_STATES },
+    scheduled_at: isoOrNull,
+    created_at: iso,
+    idempotent_replayed: { type: 'boolean', description: 'present (true) when an earlier task with the same idempotency key answers' },
+  },
+} as const;
+
+const taskError = {
+  type: ['object', 'null'],
+  properties: { message: { type: 'string' }, type: { type: 'string' }, retryable: { type: 'boolean' } },
+} as const;
+
+/** A task as `GET /api/v1/tasks/{id}` answers it (list entries leave out `payload` and `result`). */
+export const taskSchema = {
+  type: 'object',
+  properties: {
+    task_id: { type: 'string' },
+    task_type: { type: 'string' },
+    status: { type: 'string', enum: TASK_STATES },
+    priority: { type: 'string', enum: ['high', 'medium', 'low'] },
+    queue: { type: 'string' },
+    payload: { description: 'the submitted payload (not in list entries)' },
+    metadata: { type: 'object' },
+    idempotency_key: { type: ['string', 'null'] },
+    traceparent: { type: ['string', 'null'], description: 'W3C trace context given at submission (header `traceparent`)' },
+    scheduled_at: isoOrNull,
+    due_at: iso,
+    created_at: iso,
+    updated_at: iso,
+    started_at: isoOrNull,
+    completed_at: isoOrNull,
+    duration_ms: { type: ['number', 'null'], description: "the handler's own run time in the worker" },
+    attempts: { type: 'integer' },
+    max_retries: { type: 'integer' },
+    retry_backoff: { type: 'string' },
+    retry_delay_seconds: { type: 'number' },
+    max_retry_delay_seconds: { type: 'number' },
+    retry_jitter: { type: 'boolean' },
+    timeout_seconds: { type: 'number' },
+    worker_id: { type: ['string', 'null'] },
+    result: { description: "the handler's result (not in list entries)" },
+    error: taskError,
+    cancel_requested: { type: 'boolean' },
+    cron_id: { type: 'string' },
+    workflow_id: { type: 'string' },
+    workflow_task_id: { type: ['string', 'null'] },
+    attempt_history: { type: 'array', items: { type: 'object' }, description: 'with `?include=attempts`' },
+  },
+} as const;
+
+/** A page of a listing: `{<key>: [...], next_cursor}`. */
+export function pageSchema(key: string, item: object) {
+  return {
+    type: 'object',
+    required: [key, 'next_cursor'],
+    properties: {
+      [key]: { type: 'array', items: item },
+      next_cursor: { type: ['string', 'null'], description: 'pass back as `cursor` for the next page; null on the last' },
+    },
+  };
+}
+
+/** A cron definition as the cron routes answer it. */
+export const cronSchema = {
+  type: 'object',
+  properties: {
+    cron_id: { type: 'string' },
+    name: { type: 'string' },
+    cron_expression: { type: 'string' },
+    timezone: { type: 'string' },
+    task_type: { type: 'string' },
+    overlap_policy: { type: 'string' },
+    catch_up: { type: 'string' },
+    max_catch_up: { type: 'integer' },
+    enabled: { type: 'boolean' },
+    next_fire_time: isoOrNull,
+    last_fire_time: isoOrNull,
+    next_fire_times: { type: 'array', items: iso, description: 'with `?preview=N`' },
+    created_at: iso,
+    updated_at: iso,
+  },
+} as const;
+
+/** A workflow as the workflow routes answer it (`tasks` and `task_counts` when read by id). */
+export const workflowSchema = {
+  type: 'object',
+  properties: {
+    workflow_id: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    status: { type: 'string', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] },
+    metadata: { type: 'object' },
+    task_count: { type: 'integer' },
+    open_tasks: { type: 'integer' },
+    cancel_requested: { type: 'boolean' },
+    created_at: iso,
+    updated_at: iso,
+    completed_at: isoOrNull,
+    task_counts: { type: 'object', additionalProperties: { type: 'integer' } },
+    tasks: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'string' }, task_id: { type: 'string' }, status: { type: 'string' } } },
+    },
+  },
+} as const;
+
+/** Any JSON object (answers described in prose). */
+export const objectSchema = { type: 'object', additionalProperties: true } as const;
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  400: 'Invalid input: `error.details.field` names the field',
+  401: 'Missing or unknown API key',
+  403: 'Admin key required',
+  404: 'Not found (or not visible to this key)',
+  409: 'State conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Submission rate limit: retry after `Retry-After` seconds',
+  503: 'Starting, draining or overloaded: retry after `Retry-After` seconds',
+};
+
+/**
+ * A route's `response` map: the success answers given (status → schema, described by `what`)
+ * plus the error answers (each the error envelope).
+ * @param ok status → [description, schema]
+ * @param errors HTTP statuses of the error answers the route can give
+ */
+export function responses(ok: Record<number, [string, object]>, errors: number[] = []): Record<number, object> {
+  const out: Record<number, object> = {};
+  for (const [status, [description, schema]] of Object.entries(ok)) out[Number(status)] = { description, ...schema };
+  for (const status of errors) out[status] = { description: STATUS_TEXT[status] ?? 'Error', ...errorSchema };
+  return out;
+}

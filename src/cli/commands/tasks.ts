@@ -1,0 +1,149 @@
+import { Command, Option } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJsonFile } from '../context';
+import { details, print, progress, table } from '../output';
+import type { ApiClient } from '../api-client';
+import type { Io } from '../output';
+
+/** Columns of a task list. */
+export const TASK_COLUMNS: Array<[string, string]> = [
+  ['TASK_ID', 'task_id'],
+  ['TYPE', 'task_type'],
+  ['STATUS', 'status'],
+  ['PRIORITY', 'priority'],
+  ['ATTEMPTS', 'attempts'],
+  ['CREATED', 'created_at'],
+];
+
+interface SubmitFlags {
+  payload?: unknown;
+  priority?: string;
+  at?: string;
+  maxRetries?: number;
+  timeout?: number;
+  queue?: string;
+  idempotencyKey?: string;
+  metadata?: unknown;
+  traceparent?: string;
+  count?: number;
+  file?: string;
+  batchSize: number;
+}
+
+/** The submission body the flags describe (only the fields given). */
+function submissionOf(taskType: string, f: SubmitFlags): Record<string, unknown> {
+  return {
+    task_type: taskType,
+    ...(f.payload !== undefined ? { payload: f.payload } : {}),
+    ...(f.priority !== undefined ? { priority: f.priority } : {}),
+    ...(f.at !== undefined ? { scheduled_at: f.at } : {}),
+    ...(f.maxRetries !== undefined ? { max_retries: f.maxRetries } : {}),
+    ...(f.timeout !== undefined ? { timeout_seconds: f.timeout } : {}),
+    ...(f.queue !== undefined ? { queue: f.queue } : {}),
+    ...(f.idempotencyKey !== undefined ? { idempotency_key: f.idempotencyKey } : {}),
+    ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
+  };
+}
+
+/**
+ * Submits `tasks` through `POST /api/v1/tasks/batch` in chunks of `batchSize`, with a progress
+ * bar. Chunks are atomic on the server; a failing chunk stops the run (earlier chunks stay).
+ * @returns the acknowledgements in order and the elapsed seconds
+ */
+export async function submitInBatches(
+  client: ApiClient,
+  io: Io,
+  tasks: unknown[],
+  batchSize: number,
+  headers: Record<string, string> = {},
+): Promise<{ acks: Array<Record<string, unknown>>; seconds: number }> {
+  const bar = progress(io, tasks.length, 'submitting');
+  const acks: Array<Record<string, unknown>> = [];
+  const started = process.hrtime.bigint();
+  try {
+    for (const chunk of chunks(tasks, batchSize)) {
+      const res = await client.post<{ tasks: Array<Record<string, unknown>> }>('/api/v1/tasks/batch', { tasks: chunk }, headers);
+      acks.push(...res.tasks);
+      bar.increment(chunk.length);
+    }
+  } finally {
+    bar.stop();
+  }
+  return { acks, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** `submit`, `get`, `list`, `cancel`. */
+export function taskCommands(program: Command, cli: CliEnv): void {
+  program
+    .command('submit')
+    .description('submit a task (or --count N copies, or the tasks of --file, in batches)')
+    .argument('[task_type]', 'registered task type (not with --file)')
+    .option('-p, --payload <json>', 'payload as JSON', jsonValue)
+    .addOption(new Option('--priority <priority>', 'priority').choices(['high', 'medium', 'low']))
+    .option('--at <time>', 'run at this RFC 3339 time with offset (scheduled_at)')
+    .option('--max-retries <n>', 'retries after the first attempt', numberValue)
+    .option('--timeout <seconds>', 'handler timeout in seconds', numberValue)
+    .option('--queue <name>', 'queue')
+    .option('--idempotency-key <key>', 'submit at most once per key')
+    .option('--metadata <json>', 'metadata object as JSON', jsonValue)
+    .option('--traceparent <value>', 'W3C traceparent to join (sent as the traceparent header)')
+    .option('-n, --count <n>', 'submit N copies (bulk, with a progress bar)', positiveInt)
+    .option('-f, --file <path>', 'submit the tasks in a JSON array or JSON-lines file (- for stdin)')
+    .option('--batch-size <n>', 'tasks per batch request in bulk mode', positiveInt, 500)
+    .action(async (taskType: string | undefined, flags: SubmitFlags, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const headers: Record<string, string> = flags.traceparent ? { traceparent: flags.traceparent } : {};
+      if (!flags.file && !taskType) throw new InvalidArgumentError('give a task_type or --file');
+      if (flags.file || flags.count !== undefined) {
+        let tasks: unknown[];
+        if (flags.file) {
+          const data = readJsonFile(flags.file, true);
+          tasks = Array.isArray(data) ? data : (data as { tasks?: unknown[] })?.tasks ?? [data];
+        } else {
+          tasks = Array.from({ length: flags.count as number }, () => submissionOf(taskType as string, flags));
+        }
+        const { acks, seconds } = await submitInBatches(client, io, tasks, flags.batchSize, headers);
+        print(io, { submitted: acks.length, seconds, tasks: acks }, () =>
+          `submitted ${acks.length} tasks in ${seconds.toFixed(2)} s (${Math.round(acks.length / Math.max(seconds, 1e-6))} tasks/s)\n`,
+        );
+        return;
+      }
+      const res = await client.request('POST', '/api/v1/tasks', submissionOf(taskType as string, flags), headers);
+      print(io, res.body, () => table([res.body], [['TASK_ID', 'task_id'], ['STATUS', 'status'], ['SCHEDULED_AT', 'scheduled_at'], ['CREATED', 'created_at']]));
+    });
+
+  program
+    .command('get')
+    .description('show a task')
+    .argument('<task_id>')
+    .option('--attempts', 'include the history of every attempt')
+    .action(async (id: string, flags: { attempts?: boolean }, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const task = await client.get(`/api/v1/tasks/${encodeURIComponent(id)}`, { include: flags.attempts ? 'attempts' : undefined });
+      print(io, task, () => details(task));
+    });
+
+  program
+    .command('list')
+    .description('list tasks, newest first')
+    .option('--status <status>', 'filter by status (PENDING, RUNNING, SUCCEEDED, DEAD, …)')
+    .option('--type <task_type>', 'filter by task type')
+    .option('--queue <queue>', 'filter by queue')
+    .option('--limit <n>', 'page size (1..1000)', positiveInt, 20)
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
+    .action(async (flags: { status?: string; type?: string; queue?: string; limit: number; cursor?: string }, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const page = await client.get('/api/v1/tasks', { status: flags.status, task_type: flags.type, queue: flags.queue, limit: flags.limit, cursor: flags.cursor });
+      print(io, page, () => table(page.tasks, TASK_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
+    });
+
+  program
+    .command('cancel')
+    .description('cancel a task')
+    .argument('<task_id>')
+    .action(async (id: string, _flags: unknown, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const res = await client.request('POST', `/api/v1/tasks/${encodeURIComponent(id)}/cancel`);
+      print(io, res.body, () => (res.status === 202 ? `${id}: running, its handler is being aborted\n` : `${id}: ${res.body.status}\n`));
+    });
+}

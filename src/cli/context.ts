@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { ApiClient } from './api-client';
+import { Io } from './output';
+
+/** What every command runs with: the client, the output streams and the global flags. */
+export interface CliContext {
+  client: ApiClient;
+  io: Io;
+}
+
+/** Process-level things the CLI reads, injectable for tests. */
+export interface CliEnv {
+  env: NodeJS.ProcessEnv;
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** Builds the context of a command from its global options (`--url`, `--api-key`, `--json`). */
+export function contextOf(cmd: Command, cli: CliEnv): CliContext {
+  const o = cmd.optsWithGlobals() as { url?: string; apiKey?: string; json?: boolean };
+  const url = o.url ?? cli.env.SCHEDULER_URL ?? 'http://127.0.0.1:8080';
+  const apiKey = o.apiKey ?? (cli.env.SCHEDULER_API_KEY || undefined);
+  return { client: new ApiClient({ url, apiKey }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
+}
+
+/** commander argument parser for a JSON value (`--payload '{"a":1}'`). */
+export function jsonValue(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** commander argument parser for a positive integer. */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+/** commander argument parser for a number. */
+export function numberValue(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+/**
+ * Reads a JSON file (`-` for stdin). A file of tasks may also be JSON lines (one object a line).
+ * @throws InvalidArgumentError naming the file when it cannot be read or parsed
+ */
+export function readJsonFile(file: string, allowLines = false): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new InvalidArgumentError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (allowLines) {
+      const lines = text.split('\n').filter((l) => l.trim() !== '');
+      try {
+        return lines.map((l) => JSON.parse(l));
+      } catch {
+        /* report the whole-file error below */
+      }
+    }
+    throw new InvalidArgumentError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Splits `items` into chunks of at most `size`. */
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

@@ -1,0 +1,58 @@
+import { SingleBar, Presets } from 'cli-progress';
+
+/** Where a command writes: results to `out` (stdout), progress and errors to `err` (stderr). */
+export interface Io {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream & { isTTY?: boolean };
+  /** `--json`: machine-readable output on stdout, nothing decorative. */
+  json: boolean;
+}
+
+/** A value as a table cell: strings as they are, null as `-`, objects as compact JSON. */
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/**
+ * Renders rows as aligned columns under upper-case headers (the kubectl style).
+ * @param columns [header, key] pairs; a key reads that field of each row
+ */
+export function table(rows: Array<Record<string, unknown>>, columns: Array<[string, string]>): string {
+  const cells = rows.map((r) => columns.map(([, key]) => cell(r[key])));
+  const widths = columns.map(([h], i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ');
+  return [line(columns.map(([h]) => h)), ...cells.map(line)].join('\n') + '\n';
+}
+
+/** Renders one object as `key: value` lines (nested values as compact JSON). */
+export function details(obj: Record<string, unknown>): string {
+  const keys = Object.keys(obj);
+  const width = Math.max(0, ...keys.map((k) => k.length));
+  return keys.map((k) => `${(k + ':').padEnd(width + 1)} ${cell(obj[k])}`).join('\n') + '\n';
+}
+
+/** Writes `value` as JSON (with `--json`) or as the text `human()` makes. */
+export function print(io: Io, value: unknown, human: () => string): void {
+  io.out.write(io.json ? `${JSON.stringify(value, null, 2)}\n` : human());
+}
+
+/** A progress bar on stderr, shown only on a terminal and never with `--json`. */
+export interface Progress {
+  increment(n?: number): void;
+  stop(): void;
+}
+
+/**
+ * Starts a progress bar for `total` steps (cli-progress) when stderr is a terminal and output is
+ * not `--json`; otherwise a silent one, so scripts and pipes see only results.
+ */
+export function progress(io: Io, total: number, label: string): Progress {
+  if (io.json || !io.err.isTTY || total <= 1) return { increment: () => undefined, stop: () => undefined };
+  const bar = new SingleBar(
+    { format: `${label} [{bar}] {value}/{total} {percentage}% | {eta_formatted} left`, stream: io.err as NodeJS.WriteStream, hideCursor: true },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return { increment: (n = 1) => bar.increment(n), stop: () => bar.stop() };
+}

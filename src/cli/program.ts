@@ -1,0 +1,79 @@
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ApiError, ConnectionError } from './api-client';
+import { CliEnv } from './context';
+import { taskCommands } from './commands/tasks';
+import { cronCommands } from './commands/cron';
+import { workflowCommands } from './commands/workflow';
+import { dlqCommands } from './commands/dlq';
+import { benchCommand } from './commands/bench';
+import { packageVersion } from '../version';
+
+/** Exit codes of the CLI (sysexits-like where one fits). */
+export const EXIT = {
+  ok: 0,
+  /** The API answered with an error (4xx/5xx); its code and message are on stderr. */
+  apiError: 1,
+  /** Bad command line: unknown command or option, bad value, unreadable file. */
+  usage: 2,
+  /** The service could not be reached. */
+  unavailable: 3,
+} as const;
+
+/** Builds the `scheduler` command tree (commander). */
+export function buildProgram(cli: CliEnv): Command {
+  const program = new Command('scheduler')
+    .description('Command line for the task scheduler REST API')
+    .version(packageVersion())
+    .option('--url <url>', 'base URL of the service (env SCHEDULER_URL; default http://127.0.0.1:8080)')
+    .option('--api-key <key>', 'API key sent as Authorization: Bearer (env SCHEDULER_API_KEY)')
+    .option('--json', 'print JSON for scripts instead of tables')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
+  taskCommands(program, cli);
+  cronCommands(program, cli);
+  workflowCommands(program, cli);
+  dlqCommands(program, cli);
+  benchCommand(program, cli);
+  for (const c of allCommands(program)) c.exitOverride().configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
+  return program;
+}
+
+function allCommands(c: Command): Command[] {
+  return c.commands.flatMap((sub) => [sub, ...allCommands(sub)]);
+}
+
+/**
+ * Runs the CLI on `argv` (without node and script). @returns the exit code: 0, or {@link EXIT}'s
+ * code for an API error (its code and message on stderr; as JSON with `--json`), a usage error or
+ * an unreachable service. Never throws.
+ */
+export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
+  const program = buildProgram(cli);
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    // Thrown by an action (a parser's own is reported by commander and rethrown as CommanderError).
+    if (err instanceof InvalidArgumentError) {
+      cli.err.write(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (err instanceof ApiError) {
+      cli.err.write(
+        json
+          ? `${JSON.stringify({ error: { status: err.status, code: err.code, message: err.message, details: err.details } })}\n`
+          : `error: ${err.code} (HTTP ${err.status}): ${err.message}\n`,
+      );
+      return EXIT.apiError;
+    }
+    if (err instanceof ConnectionError) {
+      cli.err.write(`error: ${err.message}\n`);
+      return EXIT.unavailable;
+    }
+    cli.err.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    return EXIT.apiError;
+  }
+}

@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { isTerminal, waitForTask } from '../helpers/http';
+import { useServiceProcess } from '../helpers/service-process';
+import { tempDir } from '../helpers/temp-dir';
+
+const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'scheduler');
+
+/** Runs `bin/scheduler args…` against `url`; resolves with its exit code and output (never rejects). */
+function cli(url: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, SCHEDULER_URL: url, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('bin/scheduler CLI against a live service (issue 9)', function () {
+  this.timeout(60_000);
+  const fixture = useServiceProcess({ WORKERS: '1', WORKER_CONCURRENCY: '8' });
+  const dir = tempDir();
+  after(() => dir.remove());
+  const run = (...args: string[]) => cli(fixture.svc.url, args);
+
+  it('submit --json, then get --json shows the task and its result', async () => {
+    const sub = await run('submit', 'echo', '--payload', '{"order": 42}', '--priority', 'high', '--json');
+    expect(sub.code, sub.stderr).to.equal(0);
+    const ack = JSON.parse(sub.stdout);
+    expect(ack.status).to.equal('PENDING');
+    await waitForTask(fixture.svc.url, ack.task_id, isTerminal);
+    const got = await run('get', ack.task_id, '--json');
+    expect(got.code, got.stderr).to.equal(0);
+    const task = JSON.parse(got.stdout);
+    expect(task).to.include({ task_id: ack.task_id, status: 'SUCCEEDED', priority: 'high' });
+    expect(task.result).to.deep.equal({ order: 42 });
+  });
+
+  it('an invalid request exits non-zero with the API error message on stderr', async () => {
+    const res = await run('submit', 'no_such_type');
+    expect(res.code).to.equal(1);
+    expect(res.stderr).to.match(/UNKNOWN_TASK_TYPE \(HTTP 400\)/);
+    expect(res.stderr).to.contain('no_such_type');
+    const bad = await run('submit', 'echo', '--at', '2030-02-30T09:00:00Z', '--json');
+    expect(bad.code).to.equal(1);
+    const err = JSON.parse(bad.stderr).error;
+    expect(err).to.include({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(err.details.field).to.equal('scheduled_at');
+    const missing = await run('get', 'no-such-task');
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/TASK_NOT_FOUND/);
+  });
+
+  it('usage errors exit 2 and an unreachable service exits 3', async () => {
+    expect((await run('submit', 'echo', '--payload', '{not json')).code).to.equal(2);
+    expect((await run('frobnicate')).code).to.equal(2);
+    const down = await cli('http://127.0.0.1:9', ['list']);
+    expect(down.code).to.equal(3);
+    expect(down.stderr).to.match(/cannot reach the scheduler/);
+  });
+
+  it('cron preview prints the fire times, one a line', async () => {
+    const res = await run('cron', 'preview', '30 2 * * *', '--tz', 'America/New_York', '--from', '2026-03-07T00:00:00Z', '--count', '3');
+    expect(res.code, res.stderr).to.equal(0);
+    expect(res.stdout.trim().split('\n')).to.deep.equal(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+  });
+
+  it('cron add, list, pause and resume', async () => {
+    const add = await run('cron', 'add', 'nightly', '0 3 * * *', 'noop', '--tz', 'Europe/Paris', '--json');
+    expect(add.code, add.stderr).to.equal(0);
+    const id = JSON.parse(add.stdout).cron_id as string;
+    const list = await run('cron', 'list');
+    expect(list.stdout).to.match(/^CRON_ID\s+NAME\s+EXPRESSION/);
+    expect(list.stdout).to.contain(id);
+    const paused = JSON.parse((await run('cron', 'pause', id, '--json')).stdout);
+    expect(paused).to.include({ enabled: false, next_fire_time: null });
+    const resumed = JSON.parse((await run('cron', 'resume', id, '--json')).stdout);
+    expect(resumed.enabled).to.equal(true);
+    expect(resumed.next_fire_time).to.be.a('string');
+  });
+
+  it('bulk submit (--count and --file), list as a table, and bench', async () => {
+    const bulk = await run('submit', 'noop', '--count', '120', '--batch-size', '50', '--json');
+    expect(bulk.code, bulk.stderr).to.equal(0);
+    expect(JSON.parse(bulk.stdout).submitted).to.equal(120);
+    const file = path.join(dir.path, 'tasks.jsonl');
+    fs.writeFileSync(file, '{"task_type": "echo", "payload": 1}\n{"task_type": "noop", "priority": "low"}\n');
+    const fromFile = await run('submit', '--file', file);
+    expect(fromFile.code, fromFile.stderr).to.equal(0);
+    expect(fromFile.stdout).to.match(/^submitted 2 tasks in/);
+    const list = await run('list', '--limit', '5');
+    expect(list.stdout.split('\n')[0]).to.match(/^TASK_ID\s+TYPE\s+STATUS\s+PRIORITY\s+ATTEMPTS\s+CREATED$/);
+    expect(list.stdout.trim().split('\n')).to.have.length.at.least(6);
+    const bench = await run('bench', '--count', '200', '--batch-size', '100');
+    expect(bench.code, bench.stderr).to.equal(0);
+    expect(bench.stdout).to.match(/^submitted 200 noop tasks in batches of 100: [\d.]+ s, \d+ tasks\/s/);
+  });
+
+  it('dlq list and replay --all', async () => {
+    const sub = await run('submit', 'fail', '--max-retries', '0', '--queue', 'dlq-test', '--count', '3', '--json');
+    const ids = (JSON.parse(sub.stdout).tasks as Array<{ task_id: string }>).map((t) => t.task_id);
+    for (const id of ids) await waitForTask(fixture.svc.url, id, (t) => t.status === 'DEAD');
+    const list = await run('dlq', 'list', '--queue', 'dlq-test', '--json');
+    expect(JSON.parse(list.stdout).tasks.map((t: { task_id: string }) => t.task_id).sort()).to.deep.equal([...ids].sort());
+    const replay = await run('dlq', 'replay', '--all', '--queue', 'dlq-test', '--json');
+    expect(replay.code, replay.stderr).to.equal(0);
+    expect(JSON.parse(replay.stdout)).to.deep.equal({ replayed: 3, skipped: [] });
+    for (const id of ids) await waitForTask(fixture.svc.url, id, (t) => t.status === 'DEAD' && t.attempts === 2);
+  });
+
+  it('workflow submit from a file, then workflow get', async () => {
+    const file = path.join(dir.path, 'wf.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'cli', tasks: [{ id: 'a', task_type: 'echo', payload: 1 }, { id: 'b', task_type: 'noop', dependencies: ['a'] }] }),
+    );
+    const sub = await run('workflow', 'submit', file, '--json');
+    expect(sub.code, sub.stderr).to.equal(0);
+    const ack = JSON.parse(sub.stdout);
+    expect(ack.tasks.map((t: { status: string }) => t.status)).to.deep.equal(['PENDING', 'BLOCKED']);
+    await waitForTask(fixture.svc.url, ack.tasks[1].task_id, isTerminal);
+    const got = await run('workflow', 'get', ack.workflow_id);
+    expect(got.code, got.stderr).to.equal(0);
+    expect(got.stdout).to.match(/status:\s+SUCCEEDED/);
+    expect(got.stdout).to.match(/\nID\s+TASK_ID\s+TYPE\s+STATUS\s+ATTEMPTS\n/);
+  });
+});
