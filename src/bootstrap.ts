@@ -4,13 +4,13 @@ import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './actors/maintenance';
 import { Periodic } from './actors/periodic';
-import { buildApp } from './api/app';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import type { Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SchedulerMetrics } from './observability/metrics';
-import { SchedulerService, SchedulingGateway } from './service';
-import { CronService } from './cron/cron-service';
+import type { SchedulerService, SchedulingGateway } from './service';
+import { appFor, createServices } from './services';
+import type { CronService } from './cron/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { MongoStore } from './storage/mongo/mongo-store';
@@ -18,11 +18,8 @@ import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
-import { DispatchLimits } from './domain/dispatch-limits';
-import { TenantAdmin } from './tenancy/tenant-admin';
-import { SubmissionGuard } from './tenancy/submission-guard';
-import { ApiKeys } from './tenancy/api-keys';
-import { WorkflowService } from './workflows/workflow-service';
+import type { TenantAdmin } from './tenancy/tenant-admin';
+import type { WorkflowService } from './workflows/workflow-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -32,6 +29,8 @@ export interface Scheduler {
   crons: CronService;
   /** Workflow (DAG) operations. */
   workflows: WorkflowService;
+  /** Tenant weights and rate limits (admin). */
+  tenants: TenantAdmin;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -57,17 +56,6 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
       directory.dispatcher?.tell('abort', { taskId, attempt });
     },
   };
-}
-
-/** The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full). */
-export function dispatchLimitsFromConfig(config: Config, now: number): DispatchLimits {
-  const limits = new DispatchLimits();
-  for (const [tenant, t] of Object.entries(config.tenants)) {
-    if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
-    if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
-  }
-  for (const [type, limit] of Object.entries(config.rateLimits)) limits.setTypeLimit(type, limit, now);
-  return limits;
 }
 
 /**
@@ -101,37 +89,22 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   try {
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
-    const limits = dispatchLimitsFromConfig(config, clock.now());
-    const tenants = new TenantAdmin({ store, clock, config, limits });
-    await tenants.loadStored();
-    const guard = new SubmissionGuard(config);
-    if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
-    const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard });
-    const crons = new CronService({
+    const services = await createServices({
       store,
       clock,
       config,
-      taskTypes: new Set(service.registeredTypes),
-      gateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+      metrics,
+      log,
+      gateway,
+      cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
     });
-    const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
+    const { service, crons, workflows, tenants, guard, limits } = services;
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
-    const app = buildApp({
-      service,
-      crons,
-      metrics,
-      bodyLimitBytes: config.bodyLimitBytes,
-      batchMaxTasks: config.batchMaxTasks,
-      logger: log,
-      workflows,
-      workflowBodyLimitBytes: config.workflowBodyLimitBytes,
-      tenants,
-      apiKeys: new ApiKeys(config.apiKeys),
-    });
+    const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
@@ -151,6 +124,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       service,
       crons,
       workflows,
+      tenants,
       runtime: rt,
       app,
       apiActor,

@@ -1,20 +1,18 @@
 import path from 'node:path';
 import pino from 'pino';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { buildApp } from '../../src/api/app';
 import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
-import { SchedulerService } from '../../src/service';
-import { CronService } from '../../src/cron/cron-service';
-import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { ApiKeys } from '../../src/tenancy/api-keys';
-import { SubmissionGuard } from '../../src/tenancy/submission-guard';
-import { TenantAdmin } from '../../src/tenancy/tenant-admin';
+import type { SchedulerService } from '../../src/service';
+import { appFor, createServices } from '../../src/services';
+import type { CronService } from '../../src/cron/cron-service';
+import type { DispatchLimits } from '../../src/domain/dispatch-limits';
+import type { SubmissionGuard } from '../../src/tenancy/submission-guard';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
-import { WorkflowService } from '../../src/workflows/workflow-service';
+import type { WorkflowService } from '../../src/workflows/workflow-service';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
@@ -58,29 +56,17 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     abortRunning: (taskId: string, attempt: number) => aborted.push({ taskId, attempt }),
     tasksEnded: (ids: string[]) => ended.push(...ids),
   };
-  const limits = new DispatchLimits();
-  const tenants = new TenantAdmin({ store, clock, config, limits });
-  const guard = new SubmissionGuard(config);
-  const service = new SchedulerService({ store, clock, config, metrics, log: pino({ level: 'silent' }), gateway, guard });
-  const crons = new CronService({
+  const services = await createServices({
     store,
     clock,
     config,
-    taskTypes: new Set(service.registeredTypes),
-    gateway: { cronChanged: (id) => cronsChanged.push(id) },
-  });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
-  const app = buildApp({
-    service,
-    crons,
     metrics,
-    bodyLimitBytes: config.bodyLimitBytes,
-    batchMaxTasks: config.batchMaxTasks,
-    workflows,
-    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
-    tenants,
-    apiKeys: new ApiKeys(config.apiKeys),
+    log: pino({ level: 'silent' }),
+    gateway,
+    cronGateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
+  const { service, crons, workflows, limits, guard } = services;
+  const app = appFor(services, config, metrics);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (r) => void routes.push(r));
   await app.ready();

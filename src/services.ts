@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './api/app';
+import type { Config } from './config';
+import { CronGateway, CronService } from './cron/cron-service';
+import { Clock } from './domain/clock';
+import { DispatchLimits } from './domain/dispatch-limits';
+import { SchedulerMetrics } from './observability/metrics';
+import { SchedulerService, SchedulingGateway } from './service';
+import { Store } from './storage/store';
+import { ApiKeys } from './tenancy/api-keys';
+import { SubmissionGuard } from './tenancy/submission-guard';
+import { TenantAdmin } from './tenancy/tenant-admin';
+import { WorkflowService } from './workflows/workflow-service';
+
+/** Every operation the REST API and the actor-message API offer, over one store. */
+export interface Services {
+  service: SchedulerService;
+  crons: CronService;
+  workflows: WorkflowService;
+  tenants: TenantAdmin;
+  guard: SubmissionGuard;
+  /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
+  limits: DispatchLimits;
+}
+
+export interface ServicesDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  metrics: SchedulerMetrics;
+  log: Logger;
+  /** New tasks to their owners, aborts to the dispatcher, ends to the cron actor. */
+  gateway: SchedulingGateway;
+  /** Cron edits to the cron actor. */
+  cronGateway: CronGateway;
+}
+
+/** The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full). */
+export function dispatchLimitsFromConfig(config: Config, now: number): DispatchLimits {
+  const limits = new DispatchLimits();
+  for (const [tenant, t] of Object.entries(config.tenants)) {
+    if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
+    if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
+  }
+  for (const [type, limit] of Object.entries(config.rateLimits)) limits.setTypeLimit(type, limit, now);
+  return limits;
+}
+
+/**
+ * Builds the services in dependency order: dispatch limits (config, then what admins stored),
+ * the submission guard (exact waiting counts first when a cap is set), then the task, cron and
+ * workflow services. The service process and the route tests build them the same way.
+ */
+export async function createServices(deps: ServicesDeps): Promise<Services> {
+  const { store, clock, config, metrics, log, gateway, cronGateway } = deps;
+  const limits = dispatchLimitsFromConfig(config, clock.now());
+  const tenants = new TenantAdmin({ store, clock, config, limits });
+  await tenants.loadStored();
+  const guard = new SubmissionGuard(config);
+  if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
+  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard });
+  const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), gateway: cronGateway });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
+  return { service, crons, workflows, tenants, guard, limits };
+}
+
+/** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
+export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, logger?: Logger): FastifyInstance {
+  return buildApp({
+    service: s.service,
+    crons: s.crons,
+    metrics,
+    bodyLimitBytes: config.bodyLimitBytes,
+    batchMaxTasks: config.batchMaxTasks,
+    ...(logger ? { logger } : {}),
+    workflows: s.workflows,
+    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+    tenants: s.tenants,
+    apiKeys: new ApiKeys(config.apiKeys),
+  });
+}
