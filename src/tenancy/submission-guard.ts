@@ -49,7 +49,11 @@ export class SubmissionGuard {
    */
   admit(tasks: ReadonlyArray<Pick<NewTask, 'tenantId' | 'priority'>>, now: number): void {
     const byTenant = new Map<string, Array<Pick<NewTask, 'tenantId' | 'priority'>>>();
-    for (const t of tasks) byTenant.set(t.tenantId, [...(byTenant.get(t.tenantId) ?? []), t]);
+    for (const t of tasks) {
+      const list = byTenant.get(t.tenantId);
+      if (list) list.push(t);
+      else byTenant.set(t.tenantId, [t]);
+    }
     let extraTotal = 0;
     for (const [tenant, list] of byTenant) {
       const cap = this.config.tenants[tenant]?.maxWaiting ?? this.config.maxWaitingPerTenant;
