@@ -74,18 +74,16 @@ export class ReadyQueues {
    */
   take(n: number, now: number): DueEntry[] {
     const out: DueEntry[] = [];
-    while (out.length < n) {
-      const candidates = new Map<string, DueEntry>();
-      for (const [tenant, q] of this.byTenant) {
-        if (!this.tenantMayStart(tenant, now)) continue;
-        const head = q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now));
-        if (head) candidates.set(tenant, head);
-      }
-      if (candidates.size === 0) break;
+    // Each tenant's next allowed entry, computed once and then kept current: only the tenant just
+    // served changes, unless a bucket just ran dry (then every head is looked at again).
+    let candidates = this.heads(now);
+    while (out.length < n && candidates.size > 0) {
       const tenant = this.rr.pick(candidates.keys()) as string;
       const e = candidates.get(tenant) as DueEntry;
-      this.policy.typeBucket?.(e.taskType)?.tryTake(now);
-      this.policy.tenantBucket?.(tenant)?.tryTake(now);
+      const typeBucket = this.policy.typeBucket?.(e.taskType) ?? null;
+      const tenantBucket = this.policy.tenantBucket?.(tenant) ?? null;
+      typeBucket?.tryTake(now);
+      tenantBucket?.tryTake(now);
       const q = this.byTenant.get(tenant) as TenantReadyQueue;
       q.remove(e);
       this.ids.delete(e.id);
@@ -94,8 +92,26 @@ export class ReadyQueues {
         this.byTenant.delete(tenant);
         this.rr.forget(tenant);
       }
+      if (typeBucket && typeBucket.nextTokenAt(now) > now) {
+        candidates = this.heads(now);
+        continue;
+      }
+      const head = q.size > 0 && this.tenantMayStart(tenant, now) ? q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now)) : undefined;
+      if (head) candidates.set(tenant, head);
+      else candidates.delete(tenant);
     }
     return out;
+  }
+
+  /** The next entry each tenant may start now (tenants parked by a bucket are left out). */
+  private heads(now: number): Map<string, DueEntry> {
+    const heads = new Map<string, DueEntry>();
+    for (const [tenant, q] of this.byTenant) {
+      if (!this.tenantMayStart(tenant, now)) continue;
+      const head = q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now));
+      if (head) heads.set(tenant, head);
+    }
+    return heads;
   }
 
   /**
