@@ -46,19 +46,13 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   const meta = s.metadata ?? {};
   const dueAt = scheduledAt ?? now;
   const idempotencyKey = s.idempotency_key ?? null;
-  return {
-    id,
-    partition: partitionOf(id, config.partitions),
+  const fields = {
     taskType: s.task_type,
     payload: s.payload === undefined ? null : s.payload,
     priority: s.priority ?? d.priority,
     queue: s.queue ?? d.queue,
     tenantId: meta.tenant_id ?? d.tenantId,
     correlationId: meta.correlation_id ?? null,
-    idempotencyKey,
-    ...(idempotencyKey !== null
-      ? { idempotency: { requestHash: requestHash(s), expiresAt: now + config.idempotencyRetentionMs } }
-      : {}),
     metadata: meta,
     retry: {
       maxRetries: s.max_retries ?? d.maxRetries,
@@ -69,8 +63,27 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
     },
     timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
     scheduledAt,
+  };
+  return {
+    id,
+    partition: partitionOf(id, config.partitions),
+    ...fields,
+    idempotencyKey,
+    ...(idempotencyKey !== null
+      ? { idempotency: { requestHash: requestHashOf(fields), expiresAt: now + config.idempotencyRetentionMs } }
+      : {}),
     dueAt,
     state: dueAt > now ? 'SCHEDULED' : 'PENDING',
     createdAt: now,
   };
+}
+
+/**
+ * The hash an idempotency key is held with: of the request with every default applied and the
+ * tenant and time resolved, so a repeat that spells out a default (`"priority": "medium"`), orders
+ * fields differently or writes the same instant with another offset is the same request.
+ */
+function requestHashOf(f: Omit<NewTask, 'id' | 'partition' | 'idempotencyKey' | 'idempotency' | 'dueAt' | 'state' | 'createdAt'>): string {
+  const { tenant_id: _tenant, correlation_id: _correlation, ...metadata } = f.metadata as Record<string, unknown>;
+  return requestHash({ ...f, metadata });
 }

@@ -27,6 +27,21 @@ describe('REST: idempotency keys', () => {
     expect(f.stored.map((e) => e.id)).to.deep.equal([id]);
   });
 
+  it('a repeat that spells out defaults, names its own tenant, or writes the same instant with another offset is the same request', async () => {
+    const first = await submit({ task_type: 'echo', payload: 1, scheduled_at: '2030-01-01T10:00:00+01:00', idempotency_key: 'd' });
+    const id = first.json().task_id;
+    for (const body of [
+      { task_type: 'echo', payload: 1, scheduled_at: '2030-01-01T09:00:00Z', idempotency_key: 'd' },
+      { task_type: 'echo', payload: 1, scheduled_at: '2030-01-01T09:00:00Z', idempotency_key: 'd', priority: 'medium', queue: 'default' },
+      { task_type: 'echo', payload: 1, scheduled_at: '2030-01-01T09:00:00Z', idempotency_key: 'd', metadata: { tenant_id: 'default' } },
+    ]) {
+      const again = await submit(body);
+      expect(again.statusCode, JSON.stringify(body)).to.equal(200);
+      expect(again.json().task_id).to.equal(id);
+    }
+    expect((await submit({ task_type: 'echo', payload: 1, idempotency_key: 'd', priority: 'high' })).statusCode).to.equal(409);
+  });
+
   it('C7b: the same key with a different payload → 409 IDEMPOTENCY_CONFLICT naming the original task; nothing stored', async () => {
     const id = (await submit({ task_type: 'echo', payload: 1, idempotency_key: 'k' })).json().task_id;
     const res = await submit({ task_type: 'echo', payload: 2, idempotency_key: 'k' });
