@@ -5,7 +5,7 @@ import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
-const rateLimit = z.object({ ratePerSecond: z.number().positive().finite(), burst: z.number().min(1).finite().default(1) }).strict();
+const rateLimit = z.object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) }).strict();
 
 /**
  * Schema of the resolved configuration (DESIGN §11). Every default lives in `config/default.json`;

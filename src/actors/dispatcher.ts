@@ -25,6 +25,9 @@ export type DispatcherMessages = WorkerToDispatcher & {
   stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
 };
 
+/** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 interface Running {
   task: ClaimedTask;
   workerId: string;
@@ -265,7 +268,7 @@ export class DispatcherActor {
       this.releaseTimer = null;
       this.releaseAt = Infinity;
       this.pump();
-    }, Math.max(0, at - this.deps.clock.now()));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())));
   }
 
   private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {

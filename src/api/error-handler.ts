@@ -34,7 +34,9 @@ export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, r
 export function errorHandler(bodyLimit: number) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     const mapped = toSchedulerError(err, bodyLimit, req);
-    if (mapped.status >= 500) req.log.error({ err }, 'request failed');
+    // A 503 the service chose (shutting down, overloaded) is expected: not an error with a stack.
+    if (mapped.status >= 500 && !(mapped.retryable && mapped.status === 503)) req.log.error({ err }, 'request failed');
+    else if (mapped.status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');
     const retryAfter = mapped.details.retry_after_seconds;
     if (typeof retryAfter === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
     else if (mapped.retryable && mapped.status === 503) reply.header('retry-after', '1');

@@ -5,7 +5,8 @@ const rateLimit = {
   additionalProperties: false,
   required: ['rate_per_second'],
   properties: {
-    rate_per_second: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    /** At least 0.001 (one start per 1,000 s). */
+    rate_per_second: { type: 'number', minimum: 0.001, maximum: 1_000_000 },
     /** Default 1: starts evenly spaced, at most `rate_per_second` in any 1 s window. */
     burst: { type: 'number', minimum: 1, maximum: 1_000_000 },
   },

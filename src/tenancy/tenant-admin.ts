@@ -3,7 +3,8 @@ import { rateLimitPutSchema, tenantPutSchema } from '../contract/tenant-schemas'
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
-import { ForbiddenError } from '../domain/errors';
+import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
+import { registeredTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
 import { Caller, OPEN_CALLER } from './caller';
 
@@ -48,6 +49,7 @@ export class TenantAdmin {
    */
   async putTenant(tenantId: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.assertAdmin(caller, 'PUT /api/v1/tenants/{id}');
+    if (tenantId.length < 1 || tenantId.length > 200) throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
     this.validator.assert(tenantPutSchema, body);
     const b = body as { weight?: number; rate_limit?: RateLimitJson | null };
     const { store, limits, clock } = this.deps;
@@ -69,9 +71,10 @@ export class TenantAdmin {
     return { tenants: ids.map((id) => ({ tenant_id: id, weight: snap.weights[id] ?? 1, rate_limit: toJson(snap.tenants[id]) })) };
   }
 
-  /** Sets the start limit of a task type. @throws ForbiddenError; ValidationError */
+  /** Sets the start limit of a registered task type. @throws ForbiddenError; ValidationError; UnknownTaskTypeError */
   async putRateLimit(taskType: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.assertAdmin(caller, 'PUT /api/v1/rate-limits/{task_type}');
+    this.assertKnownType(taskType);
     this.validator.assert(rateLimitPutSchema, body);
     const limit = fromJson(body as RateLimitJson);
     const now = this.deps.clock.now();
@@ -80,7 +83,7 @@ export class TenantAdmin {
     return { task_type: taskType, ...toJson(limit) };
   }
 
-  /** Removes the limit of a task type. @throws ForbiddenError */
+  /** Removes the limit of a task type; removing one that is not set also answers (idempotent). @throws ForbiddenError */
   async deleteRateLimit(taskType: string, caller: Caller = OPEN_CALLER): Promise<{ task_type: string; deleted: true }> {
     this.assertAdmin(caller, 'DELETE /api/v1/rate-limits/{task_type}');
     const now = this.deps.clock.now();
@@ -94,6 +97,12 @@ export class TenantAdmin {
     this.assertAdmin(caller, 'GET /api/v1/rate-limits');
     const snap = this.deps.limits.snapshot();
     return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...toJson(l) })) };
+  }
+
+  /** A limit on a type no handler serves would never apply: refused like a task of that type. */
+  private assertKnownType(taskType: string): void {
+    const types = registeredTaskTypes(this.deps.config.handlers);
+    if (!types.includes(taskType)) throw new UnknownTaskTypeError('task_type', taskType, types);
   }
 
   private assertAdmin(caller: Caller, operation: string): void {

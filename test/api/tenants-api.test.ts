@@ -111,19 +111,22 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect((await as(KEYS.admin, 'GET', '/api/v1/tenants')).json().tenants).to.deep.equal([
       { tenant_id: 'acme', weight: 3, rate_limit: { rate_per_second: 50, burst: 1 } },
     ]);
-    expect((await as(KEYS.admin, 'PUT', '/api/v1/rate-limits/send_email', { rate_per_second: 100, burst: 10 })).statusCode).to.equal(200);
-    expect(f.limits.typeBucket('send_email')?.burst).to.equal(10);
+    expect((await as(KEYS.admin, 'PUT', '/api/v1/rate-limits/echo', { rate_per_second: 100, burst: 10 })).statusCode).to.equal(200);
+    expect(f.limits.typeBucket('echo')?.burst).to.equal(10);
     expect((await as(KEYS.admin, 'GET', '/api/v1/rate-limits')).json().rate_limits).to.deep.equal([
-      { task_type: 'send_email', rate_per_second: 100, burst: 10 },
+      { task_type: 'echo', rate_per_second: 100, burst: 10 },
     ]);
-    expect((await as(KEYS.admin, 'DELETE', '/api/v1/rate-limits/send_email')).statusCode).to.equal(200);
-    expect(f.limits.typeBucket('send_email')).to.equal(null);
+    expect((await as(KEYS.admin, 'DELETE', '/api/v1/rate-limits/echo')).statusCode).to.equal(200);
+    expect(f.limits.typeBucket('echo')).to.equal(null);
     expect(await f.store.listTaskTypeLimits()).to.deep.equal([]);
     for (const [url, body, field] of [
       ['/api/v1/tenants/acme', { weight: 0 }, 'weight'],
       ['/api/v1/tenants/acme', {}, 'body'],
-      ['/api/v1/rate-limits/x', { rate_per_second: -1 }, 'rate_per_second'],
-      ['/api/v1/rate-limits/x', { rate_per_second: 1, burst: 0.5 }, 'burst'],
+      ['/api/v1/rate-limits/echo', { rate_per_second: -1 }, 'rate_per_second'],
+      ['/api/v1/rate-limits/echo', { rate_per_second: 1e-9 }, 'rate_per_second'],
+      ['/api/v1/rate-limits/echo', { rate_per_second: 1, burst: 0.5 }, 'burst'],
+      ['/api/v1/rate-limits/no_such_type', { rate_per_second: 1 }, 'task_type'],
+      [`/api/v1/tenants/${'a'.repeat(201)}`, { weight: 1 }, 'id'],
     ] as const) {
       const res = await as(KEYS.admin, 'PUT', url, body);
       expect(res.statusCode, JSON.stringify(body)).to.equal(400);
