@@ -1,6 +1,17 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { ValidationError } from '../domain/errors';
 
+const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
+
+/** What a field's pattern means, in words (instead of the regular expression). */
+const PATTERN_REASONS: Readonly<Record<string, string>> = {
+  scheduled_at: ISO_REASON,
+  since: ISO_REASON,
+  from: ISO_REASON,
+  limit: 'must be a whole number from 1 to 1000',
+  preview: 'must be a whole number from 1 to 100',
+};
+
 /**
  * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
  * `details.field` is a readable path such as `tasks[3].priority` (query parameters by their name,
@@ -25,8 +36,8 @@ export function validationErrorOf(errors: ReadonlyArray<ErrorObject>): Validatio
     reason = 'is not a known field';
   } else if (e.keyword === 'enum') {
     reason = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-  } else if (e.keyword === 'pattern' && field.endsWith('scheduled_at')) {
-    reason = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
+  } else if (e.keyword === 'pattern') {
+    reason = PATTERN_REASONS[field.split('.').pop() as string] ?? reason;
   }
   return new ValidationError(field || 'body', reason);
 }

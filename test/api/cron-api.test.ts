@@ -105,6 +105,9 @@ describe('REST: cron tasks', () => {
     it('?preview out of 1..100 → 400', async () => {
       const res = await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?preview=500', payload: { name: 'x', cron_expression: '* * * * *', task_type: 'noop' } });
       expect(res.statusCode).to.equal(400);
+      expect(res.json().error.details).to.include({ field: 'preview', reason: 'must be a whole number from 1 to 100' });
+      const limit = await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks?limit=abc' });
+      expect(limit.json().error.details).to.include({ field: 'limit', reason: 'must be a whole number from 1 to 1000' });
     });
   });
 
