@@ -179,7 +179,9 @@ function parseFields(expression: string): CronFields {
         'expected 5 (minute hour day-of-month month day-of-week) or 6 (second first)',
     );
   }
-  const raw = atoms.length === 5 ? ['0', ...atoms] : atoms;
+  // Adjustment (5): cron-parser refuses a list that repeats a value (`1,1`); cron accepts it and
+  // the repeat changes nothing, so each list keeps its first occurrence of every item.
+  const raw = (atoms.length === 5 ? ['0', ...atoms] : atoms).map((field) => [...new Set(field.split(','))].join(','));
   if (raw.some((field) => /(^|[^a-z])h/i.test(field))) {
     // cron-parser's Jenkins-style hash: a random value per parse unless seeded. A schedule must be
     // the same in every evaluator (instance ids are derived from the fire time).

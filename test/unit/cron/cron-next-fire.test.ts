@@ -338,6 +338,11 @@ describe('cron schedule: next fire times', () => {
       ]);
     });
 
+    it('a list that repeats a value is accepted and means the same as without the repeat', () => {
+      const a = parseCronSchedule('0 0 * * 1,1,3', 'UTC').nextFireTimes(Date.UTC(2026, 0, 1), 4);
+      expect(a).to.deep.equal(parseCronSchedule('0 0 * * 1,3', 'UTC').nextFireTimes(Date.UTC(2026, 0, 1), 4));
+    });
+
     it('five fields fire at second 0', () => {
       expect(next('* * * * *', 'UTC', '2026-01-01T00:00:05Z', 2)).to.deep.equal(['2026-01-01T00:01:00Z', '2026-01-01T00:02:00Z']);
     });
