@@ -16,7 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RESULTS_DIR } from './bench/paths';
-import { gitInfo } from './bench/report';
+import { gitInfo, loadavgs } from './bench/results-file';
+import { exitWith } from './bench/run-harness';
 import { round } from './bench/stats';
 import { headline } from './peers/peer-report';
 
@@ -108,7 +109,7 @@ async function main(): Promise<number> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-bench-all-'));
   const report: Record<string, any> = {
     generated_at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: os.loadavg().map((l) => round(l, 2)) },
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: loadavgs() },
     git: gitInfo(),
     steps: {} as Record<string, unknown>,
     figures: {},
@@ -120,7 +121,7 @@ async function main(): Promise<number> {
     process.stderr.write(`\n[bench] ===== ${step.name}: node dist/load-tests/${step.entry} ${step.args.join(' ')} =====\n`);
     const out = path.join(tmp, `${step.name}.json`);
     const res = await runStep(step, out, extra);
-    report.steps[step.name] = { exit_code: res.code, seconds: res.seconds, loadavg_after: os.loadavg().map((l) => round(l, 2)) };
+    report.steps[step.name] = { exit_code: res.code, seconds: res.seconds, loadavg_after: loadavgs() };
     if (res.code !== 0) failed = true;
     try {
       report.runs[step.name] = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -129,7 +130,7 @@ async function main(): Promise<number> {
     }
   }
   fs.rmSync(tmp, { recursive: true, force: true });
-  report.machine.loadavg_at_end = os.loadavg().map((l) => round(l, 2));
+  report.machine.loadavg_at_end = loadavgs();
   report.figures = figures(report.runs);
   const file = path.join(RESULTS_DIR, 'latest.json');
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
@@ -142,14 +143,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-if (require.main === module) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`bench-all failed: ${(err as Error).stack ?? err}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) exitWith('bench-all', main());

@@ -30,13 +30,6 @@
  * the rest of load-tests/bench/ (service process, sampler, HTTP client, statistics).
  */
 import { mainCron } from './bench/cron/run-cron';
+import { exitWith } from './bench/run-harness';
 
-mainCron().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`bench-cron failed: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+exitWith('bench-cron', mainCron());

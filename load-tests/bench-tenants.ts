@@ -28,13 +28,6 @@
  * the rest of load-tests/bench/ (service process, sampler, HTTP client, statistics).
  */
 import { mainTenants } from './bench/tenants/run-tenants';
+import { exitWith } from './bench/run-harness';
 
-mainTenants().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`bench-tenants failed: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+exitWith('bench-tenants', mainTenants());

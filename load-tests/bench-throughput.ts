@@ -23,16 +23,10 @@
  *
  * This file is only the entry point; the harness lives in load-tests/bench/ (flags in
  * cli-options.ts, the service process in service-process.ts, the scenarios in scenarios/, the
- * JSON and the table in report.ts, the run from start to end in run.ts).
+ * JSON and the table in report.ts, the run from start to end in run.ts, on the run control
+ * shared by every harness: flags.ts, run-harness.ts, service-run.ts, results-file.ts).
  */
 import { main } from './bench/run';
+import { exitWith } from './bench/run-harness';
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`bench-throughput failed: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+exitWith('bench-throughput', main());

@@ -1,10 +1,9 @@
 /**
  * Command-line flags of bench-throughput: the --help text, the Options they parse into (with
- * their defaults and bounds) and UsageError for bad flags (exit code 2).
+ * their defaults and bounds) and UsageError for bad flags (exit code 2); the parsing helpers are
+ * in flags.ts.
  */
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { RESULTS_DIR } from './paths';
+import { cpuProfDir, int, nameList, num, parseFlags, SERVICE_FLAGS, serviceFlags, UsageError } from './flags';
 
 export const HELP = `bench-throughput: throughput, dispatch lag and scheduling accuracy of the scheduler
 
@@ -60,74 +59,42 @@ export interface Options {
   dagFanIn: number;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
+const SCENARIOS = ['throughput', 'paced', 'scheduled', 'workflow'] as const;
+
+/**
+ * Parses the flags. Returns null for `--help`.
+ * @throws UsageError for an unknown flag, an unknown scenario or a number out of range
+ */
 export function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      tasks: { type: 'string' },
-      'batch-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      'lag-sample': { type: 'string' },
-      'paced-seconds': { type: 'string' },
-      rate: { type: 'string' },
-      'paced-lag-sample': { type: 'string' },
-      'scheduled-count': { type: 'string' },
-      'scheduled-delay-ms': { type: 'string' },
-      scenarios: { type: 'string' },
-      'poll-ms': { type: 'string' },
-      timeout: { type: 'string' },
-      workers: { type: 'string' },
-      'worker-concurrency': { type: 'string' },
-      partitions: { type: 'string' },
-      'log-level': { type: 'string' },
-      'cpu-prof': { type: 'string' },
-      out: { type: 'string' },
-      'keep-tmp': { type: 'boolean' },
-      'dag-layers': { type: 'string' },
-      'dag-width': { type: 'string' },
-      'dag-fan-in': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) return null;
-  const num = (name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const intOrNull = (name: string, raw: string | undefined, min: number, max: number): number | null =>
-    raw === undefined ? null : Math.floor(num(name, raw, 0, min, max));
-  const scenarios = new Set((values.scenarios ?? 'throughput,paced,scheduled').split(',').map((s) => s.trim()).filter(Boolean));
-  for (const s of scenarios) {
-    if (!['throughput', 'paced', 'scheduled', 'workflow'].includes(s)) throw new UsageError(`--scenarios: unknown scenario ${JSON.stringify(s)}`);
-  }
-  return {
-    tasks: Math.floor(num('tasks', values.tasks, 50_000, 1, 10_000_000)),
-    batchSize: Math.floor(num('batch-size', values['batch-size'], 1000, 1, 1000)),
-    concurrency: Math.floor(num('concurrency', values.concurrency, 4, 1, 256)),
-    lagSample: Math.floor(num('lag-sample', values['lag-sample'], 2000, 1)),
-    pacedSeconds: num('paced-seconds', values['paced-seconds'], 10, 0.1, 3600),
-    rate: num('rate', values.rate, 1000, 1, 100_000),
-    pacedLagSample: Math.floor(num('paced-lag-sample', values['paced-lag-sample'], 10_000, 1)),
-    scheduledCount: Math.floor(num('scheduled-count', values['scheduled-count'], 200, 1, 1000)),
-    scheduledDelayMs: Math.floor(num('scheduled-delay-ms', values['scheduled-delay-ms'], 2000, 100, 600_000)),
+  const v = parseFlags(
+    argv,
+    ['tasks', 'batch-size', 'concurrency', 'lag-sample', 'paced-seconds', 'rate', 'paced-lag-sample', 'scheduled-count', 'scheduled-delay-ms', 'scenarios', 'poll-ms', 'cpu-prof', 'dag-layers', 'dag-width', 'dag-fan-in', ...SERVICE_FLAGS],
+    ['keep-tmp'],
+  );
+  if (v === null) return null;
+  const scenarios: Set<string> = nameList(v, 'scenarios', 'throughput,paced,scheduled', SCENARIOS, 'scenario');
+  // Read in the order of the flags above, so that the first bad one is the one reported.
+  const sizes = {
+    tasks: int(v, 'tasks', 50_000, 1, 10_000_000),
+    batchSize: int(v, 'batch-size', 1000, 1, 1000),
+    concurrency: int(v, 'concurrency', 4, 1, 256),
+    lagSample: int(v, 'lag-sample', 2000, 1),
+    pacedSeconds: num(v, 'paced-seconds', 10, 0.1, 3600),
+    rate: num(v, 'rate', 1000, 1, 100_000),
+    pacedLagSample: int(v, 'paced-lag-sample', 10_000, 1),
+    scheduledCount: int(v, 'scheduled-count', 200, 1, 1000),
+    scheduledDelayMs: int(v, 'scheduled-delay-ms', 2000, 100, 600_000),
     scenarios,
-    pollMs: Math.floor(num('poll-ms', values['poll-ms'], 100, 10, 10_000)),
-    timeoutS: num('timeout', values.timeout, 300, 1, 24 * 3600),
-    workers: intOrNull('workers', values.workers, 1, 64),
-    workerConcurrency: intOrNull('worker-concurrency', values['worker-concurrency'], 1, 10_000),
-    partitions: intOrNull('partitions', values.partitions, 1, 4096),
-    logLevel: values['log-level'] ?? 'info',
-    cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
-    out: path.resolve(values.out ?? path.join(RESULTS_DIR, 'latest.json')),
-    keepTmp: values['keep-tmp'] ?? false,
-    dagLayers: Math.floor(num('dag-layers', values['dag-layers'], 100, 1, 10_000)),
-    dagWidth: Math.floor(num('dag-width', values['dag-width'], 100, 1, 10_000)),
-    dagFanIn: Math.floor(num('dag-fan-in', values['dag-fan-in'], 2, 1, 10_000)),
+    pollMs: int(v, 'poll-ms', 100, 10, 10_000),
+  };
+  return {
+    ...sizes,
+    ...serviceFlags(v, { timeoutS: 300, outFile: 'latest.json' }),
+    cpuProfDir: cpuProfDir(v),
+    dagLayers: int(v, 'dag-layers', 100, 1, 10_000),
+    dagWidth: int(v, 'dag-width', 100, 1, 10_000),
+    dagFanIn: int(v, 'dag-fan-in', 2, 1, 10_000),
   };
 }

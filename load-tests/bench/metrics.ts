@@ -1,12 +1,14 @@
 /**
- * The service's /metrics: Prometheus text parsing, one scrape as a MetricsSnapshot (terminal noop
- * counts, queue depth by state, dispatch-lag histogram) and the histogram quantiles between two
- * scrapes.
+ * The service's /metrics: Prometheus text parsing (parseMetrics, histogramBuckets; shared with
+ * cron/cron-metrics.ts and tenants/tenant-metrics.ts), one scrape as a MetricsSnapshot (terminal
+ * noop counts, queue depth by state, dispatch-lag histogram) and the histogram quantiles between
+ * two scrapes.
  */
 import { performance } from 'node:perf_hooks';
 import type { HttpClient } from './http-client';
 
-interface Sample {
+/** One sample line of the Prometheus text format: metric name, labels, value. */
+export interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;
@@ -15,7 +17,12 @@ interface Sample {
 const SAMPLE_RE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
 const LABEL_RE = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
-function parseMetrics(text: string): Sample[] {
+/**
+ * Parses the Prometheus text exposition format (prom-client's /metrics): one Sample per sample
+ * line; comments (# HELP, # TYPE), blank and unparsable lines are skipped. `+Inf` reads as
+ * Infinity; label values keep their escapes.
+ */
+export function parseMetrics(text: string): Sample[] {
   const out: Sample[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
@@ -29,7 +36,17 @@ function parseMetrics(text: string): Sample[] {
   return out;
 }
 
-function metricValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+/** A histogram's cumulative bucket counts by upper bound `le` (seconds; Infinity for +Inf). */
+export function histogramBuckets(samples: Sample[], bucketName: string): Map<number, number> {
+  const buckets = new Map<number, number>();
+  for (const s of samples) {
+    if (s.name === bucketName && s.labels.le !== undefined) buckets.set(s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), s.value);
+  }
+  return buckets;
+}
+
+/** The sum of the samples named `name` whose labels include `labels` (0 when none). */
+export function metricValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   let sum = 0;
   for (const s of samples) {
     if (s.name !== name) continue;
@@ -61,12 +78,7 @@ export async function scrape(client: HttpClient): Promise<MetricsSnapshot> {
   for (const st of TERMINAL) completed[st] = metricValue(samples, 'scheduler_tasks_completed_total', { task_type: 'noop', status: st });
   const depth: Record<string, number> = {};
   for (const s of samples) if (s.name === 'scheduler_tasks' && s.labels.state) depth[s.labels.state] = s.value;
-  const lagBuckets = new Map<number, number>();
-  for (const s of samples) {
-    if (s.name === 'scheduler_dispatch_lag_seconds_bucket' && s.labels.le !== undefined) {
-      lagBuckets.set(s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), s.value);
-    }
-  }
+  const lagBuckets = histogramBuckets(samples, 'scheduler_dispatch_lag_seconds_bucket');
   return { at, completed, depth, lagBuckets, lagCount: metricValue(samples, 'scheduler_dispatch_lag_seconds_count'), scrapeMs: at - t0 };
 }
 
@@ -101,3 +113,13 @@ export const diffCounts = (a: TerminalCounts, b: TerminalCounts): TerminalCounts
   for (const s of TERMINAL) out[s] = a[s] - b[s];
   return out;
 };
+
+/** Every key whose counter changed between two scrapes, with the change (after − before). */
+export function deltas(after: Map<string, number>, before: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d !== 0) out[k] = d;
+  }
+  return out;
+}

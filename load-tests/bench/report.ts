@@ -1,36 +1,15 @@
 /**
- * The results: which code and machine were measured, the report's opening fields, and its output
- * (JSON to stdout and to the results file, a short table to stderr).
+ * bench-throughput's results: the report's opening fields (machine, code, service settings,
+ * options), the short table on stderr, and the output (JSON to stdout and to the results file).
+ * The shared parts are in results-file.ts.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Options } from './cli-options';
-import { ROOT, SERVICE_ENTRY } from './paths';
+import { gitInfo, machineInfo, readServiceDefaults, serviceInfo, Table, writeResults } from './results-file';
 
-/** Which code was measured: HEAD and the files changed on top of it (other work in progress). */
-export function gitInfo(): { commit: string | null; dirty_paths: string[] } {
-  try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'config', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return { commit, dirty_paths: status.split('\n').filter(Boolean).map((l) => l.slice(3)) };
-  } catch {
-    return { commit: null, dirty_paths: [] };
-  }
-}
-
-export function readServiceDefaults(): Record<string, unknown> {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'default.json'), 'utf8')) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
+/** The short human-readable table (stderr). */
 export function humanTable(r: Record<string, any>): string {
-  const lines: string[] = [];
-  const row = (k: string, v: unknown) => lines.push(`  ${k.padEnd(44)} ${v ?? '-'}`);
+  const table = new Table(44);
+  const { lines, row } = table;
   lines.push(`bench-throughput  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, worker_concurrency=${r.service.worker_concurrency})`);
   const t = r.throughput;
   if (t?.submit) {
@@ -65,8 +44,7 @@ export function humanTable(r: Record<string, any>): string {
     row('release-to-start p50 / p99 (ms)', `${w.release_to_start.p50_ms} / ${w.release_to_start.p99_ms}`);
   } else if (w?.error) lines.push(`workflow: FAILED ${w.error}`);
   if (r.resources) row('overall peak RSS main / total (MB)', `${r.resources.main_peak_rss_mb} / ${r.resources.total_peak_rss_mb}`);
-  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
-  return lines.join('\n');
+  return table.text(r);
 }
 
 /** The report before the run: machine, git, service settings and options (key order is the JSON's). */
@@ -75,20 +53,10 @@ export function initialReport(o: Options): Record<string, any> {
   const report: Record<string, any> = {
     generated_at: new Date().toISOString(),
     ok: false,
-    machine: {
-      cpus: os.cpus().length,
-      cpu_model: os.cpus()[0]?.model ?? null,
-      total_mem_mb: Math.round(os.totalmem() / 1048576),
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-    },
+    machine: machineInfo(),
     git: gitInfo(),
     service: {
-      entry: path.relative(ROOT, SERVICE_ENTRY),
-      store: 'sqlite (temp file)',
-      workers: o.workers ?? defaults.workers ?? null,
-      worker_concurrency: o.workerConcurrency ?? defaults.workerConcurrency ?? null,
-      partitions: o.partitions ?? defaults.partitions ?? null,
+      ...serviceInfo(o, 'sqlite (temp file)', defaults),
       log_level: o.logLevel,
       cpu_prof_dir: o.cpuProfDir,
     },
@@ -114,9 +82,5 @@ export function initialReport(o: Options): Record<string, any> {
 
 /** Writes the JSON to `out` and stdout, and the short table to stderr. */
 export function writeReport(report: Record<string, any>, out: string): void {
-  const json = JSON.stringify(report, null, 2);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${json}\n`);
-  process.stdout.write(`${json}\n`);
-  process.stderr.write(`${humanTable(report)}\n[bench] written to ${path.relative(process.cwd(), out) || out}\n`);
+  writeResults(report, { out, tag: '[bench]', table: humanTable(report) });
 }

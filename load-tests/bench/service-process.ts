@@ -8,11 +8,22 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Options } from './cli-options';
 import type { HttpClient } from './http-client';
 import { ROOT, SERVICE_ENTRY } from './paths';
 import { readStat, TreeSampler } from './proc-sampler';
 import { checkAborted, run, sleep } from './run-control';
+
+/** The settings the service is started with (a harness's options carry them). */
+export interface ServiceSettings {
+  /** WORKERS, WORKER_CONCURRENCY, PARTITIONS; null = the service's config. */
+  workers: number | null;
+  workerConcurrency: number | null;
+  partitions: number | null;
+  /** LOG_LEVEL. */
+  logLevel: string;
+  /** Run the service with --cpu-prof into this dir (profiles written when it exits); absent or null = no profile. */
+  cpuProfDir?: string | null;
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,7 +50,7 @@ export class Service {
   constructor(
     readonly tmpDir: string,
     readonly port: number,
-    readonly opts: Options,
+    readonly opts: ServiceSettings,
   ) {}
 
   get logPath(): string {

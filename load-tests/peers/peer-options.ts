@@ -1,10 +1,9 @@
 /**
  * Command-line flags of bench-peers: the --help text, PeerOptions with defaults and bounds, the
- * --quick preset and UsageError (exit code 2) for bad flags.
+ * --quick preset and UsageError (exit code 2) for bad flags; the parsing helpers are in
+ * ../bench/flags.ts.
  */
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { RESULTS_DIR } from '../bench/paths';
+import { nameList, outFile, parseFlags, strictInt, str, UsageError } from '../bench/flags';
 
 export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service, BullMQ and Agenda, same machine, same run
 
@@ -57,32 +56,18 @@ export interface PeerOptions {
   keepTmp: boolean;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'timeout', 'log-level', 'out'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { quick: { type: 'boolean' }, 'keep-tmp': { type: 'boolean' }, help: { type: 'boolean' } };
-  for (const f of FLAGS) options[f] = { type: 'string' };
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({ args: argv, strict: true, allowPositionals: false, options }).values as Record<string, string | boolean | undefined>;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (values.help) return null;
+  const values = parseFlags(argv, FLAGS, ['quick', 'keep-tmp']);
+  if (values === null) return null;
   const quick = values.quick === true;
-  const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number => {
-    const raw = values[name] as string | undefined;
-    if (raw === undefined) return quick ? quickDef : def;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const systems = new Set(String(values.systems ?? 'ours,bullmq,agenda').split(',').map((s) => s.trim()).filter(Boolean));
-  for (const s of systems) if (!['ours', 'bullmq', 'agenda'].includes(s)) throw new UsageError(`--systems: unknown system ${JSON.stringify(s)}`);
-  const conc = String(values['bullmq-concurrency'] ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
+  const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number => strictInt(values, name, quick ? quickDef : def, min, max);
+  const systems: Set<string> = nameList(values, 'systems', 'ours,bullmq,agenda', ['ours', 'bullmq', 'agenda'], 'system');
+  const conc = (str(values, 'bullmq-concurrency') ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
   if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000)) throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
   return {
     systems,
@@ -103,8 +88,8 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     agendaTimeBoundS: int('agenda-time-bound-s', 60, 20, 1, 3_600),
     quick,
     timeoutS: int('timeout', 900, 600, 10, 24 * 3_600),
-    logLevel: String(values['log-level'] ?? 'warn'),
-    out: path.resolve(String(values.out ?? path.join(RESULTS_DIR, 'peers-latest.json'))),
+    logLevel: str(values, 'log-level') ?? 'warn',
+    out: outFile(values, 'peers-latest.json'),
     keepTmp: values['keep-tmp'] === true,
   };
 }

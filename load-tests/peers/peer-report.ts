@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gitInfo, readServiceDefaults } from '../bench/report';
+import { gitInfo, loadavgs, readServiceDefaults, Table, writeResults } from '../bench/results-file';
 import { round } from '../bench/stats';
 import type { PeerOptions } from './peer-options';
 
@@ -29,7 +29,7 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
   return {
     generated_at: new Date().toISOString(),
     ok: false,
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: os.loadavg().map((l) => round(l, 2)) },
+    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: loadavgs() },
     git: gitInfo(),
     versions: { bullmq: pkgVersion('bullmq'), agenda: pkgVersion('agenda'), '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'), ioredis: pkgVersion('ioredis') },
     settings: {
@@ -98,7 +98,8 @@ export function ratios(systems: Record<string, Record<string, any>>): Record<str
 
 /** The short table: one line per system, then the ratios. */
 export function peerTable(r: Record<string, any>): string {
-  const lines: string[] = [];
+  const table = new Table();
+  const { lines } = table;
   const la = (x: number[] | undefined) => (x ? x.join(' ') : '-');
   lines.push(`bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`);
   const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
@@ -121,14 +122,10 @@ export function peerTable(r: Record<string, any>): string {
   for (const [k, v] of Object.entries(r.ratios as Record<string, Record<string, number | null>>)) {
     lines.push(`  ${k.padEnd(22)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
   }
-  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
-  return lines.join('\n');
+  return table.text(r);
 }
 
+/** Writes the JSON to `out` and stdout, and the short table to stderr. */
 export function writePeerReport(report: Record<string, any>, out: string): void {
-  const json = JSON.stringify(report, null, 2);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${json}\n`);
-  process.stdout.write(`${json}\n`);
-  process.stderr.write(`${peerTable(report)}\n[bench-peers] written to ${path.relative(process.cwd(), out) || out}\n`);
+  writeResults(report, { out, tag: '[bench-peers]', table: peerTable(report) });
 }

@@ -1,11 +1,10 @@
 /**
  * Command-line flags of bench-cron: the --help text, the CronOptions they parse into (defaults
- * depend on the mode: every second or `--every-minute`), UsageError for bad flags (exit code 2),
- * and the Options object the shared Service class expects.
+ * depend on the mode: every second or `--every-minute`) and UsageError for bad flags (exit code 2);
+ * the parsing helpers are in ../flags.ts.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { Options, parseOptions, UsageError } from '../cli-options';
+import { cpuProfDir, int, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, UsageError } from '../flags';
 import { RESULTS_DIR } from '../paths';
 
 export { UsageError };
@@ -35,7 +34,8 @@ export const CRON_HELP = `bench-cron: cron firing accuracy of the scheduler (fir
   --help                  this text
 `;
 
-export interface CronOptions {
+/** The flags of bench-cron; the service settings (ServiceFlags) are passed to the Service as they are. */
+export interface CronOptions extends ServiceFlags {
   crons: number;
   seconds: number;
   everyMinute: boolean;
@@ -45,15 +45,9 @@ export interface CronOptions {
   settleMs: number;
   lagSample: number;
   concurrency: number;
-  timeoutS: number;
-  workers: number | null;
-  workerConcurrency: number | null;
-  partitions: number | null;
-  logLevel: string;
   cpuProfDir: string | null;
-  out: string;
+  /** The JSON-lines file every run is appended to. */
   history: string;
-  keepTmp: boolean;
 }
 
 /**
@@ -61,73 +55,24 @@ export interface CronOptions {
  * @throws UsageError for an unknown flag or a number out of range
  */
 export function parseCronOptions(argv: string[]): CronOptions | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      crons: { type: 'string' },
-      seconds: { type: 'string' },
-      'every-minute': { type: 'boolean' },
-      'settle-ms': { type: 'string' },
-      'lag-sample': { type: 'string' },
-      concurrency: { type: 'string' },
-      timeout: { type: 'string' },
-      workers: { type: 'string' },
-      'worker-concurrency': { type: 'string' },
-      partitions: { type: 'string' },
-      'log-level': { type: 'string' },
-      'cpu-prof': { type: 'string' },
-      out: { type: 'string' },
-      'keep-tmp': { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) return null;
-  const num = (name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const intOrNull = (name: string, raw: string | undefined, min: number, max: number): number | null =>
-    raw === undefined ? null : Math.floor(num(name, raw, 0, min, max));
-  const everyMinute = values['every-minute'] ?? false;
-  return {
-    crons: Math.floor(num('crons', values.crons, everyMinute ? 10_000 : 1000, 1, 100_000)),
-    seconds: num('seconds', values.seconds, everyMinute ? 120 : 20, 1, 3600),
+  const v = parseFlags(argv, ['crons', 'seconds', 'settle-ms', 'lag-sample', 'concurrency', 'cpu-prof', ...SERVICE_FLAGS], ['every-minute', 'keep-tmp']);
+  if (v === null) return null;
+  const everyMinute = v['every-minute'] === true;
+  // Read in the order of the flags above, so that the first bad one is the one reported.
+  const sizes = {
+    crons: int(v, 'crons', everyMinute ? 10_000 : 1000, 1, 100_000),
+    seconds: num(v, 'seconds', everyMinute ? 120 : 20, 1, 3600),
     everyMinute,
     periodMs: everyMinute ? 60_000 : 1000,
     cronExpression: everyMinute ? '0 * * * * *' : '* * * * * *',
-    settleMs: Math.floor(num('settle-ms', values['settle-ms'], everyMinute ? 10_000 : 2000, 0, 600_000)),
-    lagSample: Math.floor(num('lag-sample', values['lag-sample'], 2000, 1)),
-    concurrency: Math.floor(num('concurrency', values.concurrency, 8, 1, 256)),
-    timeoutS: num('timeout', values.timeout, everyMinute ? 600 : 300, 1, 24 * 3600),
-    workers: intOrNull('workers', values.workers, 1, 64),
-    workerConcurrency: intOrNull('worker-concurrency', values['worker-concurrency'], 1, 10_000),
-    partitions: intOrNull('partitions', values.partitions, 1, 4096),
-    logLevel: values['log-level'] ?? 'info',
-    cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
-    out: path.resolve(values.out ?? path.join(RESULTS_DIR, 'cron-latest.json')),
-    history: path.join(RESULTS_DIR, 'cron-runs.jsonl'),
-    keepTmp: values['keep-tmp'] ?? false,
+    settleMs: int(v, 'settle-ms', everyMinute ? 10_000 : 2000, 0, 600_000),
+    lagSample: int(v, 'lag-sample', 2000, 1),
+    concurrency: int(v, 'concurrency', 8, 1, 256),
   };
-}
-
-/**
- * The Options of bench-throughput that the shared Service class reads (workers, worker
- * concurrency, partitions, log level, CPU profile dir): its defaults with these overridden.
- */
-export function serviceOptions(o: CronOptions): Options {
-  const base = parseOptions([]) as Options;
   return {
-    ...base,
-    workers: o.workers,
-    workerConcurrency: o.workerConcurrency,
-    partitions: o.partitions,
-    logLevel: o.logLevel,
-    cpuProfDir: o.cpuProfDir,
-    keepTmp: o.keepTmp,
-    timeoutS: o.timeoutS,
+    ...sizes,
+    ...serviceFlags(v, { timeoutS: everyMinute ? 600 : 300, outFile: 'cron-latest.json' }),
+    cpuProfDir: cpuProfDir(v),
+    history: path.join(RESULTS_DIR, 'cron-runs.jsonl'),
   };
 }

@@ -1,13 +1,10 @@
 /**
  * bench-cron's results: the report's opening fields (machine, code, service settings, options),
  * the short table on stderr, and the output (JSON to stdout, to `--out`, and appended as one line
- * to load-tests/results/cron-runs.jsonl so that runs accumulate).
+ * to load-tests/results/cron-runs.jsonl so that runs accumulate). The shared parts are in
+ * ../results-file.ts.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ROOT, SERVICE_ENTRY } from '../paths';
-import { gitInfo, readServiceDefaults } from '../report';
+import { gitInfo, loadavg1m, machineInfo, readServiceDefaults, serviceInfo, Table, writeResults } from '../results-file';
 import type { CronOptions } from './cron-options';
 
 /** The report before the run (key order is the JSON's). */
@@ -17,21 +14,10 @@ export function initialCronReport(o: CronOptions): Record<string, any> {
     bench: 'cron',
     generated_at: new Date().toISOString(),
     ok: false,
-    machine: {
-      cpus: os.cpus().length,
-      cpu_model: os.cpus()[0]?.model ?? null,
-      total_mem_mb: Math.round(os.totalmem() / 1048576),
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-      loadavg_1m_at_start: Number(os.loadavg()[0].toFixed(2)),
-    },
+    machine: { ...machineInfo(), loadavg_1m_at_start: loadavg1m() },
     git: gitInfo(),
     service: {
-      entry: path.relative(ROOT, SERVICE_ENTRY),
-      store: 'sqlite (temp file)',
-      workers: o.workers ?? d.workers ?? null,
-      worker_concurrency: o.workerConcurrency ?? d.workerConcurrency ?? null,
-      partitions: o.partitions ?? d.partitions ?? null,
+      ...serviceInfo(o, 'sqlite (temp file)', d),
       cron_horizon_ms: d.cronHorizonMs ?? null,
       cron_window_max: d.cronWindowMax ?? null,
       cron_misfire_grace_ms: d.cronMisfireGraceMs ?? null,
@@ -53,8 +39,8 @@ export function initialCronReport(o: CronOptions): Record<string, any> {
 
 /** The short human-readable table (stderr). */
 export function cronTable(r: Record<string, any>): string {
-  const lines: string[] = [];
-  const row = (k: string, v: unknown) => lines.push(`  ${k.padEnd(44)} ${v ?? '-'}`);
+  const table = new Table(44);
+  const { lines, row } = table;
   const c = r.cron;
   lines.push(`bench-cron  (${r.machine.cpus} cpus, node ${r.machine.node}, load ${r.machine.loadavg_1m_at_start} at start, workers=${r.service.workers})`);
   if (c?.exactness) {
@@ -77,17 +63,10 @@ export function cronTable(r: Record<string, any>): string {
     row('peak RSS main / total while firing (MB)', `${c.firing_phase.resources.main_peak_rss_mb} / ${c.firing_phase.resources.total_peak_rss_mb}`);
   } else if (c?.error) lines.push(`cron: FAILED ${c.error}`);
   if (r.resources) row('overall peak RSS main / total (MB)', `${r.resources.main_peak_rss_mb} / ${r.resources.total_peak_rss_mb}`);
-  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
-  return lines.join('\n');
+  return table.text(r);
 }
 
 /** Writes the JSON to `out`, appends it to `history` (one line) and stdout; the table to stderr. */
 export function writeCronReport(report: Record<string, any>, out: string, history: string): void {
-  const json = JSON.stringify(report, null, 2);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${json}\n`);
-  fs.mkdirSync(path.dirname(history), { recursive: true });
-  fs.appendFileSync(history, `${JSON.stringify(report)}\n`);
-  process.stdout.write(`${json}\n`);
-  process.stderr.write(`${cronTable(report)}\n[bench-cron] written to ${path.relative(process.cwd(), out) || out} (+ ${path.relative(process.cwd(), history) || history})\n`);
+  writeResults(report, { out, history, tag: '[bench-cron]', table: cronTable(report) });
 }

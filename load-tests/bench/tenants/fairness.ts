@@ -18,11 +18,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TreeSampler } from '../proc-sampler';
+import { loadavg1m } from '../results-file';
 import { sleep } from '../run-control';
 import { distribution, round, sample } from '../stats';
 import { fetchTasks, lagReport, TaskView } from '../task-lag';
 import { Pacer } from './pacer';
-import { loadavg1m, ScenarioService } from './scenario-service';
+import { ScenarioService } from './scenario-service';
 import { delta, deltas, pollUntil, scrapeTenants, TenantSnapshot } from './tenant-metrics';
 import { backlogBodies, backlogSummary, submitBacklog } from './tenants-api';
 import type { TenantsOptions } from './tenants-options';

@@ -13,9 +13,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TreeSampler } from '../proc-sampler';
+import { loadavg1m } from '../results-file';
 import { sleep } from '../run-control';
 import { distribution, round } from '../stats';
-import { loadavg1m, ScenarioService } from './scenario-service';
+import { ScenarioService } from './scenario-service';
 import { delta, deltas, pollUntil, scrapeTenants, TenantSnapshot } from './tenant-metrics';
 import { backlogBodies, backlogSummary, getJson, ListedTask, listTasksOfType, submitBacklog } from './tenants-api';
 import type { TenantsOptions } from './tenants-options';

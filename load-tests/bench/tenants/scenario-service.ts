@@ -16,13 +16,10 @@ import { HttpClient } from '../http-client';
 import { sleep } from '../run-control';
 import { freePort, Service } from '../service-process';
 import { round } from '../stats';
-import { serviceOptions, TenantsOptions } from './tenants-options';
+import type { TenantsOptions } from './tenants-options';
 
 /** The handler module the service loads for `send_email`: returns at once. */
 const SEND_EMAIL_HANDLER = 'module.exports = async () => ({ ok: true });\n';
-
-/** The 1-minute load average, 2 decimals. */
-export const loadavg1m = (): number => Number(os.loadavg()[0].toFixed(2));
 
 /** A scenario's service: create(), start(), client(), stop() (or killNow() as a last resort). */
 export class ScenarioService {
@@ -50,7 +47,7 @@ export class ScenarioService {
   static async create(name: string, o: TenantsOptions): Promise<ScenarioService> {
     const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), `sched-bench-tenants-${name}-`));
     const port = await freePort();
-    return new ScenarioService(name, tmpDir, new Service(tmpDir, port, serviceOptions(o)), o);
+    return new ScenarioService(name, tmpDir, new Service(tmpDir, port, o), o);
   }
 
   /** A new keep-alive client of this service (closed by stop()). */

@@ -5,16 +5,16 @@
  * (`scheduler_tenant_ready_tasks{tenant}`), depth by state (`scheduler_tasks{state}`), the
  * token-bucket waits (`scheduler_rate_limit_waits_total{limit,key}`), and the longest event-loop
  * delay of the service's main thread since the previous scrape (prom-client's
- * `nodejs_eventloop_lag_max_seconds`: its histogram is reset at each scrape). metrics.ts parses
- * only the noop figures; this file reads these series for any task type and tenant, and waits on
- * them.
+ * `nodejs_eventloop_lag_max_seconds`: its histogram is reset at each scrape). metrics.ts reads
+ * only the noop figures; this file reads these series for any task type and tenant (with
+ * metrics.ts's parser), and waits on them.
  */
 import { performance } from 'node:perf_hooks';
 import type { HttpClient } from '../http-client';
+import { parseMetrics } from '../metrics';
 import { checkAborted, sleep } from '../run-control';
 
-const LINE_RE = /^(scheduler_tasks_completed_total|scheduler_tenant_dispatched_total|scheduler_tenant_ready_tasks|scheduler_tasks|scheduler_rate_limit_waits_total|scheduler_nodejs_eventloop_lag_max_seconds)(?:\{(.*)\})?\s+(\S+)/;
-const LABEL_RE = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+export { deltas } from '../metrics';
 
 /** One scrape. Counters are cumulative since the service started. */
 export interface TenantSnapshot {
@@ -52,34 +52,19 @@ export async function scrapeTenants(client: HttpClient): Promise<TenantSnapshot>
     eventLoopMaxMs: null,
   };
   if (res.status !== 200) throw new Error(`GET /metrics: HTTP ${res.status}`);
-  for (const line of res.body.split('\n')) {
-    const m = LINE_RE.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    if (m[2]) for (const l of m[2].matchAll(LABEL_RE)) labels[l[1]] = l[2];
-    const value = Number(m[3]);
-    if (m[1] === 'scheduler_tasks_completed_total') add(snap.terminal, labels.task_type ?? '?', value);
-    else if (m[1] === 'scheduler_tenant_dispatched_total') add(snap.dispatched, labels.tenant ?? '?', value);
-    else if (m[1] === 'scheduler_tenant_ready_tasks') add(snap.ready, labels.tenant ?? '?', value);
-    else if (m[1] === 'scheduler_tasks' && labels.state) add(snap.depth, labels.state, value);
-    else if (m[1] === 'scheduler_rate_limit_waits_total') add(snap.rateLimitWaits, `${labels.limit ?? '?'}/${labels.key ?? '?'}`, value);
-    else if (m[1] === 'scheduler_nodejs_eventloop_lag_max_seconds' && Number.isFinite(value)) snap.eventLoopMaxMs = value * 1000;
+  for (const { name, labels, value } of parseMetrics(res.body)) {
+    if (name === 'scheduler_tasks_completed_total') add(snap.terminal, labels.task_type ?? '?', value);
+    else if (name === 'scheduler_tenant_dispatched_total') add(snap.dispatched, labels.tenant ?? '?', value);
+    else if (name === 'scheduler_tenant_ready_tasks') add(snap.ready, labels.tenant ?? '?', value);
+    else if (name === 'scheduler_tasks' && labels.state) add(snap.depth, labels.state, value);
+    else if (name === 'scheduler_rate_limit_waits_total') add(snap.rateLimitWaits, `${labels.limit ?? '?'}/${labels.key ?? '?'}`, value);
+    else if (name === 'scheduler_nodejs_eventloop_lag_max_seconds' && Number.isFinite(value)) snap.eventLoopMaxMs = value * 1000;
   }
   return snap;
 }
 
 /** Increase of a counter between two scrapes (0 when absent). */
 export const delta = (after: Map<string, number>, before: Map<string, number>, key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
-
-/** Every key whose counter increased between two scrapes, with the increase. */
-export function deltas(after: Map<string, number>, before: Map<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of after) {
-    const d = v - (before.get(k) ?? 0);
-    if (d !== 0) out[k] = d;
-  }
-  return out;
-}
 
 /**
  * Polls /metrics every `pollMs` until `done(snapshot)` is true; `onScrape` sees every scrape.

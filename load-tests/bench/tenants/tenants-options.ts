@@ -1,11 +1,10 @@
 /**
  * Command-line flags of bench-tenants: the --help text, the TenantsOptions they parse into (with
- * their defaults and bounds), UsageError for bad flags (exit code 2), and the Options object the
- * shared Service class expects.
+ * their defaults and bounds) and UsageError for bad flags (exit code 2); the parsing helpers are
+ * in ../flags.ts.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { Options, parseOptions, UsageError } from '../cli-options';
+import { int, nameList, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, UsageError } from '../flags';
 import { RESULTS_DIR } from '../paths';
 
 export { UsageError };
@@ -42,7 +41,8 @@ Each scenario runs on its own fresh service (temp SQLite file, the config file b
   --help                  this text
 `;
 
-export interface TenantsOptions {
+/** The flags of bench-tenants; the service settings (ServiceFlags) are passed to the Service as they are. */
+export interface TenantsOptions extends ServiceFlags {
   scenarios: Set<ScenarioName>;
   aTasks: number;
   bIntervalMs: number;
@@ -57,14 +57,8 @@ export interface TenantsOptions {
   weightC: number;
   pollMs: number;
   lagConcurrency: number;
-  timeoutS: number;
-  workers: number | null;
-  workerConcurrency: number | null;
-  partitions: number | null;
-  logLevel: string;
-  out: string;
+  /** The JSON-lines file every run is appended to. */
   history: string;
-  keepTmp: boolean;
 }
 
 /**
@@ -72,91 +66,34 @@ export interface TenantsOptions {
  * @throws UsageError for an unknown flag, an unknown scenario or a number out of range
  */
 export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      scenarios: { type: 'string' },
-      'a-tasks': { type: 'string' },
-      'b-interval-ms': { type: 'string' },
-      'baseline-seconds': { type: 'string' },
-      'batch-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      'rl-tasks': { type: 'string' },
-      'rl-rate': { type: 'string' },
-      'rl-burst': { type: 'string' },
-      'rl-noop-tasks': { type: 'string' },
-      'weight-tasks': { type: 'string' },
-      'weight-c': { type: 'string' },
-      'poll-ms': { type: 'string' },
-      'lag-concurrency': { type: 'string' },
-      timeout: { type: 'string' },
-      workers: { type: 'string' },
-      'worker-concurrency': { type: 'string' },
-      partitions: { type: 'string' },
-      'log-level': { type: 'string' },
-      out: { type: 'string' },
-      'keep-tmp': { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) return null;
-  const num = (name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const int = (name: string, raw: string | undefined, def: number, min: number, max?: number): number => Math.floor(num(name, raw, def, min, max));
-  const intOrNull = (name: string, raw: string | undefined, min: number, max: number): number | null =>
-    raw === undefined ? null : int(name, raw, 0, min, max);
-  const scenarios = new Set<ScenarioName>();
-  for (const s of (values.scenarios ?? SCENARIOS.join(',')).split(',').map((x) => x.trim()).filter(Boolean)) {
-    if (!(SCENARIOS as readonly string[]).includes(s)) throw new UsageError(`--scenarios: unknown scenario ${JSON.stringify(s)} (known: ${SCENARIOS.join(', ')})`);
-    scenarios.add(s as ScenarioName);
-  }
+  const v = parseFlags(
+    argv,
+    ['scenarios', 'a-tasks', 'b-interval-ms', 'baseline-seconds', 'batch-size', 'concurrency', 'rl-tasks', 'rl-rate', 'rl-burst', 'rl-noop-tasks', 'weight-tasks', 'weight-c', 'poll-ms', 'lag-concurrency', ...SERVICE_FLAGS],
+    ['keep-tmp'],
+  );
+  if (v === null) return null;
+  const scenarios = nameList(v, 'scenarios', SCENARIOS.join(','), SCENARIOS, 'scenario', true);
   if (scenarios.size === 0) throw new UsageError('--scenarios: name at least one scenario');
-  return {
+  // Read in the order of the flags above, so that the first bad one is the one reported.
+  const sizes = {
     scenarios,
-    aTasks: int('a-tasks', values['a-tasks'], 100_000, 1, 10_000_000),
-    bIntervalMs: num('b-interval-ms', values['b-interval-ms'], 10, 1, 60_000),
-    baselineSeconds: num('baseline-seconds', values['baseline-seconds'], 10, 0, 3600),
-    batchSize: int('batch-size', values['batch-size'], 1000, 1, 1000),
-    concurrency: int('concurrency', values.concurrency, 4, 1, 256),
-    rlTasks: int('rl-tasks', values['rl-tasks'], 3000, 1, 1_000_000),
-    rlRate: num('rl-rate', values['rl-rate'], 100, 0.001, 100_000),
-    rlBurst: num('rl-burst', values['rl-burst'], 10, 1, 100_000),
-    rlNoopTasks: int('rl-noop-tasks', values['rl-noop-tasks'], 1000, 0, 1_000_000),
-    weightTasks: int('weight-tasks', values['weight-tasks'], 20_000, 1, 10_000_000),
-    weightC: num('weight-c', values['weight-c'], 3, 0.001, 1_000_000),
-    pollMs: int('poll-ms', values['poll-ms'], 100, 10, 10_000),
-    lagConcurrency: int('lag-concurrency', values['lag-concurrency'], 8, 1, 256),
-    timeoutS: num('timeout', values.timeout, 600, 1, 24 * 3600),
-    workers: intOrNull('workers', values.workers, 1, 64),
-    workerConcurrency: intOrNull('worker-concurrency', values['worker-concurrency'], 1, 10_000),
-    partitions: intOrNull('partitions', values.partitions, 1, 4096),
-    logLevel: values['log-level'] ?? 'info',
-    out: path.resolve(values.out ?? path.join(RESULTS_DIR, 'tenants-latest.json')),
-    history: path.join(RESULTS_DIR, 'tenants-runs.jsonl'),
-    keepTmp: values['keep-tmp'] ?? false,
+    aTasks: int(v, 'a-tasks', 100_000, 1, 10_000_000),
+    bIntervalMs: num(v, 'b-interval-ms', 10, 1, 60_000),
+    baselineSeconds: num(v, 'baseline-seconds', 10, 0, 3600),
+    batchSize: int(v, 'batch-size', 1000, 1, 1000),
+    concurrency: int(v, 'concurrency', 4, 1, 256),
+    rlTasks: int(v, 'rl-tasks', 3000, 1, 1_000_000),
+    rlRate: num(v, 'rl-rate', 100, 0.001, 100_000),
+    rlBurst: num(v, 'rl-burst', 10, 1, 100_000),
+    rlNoopTasks: int(v, 'rl-noop-tasks', 1000, 0, 1_000_000),
+    weightTasks: int(v, 'weight-tasks', 20_000, 1, 10_000_000),
+    weightC: num(v, 'weight-c', 3, 0.001, 1_000_000),
+    pollMs: int(v, 'poll-ms', 100, 10, 10_000),
+    lagConcurrency: int(v, 'lag-concurrency', 8, 1, 256),
   };
-}
-
-/**
- * The Options of bench-throughput that the shared Service class reads (workers, worker
- * concurrency, partitions, log level): its defaults with these overridden. No CPU profile.
- */
-export function serviceOptions(o: TenantsOptions): Options {
-  const base = parseOptions([]) as Options;
   return {
-    ...base,
-    workers: o.workers,
-    workerConcurrency: o.workerConcurrency,
-    partitions: o.partitions,
-    logLevel: o.logLevel,
-    cpuProfDir: null,
-    keepTmp: o.keepTmp,
-    timeoutS: o.timeoutS,
+    ...sizes,
+    ...serviceFlags(v, { timeoutS: 600, outFile: 'tenants-latest.json' }),
+    history: path.join(RESULTS_DIR, 'tenants-runs.jsonl'),
   };
 }

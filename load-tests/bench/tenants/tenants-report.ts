@@ -1,14 +1,10 @@
 /**
  * bench-tenants' results: the report's opening fields (machine, code, service settings, options),
  * the short table on stderr, and the output (JSON to stdout, to `--out`, and appended as one line
- * to load-tests/results/tenants-runs.jsonl so that runs accumulate).
+ * to load-tests/results/tenants-runs.jsonl so that runs accumulate). The shared parts are in
+ * ../results-file.ts.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { ROOT, SERVICE_ENTRY } from '../paths';
-import { gitInfo, readServiceDefaults } from '../report';
-import { loadavg1m } from './scenario-service';
+import { gitInfo, loadavg1m, machineInfo, readServiceDefaults, serviceInfo, Table, writeResults } from '../results-file';
 import type { TenantsOptions } from './tenants-options';
 
 /** The report before the run (key order is the JSON's). */
@@ -18,21 +14,10 @@ export function initialTenantsReport(o: TenantsOptions): Record<string, any> {
     bench: 'tenants',
     generated_at: new Date().toISOString(),
     ok: false,
-    machine: {
-      cpus: os.cpus().length,
-      cpu_model: os.cpus()[0]?.model ?? null,
-      total_mem_mb: Math.round(os.totalmem() / 1048576),
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-      loadavg_1m_at_start: loadavg1m(),
-    },
+    machine: { ...machineInfo(), loadavg_1m_at_start: loadavg1m() },
     git: gitInfo(),
     service: {
-      entry: path.relative(ROOT, SERVICE_ENTRY),
-      store: 'sqlite (temp file, one per scenario)',
-      workers: o.workers ?? d.workers ?? null,
-      worker_concurrency: o.workerConcurrency ?? d.workerConcurrency ?? null,
-      partitions: o.partitions ?? d.partitions ?? null,
+      ...serviceInfo(o, 'sqlite (temp file, one per scenario)', d),
       log_level: o.logLevel,
     },
     options: {
@@ -59,8 +44,8 @@ const dist = (x: any) => (x ? `${x.p50_ms} / ${x.p99_ms} / ${x.max_ms}  (n=${x.c
 
 /** The short human-readable table (stderr). */
 export function tenantsTable(r: Record<string, any>): string {
-  const lines: string[] = [];
-  const row = (k: string, v: unknown) => lines.push(`  ${k.padEnd(46)} ${v ?? '-'}`);
+  const table = new Table(46);
+  const { lines, row } = table;
   lines.push(`bench-tenants  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, load ${r.machine.loadavg_1m_at_start} at start)`);
   const f = r.fairness;
   if (f?.with_a_backlog) {
@@ -98,17 +83,10 @@ export function tenantsTable(r: Record<string, any>): string {
     row('same from /metrics counters', g.metrics_cross_check.ratio);
     row('both-busy interval (s) / all terminal (s)', `${g.both_busy.seconds} / ${g.all_terminal_s}  load ${g.load_at_start}`);
   } else if (g?.error) lines.push(`weights: FAILED ${g.error}`);
-  if (r.errors?.length) lines.push(`errors: ${r.errors.join(' | ')}`);
-  return lines.join('\n');
+  return table.text(r);
 }
 
 /** Writes the JSON to `out`, appends it to `history` (one line) and stdout; the table to stderr. */
 export function writeTenantsReport(report: Record<string, any>, out: string, history: string): void {
-  const json = JSON.stringify(report, null, 2);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${json}\n`);
-  fs.mkdirSync(path.dirname(history), { recursive: true });
-  fs.appendFileSync(history, `${JSON.stringify(report)}\n`);
-  process.stdout.write(`${json}\n`);
-  process.stderr.write(`${tenantsTable(report)}\n[bench-tenants] written to ${path.relative(process.cwd(), out) || out} (+ ${path.relative(process.cwd(), history) || history})\n`);
+  writeResults(report, { out, history, tag: '[bench-tenants]', table: tenantsTable(report) });
 }

@@ -12,8 +12,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { TreeSampler } from '../proc-sampler';
+import { loadavg1m } from '../results-file';
 import { round } from '../stats';
-import { loadavg1m, ScenarioService } from './scenario-service';
+import { ScenarioService } from './scenario-service';
 import { delta, pollUntil, scrapeTenants, TenantSnapshot } from './tenant-metrics';
 import { backlogBodies, backlogSummary, getJson, listTasksOfType, putTenantWeight, submitBacklog } from './tenants-api';
 import type { TenantsOptions } from './tenants-options';
