@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { RouteNotFoundError } from '../domain/errors';
 
 /** Where the dashboard is served (open without a key: it holds no data, its API calls carry the key). */
 export const UI_PREFIX = '/ui';
@@ -43,19 +44,28 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
  */
 export function registerUi(app: FastifyInstance, root: string | null = uiRoot()): void {
   if (!root) return;
-  void app.register(fastifyStatic, {
-    root,
-    prefix: `${UI_PREFIX}/`,
-    index: ['index.html'],
-    redirect: false,
-    schemaHide: true,
-    // Reloading the page fetches the current code; ETags make that cheap.
-    cacheControl: false,
-    setHeaders: (res) => {
-      res.setHeader('content-security-policy', CSP);
-      res.setHeader('x-content-type-options', 'nosniff');
-      res.setHeader('cache-control', 'no-cache');
-    },
+  void app.register(async (ui) => {
+    // A path the file server refuses (`/ui/../x`, a malformed escape) is a 404 like any missing
+    // file; anything else goes on to the app's error handler.
+    ui.setErrorHandler((err: { statusCode?: number; status?: number }, req) => {
+      const status = err.statusCode ?? err.status ?? 500;
+      if (status >= 400 && status < 500) throw new RouteNotFoundError(req.method, req.url.split('?')[0]);
+      throw err;
+    });
+    await ui.register(fastifyStatic, {
+      root,
+      prefix: `${UI_PREFIX}/`,
+      index: ['index.html'],
+      redirect: false,
+      schemaHide: true,
+      // Reloading the page fetches the current code; ETags make that cheap.
+      cacheControl: false,
+      setHeaders: (res) => {
+        res.setHeader('content-security-policy', CSP);
+        res.setHeader('x-content-type-options', 'nosniff');
+        res.setHeader('cache-control', 'no-cache');
+      },
+    });
+    ui.get(UI_PREFIX, { schema: { hide: true } }, async (_req, reply) => reply.sendFile('index.html', root));
   });
-  app.get(UI_PREFIX, { schema: { hide: true } }, async (_req, reply) => reply.sendFile('index.html', root));
 }

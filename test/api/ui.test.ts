@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import net from 'node:net';
 import { hashApiKey } from '../../src/tenancy/api-keys';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 
@@ -45,6 +46,22 @@ describe('REST: dashboard files at /ui', () => {
       expect(res.statusCode, url).to.be.oneOf([400, 401, 403, 404]);
       expect(res.body, url).to.not.include('"tasks"');
       expect(res.body, url).to.not.include('actor-task-scheduler');
+    }
+  });
+
+  it('a raw /ui/../api/… request on a socket (no URL normalising client) does not get past the key', async () => {
+    const address = await f.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = Number(new URL(address).port);
+    for (const target of ['/ui/../api/v1/tasks', '/ui/%2e%2e/api/v1/tasks', '/ui/..%2fapi/v1/tasks']) {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
+        let out = '';
+        sock.on('data', (d) => (out += d));
+        sock.on('end', () => resolve(out));
+        sock.on('error', reject);
+      });
+      expect(raw, target).to.match(/^HTTP\/1\.1 (401|404) /);
+      expect(raw, target).to.not.include('"tasks"');
     }
   });
 
