@@ -14,6 +14,26 @@ const ADMIN_KEY = 'dashboard-admin-key-1';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', '..', 'test', 'artifacts');
 
 /**
+ * Skips the suite when Chromium is missing outside CI (with a message), fails it in CI (`CI` set):
+ * the browser tests must not pass silently where they are meant to run.
+ */
+function requireChromium(ctx: Mocha.Context): void {
+  if (fs.existsSync(CHROMIUM)) return;
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
+  console.log(`      skipped: ${CHROMIUM} not found (install with apt-get install -y chromium; with CI set this fails)`);
+  ctx.skip();
+}
+
+/** Headless Debian Chromium driven by playwright-core (no browser download). */
+async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/**
  * The dashboard end to end (issue 9): a real service process with an admin API key, driven by
  * headless Chromium through playwright-core. Every check on an action reads the outcome back
  * through the REST API. Without Chromium the suite fails, except outside CI (`CI` unset), where
@@ -59,19 +79,11 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   const shot = async (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
-      console.log(`      skipped: ${CHROMIUM} not found (install with apt-get install -y chromium; with CI set this fails)`);
-      this.skip();
-    }
+    requireChromium(this);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const env = serviceConfigEnv(dir.path, { apiKeys: [{ sha256: hashApiKey(ADMIN_KEY), admin: true }] });
     svc = await startServiceProcess(dir.path, env);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
@@ -219,4 +231,38 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     await shot('tenants');
   });
 
+});
+
+describe('dashboard in a browser without API keys', function () {
+  this.timeout(60_000);
+  const dir = tempDir();
+  let svc: ServiceProcess;
+  let browser: Browser;
+
+  before(async function () {
+    requireChromium(this);
+    svc = await startServiceProcess(dir.path);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.stop();
+    dir.remove();
+  });
+
+  it('works with no key entered: the overview reads /metrics and the tasks page lists tasks', async () => {
+    const res = await fetch(`${svc.url}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task_type: 'echo', scheduled_at: '2030-01-01T00:00:00Z' }) });
+    const id = ((await res.json()) as { task_id: string }).task_id;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    await page.goto(`${svc.url}/ui`);
+    await page.waitForSelector('#metrics-note:has-text("Sampled from /metrics")');
+    expect(await page.textContent('.card[data-state="SCHEDULED"] .n')).to.equal('1');
+    expect(await page.textContent('#key-state')).to.equal('no key');
+    await page.click('#nav a[data-page="tasks"]');
+    await page.waitForSelector(`#task-list tr[data-task-id="${id}"]`);
+    expect(errors).to.deep.equal([]);
+  });
 });
