@@ -25,6 +25,7 @@ import type { CronService } from '../cron/cron-service';
 import { workflowRoutes } from './routes/workflows';
 import type { WorkflowService } from '../workflows/workflow-service';
 import { registerOpenApi } from './openapi/register';
+import { registerUi } from './ui';
 import { packageVersion } from '../version';
 
 export interface AppDeps {
@@ -106,6 +107,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setErrorHandler(errorHandler(deps.bodyLimitBytes));
   registerAuth(app, deps.apiKeys);
   registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
+  registerUi(app);
   app.setNotFoundHandler((req, reply) => {
     const err = new RouteNotFoundError(req.method, req.url.split('?')[0]);
     void reply.status(err.status).send(err.toJSON());

@@ -3,6 +3,7 @@ import { ForbiddenError, UnauthorizedError } from '../domain/errors';
 import { ApiKeys } from '../tenancy/api-keys';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import { isDocsPath } from './openapi/register';
+import { isUiRoute } from './ui';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,12 +12,13 @@ declare module 'fastify' {
   }
 }
 
-/** Paths served without a key: liveness and readiness probes (and the API description, below). */
+/** Paths served without a key: liveness and readiness probes (and the API description and the dashboard, below). */
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
  * Bearer-key authentication (issue 5): with keys configured, every request but the probes and the
- * API description (`/openapi.json`, `/docs`: it holds no tenant data) needs
+ * API description (`/openapi.json`, `/docs`) and the dashboard's static files (`/ui`, `/ui/…`), which
+ * hold no tenant data (the dashboard's own API calls carry its key), needs
  * `Authorization: Bearer <key>` (401 `UNAUTHORIZED` otherwise) and runs as that key's
  * {@link Caller}; without keys every request runs as an admin ({@link OPEN_CALLER}).
  */
@@ -24,7 +26,7 @@ export function registerAuth(app: FastifyInstance, keys: ApiKeys | undefined): v
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0];
-    if (!keys?.enabled || OPEN_PATHS.has(path) || isDocsPath(path)) {
+    if (!keys?.enabled || OPEN_PATHS.has(path) || isDocsPath(path) || isUiRoute(req.routeOptions.url)) {
       req.caller = OPEN_CALLER;
       return;
     }

@@ -1,0 +1,40 @@
+import { api, seg } from '../api.js';
+import { dagSvg } from '../dag.js';
+import { h, replace, select, status, table, time } from '../dom.js';
+import { showTask } from './tasks.js';
+
+const WF_STATES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+/**
+ * Workflows: list (filter by status) and the selected workflow's tasks drawn as a layered DAG
+ * coloured by state; clicking a node shows that task.
+ */
+export async function render(root, ctx) {
+  const p = ctx.params;
+  const filters = h('form', { class: 'filters' }, select('status', 'status', WF_STATES, p.get('status') ?? ''), h('button', { type: 'submit' }, 'Filter'));
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    ctx.go('workflows', Object.fromEntries(new FormData(filters)));
+  });
+  const list = h('div', { id: 'workflow-list' });
+  const detail = h('div', { id: 'workflow-detail' });
+  const taskPanel = h('div', { class: 'panel', id: 'task-detail' }, h('p', { class: 'muted' }, 'Click a node for its task.'));
+  replace(root, h('h2', {}, 'Workflows'), filters, list, detail, taskPanel);
+  const show = async (id) => {
+    const w = await api('GET', `/api/v1/workflows/${seg(id)}`);
+    replace(detail,
+      h('h3', {}, `${w.name ?? w.workflow_id} `, status(w.status)),
+      h('p', { class: 'muted' }, `${w.task_count} tasks, ${w.open_tasks} open; `,
+        Object.entries(w.task_counts ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')),
+      w.tasks.length > 500 ? h('p', { class: 'muted' }, `Large workflow: drawing ${w.tasks.length} tasks.`) : null,
+      h('div', { class: 'dag-wrap' }, dagSvg(w.tasks, { onNode: (t) => showTask(taskPanel, t.task_id, ctx) })));
+  };
+  const r = await api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50 } });
+  replace(list, table([
+    { label: 'workflow', value: (w) => w.name ?? w.workflow_id },
+    { label: 'status', value: (w) => status(w.status) },
+    { label: 'tasks', value: (w) => `${w.task_count ?? ''}` },
+    { label: 'created', value: (w) => time(w.created_at) },
+  ], r.workflows, { onRow: (w) => ctx.go('workflows', { status: p.get('status'), id: w.workflow_id }), rowAttrs: (w) => ({ 'data-workflow-id': w.workflow_id }) }));
+  if (p.get('id')) await show(p.get('id'));
+}
