@@ -7,7 +7,7 @@ import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { cronIdOfInstance } from '../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { offerToOwners } from './offer-to-owners';
+import { byPartition, offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
@@ -303,13 +303,7 @@ export class DispatcherActor {
   }
 
   private releaseToOwners(entries: DueEntry[]): void {
-    const byPartition = new Map<number, string[]>();
-    for (const e of entries) {
-      const ids = byPartition.get(e.partition) ?? [];
-      ids.push(e.id);
-      byPartition.set(e.partition, ids);
-    }
-    for (const [p, ids] of byPartition) this.deps.directory.owners[p]?.tell('released', ids);
+    for (const [p, ids] of byPartition(entries, (e) => e.id)) this.deps.directory.owners[p]?.tell('released', ids);
   }
 
   private loseAttemptsOf(workerId: string): void {

@@ -1,17 +1,22 @@
 import type { DueEntry } from '../domain/task';
 import type { ActorDirectory } from './deps';
 
+/** `value(e)` of each entry, grouped by the entry's partition (one message per owner). */
+export function byPartition<T>(entries: readonly DueEntry[], value: (e: DueEntry) => T): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const e of entries) {
+    const list = groups.get(e.partition);
+    if (list) list.push(value(e));
+    else groups.set(e.partition, [value(e)]);
+  }
+  return groups;
+}
+
 /**
  * Hands waiting tasks to the owners of their partitions, one `offer` message per partition: new
  * submissions (the service's gateway) and workflow tasks released by a completion (the dispatcher).
  * An owner keeps the entries due inside its window; a later window read finds the others.
  */
 export function offerToOwners(directory: ActorDirectory, entries: readonly DueEntry[]): void {
-  const byPartition = new Map<number, DueEntry[]>();
-  for (const e of entries) {
-    const list = byPartition.get(e.partition);
-    if (list) list.push(e);
-    else byPartition.set(e.partition, [e]);
-  }
-  for (const [p, list] of byPartition) directory.owners[p]?.tell('offer', list);
+  for (const [p, list] of byPartition(entries, (e) => e)) directory.owners[p]?.tell('offer', list);
 }

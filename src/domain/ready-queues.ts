@@ -120,13 +120,13 @@ export class ReadyQueues {
    */
   nextReleaseAt(now: number): number | null {
     let at = Infinity;
+    const consider = (bucket: TokenBucket | null | undefined) => {
+      const next = bucket ? bucket.nextTokenAt(now) : now;
+      if (next > now) at = Math.min(at, next);
+    };
     for (const [tenant, q] of this.byTenant) {
-      const tb = this.policy.tenantBucket?.(tenant);
-      if (tb && tb.nextTokenAt(now) > now) at = Math.min(at, tb.nextTokenAt(now));
-      for (const type of q.taskTypes()) {
-        const b = this.policy.typeBucket?.(type);
-        if (b && b.nextTokenAt(now) > now) at = Math.min(at, b.nextTokenAt(now));
-      }
+      consider(this.policy.tenantBucket?.(tenant));
+      for (const type of q.taskTypes()) consider(this.policy.typeBucket?.(type));
     }
     return at === Infinity ? null : at;
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import type { SubmissionGuard } from '../tenancy/submission-guard';
@@ -6,7 +7,7 @@ import { SchemaValidator } from '../contract/validation';
 import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
 import { Clock } from '../domain/clock';
-import { ServiceUnavailableError, ValidationError, WorkflowNotFoundError, WorkflowStateConflictError, WorkflowTooLargeError } from '../domain/errors';
+import { ServiceUnavailableError, WorkflowNotFoundError, WorkflowStateConflictError, WorkflowTooLargeError } from '../domain/errors';
 import { DueEntry } from '../domain/task';
 import { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
@@ -105,8 +106,7 @@ export class WorkflowService {
   async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assert(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
-    const limit = q.limit === undefined ? 50 : Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
+    const limit = pageLimit(q.limit);
     const page = await this.deps.store.listWorkflows({
       status: q.status as WorkflowStatus | undefined,
       tenantId: tenantFilter(caller, q.tenant as string | undefined),
