@@ -7,6 +7,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import { GroupCommit } from '../../src/storage/sqlite/group-commit';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { newTask, PARTITIONS, T0 } from './fixtures';
 
@@ -114,5 +116,56 @@ for (const writerThread of [true, false]) describe(`SqliteStore group commit (${
     // In process the three share one transaction; across the thread boundary messages may arrive
     // in more than one turn of the writer's event loop.
     expect((await stats()).commits - before.commits).to.be.at.most(writerThread ? 3 : 1);
+  });
+});
+
+describe('GroupCommit bulk lane', () => {
+  let db: Database.Database;
+  let commit: GroupCommit;
+  const commitsSeen: number[] = [];
+
+  beforeEach(() => {
+    db = new Database(':memory:');
+    db.exec('CREATE TABLE t (k TEXT)');
+    commit = new GroupCommit(db, { bulkRows: 32, bulkRowsPerCommit: 1000 });
+    commitsSeen.length = 0;
+  });
+
+  afterEach(() => db.close());
+
+  /** An operation that records which transaction (commit number) it ran in. */
+  const op = (k: string) => () => {
+    db.prepare('INSERT INTO t VALUES (?)').run(k);
+    commitsSeen.push(commit.stats.commits);
+    return commit.stats.commits;
+  };
+
+  it('commits small operations ahead of queued bulk ones, one bulk slice per transaction', async () => {
+    const bulk = Array.from({ length: 4 }, (_, i) => commit.run(op(`bulk-${i}`), 1000));
+    const small = commit.run(op('single'), 1);
+    const late = new Promise<number>((resolve) => setImmediate(() => resolve(commit.run(op('late'), 1))));
+    const [bulkIn, smallIn, lateIn] = await Promise.all([Promise.all(bulk), small, late]);
+    // Transaction 0: the small one and the first bulk slice; each later one takes one more slice,
+    // and an operation queued meanwhile joins the next transaction instead of waiting for all bulk.
+    expect(smallIn).to.equal(0);
+    expect(bulkIn).to.deep.equal([0, 1, 2, 3]);
+    expect(lateIn).to.equal(1);
+    expect(commit.stats.commits).to.equal(4);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n).to.equal(6);
+  });
+
+  it('puts several small bulk operations in one transaction up to the row budget', async () => {
+    const ins = await Promise.all(Array.from({ length: 6 }, (_, i) => commit.run(op(`b-${i}`), 400)));
+    expect(ins).to.deep.equal([0, 0, 1, 1, 2, 2]);
+  });
+
+  it('close() commits everything still queued, bulk included', async () => {
+    const all = Promise.all(Array.from({ length: 3 }, (_, i) => commit.run(op(`c-${i}`), 1000)));
+    commit.close();
+    expect(await all).to.deep.equal([0, 1, 2]);
+    await commit.run(op('after'), 1).then(
+      () => expect.fail('a closed group commit must refuse work'),
+      (err: Error) => expect(err.message).to.match(/closed/),
+    );
   });
 });

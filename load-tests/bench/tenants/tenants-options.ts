@@ -4,7 +4,7 @@
  * in ../flags.ts.
  */
 import path from 'node:path';
-import { int, nameList, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, UsageError } from '../flags';
+import { cpuProfDir, int, nameList, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, UsageError } from '../flags';
 import { RESULTS_DIR } from '../paths';
 
 export { UsageError };
@@ -37,6 +37,8 @@ Each scenario runs on its own fresh service (temp SQLite file, the config file b
   --log-level L           LOG_LEVEL (default: info)
   --out FILE              results file (default load-tests/results/tenants-latest.json; every run
                           is also appended as one line to load-tests/results/tenants-runs.jsonl)
+  --cpu-prof DIR          run each service with node --cpu-prof into DIR (read them with
+                          node dist/load-tests/cpuprofile-summary.js DIR)
   --keep-tmp              keep the temp dirs (database, config, service log) for inspection
   --help                  this text
 `;
@@ -59,6 +61,8 @@ export interface TenantsOptions extends ServiceFlags {
   lagConcurrency: number;
   /** The JSON-lines file every run is appended to. */
   history: string;
+  /** --cpu-prof DIR: the service runs with `--cpu-prof` into DIR (profiles written when it exits). */
+  cpuProfDir: string | null;
 }
 
 /**
@@ -68,7 +72,7 @@ export interface TenantsOptions extends ServiceFlags {
 export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
   const v = parseFlags(
     argv,
-    ['scenarios', 'a-tasks', 'b-interval-ms', 'baseline-seconds', 'batch-size', 'concurrency', 'rl-tasks', 'rl-rate', 'rl-burst', 'rl-noop-tasks', 'weight-tasks', 'weight-c', 'poll-ms', 'lag-concurrency', ...SERVICE_FLAGS],
+    ['scenarios', 'a-tasks', 'b-interval-ms', 'baseline-seconds', 'batch-size', 'concurrency', 'rl-tasks', 'rl-rate', 'rl-burst', 'rl-noop-tasks', 'weight-tasks', 'weight-c', 'poll-ms', 'lag-concurrency', 'cpu-prof', ...SERVICE_FLAGS],
     ['keep-tmp'],
   );
   if (v === null) return null;
@@ -94,6 +98,7 @@ export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
   return {
     ...sizes,
     ...serviceFlags(v, { timeoutS: 600, outFile: 'tenants-latest.json' }),
+    cpuProfDir: cpuProfDir(v),
     history: path.join(RESULTS_DIR, 'tenants-runs.jsonl'),
   };
 }

@@ -2,8 +2,19 @@ import type Database from 'better-sqlite3';
 
 interface Job {
   op: () => unknown;
+  rows: number;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+}
+
+/** Limits of one group transaction. */
+export interface GroupCommitLimits {
+  /** Most operations in one transaction (the rest go into the next). Default 5000. */
+  maxBatch?: number;
+  /** An operation writing more rows than this is bulk (e.g. a 1,000-task batch insert). Default 32. */
+  bulkRows?: number;
+  /** Rows of bulk operations in one transaction; at least one bulk operation always goes in. Default 1000. */
+  bulkRowsPerCommit?: number;
 }
 
 /**
@@ -14,22 +25,36 @@ interface Job {
  *
  * Batching waits for `setImmediate` (the end of the current I/O phase), not for a timer: there is
  * no added latency when the service is idle.
+ *
+ * Bulk lane: operations that write many rows (batch submissions) go into a transaction after the
+ * small ones (single submissions, claims, completions, due marks) and only `bulkRowsPerCommit`
+ * rows of them per transaction; the rest wait for the next one, which new small operations join.
+ * So one tenant's batch flood adds at most one bulk slice to another caller's commit wait instead
+ * of the whole backlog of queued batches (the fairness target of issue 5). Reordering is safe:
+ * operations queued together are concurrent (each caller waits for its own commit), and a bulk
+ * operation only inserts rows nobody else has been told about yet.
  */
 export class GroupCommit {
   private queue: Job[] = [];
+  private bulk: Job[] = [];
   private scheduled = false;
   private closed = false;
   private readonly savepoint: Database.Statement;
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
+  private readonly maxBatch: number;
+  private readonly bulkRows: number;
+  private readonly bulkRowsPerCommit: number;
   /** Statistics for tests and metrics: transactions committed and operations in them. */
   readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
 
-  /** @param maxBatch most operations in one transaction (the rest go into the next) */
   constructor(
     private readonly db: Database.Database,
-    private readonly maxBatch = 5000,
+    limits: GroupCommitLimits = {},
   ) {
+    this.maxBatch = limits.maxBatch ?? 5000;
+    this.bulkRows = limits.bulkRows ?? 32;
+    this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 1000;
     this.savepoint = db.prepare('SAVEPOINT op');
     this.release = db.prepare('RELEASE op');
     this.rollbackTo = db.prepare('ROLLBACK TO op');
@@ -37,55 +62,74 @@ export class GroupCommit {
 
   /**
    * Queues `op` (synchronous SQL) for the next group transaction.
+   * @param rows how many rows `op` writes (more than `bulkRows`: it goes into the bulk lane)
    * @returns its return value, after the commit
    * @throws whatever `op` threw (its writes rolled back), or the commit's error
    */
-  run<T>(op: () => T): Promise<T> {
+  run<T>(op: () => T, rows = 1): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      (rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
     });
   }
 
-  /** Runs everything queued now (also called by close). */
+  /** Commits one transaction: the small operations, then a slice of the bulk ones; schedules the rest. */
   flush(): void {
     this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      const outcomes: Array<{ ok: boolean; value: unknown }> = [];
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-        for (const job of batch) {
-          this.savepoint.run();
-          try {
-            outcomes.push({ ok: true, value: job.op() });
-            this.release.run();
-          } catch (err) {
-            this.rollbackTo.run();
-            this.release.run();
-            outcomes.push({ ok: false, value: err });
-          }
-        }
-        this.db.exec('COMMIT');
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        for (const job of batch) job.reject(err);
-        continue;
-      }
-      this.stats.commits++;
-      this.stats.operations += batch.length;
-      this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-      batch.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
-    }
+    if (this.queue.length === 0 && this.bulk.length === 0) return;
+    this.commit(this.nextBatch());
+    this.schedule();
   }
 
   /** Flushes what is queued and refuses new work. */
   close(): void {
-    this.flush();
+    while (this.queue.length > 0 || this.bulk.length > 0) this.commit(this.nextBatch());
     this.closed = true;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || (this.queue.length === 0 && this.bulk.length === 0)) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private nextBatch(): Job[] {
+    const batch = this.queue.splice(0, this.maxBatch);
+    let rows = 0;
+    let take = 0;
+    while (take < this.bulk.length && batch.length + take < this.maxBatch && (take === 0 || rows + this.bulk[take].rows <= this.bulkRowsPerCommit)) {
+      rows += this.bulk[take].rows;
+      take++;
+    }
+    if (take > 0) batch.push(...this.bulk.splice(0, take));
+    return batch;
+  }
+
+  private commit(batch: Job[]): void {
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      for (const job of batch) {
+        this.savepoint.run();
+        try {
+          outcomes.push({ ok: true, value: job.op() });
+          this.release.run();
+        } catch (err) {
+          this.rollbackTo.run();
+          this.release.run();
+          outcomes.push({ ok: false, value: err });
+        }
+      }
+      this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const job of batch) job.reject(err);
+      return;
+    }
+    this.stats.commits++;
+    this.stats.operations += batch.length;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+    batch.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
   }
 }

@@ -29,6 +29,7 @@ import { prepareFindExpiredLeases } from './ops/leases';
 import { prepareAuditScan } from './ops/audit';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
+import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
 import { Writer } from './write-ops';
 import { CronReads, prepareCronReads } from './ops/cron-reads';
 import { prepareTenantReads } from './ops/tenant-settings';
@@ -58,6 +59,7 @@ export class SqliteStore implements Store {
   readonly name = 'sqlite';
   private db: Database.Database | null = null;
   private writer: Writer | null = null;
+  private aggregates: AggregateReader | null = null;
   private reads: TaskReads | null = null;
   private due: ReturnType<typeof prepareLoadDue> | null = null;
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
@@ -91,7 +93,9 @@ export class SqliteStore implements Store {
       throw err;
     }
     this.db = db;
-    this.writer = !inMemory && (this.options.writerThread ?? true) ? new ThreadWriter(this.file) : new InProcessWriter(db);
+    const threads = !inMemory && (this.options.writerThread ?? true);
+    this.writer = threads ? new ThreadWriter(this.file) : new InProcessWriter(db);
+    this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
     this.reads = prepareReads(db);
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);
@@ -103,9 +107,10 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.db) return;
-    const { db, writer } = this;
+    const { db, writer, aggregates } = this;
     this.db = null;
     this.writer = null;
+    this.aggregates = null;
     this.reads = null;
     this.due = null;
     this.expired = null;
@@ -113,7 +118,7 @@ export class SqliteStore implements Store {
     this.crons = null;
     this.tenantReads = null;
     this.workflowReads = null;
-    await writer?.close();
+    await Promise.all([writer?.close(), aggregates?.close()]);
     db.close();
   }
 
@@ -125,6 +130,11 @@ export class SqliteStore implements Store {
   private get r(): TaskReads {
     if (!this.reads) throw new Error('store is not open');
     return this.reads;
+  }
+
+  private get agg(): AggregateReader {
+    if (!this.aggregates) throw new Error('store is not open');
+    return this.aggregates;
   }
 
   private get w(): Writer {
@@ -204,7 +214,7 @@ export class SqliteStore implements Store {
   }
 
   async countByState(): Promise<Record<TaskState, number>> {
-    return this.r.countByState();
+    return this.agg.countByState();
   }
 
   async purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
@@ -307,6 +317,6 @@ export class SqliteStore implements Store {
   }
 
   async countWaitingByTenant(): Promise<Record<string, number>> {
-    return this.t.countWaitingByTenant();
+    return this.agg.countWaitingByTenant();
   }
 }

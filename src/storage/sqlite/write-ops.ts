@@ -46,6 +46,17 @@ export function prepareWriteOps(db: Database.Database) {
 export type WriteOps = ReturnType<typeof prepareWriteOps>;
 export type WriteOpName = keyof WriteOps;
 
+/**
+ * How many rows a write operation inserts, for the group commit's bulk lane: the tasks of a batch
+ * submission or of a workflow; 1 for every other operation (claims and completions are bounded by
+ * worker credits and stay in the lane of small operations).
+ */
+export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
+  if (op === 'insertTasks') return (args[0] as unknown[]).length;
+  if (op === 'insertWorkflow') return (args[0] as { tasks: unknown[] }).tasks.length;
+  return 1;
+}
+
 /** Runs write operations in group-commit transactions and answers after the commit. */
 export interface Writer {
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>>;

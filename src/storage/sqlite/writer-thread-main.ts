@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { GroupCommit } from './group-commit';
-import { prepareWriteOps, WriteOpName } from './write-ops';
+import { prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 
 interface Request {
   id: number;
@@ -40,7 +40,7 @@ if (port) {
       port.postMessage({ id: req.id, ok: false, error: { name: 'Error', message: `unknown write op ${req.op}` } });
       return;
     }
-    commit.run(() => fn(...(req.args ?? []))).then(
+    commit.run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? [])).then(
       (result) => port.postMessage({ id: req.id, ok: true, result }),
       (err: Error & { code?: string }) =>
         port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),

@@ -1,9 +1,9 @@
 /**
  * Read operations (no writes, no group commit): getTask, getAttempts, listTasks,
- * findOrphanedAttempts, countByState. They read committed data only (WAL snapshot).
+ * findOrphanedAttempts. They read committed data only (WAL snapshot). Counts: aggregates.ts.
  */
 import type Database from 'better-sqlite3';
-import { AttemptRecord, TASK_STATES, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
+import { AttemptRecord, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
 import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
@@ -13,7 +13,6 @@ export interface TaskReads {
   getAttempts(id: string): AttemptRecord[];
   listTasks(q: TaskListQuery): TaskPage;
   findOrphanedAttempts(limit: number): OrphanedAttempt[];
-  countByState(): Record<TaskState, number>;
 }
 
 export function prepareReads(db: Database.Database): TaskReads {
@@ -22,7 +21,6 @@ export function prepareReads(db: Database.Database): TaskReads {
   const orphans = db.prepare(`
     SELECT id, attempts, ${RETRY_COLUMNS}, worker_id
     FROM tasks WHERE state = 'RUNNING' ORDER BY seq LIMIT ?`);
-  const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
   return {
     getTask: (id) => {
       const row = byId.get(id) as TaskRow | undefined;
@@ -69,10 +67,5 @@ export function prepareReads(db: Database.Database): TaskReads {
         workerId: r.worker_id,
         retry: retryFromRow(r),
       })),
-    countByState: () => {
-      const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
-      for (const r of counts.all() as Array<{ state: TaskState; n: number }>) out[r.state] = r.n;
-      return out;
-    },
   };
 }

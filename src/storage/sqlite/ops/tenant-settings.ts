@@ -1,8 +1,8 @@
 /**
  * Tenant settings — writes: putTenantSettings (upsert of one row), putTaskTypeLimit (upsert, or
- * delete for null); reads on the reading connection: listTenantSettings, listTaskTypeLimits,
- * countWaitingByTenant (state index; run only while a backpressure cap is set). Each write is one statement inside a
- * group-commit savepoint; each read one statement (a consistent snapshot).
+ * delete for null); reads on the reading connection: listTenantSettings, listTaskTypeLimits (the
+ * waiting counts of the backpressure caps are in aggregates.ts). Each write is one statement inside
+ * a group-commit savepoint; each read one statement (a consistent snapshot).
  */
 import type Database from 'better-sqlite3';
 import { RateLimit } from '../../../domain/dispatch-limits';
@@ -40,8 +40,6 @@ export function prepareTenantWrites(db: Database.Database) {
 export function prepareTenantReads(db: Database.Database) {
   const settings = db.prepare(`SELECT * FROM tenant_settings ORDER BY tenant_id`);
   const limits = db.prepare(`SELECT task_type, rate_per_second, burst FROM task_type_limits ORDER BY task_type`);
-  const waiting = db.prepare(`
-    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
   return {
     listTenantSettings(): TenantSettings[] {
       return (settings.all() as SettingsRow[]).map((r) => ({
@@ -56,9 +54,6 @@ export function prepareTenantReads(db: Database.Database) {
         taskType: r.task_type,
         limit: { ratePerSecond: r.rate_per_second, burst: r.burst },
       }));
-    },
-    countWaitingByTenant(): Record<string, number> {
-      return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
     },
   };
 }

@@ -1,0 +1,83 @@
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { TaskState } from '../../domain/task';
+import { AggregateName, Aggregates, prepareAggregates } from './ops/aggregates';
+import { ThreadRpc } from './thread-rpc';
+
+/** The aggregate reads of `ops/aggregates.ts`, answered asynchronously. */
+export interface AggregateReader {
+  countByState(): Promise<Record<TaskState, number>>;
+  countWaitingByTenant(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Aggregates on their own thread and connection (file stores): a `/metrics` scrape or a
+ * backpressure refresh costs the event loop one message, whatever the table's size. At most one
+ * scan of each kind runs at a time. Callers that ask while one runs share the next scan, started
+ * when it ends (not the running one, which may predate a write they have seen acknowledged).
+ */
+export class ThreadAggregateReader implements AggregateReader {
+  private rpc: ThreadRpc | null = null;
+  private closed = false;
+  private readonly running = new Map<AggregateName, Promise<unknown>>();
+  private readonly next = new Map<AggregateName, Promise<unknown>>();
+
+  /** @param file the database file (already migrated); its thread starts at the first read */
+  constructor(private readonly file: string) {}
+
+  countByState(): Promise<Record<TaskState, number>> {
+    return this.shared('countByState') as Promise<Record<TaskState, number>>;
+  }
+
+  countWaitingByTenant(): Promise<Record<string, number>> {
+    return this.shared('countWaitingByTenant') as Promise<Record<string, number>>;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.rpc?.close();
+  }
+
+  private shared(op: AggregateName): Promise<unknown> {
+    const running = this.running.get(op);
+    if (!running) return this.start(op);
+    let next = this.next.get(op);
+    if (!next) {
+      const after = () => {
+        this.next.delete(op);
+        return this.start(op);
+      };
+      next = running.then(after, after);
+      this.next.set(op, next);
+    }
+    return next;
+  }
+
+  private start(op: AggregateName): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('store is not open'));
+    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file }, 'SQLite aggregate reads');
+    const p = this.rpc.request(op, []).finally(() => this.running.delete(op));
+    this.running.set(op, p);
+    return p;
+  }
+}
+
+/** Aggregates on the caller's connection (`:memory:` databases and in-process stores). */
+export class InProcessAggregateReader implements AggregateReader {
+  private readonly ops: Aggregates;
+
+  constructor(db: Database.Database) {
+    this.ops = prepareAggregates(db);
+  }
+
+  async countByState(): Promise<Record<TaskState, number>> {
+    return this.ops.countByState();
+  }
+
+  async countWaitingByTenant(): Promise<Record<string, number>> {
+    return this.ops.countWaitingByTenant();
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,29 @@
+/**
+ * Aggregate reads (no writes) — scans whose cost grows with the table, so a file store runs them
+ * on their own thread (aggregate-reader.ts), never on the event loop that serves HTTP and actors.
+ * countByState — inputs: none. Output: task count per state (every state present, 0 when none);
+ * one GROUP BY over the `tasks_state_seq` index: a consistent snapshot.
+ * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
+ * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
+ */
+import type Database from 'better-sqlite3';
+import { TASK_STATES, TaskState } from '../../../domain/task';
+
+export function prepareAggregates(db: Database.Database) {
+  const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
+  const waiting = db.prepare(`
+    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
+  return {
+    countByState(): Record<TaskState, number> {
+      const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+      for (const r of counts.all() as Array<{ state: TaskState; n: number }>) out[r.state] = r.n;
+      return out;
+    },
+    countWaitingByTenant(): Record<string, number> {
+      return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
+    },
+  };
+}
+
+export type Aggregates = ReturnType<typeof prepareAggregates>;
+export type AggregateName = keyof Aggregates;
