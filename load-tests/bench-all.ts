@@ -5,10 +5,11 @@
  *   throughput  bench-throughput --tasks 20000 --paced-seconds 5 (paced 1,000/s, 200 scheduled)
  *   cron        bench-cron --crons 300 --seconds 8
  *   peers       bench-peers --quick (5,000 tasks; Agenda 300; herd 500; BullMQ concurrency 50)
+ *   scale       bench-scale --stored 500000 --tasks 20000 (the full run stores 10 million)
  *
  * Writes load-tests/results/latest.json: `figures` (the headline numbers, flat) and `runs` (each
  * benchmark's full JSON), and prints a short table of the figures to stdout; each benchmark's own
- * table and progress go to stderr. `--only throughput,cron,peers` picks some; arguments after
+ * table and progress go to stderr. `--only throughput,cron,peers,scale` picks some; arguments after
  * `--` go to every benchmark (e.g. `-- --timeout 600`). Exit code 1 when one failed. About 2–3 min.
  */
 import { spawn } from 'node:child_process';
@@ -31,6 +32,7 @@ const STEPS: Step[] = [
   { name: 'throughput', entry: 'bench-throughput.js', args: ['--tasks', '20000', '--paced-seconds', '5', '--log-level', 'warn'] },
   { name: 'cron', entry: 'bench-cron.js', args: ['--crons', '300', '--seconds', '8', '--log-level', 'warn'] },
   { name: 'peers', entry: 'bench-peers.js', args: ['--quick'] },
+  { name: 'scale', entry: 'bench-scale.js', args: ['--stored', '500000', '--tasks', '20000', '--log-level', 'warn'] },
 ];
 
 /** Runs one benchmark with `--out FILE`; its stdout (the same JSON) is dropped, its stderr passed on. */
@@ -91,6 +93,13 @@ export function figures(runs: Record<string, any>): Record<string, unknown> {
     f[`peers.${pair}.end_to_end_ratio`] = r.end_to_end_per_s;
     f[`peers.${pair}.backlog_ratio`] = r.backlog_processing_per_s;
     f[`peers.${pair}.herd_p99_ratio`] = r.herd_p99_ms;
+  }
+  const s = runs.scale;
+  if (s?.verdict) {
+    f['scale.stored_tasks'] = s.options.stored;
+    f['scale.ready_after_ms_empty_big'] = `${s.empty.service.ready_after_ms}/${s.big.service.ready_after_ms}`;
+    f['scale.big_main_peak_rss_mb'] = s.verdict.big_main_peak_rss_mb;
+    f['scale.end_to_end_ratio_big_empty'] = s.verdict.end_to_end_ratio;
   }
   return f;
 }

@@ -7,6 +7,7 @@ import { Periodic } from './actors/periodic';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import type { Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
+import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
 import type { SchedulerService, SchedulingGateway } from './service';
 import { appFor, createServices } from './services';
@@ -84,7 +85,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   const store = createStore(config);
   await store.open(config.partitions);
-  const metrics = new SchedulerMetrics(() => store.countByState());
+  const depth = new SampledRead(() => store.countByState(), clock);
+  const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
   try {
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };

@@ -33,7 +33,8 @@ export function readStat(pid: number): ProcStat | null {
   }
 }
 
-function readMem(pid: number): { rssKb: number; hwmKb: number } | null {
+/** VmRSS and VmHWM (peak RSS) of a process, in KiB; null when it is gone. */
+export function readMem(pid: number): { rssKb: number; hwmKb: number } | null {
   try {
     const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const rss = /^VmRSS:\s+(\d+)/m.exec(s);

@@ -28,6 +28,8 @@ export interface ServiceRunSpec {
   guard: RunGuard;
   /** Called in the cleanup after the resource peaks are taken, before the service is stopped. */
   atEnd?: () => void;
+  /** Called with the temp dir before the service starts (e.g. to put a database in it). */
+  prepare?: (tmpDir: string) => Promise<void>;
 }
 
 /** The running service handed to the body. */
@@ -58,6 +60,7 @@ export async function withService(spec: ServiceRunSpec, body: (r: ServiceRun) =>
 
   let failed = false;
   try {
+    await spec.prepare?.(tmpDir);
     svc.start();
     report.service.pid = svc.child?.pid ?? null;
     report.service.ready_after_ms = round(await svc.waitReady(client), 0);

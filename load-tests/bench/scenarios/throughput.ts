@@ -13,7 +13,10 @@ import type { Service } from '../service-process';
 import { distribution, round, sample } from '../stats';
 import { fetchTasks, lagReport, SubmitAck } from '../task-lag';
 
-export async function throughputScenario(client: HttpClient, svc: Service, opts: Options): Promise<Record<string, unknown>> {
+/** The options the scenario reads (bench-throughput's, or bench-scale's). */
+export type ThroughputOptions = Pick<Options, 'tasks' | 'batchSize' | 'concurrency' | 'pollMs' | 'lagSample'>;
+
+export async function throughputScenario(client: HttpClient, svc: Service, opts: ThroughputOptions): Promise<Record<string, unknown>> {
   const n = opts.tasks;
   const nBatches = Math.ceil(n / opts.batchSize);
   const bodyOf = (size: number) => JSON.stringify({ tasks: Array.from({ length: size }, () => ({ task_type: 'noop' })) });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { TaskState } from '../../domain/task';
+import { AuditScan } from '../store';
 import { AggregateName, Aggregates, prepareAggregates } from './ops/aggregates';
 import { ThreadRpc } from './thread-rpc';
 
@@ -8,6 +9,7 @@ import { ThreadRpc } from './thread-rpc';
 export interface AggregateReader {
   countByState(): Promise<Record<TaskState, number>>;
   countWaitingByTenant(): Promise<Record<string, number>>;
+  auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan>;
   close(): Promise<void>;
 }
 
@@ -23,8 +25,14 @@ export class ThreadAggregateReader implements AggregateReader {
   private readonly running = new Map<AggregateName, Promise<unknown>>();
   private readonly next = new Map<AggregateName, Promise<unknown>>();
 
-  /** @param file the database file (already migrated); its thread starts at the first read */
-  constructor(private readonly file: string) {}
+  /**
+   * @param file the database file (already migrated); its thread starts at the first read
+   * @param partitions the store's partition count (the audit scans each partition)
+   */
+  constructor(
+    private readonly file: string,
+    private readonly partitions: number,
+  ) {}
 
   countByState(): Promise<Record<TaskState, number>> {
     return this.shared('countByState') as Promise<Record<TaskState, number>>;
@@ -32,6 +40,11 @@ export class ThreadAggregateReader implements AggregateReader {
 
   countWaitingByTenant(): Promise<Record<string, number>> {
     return this.shared('countWaitingByTenant') as Promise<Record<string, number>>;
+  }
+
+  /** One audit pass (not shared: its arguments differ per call). */
+  auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
+    return this.request('auditScan', [now, overdueBefore, limit]) as Promise<AuditScan>;
   }
 
   async close(): Promise<void> {
@@ -55,11 +68,15 @@ export class ThreadAggregateReader implements AggregateReader {
   }
 
   private start(op: AggregateName): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('store is not open'));
-    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file }, 'SQLite aggregate reads');
-    const p = this.rpc.request(op, []).finally(() => this.running.delete(op));
+    const p = this.request(op, []).finally(() => this.running.delete(op));
     this.running.set(op, p);
     return p;
+  }
+
+  private request(op: AggregateName, args: unknown[]): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('store is not open'));
+    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file, partitions: this.partitions }, 'SQLite aggregate reads');
+    return this.rpc.request(op, args);
   }
 }
 
@@ -67,8 +84,8 @@ export class ThreadAggregateReader implements AggregateReader {
 export class InProcessAggregateReader implements AggregateReader {
   private readonly ops: Aggregates;
 
-  constructor(db: Database.Database) {
-    this.ops = prepareAggregates(db);
+  constructor(db: Database.Database, partitions: number) {
+    this.ops = prepareAggregates(db, partitions);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {
@@ -77,6 +94,10 @@ export class InProcessAggregateReader implements AggregateReader {
 
   async countWaitingByTenant(): Promise<Record<string, number>> {
     return this.ops.countWaitingByTenant();
+  }
+
+  async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
+    return this.ops.auditScan(now, overdueBefore, limit);
   }
 
   async close(): Promise<void> {}

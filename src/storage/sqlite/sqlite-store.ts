@@ -26,7 +26,6 @@ import { InProcessWriter } from './in-process-writer';
 import { migrate } from './migrations';
 import { prepareLoadDue } from './ops/load-due';
 import { prepareFindExpiredLeases } from './ops/leases';
-import { prepareAuditScan } from './ops/audit';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
@@ -63,7 +62,6 @@ export class SqliteStore implements Store {
   private reads: TaskReads | null = null;
   private due: ReturnType<typeof prepareLoadDue> | null = null;
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
-  private audit: ReturnType<typeof prepareAuditScan> | null = null;
   private crons: CronReads | null = null;
   private tenantReads: TenantReads | null = null;
   private workflowReads: WorkflowReads | null = null;
@@ -95,11 +93,10 @@ export class SqliteStore implements Store {
     this.db = db;
     const threads = !inMemory && (this.options.writerThread ?? true);
     this.writer = threads ? new ThreadWriter(this.file) : new InProcessWriter(db);
-    this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
+    this.aggregates = threads ? new ThreadAggregateReader(this.file, partitions) : new InProcessAggregateReader(db, partitions);
     this.reads = prepareReads(db);
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);
-    this.audit = prepareAuditScan(db);
     this.crons = prepareCronReads(db);
     this.tenantReads = prepareTenantReads(db);
     this.workflowReads = prepareWorkflowReads(db);
@@ -114,7 +111,6 @@ export class SqliteStore implements Store {
     this.reads = null;
     this.due = null;
     this.expired = null;
-    this.audit = null;
     this.crons = null;
     this.tenantReads = null;
     this.workflowReads = null;
@@ -205,8 +201,7 @@ export class SqliteStore implements Store {
   }
 
   async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
-    if (!this.audit) throw new Error('store is not open');
-    return this.audit(now, overdueBefore, limit);
+    return this.agg.auditScan(now, overdueBefore, limit);
   }
 
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {

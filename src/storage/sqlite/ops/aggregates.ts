@@ -5,11 +5,14 @@
  * one GROUP BY over the `tasks_state_seq` index: a consistent snapshot.
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
+ * auditScan — see audit.ts (partition count needed for its per-partition scans).
  */
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
+import { prepareAuditScan } from './audit';
 
-export function prepareAggregates(db: Database.Database) {
+export function prepareAggregates(db: Database.Database, partitions: number) {
+  const auditScan = prepareAuditScan(db, partitions);
   const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
   const waiting = db.prepare(`
     SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
@@ -22,6 +25,7 @@ export function prepareAggregates(db: Database.Database) {
     countWaitingByTenant(): Record<string, number> {
       return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
     },
+    auditScan,
   };
 }
 

@@ -5,16 +5,29 @@
  * instances, which wait on their previous instance, not on edges) whose upstreams are all
  * terminal (in limbo: must never exist), each at most `limit`, oldest first, with totals.
  * Guarantee: reads committed data only; changes nothing (repairs are the caller's).
+ * Cost: the overdue part is one range scan per partition on the partial index `tasks_waiting_due`
+ * (each reads only overdue entries, at most `limit`), so millions of tasks due later cost nothing;
+ * a scan by state would read every waiting task (measured: 0.24 s per pass at 500,000 SCHEDULED).
+ * File stores run it on the aggregate-reads thread.
  */
 import type Database from 'better-sqlite3';
 import { AuditScan } from '../../store';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
 
-export function prepareAuditScan(db: Database.Database): (now: number, overdueBefore: number, limit: number) => AuditScan {
-  const overdue = db.prepare(`
-    SELECT ${DUE_COLUMNS} FROM tasks
-    WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING') AND due_at < ? ORDER BY due_at LIMIT ?`);
-  const overdueCount = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING') AND due_at < ?`).pluck();
+export function prepareAuditScan(db: Database.Database, partitions: number): (now: number, overdueBefore: number, limit: number) => AuditScan {
+  const WAITING = `state IN ('SCHEDULED', 'PENDING', 'RETRYING') AND partition = ? AND due_at < ?`;
+  const overdueIn = db.prepare(`SELECT ${DUE_COLUMNS} FROM tasks WHERE ${WAITING} ORDER BY due_at, seq LIMIT ?`);
+  const overdueCountIn = db.prepare(`SELECT COUNT(*) FROM tasks WHERE ${WAITING}`).pluck();
+  const overdue = (before: number, limit: number): TaskRow[] => {
+    const rows: TaskRow[] = [];
+    for (let p = 0; p < partitions; p++) rows.push(...(overdueIn.all(p, before, limit) as TaskRow[]));
+    return rows.sort((a, b) => a.due_at - b.due_at || a.seq - b.seq).slice(0, limit);
+  };
+  const overdueCount = (before: number): number => {
+    let n = 0;
+    for (let p = 0; p < partitions; p++) n += overdueCountIn.get(p, before) as number;
+    return n;
+  };
   const leases = db.prepare(`
     SELECT id, attempts, worker_id, lease_expires_at FROM tasks
     WHERE state = 'RUNNING' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`);
@@ -25,8 +38,8 @@ export function prepareAuditScan(db: Database.Database): (now: number, overdueBe
   const limbo = db.prepare(`SELECT t.id ${LIMBO} ORDER BY t.seq LIMIT ?`).pluck();
   const limboCount = db.prepare(`SELECT COUNT(*) ${LIMBO}`).pluck();
   return (now, overdueBefore, limit) => ({
-    overdue: (overdue.all(overdueBefore, limit) as TaskRow[]).map(dueEntryFromRow),
-    overdueTotal: overdueCount.get(overdueBefore) as number,
+    overdue: overdue(overdueBefore, limit).map(dueEntryFromRow),
+    overdueTotal: overdueCount(overdueBefore),
     expiredLeases: (leases.all(now, limit) as Array<TaskRow & { lease_expires_at: number }>).map((r) => ({
       taskId: r.id,
       attempt: r.attempts,

@@ -1,0 +1,132 @@
+/**
+ * bench-scale (issue 8, scale): the service on an empty store, then on one holding millions of
+ * SCHEDULED tasks; start-up time, RSS and the throughput of due (run-now) tasks on each, and the
+ * ratios. Each phase is a fresh service (service-run.ts) whose temp dir gets its store before start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { gitInfo, loadavg1m, machineInfo, readServiceDefaults, serviceInfo, Table, writeResults } from '../results-file';
+import { readMem } from '../proc-sampler';
+import { recordStep, runHarness } from '../run-harness';
+import { sleep } from '../run-control';
+import { throughputScenario } from '../scenarios/throughput';
+import { withService } from '../service-run';
+import { round } from '../stats';
+import { fillStore } from './fill-store';
+import { parseScaleOptions, SCALE_HELP, ScaleOptions } from './scale-options';
+
+const log = (msg: string) => process.stderr.write(`[bench-scale] ${msg}\n`);
+
+/** The verdict bounds of the issue: RSS with the big store, and its throughput against the empty one. */
+export const RSS_LIMIT_MB = 1024;
+export const THROUGHPUT_RATIO_MIN = 0.9;
+
+/** Puts the big store into `tmpDir` (built there, or copied from / built into the cache). */
+async function bigStore(o: ScaleOptions, partitions: number, tmpDir: string, phase: Record<string, unknown>): Promise<void> {
+  const file = path.join(tmpDir, 'scheduler.db');
+  const spec = { count: o.stored, partitions, spreadHours: o.spreadHours, startAfterMs: o.startAfterHours * 3_600_000 };
+  const progress = (done: number) => {
+    if (done % 1_000_000 === 0 || done === o.stored) log(`  ${done} tasks written`);
+  };
+  if (!o.storeCache) {
+    log(`building a store of ${o.stored} SCHEDULED tasks`);
+    phase.fill_ms = round(await fillStore({ file, ...spec, progress }), 0);
+  } else {
+    const cached = path.join(o.storeCache, `scale-${o.stored}-h${o.spreadHours}-p${partitions}.db`);
+    if (!fs.existsSync(cached)) {
+      log(`building the cached store ${cached}`);
+      fs.mkdirSync(o.storeCache, { recursive: true });
+      phase.fill_ms = round(await fillStore({ file: `${cached}.tmp`, ...spec, progress }), 0);
+      fs.renameSync(`${cached}.tmp`, cached);
+    }
+    const t0 = performance.now();
+    fs.copyFileSync(cached, file);
+    phase.copy_ms = round(performance.now() - t0, 0);
+    phase.cached_store = cached;
+    log(`copied the cached store (${phase.copy_ms} ms); its due times are relative to when it was built`);
+  }
+  phase.store_mb = round(fs.statSync(file).size / 1048576, 0);
+}
+
+/** One phase: a service on its store, its start-up, RSS when ready, and the throughput run. */
+async function phase(o: ScaleOptions, report: Record<string, any>, guard: Parameters<Parameters<typeof runHarness<ScaleOptions>>[0]['run']>[1], big: boolean): Promise<{ phase: Record<string, any>; failed: boolean }> {
+  const partitions = Number(report.service.partitions ?? 64);
+  const out: Record<string, any> = { stored_tasks: big ? o.stored : 0, service: {}, errors: [] as string[] };
+  const spec = {
+    tag: '[bench-scale]',
+    tmpPrefix: 'sched-bench-scale-',
+    settings: { ...o, cpuProfDir: null },
+    maxSockets: Math.max(64, o.concurrency * 2),
+    report: out,
+    guard,
+    prepare: big ? (dir: string) => bigStore(o, partitions, dir, out) : undefined,
+  };
+  const failed = await withService(spec, async ({ svc, client }) => {
+    const pid = svc.child?.pid;
+    out.rss_when_ready_mb = pid ? round((readMem(pid)?.rssKb ?? 0) / 1024, 0) : null;
+    out.load_at_start = loadavg1m();
+    log(`${big ? 'big' : 'empty'} store: ready after ${out.service.ready_after_ms} ms; throughput run of ${o.tasks} tasks`);
+    const ok = await recordStep(out, 'throughput', 'throughput', out.errors, () => throughputScenario(client, svc, o));
+    await sleep(300);
+    return !ok;
+  });
+  return { phase: out, failed };
+}
+
+function table(r: Record<string, any>): string {
+  const t = new Table(46);
+  t.lines.push(`bench-scale  (${r.machine.cpus} cpus, node ${r.machine.node}, ${r.options.stored} SCHEDULED tasks in the big store)`);
+  for (const key of ['empty', 'big'] as const) {
+    const p = r[key];
+    if (!p) continue;
+    t.lines.push(`${key} store${p.store_mb !== undefined ? ` (${p.store_mb} MB${p.fill_ms !== undefined ? `, built in ${round(p.fill_ms / 1000, 1)} s` : ''})` : ''}`);
+    t.row('start-up: spawn → /readyz (ms)', p.service?.ready_after_ms);
+    t.row('RSS when ready / peak main / peak total (MB)', `${p.rss_when_ready_mb} / ${p.resources?.main_peak_rss_mb} / ${p.resources?.total_peak_rss_mb}`);
+    const tp = p.throughput;
+    if (tp?.end_to_end) {
+      t.row('submit / end-to-end (tasks/s)', `${tp.submit.tasks_per_s} / ${tp.end_to_end.tasks_per_s}`);
+      t.row('dispatch lag p50 / p99 (ms)', `${tp.dispatch_lag.p50_ms} / ${tp.dispatch_lag.p99_ms}`);
+    } else if (tp?.error) t.lines.push(`  throughput: FAILED ${tp.error}`);
+  }
+  if (r.verdict) {
+    t.row(`big-store peak RSS <= ${RSS_LIMIT_MB} MB (main process)`, r.verdict.rss_ok ? 'met' : 'NOT met');
+    t.row(`end-to-end big / empty >= ${THROUGHPUT_RATIO_MIN}`, `${r.verdict.end_to_end_ratio} ${r.verdict.throughput_ok ? 'met' : 'NOT met'}`);
+  }
+  return t.text(r);
+}
+
+/** Runs bench-scale with the process's arguments. @returns the exit code (0 ok, 1 failed, 2 usage) */
+export function mainScale(): Promise<number> {
+  return runHarness<ScaleOptions>({
+    name: 'bench-scale',
+    help: SCALE_HELP,
+    parse: parseScaleOptions,
+    write: (report, o) => writeResults(report, { out: o.out, tag: '[bench-scale]', table: table(report) }),
+    async run(o, guard) {
+      const report: Record<string, any> = {
+        generated_at: new Date().toISOString(),
+        ok: false,
+        machine: machineInfo(),
+        git: gitInfo(),
+        service: { ...serviceInfo(o, 'sqlite (temp file)', readServiceDefaults()), log_level: o.logLevel },
+        options: { stored: o.stored, spread_hours: o.spreadHours, start_after_hours: o.startAfterHours, tasks: o.tasks, batch_size: o.batchSize, concurrency: o.concurrency, timeout_s: o.timeoutS },
+        errors: [] as string[],
+      };
+      let failed = false;
+      for (const big of [false, true]) {
+        const r = await phase(o, report, guard, big);
+        report[big ? 'big' : 'empty'] = r.phase;
+        report.errors.push(...r.phase.errors.map((e: string) => `${big ? 'big' : 'empty'}: ${e}`));
+        failed ||= r.failed;
+      }
+      const e2e = (k: string) => report[k]?.throughput?.end_to_end?.tasks_per_s as number | undefined;
+      if (e2e('empty') && e2e('big')) {
+        const ratio = round((e2e('big') as number) / (e2e('empty') as number), 3) as number;
+        const peak = report.big.resources?.main_peak_rss_mb as number;
+        report.verdict = { end_to_end_ratio: ratio, throughput_ok: ratio >= THROUGHPUT_RATIO_MIN, big_main_peak_rss_mb: peak, rss_ok: peak <= RSS_LIMIT_MB };
+      }
+      return { report, failed };
+    },
+  });
+}
