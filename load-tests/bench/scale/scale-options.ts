@@ -23,7 +23,8 @@ and end-to-end rates, dispatch lag), and peak RSS. Then the ratios big/empty.
   --lag-sample N           tasks read back for the dispatch lag (default 2000)
   --poll-ms MS             /metrics polling interval while waiting for completions (default 100)
   --store-cache DIR        keep the built big store in DIR and copy it on later runs with the same
-                           --stored, --spread-hours and partitions (default: build it in the temp dir)
+                           --stored, --spread-hours and partitions; one older than --start-after-hours
+                           minus 1 h is built again (default: build it in the temp dir)
   --timeout S              overall time bound in seconds (default 3600)
   --workers N, --worker-concurrency N, --partitions N, --log-level L
   --out FILE               results file (default load-tests/results/scale-latest.json)
