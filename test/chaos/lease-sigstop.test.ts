@@ -9,19 +9,14 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import { http, waitForTask } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { dropDatabase, withDatabase } from '../helpers/mongo-database';
 
 const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
-function withDatabase(base: string, database: string): string {
-  const m = /^(mongodb(?:\+srv)?:\/\/[^/?]*)(?:\/[^?]*)?(\?.*)?$/.exec(base);
-  if (!m) throw new Error(`not a MongoDB connection string: ${base}`);
-  return `${m[1]}/${database}${m[2] ?? ''}`;
-}
 
 async function owned(svc: ServiceProcess): Promise<number> {
   const r = await http('GET', `${svc.url}/readyz`);
@@ -61,13 +56,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     await b?.stop();
     await a?.stop();
     dir.remove();
-    const client = new MongoClient(uri);
-    try {
-      await client.connect();
-      await client.db(database).dropDatabase();
-    } finally {
-      await client.close();
-    }
+    await dropDatabase(uri, database);
   });
 
   it('the survivor takes over, the frozen member fires nothing after SIGCONT, and every task runs once', async () => {

@@ -8,20 +8,15 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { partitionsFor } from '../../src/domain/rendezvous';
+import { dropDatabase, withDatabase } from '../helpers/mongo-database';
 
 const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
-function withDatabase(base: string, database: string): string {
-  const m = /^(mongodb(?:\+srv)?:\/\/[^/?]*)(?:\/[^?]*)?(\?.*)?$/.exec(base);
-  if (!m) throw new Error(`not a MongoDB connection string: ${base}`);
-  return `${m[1]}/${database}${m[2] ?? ''}`;
-}
 
 /** Polls `check` until it returns a value (bounded): waits for a state, not for time. */
 async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 20_000): Promise<T> {
@@ -68,13 +63,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
 
   after(async () => {
     for (const s of started) await s.close().catch(() => undefined);
-    const client = new MongoClient(uri);
-    try {
-      await client.connect();
-      await client.db(database).dropDatabase();
-    } finally {
-      await client.close();
-    }
+    await dropDatabase(uri, database);
   });
 
   let a: Scheduler;
