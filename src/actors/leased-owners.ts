@@ -34,6 +34,7 @@ export class LeasedOwners {
       clock: deps.clock,
       fences: cluster.fences,
       memberId: cluster.memberId,
+      address: `${deps.config.host}:${deps.config.port}`,
       partitions: deps.config.partitions,
       ttlMs: deps.config.leaseTtlMs,
       metrics: new LeaseMetrics(deps.metrics.registry),
