@@ -21,6 +21,8 @@ import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
 import type { TenantAdmin } from './tenancy/tenant-admin';
 import type { WorkflowService } from './workflows/workflow-service';
+import { PartitionFences } from './cluster/partition-fences';
+import { defaultMemberId } from './cluster/member-id';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -60,9 +62,9 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
 }
 
 /**
- * Makes the store named by `config.store`: SQLite at `sqlitePath`, or MongoDB at `mongodbUri`
- * (single node for now: embedded-mode semantics on a MongoDB store; leases and Redis come with
- * cluster mode).
+ * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), or MongoDB
+ * at `mongodbUri` (cluster mode: several processes may share it; partitions are owned through
+ * leases, see src/cluster/partition-leases.ts).
  * @throws Error (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
  */
 export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>): Store {
@@ -101,10 +103,18 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
-    const recovered = await service.recoverOrphans();
-    if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
+    // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
+    // members. RUNNING attempts may belong to live members, so none is recovered at start: the
+    // attempt-lease sweeper retries those whose worker stopped heartbeating.
+    const cluster = config.store === 'mongodb' ? { memberId: config.memberId ?? defaultMemberId(), fences: new PartitionFences() } : null;
+    if (!cluster) {
+      const recovered = await service.recoverOrphans();
+      if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
+    }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
+    if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster });
+    if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });

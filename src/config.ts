@@ -53,6 +53,13 @@ export const ConfigSchema = z
      * (retried as `worker_lost`). Workers heartbeat every third of it while attempts run.
      */
     leaseMs: int(1000),
+    /**
+     * Cluster mode (store `mongodb`): TTL (ms) of this member's record and of its partition leases.
+     * Renewed every third of it; a dead member's partitions move to the others within about one TTL.
+     */
+    leaseTtlMs: int(300, 3_600_000),
+    /** Cluster mode: this process's member id (null: `<hostname>-<pid>-<random>`, new at each start). */
+    memberId: z.string().min(1).max(200).nullable(),
     /** A waiting task this long (ms) past its due time is reported (and re-offered) by the audit. */
     auditOverdueMs: int(1000),
     /** Interval of the audit reconciler (ms). */
@@ -153,6 +160,8 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   LOG_LEVEL: 'logLevel',
   OTEL_TRACES_EXPORTER: 'tracesExporter',
   ALLOW_UNAUTHENTICATED: 'allowUnauthenticated',
+  LEASE_TTL_MS: 'leaseTtlMs',
+  MEMBER_ID: 'memberId',
 };
 
 /** Thrown when configuration is invalid; the message is one line naming the key. */

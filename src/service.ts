@@ -67,6 +67,7 @@ export class SchedulerService {
   private readonly taskTypes: Set<string>;
   private readonly batchSchema: object;
   private accepting = true;
+  private ownership: (() => { joined: boolean; owned: number[]; partitions: number } | null) | null = null;
 
   constructor(private readonly deps: SchedulerServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
@@ -316,10 +317,28 @@ export class SchedulerService {
     this.accepting = false;
   }
 
-  /** Readiness: accepting work and the store answers. */
-  async ready(): Promise<{ ready: boolean; store: boolean }> {
+  /**
+   * Cluster mode: where readiness reads partition ownership (the supervisor's lease component).
+   * The probe answers null until the actors run.
+   */
+  setOwnershipProbe(probe: () => { joined: boolean; owned: number[]; partitions: number } | null): void {
+    this.ownership = probe;
+  }
+
+  /**
+   * Readiness: accepting work and the store answers; in cluster mode also joined (the first lease
+   * round ran), with the partitions this member owns (a member may own none when the cluster
+   * has more members than partitions: it still serves the API).
+   */
+  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; total: number } }> {
     const store = await this.deps.store.ping().catch(() => false);
-    return { ready: this.accepting && store, store };
+    if (!this.ownership) return { ready: this.accepting && store, store };
+    const o = this.ownership();
+    return {
+      ready: this.accepting && store && (o?.joined ?? false),
+      store,
+      partitions: { owned: o?.owned.length ?? 0, total: o?.partitions ?? 0 },
+    };
   }
 
   /**

@@ -8,12 +8,16 @@ import type { TypedRef } from './typed-ref';
 import type { DispatcherMessages } from './dispatcher';
 import type { PartitionOwnerMessages } from './partition-owner';
 import type { CronActorMessages } from './cron-actor';
+import type { PartitionFences } from '../cluster/partition-fences';
+import type { OwnershipStatus } from '../cluster/partition-leases';
 
 /** Where the running actors can be reached; filled by the supervisor as it starts them. */
 export interface ActorDirectory {
   dispatcher: TypedRef<DispatcherMessages> | null;
   owners: Array<TypedRef<PartitionOwnerMessages>>;
   cron: TypedRef<CronActorMessages> | null;
+  /** Cluster mode: partition ownership as the supervisor's lease component sees it (readiness). */
+  ownership?: () => OwnershipStatus;
 }
 
 /** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */
@@ -26,6 +30,12 @@ export interface SchedulerDeps {
   directory: ActorDirectory;
   /** Tenant weights and rate limits, changed at run time by admins. */
   limits: DispatchLimits;
+  /**
+   * Cluster mode (store `mongodb`): the partitions this process holds leases on, with their
+   * epochs (fencing tokens for markPending and claims), plus this member's id. Absent or null in
+   * the embedded profile: every partition is owned, nothing is fenced.
+   */
+  cluster?: { memberId: string; fences: PartitionFences } | null;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

@@ -277,7 +277,9 @@ export class DispatcherActor {
     let claimed: ClaimedTask[] = [];
     this.claiming++;
     try {
-      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs);
+      // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
+      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
+      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs, epochs);
     } catch (err) {
       log.error({ err }, 'claim failed; tasks stay PENDING and will be reloaded');
     } finally {

@@ -31,6 +31,8 @@ export class PartitionOwnerActor {
   }
 
   private partition = 0;
+  /** Cluster mode: the lease epoch this owner was started with (its fencing token). */
+  private epoch: number | undefined;
   private window: HorizonWindow;
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
@@ -54,7 +56,9 @@ export class PartitionOwnerActor {
 
   /** comedy hook; the partition number comes from custom parameters. */
   initialize(self: Actor): void {
-    this.partition = (self.getCustomParameters() as { partition: number }).partition;
+    const params = self.getCustomParameters() as { partition: number; epoch?: number };
+    this.partition = params.partition;
+    this.epoch = params.epoch;
   }
 
   async start(): Promise<void> {
@@ -115,10 +119,14 @@ export class PartitionOwnerActor {
     if (due.length === 0) return;
     // Progress was made and the window may hold more behind a truncated read: go round again.
     if (this.window.needsLoad(clock.now())) this.pumper.trigger();
+    if (!this.leaseHeld()) {
+      this.stop(); // cluster mode: the lease ended; the next owner reads these tasks again
+      return;
+    }
     const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
     const pending = new Set(due.filter((e) => e.state === 'PENDING').map((e) => e.id));
     if (toMark.length > 0) {
-      for (const id of await store.markPending(toMark, clock.now())) pending.add(id);
+      for (const id of await store.markPending(toMark, clock.now(), this.epoch)) pending.add(id);
     }
     const ready = due.filter((e) => pending.has(e.id)).map((e) => ({ ...e, state: 'PENDING' as const }));
     const dropped = due.filter((e) => !pending.has(e.id)).map((e) => e.id);
@@ -130,6 +138,11 @@ export class PartitionOwnerActor {
         this.window.release(ready.map((e) => e.id));
       });
     }
+  }
+
+  /** Embedded mode: always. Cluster mode: this owner's lease epoch is still the one held. */
+  private leaseHeld(): boolean {
+    return this.epoch === undefined || this.deps.cluster?.fences.epochOf(this.partition) === this.epoch;
   }
 
   private arm(): void {

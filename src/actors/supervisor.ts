@@ -2,6 +2,7 @@ import type { Actor } from 'comedy';
 import { CronActor, CronActorMessages } from './cron-actor';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { DispatcherActor, DispatcherMessages } from './dispatcher';
+import { LeasedOwners } from './leased-owners';
 import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
 import { TypedRef } from './typed-ref';
 
@@ -15,7 +16,8 @@ export type SupervisorMessages = {
 
 /**
  * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),
- * `PARTITIONS` partition owners and the cron actor. It records their references in the shared directory so the
+ * `PARTITIONS` partition owners and the cron actor. In cluster mode (`deps.cluster`) owners exist
+ * only for the partitions this member holds a lease on ({@link LeasedOwners}). It records their references in the shared directory so the
  * service and the actors reach each other without routing every message through here.
  */
 export class SupervisorActor {
@@ -24,6 +26,7 @@ export class SupervisorActor {
   }
 
   private self: Actor | null = null;
+  private leased: LeasedOwners | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -38,7 +41,8 @@ export class SupervisorActor {
       await self.createChild(DispatcherActor, { mode: 'in-memory', name: 'dispatcher' }),
     );
     directory.dispatcher = dispatcher;
-    for (let p = 0; p < config.partitions; p++) {
+    if (this.deps.cluster) this.leased = new LeasedOwners(self, this.deps);
+    for (let p = 0; p < config.partitions && !this.leased; p++) {
       const ref = await self.createChild(PartitionOwnerActor, {
         mode: 'in-memory',
         name: `partition-${p}`,
@@ -50,12 +54,19 @@ export class SupervisorActor {
     directory.cron = cron;
     await dispatcher.ask('startWorkers', null);
     await Promise.all(directory.owners.map((o) => o.ask('start', null)));
+    await this.leased?.start();
     await cron.ask('start', null);
+  }
+
+  /** comedy hook: a system destroyed without a drain still leaves the cluster (timers stop). */
+  async destroy(): Promise<void> {
+    await this.leased?.stop();
   }
 
   async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     const { directory } = this.deps;
     await directory.cron?.ask('stop', null);
+    await this.leased?.stop();
     await Promise.all(directory.owners.map((o) => o.ask('stop', null)));
     return directory.dispatcher ? directory.dispatcher.ask('drain', msg) : { stillRunning: 0 };
   }

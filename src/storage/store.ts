@@ -9,6 +9,7 @@ import {
   TaskRecord,
   TaskState,
 } from '../domain/task';
+import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
 
@@ -131,7 +132,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore {
+export interface Store extends CronStore, TenantStore, ClusterStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 
@@ -171,14 +172,24 @@ export interface Store extends CronStore, TenantStore {
   /**
    * SCHEDULED/RETRYING → PENDING for the given ids whose `due_at <= now` (transition `due`).
    * Returns the ids now PENDING (already-PENDING ids count; cancelled ones do not).
+   *
+   * `epoch` (cluster mode: the caller's lease epoch of the ids' partition, a fencing token): the
+   * compare-and-set also requires the task's fencing epoch to be `<= epoch` and sets it to
+   * `epoch`; an id whose epoch is higher (a newer owner fenced the partition) is neither changed
+   * nor returned. Absent (embedded mode): no fencing.
    */
-  markPending(ids: string[], now: number): Promise<string[]>;
+  markPending(ids: string[], now: number, epoch?: number): Promise<string[]>;
 
   /**
    * PENDING → RUNNING (transition `claim`) for each id, starting a new attempt on `workerId` with
    * a lease until `now + leaseMs`. Returns what the worker needs for every id whose claim won.
+   *
+   * `epochs` (cluster mode): the fencing token for each id, parallel to `ids` (the lease epoch
+   * the caller holds for that id's partition). The compare-and-set also requires the task's
+   * fencing epoch to be `<= epochs[i]` and sets it; a negative token (partition not held) never
+   * claims. Absent (embedded mode): no fencing.
    */
-  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]>;
+  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]>;
 
   /** Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. */
   completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;

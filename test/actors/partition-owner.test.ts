@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { PartitionFences } from '../../src/cluster/partition-fences';
 
 /** Lets queued store work (group commit runs on setImmediate) and the owner's pump finish. */
 async function settle(): Promise<void> {
@@ -45,7 +46,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
   let owner: PartitionOwnerActor;
   let enqueued: DueEntry[];
 
-  async function makeOwner(overrides: Record<string, unknown> = {}): Promise<void> {
+  async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }): Promise<void> {
     const config = loadConfig({
       configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
       env: {},
@@ -64,9 +65,10 @@ describe('PartitionOwnerActor with a manual clock', () => {
       log: pino({ level: 'silent' }),
       directory,
       limits: new DispatchLimits(),
+      ...(lease ? { cluster: { memberId: 'm', fences: lease.fences } } : {}),
     };
     owner = new PartitionOwnerActor(deps);
-    owner.initialize({ getCustomParameters: () => ({ partition: 0 }) } as never);
+    owner.initialize({ getCustomParameters: () => (lease ? { partition: 0, epoch: lease.epoch } : { partition: 0 }) } as never);
   }
 
   beforeEach(async () => {
@@ -223,5 +225,41 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a', 'wf.now', 'wf.later']);
     expect((await store.getTask('wf.later'))?.state).to.equal('PENDING');
+  });
+
+  describe('cluster mode (a leased partition)', () => {
+    it('fires with its lease epoch, and stops at once when its lease is no longer held', async () => {
+      await store.insertTasks([task('a', T0 + 1000), task('b', T0 + 2000)]);
+      const fences = new PartitionFences();
+      fences.grant(0, 3);
+      await store.fencePartition(0, 3);
+      await makeOwner({}, { epoch: 3, fences });
+      await owner.start();
+      await settle();
+      clock.advance(1000);
+      await settle();
+      expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
+      // the lease ends (renewal refused, or its deadline passed): the fence is revoked first
+      fences.revoke(0);
+      clock.advance(1000);
+      await settle();
+      expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
+      expect((await store.getTask('b'))?.state).to.equal('SCHEDULED');
+      expect(clock.pendingTimers()).to.equal(0);
+    });
+
+    it('an owner with a stale epoch fires nothing the store has fenced for a newer one', async () => {
+      await store.insertTasks([task('a', T0 + 1000)]);
+      const fences = new PartitionFences();
+      fences.grant(0, 1); // this process still believes it holds epoch 1 (e.g. it was stopped)
+      await store.fencePartition(0, 2); // meanwhile another member acquired epoch 2
+      await makeOwner({}, { epoch: 1, fences });
+      await owner.start();
+      await settle();
+      clock.advance(1000);
+      await settle();
+      expect(enqueued).to.deep.equal([]);
+      expect((await store.getTask('a'))?.state).to.equal('SCHEDULED');
+    });
   });
 });

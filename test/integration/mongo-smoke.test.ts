@@ -9,15 +9,9 @@ import { MongoClient } from 'mongodb';
 import { http, isTerminal, waitForTask } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { dropDatabase, withDatabase } from '../helpers/mongo-database';
 
 const uri = process.env.MONGODB_URI;
-
-/** `uri` with its database path replaced by `database` (options kept). */
-function withDatabase(base: string, database: string): string {
-  const m = /^(mongodb(?:\+srv)?:\/\/[^/?]*)(?:\/[^?]*)?(\?.*)?$/.exec(base);
-  if (!m) throw new Error(`not a MongoDB connection string: ${base}`);
-  return `${m[1]}/${database}${m[2] ?? ''}`;
-}
 
 describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)', function () {
   this.timeout(60_000);
@@ -36,13 +30,7 @@ describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)',
   after(async () => {
     await svc?.stop();
     dir.remove();
-    const client = new MongoClient(uri);
-    try {
-      await client.connect();
-      await client.db(database).dropDatabase();
-    } finally {
-      await client.close();
-    }
+    await dropDatabase(uri, database);
   });
 
   it('runs an echo task to SUCCEEDED and stores it in the MongoDB database', async () => {

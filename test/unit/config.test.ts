@@ -56,6 +56,13 @@ describe('loadConfig', () => {
     expect(cfg.store).to.equal('mongodb');
   });
 
+  it('cluster keys: leaseTtlMs 15 s and memberId null by default; LEASE_TTL_MS and MEMBER_ID override; a bad TTL names the key', () => {
+    expect(loadConfig({ configDir: dir, env: {} })).to.include({ leaseTtlMs: 15_000, memberId: null });
+    expect(loadConfig({ configDir: dir, env: { LEASE_TTL_MS: '6000', MEMBER_ID: 'node-7' } })).to.include({ leaseTtlMs: 6000, memberId: 'node-7' });
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { LEASE_TTL_MS: '10' } }));
+    expect(err.message).to.match(/leaseTtlMs \(env LEASE_TTL_MS\)/);
+  });
+
   it('an empty env string is ignored', () => {
     const cfg = loadConfig({ configDir: dir, env: { PORT: '' } });
     expect(cfg.port).to.equal(8080);

@@ -21,12 +21,23 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
     async () => ({ status: 'ok' }),
   );
 
-  const readiness = { type: 'object', properties: { status: { type: 'string', enum: ['ready', 'not_ready'] }, store: { type: 'string' } } };
+  const readiness = {
+    type: 'object',
+    properties: {
+      status: { type: 'string', enum: ['ready', 'not_ready'] },
+      store: { type: 'string' },
+      partitions: {
+        type: 'object',
+        description: 'Cluster mode only: partitions this member holds a lease on (owned) of all (total)',
+        properties: { owned: { type: 'integer' }, total: { type: 'integer' } },
+      },
+    },
+  };
   app.get(
     '/readyz',
     {
       schema: {
-        summary: 'Readiness probe: accepting work and the store answers (no key needed)',
+        summary: 'Readiness probe: accepting work and the store answers; in cluster mode, joined, with the partitions owned (no key needed)',
         tags,
         security: [],
         response: responses({ 200: ['Ready', readiness], 503: ['Starting, draining or the store does not answer', readiness] }),
@@ -34,7 +45,9 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
     },
     async (_req, reply) => {
       const r = await service.ready();
-      return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not_ready', store: r.store });
+      return reply
+        .status(r.ready ? 200 : 503)
+        .send({ status: r.ready ? 'ready' : 'not_ready', store: r.store, ...(r.partitions ? { partitions: r.partitions } : {}) });
     },
   );
 

@@ -22,20 +22,28 @@ export interface MetaDoc {
   value: number;
 }
 
-/** A `leases` document (cluster mode, later): partition ownership with a fencing epoch. */
+/**
+ * A `partition_leases` document: partition ownership with a fencing epoch (cluster-store.ts).
+ * Never deleted and never TTL-indexed: a partition's epoch must only grow, and deleting an expired
+ * lease would start it again at 1 below the epochs its tasks already carry. One document per
+ * partition, so there is nothing to collect.
+ */
 export interface LeaseDoc {
   _id: number;
   owner: string;
   epoch: number;
+  /** Epoch ms; held while `expires_at > now` (the caller's `now`), 0 once released. */
   expires_at: number;
-  /** `expires_at` as a Date, for the TTL index (garbage collection only). */
-  gc_at: Date;
 }
 
-/** A `members` document (cluster mode, later): a live node and its heartbeat. */
+/** A `members` document: a live service process and its heartbeat. */
 export interface MemberDoc {
   _id: string;
+  address: string | null;
   heartbeat_at: number;
+  /** Epoch ms; live while `expires_at > now`. */
+  expires_at: number;
+  /** `expires_at` as a Date, for the TTL index (garbage collection of dead members only). */
   gc_at: Date;
 }
 
@@ -76,7 +84,7 @@ export function collectionsOf(db: Db): MongoCollections {
     crons: db.collection<CronDoc>('cron_tasks'),
     cronFires: db.collection<CronFireDoc>('cron_fires'),
     meta: db.collection<MetaDoc>('meta'),
-    leases: db.collection<LeaseDoc>('leases'),
+    leases: db.collection<LeaseDoc>('partition_leases'),
     members: db.collection<MemberDoc>('members'),
     tenantSettings: db.collection<TenantSettingsDoc>('tenant_settings'),
     taskTypeLimits: db.collection<TaskTypeLimitDoc>('task_type_limits'),
@@ -144,9 +152,10 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   await c.cronFires.createIndex({ fire_time: 1 }, { name: 'cron_fires_time' });
   // waiting tasks per tenant (backpressure counts) and tenant-scoped listings.
   await c.tasks.createIndex({ tenant_id: 1, state: 1 }, { name: 'tasks_tenant_state' });
-  // cluster mode (later): dead owners' leases and members are garbage-collected by TTL where possible.
-  await ttl(c.leases, 'gc_at', 'leases_gc');
+  // cluster mode: dead members are garbage-collected by TTL where possible (listLiveMembers compares
+  // expires_at with `now` itself); partition leases are never deleted (see LeaseDoc).
   await ttl(c.members, 'gc_at', 'members_gc');
+  await c.members.createIndex({ expires_at: 1 }, { name: 'members_expires' });
   return caps;
 }
 

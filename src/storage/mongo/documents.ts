@@ -53,6 +53,11 @@ export interface TaskDoc {
   error: string | null;
   cancel_requested: boolean;
   lease_expires_at: number | null;
+  /**
+   * Fencing epoch of the last partition owner that fenced, fired or claimed the task (cluster
+   * mode; cluster-store.ts). Absent means 0: documents are inserted without it.
+   */
+  owner_epoch?: number;
   created_at: number;
   updated_at: number;
   cron_id: string | null;

@@ -40,6 +40,14 @@ import { WriteQueue } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
+import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
+import { acquireLease } from './ops/acquire-lease';
+import { listLeases, listLiveMembers } from './ops/cluster-reads';
+import { fencePartition } from './ops/fence-partition';
+import { heartbeatMember } from './ops/heartbeat-member';
+import { releaseLease } from './ops/release-lease';
+import { removeMember } from './ops/remove-member';
+import { renewLease } from './ops/renew-lease';
 
 export interface MongoStoreOptions {
   /** Database name; default: the one in the URI path, else `scheduler`. */
@@ -167,12 +175,12 @@ export class MongoStore implements Store {
     return loadDue(this.c, partition, until, limit);
   }
 
-  async markPending(ids: string[], now: number): Promise<string[]> {
-    return this.write((c) => markPending(c, ids, now));
+  async markPending(ids: string[], now: number, epoch?: number): Promise<string[]> {
+    return this.write((c) => markPending(c, ids, now, epoch));
   }
 
-  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
-    return this.write((c) => claimTasks(c, ids, workerId, now, leaseMs));
+  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
+    return this.write((c) => claimTasks(c, ids, workerId, now, leaseMs, epochs));
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
@@ -304,6 +312,48 @@ export class MongoStore implements Store {
     throw workflowsUnsupported();
   }
 
+
+  // Cluster part (cluster-store.ts). Lease and member writes do not wait behind the task writes
+  // (a renewal must not queue behind a large batch): each is one single-document compare-and-set,
+  // whose order with the store's other writes does not matter. Where updates are not atomic
+  // (FerretDB 1.x), they go through the write queue, so at least one store's writes never race.
+
+  private clusterWrite<T>(op: (c: MongoCollections) => Promise<T>): Promise<T> {
+    return this.s.capabilities.atomicUpdates ? op(this.c) : this.write((c) => op(c));
+  }
+
+  async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
+    return this.clusterWrite((c) => heartbeatMember(c, member, now, ttlMs));
+  }
+
+  async listLiveMembers(now: number): Promise<MemberRecord[]> {
+    return listLiveMembers(this.c, now);
+  }
+
+  async removeMember(memberId: string): Promise<boolean> {
+    return this.clusterWrite((c) => removeMember(c, memberId));
+  }
+
+  async acquireLease(partition: number, owner: string, now: number, ttlMs: number): Promise<LeaseGrant> {
+    return this.clusterWrite((c) => acquireLease(c, partition, owner, now, ttlMs));
+  }
+
+  async renewLease(partition: number, owner: string, epoch: number, now: number, ttlMs: number): Promise<PartitionLease | null> {
+    return this.clusterWrite((c) => renewLease(c, partition, owner, epoch, now, ttlMs));
+  }
+
+  async releaseLease(partition: number, owner: string, epoch: number): Promise<boolean> {
+    return this.clusterWrite((c) => releaseLease(c, partition, owner, epoch));
+  }
+
+  async listLeases(): Promise<PartitionLease[]> {
+    return listLeases(this.c);
+  }
+
+  /** Queued with the task writes: a fence must land after the writes this store issued before it. */
+  async fencePartition(partition: number, epoch: number): Promise<number> {
+    return this.write((c) => fencePartition(c, partition, epoch));
+  }
 }
 
 /** The database named in the path of a connection string (`mongodb://host/<db>?…`), if any. */

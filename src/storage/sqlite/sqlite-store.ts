@@ -34,6 +34,8 @@ import { CronReads, prepareCronReads } from './ops/cron-reads';
 import { prepareTenantReads } from './ops/tenant-settings';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
+import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
+import { prepareClusterReads } from './ops/cluster-reads';
 
 type TenantReads = ReturnType<typeof prepareTenantReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
@@ -65,6 +67,7 @@ export class SqliteStore implements Store {
   private crons: CronReads | null = null;
   private tenantReads: TenantReads | null = null;
   private workflowReads: WorkflowReads | null = null;
+  private clusterReads: ReturnType<typeof prepareClusterReads> | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -100,6 +103,7 @@ export class SqliteStore implements Store {
     this.crons = prepareCronReads(db);
     this.tenantReads = prepareTenantReads(db);
     this.workflowReads = prepareWorkflowReads(db);
+    this.clusterReads = prepareClusterReads(db);
   }
 
   async close(): Promise<void> {
@@ -114,6 +118,7 @@ export class SqliteStore implements Store {
     this.crons = null;
     this.tenantReads = null;
     this.workflowReads = null;
+    this.clusterReads = null;
     await Promise.all([writer?.close(), aggregates?.close()]);
     db.close();
   }
@@ -163,12 +168,12 @@ export class SqliteStore implements Store {
     return this.due(partition, until, limit);
   }
 
-  async markPending(ids: string[], now: number): Promise<string[]> {
-    return this.w.run('markPending', [ids, now]);
+  async markPending(ids: string[], now: number, epoch?: number): Promise<string[]> {
+    return this.w.run('markPending', epoch === undefined ? [ids, now] : [ids, now, epoch]);
   }
 
-  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
-    return this.w.run('claimTasks', [ids, workerId, now, leaseMs]);
+  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
+    return this.w.run('claimTasks', epochs === undefined ? [ids, workerId, now, leaseMs] : [ids, workerId, now, leaseMs, epochs]);
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
@@ -313,5 +318,45 @@ export class SqliteStore implements Store {
 
   async countWaitingByTenant(): Promise<Record<string, number>> {
     return this.agg.countWaitingByTenant();
+  }
+
+  // Cluster part (cluster-store.ts). The embedded profile never leases; these exist so the
+  // contract and its conformance tests hold on every adapter.
+
+  private get cl(): ReturnType<typeof prepareClusterReads> {
+    if (!this.clusterReads) throw new Error('store is not open');
+    return this.clusterReads;
+  }
+
+  async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
+    return this.w.run('heartbeatMember', [member, now, ttlMs]);
+  }
+
+  async listLiveMembers(now: number): Promise<MemberRecord[]> {
+    return this.cl.listLiveMembers(now);
+  }
+
+  async removeMember(memberId: string): Promise<boolean> {
+    return this.w.run('removeMember', [memberId]);
+  }
+
+  async acquireLease(partition: number, owner: string, now: number, ttlMs: number): Promise<LeaseGrant> {
+    return this.w.run('acquireLease', [partition, owner, now, ttlMs]);
+  }
+
+  async renewLease(partition: number, owner: string, epoch: number, now: number, ttlMs: number): Promise<PartitionLease | null> {
+    return this.w.run('renewLease', [partition, owner, epoch, now, ttlMs]);
+  }
+
+  async releaseLease(partition: number, owner: string, epoch: number): Promise<boolean> {
+    return this.w.run('releaseLease', [partition, owner, epoch]);
+  }
+
+  async listLeases(): Promise<PartitionLease[]> {
+    return this.cl.listLeases();
+  }
+
+  async fencePartition(partition: number, epoch: number): Promise<number> {
+    return this.w.run('fencePartition', [partition, epoch]);
   }
 }

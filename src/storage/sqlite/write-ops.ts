@@ -15,6 +15,12 @@ import { preparePurgeCronFires } from './ops/purge-cron-fires';
 import { prepareTenantWrites } from './ops/tenant-settings';
 import { prepareInsertWorkflow } from './ops/insert-workflow';
 import { prepareCancelWorkflow } from './ops/cancel-workflow';
+import { prepareHeartbeatMember } from './ops/heartbeat-member';
+import { prepareRemoveMember } from './ops/remove-member';
+import { prepareAcquireLease } from './ops/acquire-lease';
+import { prepareRenewLease } from './ops/renew-lease';
+import { prepareReleaseLease } from './ops/release-lease';
+import { prepareFencePartition } from './ops/fence-partition';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -40,6 +46,12 @@ export function prepareWriteOps(db: Database.Database) {
     purgeCronFires: preparePurgeCronFires(db),
     insertWorkflow: prepareInsertWorkflow(db),
     cancelWorkflow: prepareCancelWorkflow(db),
+    heartbeatMember: prepareHeartbeatMember(db),
+    removeMember: prepareRemoveMember(db),
+    acquireLease: prepareAcquireLease(db),
+    renewLease: prepareRenewLease(db),
+    releaseLease: prepareReleaseLease(db),
+    fencePartition: prepareFencePartition(db),
   };
 }
 

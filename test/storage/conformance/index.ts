@@ -30,6 +30,8 @@ import { describeRetention } from './retention';
 import { describeCron } from './cron';
 import { describeWorkflows } from './workflows';
 import { describeTenants } from './tenants';
+import { describeCluster } from './cluster';
+import { describeFencing } from './fencing';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -82,5 +84,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     if (reason) describe('workflows', () => it.skip(`not offered by this adapter yet: ${reason}`, () => undefined));
     else describeWorkflows(ctx);
     describeTenants(ctx);
+    describeCluster(ctx);
+    describeFencing(ctx);
   });
 }

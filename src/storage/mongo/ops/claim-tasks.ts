@@ -6,24 +6,37 @@
  * skipped: cancelled, already claimed, unknown). Guarantee: the server applies each update
  * atomically, so of two racing claims (two dispatchers, two nodes) exactly one sees PENDING:
  * one attempt number is handed out once.
+ * With `epochs` (cluster mode, a fencing token per id): the filter also requires owner_epoch
+ * (absent = 0) <= the id's token and the update sets owner_epoch; a negative token never claims
+ * (no write is sent).
  */
 import { ClaimedTask } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { claimedFromDoc } from '../documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
+import { epochAtMost } from './fencing';
 
-export async function claimTasks(c: MongoCollections, ids: string[], workerId: string, now: number, leaseMs: number): Promise<ClaimedTask[]> {
-  const unique = [...new Set(ids)];
-  const docs = await mapBounded(unique, WRITE_PARALLELISM, (id) =>
-      c.tasks.findOneAndUpdate(
-        { _id: id, state: 'PENDING' },
-        {
-          $set: { state: 'RUNNING', worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now },
-          $inc: { attempts: 1 },
-        },
-        { returnDocument: 'after' },
-      ),
-  );
+export async function claimTasks(
+  c: MongoCollections,
+  ids: string[],
+  workerId: string,
+  now: number,
+  leaseMs: number,
+  epochs?: readonly number[],
+): Promise<ClaimedTask[]> {
+  const tokens = new Map<string, number | undefined>();
+  ids.forEach((id, i) => {
+    if (!tokens.has(id)) tokens.set(id, epochs === undefined ? undefined : (epochs[i] ?? -1));
+  });
+  const running = { state: 'RUNNING', worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now };
+  const docs = await mapBounded([...tokens], WRITE_PARALLELISM, async ([id, epoch]) => {
+    if (epoch !== undefined && epoch < 0) return null;
+    return c.tasks.findOneAndUpdate(
+      epoch === undefined ? { _id: id, state: 'PENDING' } : { _id: id, state: 'PENDING', ...epochAtMost(epoch) },
+      { $set: epoch === undefined ? running : { ...running, owner_epoch: epoch }, $inc: { attempts: 1 } },
+      { returnDocument: 'after' },
+    );
+  });
   const claimed: ClaimedTask[] = [];
   for (const d of docs) if (d) claimed.push(claimedFromDoc(d, now));
   return claimed;

@@ -5,18 +5,23 @@
  * were PENDING count; cancelled or claimed ones do not). Guarantee: never touches a task in any
  * other state; each document changes atomically, so a concurrent cancel or claim either happens
  * before (the filter misses) or after (it sees PENDING).
+ * With `epoch` (cluster mode, the caller's lease epoch): both filters also require owner_epoch
+ * (absent = 0) <= epoch and the update sets owner_epoch = epoch, so a task fenced by a newer owner
+ * is neither changed nor returned.
  */
 import type { MongoCollections } from '../collections';
+import { epochAtMost } from './fencing';
 
-export async function markPending(c: MongoCollections, ids: string[], now: number): Promise<string[]> {
+export async function markPending(c: MongoCollections, ids: string[], now: number, epoch?: number): Promise<string[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
+  const fence = epoch === undefined ? {} : epochAtMost(epoch);
   await c.tasks.updateMany(
-    { _id: { $in: unique }, state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now } },
-    { $set: { state: 'PENDING', updated_at: now } },
+    { _id: { $in: unique }, state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now }, ...fence },
+    { $set: epoch === undefined ? { state: 'PENDING', updated_at: now } : { state: 'PENDING', updated_at: now, owner_epoch: epoch } },
   );
   const pending = new Set(
-    (await c.tasks.find({ _id: { $in: unique }, state: 'PENDING' }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+    (await c.tasks.find({ _id: { $in: unique }, state: 'PENDING', ...fence }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
   );
   return ids.filter((id) => pending.has(id));
 }

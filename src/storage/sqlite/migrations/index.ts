@@ -6,6 +6,7 @@ import * as m004 from './004-cron';
 import * as m005 from './005-workflows';
 import * as m006 from './006-tenant-settings';
 import * as m007 from './007-traceparent';
+import * as m008 from './008-cluster';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -16,6 +17,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '005-workflows', ...m005 },
   { name: '006-tenant-settings', ...m006 },
   { name: '007-traceparent', ...m007 },
+  { name: '008-cluster', ...m008 },
 ];
 
 /**

@@ -4,6 +4,9 @@
  * Output: ClaimedTask for each id whose compare-and-set on PENDING won (others are skipped:
  * cancelled, already claimed). A workflow task also gets its upstream tasks' results, keyed by their
  * workflow-local ids, and its submission's `traceparent`. Guarantee: one attempt number is handed out once.
+ * With `epochs` (cluster mode, a fencing token per id): the compare-and-set also requires
+ * owner_epoch <= epochs[i] and sets owner_epoch; a negative token never claims. Without it the
+ * statement does not read owner_epoch (the embedded hot path is unchanged).
  */
 import type Database from 'better-sqlite3';
 import { ClaimedTask } from '../../../domain/task';
@@ -11,11 +14,17 @@ import { parseJson, RETRY_COLUMNS, retryFromRow, TaskRow } from '../row-mapping'
 
 export function prepareClaimTasks(
   db: Database.Database,
-): (ids: string[], workerId: string, now: number, leaseMs: number) => ClaimedTask[] {
+): (ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]) => ClaimedTask[] {
   const stmt = db.prepare(`
     UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
       lease_expires_at = ?, cancel_requested = 0, updated_at = ?
     WHERE id = ? AND state = 'PENDING'
+    RETURNING id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at,
+      ${RETRY_COLUMNS}, partition, tenant_id, workflow_id, traceparent`);
+  const fenced = db.prepare(`
+    UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
+      lease_expires_at = ?, cancel_requested = 0, updated_at = ?, owner_epoch = ?
+    WHERE id = ? AND state = 'PENDING' AND owner_epoch <= ?
     RETURNING id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at,
       ${RETRY_COLUMNS}, partition, tenant_id, workflow_id, traceparent`);
   const upstream = db.prepare(`
@@ -24,10 +33,17 @@ export function prepareClaimTasks(
   // fromEntries defines own properties: a local id such as "__proto__" stays a plain key.
   const upstreamResultsOf = (id: string): Record<string, unknown> =>
     Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
-  return (ids, workerId, now, leaseMs) => {
+  /** The fenced claim of ids[i]: a negative (or missing) token never claims. */
+  const claimFenced = (ids: string[], i: number, workerId: string, now: number, leaseMs: number, epochs: readonly number[]) => {
+    const epoch = epochs[i] ?? -1;
+    return epoch < 0 ? undefined : (fenced.get(workerId, now, now + leaseMs, now, epoch, ids[i], epoch) as TaskRow | undefined);
+  };
+  return (ids, workerId, now, leaseMs, epochs) => {
     const claimed: ClaimedTask[] = [];
-    for (const id of ids) {
-      const r = stmt.get(workerId, now, now + leaseMs, now, id) as TaskRow | undefined;
+    for (let i = 0; i < ids.length; i++) {
+      const r = epochs === undefined
+        ? (stmt.get(workerId, now, now + leaseMs, now, ids[i]) as TaskRow | undefined)
+        : claimFenced(ids, i, workerId, now, leaseMs, epochs);
       if (!r) continue;
       claimed.push({
         id: r.id,

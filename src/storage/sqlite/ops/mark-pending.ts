@@ -2,16 +2,30 @@
  * markPending — inputs: task ids, now. Transition `due`: SCHEDULED/RETRYING → PENDING where
  * due_at <= now (compare-and-set on state). Output: ids that are PENDING afterwards (including
  * ones that already were). Guarantee: never touches a task in any other state.
+ * With `epoch` (cluster mode, the caller's lease epoch): the compare-and-set also requires
+ * owner_epoch <= epoch and sets owner_epoch = epoch; an id fenced by a newer owner (owner_epoch >
+ * epoch) is neither changed nor returned. Without it the statements do not read owner_epoch (the
+ * embedded hot path is unchanged).
  */
 import type Database from 'better-sqlite3';
 
-export function prepareMarkPending(db: Database.Database): (ids: string[], now: number) => string[] {
+export function prepareMarkPending(db: Database.Database): (ids: string[], now: number, epoch?: number) => string[] {
   const update = db.prepare(`
     UPDATE tasks SET state = 'PENDING', updated_at = ?
     WHERE id = ? AND state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?`);
   const check = db.prepare(`SELECT state FROM tasks WHERE id = ?`).pluck();
-  return (ids, now) => {
+  const fencedUpdate = db.prepare(`
+    UPDATE tasks SET state = 'PENDING', updated_at = ?, owner_epoch = ?
+    WHERE id = ? AND state IN ('SCHEDULED', 'RETRYING') AND due_at <= ? AND owner_epoch <= ?`);
+  const fencedCheck = db.prepare(`SELECT state FROM tasks WHERE id = ? AND owner_epoch <= ?`).pluck();
+  return (ids, now, epoch) => {
     const pending: string[] = [];
+    if (epoch !== undefined) {
+      for (const id of ids) {
+        if (fencedUpdate.run(now, epoch, id, now, epoch).changes === 1 || fencedCheck.get(id, epoch) === 'PENDING') pending.push(id);
+      }
+      return pending;
+    }
     for (const id of ids) {
       if (update.run(now, id, now).changes === 1 || check.get(id) === 'PENDING') pending.push(id);
     }

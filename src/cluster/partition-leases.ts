@@ -1,0 +1,315 @@
+/**
+ * Partition ownership through leases (cluster mode, DESIGN §4; docs/MONGODB.md "Partition leases
+ * and fencing"). One instance per service process, run by the supervisor on the injected clock.
+ *
+ * Every round (each third of the lease TTL, and earlier when a lease it wants expires sooner):
+ * 1. heartbeat this member (`expires_at = now + ttl`) and read the live members;
+ * 2. compute the partitions this member should own: rendezvous hashing over the live members
+ *    (domain/rendezvous.ts), so every node computes the same assignment without coordination;
+ * 3. hand over: release the leases rendezvous now gives to another member (release, never
+ *    steal: the new owner acquires once the lease is free, at its next round);
+ * 4. renew the other held leases (compare-and-set on owner and epoch); a refused renewal means
+ *    the lease was lost, and the partition's owner is stopped at once;
+ * 5. acquire the wanted partitions whose lease is free or expired; each grant carries a new epoch,
+ *    the tasks of the partition are fenced with it (`fencePartition`) before its owner starts.
+ *
+ * Safety: a held lease is dropped (owner stopped, fence revoked) when local time reaches
+ * `sentAt + ttl − safetyMargin`, `sentAt` being the clock reading taken before the last successful
+ * grant or renewal was sent. A timer armed at every renewal does it even when rounds stall (store
+ * unreachable), and every round checks it first. The store never lets anyone else take the lease
+ * before `sentAt + ttl` (a renewal never shortens it), so with clocks that agree within the margin
+ * two members never fire one partition at once; the store-side fencing covers the rest (a member
+ * paused between its check and its write).
+ *
+ * Liveness: a member that dies stops heartbeating and renewing; its member record and leases
+ * expire at most one TTL after its last round, and the survivors, whose rendezvous no longer
+ * counts it, acquire its partitions at their next round (they also wake at the expiry instant of
+ * a lease they want), so its partitions move within one lease TTL (plus one round at worst).
+ */
+import type { Clock, TimerHandle } from '../domain/clock';
+import { partitionsFor } from '../domain/rendezvous';
+import type { ClusterStore } from '../storage/cluster-store';
+import type { PartitionFences } from './partition-fences';
+
+/** Why a partition's owner was stopped. `lost` and `expired` are losses; the others are planned. */
+export type OwnershipEnd = 'handed_over' | 'lost' | 'expired' | 'shutdown';
+
+/** What the component asks of its host (the supervisor): start and stop partition owners. */
+export interface OwnershipEvents {
+  /** The lease of `partition` was granted with `epoch` and its tasks fenced: start its owner. */
+  acquired(partition: number, epoch: number): void;
+  /** Stop the owner of `partition` now (its fence is already revoked). */
+  stopped(partition: number, epoch: number, why: OwnershipEnd): void;
+}
+
+/** Metric hooks (observability/metrics.ts wires them to prom-client). */
+export interface OwnershipMetrics {
+  owned(count: number): void;
+  renewed(): void;
+  acquired(): void;
+  ended(why: OwnershipEnd): void;
+}
+
+/** What readiness and diagnostics see. */
+export interface OwnershipStatus {
+  memberId: string;
+  /** True once the first round has run (member registered, free partitions acquired). */
+  joined: boolean;
+  /** Partitions held now, ascending. */
+  owned: number[];
+  partitions: number;
+  /** Live members seen in the last round (this one included). */
+  liveMembers: number;
+}
+
+export interface PartitionLeasesOptions {
+  store: ClusterStore;
+  clock: Clock;
+  /** Shared with the partition owners and the dispatcher (they read tokens from it). */
+  fences: PartitionFences;
+  events: OwnershipEvents;
+  memberId: string;
+  /** Where this member can be reached (informational). */
+  address?: string | null;
+  /** Partition count P. */
+  partitions: number;
+  /** Lease and member TTL (ms). Rounds run every third of it. */
+  ttlMs: number;
+  /** Stop this long (ms) before a lease's local expiry; default ttl / 5. Must be below 2/3 ttl. */
+  safetyMarginMs?: number;
+  metrics?: OwnershipMetrics;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+interface Held {
+  epoch: number;
+  /** Local time at which the owner must have stopped (sentAt + ttl − margin). */
+  deadline: number;
+  timer: TimerHandle | null;
+}
+
+/**
+ * Acquires, renews, hands over and drops this member's partition leases (see the file header).
+ * Not an actor: a class with one timer on the injected clock; rounds never overlap.
+ */
+export class PartitionLeases {
+  private readonly held = new Map<number, Held>();
+  private readonly intervalMs: number;
+  private readonly marginMs: number;
+  private timer: TimerHandle | null = null;
+  private running: Promise<void> | null = null;
+  private nextDelayMs: number;
+  private stopped = true;
+  private joined = false;
+  private liveMembers = 0;
+
+  /** @throws RangeError when the safety margin leaves no time between renewals */
+  constructor(private readonly o: PartitionLeasesOptions) {
+    this.intervalMs = Math.max(1, Math.floor(o.ttlMs / 3));
+    this.marginMs = o.safetyMarginMs ?? Math.floor(o.ttlMs / 5);
+    if (this.marginMs < 0 || this.marginMs >= o.ttlMs - this.intervalMs) {
+      throw new RangeError(`safetyMarginMs must be in [0, ${o.ttlMs - this.intervalMs}) for ttlMs ${o.ttlMs}`);
+    }
+    this.nextDelayMs = this.intervalMs;
+  }
+
+  /** Joins: runs the first round (heartbeat, acquire free wanted partitions), then one every ttl/3. */
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    await this.round();
+  }
+
+  /**
+   * Leaves: stops the rounds, stops every owner (`shutdown`), releases the held leases so other
+   * members take them at once, and removes this member. Store errors are logged, not thrown (the
+   * leases then expire on their own).
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    const held = [...this.held.entries()];
+    for (const [p] of held) this.drop(p, 'shutdown');
+    const { store, memberId } = this.o;
+    await Promise.all(held.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))));
+    await store.removeMember(memberId).catch((err) => this.warn(err, 'leaving the member list failed'));
+    this.joined = false;
+  }
+
+  status(): OwnershipStatus {
+    return {
+      memberId: this.o.memberId,
+      joined: this.joined,
+      owned: [...this.held.keys()].sort((a, b) => a - b),
+      partitions: this.o.partitions,
+      liveMembers: this.liveMembers,
+    };
+  }
+
+  /**
+   * Runs a round now unless one is running; resolves when it has finished (tests drive rounds
+   * with a manual clock and wait for them with this).
+   */
+  round(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) return this.running;
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.roundOnce()
+      .catch((err) => this.warn(err, 'partition lease round failed'))
+      .finally(() => {
+        this.running = null;
+        this.schedule();
+      });
+    return this.running;
+  }
+
+  /** Resolves when no round is running (tests). */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = null;
+      void this.round();
+    }, this.nextDelayMs);
+  }
+
+  private async roundOnce(): Promise<void> {
+    const { store, clock, memberId, partitions, ttlMs } = this.o;
+    this.dropOverdue();
+    this.nextDelayMs = this.intervalMs;
+    let wanted: Set<number> | null = null;
+    try {
+      const now = clock.now();
+      await store.heartbeatMember({ memberId, address: this.o.address ?? null }, now, ttlMs);
+      const members = (await store.listLiveMembers(now)).map((m) => m.memberId);
+      this.liveMembers = new Set([...members, memberId]).size;
+      wanted = new Set(partitionsFor(memberId, members, partitions));
+    } catch (err) {
+      // Without a member list, keep what is held (renewals below) and change nothing else.
+      this.warn(err, 'member heartbeat failed');
+    }
+    if (this.stopped) return;
+    if (wanted) await this.handOver(wanted);
+    await Promise.all([...this.held.entries()].map(([p, h]) => this.renew(p, h)));
+    if (wanted && !this.stopped) await this.acquireWanted(wanted);
+    if (wanted) this.joined = true;
+    this.o.metrics?.owned(this.held.size);
+  }
+
+  /** Releases the held partitions that rendezvous gives to another member (stop first, then release). */
+  private async handOver(wanted: Set<number>): Promise<void> {
+    const { store, memberId } = this.o;
+    const leaving = [...this.held.entries()].filter(([p]) => !wanted.has(p));
+    for (const [p] of leaving) this.drop(p, 'handed_over');
+    await Promise.all(leaving.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))));
+  }
+
+  private async renew(partition: number, h: Held): Promise<void> {
+    const { store, clock, memberId, ttlMs } = this.o;
+    const sentAt = clock.now();
+    try {
+      const lease = await store.renewLease(partition, memberId, h.epoch, sentAt, ttlMs);
+      if (this.held.get(partition) !== h) return; // dropped meanwhile
+      if (!lease) {
+        this.drop(partition, 'lost');
+        return;
+      }
+      this.o.metrics?.renewed();
+      this.arm(partition, h, sentAt);
+    } catch (err) {
+      // Unknown outcome: keep the partition until its deadline (the timer stops it then).
+      this.warn(err, 'lease renewal failed');
+    }
+  }
+
+  /** Acquires the wanted partitions whose lease is free or expired. */
+  private async acquireWanted(wanted: Set<number>): Promise<void> {
+    const { store, clock, memberId } = this.o;
+    const leases = new Map((await store.listLeases()).map((l) => [l.partition, l]));
+    const now = clock.now();
+    const free: number[] = [];
+    let nextExpiry = Infinity;
+    for (const p of wanted) {
+      if (this.held.has(p)) continue;
+      const l = leases.get(p);
+      if (!l || l.expiresAt <= now) free.push(p);
+      else if (l.owner === memberId) {
+        // Granted to us by a call whose answer was lost: give it back and take it anew.
+        await store.releaseLease(p, memberId, l.epoch).catch((err) => this.warn(err, 'lease release failed'));
+        free.push(p);
+      } else nextExpiry = Math.min(nextExpiry, l.expiresAt);
+    }
+    await Promise.all(free.map((p) => this.acquire(p)));
+    // Wake when a wanted lease held by another (dead?) member expires, if before the next round.
+    if (nextExpiry !== Infinity) this.nextDelayMs = Math.max(1, Math.min(this.intervalMs, nextExpiry - clock.now() + 1));
+  }
+
+  private async acquire(partition: number): Promise<void> {
+    const { store, clock, memberId, ttlMs } = this.o;
+    const sentAt = clock.now();
+    try {
+      const grant = await store.acquireLease(partition, memberId, sentAt, ttlMs);
+      if (!grant.granted) return;
+      const { epoch } = grant.lease;
+      try {
+        await store.fencePartition(partition, epoch);
+      } catch (err) {
+        this.warn(err, 'fencing a new partition failed; giving the lease back');
+        await store.releaseLease(partition, memberId, epoch).catch(() => undefined);
+        return;
+      }
+      if (this.stopped || clock.now() >= sentAt + ttlMs - this.marginMs) {
+        await store.releaseLease(partition, memberId, epoch).catch(() => undefined);
+        return;
+      }
+      const h: Held = { epoch, deadline: 0, timer: null };
+      this.held.set(partition, h);
+      this.arm(partition, h, sentAt);
+      this.o.fences.grant(partition, epoch);
+      this.o.metrics?.acquired();
+      this.o.events.acquired(partition, epoch);
+    } catch (err) {
+      this.warn(err, 'lease acquisition failed');
+    }
+  }
+
+  /** Sets the deadline of a held lease from the instant its grant or renewal was sent. */
+  private arm(partition: number, h: Held, sentAt: number): void {
+    const { clock, ttlMs } = this.o;
+    h.deadline = sentAt + ttlMs - this.marginMs;
+    if (h.timer) clock.clearTimeout(h.timer);
+    h.timer = clock.setTimeout(() => {
+      h.timer = null;
+      if (this.held.get(partition) === h) this.drop(partition, 'expired');
+    }, h.deadline - clock.now());
+  }
+
+  private dropOverdue(): void {
+    const now = this.o.clock.now();
+    for (const [p, h] of [...this.held.entries()]) if (now >= h.deadline) this.drop(p, 'expired');
+  }
+
+  /** Forgets a held partition: fence revoked first (no more firing or claiming), then the owner stopped. */
+  private drop(partition: number, why: OwnershipEnd): void {
+    const h = this.held.get(partition);
+    if (!h) return;
+    this.held.delete(partition);
+    if (h.timer) this.o.clock.clearTimeout(h.timer);
+    this.o.fences.revoke(partition);
+    this.o.metrics?.ended(why);
+    this.o.metrics?.owned(this.held.size);
+    if (why === 'lost' || why === 'expired') this.warn({ partition, epoch: h.epoch, why }, 'partition lease lost; its owner stops');
+    this.o.events.stopped(partition, h.epoch, why);
+  }
+
+  private warn(err: unknown, msg: string): void {
+    this.o.log?.warn(err instanceof Error ? { err } : (err as object), msg);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Cluster mode on one MongoDB database (FerretDB in CI): two schedulers in this process share the
+ * partitions through leases. Checks that the second member gets its rendezvous share by hand-over
+ * (disjoint, complete), that tasks submitted on either member all run exactly once, that each
+ * member runs some, and that a member leaving hands its partitions back at once. Skipped without
+ * MONGODB_URI.
+ */
+import { expect } from 'chai';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { startScheduler, Scheduler } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config';
+import { partitionsFor } from '../../src/domain/rendezvous';
+import { dropDatabase, withDatabase } from '../helpers/mongo-database';
+
+const uri = process.env.MONGODB_URI;
+const PARTITIONS = 8;
+
+
+/** Polls `check` until it returns a value (bounded): waits for a state, not for time. */
+async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== null && v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`not reached: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('cluster mode: two schedulers share the partitions of one MongoDB database through leases', function () {
+  this.timeout(90_000);
+  if (!uri) {
+    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+    return;
+  }
+  const database = `cluster_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const started: Scheduler[] = [];
+
+  async function start(memberId: string): Promise<Scheduler> {
+    const config = loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: {
+        store: 'mongodb',
+        mongodbUri: withDatabase(uri!, database),
+        memberId,
+        partitions: PARTITIONS,
+        leaseTtlMs: 1500,
+        horizonMs: 1000,
+        workers: 1,
+        logLevel: 'silent',
+        shutdownGraceMs: 5000,
+      },
+    });
+    const s = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+    started.push(s);
+    return s;
+  }
+
+  const owned = (s: Scheduler) => s.runtime.directory.ownership?.().owned ?? [];
+
+  after(async () => {
+    for (const s of started) await s.close().catch(() => undefined);
+    await dropDatabase(uri, database);
+  });
+
+  let a: Scheduler;
+  let b: Scheduler;
+
+  it('the first member owns every partition; /readyz says so', async () => {
+    a = await start('member-a');
+    expect(owned(a)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
+    const r = await a.app.inject({ method: 'GET', url: '/readyz' });
+    expect(r.statusCode).to.equal(200);
+    expect(r.json()).to.deep.include({ status: 'ready', partitions: { owned: 8, total: 8 } });
+  });
+
+  it('a second member gets its rendezvous share by hand-over: disjoint and complete', async () => {
+    b = await start('member-b');
+    const share = partitionsFor('member-b', ['member-a'], PARTITIONS);
+    expect(share.length).to.be.within(1, PARTITIONS - 1);
+    await until('hand-over', () => JSON.stringify(owned(b)) === JSON.stringify(share));
+    await until('a keeps the rest', () => owned(a).length === PARTITIONS - share.length);
+    expect([...owned(a), ...owned(b)].sort()).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
+    const leases = await a.store.listLeases();
+    for (const l of leases) expect(l.owner).to.equal(share.includes(l.partition) ? 'member-b' : 'member-a');
+    expect(leases.filter((l) => share.includes(l.partition)).every((l) => l.epoch === 2)).to.equal(true);
+  });
+
+  it('tasks submitted on either member run exactly once, some on each member', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const via = i % 2 === 0 ? a : b;
+      ids.push((await via.service.submit({ task_type: 'echo', payload: { i } })).task_id);
+    }
+    for (const id of ids) {
+      const t = await until(`task ${id} done`, async () => {
+        const x = await a.service.get(id, { attempts: true });
+        return x.status === 'SUCCEEDED' ? x : null;
+      });
+      expect(t).to.include({ attempts: 1 });
+    }
+    const completed = async (s: Scheduler) => {
+      const text = (await s.app.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(/^scheduler_tasks_completed_total\{[^}]*status="SUCCEEDED"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const [na, nb] = [await completed(a), await completed(b)];
+    expect(na + nb).to.equal(24);
+    expect(na).to.be.greaterThan(0);
+    expect(nb).to.be.greaterThan(0);
+  });
+
+  it('a member that leaves releases its leases; the other takes them at its next round (new epoch)', async () => {
+    const share = owned(b);
+    await b.close();
+    expect((await a.store.listLiveMembers(Date.now())).map((m) => m.memberId)).to.deep.equal(['member-a']);
+    await until('a owns all again', () => owned(a).length === PARTITIONS, 5000);
+    const leases = await a.store.listLeases();
+    expect(leases.filter((l) => share.includes(l.partition)).every((l) => l.owner === 'member-a' && l.epoch === 3)).to.equal(true);
+    const { task_id } = await a.service.submit({ task_type: 'echo', payload: 'after' });
+    await until('task after leave', async () => (await a.service.get(task_id)).status === 'SUCCEEDED');
+  });
+});

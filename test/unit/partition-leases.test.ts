@@ -1,0 +1,230 @@
+import { expect } from 'chai';
+import { OwnershipEnd, PartitionLeases } from '../../src/cluster/partition-leases';
+import { PartitionFences } from '../../src/cluster/partition-fences';
+import { ManualClock } from '../../src/domain/clock';
+import { partitionsFor } from '../../src/domain/rendezvous';
+import { ClusterStore } from '../../src/storage/cluster-store';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+
+const P = 8;
+const TTL = 3000; // rounds every 1000 ms, safety margin 600 ms
+const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+type Mode = 'ok' | 'frozen' | 'failing';
+
+/** A member under test: its component, what it was told, and a switch on its view of the store. */
+interface Member {
+  id: string;
+  leases: PartitionLeases;
+  fences: PartitionFences;
+  log: Array<{ at: number; kind: 'acquired' | OwnershipEnd; partition: number; epoch: number }>;
+  /** ok; frozen (every store call hangs: a SIGSTOPped process); failing (every call rejects). */
+  mode: Mode;
+  /** Rejecters of the calls that hang while frozen (thawed after the test). */
+  hanging: Array<(err: Error) => void>;
+}
+
+/**
+ * Ownership logic on a manual clock (no sleeps), several members sharing one SQLite store (the
+ * cluster part of the contract is the same on every adapter; the conformance suite checks it).
+ */
+describe('PartitionLeases (partition ownership by leases) with a manual clock', () => {
+  let store: SqliteStore;
+  let clock: ManualClock;
+  let members: Member[];
+
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    await store.open(P);
+    clock = new ManualClock(T0);
+    members = [];
+  });
+
+  afterEach(async () => {
+    for (const m of members) {
+      m.mode = 'ok';
+      for (const reject of m.hanging.splice(0)) reject(new Error('thawed'));
+      await m.leases.stop();
+    }
+    await store.close();
+  });
+
+  function member(id: string): Member {
+    const m: Member = { id, fences: new PartitionFences(), log: [], mode: 'ok', hanging: [], leases: null as never };
+    const view = new Proxy(store, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (m.mode === 'frozen') return new Promise((_, reject) => m.hanging.push(reject));
+          if (m.mode === 'failing') return Promise.reject(new Error('store unreachable'));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as ClusterStore;
+    m.leases = new PartitionLeases({
+      store: view,
+      clock,
+      fences: m.fences,
+      memberId: id,
+      partitions: P,
+      ttlMs: TTL,
+      events: {
+        acquired: (partition, epoch) => m.log.push({ at: clock.now(), kind: 'acquired', partition, epoch }),
+        stopped: (partition, epoch, why) => m.log.push({ at: clock.now(), kind: why, partition, epoch }),
+      },
+    });
+    members.push(m);
+    return m;
+  }
+
+  /** Moves the clock in `stepMs` steps, letting every round that fires finish. */
+  async function run(ms: number, stepMs = 100): Promise<void> {
+    for (let t = 0; t < ms; t += stepMs) {
+      clock.advance(stepMs);
+      await Promise.all(members.filter((m) => m.mode === 'ok').map((m) => m.leases.settled()));
+    }
+  }
+
+  const owned = (m: Member) => m.leases.status().owned;
+  const all = Array.from({ length: P }, (_, p) => p);
+
+  it('a lone member acquires every partition with epoch 1 at its first round and fences them', async () => {
+    const a = member('a');
+    await a.leases.start();
+    expect(owned(a)).to.deep.equal(all);
+    expect(a.leases.status()).to.include({ joined: true, liveMembers: 1 });
+    expect(a.log.map((e) => [e.kind, e.partition, e.epoch])).to.have.deep.members(all.map((p) => ['acquired', p, 1]));
+    expect(a.fences.tokensFor([0, 7])).to.deep.equal([1, 1]);
+    expect((await store.listLeases()).every((l) => l.owner === 'a' && l.expiresAt === T0 + TTL)).to.equal(true);
+  });
+
+  it('renews at a third of the TTL: the leases move forward and nothing stops', async () => {
+    const a = member('a');
+    await a.leases.start();
+    await run(1000);
+    expect((await store.listLeases()).map((l) => l.expiresAt)).to.deep.equal(all.map(() => T0 + 1000 + TTL));
+    await run(10_000);
+    expect(owned(a)).to.deep.equal(all);
+    expect(a.log.filter((e) => e.kind !== 'acquired')).to.deep.equal([]);
+    expect((await store.listLeases()).every((l) => l.epoch === 1 && l.expiresAt >= clock.now() + TTL - 1000)).to.equal(true);
+  });
+
+  it('hand-over on join: the owner releases what rendezvous gives the newcomer, which then acquires it (epoch 2)', async () => {
+    const a = member('a');
+    await a.leases.start();
+    const b = member('b');
+    await b.leases.start();
+    expect(owned(b)).to.deep.equal([]); // held by a: b waits, never steals
+    await run(2000);
+    const bWants = partitionsFor('b', ['a'], P);
+    expect(bWants.length).to.be.greaterThan(0);
+    expect(owned(b)).to.deep.equal(bWants);
+    expect(owned(a)).to.deep.equal(all.filter((p) => !bWants.includes(p)));
+    for (const p of bWants) {
+      const released = a.log.find((e) => e.partition === p && e.kind === 'handed_over')!;
+      const acquired = b.log.find((e) => e.partition === p && e.kind === 'acquired')!;
+      expect(acquired.epoch).to.equal(2);
+      expect(released.at).to.be.at.most(acquired.at);
+      expect(a.fences.epochOf(p)).to.equal(undefined);
+      expect(b.fences.epochOf(p)).to.equal(2);
+    }
+    expect(a.log.filter((e) => e.kind === 'lost' || e.kind === 'expired')).to.deep.equal([]);
+  });
+
+  it("take-over after a member's TTL: a frozen member stops its owners before its leases end; the survivor takes them within one TTL", async () => {
+    const a = member('a');
+    const b = member('b');
+    await a.leases.start();
+    await b.leases.start();
+    await run(3000);
+    const bHeld = owned(b);
+    expect(bHeld.length).to.be.greaterThan(0);
+    const frozenAt = clock.now(); // b's last round (heartbeat and renewals) ran at this instant
+    b.mode = 'frozen';
+    await run(TTL + 1000, 50);
+    // b stopped its owners (timer) at its deadline: before its leases ended in the store
+    for (const p of bHeld) {
+      const stop = b.log.find((e) => e.partition === p && e.kind === 'expired')!;
+      expect(stop.at).to.be.at.most(frozenAt + TTL - 600);
+      const take = a.log.find((e) => e.partition === p && e.kind === 'acquired' && e.at > frozenAt)!;
+      expect(take.at).to.be.within(frozenAt + TTL, frozenAt + TTL + 100);
+      expect(take.epoch).to.equal(3); // 1: a at start, 2: b after hand-over, 3: a again
+    }
+    expect(owned(a)).to.deep.equal(all);
+    expect(b.fences.size).to.equal(0);
+  });
+
+  it('a refused renewal (lease taken meanwhile) stops the owner at that round, with the fence revoked', async () => {
+    const a = member('a');
+    await a.leases.start();
+    // Somebody else got partition 5 (e.g. after a pause the store saw as an expiry).
+    await store.releaseLease(5, 'a', 1);
+    expect((await store.acquireLease(5, 'intruder', clock.now(), TTL)).granted).to.equal(true);
+    await run(1000);
+    const stop = a.log.find((e) => e.partition === 5 && e.kind !== 'acquired')!;
+    expect(stop).to.include({ kind: 'lost', epoch: 1, at: T0 + 1000 });
+    expect(a.fences.epochOf(5)).to.equal(undefined);
+    expect(owned(a)).to.not.include(5);
+  });
+
+  it('renewals failing (store unreachable) stop the owners at the safety deadline, then recover when the store answers', async () => {
+    const a = member('a');
+    await a.leases.start();
+    await run(1000); // renewed at T0 + 1000
+    a.mode = 'failing';
+    await run(3000, 50);
+    expect(owned(a)).to.deep.equal([]);
+    const stops = a.log.filter((e) => e.kind === 'expired');
+    expect(stops).to.have.length(P);
+    for (const s of stops) expect(s.at).to.equal(T0 + 1000 + TTL - 600);
+    a.mode = 'ok';
+    await run(TTL + 1000);
+    expect(owned(a)).to.deep.equal(all);
+    expect(a.log.filter((e) => e.kind === 'acquired' && e.epoch === 2)).to.have.length(P);
+  });
+
+  it('the clock going back 10 s loses nothing and never shortens a lease in the store', async () => {
+    const a = member('a');
+    await a.leases.start();
+    await run(2000);
+    const before = await store.listLeases();
+    clock.set(clock.now() - 10_000);
+    await run(15_000);
+    expect(owned(a)).to.deep.equal(all);
+    expect(a.log.filter((e) => e.kind !== 'acquired')).to.deep.equal([]);
+    const after = await store.listLeases();
+    after.forEach((l, i) => expect(l.expiresAt).to.be.at.least(before[i].expiresAt));
+    expect(after.every((l) => l.epoch === 1)).to.equal(true);
+  });
+
+  it('stop() releases every lease and leaves: another member takes them at its next round', async () => {
+    const a = member('a');
+    const b = member('b');
+    await a.leases.start();
+    await b.leases.start();
+    await run(3000);
+    const aHeld = owned(a);
+    await a.leases.stop();
+    expect(a.log.filter((e) => e.kind === 'shutdown').map((e) => e.partition)).to.deep.equal(aHeld);
+    expect((await store.listLiveMembers(clock.now())).map((m) => m.memberId)).to.deep.equal(['b']);
+    await run(1000);
+    expect(owned(b)).to.deep.equal(all);
+  });
+
+  it('refuses a safety margin that leaves no time between renewals', () => {
+    expect(
+      () =>
+        new PartitionLeases({
+          store,
+          clock,
+          fences: new PartitionFences(),
+          memberId: 'x',
+          partitions: 1,
+          ttlMs: 3000,
+          safetyMarginMs: 2000,
+          events: { acquired: () => undefined, stopped: () => undefined },
+        }),
+    ).to.throw(RangeError, /safetyMarginMs/);
+  });
+});
