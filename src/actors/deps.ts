@@ -8,6 +8,7 @@ import type { TypedRef } from './typed-ref';
 import type { DispatcherMessages } from './dispatcher';
 import type { PartitionOwnerMessages } from './partition-owner';
 import type { CronActorMessages } from './cron-actor';
+import type { StreamDispatch } from '../external/stream-dispatch';
 
 /** Where the running actors can be reached; filled by the supervisor as it starts them. */
 export interface ActorDirectory {
@@ -26,6 +27,8 @@ export interface SchedulerDeps {
   directory: ActorDirectory;
   /** Tenant weights and rate limits, changed at run time by admins. */
   limits: DispatchLimits;
+  /** Redis Streams of the external queues (config `externalQueues`); absent when there are none. */
+  streams?: StreamDispatch;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */
