@@ -20,6 +20,9 @@ import type { ActorDirectory } from './actors/deps';
 import { offerToOwners } from './actors/offer-to-owners';
 import type { TenantAdmin } from './tenancy/tenant-admin';
 import type { WorkflowService } from './workflows/workflow-service';
+import { createStreamRedis } from './external/redis-client';
+import { StreamDispatch } from './external/stream-dispatch';
+import type { ExternalGateway } from './external/external-task-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -58,6 +61,13 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
   };
 }
 
+/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
+export function externalGateway(directory: ActorDirectory): ExternalGateway {
+  return {
+    complete: (c) => (directory.dispatcher ? directory.dispatcher.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'))),
+  };
+}
+
 /**
  * Makes the store named by `config.store`: SQLite at `sqlitePath`, or MongoDB at `mongodbUri`
  * (single node for now: embedded-mode semantics on a MongoDB store; leases and Redis come with
@@ -86,7 +96,10 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   await store.open(config.partitions);
   const metrics = new SchedulerMetrics(() => store.countByState());
   let runtime: ActorRuntime | null = null;
+  // External queues' Redis client (null without external queues); see src/external/redis-client.ts.
+  let redis: ReturnType<typeof createStreamRedis> = null;
   try {
+    redis = createStreamRedis(config);
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
     const services = await createServices({
@@ -97,13 +110,14 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+      externalGateway: externalGateway(directory),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
@@ -117,6 +131,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     );
     if (guard.countsNeeded) waitingCounts.start();
     const rt = runtime;
+    const streamsRedis = redis;
     let closing: Promise<void> | null = null;
     return {
       config,
@@ -142,11 +157,13 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();
+          await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await store.close();
         })()),
     };
   } catch (err) {
     await runtime?.close(0).catch(() => undefined);
+    redis?.disconnect();
     await store.close();
     throw err;
   }
