@@ -23,6 +23,9 @@ import type { TenantAdmin } from './tenancy/tenant-admin';
 import type { WorkflowService } from './workflows/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
+import { createStreamRedis } from './external/redis-client';
+import { StreamDispatch } from './external/stream-dispatch';
+import type { ExternalGateway } from './external/external-task-service';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -61,6 +64,13 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
   };
 }
 
+/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
+export function externalGateway(directory: ActorDirectory): ExternalGateway {
+  return {
+    complete: (c) => (directory.dispatcher ? directory.dispatcher.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'))),
+  };
+}
+
 /**
  * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), or MongoDB
  * at `mongodbUri` (cluster mode: several processes may share it; partitions are owned through
@@ -90,7 +100,10 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const depth = new SampledRead(() => store.countByState(), clock);
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
+  // External queues' Redis client (null without external queues); see src/external/redis-client.ts.
+  let redis: ReturnType<typeof createStreamRedis> = null;
   try {
+    redis = createStreamRedis(config);
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
     const services = await createServices({
@@ -101,6 +114,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+      externalGateway: externalGateway(directory),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
     // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
@@ -113,9 +127,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster });
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
@@ -129,6 +143,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     );
     if (guard.countsNeeded) waitingCounts.start();
     const rt = runtime;
+    const streamsRedis = redis;
     let closing: Promise<void> | null = null;
     return {
       config,
@@ -154,11 +169,13 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();
+          await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await store.close();
         })()),
     };
   } catch (err) {
     await runtime?.close(0).catch(() => undefined);
+    redis?.disconnect();
     await store.close();
     throw err;
   }

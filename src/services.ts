@@ -12,6 +12,7 @@ import { ApiKeys } from './tenancy/api-keys';
 import { SubmissionGuard } from './tenancy/submission-guard';
 import { TenantAdmin } from './tenancy/tenant-admin';
 import { WorkflowService } from './workflows/workflow-service';
+import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {
@@ -22,6 +23,8 @@ export interface Services {
   guard: SubmissionGuard;
   /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
   limits: DispatchLimits;
+  /** External consumers' reports on attempts of external queues (complete, heartbeat). */
+  external: ExternalTaskService;
 }
 
 export interface ServicesDeps {
@@ -34,6 +37,8 @@ export interface ServicesDeps {
   gateway: SchedulingGateway;
   /** Cron edits to the cron actor. */
   cronGateway: CronGateway;
+  /** External consumers' completions to the dispatcher; absent (no actors): they answer 503. */
+  externalGateway?: ExternalGateway;
 }
 
 /** The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full). */
@@ -62,7 +67,8 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), gateway: cronGateway });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
-  return { service, crons, workflows, tenants, guard, limits };
+  const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
+  return { service, crons, workflows, tenants, guard, limits, external };
 }
 
 /** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
@@ -78,5 +84,6 @@ export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, l
     workflowBodyLimitBytes: config.workflowBodyLimitBytes,
     tenants: s.tenants,
     apiKeys: new ApiKeys(config.apiKeys),
+    external: s.external,
   });
 }

@@ -10,6 +10,7 @@ import type { PartitionOwnerMessages } from './partition-owner';
 import type { CronActorMessages } from './cron-actor';
 import type { PartitionFences } from '../cluster/partition-fences';
 import type { OwnershipStatus } from '../cluster/partition-leases';
+import type { StreamDispatch } from '../external/stream-dispatch';
 
 /** Where the running actors can be reached; filled by the supervisor as it starts them. */
 export interface ActorDirectory {
@@ -36,6 +37,8 @@ export interface SchedulerDeps {
    * the embedded profile: every partition is owned, nothing is fenced.
    */
   cluster?: { memberId: string; fences: PartitionFences } | null;
+  /** Redis Streams of the external queues (config `externalQueues`); absent when there are none. */
+  streams?: StreamDispatch;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

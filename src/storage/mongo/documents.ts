@@ -231,9 +231,9 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
 }
 
 /** Projection of the fields a {@link DueEntry} needs. */
-export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1 } as const;
+export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1, queue: 1 } as const;
 
-export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'>): DueEntry {
+export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string }): DueEntry {
   return {
     id: d._id,
     partition: d.partition,
@@ -243,6 +243,7 @@ export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | '
     tenantId: d.tenant_id,
     taskType: d.task_type,
     state: d.state as TaskState,
+    ...(d.queue !== undefined ? { queue: d.queue } : {}),
   };
 }
 
