@@ -1,5 +1,6 @@
 import type { Actor } from 'comedy';
-import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
+import type { AttemptOutcome } from '../domain/retry-policy';
+import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion, CompletionResult } from '../storage/store';
@@ -363,21 +364,7 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
-      const decision = decideAttempt(r.outcome, r.attempt, run.task.retry, now);
-      completions.push({
-        taskId: r.id,
-        attempt: r.attempt,
-        state: decision.state,
-        retryAt: decision.retryAt,
-        result: r.outcome.kind === 'succeeded' ? r.outcome.result : null,
-        error:
-          r.outcome.kind === 'failed'
-            ? { message: r.outcome.message, type: r.outcome.errorType, retryable: !r.outcome.permanent }
-            : r.outcome.kind === 'cancelled'
-              ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
-              : null,
-        durationMs: Math.round(r.durationMs),
-      });
+      completions.push(attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs)));
       this.deps.metrics.duration.observe(r.durationMs / 1000);
     }
     return completions;

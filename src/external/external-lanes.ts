@@ -1,4 +1,5 @@
-import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
+import type { AttemptOutcome } from '../domain/retry-policy';
+import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
 import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
@@ -151,22 +152,8 @@ export class ExternalLanes {
    */
   async complete(c: ExternalCompletion): Promise<ExternalCompletionResult> {
     const now = this.deps.clock.now();
-    const decision = decideAttempt(c.outcome, c.attempt, c.retry, now);
     const durationMs = c.startedAt === null ? null : Math.max(0, now - c.startedAt);
-    const completion: AttemptCompletion = {
-      taskId: c.taskId,
-      attempt: c.attempt,
-      state: decision.state,
-      retryAt: decision.retryAt,
-      result: c.outcome.kind === 'succeeded' ? c.outcome.result : null,
-      error:
-        c.outcome.kind === 'failed'
-          ? { message: c.outcome.message, type: c.outcome.errorType, retryable: !c.outcome.permanent }
-          : c.outcome.kind === 'cancelled'
-            ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
-            : null,
-      durationMs,
-    };
+    const completion = attemptCompletion(c.taskId, c.attempt, c.outcome, c.retry, now, durationMs);
     const results = await this.hooks.record([completion], now);
     if (results === null) throw new Error(`recording the completion of ${c.taskId} failed`);
     if (durationMs !== null && results[0]?.applied) this.deps.metrics.duration.observe(durationMs / 1000);
@@ -251,8 +238,8 @@ export class ExternalLanes {
       const id = ids[i];
       const f = lane.inFlight.get(t.id);
       if (id === null) {
-        const d = decideAttempt({ kind: 'failed', message: 'could not append to the stream', errorType: 'dispatch_failed', permanent: false }, t.attempt, t.retry, now);
-        failed.push({ taskId: t.id, attempt: t.attempt, state: d.state, retryAt: d.retryAt, result: null, error: { message: `could not append to stream ${lane.spec.stream}`, type: 'dispatch_failed', retryable: true }, durationMs: 0 });
+        const outcome: AttemptOutcome = { kind: 'failed', message: `could not append to stream ${lane.spec.stream}`, errorType: 'dispatch_failed', permanent: false };
+        failed.push(attemptCompletion(t.id, t.attempt, outcome, t.retry, now, 0));
       } else if (f && f.attempt === t.attempt) {
         f.entryId = id;
       } else {

@@ -4,7 +4,7 @@
  * Without MONGODB_URI one skipped test says why.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { dropDatabase } from '../helpers/mongo-database';
 import { MongoStore } from '../../src/storage/mongo/mongo-store';
 import { Store } from '../../src/storage/store';
 import { describeStoreConformance } from './conformance';
@@ -30,13 +30,7 @@ if (!uri) {
       const database = databases.get(store);
       databases.delete(store);
       if (!database) return;
-      const client = new MongoClient(uri);
-      try {
-        await client.connect();
-        await client.db(database).dropDatabase();
-      } finally {
-        await client.close();
-      }
+      await dropDatabase(uri, database);
     },
   });
 }
