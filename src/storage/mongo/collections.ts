@@ -12,6 +12,7 @@ import type { Collection, Db } from 'mongodb';
 import { StoreConfigError } from '../store';
 import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
+import type { WorkflowDoc } from './workflow-documents';
 
 /** Version of the document layout this code writes; refused when the database is newer. */
 export const SCHEMA_VERSION = 1;
@@ -45,6 +46,7 @@ export interface MongoCollections {
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   crons: Collection<CronDoc>;
   cronFires: Collection<CronFireDoc>;
+  workflows: Collection<WorkflowDoc>;
   meta: Collection<MetaDoc>;
   leases: Collection<LeaseDoc>;
   members: Collection<MemberDoc>;
@@ -75,6 +77,7 @@ export function collectionsOf(db: Db): MongoCollections {
     idempotencyKeys: db.collection<IdempotencyKeyDoc>('idempotency_keys'),
     crons: db.collection<CronDoc>('cron_tasks'),
     cronFires: db.collection<CronFireDoc>('cron_fires'),
+    workflows: db.collection<WorkflowDoc>('workflows'),
     meta: db.collection<MetaDoc>('meta'),
     leases: db.collection<LeaseDoc>('leases'),
     members: db.collection<MemberDoc>('members'),
@@ -142,6 +145,16 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   // fire records: one per (cron, fire time); retention oldest first.
   await c.cronFires.createIndex({ cron_id: 1, fire_time: -1 }, { name: 'cron_fires_cron_time', unique: true });
   await c.cronFires.createIndex({ fire_time: 1 }, { name: 'cron_fires_time' });
+  // workflow tasks: a workflow's tasks in submission order (view, cancel, counts, insert and its undo);
+  // tasks whose workflow follow-up a crash left unfinished (the repair pass, repair-workflows.ts).
+  await partial(c.tasks, { workflow_id: 1, seq: 1 }, 'tasks_workflow_seq', { workflow_id: { $type: 'string' } });
+  await partial(c.tasks, { wf_progress: 1 }, 'tasks_wf_progress', { wf_progress: true });
+  await partial(c.tasks, { wf_replay: 1 }, 'tasks_wf_replay', { wf_replay: true });
+  // workflows: listing newest first (all, by status, by tenant); retention of finished ones.
+  await c.workflows.createIndex({ seq: -1 }, { name: 'workflows_seq', unique: true });
+  await c.workflows.createIndex({ status: 1, seq: -1 }, { name: 'workflows_status_seq' });
+  await c.workflows.createIndex({ tenant_id: 1, seq: -1 }, { name: 'workflows_tenant_seq' });
+  await c.workflows.createIndex({ completed_at: 1 }, { name: 'workflows_completed' });
   // waiting tasks per tenant (backpressure counts) and tenant-scoped listings.
   await c.tasks.createIndex({ tenant_id: 1, state: 1 }, { name: 'tasks_tenant_state' });
   // cluster mode (later): dead owners' leases and members are garbage-collected by TTL where possible.

@@ -60,7 +60,36 @@ export interface TaskDoc {
   traceparent?: string | null;
   /** Attempts that ended in a retry, and a DEAD attempt archived by a replay; oldest first. */
   history: HistoryDoc[];
+  // Workflow tasks only (absent on a task submitted on its own); see WorkflowTaskFields.
+  workflow_id?: string | null;
+  workflow_task_id?: string;
+  unmet_deps?: number;
+  upstream_ids?: string[];
+  downstream_ids?: string[];
+  met_deps?: string[];
+  wf_hold?: WorkflowHold;
+  wf_progress?: boolean;
+  wf_replay?: boolean;
 }
+
+/** The state a task of a workflow being inserted takes when the insert completes (insert-workflow.ts). */
+export type WorkflowHold = 'PENDING' | 'SCHEDULED' | 'BLOCKED';
+
+/**
+ * The fields a workflow task carries besides an ordinary task's. The DAG's edges are embedded
+ * both ways (`upstream_ids`, `downstream_ids`: task ids, written with the task and never changed),
+ * so no edge document can be missing or half-written.
+ * - `unmet_deps`, `met_deps`: upstreams not yet SUCCEEDED (a count, for the view) and those that
+ *   did (their ids): a release adds the upstream to `met_deps` and decrements the count in one
+ *   update filtered on `met_deps` not containing it, so a repeated release never counts twice.
+ * - `wf_hold`: present only while the workflow is being inserted (the task is BLOCKED and hidden
+ *   until then): the state it takes when the insert completes.
+ * - `wf_progress`: set by the same update that made the task terminal; cleared once its effects on
+ *   the workflow (release or cancel of downstream tasks, the workflow's count and status) are
+ *   written. Left set by a crash, it tells the repair pass what to finish (repair-workflows.ts).
+ * - `wf_replay`: the same for a dead-letter replay (descendants back to BLOCKED, workflow reopened).
+ */
+export type WorkflowTaskFields = Required<Pick<TaskDoc, 'workflow_id' | 'workflow_task_id' | 'unmet_deps' | 'upstream_ids' | 'downstream_ids' | 'met_deps'>>;
 
 /** An `idempotency_keys` document (unique on tenant_id + key). */
 export interface IdempotencyKeyDoc {
@@ -222,6 +251,8 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
     updatedAt: d.updated_at,
     ...(d.cron_id ? { cronId: d.cron_id } : {}),
     ...(d.traceparent ? { traceparent: d.traceparent } : {}),
+    // Present only on workflow tasks, as in the SQLite store.
+    ...(d.workflow_id ? { workflowId: d.workflow_id, workflowTaskId: d.workflow_task_id ?? null } : {}),
   };
 }
 

@@ -7,22 +7,26 @@
  * Guarantee: each step is one atomic `findOneAndUpdate`. The state can change between two steps
  * (a waiting task claimed, a running one retried), so the steps repeat until one applies or the
  * task is found terminal or gone: the answer always matches a state the task really had. A
- * cancelled task is never claimed afterwards (a claim needs PENDING).
+ * cancelled task is never claimed afterwards (a claim needs PENDING). A workflow task's cancel also
+ * sets `wf_progress` and then cancels its descendants (`upstream_failed`) and counts them on its
+ * workflow (workflow-progress.ts; crash window and repair as in complete-attempts.ts).
  */
 import { CancelResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { MAX_ROUNDS } from './retry-rounds';
 import { taskFromDoc } from '../documents';
+import { finishProgress } from './workflow-progress';
 
 const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
 
 export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const cancelled = await c.tasks.findOneAndUpdate(
-      { _id: id, state: { $in: CANCELLABLE } },
-      { $set: { state: 'CANCELLED', completed_at: now, updated_at: now } },
-      { returnDocument: 'after' },
-    );
+    const waiting = { _id: id, state: { $in: CANCELLABLE } };
+    const set = { state: 'CANCELLED', completed_at: now, updated_at: now };
+    const cancelled =
+      (await c.tasks.findOneAndUpdate({ ...waiting, workflow_id: null }, { $set: set }, { returnDocument: 'after' })) ??
+      (await c.tasks.findOneAndUpdate({ ...waiting, workflow_id: { $type: 'string' } }, { $set: { ...set, wf_progress: true } }, { returnDocument: 'after' }));
+    if (cancelled?.workflow_id) await finishProgress(c, cancelled, now);
     if (cancelled) return { kind: 'cancelled', task: taskFromDoc(cancelled) };
     const running = await c.tasks.findOneAndUpdate(
       { _id: id, state: 'RUNNING' },

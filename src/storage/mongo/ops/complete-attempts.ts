@@ -14,14 +14,23 @@
  *   onto the document's `history` in the same update, so the run history can never miss an
  *   attempt (no second write, no crash window); its worker and start come from a read of the
  *   RUNNING document, which cannot change them before the compare-and-set succeeds.
+ * Workflow tasks: a terminal compare-and-set also sets `wf_progress` (the filter tells a workflow
+ * task, `workflow_id` a string, from a plain one, so a plain task costs nothing more; a workflow
+ * task's terminal completion costs one missed filter); then the workflow steps run
+ * (workflow-progress.ts): SUCCEEDED releases the downstream tasks whose last dependency it was
+ * (returned in `released`), FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`);
+ * the workflow's count, and at 0 its final status; the marker is cleared last. Crash window: a
+ * process dying after the task's compare-and-set and before the marker is cleared leaves the
+ * marker; the repair pass (repair-workflows.ts) finishes the steps and recounts the workflow.
  * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
  * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
  */
-import { TaskState } from '../../../domain/task';
+import { TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc, TaskDoc, toJson } from '../documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
+import { finishProgress } from './workflow-progress';
 
 export async function completeAttempts(c: MongoCollections, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
   // Completions of one task in input order (one lane per task); different tasks side by side.
@@ -40,7 +49,7 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
   const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
   let doc: TaskDoc | null;
   if (comp.state === 'RETRYING') {
-    const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1 } });
+    const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1, workflow_id: 1 } });
     if (!running) return notApplied(c, comp.taskId);
     const entry: HistoryDoc = {
       attempt: comp.attempt,
@@ -59,21 +68,30 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
       },
       { returnDocument: 'after' },
     );
+    const progress = running.workflow_id ? { wf_progress: true } : {};
     doc ??= await c.tasks.findOneAndUpdate(
       { ...cas, cancel_requested: true },
-      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null } },
+      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null, ...progress } },
       { returnDocument: 'after' },
     );
   } else {
     const result = comp.state === 'SUCCEEDED' ? toJson(comp.result) : null;
-    doc = await c.tasks.findOneAndUpdate(
-      cas,
-      { $set: { ...common, state: comp.state, completed_at: now, result } },
+    const set = { ...common, state: comp.state, completed_at: now, result };
+    doc = await c.tasks.findOneAndUpdate({ ...cas, workflow_id: null }, { $set: set }, { returnDocument: 'after' });
+    doc ??= await c.tasks.findOneAndUpdate(
+      { ...cas, workflow_id: { $type: 'string' } },
+      { $set: { ...set, wf_progress: true } },
       { returnDocument: 'after' },
     );
   }
   if (!doc) return notApplied(c, comp.taskId);
-  return { taskId: comp.taskId, applied: true, state: doc.state as TaskState, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+  const state = doc.state as TaskState;
+  const out: CompletionResult = { taskId: comp.taskId, applied: true, state, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+  if (doc.workflow_id && TERMINAL_STATES.has(state)) {
+    const released = await finishProgress(c, doc, now);
+    if (state === 'SUCCEEDED') out.released = released;
+  }
+  return out;
 }
 
 async function notApplied(c: MongoCollections, taskId: string): Promise<CompletionResult> {
