@@ -9,10 +9,10 @@ import { Store } from '../../../src/storage/store';
 import { completion, newTask, rejectionOf, T0, taskError } from '../fixtures';
 import { ConformanceContext } from './context';
 
-type Spec = Array<[local: string, deps: string[], overrides?: Partial<NewWorkflowTask>]>;
+export type Spec = Array<[local: string, deps: string[], overrides?: Partial<NewWorkflowTask>]>;
 
 /** A workflow `id` whose task ids are `<id>.<local>`; tasks without deps are PENDING, others BLOCKED. */
-function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
+export function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
   return {
     id,
     name: `wf ${id}`,
@@ -33,7 +33,7 @@ function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
 }
 
 /** Claims task `id` and records its end; returns the completion result. */
-async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED', now: number, result: unknown = null) {
+export async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED', now: number, result: unknown = null) {
   const [claimed] = await store.claimTasks([id], 'w-1', now, 60_000);
   if (!claimed) throw new Error(`could not claim ${id}`);
   const error = state === 'SUCCEEDED' ? null : taskError(`${state} ${id}`, 'Error', state === 'DEAD');
@@ -41,7 +41,7 @@ async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DE
   return { claimed, result: r };
 }
 
-const DIAMOND: Spec = [
+export const DIAMOND: Spec = [
   ['A', []],
   ['B', ['A']],
   ['C', ['A']],

@@ -27,8 +27,8 @@
  * - died in 2–4 (CREATING): undone — CREATING → ABORTING, its tasks deleted, the document
  *   deleted; an ABORTING document is a repair in progress and is finished the same way. Nothing
  *   of it ever ran or was shown; the caller, never answered, submits again under a new id.
- * - died in 5–6 (RELEASING): completed — holds released, RUNNING, `open_tasks` recounted (a
- *   root may have run meanwhile).
+ * - died in 5–6 (RELEASING): completed — holds released, RUNNING, `open_tasks` recounted; a
+ *   root may have run meanwhile (its end is counted; tasks it made ready are released then).
  * An insert that outlives WORKFLOW_TAKEOVER_MS in step 3 loses the step 4 compare-and-set to the
  * repair; it then deletes its tasks and throws (the undo wins, the caller gets an error).
  */
@@ -36,7 +36,7 @@ import { NewTask } from '../../../domain/task';
 import { NewWorkflow } from '../../../domain/workflow';
 import type { MongoCollections } from '../collections';
 import { TaskDoc, taskToDoc, WorkflowHold } from '../documents';
-import { settleIfDone } from './workflow-progress';
+import { releaseBlocked, settleIfDone } from './workflow-progress';
 import { reserveSeq } from './seq-counter';
 
 export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promise<void> {
@@ -106,8 +106,13 @@ export async function completeInsert(c: MongoCollections, workflowId: string, no
     { $set: { status: 'RUNNING', updated_at: now } },
     { returnDocument: 'after' },
   );
-  // A workflow whose tasks all ended before this step (only after a crash, or from another node) settles here.
-  await settleIfDone(c, wf, now);
+  if (wf && wf.open_tasks < wf.task_count) {
+    // Tasks ended while RELEASING (only after a crash, or from another node): a held task whose
+    // upstreams succeeded then was counted but not released (held tasks are not); release it now.
+    const ready = await c.tasks.find({ workflow_id: workflowId, state: 'BLOCKED', unmet_deps: { $lte: 0 } }, { projection: { _id: 1, scheduled_at: 1 } }).toArray();
+    for (const t of ready) await releaseBlocked(c, t, now);
+    await settleIfDone(c, wf, now);
+  }
   return wf !== null;
 }
 

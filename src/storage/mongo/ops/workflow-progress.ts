@@ -72,7 +72,7 @@ export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '
 }
 
 /** BLOCKED → PENDING, or SCHEDULED due at its own later `scheduled_at` (compare-and-set on BLOCKED, nothing unmet). */
-async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id' | 'scheduled_at'>, now: number): Promise<DueEntry | null> {
+export async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id' | 'scheduled_at'>, now: number): Promise<DueEntry | null> {
   const later = t.scheduled_at !== null && t.scheduled_at > now;
   const doc = await c.tasks.findOneAndUpdate(
     { _id: t._id, state: 'BLOCKED', unmet_deps: { $lte: 0 } },
