@@ -79,6 +79,7 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     expect((await store.listTasks({ limit: 10 })).tasks).to.deep.equal([]);
     expect(await dueIds()).to.deep.equal([]);
     expect(await store.claimTasks(['wc1.A'], 'w-1', T0, 1000)).to.deep.equal([]);
+    expect(await store.cancelTask('wc1.B', T0)).to.deep.equal({ kind: 'not_found' });
     expect(await limbo(T0 + 1)).to.deep.equal([]);
 
     await repairAt(WORKFLOW_TAKEOVER_MS); // not older than the takeover age: maybe an insert under way

@@ -108,6 +108,20 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect(plain).to.not.have.property('upstreamResults');
     });
 
+    it('several tasks of one workflow completed in one call (a dispatcher batch): each release and count applies once', async () => {
+      const wide: Spec = [['A', []], ['B', []], ['C', []], ['D', []], ['J', ['A', 'B', 'C', 'D']], ['K', ['A', 'B']]];
+      await ctx.store().insertWorkflow(workflow('wb', wide));
+      const ids = ['wb.A', 'wb.B', 'wb.C', 'wb.D'];
+      const claimed = await ctx.store().claimTasks(ids, 'w-1', T0 + 5, 60_000);
+      const results = await ctx.store().completeAttempts(claimed.map((t) => completion(t.id, t.attempt, 'SUCCEEDED', { result: t.id })), T0 + 10);
+      expect(results.map((r) => r.applied)).to.deep.equal([true, true, true, true]);
+      expect(results.flatMap((r) => r.released ?? []).map((e) => e.id)).to.have.members(['wb.J', 'wb.K']);
+      expect(await states('wb', ['J', 'K'])).to.deep.equal(['PENDING', 'PENDING']);
+      expect(await ctx.store().getWorkflow('wb')).to.include({ status: 'RUNNING', openTasks: 2 });
+      const [j] = await ctx.store().claimTasks(['wb.J'], 'w-1', T0 + 20, 60_000);
+      expect(j.upstreamResults).to.deep.equal({ A: 'wb.A', B: 'wb.B', C: 'wb.C', D: 'wb.D' });
+    });
+
     it('a released task with its own later scheduledAt becomes SCHEDULED, due at that time', async () => {
       await ctx.store().insertWorkflow(workflow('w4', [['A', []], ['L', ['A'], { scheduledAt: T0 + 60_000 }]]));
       const a = await run(ctx.store(), 'w4.A', 'SUCCEEDED', T0 + 10);

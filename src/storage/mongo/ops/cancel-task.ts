@@ -21,7 +21,8 @@ const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
 
 export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const waiting = { _id: id, state: { $in: CANCELLABLE } };
+    // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
+    const waiting = { _id: id, state: { $in: CANCELLABLE }, wf_hold: { $exists: false } };
     const set = { state: 'CANCELLED', completed_at: now, updated_at: now };
     const cancelled =
       (await c.tasks.findOneAndUpdate({ ...waiting, workflow_id: null }, { $set: set }, { returnDocument: 'after' })) ??
@@ -35,7 +36,7 @@ export async function cancelTask(c: MongoCollections, id: string, now: number): 
     );
     if (running) return { kind: 'cancelling', task: taskFromDoc(running) };
     const doc = await c.tasks.findOne({ _id: id });
-    if (!doc) return { kind: 'not_found' };
+    if (!doc || doc.wf_hold !== undefined) return { kind: 'not_found' };
     if (doc.state !== 'RUNNING' && !CANCELLABLE.includes(doc.state)) return { kind: 'conflict', task: taskFromDoc(doc) };
     // It moved between the steps (e.g. RUNNING → RETRYING): try again from its new state.
   }
