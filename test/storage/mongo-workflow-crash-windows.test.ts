@@ -125,12 +125,14 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     expect((await store.getWorkflowTasks('wc3')).map((t) => t.workflowTaskId)).to.deep.equal(['A', 'B', 'C', 'D', 'E']);
   });
 
-  it('a success whose release died (task SUCCEEDED, downstream still BLOCKED): the audit sees the limbo, the repair releases and counts', async () => {
+  it('a success whose release died (task SUCCEEDED, downstream still BLOCKED): the marker stays, the repair releases and counts', async () => {
     await store.insertWorkflow(workflow('wc4', DIAMOND));
     const [claimed] = await store.claimTasks(['wc4.A'], 'w-1', T0 + 5, 60_000);
     await dieDuring(at('tasks', 'findOneAndUpdate', 1, isMet), (cc) => completeAttempts(cc, [completion('wc4.A', claimed.attempt, 'SUCCEEDED')], T0 + 10));
     expect(await states('wc4', ['A', 'B', 'C'])).to.deep.equal(['SUCCEEDED', 'BLOCKED', 'BLOCKED']);
-    expect(await limbo(T0 + 11)).to.have.members(['wc4.B', 'wc4.C']);
+    expect(await c.tasks.findOne({ _id: 'wc4.A' })).to.include({ wf_progress: true });
+    // Not limbo: the marker says the release is still to be applied (by the repair pass).
+    expect(await limbo(T0 + 11)).to.deep.equal([]);
     expect(await store.getWorkflow('wc4')).to.include({ openTasks: 5 });
 
     await repairAt(WORKFLOW_TAKEOVER_MS + 11);
@@ -142,6 +144,14 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     await repairAt(WORKFLOW_TAKEOVER_MS + 100);
     expect(await store.getWorkflow('wc4')).to.include({ status: 'RUNNING', openTasks: 4 });
     expect((await store.getWorkflowTasks('wc4')).find((t) => t.workflowTaskId === 'D')?.unmetDependencies).to.equal(2);
+  });
+
+  it('the audit reports a real limbo: BLOCKED tasks whose upstreams all ended with nothing left to apply', async () => {
+    await store.insertWorkflow(workflow('wl', DIAMOND));
+    await c.tasks.updateOne({ _id: 'wl.A' }, { $set: { state: 'SUCCEEDED', completed_at: T0 + 1 } }); // by hand: no follow-up, no marker
+    const scan = await store.auditScan(T0 + 2, T0 - 1, 1);
+    expect(scan.blockedLimboTotal).to.equal(2);
+    expect(scan.blockedLimbo).to.deep.equal(['wl.B']);
   });
 
   it('a failure whose propagation died: the repair cancels the descendants and settles the workflow FAILED', async () => {

@@ -3,7 +3,8 @@
  * (SCHEDULED, PENDING, RETRYING) due before `overdueBefore` — they should have run already — and
  * RUNNING attempts whose lease ended before `now`, and BLOCKED workflow tasks whose upstreams are
  * all terminal (in limbo: must never exist; tasks held by an insert under way are not waiting on
- * edges and are left out, as are queued cron instances), each at most `limit`, oldest first, with
+ * edges and are left out, as are queued cron instances; an upstream whose end is still being
+ * applied counts as not terminal), each at most `limit`, oldest first, with
  * totals (separate queries; the totals may be a moment apart from the lists). The limbo check
  * reads every BLOCKED workflow task's id and upstream ids, then the states of those upstreams.
  * Changes nothing.
@@ -38,7 +39,12 @@ export async function auditScan(c: MongoCollections, now: number, overdueBefore:
   };
 }
 
-/** Ids of BLOCKED workflow tasks (not held) whose upstreams are all terminal or gone, in seq order. */
+/**
+ * Ids of BLOCKED workflow tasks (not held) whose upstreams are all terminal or gone, in seq order.
+ * An upstream whose end is still being applied (`wf_progress`: by the write in flight, or by the
+ * repair pass after a crash) counts as not yet terminal: its downstream tasks are about to be
+ * released or cancelled, so they are not in limbo.
+ */
 async function blockedLimbo(c: MongoCollections): Promise<string[]> {
   const blocked = await c.tasks
     .find({ state: 'BLOCKED', workflow_id: { $type: 'string' }, wf_hold: { $exists: false } }, { projection: { _id: 1, upstream_ids: 1 } })
@@ -48,7 +54,8 @@ async function blockedLimbo(c: MongoCollections): Promise<string[]> {
   const upstreamIds = [...new Set(blocked.flatMap((b) => b.upstream_ids ?? []))];
   const open = new Set<string>();
   for (const part of chunks(upstreamIds)) {
-    const docs = await c.tasks.find({ _id: { $in: part }, state: { $nin: [...TERMINAL_STATES] } }, { projection: { _id: 1 } }).toArray();
+    const unsettled = { _id: { $in: part }, $or: [{ state: { $nin: [...TERMINAL_STATES] } }, { wf_progress: true }] };
+    const docs = await c.tasks.find(unsettled, { projection: { _id: 1 } }).toArray();
     for (const d of docs) open.add(d._id);
   }
   return blocked.filter((b) => !(b.upstream_ids ?? []).some((u) => open.has(u))).map((b) => b._id);
