@@ -130,7 +130,7 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     const [claimed] = await store.claimTasks(['wc4.A'], 'w-1', T0 + 5, 60_000);
     await dieDuring(at('tasks', 'findOneAndUpdate', 1, isMet), (cc) => completeAttempts(cc, [completion('wc4.A', claimed.attempt, 'SUCCEEDED')], T0 + 10));
     expect(await states('wc4', ['A', 'B', 'C'])).to.deep.equal(['SUCCEEDED', 'BLOCKED', 'BLOCKED']);
-    expect(await c.tasks.findOne({ _id: 'wc4.A' })).to.include({ wf_progress: true });
+    expect(await c.tasks.findOne({ _id: 'wc4.A' })).to.include({ state: 'SUCCEEDED', wf_done: false });
     // Not limbo: the marker says the release is still to be applied (by the repair pass).
     expect(await limbo(T0 + 11)).to.deep.equal([]);
     expect(await store.getWorkflow('wc4')).to.include({ openTasks: 5 });
@@ -139,7 +139,7 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     expect(await states('wc4', ['B', 'C', 'D'])).to.deep.equal(['PENDING', 'PENDING', 'BLOCKED']);
     expect(await store.getWorkflow('wc4')).to.include({ status: 'RUNNING', openTasks: 4 });
     expect(await limbo(T0 + WORKFLOW_TAKEOVER_MS + 12)).to.deep.equal([]);
-    expect(await c.tasks.countDocuments({ wf_progress: true })).to.equal(0);
+    expect(await c.tasks.countDocuments({ wf_done: false, state: { $in: ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'] } })).to.equal(0);
     // A second pass changes nothing (every step is idempotent).
     await repairAt(WORKFLOW_TAKEOVER_MS + 100);
     expect(await store.getWorkflow('wc4')).to.include({ status: 'RUNNING', openTasks: 4 });
@@ -148,7 +148,8 @@ describe('MongoStore workflows without transactions: crash windows and their rep
 
   it('the audit reports a real limbo: BLOCKED tasks whose upstreams all ended with nothing left to apply', async () => {
     await store.insertWorkflow(workflow('wl', DIAMOND));
-    await c.tasks.updateOne({ _id: 'wl.A' }, { $set: { state: 'SUCCEEDED', completed_at: T0 + 1 } }); // by hand: no follow-up, no marker
+    // By hand: A ended and is marked applied (wf_done), yet nothing released B and C — a bug's footprint.
+    await c.tasks.updateOne({ _id: 'wl.A' }, { $set: { state: 'SUCCEEDED', completed_at: T0 + 1, wf_done: true } });
     const scan = await store.auditScan(T0 + 2, T0 - 1, 1);
     expect(scan.blockedLimboTotal).to.equal(2);
     expect(scan.blockedLimbo).to.deep.equal(['wl.B']);

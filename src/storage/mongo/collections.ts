@@ -148,7 +148,7 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   // workflow tasks: a workflow's tasks in submission order (view, cancel, counts, insert and its undo);
   // tasks whose workflow follow-up a crash left unfinished (the repair pass, repair-workflows.ts).
   await partial(c.tasks, { workflow_id: 1, seq: 1 }, 'tasks_workflow_seq', { workflow_id: { $type: 'string' } });
-  await partial(c.tasks, { wf_progress: 1 }, 'tasks_wf_progress', { wf_progress: true });
+  await partial(c.tasks, { wf_done: 1, state: 1 }, 'tasks_wf_done', { wf_done: false });
   await partial(c.tasks, { wf_replay: 1 }, 'tasks_wf_replay', { wf_replay: true });
   // workflows: listing newest first (all, by status, by tenant); retention of finished ones.
   await c.workflows.createIndex({ seq: -1 }, { name: 'workflows_seq', unique: true });

@@ -68,7 +68,7 @@ export interface TaskDoc {
   downstream_ids?: string[];
   met_deps?: string[];
   wf_hold?: WorkflowHold;
-  wf_progress?: boolean;
+  wf_done?: boolean;
   wf_replay?: boolean;
 }
 
@@ -84,9 +84,12 @@ export type WorkflowHold = 'PENDING' | 'SCHEDULED' | 'BLOCKED';
  *   update filtered on `met_deps` not containing it, so a repeated release never counts twice.
  * - `wf_hold`: present only while the workflow is being inserted (the task is BLOCKED and hidden
  *   until then): the state it takes when the insert completes.
- * - `wf_progress`: set by the same update that made the task terminal; cleared once its effects on
- *   the workflow (release or cancel of downstream tasks, the workflow's count and status) are
- *   written. Left set by a crash, it tells the repair pass what to finish (repair-workflows.ts).
+ * - `wf_done`: false from the insert on; set true once the task's end has been applied to its
+ *   workflow (release or cancel of downstream tasks, the workflow's count and status), as the
+ *   last write of that follow-up — or together with CANCELLED when a cancel that covers it
+ *   (its upstream's, its workflow's) ends it. A terminal task with `wf_done: false` is an end
+ *   whose follow-up is under way or was cut short by a crash: the repair pass finishes it
+ *   (repair-workflows.ts). A replay or a resume sets it false again.
  * - `wf_replay`: the same for a dead-letter replay (descendants back to BLOCKED, workflow reopened).
  */
 export type WorkflowTaskFields = Required<Pick<TaskDoc, 'workflow_id' | 'workflow_task_id' | 'unmet_deps' | 'upstream_ids' | 'downstream_ids' | 'met_deps'>>;

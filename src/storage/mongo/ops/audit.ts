@@ -41,7 +41,7 @@ export async function auditScan(c: MongoCollections, now: number, overdueBefore:
 
 /**
  * Ids of BLOCKED workflow tasks (not held) whose upstreams are all terminal or gone, in seq order.
- * An upstream whose end is still being applied (`wf_progress`: by the write in flight, or by the
+ * An upstream whose end is still being applied (`wf_done: false`: by the write in flight, or by the
  * repair pass after a crash) counts as not yet terminal: its downstream tasks are about to be
  * released or cancelled, so they are not in limbo.
  */
@@ -54,7 +54,7 @@ async function blockedLimbo(c: MongoCollections): Promise<string[]> {
   const upstreamIds = [...new Set(blocked.flatMap((b) => b.upstream_ids ?? []))];
   const open = new Set<string>();
   for (const part of chunks(upstreamIds)) {
-    const unsettled = { _id: { $in: part }, $or: [{ state: { $nin: [...TERMINAL_STATES] } }, { wf_progress: true }] };
+    const unsettled = { _id: { $in: part }, $or: [{ state: { $nin: [...TERMINAL_STATES] } }, { wf_done: false }] };
     const docs = await c.tasks.find(unsettled, { projection: { _id: 1 } }).toArray();
     for (const d of docs) open.add(d._id);
   }

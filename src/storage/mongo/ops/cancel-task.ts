@@ -7,9 +7,9 @@
  * Guarantee: each step is one atomic `findOneAndUpdate`. The state can change between two steps
  * (a waiting task claimed, a running one retried), so the steps repeat until one applies or the
  * task is found terminal or gone: the answer always matches a state the task really had. A
- * cancelled task is never claimed afterwards (a claim needs PENDING). A workflow task's cancel also
- * sets `wf_progress` and then cancels its descendants (`upstream_failed`) and counts them on its
- * workflow (workflow-progress.ts; crash window and repair as in complete-attempts.ts).
+ * cancelled task is never claimed afterwards (a claim needs PENDING). A workflow task's cancel then
+ * cancels its descendants (`upstream_failed`) and counts them on its workflow (workflow-progress.ts;
+ * crash window and repair as in complete-attempts.ts).
  */
 import { CancelResult } from '../../store';
 import type { MongoCollections } from '../collections';
@@ -24,9 +24,7 @@ export async function cancelTask(c: MongoCollections, id: string, now: number): 
     // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
     const waiting = { _id: id, state: { $in: CANCELLABLE }, wf_hold: { $exists: false } };
     const set = { state: 'CANCELLED', completed_at: now, updated_at: now };
-    const cancelled =
-      (await c.tasks.findOneAndUpdate({ ...waiting, workflow_id: null }, { $set: set }, { returnDocument: 'after' })) ??
-      (await c.tasks.findOneAndUpdate({ ...waiting, workflow_id: { $type: 'string' } }, { $set: { ...set, wf_progress: true } }, { returnDocument: 'after' }));
+    const cancelled = await c.tasks.findOneAndUpdate(waiting, { $set: set }, { returnDocument: 'after' });
     if (cancelled?.workflow_id) await finishProgress(c, cancelled, now);
     if (cancelled) return { kind: 'cancelled', task: taskFromDoc(cancelled) };
     const running = await c.tasks.findOneAndUpdate(

@@ -52,7 +52,7 @@ export async function cancelWorkflowTasks(
   const error = JSON.stringify({ message: 'the workflow was cancelled', type: WORKFLOW_CANCELLED, retryable: false });
   const waiting = await c.tasks.updateMany(
     { workflow_id: id, state: { $in: CANCELLABLE_STATES } },
-    { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now } },
+    { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, wf_done: true } },
   );
   await c.tasks.updateMany({ workflow_id: id, state: 'RUNNING' }, { $set: { cancel_requested: true, updated_at: now } });
   const running = await c.tasks

@@ -14,17 +14,15 @@
  *   onto the document's `history` in the same update, so the run history can never miss an
  *   attempt (no second write, no crash window); its worker and start come from a read of the
  *   RUNNING document, which cannot change them before the compare-and-set succeeds.
- * Workflow tasks: a terminal compare-and-set also sets `wf_progress` (the filter tells a workflow
- * task, `workflow_id` a string, from a plain one, so a plain task costs nothing more; a workflow
- * task's terminal completion costs one missed filter); then the workflow steps run
- * (workflow-progress.ts): SUCCEEDED releases the downstream tasks whose last dependency it was
+ * Workflow tasks: after a terminal compare-and-set the workflow steps run (workflow-progress.ts): SUCCEEDED releases the downstream tasks whose last dependency it was
  * (returned in `released`), FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`);
- * the workflow's count, and at 0 its final status; the marker is cleared last. These steps run
+ * the workflow's count, and at 0 its final status; `wf_done` = true last. These steps run
  * one completion after another, in input order, once every compare-and-set of the call is done:
  * tasks of one workflow share documents (a join task, the workflow), and FerretDB does not apply
  * concurrent updates of one document atomically (docs/MONGODB.md). Crash window: a
- * process dying after the task's compare-and-set and before the marker is cleared leaves the
- * marker; the repair pass (repair-workflows.ts) finishes the steps and recounts the workflow.
+ * process dying after the task's compare-and-set and before `wf_done` is set leaves a terminal
+ * task with `wf_done: false`; the repair pass (repair-workflows.ts) finishes the steps and
+ * recounts the workflow.
  * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
  * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
  */
@@ -60,7 +58,7 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
   const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
   let doc: TaskDoc | null;
   if (comp.state === 'RETRYING') {
-    const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1, workflow_id: 1 } });
+    const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1 } });
     if (!running) return [await notApplied(c, comp.taskId), null];
     const entry: HistoryDoc = {
       attempt: comp.attempt,
@@ -79,19 +77,16 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
       },
       { returnDocument: 'after' },
     );
-    const progress = running.workflow_id ? { wf_progress: true } : {};
     doc ??= await c.tasks.findOneAndUpdate(
       { ...cas, cancel_requested: true },
-      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null, ...progress } },
+      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null } },
       { returnDocument: 'after' },
     );
   } else {
     const result = comp.state === 'SUCCEEDED' ? toJson(comp.result) : null;
-    const set = { ...common, state: comp.state, completed_at: now, result };
-    doc = await c.tasks.findOneAndUpdate({ ...cas, workflow_id: null }, { $set: set }, { returnDocument: 'after' });
-    doc ??= await c.tasks.findOneAndUpdate(
-      { ...cas, workflow_id: { $type: 'string' } },
-      { $set: { ...set, wf_progress: true } },
+    doc = await c.tasks.findOneAndUpdate(
+      cas,
+      { $set: { ...common, state: comp.state, completed_at: now, result } },
       { returnDocument: 'after' },
     );
   }

@@ -6,7 +6,7 @@
  * embedded history in the same update. Output: the due entry for the partition owner, or null.
  * Guarantee: one `findOneAndUpdate` with the compare-and-set `{state: 'DEAD', attempts}` (the
  * attempt count read just before): one replay per DEAD state, archive and transition together.
- * A workflow task's replay also sets `wf_replay` (and drops a `wf_progress` its death left), then
+ * A workflow task's replay also sets `wf_replay` and `wf_done: false`, then
  * resumes the descendants its death cancelled and reopens the workflow (workflow-progress.ts);
  * the marker is cleared last. Crash window: a process dying in between leaves the marker; the
  * repair pass (repair-workflows.ts) resumes the descendants and recounts the workflow.
@@ -25,8 +25,7 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
     $set: { state: 'PENDING', due_at: now, retry_base: dead.attempts, completed_at: null, result: null, updated_at: now },
   };
   if (dead.workflow_id) {
-    (update.$set as Record<string, unknown>).wf_replay = true;
-    if (dead.wf_progress) update.$unset = { wf_progress: '' };
+    Object.assign(update.$set as Record<string, unknown>, { wf_replay: true, wf_done: false });
   }
   if (dead.attempts > 0) {
     const archived: HistoryDoc = {
@@ -42,7 +41,7 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
   const doc = await c.tasks.findOneAndUpdate({ _id: id, state: 'DEAD', attempts: dead.attempts }, update, { returnDocument: 'after' });
   if (!doc) return null;
   // A death whose own follow-up never finished left the workflow's count unknown: recount it.
-  if (doc.workflow_id) await finishReplay(c, doc, now, dead.wf_progress === true);
+  if (doc.workflow_id) await finishReplay(c, doc, now, dead.wf_done === false);
   return dueEntryFromDoc(doc);
 }
 

@@ -74,6 +74,7 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
     upstream_ids: t.dependsOn,
     downstream_ids: downstream.get(t.id) ?? [],
     met_deps: [],
+    wf_done: false,
     wf_hold: t.state as WorkflowHold,
   }));
   try {

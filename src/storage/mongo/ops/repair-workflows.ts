@@ -13,18 +13,18 @@
  *    died RELEASING is completed (holds released, RUNNING); an undo that died (ABORTING) is
  *    finished;
  * 2. a replay whose follow-up is unfinished (`wf_replay`): descendants resumed;
- * 3. a task end whose follow-up is unfinished (`wf_progress`): release (SUCCEEDED) or cancel of
+ * 3. a task end whose follow-up is unfinished (terminal, `wf_done: false`): release (SUCCEEDED) or cancel of
  *    descendants (FAILED, DEAD, CANCELLED) — released tasks are PENDING, loaded by their
  *    partition owner's next read of due tasks (the audit's overdue repair offers them too);
  * 4. a cancel-requested RUNNING workflow: steps 2–3 of cancelWorkflow again (a no-op when they
  *    were done; such a workflow may be waiting for a running task to stop);
  * then every workflow touched by 2–4 is reconciled: `open_tasks` recounted from its tasks, its
- * status settled (or reopened), and the markers cleared last. Each step is idempotent, so a crash
+ * status settled (or reopened), and the markers cleared last (`wf_replay` unset, `wf_done` true). Each step is idempotent, so a crash
  * of the repair itself is repaired by the next pass.
  * Guarantee: after a pass, no workflow found is left half-inserted, and none with a finished
  * task whose effects on its downstream tasks or its status are missing.
  */
-import { TERMINAL_STATES, TaskState } from '../../../domain/task';
+import { TERMINAL_STATES } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { abortInsert, completeInsert } from './insert-workflow';
 import { cancelWorkflowTasks } from './cancel-workflow';
@@ -48,17 +48,18 @@ export async function repairWorkflows(c: MongoCollections, now: number, limit: n
     if (await completeInsert(c, wf._id, now)) (reconcile.add(wf._id), repaired++);
   }
 
-  const cleared: Array<{ id: string; marker: 'wf_replay' | 'wf_progress' }> = [];
+  const cleared: Array<{ id: string; marker: 'wf_replay' | 'wf_done' }> = [];
   for (const t of await c.tasks.find({ wf_replay: true, updated_at: { $lt: stale } }, { projection: { history: 0 } }).limit(limit).toArray()) {
     await resumeDescendants(c, t, now);
     reconcile.add(t.workflow_id as string);
     cleared.push({ id: t._id, marker: 'wf_replay' });
   }
-  for (const t of await c.tasks.find({ wf_progress: true, updated_at: { $lt: stale } }, { projection: { history: 0 } }).limit(limit).toArray()) {
+  const unfinished = { wf_done: false, state: { $in: [...TERMINAL_STATES] }, updated_at: { $lt: stale } };
+  for (const t of await c.tasks.find(unfinished, { projection: { history: 0 } }).limit(limit).toArray()) {
     if (t.state === 'SUCCEEDED') await releaseDownstream(c, t, now);
-    else if (TERMINAL_STATES.has(t.state as TaskState)) await cancelDescendants(c, t, now);
+    else await cancelDescendants(c, t, now);
     reconcile.add(t.workflow_id as string);
-    cleared.push({ id: t._id, marker: 'wf_progress' });
+    cleared.push({ id: t._id, marker: 'wf_done' });
   }
   for (const wf of await c.workflows
     .find({ status: 'RUNNING', cancel_requested: true, updated_at: { $lt: stale } }, { projection: { _id: 1 } })
@@ -70,7 +71,8 @@ export async function repairWorkflows(c: MongoCollections, now: number, limit: n
 
   for (const id of reconcile) await reconcileWorkflow(c, id, now);
   for (const { id, marker } of cleared) {
-    await c.tasks.updateOne({ _id: id, [marker]: true }, { $unset: { [marker]: '' } });
+    if (marker === 'wf_replay') await c.tasks.updateOne({ _id: id, wf_replay: true }, { $unset: { wf_replay: '' } });
+    else await c.tasks.updateOne({ _id: id, state: { $in: [...TERMINAL_STATES] }, wf_done: false }, { $set: { wf_done: true } });
     repaired++;
   }
   return repaired;

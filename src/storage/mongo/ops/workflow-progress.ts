@@ -21,9 +21,11 @@
  * - resume (a DEAD task was replayed): descendants it had cancelled (`upstream_failed`) whose
  *   upstreams can all still succeed go back to BLOCKED with recounted `unmet_deps`/`met_deps`, in
  *   topological order (compare-and-set on CANCELLED); the workflow is reopened.
- * Markers: the compare-and-set that makes a workflow task terminal also sets `wf_progress`
- * (a replay: `wf_replay`); the steps above run; the marker is cleared last. A crash in between
- * leaves the marker, and the repair pass finishes the steps (documents.ts, docs/MONGODB.md).
+ * Markers: a workflow task is stored with `wf_done: false`; once its end has been applied by the
+ * steps above, `wf_done` is set true, last (a replay sets `wf_replay`, cleared last the same way).
+ * A crash in between leaves a terminal task with `wf_done: false`, and the repair pass finishes
+ * the steps (documents.ts, docs/MONGODB.md). Tasks ended by a covering cancel (their upstream's,
+ * their workflow's) get `wf_done: true` in that same update.
  */
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED, WORKFLOW_STATUSES } from '../../../domain/workflow';
@@ -120,7 +122,7 @@ export async function cancelDescendants(
   for (const part of chunks(ids)) {
     const r = await c.tasks.updateMany(
       { _id: { $in: part }, state: { $in: CANCELLABLE_STATES } },
-      { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, lease_expires_at: null } },
+      { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, lease_expires_at: null, wf_done: true } },
     );
     n += r.modifiedCount;
   }
@@ -172,8 +174,8 @@ export async function settleIfDone(c: MongoCollections, wf: WorkflowDoc | null, 
 }
 
 /**
- * The live follow-up of a workflow task that just became terminal (its document, as the
- * compare-and-set that set `wf_progress` returned it): release or cancel, close, clear the marker.
+ * The live follow-up of a workflow task that just became terminal (its document, as its
+ * compare-and-set returned it): release or cancel, close, then `wf_done` = true.
  * @returns the tasks released (a SUCCEEDED task), else []
  */
 export async function finishProgress(c: MongoCollections, task: TaskDoc, now: number): Promise<DueEntry[]> {
@@ -183,7 +185,7 @@ export async function finishProgress(c: MongoCollections, task: TaskDoc, now: nu
   if (task.state === 'SUCCEEDED') released = await releaseDownstream(c, task, now);
   else closed += await cancelDescendants(c, task, now);
   await closeTasks(c, workflowId, closed, now);
-  await c.tasks.updateOne({ _id: task._id, wf_progress: true }, { $unset: { wf_progress: '' } });
+  await c.tasks.updateOne({ _id: task._id, state: task.state, wf_done: false }, { $set: { wf_done: true } });
   return released;
 }
 
@@ -229,7 +231,7 @@ export async function resumeDescendants(c: MongoCollections, replayed: Pick<Task
       const target = unmet > 0 ? { state: 'BLOCKED' } : { state: later ? 'SCHEDULED' : 'PENDING', due_at: Math.max(d.scheduled_at ?? now, now) };
       const r = await c.tasks.updateOne(
         { _id: id, state: 'CANCELLED' },
-        { $set: { ...target, unmet_deps: unmet, met_deps: met, error: null, completed_at: null, updated_at: now } },
+        { $set: { ...target, unmet_deps: unmet, met_deps: met, error: null, completed_at: null, updated_at: now, wf_done: false } },
       );
       if (r.modifiedCount === 1) resumed.add(id);
     }
