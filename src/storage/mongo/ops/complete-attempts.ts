@@ -14,15 +14,15 @@
  *   onto the document's `history` in the same update, so the run history can never miss an
  *   attempt (no second write, no crash window); its worker and start come from a read of the
  *   RUNNING document, which cannot change them before the compare-and-set succeeds.
- * Workflow tasks: after a terminal compare-and-set the workflow steps run (workflow-progress.ts): SUCCEEDED releases the downstream tasks whose last dependency it was
- * (returned in `released`), FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`);
- * the workflow's count, and at 0 its final status; `wf_done` = true last. These steps run
- * one completion after another, in input order, once every compare-and-set of the call is done:
- * tasks of one workflow share documents (a join task, the workflow), and FerretDB does not apply
- * concurrent updates of one document atomically (docs/MONGODB.md). Crash window: a
- * process dying after the task's compare-and-set and before `wf_done` is set leaves a terminal
- * task with `wf_done: false`; the repair pass (repair-workflows.ts) finishes the steps and
- * recounts the workflow.
+ * Workflow tasks: after a terminal compare-and-set the workflow steps run (workflow-progress.ts):
+ * SUCCEEDED releases the downstream tasks whose last dependency it was (returned in `released`);
+ * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); then the workflow's count,
+ * at 0 its final status; `wf_done` = true last. These steps run one completion after another, in
+ * input order, once every compare-and-set of the call is done: tasks of one workflow share
+ * documents (a join task, the workflow), and FerretDB does not apply concurrent updates of one
+ * document atomically (docs/MONGODB.md). Crash window: a process dying after the task's
+ * compare-and-set and before `wf_done` is set leaves a terminal task with `wf_done: false`; the
+ * repair pass (repair-workflows.ts) finishes the steps and recounts the workflow.
  * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
  * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
  */

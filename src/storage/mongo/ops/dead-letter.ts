@@ -6,9 +6,9 @@
  * embedded history in the same update. Output: the due entry for the partition owner, or null.
  * Guarantee: one `findOneAndUpdate` with the compare-and-set `{state: 'DEAD', attempts}` (the
  * attempt count read just before): one replay per DEAD state, archive and transition together.
- * A workflow task's replay also sets `wf_replay` and `wf_done: false`, then
+ * A workflow task's replay also sets `wf_replay` and `wf_done: false` in that update, then
  * resumes the descendants its death cancelled and reopens the workflow (workflow-progress.ts);
- * the marker is cleared last. Crash window: a process dying in between leaves the marker; the
+ * `wf_replay` is unset last. Crash window: a process dying in between leaves `wf_replay`; the
  * repair pass (repair-workflows.ts) resumes the descendants and recounts the workflow.
  * deleteDead — inputs: id. Deletes a DEAD task (compare-and-set on DEAD) with its embedded
  * history, in one `deleteOne`. Output: whether it did.
