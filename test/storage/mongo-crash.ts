@@ -55,3 +55,22 @@ export function at(collection: string, method: string, nth = 1, match: (args: un
   let seen = 0;
   return (coll, m, args) => coll === collection && m === method && match(args) && ++seen === nth;
 }
+
+/**
+ * `c` with `before(collection, method, args)` awaited before every call: another actor (the
+ * repair pass, a second node) acting at that exact point of an operation.
+ */
+export function interleaved(c: MongoCollections, before: (collection: string, method: string, args: unknown[]) => Promise<void>): MongoCollections {
+  const wrap = (name: string, coll: object) =>
+    new Proxy(coll, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await before(name, String(prop), args);
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+  return Object.fromEntries(Object.entries(c).map(([k, coll]) => [k, wrap(k, coll as object)])) as unknown as MongoCollections;
+}

@@ -18,8 +18,8 @@ import { replayDead } from '../../src/storage/mongo/ops/dead-letter';
 import { insertWorkflow } from '../../src/storage/mongo/ops/insert-workflow';
 import { WORKFLOW_TAKEOVER_MS } from '../../src/storage/mongo/ops/repair-workflows';
 import { DIAMOND, run, workflow } from './conformance/workflows';
-import { completion, PARTITIONS, T0, taskError } from './fixtures';
-import { at, crashing, CrashPoint, SimulatedCrash } from './mongo-crash';
+import { completion, PARTITIONS, rejectionOf, T0, taskError } from './fixtures';
+import { at, crashing, CrashPoint, interleaved, SimulatedCrash } from './mongo-crash';
 
 const uri = process.env.MONGODB_URI;
 
@@ -124,6 +124,24 @@ describe('MongoStore workflows without transactions: crash windows and their rep
     expect(await limbo(T0 + WORKFLOW_TAKEOVER_MS + 2)).to.deep.equal([]);
     expect((await store.getWorkflowTasks('wc3')).map((t) => t.workflowTaskId)).to.deep.equal(['A', 'B', 'C', 'D', 'E']);
   });
+
+  for (const [when, coll, method] of [
+    ['after its tasks were stored', 'workflows', 'updateOne'],
+    ['before its tasks were stored', 'tasks', 'insertMany'],
+  ] as const) {
+    it(`an insert slower than the takeover age loses to the repair (${when}): it cleans up and throws, nothing is left`, async () => {
+      let once = true;
+      const slow = interleaved(c, async (cl, m) => {
+        if (!(once && cl === coll && m === method)) return;
+        once = false;
+        await repairAt(WORKFLOW_TAKEOVER_MS + 1); // runs on its own collections, not through `slow`
+      });
+      const err = (await rejectionOf(() => insertWorkflow(slow, workflow('wc9', DIAMOND)))) as Error;
+      expect(err.message).to.match(/undone/);
+      expect(await c.tasks.countDocuments({})).to.equal(0);
+      expect(await c.workflows.countDocuments({})).to.equal(0);
+    });
+  }
 
   it('a success whose release died (task SUCCEEDED, downstream still BLOCKED): the marker stays, the repair releases and counts', async () => {
     await store.insertWorkflow(workflow('wc4', DIAMOND));
