@@ -147,8 +147,8 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   await c.cronFires.createIndex({ fire_time: 1 }, { name: 'cron_fires_time' });
   // workflow tasks: a workflow's tasks in submission order (view, cancel, counts, insert and its undo);
   // tasks whose workflow follow-up a crash left unfinished (the repair pass, repair-workflows.ts).
-  // (`$exists`, not `$type`: MongoDB uses a partial index only for queries that imply its filter, and
-  // `{workflow_id: <id>}` implies `$exists: true`.)
+  // (`$exists`, not `$type`: MongoDB uses a partial index only for queries that imply its filter;
+  // an equality on `workflow_id` implies `$exists: true`.)
   await partial(c.tasks, { workflow_id: 1, seq: 1 }, 'tasks_workflow_seq', { workflow_id: { $exists: true } });
   await partial(c.tasks, { wf_done: 1, state: 1 }, 'tasks_wf_done', { wf_done: false });
   await partial(c.tasks, { wf_replay: 1 }, 'tasks_wf_replay', { wf_replay: true });
