@@ -18,7 +18,6 @@ if (!uri) {
 } else {
   const databases = new Map<Store, string>();
   describeStoreConformance('mongodb', {
-    unsupported: { workflows: 'workflows on MongoDB arrive with cluster mode (issue 7)' },
     async create() {
       const database = `conformance_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
       const store = new MongoStore(uri, { database });
