@@ -17,9 +17,10 @@ import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
-import { offerToOwners } from './actors/offer-to-owners';
+import { abortRunning, offerToOwners } from './actors/offer-to-owners';
 import type { TenantAdmin } from './tenancy/tenant-admin';
 import type { WorkflowService } from './workflows/workflow-service';
+import { Coordination, startCoordination } from './coordination/coordination';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -31,6 +32,8 @@ export interface Scheduler {
   workflows: WorkflowService;
   /** Tenant weights and rate limits (admin). */
   tenants: TenantAdmin;
+  /** Redis coordination (clock, shared rate limits, pub/sub); null without `redisUrl`. */
+  coordination: Coordination | null;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -53,7 +56,7 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
       directory.cron?.tell('instancesEnded', taskIds);
     },
     abortRunning(taskId, attempt) {
-      directory.dispatcher?.tell('abort', { taskId, attempt });
+      abortRunning(directory, taskId, attempt);
     },
   };
 }
@@ -76,17 +79,28 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * Starts everything but the HTTP listener, in dependency order: store (migrations) → recovery of
  * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
  * owners) → service → HTTP app and message-API actor.
- * @param options.clock time source (default: system clock)
+ * With `redisUrl` set, Redis coordination starts first (`coordination/`): the scheduler's clock
+ * becomes the Redis server's time (measured offset, errs late), rate limits are shared buckets in
+ * Redis, and offers and aborts are also published to the other nodes. An unreachable Redis does
+ * not stop start-up: the node runs degraded (local clock and limits; /readyz says so).
+ * @param options.clock time source (default: system clock; with Redis, the local clock the
+ *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  */
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
-  const clock = options.clock ?? new SystemClock();
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   const store = createStore(config);
   await store.open(config.partitions);
   const metrics = new SchedulerMetrics(() => store.countByState());
   let runtime: ActorRuntime | null = null;
+  let coordination: Coordination | null = null;
   try {
+    const localClock = options.clock ?? new SystemClock();
+    if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
+      coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
+    }
+    const clock: Clock = coordination?.clock ?? localClock;
+    const coord = coordination;
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
     const services = await createServices({
@@ -97,12 +111,14 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+      ...(coord ? { rateLimiter: coord.rateLimiter, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
     const recovered = await service.recoverOrphans();
     if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits });
+    await coord?.attach(directory, config.horizonMs);
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
@@ -125,6 +141,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       crons,
       workflows,
       tenants,
+      coordination: coord,
       runtime: rt,
       app,
       apiActor,
@@ -142,11 +159,13 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();
+          await coord?.close();
           await store.close();
         })()),
     };
   } catch (err) {
     await runtime?.close(0).catch(() => undefined);
+    await coordination?.close().catch(() => undefined);
     await store.close();
     throw err;
   }

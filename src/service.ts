@@ -55,6 +55,8 @@ export interface SchedulerServiceDeps {
   gateway: SchedulingGateway;
   /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
   guard?: SubmissionGuard;
+  /** Health of the Redis coordination (cluster mode); absent: Redis is not configured. */
+  redisStatus?: () => 'up' | 'down';
 }
 
 /**
@@ -316,10 +318,15 @@ export class SchedulerService {
     this.accepting = false;
   }
 
-  /** Readiness: accepting work and the store answers. */
-  async ready(): Promise<{ ready: boolean; store: boolean }> {
+  /**
+   * Readiness: accepting work and the store answers. With Redis configured, `redis` says whether
+   * it answers; while it does not, the node stays ready but degraded (it fires from the store and
+   * applies its rate limits locally).
+   */
+  async ready(): Promise<{ ready: boolean; store: boolean; redis?: 'up' | 'down' }> {
     const store = await this.deps.store.ping().catch(() => false);
-    return { ready: this.accepting && store, store };
+    const redis = this.deps.redisStatus?.();
+    return { ready: this.accepting && store, store, ...(redis ? { redis } : {}) };
   }
 
   /**

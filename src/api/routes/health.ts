@@ -21,7 +21,14 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
     async () => ({ status: 'ok' }),
   );
 
-  const readiness = { type: 'object', properties: { status: { type: 'string', enum: ['ready', 'not_ready'] }, store: { type: 'string' } } };
+  const readiness = {
+    type: 'object',
+    properties: {
+      status: { type: 'string', enum: ['ready', 'degraded', 'not_ready'] },
+      store: { type: 'string' },
+      redis: { type: 'string', enum: ['up', 'down'], description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)' },
+    },
+  };
   app.get(
     '/readyz',
     {
@@ -29,12 +36,16 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
         summary: 'Readiness probe: accepting work and the store answers (no key needed)',
         tags,
         security: [],
-        response: responses({ 200: ['Ready', readiness], 503: ['Starting, draining or the store does not answer', readiness] }),
+        response: responses({
+          200: ['Ready (`degraded`: Redis is configured but unreachable; the node fires from the store with local rate limits)', readiness],
+          503: ['Starting, draining or the store does not answer', readiness],
+        }),
       },
     },
     async (_req, reply) => {
       const r = await service.ready();
-      return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not_ready', store: r.store });
+      const status = !r.ready ? 'not_ready' : r.redis === 'down' ? 'degraded' : 'ready';
+      return reply.status(r.ready ? 200 : 503).send({ status, store: r.store, ...(r.redis ? { redis: r.redis } : {}) });
     },
   );
 
