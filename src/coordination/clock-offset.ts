@@ -20,7 +20,10 @@ export interface OffsetEstimate {
   offsetMs: number;
   /** Round trip (ms, ≥ 0). */
   roundTripMs: number;
-  /** How far the offset may be off (ms): half the round trip, plus the drift allowance for its age. */
+  /**
+   * How far the offset may be off (ms): half the round trip, plus the local clock's resolution,
+   * plus the drift allowance for the sample's age.
+   */
   uncertaintyMs: number;
   /**
    * The correction to add to the local clock so that it never reads later than the server clock:
@@ -37,15 +40,22 @@ export interface OffsetEstimate {
 export const MAX_DRIFT = 15e-6;
 
 /**
+ * Resolution of the local clock (ms): `Date.now()` counts whole milliseconds, so a local reading
+ * may be up to 1 ms behind the true local time; the server's TIME has microseconds.
+ */
+export const LOCAL_RESOLUTION_MS = 1;
+
+/**
  * The estimate of one sample, read at local time `now` (default: its reply time; a later `now`
- * widens the uncertainty by {@link MAX_DRIFT} × age).
+ * widens the uncertainty by {@link MAX_DRIFT} × age). The uncertainty also counts the local
+ * clock's resolution.
  * @throws RangeError for a sample whose reply came before its request
  */
 export function estimate(s: OffsetSample, now: number = s.receivedAt): OffsetEstimate {
   const roundTripMs = s.receivedAt - s.sentAt;
   if (!(roundTripMs >= 0)) throw new RangeError(`sample received before it was sent (${s.sentAt} → ${s.receivedAt})`);
   const offsetMs = s.serverAt - (s.sentAt + s.receivedAt) / 2;
-  const uncertaintyMs = roundTripMs / 2 + Math.max(0, now - s.receivedAt) * MAX_DRIFT;
+  const uncertaintyMs = roundTripMs / 2 + LOCAL_RESOLUTION_MS + Math.max(0, now - s.receivedAt) * MAX_DRIFT;
   return { offsetMs, roundTripMs, uncertaintyMs, correctionMs: offsetMs - uncertaintyMs };
 }
 

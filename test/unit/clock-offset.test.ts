@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { bestSample, estimate, MAX_DRIFT, OffsetFilter } from '../../src/coordination/clock-offset';
+import { bestSample, estimate, LOCAL_RESOLUTION_MS, MAX_DRIFT, OffsetFilter } from '../../src/coordination/clock-offset';
 import { OffsetClock } from '../../src/coordination/offset-clock';
 import { ManualClock } from '../../src/domain/clock';
 
@@ -13,8 +13,8 @@ describe('clock offset (NTP-style, fake samples)', () => {
     const e = estimate({ sentAt: T0, serverAt: T0 + 3 + 500, receivedAt: T0 + 10 });
     expect(e.roundTripMs).to.equal(10);
     expect(e.offsetMs).to.equal(498); // midpoint assumption: 5 ms in
-    expect(e.uncertaintyMs).to.equal(5);
-    expect(e.correctionMs).to.equal(493); // ≤ the true 500: never early
+    expect(e.uncertaintyMs).to.equal(5 + LOCAL_RESOLUTION_MS); // half the round trip + 1 ms resolution
+    expect(e.correctionMs).to.equal(492); // ≤ the true 500: never early
   });
 
   it('the correction never exceeds the true offset, wherever the server read its clock', () => {
@@ -23,7 +23,7 @@ describe('clock offset (NTP-style, fake samples)', () => {
       for (let at = 0; at <= rtt; at += Math.max(1, rtt / 5)) {
         const e = estimate({ sentAt: T0, serverAt: T0 + at + trueOffset, receivedAt: T0 + rtt });
         expect(e.correctionMs).to.be.at.most(trueOffset + 1e-9);
-        expect(trueOffset - e.correctionMs).to.be.at.most(rtt + 1e-9); // late by at most one round trip
+        expect(trueOffset - e.correctionMs).to.be.at.most(rtt + LOCAL_RESOLUTION_MS + 1e-9); // late by ≤ one round trip + 1 ms
       }
     }
   });
@@ -42,7 +42,7 @@ describe('clock offset (NTP-style, fake samples)', () => {
     const fresh = { sentAt: T0 + 600_000, serverAt: T0 + 600_002, receivedAt: T0 + 600_004 }; // 2 ms
     // 10 min later the old sample's allowance is 600 s × 15 ppm = 9 ms: the fresh one wins.
     expect(bestSample([old, fresh], T0 + 600_004)).to.equal(fresh);
-    expect(estimate(old, T0 + 600_004).uncertaintyMs).to.be.closeTo(1 + 600_002 * MAX_DRIFT, 1e-9);
+    expect(estimate(old, T0 + 600_004).uncertaintyMs).to.be.closeTo(1 + LOCAL_RESOLUTION_MS + 600_002 * MAX_DRIFT, 1e-9);
   });
 
   it('OffsetFilter keeps a window of samples: a slow round trip never replaces a fast one inside it', () => {
@@ -71,7 +71,7 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     expect(clock.isSynced).to.equal(true);
     // True server time now is T0 + 4 + 5000; the clock reads at most that.
     expect(clock.now()).to.be.at.most(T0 + 4 + 5000);
-    expect(clock.now()).to.be.at.least(T0 + 4 + 5000 - 4);
+    expect(clock.now()).to.be.at.least(T0 + 4 + 5000 - 4 - LOCAL_RESOLUTION_MS);
     let fired = false;
     clock.setTimeout(() => (fired = true), 100);
     local.advance(100);
@@ -90,7 +90,7 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     await clock.measure();
     expect(calls).to.equal(2);
     const before = clock.correctionMs;
-    expect(before).to.be.closeTo(1000, 1e-6);
+    expect(before).to.be.closeTo(1000 - LOCAL_RESOLUTION_MS, 1e-6);
     fail = true;
     clock.start();
     local.advance(30_000); // the timer fires a measurement
@@ -107,6 +107,6 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     const clock = new OffsetClock(local, async () => local.now(), silent, undefined, { samplesPerRound: 1 });
     await clock.measure();
     local.advance(100_000);
-    expect(clock.now()).to.be.closeTo(T0 + 100_000 - 100_000 * MAX_DRIFT, 1e-6);
+    expect(clock.now()).to.be.closeTo(T0 + 100_000 - LOCAL_RESOLUTION_MS - 100_000 * MAX_DRIFT, 1e-6);
   });
 });
