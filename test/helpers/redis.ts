@@ -43,26 +43,34 @@ async function freePort(): Promise<number> {
 /** A private redis-server (no persistence) that a test may stop, as an outage. */
 export interface OwnRedis {
   url: string;
+  port: number;
   /** Stops the server (SIGTERM) and waits for its exit. */
   stop(): Promise<void>;
 }
 
-/** Starts a private redis-server on a free loopback port and waits until it answers PING. */
-export async function startOwnRedis(): Promise<OwnRedis> {
-  const port = await freePort();
+/**
+ * Starts a private redis-server on a loopback port (default: a free one; give the port of a
+ * stopped one to bring it back) and waits until it answers PING.
+ */
+export async function startOwnRedis(atPort?: number): Promise<OwnRedis> {
+  const port = atPort ?? (await freePort());
   const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+  // Queues the PING until the server accepts connections (retried every 50 ms), then answers.
+  const probe = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: () => 50 });
   probe.on('error', () => undefined);
   try {
-    await probe.connect();
-    await probe.ping();
+    await Promise.race([probe.ping(), exited.then(() => Promise.reject(new Error(`redis-server on port ${port} exited at start`)))]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
   } finally {
     probe.disconnect();
   }
   return {
     url,
+    port,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
