@@ -34,8 +34,8 @@ export interface LeaseEvents {
 /**
  * A {@link RateBucket} whose tokens come from a bucket shared by every node (cluster mode,
  * DESIGN §5), without making a start wait on Redis: the node leases tokens in small batches into
- * a local stock that the dispatcher spends synchronously. When the stock is empty the bucket asks
- * for the next batch (one request at a time) and answers Infinity meanwhile; the reply calls
+ * a local stock that the dispatcher spends synchronously. Below half a batch it asks for the next
+ * one (one request at a time); when the stock is empty it answers Infinity meanwhile; the reply calls
  * `wake`, so the dispatcher looks again. A reply with no token carries the ETA of the next one,
  * which {@link nextTokenAt} returns: the parked queue's timer is set to it.
  *
@@ -88,6 +88,9 @@ export class LeasedBucket implements RateBucket {
     this.expire(now);
     if (this.stock >= n) {
       this.stock -= n;
+      // Below half a batch, the next lease is asked for already: a steady flow does not park
+      // at every batch boundary (only demand leases: a bucket nobody takes from asks nothing).
+      if (this.stock < Math.ceil(this.options.batch / 2)) this.request(1);
       return true;
     }
     this.request(n);

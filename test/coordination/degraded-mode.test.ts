@@ -21,7 +21,7 @@ if (!REDIS_URL || !hasRedisServer()) {
     after(async () => {
       await redis?.stop();
     });
-    const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 50 } } }, () => ({
+    const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 5 } } }, () => ({
       redisUrl: redis.url,
     }));
 

@@ -68,6 +68,22 @@ describe('LeasedBucket (tokens leased in batches from a shared bucket)', () => {
     expect(source.requests).to.have.length(2);
   });
 
+  it('below half a batch the next lease is asked for while tokens remain (no park at the boundary)', async () => {
+    const { source, bucket } = setup({ batch: 4 });
+    source.tokens = 100;
+    bucket.nextTokenAt(T0);
+    source.requests[0].answer();
+    await tick();
+    expect(bucket.tryTake(T0)).to.equal(true); // 3 left
+    expect(source.requests).to.have.length(1);
+    expect(bucket.tryTake(T0)).to.equal(true); // 2 left
+    expect(bucket.tryTake(T0)).to.equal(true); // 1 left < 2: prefetch
+    expect(source.requests).to.have.length(2);
+    source.requests[1].answer();
+    await tick();
+    expect(bucket.leased).to.equal(5);
+  });
+
   it('a reply without tokens gives the ETA of the next one: the parked queue times its release to it', async () => {
     const { source, bucket, clock, events } = setup();
     source.tokens = 0;
