@@ -18,7 +18,8 @@ export const ConfigSchema = z
     store: z.enum(['sqlite', 'mongodb']),
     sqlitePath: z.string().min(1),
     mongodbUri: z.string().nullable(),
-    redisUrl: z.string().nullable(),
+    /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
+    redisUrl: z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').nullable(),
     workers: int(1, 64),
     workerConcurrency: int(1, 10_000),
     partitions: int(1, 4096),

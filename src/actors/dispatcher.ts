@@ -395,7 +395,7 @@ export class DispatcherActor {
           } else if (res.state === 'PENDING' && res.entry) {
             this.addReady(res.entry);
           } else if (res.state === 'RETRYING' && res.entry) {
-            directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
+            offerToOwners(directory, [res.entry]); // in cluster mode also wakes its owner elsewhere
           }
         }
         if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
