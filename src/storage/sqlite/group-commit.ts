@@ -13,7 +13,7 @@ export interface GroupCommitLimits {
   maxBatch?: number;
   /** An operation writing more rows than this is bulk (e.g. a 1,000-task batch insert). Default 32. */
   bulkRows?: number;
-  /** Rows of bulk operations in one transaction; at least one bulk operation always goes in. Default 1000. */
+  /** Rows of bulk operations in one transaction; at least one bulk operation always goes in. Default 256. */
   bulkRowsPerCommit?: number;
 }
 
@@ -54,7 +54,7 @@ export class GroupCommit {
   ) {
     this.maxBatch = limits.maxBatch ?? 5000;
     this.bulkRows = limits.bulkRows ?? 32;
-    this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 1000;
+    this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 256;
     this.savepoint = db.prepare('SAVEPOINT op');
     this.release = db.prepare('RELEASE op');
     this.rollbackTo = db.prepare('ROLLBACK TO op');
