@@ -38,7 +38,10 @@ export class HorizonWindow {
   private heap = new MinHeap<DueEntry>(compareDue);
   /** The current entry of every task in the heap. */
   private live = new Map<string, DueEntry>();
-  private outstanding = new Set<string>();
+  /** Handed out and not yet released: task id → tenant. */
+  private outstanding = new Map<string, string>();
+  /** How many of each tenant's tasks are handed out. */
+  private outstandingOf = new Map<string, number>();
   /** Due entries not yet handed out, per tenant, in heap order (may hold superseded entries). */
   private lanes = new Map<string, DueEntry[]>();
   private readonly rr: SmoothWeightedRoundRobin;
@@ -68,7 +71,7 @@ export class HorizonWindow {
    * one when its due time or priority changed. Returns true when the window now holds it.
    */
   offer(entry: DueEntry): boolean {
-    this.outstanding.delete(entry.id); // waiting again (a retry)
+    this.unmark(entry.id); // waiting again (a retry)
     const held = this.live.get(entry.id);
     if (held && held.dueAt === entry.dueAt && held.priority === entry.priority) return true;
     this.live.delete(entry.id); // a superseded heap entry is skipped when it surfaces
@@ -130,8 +133,9 @@ export class HorizonWindow {
       else this.lanes.set(top.tenantId, [top]);
     }
     const out: DueEntry[] = [];
-    while (this.outstanding.size < this.options.maxOutstanding && this.lanes.size > 0) {
-      const tenant = this.rr.pick(this.lanes.keys()) as string;
+    while (this.lanes.size > 0) {
+      const tenant = this.rr.pick(this.eligibleLanes()) as string | undefined;
+      if (tenant === undefined) break;
       const lane = this.lanes.get(tenant) as DueEntry[];
       const e = lane.shift() as DueEntry;
       if (lane.length === 0) {
@@ -140,7 +144,8 @@ export class HorizonWindow {
       }
       if (this.live.get(e.id) !== e) continue; // superseded while it waited
       this.live.delete(e.id);
-      this.outstanding.add(e.id);
+      this.outstanding.set(e.id, e.tenantId);
+      this.outstandingOf.set(e.tenantId, (this.outstandingOf.get(e.tenantId) ?? 0) + 1);
       out.push(e);
     }
     return out;
@@ -148,7 +153,26 @@ export class HorizonWindow {
 
   /** The dispatcher is done with these ids (claimed, or dropped as stale). */
   release(ids: Iterable<string>): void {
-    for (const id of ids) this.outstanding.delete(id);
+    for (const id of ids) this.unmark(id);
+  }
+
+  /**
+   * The lanes that may hand out now: all of them under the outstanding budget; at the budget,
+   * those of tenants with nothing handed out here (a first slot each), so a tenant's first due
+   * task never waits for another tenant's backlog to be claimed. Handed out ≤ budget + tenants.
+   */
+  private eligibleLanes(): Iterable<string> {
+    if (this.outstanding.size < this.options.maxOutstanding) return this.lanes.keys();
+    return [...this.lanes.keys()].filter((t) => !this.outstandingOf.has(t));
+  }
+
+  private unmark(id: string): void {
+    const tenant = this.outstanding.get(id);
+    if (tenant === undefined) return;
+    this.outstanding.delete(id);
+    const n = (this.outstandingOf.get(tenant) ?? 1) - 1;
+    if (n > 0) this.outstandingOf.set(tenant, n);
+    else this.outstandingOf.delete(tenant);
   }
 
   /**
@@ -158,10 +182,13 @@ export class HorizonWindow {
   nextWakeAt(): number | null {
     if (this.windowEnd === -Infinity) return null;
     const refreshAt = this.windowEnd - this.options.horizonMs / 2;
-    const canHandOut = this.outstanding.size < this.options.maxOutstanding;
-    if (!canHandOut) return refreshAt;
+    // At the budget only the lanes of tenants with nothing handed out may start. The heap is not
+    // searched for such a tenant's later entry: releases come often at the budget (each one pumps
+    // the owner), and a newly offered task already due is handed out by the offer's own pump.
+    const underBudget = this.outstanding.size < this.options.maxOutstanding;
     let at = refreshAt;
-    for (const lane of this.lanes.values()) at = Math.min(at, lane[0].dueAt); // due already
+    for (const [tenant, lane] of this.lanes) if (underBudget || !this.outstandingOf.has(tenant)) at = Math.min(at, lane[0].dueAt); // due already
+    if (!underBudget) return at;
     const top = this.peekLive();
     return top ? Math.min(top.dueAt, at) : at;
   }

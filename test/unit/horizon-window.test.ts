@@ -170,6 +170,23 @@ describe('HorizonWindow', () => {
       expect(w.size).to.equal(0);
     });
 
+    it("a tenant with nothing handed out gets a first slot past the budget (another tenant's backlog does not hold it)", () => {
+      const w = makeWindow({ maxOutstanding: 3 });
+      load(w, T, Array.from({ length: 5 }, (_, i) => dueEntry({ id: `a${i}`, dueAt: T, seq: i, tenantId: 'A' })));
+      expect(ids(w.takeDue(T))).to.deep.equal(['a0', 'a1', 'a2']);
+      // B's first task arrives while A fills the budget: it is handed out at once, its second is not.
+      w.offer(dueEntry({ id: 'b0', dueAt: T + 1, seq: 10, tenantId: 'B' }));
+      w.offer(dueEntry({ id: 'b1', dueAt: T + 2, seq: 11, tenantId: 'B' }));
+      expect(ids(w.takeDue(T + 5))).to.deep.equal(['b0']);
+      expect(w.outstandingCount).to.equal(4);
+      expect(w.takeDue(T + 5)).to.deep.equal([]);
+      // Once B's slot is released, B again has a first slot; A waits for the budget.
+      w.release(['b0']);
+      expect(ids(w.takeDue(T + 5))).to.deep.equal(['b1']);
+      w.release(['a0', 'a1']);
+      expect(ids(w.takeDue(T + 5))).to.deep.equal(['a3']);
+    });
+
     it('handed-out ids stay known until released; release forgets them', () => {
       const w = makeWindow();
       load(w, T, [dueEntry({ id: 'a', dueAt: T })]);
