@@ -38,6 +38,8 @@ export class HorizonWindow {
   private heap = new MinHeap<DueEntry>(compareDue);
   /** The current entry of every task in the heap. */
   private live = new Map<string, DueEntry>();
+  /** How many of each tenant's entries are live. */
+  private liveOf = new Map<string, number>();
   /** Handed out and not yet released: task id → tenant. */
   private outstanding = new Map<string, string>();
   /** How many of each tenant's tasks are handed out. */
@@ -74,14 +76,14 @@ export class HorizonWindow {
     this.unmark(entry.id); // waiting again (a retry)
     const held = this.live.get(entry.id);
     if (held && held.dueAt === entry.dueAt && held.priority === entry.priority) return true;
-    this.live.delete(entry.id); // a superseded heap entry is skipped when it surfaces
+    this.removeLive(entry.id); // a superseded heap entry is skipped when it surfaces
     if (entry.dueAt > this.windowEnd) return false; // a later load will read it
-    if (this.live.size >= this.options.maxTasks) {
+    if (!this.hasRoomFor(entry.tenantId)) {
       this.dirty = true;
       return false;
     }
     this.heap.push(entry);
-    this.live.set(entry.id, entry);
+    this.addLive(entry);
     return true;
   }
 
@@ -103,12 +105,12 @@ export class HorizonWindow {
     let overflow = entries.length >= limit;
     for (const e of entries) {
       if (this.has(e.id)) continue;
-      if (this.live.size >= this.options.maxTasks) {
+      if (!this.hasRoomFor(e.tenantId)) {
         overflow = true;
-        break;
+        continue;
       }
       this.heap.push(e);
-      this.live.set(e.id, e);
+      this.addLive(e);
     }
     this.windowEnd = Math.max(this.windowEnd, until);
     this.dirty = overflow;
@@ -143,7 +145,7 @@ export class HorizonWindow {
         this.rr.forget(tenant);
       }
       if (this.live.get(e.id) !== e) continue; // superseded while it waited
-      this.live.delete(e.id);
+      this.removeLive(e.id);
       this.outstanding.set(e.id, e.tenantId);
       this.outstandingOf.set(e.tenantId, (this.outstandingOf.get(e.tenantId) ?? 0) + 1);
       out.push(e);
@@ -164,6 +166,32 @@ export class HorizonWindow {
   private eligibleLanes(): Iterable<string> {
     if (this.outstanding.size < this.options.maxOutstanding) return this.lanes.keys();
     return [...this.lanes.keys()].filter((t) => !this.outstandingOf.has(t));
+  }
+
+  /**
+   * Whether an entry of `tenant` may join: under `maxTasks`, or, with the window full, while the
+   * tenant holds less than an even share of it (maxTasks / tenants in the window). So one tenant's
+   * backlog filling the window never shuts another tenant's new tasks out until a reload; the
+   * window holds at most about 2 × maxTasks.
+   */
+  private hasRoomFor(tenant: string): boolean {
+    if (this.live.size < this.options.maxTasks) return true;
+    const tenants = this.liveOf.size + (this.liveOf.has(tenant) ? 0 : 1);
+    return (this.liveOf.get(tenant) ?? 0) < this.options.maxTasks / tenants;
+  }
+
+  private addLive(e: DueEntry): void {
+    this.live.set(e.id, e);
+    this.liveOf.set(e.tenantId, (this.liveOf.get(e.tenantId) ?? 0) + 1);
+  }
+
+  private removeLive(id: string): void {
+    const e = this.live.get(id);
+    if (!e) return;
+    this.live.delete(id);
+    const n = (this.liveOf.get(e.tenantId) ?? 1) - 1;
+    if (n > 0) this.liveOf.set(e.tenantId, n);
+    else this.liveOf.delete(e.tenantId);
   }
 
   private unmark(id: string): void {

@@ -78,6 +78,24 @@ describe('HorizonWindow', () => {
       expect(w.dirty).to.equal(true);
       expect(w.has('c')).to.equal(false);
     });
+
+    it("a heap full of one tenant's entries still takes another tenant's, up to an even share", () => {
+      const w = makeWindow({ maxTasks: 4 });
+      load(w, T, []);
+      for (let i = 0; i < 4; i++) expect(w.offer(dueEntry({ id: `a${i}`, dueAt: T + i, tenantId: 'A' }))).to.equal(true);
+      expect(w.offer(dueEntry({ id: 'a4', dueAt: T + 4, tenantId: 'A' }))).to.equal(false);
+      // B holds nothing: its share of a full window is 4 / 2 tenants = 2 entries.
+      expect(w.offer(dueEntry({ id: 'b0', dueAt: T + 5, tenantId: 'B' }))).to.equal(true);
+      expect(w.offer(dueEntry({ id: 'b1', dueAt: T + 6, tenantId: 'B' }))).to.equal(true);
+      expect(w.offer(dueEntry({ id: 'b2', dueAt: T + 7, tenantId: 'B' }))).to.equal(false);
+      expect(w.size).to.equal(6);
+      expect(w.dirty).to.equal(true);
+      // A load skips what does not fit, tenant by tenant, and keeps the window dirty.
+      load(w, T, [dueEntry({ id: 'c0', dueAt: T + 1, tenantId: 'C' }), dueEntry({ id: 'a5', dueAt: T + 1, tenantId: 'A' })]);
+      expect(w.has('c0')).to.equal(true);
+      expect(w.has('a5')).to.equal(false);
+      expect(w.dirty).to.equal(true);
+    });
   });
 
   describe('takeDue: never early', () => {
