@@ -78,6 +78,8 @@ export class MongoStore implements Store {
   readonly name = 'mongodb';
   private session: Session | null = null;
   private readonly writes = new WriteQueue();
+  /** Lease and member writes where updates are not atomic (FerretDB): ordered among themselves only. */
+  private readonly clusterWrites = new WriteQueue();
 
   /**
    * @param uri MongoDB connection string (`MONGODB_URI`), e.g. `mongodb://127.0.0.1:27017/scheduler`
@@ -122,7 +124,7 @@ export class MongoStore implements Store {
   /** Answers every write issued before it, then disconnects. Idempotent. */
   async close(): Promise<void> {
     if (!this.session) return;
-    await this.writes.drain();
+    await Promise.all([this.writes.drain(), this.clusterWrites.drain()]);
     const session = this.session;
     if (!session) return; // a concurrent close finished first
     this.session = null;
@@ -316,10 +318,14 @@ export class MongoStore implements Store {
   // Cluster part (cluster-store.ts). Lease and member writes do not wait behind the task writes
   // (a renewal must not queue behind a large batch): each is one single-document compare-and-set,
   // whose order with the store's other writes does not matter. Where updates are not atomic
-  // (FerretDB 1.x), they go through the write queue, so at least one store's writes never race.
+  // (FerretDB 1.x), they go through a queue of their own, so one store's lease writes never race
+  // each other; not the task-write queue: behind a batch of task writes on FerretDB (tens of ms per
+  // compare-and-set) a renewal missed its deadline (TTL − TTL/5) and the member dropped its leases.
 
   private clusterWrite<T>(op: (c: MongoCollections) => Promise<T>): Promise<T> {
-    return this.s.capabilities.atomicUpdates ? op(this.c) : this.write((c) => op(c));
+    if (this.s.capabilities.atomicUpdates) return op(this.c);
+    const session = this.s;
+    return this.clusterWrites.run(() => op(session.c));
   }
 
   async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
