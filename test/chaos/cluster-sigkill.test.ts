@@ -2,8 +2,8 @@
  * Issue 7, must-show 2: three service processes on one MongoDB database (FerretDB in CI); tasks
  * submitted round-robin across all three; one member SIGKILLed (with its worker processes, as in
  * a machine crash) while they run. Every task reaches SUCCEEDED, none is completed twice, and the
- * dead member's partitions are owned again by the survivors within the lease TTL (plus one renewal
- * round, ttl/3, and the fence write). The issue's 20,000 tasks run in `npm run bench:cluster`
+ * dead member's partitions are owned again by the survivors within the lease TTL (plus the time
+ * of the acquiring writes). The issue's 20,000 tasks run in `npm run bench:cluster`
  * (load-tests/bench-cluster.ts); here CLUSTER_CHAOS_TASKS (default 150) keeps it under a minute
  * on FerretDB (single-digit to tens of tasks/s for the whole cluster there: every compare-and-set scans the collection, see docs/MONGODB.md; MongoDB uses the _id index). Skipped without MONGODB_URI.
  *
@@ -137,9 +137,10 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     }, 6 * TTL, 20);
     const after = await readLeases(c.uri);
     for (const p of victimPartitions) expect(survivors.map((n) => n.memberId), `partition ${p} re-owned`).to.include(after.get(p)?.owner);
-    // The victim's leases expire one TTL after its last renewal (≤ the kill); a survivor acquires at
-    // that instant or at its next round (ttl/3); 1 s for the polling and FerretDB's latency.
-    expect(takeoverMs, 'lease take-over time').to.be.at.most(TTL + TTL / 3 + 1000);
+    // The victim's record and leases expire one TTL after its last round (≤ the kill); survivors
+    // wake at that instant (PartitionLeases) and acquire; 1.5 s for the polling and FerretDB's
+    // latency under load (a round's writes take up to a second there).
+    expect(takeoverMs, 'lease take-over time').to.be.at.most(TTL + 1500);
 
     const drainStart = Date.now();
     await until('every task SUCCEEDED', async () => {
