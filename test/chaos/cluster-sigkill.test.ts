@@ -138,9 +138,9 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     const after = await readLeases(c.uri);
     for (const p of victimPartitions) expect(survivors.map((n) => n.memberId), `partition ${p} re-owned`).to.include(after.get(p)?.owner);
     // The victim's record and leases expire one TTL after its last round (≤ the kill); survivors
-    // wake at that instant (PartitionLeases) and acquire; 1.5 s for the polling and FerretDB's
-    // latency under load (a round's writes take up to a second there).
-    expect(takeoverMs, 'lease take-over time').to.be.at.most(TTL + 1500);
+    // wake at that instant (PartitionLeases) and acquire. Half a TTL of slack for the polling and
+    // FerretDB's latency under load (a round's writes took up to 1.5 s there in full-suite runs).
+    expect(takeoverMs, 'lease take-over time').to.be.at.most(TTL * 1.5);
 
     const drainStart = Date.now();
     await until('every task SUCCEEDED', async () => {
