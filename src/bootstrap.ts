@@ -18,11 +18,15 @@ import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
 import type { ActorDirectory } from './actors/deps';
-import { offerToOwners } from './actors/offer-to-owners';
+import { abortRunning, offerToOwners } from './actors/offer-to-owners';
 import type { TenantAdmin } from './tenancy/tenant-admin';
 import type { WorkflowService } from './workflows/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
+import { createStreamRedis } from './external/redis-client';
+import { StreamDispatch } from './external/stream-dispatch';
+import type { ExternalGateway } from './external/external-task-service';
+import { Coordination, startCoordination } from './coordination/coordination';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -34,6 +38,8 @@ export interface Scheduler {
   workflows: WorkflowService;
   /** Tenant weights and rate limits (admin). */
   tenants: TenantAdmin;
+  /** Redis coordination (clock, shared rate limits, pub/sub); null without `redisUrl`. */
+  coordination: Coordination | null;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -56,8 +62,15 @@ export function actorGateway(directory: ActorDirectory): SchedulingGateway {
       directory.cron?.tell('instancesEnded', taskIds);
     },
     abortRunning(taskId, attempt) {
-      directory.dispatcher?.tell('abort', { taskId, attempt });
+      abortRunning(directory, taskId, attempt);
     },
+  };
+}
+
+/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
+export function externalGateway(directory: ActorDirectory): ExternalGateway {
+  return {
+    complete: (c) => (directory.dispatcher ? directory.dispatcher.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'))),
   };
 }
 
@@ -79,18 +92,32 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * Starts everything but the HTTP listener, in dependency order: store (migrations) → recovery of
  * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
  * owners) → service → HTTP app and message-API actor.
- * @param options.clock time source (default: system clock)
+ * With `redisUrl` set, Redis coordination starts first (`coordination/`): the scheduler's clock
+ * becomes the Redis server's time (measured offset, errs late), rate limits are shared buckets in
+ * Redis, and offers and aborts are also published to the other nodes. An unreachable Redis does
+ * not stop start-up: the node runs degraded (local clock and limits; /readyz says so).
+ * @param options.clock time source (default: system clock; with Redis, the local clock the
+ *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  */
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
-  const clock = options.clock ?? new SystemClock();
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
+  const localClock = options.clock ?? new SystemClock();
   const store = createStore(config);
   await store.open(config.partitions);
-  const depth = new SampledRead(() => store.countByState(), clock);
+  const depth = new SampledRead(() => store.countByState(), localClock);
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
+  let coordination: Coordination | null = null;
+  // External queues' Redis client (null without external queues); see src/external/redis-client.ts.
+  let redis: ReturnType<typeof createStreamRedis> = null;
   try {
+    if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
+      coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
+    }
+    const clock: Clock = coordination?.clock ?? localClock;
+    const coord = coordination;
+    redis = createStreamRedis(config);
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
     const gateway = actorGateway(directory);
     const services = await createServices({
@@ -101,6 +128,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       log,
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
+      externalGateway: externalGateway(directory),
+      ...(coord ? { rateLimiter: coord.rateLimiter, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
     // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
@@ -113,9 +142,10 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster });
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    await coord?.attach(directory, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants), { mode: 'in-memory', name: 'scheduler-api' });
+    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
@@ -129,6 +159,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     );
     if (guard.countsNeeded) waitingCounts.start();
     const rt = runtime;
+    const streamsRedis = redis;
     let closing: Promise<void> | null = null;
     return {
       config,
@@ -137,6 +168,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       crons,
       workflows,
       tenants,
+      coordination: coord,
       runtime: rt,
       app,
       apiActor,
@@ -154,11 +186,15 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();
+          await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
+          await coord?.close();
           await store.close();
         })()),
     };
   } catch (err) {
     await runtime?.close(0).catch(() => undefined);
+    redis?.disconnect();
+    await coordination?.close().catch(() => undefined);
     await store.close();
     throw err;
   }

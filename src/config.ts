@@ -18,7 +18,8 @@ export const ConfigSchema = z
     store: z.enum(['sqlite', 'mongodb']),
     sqlitePath: z.string().min(1),
     mongodbUri: z.string().nullable(),
-    redisUrl: z.string().nullable(),
+    /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
+    redisUrl: z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').nullable(),
     workers: int(1, 64),
     workerConcurrency: int(1, 10_000),
     partitions: int(1, 4096),
@@ -126,6 +127,27 @@ export const ConfigSchema = z
     allowUnauthenticated: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
     /** Per task type: a token-bucket limit on starts. */
     rateLimits: z.record(rateLimit),
+    /**
+     * External queues (DESIGN §6, issue 7): queue name → where its tasks go instead of the forked
+     * workers. The dispatcher claims them as usual and appends one entry per attempt to the Redis
+     * stream `stream` (default `scheduler:queue:<name>`); consumers read it with XREADGROUP in the
+     * consumer group `group` (default `scheduler`) and report with
+     * `POST /api/v1/tasks/{id}/complete`. `leaseMs`: how long an attempt may run without a
+     * completion or heartbeat before it is retried (default: the top-level `leaseMs`).
+     * `maxInFlight`: most attempts of the queue out in the stream at once (default 1000), so the
+     * stream never grows without bound. Needs `redisUrl` (checked at start).
+     */
+    externalQueues: z.record(
+      z.string().min(1).max(200),
+      z
+        .object({
+          stream: z.string().min(1).max(1000).optional(),
+          group: z.string().min(1).max(200).optional(),
+          leaseMs: int(100).optional(),
+          maxInFlight: int(1, 1_000_000).optional(),
+        })
+        .strict(),
+    ),
     /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
     workflowMaxTasks: int(1, 1_000_000),
     /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
@@ -238,5 +260,19 @@ export function loadConfig(
       `invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`,
     );
   }
+  checkExternalQueues(parsed.data);
   return deepFreeze(parsed.data);
+}
+
+/**
+ * External queues are Redis streams: they need `redisUrl`.
+ * @throws ConfigError naming `externalQueues` when queues are configured without `redisUrl`
+ */
+export function checkExternalQueues(config: Pick<Config, 'externalQueues' | 'redisUrl'>): void {
+  const names = Object.keys(config.externalQueues ?? {});
+  if (names.length > 0 && (config.redisUrl === null || config.redisUrl.trim() === '')) {
+    throw new ConfigError(
+      `invalid configuration: externalQueues (${names.join(', ')}) needs redisUrl (env REDIS_URL): external queues are Redis streams`,
+    );
+  }
 }

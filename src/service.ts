@@ -55,6 +55,8 @@ export interface SchedulerServiceDeps {
   gateway: SchedulingGateway;
   /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
   guard?: SubmissionGuard;
+  /** Health of the Redis coordination (cluster mode); absent: Redis is not configured. */
+  redisStatus?: () => 'up' | 'down';
 }
 
 /**
@@ -328,16 +330,21 @@ export class SchedulerService {
   /**
    * Readiness: accepting work and the store answers; in cluster mode also joined (the first lease
    * round ran), with the partitions this member owns (a member may own none when the cluster
-   * has more members than partitions: it still serves the API).
+   * has more members than partitions: it still serves the API). With Redis configured, `redis`
+   * says whether it answers; while it does not, the node stays ready but degraded (it fires from
+   * the store and applies its rate limits locally).
    */
-  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; total: number } }> {
+  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; total: number }; redis?: 'up' | 'down' }> {
     const store = await this.deps.store.ping().catch(() => false);
-    if (!this.ownership) return { ready: this.accepting && store, store };
+    const redis = this.deps.redisStatus?.();
+    const withRedis = redis ? { redis } : {};
+    if (!this.ownership) return { ready: this.accepting && store, store, ...withRedis };
     const o = this.ownership();
     return {
       ready: this.accepting && store && (o?.joined ?? false),
       store,
       partitions: { owned: o?.owned.length ?? 0, total: o?.partitions ?? 0 },
+      ...withRedis,
     };
   }
 
@@ -366,7 +373,7 @@ export class SchedulerService {
         continue;
       }
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
-      entries.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state });
+      entries.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
       acks.push(ackJson(t));
     }
     this.deps.gateway.tasksStored(entries);

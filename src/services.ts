@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { CronGateway, CronService } from './cron/cron-service';
 import { Clock } from './domain/clock';
 import { DispatchLimits } from './domain/dispatch-limits';
+import type { RateLimiterBackend } from './domain/rate-limiter-backend';
 import { SchedulerMetrics } from './observability/metrics';
 import { SchedulerService, SchedulingGateway } from './service';
 import { Store } from './storage/store';
@@ -12,6 +13,7 @@ import { ApiKeys } from './tenancy/api-keys';
 import { SubmissionGuard } from './tenancy/submission-guard';
 import { TenantAdmin } from './tenancy/tenant-admin';
 import { WorkflowService } from './workflows/workflow-service';
+import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {
@@ -22,6 +24,8 @@ export interface Services {
   guard: SubmissionGuard;
   /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
   limits: DispatchLimits;
+  /** External consumers' reports on attempts of external queues (complete, heartbeat). */
+  external: ExternalTaskService;
 }
 
 export interface ServicesDeps {
@@ -34,11 +38,20 @@ export interface ServicesDeps {
   gateway: SchedulingGateway;
   /** Cron edits to the cron actor. */
   cronGateway: CronGateway;
+  /** External consumers' completions to the dispatcher; absent (no actors): they answer 503. */
+  externalGateway?: ExternalGateway;
+  /** Where rate-limit buckets live (cluster mode: Redis); default: in-process token buckets. */
+  rateLimiter?: RateLimiterBackend;
+  /** Health of the Redis coordination for /readyz (cluster mode). */
+  redisStatus?: () => 'up' | 'down';
 }
 
-/** The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full). */
-export function dispatchLimitsFromConfig(config: Config, now: number): DispatchLimits {
-  const limits = new DispatchLimits();
+/**
+ * The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full).
+ * @param backend where the buckets live (default: in-process)
+ */
+export function dispatchLimitsFromConfig(config: Config, now: number, backend?: RateLimiterBackend): DispatchLimits {
+  const limits = new DispatchLimits(backend);
   for (const [tenant, t] of Object.entries(config.tenants)) {
     if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
     if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
@@ -53,16 +66,17 @@ export function dispatchLimitsFromConfig(config: Config, now: number): DispatchL
  * workflow services. The service process and the route tests build them the same way.
  */
 export async function createServices(deps: ServicesDeps): Promise<Services> {
-  const { store, clock, config, metrics, log, gateway, cronGateway } = deps;
-  const limits = dispatchLimitsFromConfig(config, clock.now());
+  const { store, clock, config, metrics, log, gateway, cronGateway, redisStatus } = deps;
+  const limits = dispatchLimitsFromConfig(config, clock.now(), deps.rateLimiter);
   const tenants = new TenantAdmin({ store, clock, config, limits });
   await tenants.loadStored();
   const guard = new SubmissionGuard(config);
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
-  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard });
+  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, ...(redisStatus ? { redisStatus } : {}) });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), gateway: cronGateway });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
-  return { service, crons, workflows, tenants, guard, limits };
+  const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
+  return { service, crons, workflows, tenants, guard, limits, external };
 }
 
 /** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
@@ -78,5 +92,6 @@ export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, l
     workflowBodyLimitBytes: config.workflowBodyLimitBytes,
     tenants: s.tenants,
     apiKeys: new ApiKeys(config.apiKeys),
+    external: s.external,
   });
 }

@@ -22,7 +22,7 @@ export interface SubmitOptions {
 
 /**
  * Turns a schema-valid submission into a {@link NewTask}: the checks JSON Schema cannot express
- * (registered task type, a date that exists, nesting depth), every default from config, a UUID v7
+ * (registered task type unless its queue is external, a date that exists, nesting depth), every default from config, a UUID v7
  * id, its partition, and for an idempotency key the request hash and how long the key is held.
  * @param path prefix of field names in errors (`tasks[3].` in a batch)
  * @param now submission time (epoch ms)
@@ -31,7 +31,9 @@ export interface SubmitOptions {
  */
 export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>): NewTask {
   const d = config.defaults;
-  if (!taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, [...taskTypes].sort());
+  // Tasks of an external queue run in external consumers: their types need no handler here.
+  const external = Object.prototype.hasOwnProperty.call(config.externalQueues ?? {}, s.queue ?? d.queue);
+  if (!external && !taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, [...taskTypes].sort());
   let scheduledAt: number | null = null;
   if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
     scheduledAt = parseIsoWithOffset(s.scheduled_at);

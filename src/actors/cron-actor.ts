@@ -1,7 +1,7 @@
 import { CronEvaluator } from '../cron/cron-evaluator';
 import { DueEntry } from '../domain/task';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { offerToOwners } from './offer-to-owners';
+import { abortRunning, offerToOwners } from './offer-to-owners';
 
 /** Messages the cron actor accepts. */
 export type CronActorMessages = {
@@ -35,7 +35,7 @@ export class CronActor {
       ...deps,
       onInstances: (entries: DueEntry[]) => offerToOwners(directory, entries),
       onAborts(aborts) {
-        for (const a of aborts) directory.dispatcher?.tell('abort', a);
+        for (const a of aborts) abortRunning(directory, a.taskId, a.attempt);
       },
     });
   }

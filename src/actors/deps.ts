@@ -10,6 +10,19 @@ import type { PartitionOwnerMessages } from './partition-owner';
 import type { CronActorMessages } from './cron-actor';
 import type { PartitionFences } from '../cluster/partition-fences';
 import type { OwnershipStatus } from '../cluster/partition-leases';
+import type { StreamDispatch } from '../external/stream-dispatch';
+import type { DueEntry } from '../domain/task';
+
+/**
+ * The other nodes of a cluster (cluster mode with Redis; absent in embedded mode). Told after the
+ * local actors were: what it sends is a hint, never the only way a task is found.
+ */
+export interface PeerNotifier {
+  /** Waiting tasks just offered to the local owners: wake their partitions' owners elsewhere. */
+  offered(entries: readonly DueEntry[]): void;
+  /** A RUNNING attempt must abort: tell the node that runs it. */
+  abort(taskId: string, attempt: number): void;
+}
 
 /** Where the running actors can be reached; filled by the supervisor as it starts them. */
 export interface ActorDirectory {
@@ -18,6 +31,8 @@ export interface ActorDirectory {
   cron: TypedRef<CronActorMessages> | null;
   /** Cluster mode: partition ownership as the supervisor's lease component sees it (readiness). */
   ownership?: () => OwnershipStatus;
+  /** Other nodes (cluster mode); absent or null: this node is alone. */
+  peers?: PeerNotifier | null;
 }
 
 /** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */
@@ -36,6 +51,8 @@ export interface SchedulerDeps {
    * the embedded profile: every partition is owned, nothing is fenced.
    */
   cluster?: { memberId: string; fences: PartitionFences } | null;
+  /** Redis Streams of the external queues (config `externalQueues`); absent when there are none. */
+  streams?: StreamDispatch;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

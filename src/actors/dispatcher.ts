@@ -1,8 +1,9 @@
 import type { Actor } from 'comedy';
-import { AttemptOutcome, decideAttempt } from '../domain/retry-policy';
+import type { AttemptOutcome } from '../domain/retry-policy';
+import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
-import { AttemptCompletion } from '../storage/store';
+import { AttemptCompletion, CompletionResult } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { cronIdOfInstance } from '../domain/cron/cron-definition';
@@ -11,6 +12,8 @@ import { byPartition, offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
+import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
+import { externalQueueSpecs, isExternalWorker } from '../external/external-queues';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {
@@ -23,6 +26,8 @@ export type DispatcherMessages = WorkerToDispatcher & {
   /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
   drain: { req: { graceMs: number }; res: { stillRunning: number } };
   stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
+  /** A consumer's report on an attempt of an external queue (REST `POST /api/v1/tasks/{id}/complete`). */
+  completeExternal: { req: ExternalCompletion; res: ExternalCompletionResult };
 };
 
 /** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
@@ -57,6 +62,8 @@ export class DispatcherActor {
   private claiming = 0;
   private overrunTimer: TimerHandle | null = null;
   private sweepTimer: TimerHandle | null = null;
+  /** External queues (Redis streams) when configured: they replace "send to a worker" for their tasks. */
+  private readonly external: ExternalLanes | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {
     const { limits, config, metrics } = deps;
@@ -69,6 +76,10 @@ export class DispatcherActor {
     });
     limits.onChange(() => this.pump());
     metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
+    const specs = externalQueueSpecs(config);
+    if (deps.streams && specs.size > 0) {
+      this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
+    }
     this.workers = new WorkerPool(deps, (slot) => {
       this.loseAttemptsOf(slot.id);
       this.pump();
@@ -81,6 +92,7 @@ export class DispatcherActor {
 
   async startWorkers(): Promise<void> {
     await this.workers.start(this.self as Actor);
+    await this.external?.start();
     this.armLeaseSweep();
     this.pump();
   }
@@ -112,7 +124,8 @@ export class DispatcherActor {
       try {
         const now = clock.now();
         const expired = await store.findExpiredLeases(now, 1000);
-        const orphans = expired.filter((o) => this.running.get(o.taskId)?.task.attempt !== o.attempt);
+        // External attempts are swept by their lanes (their own, usually shorter, leases).
+        const orphans = expired.filter((o) => this.running.get(o.taskId)?.task.attempt !== o.attempt && !(this.external && isExternalWorker(o.workerId)));
         const stuckWorkers = new Set(expired.filter((o) => !orphans.includes(o)).map((o) => this.running.get(o.taskId)!.workerId));
         for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
         if (orphans.length > 0) {
@@ -128,6 +141,7 @@ export class DispatcherActor {
 
   /** comedy hook at system shutdown. */
   destroy(): void {
+    this.external?.stop();
     this.workers.stop();
     this.workers.killLeftovers();
     if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
@@ -189,11 +203,26 @@ export class DispatcherActor {
   }
 
   enqueue(entries: DueEntry[]): void {
-    for (const e of entries) this.ready.add(e);
+    for (const e of entries) this.addReady(e);
     this.pump();
   }
 
+  /** A ready task joins the ready queues of its worker pool, or of its external queue. */
+  private addReady(e: DueEntry): void {
+    if (this.external?.handles(e)) this.external.add(e);
+    else this.ready.add(e);
+  }
+
+  /** An external consumer's report: recorded like a worker's report, then dispatch goes on. */
+  async completeExternal(msg: ExternalCompletion): Promise<ExternalCompletionResult> {
+    if (!this.external) return { applied: false, state: null };
+    const res = await this.external.complete(msg);
+    this.pump();
+    return res;
+  }
+
   abort(msg: { taskId: string; attempt: number }): void {
+    if (this.external?.abort(msg)) return;
     const run = this.running.get(msg.taskId);
     if (!run || run.task.attempt !== msg.attempt) return;
     this.workers.get(run.workerId)?.ref.tell('abort', msg);
@@ -258,6 +287,7 @@ export class DispatcherActor {
       if (slot.credits > 0 && slot.pid !== 0) idleCredits = true;
     }
     if (idleCredits && this.ready.size > 0) this.armRelease(this.ready.nextReleaseAt(now));
+    if (this.external) this.armRelease(this.external.pump(now));
   }
 
   private armRelease(at: number | null): void {
@@ -334,21 +364,7 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
-      const decision = decideAttempt(r.outcome, r.attempt, run.task.retry, now);
-      completions.push({
-        taskId: r.id,
-        attempt: r.attempt,
-        state: decision.state,
-        retryAt: decision.retryAt,
-        result: r.outcome.kind === 'succeeded' ? r.outcome.result : null,
-        error:
-          r.outcome.kind === 'failed'
-            ? { message: r.outcome.message, type: r.outcome.errorType, retryable: !r.outcome.permanent }
-            : r.outcome.kind === 'cancelled'
-              ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
-              : null,
-        durationMs: Math.round(r.durationMs),
-      });
+      completions.push(attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs)));
       this.deps.metrics.duration.observe(r.durationMs / 1000);
     }
     return completions;
@@ -358,12 +374,15 @@ export class DispatcherActor {
    * Writes completions (compare-and-set in the store), counts them, and routes what waits again:
    * a retry due at once into the ready queue, a later one to its partition owner.
    */
-  private async record(completions: AttemptCompletion[], now: number): Promise<void> {
+  private async record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null> {
     const { store, metrics, log, directory } = this.deps;
+    let results: CompletionResult[] | null = [];
     if (completions.length > 0) {
       try {
         const ended: string[] = [];
-        for (const res of await store.completeAttempts(completions, now)) {
+        results = await store.completeAttempts(completions, now);
+        this.external?.settled(completions);
+        for (const res of results) {
           if (!res.applied) {
             metrics.staleCompletions.inc();
             continue;
@@ -374,17 +393,19 @@ export class DispatcherActor {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
             if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
           } else if (res.state === 'PENDING' && res.entry) {
-            this.ready.add(res.entry);
+            this.addReady(res.entry);
           } else if (res.state === 'RETRYING' && res.entry) {
-            directory.owners[res.entry.partition]?.tell('offer', [res.entry]);
+            offerToOwners(directory, [res.entry]); // in cluster mode also wakes its owner elsewhere
           }
         }
         if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
       } catch (err) {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
+        results = null;
       }
     }
     this.settleDrain();
+    return results;
   }
 
   /** Nothing runs and no claim is in flight (a claim answered during a drain still runs). */

@@ -27,6 +27,8 @@ import type { WorkflowService } from '../workflows/workflow-service';
 import { registerOpenApi } from './openapi/register';
 import { registerUi } from './ui';
 import { packageVersion } from '../version';
+import { externalTaskRoutes } from './routes/external-tasks';
+import type { ExternalTaskService } from '../external/external-task-service';
 
 export interface AppDeps {
   service: SchedulerService;
@@ -45,6 +47,8 @@ export interface AppDeps {
   tenants?: TenantAdmin;
   /** API keys; none (or empty): the API is open and every caller is an admin. */
   apiKeys?: ApiKeys;
+  /** External consumers' reports (complete, heartbeat); their routes are served when given. */
+  external?: ExternalTaskService;
 }
 
 /**
@@ -115,6 +119,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Registered after the OpenAPI plugin so that its onRoute hook sees every route.
   void app.register(async (api) => {
     taskRoutes(api, deps.service, deps.batchMaxTasks);
+    if (deps.external) externalTaskRoutes(api, deps.external);
     deadLetterRoutes(api, deps.service);
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);

@@ -3,6 +3,7 @@ import type { CancelResponse } from '../service';
 import type { ErrorBody } from '../domain/errors';
 import type { WorkflowAck } from '../contract/workflow-json';
 import type { WorkflowCancelResponse } from '../workflows/workflow-service';
+import type { CompletionAnswer, HeartbeatAnswer } from '../external/external-task-service';
 
 /** A reply of the actor-message API: a value, or an error body from the catalog. */
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
@@ -34,4 +35,8 @@ export type SchedulerApiMessages = {
   getWorkflow: { req: { id: string }; res: Reply<Record<string, unknown>> };
   listWorkflows: { req: unknown; res: Reply<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> };
   cancelWorkflow: { req: { id: string }; res: Reply<WorkflowCancelResponse['body']> };
+  /** An external consumer's completion of an attempt (REST: POST /api/v1/tasks/{id}/complete). */
+  completeExternal: { req: { id: string; report: unknown }; res: Reply<CompletionAnswer> };
+  /** An external consumer's heartbeat (REST: POST /api/v1/tasks/{id}/heartbeat). */
+  heartbeatExternal: { req: { id: string; report: unknown }; res: Reply<HeartbeatAnswer> };
 };

@@ -4,6 +4,7 @@ import type { CronService } from '../cron/cron-service';
 import type { TenantAdmin } from '../tenancy/tenant-admin';
 import type { Reply } from './protocol';
 import type { WorkflowService } from '../workflows/workflow-service';
+import type { ExternalTaskService } from '../external/external-task-service';
 
 async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
   try {
@@ -19,7 +20,17 @@ async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
  * the service and answers with a {@link Reply}, so errors keep their catalog code across the actor
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
-export function schedulerApiActor(service: SchedulerService, crons: CronService, workflows?: WorkflowService, tenants?: TenantAdmin) {
+export function schedulerApiActor(
+  service: SchedulerService,
+  crons: CronService,
+  workflows?: WorkflowService,
+  tenants?: TenantAdmin,
+  external?: ExternalTaskService,
+) {
+  const ext = async (): Promise<ExternalTaskService> => {
+    if (!external) throw new InternalError('external queues are not configured');
+    return external;
+  };
   const admin = async (): Promise<TenantAdmin> => {
     if (!tenants) throw new InternalError('tenant admin is not configured');
     return tenants;
@@ -103,6 +114,12 @@ export function schedulerApiActor(service: SchedulerService, crons: CronService,
     }
     cancelWorkflow(msg: { id: string }) {
       return reply(async () => (await (await wf()).cancel(String(msg?.id ?? ''))).body);
+    }
+    completeExternal(msg: { id: string; report: unknown }) {
+      return reply(async () => (await ext()).complete(String(msg?.id ?? ''), msg?.report));
+    }
+    heartbeatExternal(msg: { id: string; report: unknown }) {
+      return reply(async () => (await ext()).heartbeat(String(msg?.id ?? ''), msg?.report));
     }
   };
 }

@@ -37,6 +37,19 @@ export class SchedulerClient {
     return this.call(this.api.ask('list', query));
   }
 
+  /**
+   * An external consumer completes an attempt of an external task (REST: POST
+   * /api/v1/tasks/{id}/complete): `{attempt, result?}` or `{attempt, error: {message, permanent?}}`.
+   */
+  complete(id: string, report: { attempt: number; result?: unknown; error?: { message: string; permanent?: boolean; type?: string } }) {
+    return this.call(this.api.ask('completeExternal', { id, report }));
+  }
+
+  /** Extends the lease of an external task's running attempt (REST: POST /api/v1/tasks/{id}/heartbeat). */
+  heartbeat(id: string, report: { attempt: number }) {
+    return this.call(this.api.ask('heartbeatExternal', { id, report }));
+  }
+
   /** Cancels a task (REST: POST /api/v1/tasks/{id}/cancel). */
   cancel(id: string) {
     return this.call(this.api.ask('cancel', { id }));

@@ -1,29 +1,30 @@
-import { TokenBucket } from './token-bucket';
+import { LimitKind, localRateLimiter, RateBucket, RateLimit, RateLimiterBackend } from './rate-limiter-backend';
 
-/** A token-bucket limit: starts per second and how many may start at once. */
-export interface RateLimit {
-  ratePerSecond: number;
-  burst: number;
-}
+export type { RateLimit } from './rate-limiter-backend';
 
 /**
  * The dispatch settings an operator changes at run time (issue 5): tenant weights for the
  * weighted round-robin, and token-bucket rate limits per task type and per tenant. One instance
  * per scheduler, shared by the dispatcher (which reads it on every start) and the service (which
- * applies admin changes after storing them). Changing a limit starts a fresh, full bucket.
+ * applies admin changes after storing them). Changing a limit starts a fresh, full bucket, made by
+ * the {@link RateLimiterBackend} (in-process token buckets by default; shared ones in Redis in
+ * cluster mode).
  */
 export class DispatchLimits {
   private readonly weights = new Map<string, number>();
-  private readonly typeBuckets = new Map<string, TokenBucket>();
-  private readonly tenantBuckets = new Map<string, TokenBucket>();
+  private readonly typeBuckets = new Map<string, RateBucket>();
+  private readonly tenantBuckets = new Map<string, RateBucket>();
   private readonly listeners: Array<() => void> = [];
+
+  /** @param backend makes the bucket of each limit (default: {@link localRateLimiter}) */
+  constructor(private readonly backend: RateLimiterBackend = localRateLimiter) {}
 
   /** Weight of a tenant (default 1). */
   weightOf = (tenantId: string): number => this.weights.get(tenantId) ?? 1;
 
-  typeBucket = (taskType: string): TokenBucket | null => this.typeBuckets.get(taskType) ?? null;
+  typeBucket = (taskType: string): RateBucket | null => this.typeBuckets.get(taskType) ?? null;
 
-  tenantBucket = (tenantId: string): TokenBucket | null => this.tenantBuckets.get(tenantId) ?? null;
+  tenantBucket = (tenantId: string): RateBucket | null => this.tenantBuckets.get(tenantId) ?? null;
 
   /** @throws RangeError for a weight that is not a positive finite number */
   setWeight(tenantId: string, weight: number): void {
@@ -34,17 +35,17 @@ export class DispatchLimits {
 
   /** Sets (or with null removes) the limit of a task type. `now`: epoch ms. */
   setTypeLimit(taskType: string, limit: RateLimit | null, now: number): void {
-    this.set(this.typeBuckets, taskType, limit, now);
+    this.set(this.typeBuckets, 'task_type', taskType, limit, now);
   }
 
   /** Sets (or with null removes) the limit of a tenant's starts. `now`: epoch ms. */
   setTenantLimit(tenantId: string, limit: RateLimit | null, now: number): void {
-    this.set(this.tenantBuckets, tenantId, limit, now);
+    this.set(this.tenantBuckets, 'tenant', tenantId, limit, now);
   }
 
   /** The current settings (for the admin API). */
   snapshot(): { weights: Record<string, number>; taskTypes: Record<string, RateLimit>; tenants: Record<string, RateLimit> } {
-    const limits = (m: Map<string, TokenBucket>) =>
+    const limits = (m: Map<string, RateBucket>) =>
       Object.fromEntries([...m].map(([k, b]) => [k, { ratePerSecond: b.ratePerSecond, burst: b.burst }]));
     return { weights: Object.fromEntries(this.weights), taskTypes: limits(this.typeBuckets), tenants: limits(this.tenantBuckets) };
   }
@@ -54,9 +55,9 @@ export class DispatchLimits {
     this.listeners.push(fn);
   }
 
-  private set(map: Map<string, TokenBucket>, key: string, limit: RateLimit | null, now: number): void {
+  private set(map: Map<string, RateBucket>, kind: LimitKind, key: string, limit: RateLimit | null, now: number): void {
     if (limit === null) map.delete(key);
-    else map.set(key, new TokenBucket(limit.ratePerSecond, limit.burst, now));
+    else map.set(key, this.backend.bucket(kind, key, limit, now, () => this.changed()));
     this.changed();
   }
 

@@ -261,6 +261,34 @@ export class OverloadedError extends SchedulerError {
   }
 }
 
+/**
+ * A report on an attempt of an external task (complete, heartbeat) that is not the task's current
+ * RUNNING attempt: a stale or duplicated completion, an attempt whose lease expired and was retried
+ * (fencing by attempt number), or a task cancelled meanwhile. `details.state` and
+ * `details.current_attempt` say what the task is now. Not retryable: drop the work.
+ */
+export class AttemptConflictError extends SchedulerError {
+  readonly code = 'ATTEMPT_CONFLICT';
+  readonly status = 409;
+  constructor(taskId: string, attempt: number, state: string, currentAttempt: number) {
+    super(`task ${taskId}: attempt ${attempt} is not running (the task is ${state}, attempt ${currentAttempt})`, {
+      task_id: taskId,
+      attempt,
+      state,
+      current_attempt: currentAttempt,
+    });
+  }
+}
+
+/** A consumer's report on a task whose queue is not an external queue (config `externalQueues`). */
+export class NotExternalTaskError extends SchedulerError {
+  readonly code = 'NOT_EXTERNAL_TASK';
+  readonly status = 409;
+  constructor(taskId: string, queue: string) {
+    super(`task ${taskId} is in queue "${queue}", which is not an external queue: its worker reports it`, { task_id: taskId, queue });
+  }
+}
+
 /** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
@@ -285,6 +313,8 @@ export const ERROR_CATALOG = {
   FORBIDDEN: { status: 403, retryable: false },
   RATE_LIMITED: { status: 429, retryable: true },
   OVERLOADED: { status: 503, retryable: true },
+  ATTEMPT_CONFLICT: { status: 409, retryable: false },
+  NOT_EXTERNAL_TASK: { status: 409, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

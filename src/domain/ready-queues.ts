@@ -1,7 +1,7 @@
 import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin';
 import { DueEntry, PRIORITY_RANK } from './task';
 import { TenantReadyQueue } from './tenant-ready-queue';
-import { TokenBucket } from './token-bucket';
+import type { RateBucket } from './rate-limiter-backend';
 
 /** Inside a tenant, without aging: high before medium before low, then oldest due, then sequence. */
 export function compareReady(a: DueEntry, b: DueEntry): number {
@@ -15,9 +15,9 @@ export interface ReadyPolicy {
   /** A task waiting this long (ms since due) competes as `high` (default: never). */
   agingMs?: number;
   /** The token bucket limiting starts of a task type, or null for none. */
-  typeBucket?(taskType: string): TokenBucket | null;
+  typeBucket?(taskType: string): RateBucket | null;
   /** The token bucket limiting starts of a tenant's tasks, or null for none. */
-  tenantBucket?(tenantId: string): TokenBucket | null;
+  tenantBucket?(tenantId: string): RateBucket | null;
   /** Called when a queue with work finds its bucket empty (a rate-limit wait begins). */
   onWait?(kind: 'task_type' | 'tenant', key: string): void;
 }
@@ -120,7 +120,7 @@ export class ReadyQueues {
    */
   nextReleaseAt(now: number): number | null {
     let at = Infinity;
-    const consider = (bucket: TokenBucket | null | undefined) => {
+    const consider = (bucket: RateBucket | null | undefined) => {
       const next = bucket ? bucket.nextTokenAt(now) : now;
       if (next > now) at = Math.min(at, next);
     };
@@ -139,7 +139,7 @@ export class ReadyQueues {
     return this.mayStart('task_type', type, this.policy.typeBucket?.(type) ?? null, now);
   }
 
-  private mayStart(kind: 'task_type' | 'tenant', key: string, bucket: TokenBucket | null, now: number): boolean {
+  private mayStart(kind: 'task_type' | 'tenant', key: string, bucket: RateBucket | null, now: number): boolean {
     if (!bucket || bucket.nextTokenAt(now) <= now) {
       this.waiting.delete(`${kind}:${key}`);
       return true;

@@ -122,6 +122,11 @@ export interface DueEntry {
   tenantId: string;
   taskType: string;
   state: TaskState;
+  /**
+   * The task's queue (absent: not known to the producer of the entry, treated as a queue served by
+   * the forked workers). Tasks of an external queue (config `externalQueues`) go to a Redis stream.
+   */
+  queue?: string;
 }
 
 /** What a worker needs to run one attempt (returned by a claim). */

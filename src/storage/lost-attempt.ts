@@ -1,4 +1,4 @@
-import { decideAttempt } from '../domain/retry-policy';
+import { attemptCompletion } from './attempt-completion';
 import { AttemptCompletion, OrphanedAttempt } from './store';
 
 /**
@@ -8,14 +8,5 @@ import { AttemptCompletion, OrphanedAttempt } from './store';
  * @param message why the attempt is considered lost
  */
 export function lostAttemptCompletion(o: OrphanedAttempt, now: number, message: string): AttemptCompletion {
-  const d = decideAttempt({ kind: 'failed', message, errorType: 'worker_lost', permanent: false }, o.attempt, o.retry, now);
-  return {
-    taskId: o.taskId,
-    attempt: o.attempt,
-    state: d.state,
-    retryAt: d.retryAt,
-    result: null,
-    error: { message, type: 'worker_lost', retryable: true },
-    durationMs: null,
-  };
+  return attemptCompletion(o.taskId, o.attempt, { kind: 'failed', message, errorType: 'worker_lost', permanent: false }, o.retry, now, null);
 }

@@ -41,6 +41,9 @@ export async function startServiceProcess(dataDir: string, env: Record<string, s
   const child = spawn(process.execPath, [main], {
     env: {
       ...process.env,
+      // The embedded profile unless a test passes REDIS_URL itself (CI exports one for the
+      // Redis tests; an empty value is ignored by the config loader).
+      REDIS_URL: '',
       NODE_ENV: 'test',
       PORT: String(port),
       HOST: '127.0.0.1',

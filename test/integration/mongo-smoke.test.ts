@@ -1,12 +1,13 @@
 /**
  * Smoke test of the service on the MongoDB store: the real process with SCHEDULER_STORE=mongodb
  * on a fresh database of the server named by MONGODB_URI (FerretDB in CI), an echo task submitted
- * over REST until SUCCEEDED. Skipped without MONGODB_URI.
+ * over REST until SUCCEEDED, and a workflow (diamond) run through the dispatcher in dependency
+ * order with its upstream results. Skipped without MONGODB_URI.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { http, isTerminal, waitForTask } from '../helpers/http';
+import { http, isTerminal, waitForTask, waitForWorkflow } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 import { dropDatabase, withDatabase } from '../helpers/mongo-database';
@@ -48,5 +49,30 @@ describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)',
     } finally {
       await client.close();
     }
+  });
+
+  it('runs a workflow: roots first, the join with both upstream results, the workflow SUCCEEDED; the audit finds no limbo', async () => {
+    const res = await http('POST', `${svc!.url}/api/v1/workflows`, {
+      name: 'mongo-diamond',
+      tasks: [
+        { id: 'a', task_type: 'echo', payload: 'A' },
+        { id: 'b', task_type: 'echo', payload: { b: 1 }, dependencies: ['a'] },
+        { id: 'c', task_type: 'echo', payload: { c: 2 }, dependencies: ['a'] },
+        { id: 'd', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['b', 'c'] },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const wf = await waitForWorkflow(svc!.url, res.body.workflow_id);
+    expect(wf.status).to.equal('SUCCEEDED');
+    expect(wf.task_counts).to.include({ SUCCEEDED: 4 });
+    const tasks = Object.fromEntries(wf.tasks.map((t: any) => [t.id, t]));
+    for (const t of wf.tasks) {
+      for (const dep of t.dependencies) expect(Date.parse(t.started_at), `${t.id} after ${dep}`).to.be.at.least(Date.parse(tasks[dep].completed_at));
+    }
+    const d = await waitForTask(svc!.url, tasks.d.task_id, isTerminal);
+    expect(d.result.upstream_results).to.deep.equal({ b: { b: 1 }, c: { c: 2 } });
+    const listed = await http('GET', `${svc!.url}/api/v1/workflows?limit=10`);
+    expect(listed.body.workflows.map((w: any) => w.workflow_id)).to.deep.equal([res.body.workflow_id]);
+    expect((await http('GET', `${svc!.url}/api/v1/audit`)).body.blocked_limbo.count).to.equal(0);
   });
 });

@@ -3,7 +3,8 @@
  * when it dies between the single-document writes of one operation (no transactions), and two
  * store instances (two nodes) racing on one database. Each test builds the half-done state by hand
  * and checks that the next call converges, as the op headers in src/storage/mongo/ops/ claim.
- * Skipped without MONGODB_URI.
+ * Workflow operations have their own file (mongo-workflow-crash-windows.test.ts). Skipped without
+ * MONGODB_URI.
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
  * Without MONGODB_URI one skipped test says why.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { dropDatabase } from '../helpers/mongo-database';
 import { MongoStore } from '../../src/storage/mongo/mongo-store';
 import { Store } from '../../src/storage/store';
 import { describeStoreConformance } from './conformance';
@@ -18,7 +18,6 @@ if (!uri) {
 } else {
   const databases = new Map<Store, string>();
   describeStoreConformance('mongodb', {
-    unsupported: { workflows: 'workflows on MongoDB arrive with cluster mode (issue 7)' },
     async create() {
       const database = `conformance_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
       const store = new MongoStore(uri, { database });
@@ -30,13 +29,7 @@ if (!uri) {
       const database = databases.get(store);
       databases.delete(store);
       if (!database) return;
-      const client = new MongoClient(uri);
-      try {
-        await client.connect();
-        await client.db(database).dropDatabase();
-      } finally {
-        await client.close();
-      }
+      await dropDatabase(uri, database);
     },
   });
 }

@@ -92,6 +92,13 @@ describe('loadConfig', () => {
     expect(err.message).to.not.include('\n');
   });
 
+  it('a REDIS_URL that is not a redis:// URL → ConfigError naming `redisUrl` and `REDIS_URL`', () => {
+    const err = expectConfigError(() => loadConfig({ configDir: dir, env: { REDIS_URL: 'localhost:6379' } }));
+    expect(err.message).to.include('redisUrl');
+    expect(err.message).to.include('REDIS_URL');
+    expect(loadConfig({ configDir: dir, env: { REDIS_URL: 'rediss://u:p@h:6380/2' } }).redisUrl).to.equal('rediss://u:p@h:6380/2');
+  });
+
   it('a non-numeric PORT → ConfigError naming `port` and `PORT`', () => {
     const err = expectConfigError(() => loadConfig({ configDir: dir, env: { PORT: 'eighty' } }));
     expect(err.message).to.include('port');

@@ -6,6 +6,8 @@ import {
   RateLimitedError,
   UnauthorizedError,
   ERROR_CATALOG,
+  AttemptConflictError,
+  NotExternalTaskError,
   ErrorCode,
   IdempotencyConflictError,
   InternalError,
@@ -52,6 +54,8 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   FORBIDDEN: () => new ForbiddenError('PUT /api/v1/tenants/{id}'),
   RATE_LIMITED: () => new RateLimitedError('acme', 2, { rate_per_second: 10, burst: 10 }),
   OVERLOADED: () => new OverloadedError('global', { tenant_id: 'acme', priority: 'low', waiting: 80, cap: 100, retry_after_seconds: 5 }),
+  ATTEMPT_CONFLICT: () => new AttemptConflictError('t-1', 1, 'RETRYING', 1),
+  NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

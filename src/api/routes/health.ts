@@ -24,13 +24,14 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
   const readiness = {
     type: 'object',
     properties: {
-      status: { type: 'string', enum: ['ready', 'not_ready'] },
+      status: { type: 'string', enum: ['ready', 'degraded', 'not_ready'] },
       store: { type: 'string' },
       partitions: {
         type: 'object',
         description: 'Cluster mode only: partitions this member holds a lease on (owned) of all (total)',
         properties: { owned: { type: 'integer' }, total: { type: 'integer' } },
       },
+      redis: { type: 'string', enum: ['up', 'down'], description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)' },
     },
   };
   app.get(
@@ -40,14 +41,18 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
         summary: 'Readiness probe: accepting work and the store answers; in cluster mode, joined, with the partitions owned (no key needed)',
         tags,
         security: [],
-        response: responses({ 200: ['Ready', readiness], 503: ['Starting, draining or the store does not answer', readiness] }),
+        response: responses({
+          200: ['Ready (`degraded`: Redis is configured but unreachable; the node fires from the store with local rate limits)', readiness],
+          503: ['Starting, draining or the store does not answer', readiness],
+        }),
       },
     },
     async (_req, reply) => {
       const r = await service.ready();
+      const status = !r.ready ? 'not_ready' : r.redis === 'down' ? 'degraded' : 'ready';
       return reply
         .status(r.ready ? 200 : 503)
-        .send({ status: r.ready ? 'ready' : 'not_ready', store: r.store, ...(r.partitions ? { partitions: r.partitions } : {}) });
+        .send({ status, store: r.store, ...(r.partitions ? { partitions: r.partitions } : {}), ...(r.redis ? { redis: r.redis } : {}) });
     },
   );
 

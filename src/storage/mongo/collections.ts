@@ -12,6 +12,7 @@ import type { Collection, Db } from 'mongodb';
 import { StoreConfigError } from '../store';
 import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
+import type { WorkflowDoc } from './workflow-documents';
 
 /** Version of the document layout this code writes; refused when the database is newer. */
 export const SCHEMA_VERSION = 1;
@@ -53,6 +54,7 @@ export interface MongoCollections {
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   crons: Collection<CronDoc>;
   cronFires: Collection<CronFireDoc>;
+  workflows: Collection<WorkflowDoc>;
   meta: Collection<MetaDoc>;
   leases: Collection<LeaseDoc>;
   members: Collection<MemberDoc>;
@@ -83,6 +85,7 @@ export function collectionsOf(db: Db): MongoCollections {
     idempotencyKeys: db.collection<IdempotencyKeyDoc>('idempotency_keys'),
     crons: db.collection<CronDoc>('cron_tasks'),
     cronFires: db.collection<CronFireDoc>('cron_fires'),
+    workflows: db.collection<WorkflowDoc>('workflows'),
     meta: db.collection<MetaDoc>('meta'),
     leases: db.collection<LeaseDoc>('partition_leases'),
     members: db.collection<MemberDoc>('members'),
@@ -150,6 +153,18 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   // fire records: one per (cron, fire time); retention oldest first.
   await c.cronFires.createIndex({ cron_id: 1, fire_time: -1 }, { name: 'cron_fires_cron_time', unique: true });
   await c.cronFires.createIndex({ fire_time: 1 }, { name: 'cron_fires_time' });
+  // workflow tasks: a workflow's tasks in submission order (view, cancel, counts, insert and its undo);
+  // tasks whose workflow follow-up a crash left unfinished (the repair pass, repair-workflows.ts).
+  // (`$exists`, not `$type`: MongoDB uses a partial index only for queries that imply its filter;
+  // an equality on `workflow_id` implies `$exists: true`.)
+  await partial(c.tasks, { workflow_id: 1, seq: 1 }, 'tasks_workflow_seq', { workflow_id: { $exists: true } });
+  await partial(c.tasks, { wf_done: 1, state: 1 }, 'tasks_wf_done', { wf_done: false });
+  await partial(c.tasks, { wf_replay: 1 }, 'tasks_wf_replay', { wf_replay: true });
+  // workflows: listing newest first (all, by status, by tenant); retention of finished ones.
+  await c.workflows.createIndex({ seq: -1 }, { name: 'workflows_seq', unique: true });
+  await c.workflows.createIndex({ status: 1, seq: -1 }, { name: 'workflows_status_seq' });
+  await c.workflows.createIndex({ tenant_id: 1, seq: -1 }, { name: 'workflows_tenant_seq' });
+  await c.workflows.createIndex({ completed_at: 1 }, { name: 'workflows_completed' });
   // waiting tasks per tenant (backpressure counts) and tenant-scoped listings.
   await c.tasks.createIndex({ tenant_id: 1, state: 1 }, { name: 'tasks_tenant_state' });
   // cluster mode: dead members are garbage-collected by TTL where possible (listLiveMembers compares

@@ -65,7 +65,39 @@ export interface TaskDoc {
   traceparent?: string | null;
   /** Attempts that ended in a retry, and a DEAD attempt archived by a replay; oldest first. */
   history: HistoryDoc[];
+  // Workflow tasks only (absent on a task submitted on its own); see WorkflowTaskFields.
+  workflow_id?: string | null;
+  workflow_task_id?: string;
+  unmet_deps?: number;
+  upstream_ids?: string[];
+  downstream_ids?: string[];
+  met_deps?: string[];
+  wf_hold?: WorkflowHold;
+  wf_done?: boolean;
+  wf_replay?: boolean;
 }
+
+/** The state a task of a workflow being inserted takes when the insert completes (insert-workflow.ts). */
+export type WorkflowHold = 'PENDING' | 'SCHEDULED' | 'BLOCKED';
+
+/**
+ * The fields a workflow task carries besides an ordinary task's. The DAG's edges are embedded
+ * both ways (`upstream_ids`, `downstream_ids`: task ids, written with the task and never changed),
+ * so no edge document can be missing or half-written.
+ * - `unmet_deps`, `met_deps`: upstreams not yet SUCCEEDED (a count, for the view) and those that
+ *   did (their ids): a release adds the upstream to `met_deps` and decrements the count in one
+ *   update filtered on `met_deps` not containing it, so a repeated release never counts twice.
+ * - `wf_hold`: present only while the workflow is being inserted (the task is BLOCKED and hidden
+ *   until then): the state it takes when the insert completes.
+ * - `wf_done`: false from the insert on; set true once the task's end has been applied to its
+ *   workflow (release or cancel of downstream tasks, the workflow's count and status), as the
+ *   last write of that follow-up — or together with CANCELLED when a cancel that covers it
+ *   (its upstream's, its workflow's) ends it. A terminal task with `wf_done: false` is an end
+ *   whose follow-up is under way or was cut short by a crash: the repair pass finishes it
+ *   (repair-workflows.ts). A replay or a resume sets it false again.
+ * - `wf_replay`: the same for a dead-letter replay (descendants back to BLOCKED, workflow reopened).
+ */
+export type WorkflowTaskFields = Required<Pick<TaskDoc, 'workflow_id' | 'workflow_task_id' | 'unmet_deps' | 'upstream_ids' | 'downstream_ids' | 'met_deps'>>;
 
 /** An `idempotency_keys` document (unique on tenant_id + key). */
 export interface IdempotencyKeyDoc {
@@ -227,13 +259,15 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
     updatedAt: d.updated_at,
     ...(d.cron_id ? { cronId: d.cron_id } : {}),
     ...(d.traceparent ? { traceparent: d.traceparent } : {}),
+    // Present only on workflow tasks, as in the SQLite store.
+    ...(d.workflow_id ? { workflowId: d.workflow_id, workflowTaskId: d.workflow_task_id ?? null } : {}),
   };
 }
 
 /** Projection of the fields a {@link DueEntry} needs. */
-export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1 } as const;
+export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1, queue: 1 } as const;
 
-export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'>): DueEntry {
+export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string }): DueEntry {
   return {
     id: d._id,
     partition: d.partition,
@@ -243,6 +277,7 @@ export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | '
     tenantId: d.tenant_id,
     taskType: d.task_type,
     state: d.state as TaskState,
+    ...(d.queue !== undefined ? { queue: d.queue } : {}),
   };
 }
 

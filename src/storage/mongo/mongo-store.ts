@@ -15,9 +15,13 @@ import {
   UpdateWaitingChanges,
   UpdateWaitingResult,
   WorkflowCancelResult,
+  WorkflowListQuery,
   WorkflowPage,
 } from '../store';
-import { WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
+import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
+import { cancelWorkflow } from './ops/cancel-workflow';
+import { insertWorkflow } from './ops/insert-workflow';
+import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflows';
 import { checkMeta, collectionsOf, detectAtomicUpdates, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
@@ -292,26 +296,26 @@ export class MongoStore implements Store {
     return countWaitingByTenant(this.c.tasks);
   }
 
-  // Workflows (DESIGN §8) are not stored by this adapter yet (cluster mode, issue 7): their
-  // operations refuse with a clear error, and the conformance run skips their group.
-  async insertWorkflow(): Promise<void> {
-    throw workflowsUnsupported();
+  // Workflows (DESIGN §8): documents and crash windows in ops/insert-workflow.ts, workflow-progress.ts,
+  // cancel-workflow.ts and repair-workflows.ts; task operations above keep them consistent.
+  async insertWorkflow(workflow: NewWorkflow): Promise<void> {
+    return this.write((c) => insertWorkflow(c, workflow));
   }
 
-  async getWorkflow(): Promise<WorkflowRecord | null> {
-    throw workflowsUnsupported();
+  async getWorkflow(id: string): Promise<WorkflowRecord | null> {
+    return getWorkflow(this.c, id);
   }
 
-  async getWorkflowTasks(): Promise<WorkflowTaskSummary[]> {
-    throw workflowsUnsupported();
+  async getWorkflowTasks(id: string): Promise<WorkflowTaskSummary[]> {
+    return getWorkflowTasks(this.c, id);
   }
 
-  async listWorkflows(): Promise<WorkflowPage> {
-    throw workflowsUnsupported();
+  async listWorkflows(query: WorkflowListQuery): Promise<WorkflowPage> {
+    return listWorkflows(this.c, query);
   }
 
-  async cancelWorkflow(): Promise<WorkflowCancelResult> {
-    throw workflowsUnsupported();
+  async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
+    return this.write((c) => cancelWorkflow(c, id, now));
   }
 
 
@@ -367,9 +371,4 @@ export function databaseOfUri(uri: string): string | null {
   const m = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(uri);
   const name = m ? decodeURIComponent(m[1]) : '';
   return name === '' ? null : name;
-}
-
-/** The error of a workflow operation on this adapter (workflows arrive with cluster mode). */
-function workflowsUnsupported(): Error {
-  return new Error('workflows are not supported by the MongoDB store yet: use SCHEDULER_STORE=sqlite for workflows');
 }

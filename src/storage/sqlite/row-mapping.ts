@@ -109,10 +109,10 @@ export function taskFromRow(r: TaskRow): TaskRecord {
 }
 
 /** Columns needed for a {@link DueEntry}. */
-export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, task_type, state';
+export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, task_type, state, queue';
 
 /** Due entry of a row selected with {@link DUE_COLUMNS}. */
-export function dueEntryFromRow(r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'>): DueEntry {
+export function dueEntryFromRow(r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string }): DueEntry {
   return {
     id: r.id,
     partition: r.partition,
@@ -122,6 +122,7 @@ export function dueEntryFromRow(r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'd
     tenantId: r.tenant_id,
     taskType: r.task_type,
     state: r.state as TaskState,
+    ...(r.queue !== undefined ? { queue: r.queue } : {}),
   };
 }
 

@@ -94,6 +94,7 @@ export function describeComplete(ctx: ConformanceContext): void {
         tenantId: 'tenant-r',
         taskType: 'fail',
         state: 'RETRYING',
+        queue: 'default',
       });
 
       const t = await ctx.store().getTask(id);

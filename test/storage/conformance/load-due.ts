@@ -48,7 +48,7 @@ export function describeLoadDue(ctx: ConformanceContext): void {
 
     it('treats `until` as inclusive and returns complete DueEntry fields', async () => {
       const [x] = idsInPartition(P, 1, 'incl');
-      const t = newTask(x, { scheduledAt: T0 + 1000, priority: 'high', tenantId: 'tenant-z', taskType: 'sleep' });
+      const t = newTask(x, { scheduledAt: T0 + 1000, priority: 'high', tenantId: 'tenant-z', taskType: 'sleep', queue: 'emails' });
       await ctx.store().insertTasks([t]);
       expect(await ctx.store().loadDue(P, T0 + 999, 10)).to.deep.equal([]);
       const due = await ctx.store().loadDue(P, T0 + 1000, 10);
@@ -63,6 +63,7 @@ export function describeLoadDue(ctx: ConformanceContext): void {
         tenantId: 'tenant-z',
         taskType: 'sleep',
         state: 'SCHEDULED',
+        queue: 'emails',
       });
     });
 

@@ -9,10 +9,10 @@ import { Store } from '../../../src/storage/store';
 import { completion, newTask, rejectionOf, T0, taskError } from '../fixtures';
 import { ConformanceContext } from './context';
 
-type Spec = Array<[local: string, deps: string[], overrides?: Partial<NewWorkflowTask>]>;
+export type Spec = Array<[local: string, deps: string[], overrides?: Partial<NewWorkflowTask>]>;
 
 /** A workflow `id` whose task ids are `<id>.<local>`; tasks without deps are PENDING, others BLOCKED. */
-function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
+export function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
   return {
     id,
     name: `wf ${id}`,
@@ -33,7 +33,7 @@ function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
 }
 
 /** Claims task `id` and records its end; returns the completion result. */
-async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED', now: number, result: unknown = null) {
+export async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED', now: number, result: unknown = null) {
   const [claimed] = await store.claimTasks([id], 'w-1', now, 60_000);
   if (!claimed) throw new Error(`could not claim ${id}`);
   const error = state === 'SUCCEEDED' ? null : taskError(`${state} ${id}`, 'Error', state === 'DEAD');
@@ -41,7 +41,7 @@ async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DE
   return { claimed, result: r };
 }
 
-const DIAMOND: Spec = [
+export const DIAMOND: Spec = [
   ['A', []],
   ['B', ['A']],
   ['C', ['A']],
@@ -106,6 +106,20 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask('plain')]);
       const [plain] = await ctx.store().claimTasks(['plain'], 'w-1', T0, 1000);
       expect(plain).to.not.have.property('upstreamResults');
+    });
+
+    it('several tasks of one workflow completed in one call (a dispatcher batch): each release and count applies once', async () => {
+      const wide: Spec = [['A', []], ['B', []], ['C', []], ['D', []], ['J', ['A', 'B', 'C', 'D']], ['K', ['A', 'B']]];
+      await ctx.store().insertWorkflow(workflow('wb', wide));
+      const ids = ['wb.A', 'wb.B', 'wb.C', 'wb.D'];
+      const claimed = await ctx.store().claimTasks(ids, 'w-1', T0 + 5, 60_000);
+      const results = await ctx.store().completeAttempts(claimed.map((t) => completion(t.id, t.attempt, 'SUCCEEDED', { result: t.id })), T0 + 10);
+      expect(results.map((r) => r.applied)).to.deep.equal([true, true, true, true]);
+      expect(results.flatMap((r) => r.released ?? []).map((e) => e.id)).to.have.members(['wb.J', 'wb.K']);
+      expect(await states('wb', ['J', 'K'])).to.deep.equal(['PENDING', 'PENDING']);
+      expect(await ctx.store().getWorkflow('wb')).to.include({ status: 'RUNNING', openTasks: 2 });
+      const [j] = await ctx.store().claimTasks(['wb.J'], 'w-1', T0 + 20, 60_000);
+      expect(j.upstreamResults).to.deep.equal({ A: 'wb.A', B: 'wb.B', C: 'wb.C', D: 'wb.D' });
     });
 
     it('a released task with its own later scheduledAt becomes SCHEDULED, due at that time', async () => {

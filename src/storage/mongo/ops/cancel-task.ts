@@ -7,22 +7,25 @@
  * Guarantee: each step is one atomic `findOneAndUpdate`. The state can change between two steps
  * (a waiting task claimed, a running one retried), so the steps repeat until one applies or the
  * task is found terminal or gone: the answer always matches a state the task really had. A
- * cancelled task is never claimed afterwards (a claim needs PENDING).
+ * cancelled task is never claimed afterwards (a claim needs PENDING). A workflow task's cancel then
+ * cancels its descendants (`upstream_failed`) and counts them on its workflow (workflow-progress.ts;
+ * crash window and repair as in complete-attempts.ts).
  */
 import { CancelResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { MAX_ROUNDS } from './retry-rounds';
 import { taskFromDoc } from '../documents';
+import { finishProgress } from './workflow-progress';
 
 const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
 
 export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const cancelled = await c.tasks.findOneAndUpdate(
-      { _id: id, state: { $in: CANCELLABLE } },
-      { $set: { state: 'CANCELLED', completed_at: now, updated_at: now } },
-      { returnDocument: 'after' },
-    );
+    // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
+    const waiting = { _id: id, state: { $in: CANCELLABLE }, wf_hold: { $exists: false } };
+    const set = { state: 'CANCELLED', completed_at: now, updated_at: now };
+    const cancelled = await c.tasks.findOneAndUpdate(waiting, { $set: set }, { returnDocument: 'after' });
+    if (cancelled?.workflow_id) await finishProgress(c, cancelled, now);
     if (cancelled) return { kind: 'cancelled', task: taskFromDoc(cancelled) };
     const running = await c.tasks.findOneAndUpdate(
       { _id: id, state: 'RUNNING' },
@@ -31,7 +34,7 @@ export async function cancelTask(c: MongoCollections, id: string, now: number): 
     );
     if (running) return { kind: 'cancelling', task: taskFromDoc(running) };
     const doc = await c.tasks.findOne({ _id: id });
-    if (!doc) return { kind: 'not_found' };
+    if (!doc || doc.wf_hold !== undefined) return { kind: 'not_found' };
     if (doc.state !== 'RUNNING' && !CANCELLABLE.includes(doc.state)) return { kind: 'conflict', task: taskFromDoc(doc) };
     // It moved between the steps (e.g. RUNNING → RETRYING): try again from its new state.
   }

@@ -5,14 +5,16 @@
  * compare-and-set. Output: a ClaimedTask per id whose claim won, in input order (others are
  * skipped: cancelled, already claimed, unknown). Guarantee: the server applies each update
  * atomically, so of two racing claims (two dispatchers, two nodes) exactly one sees PENDING:
- * one attempt number is handed out once.
+ * one attempt number is handed out once. A workflow task also gets its upstream tasks' results,
+ * keyed by their workflow-local ids (one read of its `upstream_ids`).
  * With `epochs` (cluster mode, a fencing token per id): the filter also requires owner_epoch
  * (absent = 0) <= the id's token and the update sets owner_epoch; a negative token never claims
  * (no write is sent).
  */
 import { ClaimedTask } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
-import { claimedFromDoc } from '../documents';
+import { claimedFromDoc, fromJson } from '../documents';
+import { chunks } from './workflow-progress';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
 import { epochAtMost } from './fencing';
 
@@ -38,6 +40,22 @@ export async function claimTasks(
     );
   });
   const claimed: ClaimedTask[] = [];
-  for (const d of docs) if (d) claimed.push(claimedFromDoc(d, now));
+  for (const d of docs) {
+    if (!d) continue;
+    const task = claimedFromDoc(d, now);
+    if (d.workflow_id) task.upstreamResults = await upstreamResultsOf(c, d.upstream_ids ?? []);
+    claimed.push(task);
+  }
   return claimed;
+}
+
+/** Results of the given upstream tasks keyed by their workflow-local ids. */
+async function upstreamResultsOf(c: MongoCollections, ids: string[]): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const part of chunks(ids)) {
+    for (const u of await c.tasks.find({ _id: { $in: part } }, { projection: { workflow_task_id: 1, result: 1 } }).toArray()) {
+      out[u.workflow_task_id as string] = fromJson(u.result);
+    }
+  }
+  return out;
 }

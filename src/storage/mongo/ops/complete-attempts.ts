@@ -14,34 +14,52 @@
  *   onto the document's `history` in the same update, so the run history can never miss an
  *   attempt (no second write, no crash window); its worker and start come from a read of the
  *   RUNNING document, which cannot change them before the compare-and-set succeeds.
+ * Workflow tasks: after a terminal compare-and-set the workflow steps run (workflow-progress.ts):
+ * SUCCEEDED releases the downstream tasks whose last dependency it was (returned in `released`);
+ * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); then the workflow's count,
+ * at 0 its final status; `wf_done` = true last. These steps run one completion after another, in
+ * input order, once every compare-and-set of the call is done: tasks of one workflow share
+ * documents (a join task, the workflow), and FerretDB does not apply concurrent updates of one
+ * document atomically (docs/MONGODB.md). Crash window: a process dying after the task's
+ * compare-and-set and before `wf_done` is set leaves a terminal task with `wf_done: false`; the
+ * repair pass (repair-workflows.ts) finishes the steps and recounts the workflow.
  * Guarantee: an attempt completes at most once; a task never moves backwards. Completions of one
  * task apply in input order; different tasks side by side (a few at a time, ops/bounded.ts).
  */
-import { TaskState } from '../../../domain/task';
+import { TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc, TaskDoc, toJson } from '../documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
+import { finishProgress } from './workflow-progress';
 
 export async function completeAttempts(c: MongoCollections, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
   // Completions of one task in input order (one lane per task); different tasks side by side.
   const lanes = new Map<string, number[]>();
   completions.forEach((comp, i) => lanes.set(comp.taskId, [...(lanes.get(comp.taskId) ?? []), i]));
   const results = new Array<CompletionResult>(completions.length);
+  const ended = new Array<TaskDoc | null>(completions.length).fill(null);
   await mapBounded([...lanes.values()], WRITE_PARALLELISM, async (lane) => {
-    for (const i of lane) results[i] = await completeOne(c, completions[i], now);
+    for (const i of lane) [results[i], ended[i]] = await completeOne(c, completions[i], now);
   });
+  for (let i = 0; i < completions.length; i++) {
+    const doc = ended[i];
+    if (!doc) continue;
+    const released = await finishProgress(c, doc, now);
+    if (doc.state === 'SUCCEEDED') results[i].released = released;
+  }
   return results;
 }
 
-async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<CompletionResult> {
+/** The compare-and-set of one completion; with the document of a workflow task it made terminal (its follow-up is the caller's). */
+async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<[CompletionResult, TaskDoc | null]> {
   const cas = { _id: comp.taskId, attempts: comp.attempt, state: 'RUNNING' };
   const error = toJson(comp.error);
   const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
   let doc: TaskDoc | null;
   if (comp.state === 'RETRYING') {
     const running = await c.tasks.findOne(cas, { projection: { worker_id: 1, started_at: 1 } });
-    if (!running) return notApplied(c, comp.taskId);
+    if (!running) return [await notApplied(c, comp.taskId), null];
     const entry: HistoryDoc = {
       attempt: comp.attempt,
       worker_id: running.worker_id,
@@ -72,8 +90,10 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
       { returnDocument: 'after' },
     );
   }
-  if (!doc) return notApplied(c, comp.taskId);
-  return { taskId: comp.taskId, applied: true, state: doc.state as TaskState, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+  if (!doc) return [await notApplied(c, comp.taskId), null];
+  const state = doc.state as TaskState;
+  const out: CompletionResult = { taskId: comp.taskId, applied: true, state, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+  return [out, doc.workflow_id && TERMINAL_STATES.has(state) ? doc : null];
 }
 
 async function notApplied(c: MongoCollections, taskId: string): Promise<CompletionResult> {

@@ -6,12 +6,17 @@
  * embedded history in the same update. Output: the due entry for the partition owner, or null.
  * Guarantee: one `findOneAndUpdate` with the compare-and-set `{state: 'DEAD', attempts}` (the
  * attempt count read just before): one replay per DEAD state, archive and transition together.
+ * A workflow task's replay also sets `wf_replay` and `wf_done: false` in that update, then
+ * resumes the descendants its death cancelled and reopens the workflow (workflow-progress.ts);
+ * `wf_replay` is unset last. Crash window: a process dying in between leaves `wf_replay`; the
+ * repair pass (repair-workflows.ts) resumes the descendants and recounts the workflow.
  * deleteDead — inputs: id. Deletes a DEAD task (compare-and-set on DEAD) with its embedded
  * history, in one `deleteOne`. Output: whether it did.
  */
 import { DueEntry } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc } from '../documents';
+import { finishReplay } from './workflow-progress';
 
 export async function replayDead(c: MongoCollections, id: string, now: number): Promise<DueEntry | null> {
   const dead = await c.tasks.findOne({ _id: id, state: 'DEAD' }, { projection: { history: 0 } });
@@ -19,6 +24,9 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
   const update: Record<string, unknown> = {
     $set: { state: 'PENDING', due_at: now, retry_base: dead.attempts, completed_at: null, result: null, updated_at: now },
   };
+  if (dead.workflow_id) {
+    Object.assign(update.$set as Record<string, unknown>, { wf_replay: true, wf_done: false });
+  }
   if (dead.attempts > 0) {
     const archived: HistoryDoc = {
       attempt: dead.attempts,
@@ -31,7 +39,10 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
     update.$push = { history: archived };
   }
   const doc = await c.tasks.findOneAndUpdate({ _id: id, state: 'DEAD', attempts: dead.attempts }, update, { returnDocument: 'after' });
-  return doc ? dueEntryFromDoc(doc) : null;
+  if (!doc) return null;
+  // A death whose own follow-up never finished left the workflow's count unknown: recount it.
+  if (doc.workflow_id) await finishReplay(c, doc, now, dead.wf_done === false);
+  return dueEntryFromDoc(doc);
 }
 
 export async function deleteDead(c: MongoCollections, id: string): Promise<boolean> {

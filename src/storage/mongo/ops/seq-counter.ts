@@ -1,5 +1,5 @@
 /**
- * reserveSeq — inputs: counter name (`task_seq`, `cron_seq`), n ≥ 1. Output: the first of n
+ * reserveSeq — inputs: counter name (`task_seq`, `cron_seq`, `workflow_seq`), n ≥ 1. Output: the first of n
  * consecutive sequence numbers reserved for the caller (the range first … first + n − 1).
  * Guarantee: one `findOneAndUpdate $inc` on the counter document in `meta` (upserted on first
  * use), so two callers — two nodes included — never get overlapping ranges; a range reserved by a
@@ -10,7 +10,7 @@
 import { isDuplicateKey } from '../documents';
 import type { MongoCollections } from '../collections';
 
-export async function reserveSeq(c: MongoCollections, counter: 'task_seq' | 'cron_seq', n: number): Promise<number> {
+export async function reserveSeq(c: MongoCollections, counter: 'task_seq' | 'cron_seq' | 'workflow_seq', n: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       const doc = await c.meta.findOneAndUpdate({ _id: counter }, { $inc: { value: n } }, { upsert: true, returnDocument: 'after' });

@@ -19,7 +19,8 @@ const WAITING = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
 export async function updateWaitingTask(c: MongoCollections, id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const current = await c.tasks.findOne({ _id: id }, { projection: { history: 0 } });
-    if (!current) return { kind: 'not_found' };
+    // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
+    if (!current || current.wf_hold !== undefined) return { kind: 'not_found' };
     if (!WAITING.includes(current.state)) return { kind: 'conflict', task: taskFromDoc(current) };
     const set: Record<string, unknown> = { updated_at: now };
     if (changes.scheduledAt !== undefined) {

@@ -7,6 +7,7 @@ import * as m005 from './005-workflows';
 import * as m006 from './006-tenant-settings';
 import * as m007 from './007-traceparent';
 import * as m008 from './008-cluster';
+import * as m009 from './009-tenant-listing';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '006-tenant-settings', ...m006 },
   { name: '007-traceparent', ...m007 },
   { name: '008-cluster', ...m008 },
+  { name: '009-tenant-listing', ...m009 },
 ];
 
 /**

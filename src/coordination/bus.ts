@@ -1,0 +1,102 @@
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import { Channel, CHANNELS, CoordinationMessages, parseMessage } from './messages';
+import type { RedisConnection } from './redis-connection';
+import type { RedisMetrics } from './redis-metrics';
+
+type Handler<C extends Channel> = (msg: CoordinationMessages[C]) => void;
+
+/**
+ * Typed Redis pub/sub between the nodes of a cluster (channels `<prefix>wake`, `<prefix>cancel`;
+ * messages in {@link CoordinationMessages}). Delivery is at most once and only to nodes connected
+ * at that moment: nothing rests on it. A lost wake is found by the owner's next window read, a
+ * lost cancel by the handler's timeout (the store already says `cancel_requested`).
+ *
+ * Publishing while Redis is unreachable drops the message (counted); received messages from this
+ * node itself, or of the wrong shape, are dropped (counted), never thrown.
+ */
+export class CoordinationBus {
+  private readonly prefix: string;
+  private readonly handlers = new Map<Channel, Array<Handler<Channel>>>();
+  private sub: Redis | null = null;
+
+  /**
+   * @param nodeId this node's id (messages it sent come back to it and are ignored)
+   * @param options.prefix channel prefix (default `scheduler:`)
+   */
+  constructor(
+    private readonly connection: RedisConnection,
+    readonly nodeId: string,
+    private readonly log: Logger,
+    private readonly metrics?: RedisMetrics,
+    options: { prefix?: string } = {},
+  ) {
+    this.prefix = options.prefix ?? 'scheduler:';
+  }
+
+  /** The Redis channel name of `channel`. */
+  channelName(channel: Channel): string {
+    return `${this.prefix}${channel}`;
+  }
+
+  /**
+   * Publishes `msg` (its `from` is set to this node). @returns how many nodes received it (0 when
+   * dropped: Redis unreachable). Never throws.
+   */
+  async publish<C extends Channel>(channel: C, msg: Omit<CoordinationMessages[C], 'from'>): Promise<number> {
+    if (!this.connection.up) {
+      this.metrics?.messages.inc({ channel, direction: 'dropped' });
+      return 0;
+    }
+    try {
+      const n = await this.connection.client.publish(this.channelName(channel), JSON.stringify({ ...msg, from: this.nodeId }));
+      this.metrics?.messages.inc({ channel, direction: 'published' });
+      return n;
+    } catch (err) {
+      this.log.debug({ err, channel }, 'coordination message not published');
+      this.metrics?.messages.inc({ channel, direction: 'dropped' });
+      return 0;
+    }
+  }
+
+  /** Calls `handler` for each valid message from another node on `channel`. */
+  on<C extends Channel>(channel: C, handler: Handler<C>): void {
+    const list = this.handlers.get(channel) ?? [];
+    list.push(handler as unknown as Handler<Channel>);
+    this.handlers.set(channel, list);
+  }
+
+  /**
+   * Subscribes to every channel on a dedicated connection (re-subscribed after reconnections).
+   * @returns once subscribed, or at once when Redis is unreachable (it subscribes when it comes back)
+   */
+  async start(): Promise<void> {
+    if (this.sub) return;
+    const sub = this.connection.subscriber();
+    this.sub = sub;
+    const byName = new Map(CHANNELS.map((c) => [this.channelName(c), c]));
+    sub.on('message', (name: string, text: string) => {
+      const channel = byName.get(name);
+      if (channel) this.deliver(channel, text);
+    });
+    const subscribed = sub.subscribe(...byName.keys()).catch((err) => this.log.warn({ err }, 'coordination channels not subscribed yet'));
+    if (this.connection.up) await subscribed;
+  }
+
+  private deliver(channel: Channel, text: string): void {
+    const msg = parseMessage(channel, text);
+    if (msg === null) {
+      this.metrics?.messages.inc({ channel, direction: 'invalid' });
+      return;
+    }
+    if (msg.from === this.nodeId) return;
+    this.metrics?.messages.inc({ channel, direction: 'received' });
+    for (const h of this.handlers.get(channel) ?? []) {
+      try {
+        h(msg);
+      } catch (err) {
+        this.log.error({ err, channel }, 'coordination message handler failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import pino from 'pino';
+import { bestSample, estimate, LOCAL_RESOLUTION_MS, MAX_DRIFT, OffsetFilter } from '../../src/coordination/clock-offset';
+import { OffsetClock } from '../../src/coordination/offset-clock';
+import { ManualClock } from '../../src/domain/clock';
+
+const T0 = 1_700_000_000_000;
+const silent = pino({ level: 'silent' });
+
+describe('clock offset (NTP-style, fake samples)', () => {
+  it('estimates the offset at the midpoint of the round trip and errs late by half of it', () => {
+    // Server is 500 ms ahead; it read its clock 3 ms into a 10 ms round trip.
+    const e = estimate({ sentAt: T0, serverAt: T0 + 3 + 500, receivedAt: T0 + 10 });
+    expect(e.roundTripMs).to.equal(10);
+    expect(e.offsetMs).to.equal(498); // midpoint assumption: 5 ms in
+    expect(e.uncertaintyMs).to.equal(5 + LOCAL_RESOLUTION_MS); // half the round trip + 1 ms resolution
+    expect(e.correctionMs).to.equal(492); // ≤ the true 500: never early
+  });
+
+  it('the correction never exceeds the true offset, wherever the server read its clock', () => {
+    const trueOffset = -1234.5;
+    for (const rtt of [0, 1, 7, 40, 250]) {
+      for (let at = 0; at <= rtt; at += Math.max(1, rtt / 5)) {
+        const e = estimate({ sentAt: T0, serverAt: T0 + at + trueOffset, receivedAt: T0 + rtt });
+        expect(e.correctionMs).to.be.at.most(trueOffset + 1e-9);
+        expect(trueOffset - e.correctionMs).to.be.at.most(rtt + LOCAL_RESOLUTION_MS + 1e-9); // late by ≤ one round trip + 1 ms
+      }
+    }
+  });
+
+  it('keeps the sample with the smallest round trip; ignores samples received before they were sent', () => {
+    const slow = { sentAt: T0, serverAt: T0 + 100, receivedAt: T0 + 40 };
+    const fast = { sentAt: T0 + 100, serverAt: T0 + 201, receivedAt: T0 + 102 };
+    const broken = { sentAt: T0 + 300, serverAt: T0, receivedAt: T0 + 200 };
+    expect(bestSample([slow, fast, broken])).to.equal(fast);
+    expect(bestSample([broken])).to.equal(null);
+    expect(() => estimate(broken)).to.throw(RangeError);
+  });
+
+  it('an old fast sample loses to a fresh one once its drift allowance outgrows the difference', () => {
+    const old = { sentAt: T0, serverAt: T0 + 1, receivedAt: T0 + 2 }; // uncertainty 1 ms
+    const fresh = { sentAt: T0 + 600_000, serverAt: T0 + 600_002, receivedAt: T0 + 600_004 }; // 2 ms
+    // 10 min later the old sample's allowance is 600 s × 15 ppm = 9 ms: the fresh one wins.
+    expect(bestSample([old, fresh], T0 + 600_004)).to.equal(fresh);
+    expect(estimate(old, T0 + 600_004).uncertaintyMs).to.be.closeTo(1 + LOCAL_RESOLUTION_MS + 600_002 * MAX_DRIFT, 1e-9);
+  });
+
+  it('OffsetFilter keeps a window of samples: a slow round trip never replaces a fast one inside it', () => {
+    const f = new OffsetFilter(3);
+    expect(f.current()).to.equal(null);
+    f.add({ sentAt: T0, serverAt: T0 + 1001, receivedAt: T0 + 2 }); // rtt 2
+    const e = f.add({ sentAt: T0 + 10, serverAt: T0 + 1100, receivedAt: T0 + 90 }); // rtt 80
+    expect(e?.roundTripMs).to.equal(2);
+    f.add({ sentAt: T0 + 20, serverAt: T0 + 1100, receivedAt: T0 + 100 });
+    f.add({ sentAt: T0 + 30, serverAt: T0 + 1100, receivedAt: T0 + 110 }); // the rtt-2 sample leaves the window
+    expect(f.current()?.roundTripMs).to.equal(80);
+    expect(() => new OffsetFilter(0)).to.throw(RangeError);
+  });
+});
+
+describe('OffsetClock (manual local clock, fake server)', () => {
+  it('reads local time before the first sample, then local + correction; timers stay local', async () => {
+    const local = new ManualClock(T0);
+    const server = T0 + 5000; // the server is 5 s ahead
+    const clock = new OffsetClock(local, async () => {
+      local.advance(4); // a 4 ms round trip; the server reads its clock at the end
+      return server + 4;
+    }, silent, undefined, { samplesPerRound: 1 });
+    expect(clock.now()).to.equal(T0);
+    await clock.measure();
+    expect(clock.isSynced).to.equal(true);
+    // True server time now is T0 + 4 + 5000; the clock reads at most that.
+    expect(clock.now()).to.be.at.most(T0 + 4 + 5000);
+    expect(clock.now()).to.be.at.least(T0 + 4 + 5000 - 4 - LOCAL_RESOLUTION_MS);
+    let fired = false;
+    clock.setTimeout(() => (fired = true), 100);
+    local.advance(100);
+    expect(fired).to.equal(true);
+  });
+
+  it('keeps the last correction when Redis fails, and re-measures on its interval', async () => {
+    const local = new ManualClock(T0);
+    let calls = 0;
+    let fail = false;
+    const clock = new OffsetClock(local, async () => {
+      calls++;
+      if (fail) throw new Error('down');
+      return local.now() + 1000;
+    }, silent, undefined, { samplesPerRound: 2, intervalMs: 30_000 });
+    await clock.measure();
+    expect(calls).to.equal(2);
+    const before = clock.correctionMs;
+    expect(before).to.be.closeTo(1000 - LOCAL_RESOLUTION_MS, 1e-6);
+    fail = true;
+    clock.start();
+    local.advance(30_000); // the timer fires a measurement
+    await new Promise((r) => setImmediate(r));
+    expect(calls).to.equal(3); // the first failure ends the round
+    // The same sample still rules, with 30 s more drift allowance.
+    expect(clock.correctionMs).to.be.closeTo(before - 30_000 * MAX_DRIFT, 1e-6);
+    clock.stop();
+    expect(local.pendingTimers()).to.equal(0);
+  });
+
+  it('widens the error margin with the age of the sample (never early under drift)', async () => {
+    const local = new ManualClock(T0);
+    const clock = new OffsetClock(local, async () => local.now(), silent, undefined, { samplesPerRound: 1 });
+    await clock.measure();
+    local.advance(100_000);
+    expect(clock.now()).to.be.closeTo(T0 + 100_000 - LOCAL_RESOLUTION_MS - 100_000 * MAX_DRIFT, 1e-6);
+  });
+});
