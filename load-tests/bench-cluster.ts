@@ -9,7 +9,9 @@
  * Needs MONGODB_URI for the MongoDB runs (a MongoDB replica set, or FerretDB: `export
  * CI_REDIS_PORT=… CI_FERRETDB_PORT=…; source .ci/services.sh`); each run uses a fresh database
  * `cluster_<random>` on that server, dropped afterwards. Without MONGODB_URI only the embedded run
- * happens. Speed is reported, never asserted: exit 0 when the runs went to the end, 1 on failure.
+ * happens. With REDIS_URL set, the cluster processes get it (Redis coordination: a task submitted on
+ * a non-owner wakes its owner at once); without it they run without Redis (the owner finds such a
+ * task at its next window read, horizonMs / 2). Speed is reported, never asserted: exit 0 when the runs went to the end, 1 on failure.
  *
  * Defaults keep a FerretDB run near a minute; the issue's failover figure is `--failover-tasks 20000`
  * (on MongoDB; FerretDB does tens of tasks/s, see load-tests/README.md).
@@ -51,6 +53,8 @@ interface Endpoint {
 interface ThroughputResult {
   store: string;
   nodes: number;
+  /** The processes had REDIS_URL (pub/sub wake-ups of a partition's owner, shared clock and limits). */
+  redis: boolean;
   tasks: number;
   submit_ms: number;
   end_to_end_ms: number;
@@ -89,7 +93,12 @@ async function measure(url: string, ids: string[], store: string, nodes: number,
     }
   }
   const e2e = last - first;
-  return { store, nodes, tasks: ids.length, submit_ms: submitMs, end_to_end_ms: e2e, tasks_per_s: round((ids.length * 1000) / e2e), dispatch_lag: distribution(lags) };
+  return { store, nodes, redis: store === 'mongodb' && redisEnv().REDIS_URL !== '', tasks: ids.length, submit_ms: submitMs, end_to_end_ms: e2e, tasks_per_s: round((ids.length * 1000) / e2e), dispatch_lag: distribution(lags) };
+}
+
+/** REDIS_URL for the cluster processes: the benchmark's own, or none (the service-process helper clears it). */
+function redisEnv(): { REDIS_URL: string } {
+  return { REDIS_URL: process.env.REDIS_URL ?? '' };
 }
 
 function handlerConfig(scratch: string): Record<string, unknown> {
@@ -116,7 +125,7 @@ async function embeddedRun(tasks: number, timeoutMs: number): Promise<Throughput
 }
 
 async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
-  const cluster = await startCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig });
+  const cluster = await startCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
   try {
     await until('balanced', async () => ((await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined));
     const t0 = Date.now();
@@ -130,7 +139,7 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
 }
 
 async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutMs: number): Promise<Record<string, unknown>> {
-  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: 5000 } });
+  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: 5000 }, env: redisEnv() });
   const log = path.join(cluster.scratch, 'side-effects.log');
   const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
   try {
@@ -169,6 +178,7 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
     const finalRuns = ids.filter((id) => effects.filter((l) => l.id === id && l.attempt === succeeded.get(id)).length === 1).length;
     return {
       tasks,
+      redis: redisEnv().REDIS_URL !== '',
       lease_ttl_ms: ttl,
       killed: victim.memberId,
       partitions_lost: lost.length,
@@ -221,7 +231,7 @@ async function main(): Promise<number> {
     say(`failover: 3 nodes, ${failoverTasks} tasks, SIGKILL one`);
     report.failover = await failoverRun(uri, failoverTasks, ttl, timeoutMs);
   }
-  for (const r of runs) say(`${r.store} ×${r.nodes}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`);
+  for (const r of runs) say(`${r.store} ×${r.nodes}${r.redis ? ' (redis)' : ''}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`);
   if (report.failover) say(`failover: ${JSON.stringify(report.failover)}`);
   const out = path.resolve(__dirname, '..', '..', 'load-tests', 'results');
   fs.mkdirSync(out, { recursive: true });
