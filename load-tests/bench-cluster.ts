@@ -171,6 +171,7 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
     const t0 = Date.now();
     await drained(survivors[0].svc.url, tasks, timeoutMs);
     const drainMs = Date.now() - t0;
+    const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce((a, b) => a + b, 0);
     const succeeded = await listByStatus(survivors[0].svc.url, 'SUCCEEDED', TASK_TYPE);
     const { lines: effects, torn } = readSideEffects(log);
     const byId = new Map<string, number>();
@@ -186,6 +187,8 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
       lease_takeover_ms: takeoverMs,
       owners_running_ms: ownersMs,
       drain_after_owners_ms: drainMs,
+      /** Leases the survivors lost themselves (renewal rounds too slow for the TTL): churn. */
+      survivor_lease_losses: survivorLeaseLosses,
       succeeded: succeeded.size,
       side_effect_lines: effects.length,
       tasks_run_more_than_once: [...byId.values()].filter((n) => n > 1).length,
