@@ -143,7 +143,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
-    await coord?.attach(directory, config.horizonMs);
+    // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
+    // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
+    if (cluster) await coord?.attach(directory, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);

@@ -51,8 +51,9 @@ if (!REDIS_URL) {
       expect((await a.takeTokens(key, rate, 1, 1))[0]).to.equal(1);
       const [, waitMs, at] = await a.takeTokens(key, rate, 1, 1);
       expect(waitMs).to.be.within(1, 50);
-      // Wait (on the server clock) until the ETA has passed, then one token is there.
-      while ((await serverMs(a)) < at + waitMs) await new Promise((r) => setImmediate(r));
+      // Wait (on the server clock) until the ETA has passed, then one token is there. `at` is the
+      // script's time floored to the ms, so the ETA is reached at most 1 ms after at + waitMs.
+      while ((await serverMs(a)) < at + waitMs + 1) await new Promise((r) => setImmediate(r));
       expect((await a.takeTokens(key, rate, 1, 1))[0]).to.equal(1);
     });
 
@@ -70,7 +71,8 @@ if (!REDIS_URL) {
       const end = await serverMs(a);
       const granted = replies.reduce((sum, [g]) => sum + g, 0);
       expect(granted).to.be.at.least(burst);
-      expect(granted).to.be.at.most(burst + Math.floor((rate * (end - start)) / 1000));
+      // start and end are the server time floored to the ms: the scripts ran within end + 1 − start.
+      expect(granted).to.be.at.most(burst + Math.floor((rate * (end + 1 - start)) / 1000));
     });
 
     it('returned tokens go back, capped at the burst; returning to an absent (full) bucket writes nothing', async () => {

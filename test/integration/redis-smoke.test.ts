@@ -48,14 +48,14 @@ describe('service with Redis coordination (real process, REDIS_URL set)', functi
     expect(text).to.match(/^scheduler_redis_token_leases_total\{limit="task_type",result="granted"\} [1-9]/m);
   });
 
-  it('cancels a running task (local abort; the cancel is also published to other nodes)', async () => {
+  it('cancels a running task by a local abort; an embedded node publishes no cancel (it shares no tasks)', async () => {
     const { body } = await http('POST', `${svc!.url}/api/v1/tasks`, { task_type: 'sleep', payload: { ms: 30_000 } });
     await waitForTask(svc!.url, body.task_id, (t) => t.status === 'RUNNING');
     const cancel = await http('POST', `${svc!.url}/api/v1/tasks/${body.task_id}/cancel`);
     expect(cancel.status).to.equal(202);
     expect((await waitForTask(svc!.url, body.task_id, isTerminal)).status).to.equal('CANCELLED');
     const text = await (await fetch(`${svc!.url}/metrics`)).text();
-    expect(text).to.match(/^scheduler_redis_messages_total\{channel="cancel",direction="published"\} 1$/m);
+    expect(text).to.not.match(/^scheduler_redis_messages_total\{channel="cancel",direction="published"\}/m);
   });
 
   it('stops gracefully: exit code 0 with the Redis connections closed', async () => {
