@@ -10,6 +10,7 @@
  * (the one holding the cron's partition lease). Skipped without MONGODB_URI.
  */
 import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
 import { http, waitForTask } from '../helpers/http';
 import { Cluster, ClusterNode, readLeases, startCluster, until, untilBalanced } from '../helpers/cluster-processes';
 import { partitionOf } from '../../src/domain/partition';
@@ -94,6 +95,7 @@ describe('cluster: an every-second cron on three members fires once per instant 
     const survivors = c.nodes.filter((n) => n !== victim);
     await victim.svc.kill9();
     const killedAt = Date.now();
+    console.log(`    [cluster-cron] SIGKILL ${victim.memberId} at ${new Date(killedAt).toISOString()}`);
     const before = first.length;
     const after = await until('8 more fire records after the kill', async () => {
       const runs = await runsOf(survivors[0].svc.url, cronId);
@@ -107,6 +109,19 @@ describe('cluster: an every-second cron on three members fires once per instant 
     await http('PATCH', `${survivors[0].svc.url}/api/v1/cron-tasks/${cronId}`, { enabled: false });
     const final = await runsOf(survivors[0].svc.url, cronId);
     checkRuns(final, cronId);
+    // Every created fire's instance must exist in the store (read directly, not through a member).
+    const client = new MongoClient(c.uri);
+    let missing: string[] = [];
+    try {
+      await client.connect();
+      const ids = final.filter((r) => r.task_id).map((r) => r.task_id as string);
+      const found = new Set((await client.db().collection<{ _id: string }>('tasks').find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      missing = ids.filter((id) => !found.has(id));
+    } finally {
+      await client.close();
+    }
+    const errors = c.nodes.flatMap((n) => n.svc.output().split('\n').filter((l) => /cron|error/i.test(l)).map((l) => `${n.memberId}: ${l.slice(0, 400)}`));
+    expect(missing, `fire records whose instance is not in the store; killed at ${new Date(killedAt).toISOString()}; members' errors:\n${errors.join('\n')}`).to.deep.equal([]);
     let succeeded = 0;
     for (const r of final.filter((x) => x.task_id)) {
       const t = await waitForTask(survivors[0].svc.url, r.task_id as string, (x) => x.status === 'SUCCEEDED', 30_000);
