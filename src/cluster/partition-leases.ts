@@ -23,8 +23,10 @@
  *
  * Liveness: a member that dies stops heartbeating and renewing; its member record and leases
  * expire at most one TTL after its last round, and the survivors, whose rendezvous no longer
- * counts it, acquire its partitions at their next round (they also wake at the expiry instant of
- * a lease they want), so its partitions move within one lease TTL (plus one round at worst).
+ * counts it, acquire its partitions at their next round. They also wake at the expiry instant of
+ * another member's record (a live member's is always about a TTL ahead, a dead one's comes) and at
+ * the expiry instant of a lease they want, so its partitions move about one lease TTL after its
+ * last round, not one more round later.
  */
 import type { Clock, TimerHandle } from '../domain/clock';
 import { partitionsFor } from '../domain/rendezvous';
@@ -99,6 +101,8 @@ export class PartitionLeases {
   private timer: TimerHandle | null = null;
   private running: Promise<void> | null = null;
   private nextDelayMs: number;
+  /** Local time at which another member's record expires (the next round runs then if sooner). */
+  private wakeAt = Infinity;
   private stopped = true;
   private joined = false;
   private liveMembers = 0;
@@ -174,22 +178,28 @@ export class PartitionLeases {
 
   private schedule(): void {
     if (this.stopped) return;
+    const delay = Math.max(1, Math.min(this.nextDelayMs, this.wakeAt - this.o.clock.now()));
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = null;
       void this.round();
-    }, this.nextDelayMs);
+    }, delay);
   }
 
   private async roundOnce(): Promise<void> {
     const { store, clock, memberId, partitions, ttlMs } = this.o;
     this.dropOverdue();
     this.nextDelayMs = this.intervalMs;
+    this.wakeAt = Infinity;
     let wanted: Set<number> | null = null;
     try {
       const now = clock.now();
       await store.heartbeatMember({ memberId, address: this.o.address ?? null }, now, ttlMs);
-      const members = (await store.listLiveMembers(now)).map((m) => m.memberId);
+      const live = await store.listLiveMembers(now);
+      const members = live.map((m) => m.memberId);
       this.liveMembers = new Set([...members, memberId]).size;
+      // Wake when another member's record expires, if before the next round: a dead member's
+      // partitions become wanted then (its leases expire a moment later; see acquireWanted).
+      this.wakeAt = Math.min(...live.filter((m) => m.memberId !== memberId).map((m) => m.expiresAt + 1));
       wanted = new Set(partitionsFor(memberId, members, partitions));
     } catch (err) {
       // Without a member list, keep what is held (renewals below) and change nothing else.

@@ -4,6 +4,9 @@
  * its partitions within about one TTL and runs everything; the frozen one, resumed with SIGCONT,
  * finds its leases lost (counted), fires nothing (its stale-epoch writes are fenced), rejoins, and
  * gets its share back by hand-over. Every task runs exactly once. Skipped without MONGODB_URI.
+ * Must-show 4 of issue 7 checked directly: a side-effect handler logs the member that ran each
+ * task; no task of a partition the frozen member held (read from the lease documents before the
+ * freeze) runs on it after SIGCONT, until it has been granted that partition again (new epoch).
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -13,6 +16,8 @@ import { http, waitForTask } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 import { dropDatabase, withDatabase } from '../helpers/mongo-database';
+import { readLeases, readSideEffects, sideEffectHandlerSource } from '../helpers/cluster-processes';
+import { partitionOf } from '../../src/domain/partition';
 
 const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
@@ -61,7 +66,10 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
 
   it('the survivor takes over, the frozen member fires nothing after SIGCONT, and every task runs once', async () => {
     const extra = path.join(dir.path, 'cluster.json');
-    fs.writeFileSync(extra, JSON.stringify({ horizonMs: 1000 }));
+    const handler = path.join(dir.path, 'handler.js');
+    const log = path.join(dir.path, 'side-effects.log');
+    fs.writeFileSync(handler, sideEffectHandlerSource(log));
+    fs.writeFileSync(extra, JSON.stringify({ horizonMs: 1000, handlers: { side_effect: handler } }));
     const env = (member: string) => ({
       SCHEDULER_STORE: 'mongodb',
       MONGODB_URI: withDatabase(uri, database),
@@ -82,26 +90,45 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     const due = new Date(Date.now() + 2000).toISOString();
     const ids: string[] = [];
     for (let i = 0; i < 16; i++) {
-      const r = await http('POST', `${sb.url}/api/v1/tasks`, { task_type: 'echo', payload: { i }, scheduled_at: due });
+      const r = await http('POST', `${sb.url}/api/v1/tasks`, { task_type: 'side_effect', payload: { i }, scheduled_at: due });
       expect(r.status).to.equal(202);
       ids.push(r.body.task_id);
     }
+    const leasesBefore = await readLeases(withDatabase(uri, database));
+    const lost = new Set([...leasesBefore].filter(([, l]) => l.owner === 'member-b').map(([p]) => p));
+    expect(lost.size, 'b held partitions before the freeze').to.be.greaterThan(0);
+    expect(ids.filter((id) => lost.has(partitionOf(id, PARTITIONS))).length, 'tasks in b\'s partitions').to.be.greaterThan(0);
     sb.child.kill('SIGSTOP');
 
     await until('a owns every partition', async () => (await owned(sa)) === PARTITIONS, 15_000);
     for (const id of ids) await waitForTask(sa.url, id, (t) => t.status === 'SUCCEEDED', 20_000);
 
+    const contAt = Date.now();
     sb.child.kill('SIGCONT');
     await until('b counted its lost leases', async () => (await metric(sb, 'scheduler_lease_losses_total')) > 0, 15_000);
     await until('b has its share again', async () => (await owned(sb)) > 0 && (await owned(sa)) + (await owned(sb)) === PARTITIONS, 15_000);
 
+    // Until b is granted a partition again, no task of the partitions it lost ran on it.
+    const regained = await readLeases(withDatabase(uri, database));
+    const { lines: early } = readSideEffects(log);
+    const ranOnB = early.filter((l) => l.member === 'member-b' && lost.has(partitionOf(l.id, PARTITIONS)) && l.t >= contAt);
+    const regainedLost = [...lost].filter((p) => regained.get(p)?.owner === 'member-b');
+    expect(
+      ranOnB.filter((l) => !regainedLost.includes(partitionOf(l.id, PARTITIONS)) || ids.slice(0, 16).includes(l.id)),
+      'tasks of a lost partition run by the frozen member after SIGCONT',
+    ).to.deep.equal([]);
+
     for (let i = 0; i < 8; i++) {
-      const r = await http('POST', `${sb.url}/api/v1/tasks`, { task_type: 'echo', payload: { after: i } });
+      const r = await http('POST', `${sb.url}/api/v1/tasks`, { task_type: 'side_effect', payload: { after: i } });
       ids.push(r.body.task_id);
     }
     for (const id of ids) {
       const t = await waitForTask(sa.url, id, (x) => x.status === 'SUCCEEDED', 20_000);
       expect(t.attempts, `task ${id} ran more than once`).to.equal(1);
     }
+    // The side-effect log: every task ran exactly once; the 16 frozen-time tasks all on a.
+    const { lines } = readSideEffects(log);
+    for (const id of ids) expect(lines.filter((l) => l.id === id), `runs of ${id}`).to.have.length(1);
+    expect(lines.filter((l) => ids.slice(0, 16).includes(l.id) && l.member !== 'member-a'), 'frozen-time tasks run by b').to.deep.equal([]);
   });
 });

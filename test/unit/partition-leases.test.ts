@@ -155,6 +155,26 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     expect(b.fences.size).to.equal(0);
   });
 
+  it("take-over with rounds out of phase: the survivor wakes when the dead member's record expires, not at its next round", async () => {
+    const a = member('a');
+    await a.leases.start(); // a's rounds at T0 + k·1000
+    await run(500);
+    const b = member('b');
+    await b.leases.start(); // b's rounds at T0 + 500 + k·1000
+    await run(3000);
+    const bHeld = owned(b);
+    expect(bHeld.length).to.be.greaterThan(0);
+    const frozenAt = clock.now(); // b's last round ran at this instant (T0 + 3500)
+    b.mode = 'frozen';
+    await run(TTL + 1000, 50);
+    for (const p of bHeld) {
+      const take = a.log.find((e) => e.partition === p && e.kind === 'acquired' && e.at > frozenAt)!;
+      // b's record and leases end at frozenAt + TTL; a's own next round would come 500 ms later
+      expect(take.at).to.be.within(frozenAt + TTL, frozenAt + TTL + 100);
+    }
+    expect(owned(a)).to.deep.equal(all);
+  });
+
   it('a refused renewal (lease taken meanwhile) stops the owner at that round, with the fence revoked', async () => {
     const a = member('a');
     await a.leases.start();

@@ -13,7 +13,8 @@
  *    than this firing's own (`skip` → record skipped/overlap; `queue` → insert it BLOCKED, or
  *    skipped/queue_full past `maxQueued`; `cancel_running` → cancel the live ones first, as
  *    cancelTask does); later instances of the same firing are BLOCKED behind the first; then the
- *    insert under `cron-<cron_id>-<fire time>` (an existing id is kept as it is) and the fire
+ *    insert under `cron-<cron_id>-<fire time>` (an existing id is kept as it is, once read back:
+ *    see insertOrKeep) and the fire
  *    record (unique cron_id + fire_time: insert-or-keep);
  * 3. the compare-and-set `{_id, next_fire_time: expected, version: expected, enabled: true}` →
  *    the new next_fire_time: the commit point of the firing.
@@ -94,11 +95,7 @@ async function fireOne(c: MongoCollections, f: CronFiring, now: number): Promise
         taskId = p.task.id;
         created.push(taskId);
         const doc: TaskDoc = { ...taskToDoc(p.task, nextSeq++), cron_id: f.cronId, state };
-        try {
-          await c.tasks.insertOne(doc);
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err; // the instance exists (an earlier try of this firing): keep it
-        }
+        await insertOrKeep(c, doc);
       }
     }
     records.push(await recordFire(c, { cron_id: f.cronId, fire_time: p.fireTime, outcome, reason, task_id: taskId, recorded_at: now }));
@@ -117,6 +114,32 @@ async function fireOne(c: MongoCollections, f: CronFiring, now: number): Promise
           .map(dueEntryFromDoc)
           .sort((a, b) => created.indexOf(a.id) - created.indexOf(b.id));
   return { cronId: f.cronId, applied: true, entries, aborts, records };
+}
+
+/** Tries of {@link insertOrKeep} before the firing fails (it is then planned again). */
+const INSERT_TRIES = 3;
+
+/**
+ * Inserts a cron instance, or keeps the one stored under its id (an earlier try of this firing,
+ * or another member firing the same instant). A duplicate-key answer is believed only once the
+ * instance is read back: FerretDB 1.x answered a duplicate for an instance whose insert, on the
+ * connection of a member SIGKILLed at that moment, was then rolled back, and the firing recorded a
+ * fire whose instance never existed (test/integration/cluster-cron.test.ts caught it). Not there:
+ * insert again; after INSERT_TRIES the firing throws before its compare-and-set, so nothing moved
+ * and the next evaluation fires the instant again.
+ * @throws the insert's error when it is not a duplicate key; Error when the instance stays unreadable
+ */
+async function insertOrKeep(c: MongoCollections, doc: TaskDoc): Promise<void> {
+  for (let i = 0; i < INSERT_TRIES; i++) {
+    try {
+      await c.tasks.insertOne(doc);
+      return;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      if ((await c.tasks.countDocuments({ _id: doc._id }, { limit: 1 })) > 0) return;
+    }
+  }
+  throw new Error(`cron instance ${doc._id}: duplicate key reported but not stored (${INSERT_TRIES} tries)`);
 }
 
 /** Inserts a fire record, or returns the one already stored for that cron and fire time. */

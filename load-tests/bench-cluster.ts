@@ -1,0 +1,252 @@
+/**
+ * Cluster-mode benchmark (issue 7): end-to-end throughput and dispatch lag of the real service
+ * (`node dist/src/main.js`) on the embedded store (SQLite, 1 process), on the MongoDB-wire store
+ * with 1 process, and with 3 processes sharing one database (tasks submitted round-robin); then
+ * the failover run: 3 processes, `--failover-tasks` side-effect tasks, one process SIGKILLed (with
+ * its workers) once a third of them ran; prints the lease take-over time, the time until the
+ * survivors' owners run every partition, and the counts (SUCCEEDED, side effects, re-runs).
+ *
+ * Needs MONGODB_URI for the MongoDB runs (a MongoDB replica set, or FerretDB: `export
+ * CI_REDIS_PORT=… CI_FERRETDB_PORT=…; source .ci/services.sh`); each run uses a fresh database
+ * `cluster_<random>` on that server, dropped afterwards. Without MONGODB_URI only the embedded run
+ * happens. With REDIS_URL set, the cluster processes get it (Redis coordination: a task submitted on
+ * a non-owner wakes its owner at once); without it they run without Redis (the owner finds such a
+ * task at its next window read, horizonMs / 2). Speed is reported, never asserted: exit 0 when the runs went to the end, 1 on failure.
+ *
+ * Defaults keep a FerretDB run near a minute; the issue's failover figure is `--failover-tasks 20000`
+ * (on MongoDB; FerretDB does tens of tasks/s, see load-tests/README.md).
+ *
+ * Usage: npm run bench:cluster   (= npm run build && node dist/load-tests/bench-cluster.js)
+ *        node dist/load-tests/bench-cluster.js [--tasks 200] [--failover-tasks 200] [--lease-ttl-ms 6000]
+ *
+ * Throughput = tasks / (first submission → last SUCCEEDED, from the tasks' own timestamps);
+ * dispatch lag = started_at − due_at of every task (due_at = submission time for immediate tasks).
+ * Writes the report to load-tests/results/cluster-latest.json and prints it as JSON.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { distribution, Distribution, round } from './bench/stats';
+import { machineInfo } from './bench/results-file';
+import { http } from '../test/helpers/http';
+import { startServiceProcess } from '../test/helpers/service-process';
+import { tempDir } from '../test/helpers/temp-dir';
+import {
+  Cluster,
+  listByStatus,
+  metricSum,
+  ownedCount,
+  readLeases,
+  readSideEffects,
+  sideEffectHandlerSource,
+  startCluster,
+  until,
+} from '../test/helpers/cluster-processes';
+
+const TASK_TYPE = 'bench_side_effect';
+const BATCH = 100;
+
+interface Endpoint {
+  url: string;
+}
+
+interface ThroughputResult {
+  store: string;
+  nodes: number;
+  /** The processes had REDIS_URL (pub/sub wake-ups of a partition's owner, shared clock and limits). */
+  redis: boolean;
+  tasks: number;
+  submit_ms: number;
+  end_to_end_ms: number;
+  tasks_per_s: number | null;
+  dispatch_lag: Distribution;
+}
+
+/** Submits `n` side-effect tasks in batches round-robin over `targets`; returns the ids. */
+async function submit(targets: Endpoint[], n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let b = 0; b * BATCH < n; b++) {
+    const tasks = Array.from({ length: Math.min(BATCH, n - b * BATCH) }, (_, i) => ({ task_type: TASK_TYPE, payload: { n: b * BATCH + i } }));
+    const res = await http('POST', `${targets[b % targets.length].url}/api/v1/tasks/batch`, { tasks });
+    if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.body)}`);
+    ids.push(...res.body.tasks.map((t: { task_id: string }) => t.task_id));
+  }
+  return ids;
+}
+
+/** Waits (polling /metrics) until `n` tasks are SUCCEEDED; bounded by `timeoutMs`. */
+async function drained(url: string, n: number, timeoutMs: number): Promise<void> {
+  await until(`${n} tasks SUCCEEDED`, async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined), timeoutMs, 250);
+}
+
+/** Reads every task back and measures end-to-end time and dispatch lag from its timestamps. */
+async function measure(url: string, ids: string[], store: string, nodes: number, submitMs: number): Promise<ThroughputResult> {
+  const lags: number[] = [];
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < ids.length; i += 16) {
+    const tasks = await Promise.all(ids.slice(i, i + 16).map(async (id) => (await http('GET', `${url}/api/v1/tasks/${id}`)).body));
+    for (const t of tasks) {
+      lags.push(Date.parse(t.started_at) - Date.parse(t.due_at));
+      first = Math.min(first, Date.parse(t.created_at));
+      last = Math.max(last, Date.parse(t.completed_at));
+    }
+  }
+  const e2e = last - first;
+  return { store, nodes, redis: store === 'mongodb' && redisEnv().REDIS_URL !== '', tasks: ids.length, submit_ms: submitMs, end_to_end_ms: e2e, tasks_per_s: round((ids.length * 1000) / e2e), dispatch_lag: distribution(lags) };
+}
+
+/** REDIS_URL for the cluster processes: the benchmark's own, or none (the service-process helper clears it). */
+function redisEnv(): { REDIS_URL: string } {
+  return { REDIS_URL: process.env.REDIS_URL ?? '' };
+}
+
+function handlerConfig(scratch: string): Record<string, unknown> {
+  const handler = path.join(scratch, 'handler.js');
+  fs.writeFileSync(handler, sideEffectHandlerSource(path.join(scratch, 'side-effects.log')));
+  return { handlers: { [TASK_TYPE]: handler } };
+}
+
+async function embeddedRun(tasks: number, timeoutMs: number): Promise<ThroughputResult> {
+  const dir = tempDir('bench-cluster-');
+  const file = path.join(dir.path, 'config.json');
+  fs.writeFileSync(file, JSON.stringify(handlerConfig(dir.path)));
+  const svc = await startServiceProcess(dir.path, { SCHEDULER_CONFIG: file, LOG_LEVEL: 'warn' }, 30_000);
+  try {
+    const t0 = Date.now();
+    const ids = await submit([svc], tasks);
+    const submitMs = Date.now() - t0;
+    await drained(svc.url, tasks, timeoutMs);
+    return await measure(svc.url, ids, 'sqlite', 1, submitMs);
+  } finally {
+    await svc.stop();
+    dir.remove();
+  }
+}
+
+async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
+  const cluster = await startCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
+  try {
+    await until('balanced', async () => ((await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined));
+    const t0 = Date.now();
+    const ids = await submit(cluster.nodes.map((n) => n.svc), tasks);
+    const submitMs = Date.now() - t0;
+    await drained(cluster.nodes[0].svc.url, tasks, timeoutMs);
+    return await measure(cluster.nodes[0].svc.url, ids, 'mongodb', nodes, submitMs);
+  } finally {
+    await cluster.stop();
+  }
+}
+
+async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutMs: number): Promise<Record<string, unknown>> {
+  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: 5000 }, env: redisEnv() });
+  const log = path.join(cluster.scratch, 'side-effects.log');
+  const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
+  try {
+    const ids = await submit(cluster.nodes.map((n) => n.svc), tasks);
+    await until('a third of the side effects', async () => (lines() >= tasks / 3 ? true : undefined), timeoutMs, 20);
+    const victim = cluster.nodes[2];
+    const survivors = cluster.nodes.slice(0, 2);
+    const before = await readLeases(cluster.uri);
+    const lost = [...before].filter(([, l]) => l.owner === victim.memberId).map(([p]) => p);
+    const workers = victim.svc.workerPids();
+    const atKill = lines();
+    const killedAt = Date.now();
+    await victim.svc.kill9();
+    for (const pid of workers) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone with its parent */
+      }
+    }
+    const takeoverMs = await until('lease take-over', async () => {
+      const now = await readLeases(cluster.uri);
+      return lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0)) ? Date.now() - killedAt : undefined;
+    }, 10 * ttl, 20);
+    const ownersMs = await until('owners running', async () => {
+      const counts = await Promise.all(survivors.map((n) => ownedCount(n.svc)));
+      return counts.reduce((s, x) => s + x, 0) === 12 ? Date.now() - killedAt : undefined;
+    }, 20 * ttl, 20);
+    const t0 = Date.now();
+    await drained(survivors[0].svc.url, tasks, timeoutMs);
+    const drainMs = Date.now() - t0;
+    const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce((a, b) => a + b, 0);
+    const succeeded = await listByStatus(survivors[0].svc.url, 'SUCCEEDED', TASK_TYPE);
+    const { lines: effects, torn } = readSideEffects(log);
+    const byId = new Map<string, number>();
+    for (const l of effects) byId.set(l.id, (byId.get(l.id) ?? 0) + 1);
+    const finalRuns = ids.filter((id) => effects.filter((l) => l.id === id && l.attempt === succeeded.get(id)).length === 1).length;
+    return {
+      tasks,
+      redis: redisEnv().REDIS_URL !== '',
+      lease_ttl_ms: ttl,
+      killed: victim.memberId,
+      partitions_lost: lost.length,
+      side_effects_at_kill: atKill,
+      lease_takeover_ms: takeoverMs,
+      owners_running_ms: ownersMs,
+      drain_after_owners_ms: drainMs,
+      /** Leases the survivors lost themselves (renewal rounds too slow for the TTL): churn. */
+      survivor_lease_losses: survivorLeaseLosses,
+      succeeded: succeeded.size,
+      side_effect_lines: effects.length,
+      tasks_run_more_than_once: [...byId.values()].filter((n) => n > 1).length,
+      tasks_with_one_final_completion: finalRuns,
+      extra_runs_from_killed_member: effects.filter((l) => l.member === victim.memberId && l.attempt !== succeeded.get(l.id)).length,
+      torn_lines: torn.length,
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      tasks: { type: 'string', default: '200' },
+      'failover-tasks': { type: 'string', default: '200' },
+      'lease-ttl-ms': { type: 'string', default: '6000' },
+      timeout: { type: 'string', default: '600' },
+    },
+  });
+  const tasks = Number(values.tasks);
+  const failoverTasks = Number(values['failover-tasks']);
+  const ttl = Number(values['lease-ttl-ms']);
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (![tasks, failoverTasks, ttl, timeoutMs].every((n) => Number.isInteger(n) && n > 0)) {
+    process.stderr.write('--tasks, --failover-tasks, --lease-ttl-ms and --timeout must be positive integers\n');
+    return 2;
+  }
+  const uri = process.env.MONGODB_URI;
+  const report: Record<string, unknown> = { at: new Date().toISOString(), machine: machineInfo(), throughput: [] as ThroughputResult[] };
+  const runs = report.throughput as ThroughputResult[];
+  const say = (s: string) => process.stderr.write(`[bench-cluster] ${s}\n`);
+  say(`embedded (sqlite), 1 node, ${tasks} tasks`);
+  runs.push(await embeddedRun(tasks, timeoutMs));
+  if (!uri) {
+    say('MONGODB_URI unset: MongoDB runs skipped (source .ci/services.sh for FerretDB)');
+  } else {
+    for (const nodes of [1, 3]) {
+      say(`mongodb, ${nodes} node(s), ${tasks} tasks`);
+      runs.push(await clusterRun(uri, nodes, tasks, ttl, timeoutMs));
+    }
+    say(`failover: 3 nodes, ${failoverTasks} tasks, SIGKILL one`);
+    report.failover = await failoverRun(uri, failoverTasks, ttl, timeoutMs);
+  }
+  for (const r of runs) say(`${r.store} ×${r.nodes}${r.redis ? ' (redis)' : ''}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`);
+  if (report.failover) say(`failover: ${JSON.stringify(report.failover)}`);
+  const out = path.resolve(__dirname, '..', '..', 'load-tests', 'results');
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'cluster-latest.json'), JSON.stringify(report, null, 2));
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench-cluster failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

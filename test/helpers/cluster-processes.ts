@@ -1,0 +1,223 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { http } from './http';
+import { dropDatabase, withDatabase } from './mongo-database';
+import { ServiceProcess, startServiceProcess } from './service-process';
+import { tempDir } from './temp-dir';
+
+/** One member of a test cluster: a real service process (`node dist/src/main.js`). */
+export interface ClusterNode {
+  memberId: string;
+  svc: ServiceProcess;
+  /** Its data folder (config file, SQLite path unused in cluster mode). */
+  dir: string;
+}
+
+/** N service processes sharing one fresh MongoDB database (cluster mode). */
+export interface Cluster {
+  nodes: ClusterNode[];
+  /** Connection string of the cluster's database. */
+  uri: string;
+  database: string;
+  partitions: number;
+  leaseTtlMs: number;
+  /** A scratch folder removed by {@link Cluster.stop} (side-effect logs, handler modules). */
+  scratch: string;
+  /** Stops every node still running (SIGCONT first, then SIGTERM), drops the database, removes the folders. */
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  /** Server to use (`MONGODB_URI`); the database part is replaced by a fresh name. */
+  baseUri: string;
+  /** Number of service processes. */
+  nodes: number;
+  /** `LEASE_TTL_MS` of every node (ms); default 3000. */
+  leaseTtlMs?: number;
+  /** `PARTITIONS`; default 8. */
+  partitions?: number;
+  /** Extra config keys for every node (written to a config file: `handlers`, `horizonMs`, …). */
+  config?: Record<string, unknown>;
+  /** Extra environment for every node. */
+  env?: Record<string, string>;
+  /** Builds the config from the scratch folder (for handler modules written there). */
+  configIn?: (scratch: string) => Record<string, unknown>;
+}
+
+/**
+ * Starts `o.nodes` service processes in cluster mode (`SCHEDULER_STORE=mongodb`), each on its own
+ * free port with `MEMBER_ID=member-<i>`, a short lease TTL and the same fresh database
+ * (`cluster_<random>` on `o.baseUri`), and resolves once every one answers `/readyz` 200 (joined).
+ * Nodes start one after the other so the join order is `member-0`, `member-1`, … .
+ * @throws Error when a node exits early or is not ready in 30 s (the started ones are stopped)
+ */
+export async function startCluster(o: ClusterOptions): Promise<Cluster> {
+  const database = `cluster_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const uri = withDatabase(o.baseUri, database);
+  const root = tempDir('scheduler-cluster-');
+  const scratch = path.join(root.path, 'scratch');
+  fs.mkdirSync(scratch);
+  const leaseTtlMs = o.leaseTtlMs ?? 3000;
+  const partitions = o.partitions ?? 8;
+  const config = { ...(o.configIn?.(scratch) ?? {}), ...(o.config ?? {}) };
+  const nodes: ClusterNode[] = [];
+  const cluster: Cluster = {
+    nodes,
+    uri,
+    database,
+    partitions,
+    leaseTtlMs,
+    scratch,
+    async stop() {
+      await Promise.all(
+        nodes.map(async (n) => {
+          if (n.svc.child.exitCode === null && n.svc.child.signalCode === null) n.svc.child.kill('SIGCONT');
+          await n.svc.stop();
+        }),
+      );
+      root.remove();
+      await dropDatabase(o.baseUri, database).catch(() => undefined);
+    },
+  };
+  try {
+    for (let i = 0; i < o.nodes; i++) {
+      const dir = path.join(root.path, `node-${i}`);
+      fs.mkdirSync(dir);
+      const file = path.join(dir, 'cluster-config.json');
+      fs.writeFileSync(file, JSON.stringify(config, null, 2));
+      const memberId = `member-${i}`;
+      const svc = await startServiceProcess(
+        dir,
+        {
+          SCHEDULER_STORE: 'mongodb',
+          MONGODB_URI: uri,
+          MEMBER_ID: memberId,
+          LEASE_TTL_MS: String(leaseTtlMs),
+          PARTITIONS: String(partitions),
+          SCHEDULER_CONFIG: file,
+          ...(o.env ?? {}),
+        },
+        30_000,
+      );
+      nodes.push({ memberId, svc, dir });
+    }
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}
+
+/** Partitions `svc` owns now, from `/readyz` (-1 when it does not answer). */
+export async function ownedCount(svc: ServiceProcess): Promise<number> {
+  try {
+    const r = await http('GET', `${svc.url}/readyz`);
+    return r.body?.partitions?.owned ?? -1;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * Polls `check` (every `everyMs`) until it returns a value other than undefined, failing after
+ * `timeoutMs`: waits for a state of the system under test, not for a duration.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`not reached in ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * Waits until the given nodes together own every partition and each owns at least one (the
+ * rendezvous assignment has settled); resolves with each node's count.
+ */
+export async function untilBalanced(nodes: ClusterNode[], partitions: number, timeoutMs = 20_000): Promise<number[]> {
+  return until(`${nodes.length} members own all ${partitions} partitions`, async () => {
+    const counts = await Promise.all(nodes.map((n) => ownedCount(n.svc)));
+    const sum = counts.reduce((s, c) => s + c, 0);
+    return sum === partitions && counts.every((c) => c > 0) ? counts : undefined;
+  }, timeoutMs);
+}
+
+/** The lease documents of the cluster's database: partition → {owner, epoch, expires_at}. */
+export async function readLeases(uri: string): Promise<Map<number, { owner: string; epoch: number; expiresAt: number }>> {
+  const client = new MongoClient(uri);
+  try {
+    await client.connect();
+    const docs = await client.db().collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases').find({}).toArray();
+    return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
+  } finally {
+    await client.close();
+  }
+}
+
+/** Sum of a Prometheus metric's samples (all label sets) on `svc`'s /metrics. */
+export async function metricSum(svc: ServiceProcess, name: string): Promise<number> {
+  const body = await (await fetch(`${svc.url}/metrics`)).text();
+  let sum = 0;
+  for (const m of body.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)`, 'gm'))) sum += Number(m[1]);
+  return sum;
+}
+
+/**
+ * Source of a side-effect handler module: appends one JSON line `{id, attempt, member, pid, t}`
+ * to `logPath` per successful run (one `appendFileSync` of a short line: O_APPEND, so lines of
+ * concurrent workers do not interleave), after `delayMs` (so attempts are really in flight).
+ */
+export function sideEffectHandlerSource(logPath: string, delayMs = 0): string {
+  return `'use strict';
+const fs = require('node:fs');
+const LOG = ${JSON.stringify(logPath)};
+module.exports = async (payload, ctx) => {
+  ${delayMs > 0 ? `await new Promise((resolve) => setTimeout(resolve, ${delayMs}));` : ''}
+  fs.appendFileSync(LOG, JSON.stringify({ id: ctx.taskId, attempt: ctx.attempt, member: process.env.MEMBER_ID, pid: process.pid, t: Date.now() }) + '\\n');
+  return { ok: true };
+};
+`;
+}
+
+/** One line of the side-effect log. */
+export interface SideEffect {
+  id: string;
+  attempt: number;
+  member: string;
+  pid: number;
+  t: number;
+}
+
+/** Parses the side-effect log (torn lines, from a process killed mid-write, are returned apart). */
+export function readSideEffects(logPath: string): { lines: SideEffect[]; torn: string[] } {
+  if (!fs.existsSync(logPath)) return { lines: [], torn: [] };
+  const lines: SideEffect[] = [];
+  const torn: string[] = [];
+  for (const raw of fs.readFileSync(logPath, 'utf8').split('\n')) {
+    if (!raw) continue;
+    try {
+      lines.push(JSON.parse(raw) as SideEffect);
+    } catch {
+      torn.push(raw);
+    }
+  }
+  return { lines, torn };
+}
+
+/** Every task of `taskType` in `status` (id → stored attempts), through the paginated list. */
+export async function listByStatus(url: string, status: string, taskType: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let cursor: string | null = null;
+  do {
+    const q = new URLSearchParams({ status, task_type: taskType, limit: '1000', ...(cursor ? { cursor } : {}) });
+    const res = await http('GET', `${url}/api/v1/tasks?${q}`);
+    if (res.status !== 200) throw new Error(`list answered ${res.status}: ${JSON.stringify(res.body)}`);
+    for (const t of res.body.tasks) out.set(t.task_id, t.attempts);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return out;
+}
