@@ -362,6 +362,12 @@ export class SchedulerService {
     const entries: DueEntry[] = [];
     const acks: SubmitAck[] = [];
     for (const [i, t] of tasks.entries()) {
+      // A large batch hands the event loop back every BUILD_CHUNK tasks here too, and its owners
+      // are told per chunk: other callers' requests are served in between (issue 5).
+      if (i > 0 && i % BUILD_CHUNK === 0) {
+        this.deps.gateway.tasksStored(entries.splice(0));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       const r = results[i];
       if (r.replayed) {
         const original = await this.deps.store.getTask(r.taskId);
