@@ -100,6 +100,9 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  */
+/** How often the embedded store's WAL is checkpointed (ms). */
+const WAL_CHECKPOINT_EVERY_MS = 1000;
+
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   const localClock = options.clock ?? new SystemClock();
@@ -151,6 +154,11 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
+    // The embedded store's WAL is checkpointed off the writer's commits (see SqliteStore.checkpoint).
+    const checkpoints = store instanceof SqliteStore
+      ? new Periodic(clock, WAL_CHECKPOINT_EVERY_MS, () => store.checkpoint(), (err) => log.warn({ err }, 'WAL checkpoint failed'))
+      : null;
+    checkpoints?.start();
     const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
     audit.start();
     const waitingCounts = new Periodic(
@@ -183,6 +191,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           crons.stopAccepting();
           workflows.stopAccepting();
           await maintenance.stop();
+          await checkpoints?.stop();
           await audit.stop();
           await waitingCounts.stop();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);

@@ -40,6 +40,19 @@ describe('SqliteStore aggregate reads (own thread)', () => {
     expect(await store.countWaitingByTenant()).to.deep.equal({ x: 2, y: 1 });
   });
 
+  it('checkpoints the WAL from its own connection while the writer goes on (PASSIVE)', async () => {
+    const wal = path.join(dir, 'scheduler.db-wal');
+    await store.insertTasks(Array.from({ length: 500 }, (_, i) => newTask(`w-${i}`)));
+    const before = fs.statSync(wal).size;
+    const [, inserted] = await Promise.all([store.checkpoint(), store.insertTasks([newTask('during')])]);
+    expect(inserted[0].taskId).to.equal('during');
+    await store.checkpoint();
+    // Checkpointed pages are reused from the start of the WAL: it stops growing.
+    await store.insertTasks(Array.from({ length: 500 }, (_, i) => newTask(`x-${i}`)));
+    expect(fs.statSync(wal).size).to.be.at.most(before * 1.5);
+    expect((await store.countByState()).PENDING).to.equal(1001);
+  });
+
   it('refuses counts after close', async () => {
     await store.countByState();
     await store.close();

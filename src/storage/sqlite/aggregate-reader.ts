@@ -10,6 +10,8 @@ export interface AggregateReader {
   countByState(): Promise<Record<TaskState, number>>;
   countWaitingByTenant(): Promise<Record<string, number>>;
   auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan>;
+  /** A PASSIVE WAL checkpoint off the writer (see ops/aggregates.ts). */
+  checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,10 @@ export class ThreadAggregateReader implements AggregateReader {
 
   countWaitingByTenant(): Promise<Record<string, number>> {
     return this.shared('countWaitingByTenant') as Promise<Record<string, number>>;
+  }
+
+  async checkpoint(): Promise<void> {
+    await this.shared('checkpoint');
   }
 
   /** One audit pass (not shared: its arguments differ per call). */
@@ -99,6 +105,9 @@ export class InProcessAggregateReader implements AggregateReader {
   async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
     return this.ops.auditScan(now, overdueBefore, limit);
   }
+
+  /** In process the writer's connection checkpoints on its own (`wal_autocheckpoint`). */
+  async checkpoint(): Promise<void> {}
 
   async close(): Promise<void> {}
 }

@@ -123,6 +123,14 @@ export class SqliteStore implements Store {
     db.close();
   }
 
+  /**
+   * A PASSIVE WAL checkpoint on the aggregate-reads thread, so that the writer never carries one
+   * inside a commit (bootstrap calls it every second; a no-op for stores writing in process).
+   */
+  async checkpoint(): Promise<void> {
+    return this.agg.checkpoint();
+  }
+
   /** Group-commit statistics (commits, operations, largest batch). */
   async commitStats(): Promise<{ commits: number; operations: number; largestBatch: number } | null> {
     return this.writer ? this.writer.stats() : null;

@@ -6,6 +6,10 @@
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
  * auditScan — see audit.ts (partition count needed for its per-partition scans).
+ * checkpoint — inputs: none. A PASSIVE WAL checkpoint from this connection: copies committed pages
+ * back into the database file without blocking the writer or readers (it skips what they still
+ * use). Output: {busy, log, checkpointed} as SQLite reports them. The writer's own automatic
+ * checkpoint is only a safety net (writer-thread-main.ts), so a commit never carries one.
  */
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
@@ -26,6 +30,10 @@ export function prepareAggregates(db: Database.Database, partitions: number) {
       return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
     },
     auditScan,
+    checkpoint(): { busy: number; log: number; checkpointed: number } {
+      const [r] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+      return r;
+    },
   };
 }
 
