@@ -100,6 +100,9 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  */
+/** Largest share of time spent counting tasks by state for /metrics. */
+const DEPTH_COUNT_DUTY_CYCLE = 0.02;
+
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
 
@@ -108,7 +111,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const localClock = options.clock ?? new SystemClock();
   const store = createStore(config);
   await store.open(config.partitions);
-  const depth = new SampledRead(() => store.countByState(), localClock);
+  // The depth gauge's count takes ~1.5 s of a core at 10 million tasks: at most 2 % of the time
+  // goes to it (at that size a count is reused for about a minute), however often /metrics is read.
+  const depth = new SampledRead(() => store.countByState(), localClock, DEPTH_COUNT_DUTY_CYCLE);
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
   let coordination: Coordination | null = null;

@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock';
  * cycle: the last answer is reused while it is younger than `1 / dutyCycle` times the duration of
  * the read that produced it, and concurrent callers share one read in flight. On a small store a
  * read takes a millisecond and answers stay exact in practice; on ten million tasks a scan of
- * ~1 s is made at most every ~10 s (default duty cycle 0.1) however often `/metrics` is scraped,
+ * ~1 s is made at most every ~10 s (default duty cycle 0.1; the service uses 0.02) however often `/metrics` is scraped,
  * instead of keeping a core busy. Durations are measured on the injected clock.
  */
 export class SampledRead<T> {
