@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { HttpClient } from './http-client';
-import { ROOT, SERVICE_ENTRY } from './paths';
+import { ROOT, SERVICE_ENTRY, SERVICE_NODE_FLAGS } from './paths';
 import { readStat, TreeSampler } from './proc-sampler';
 import { checkAborted, run, sleep } from './run-control';
 
@@ -69,7 +69,7 @@ export class Service {
     if (this.opts.workers !== null) env.WORKERS = String(this.opts.workers);
     if (this.opts.workerConcurrency !== null) env.WORKER_CONCURRENCY = String(this.opts.workerConcurrency);
     if (this.opts.partitions !== null) env.PARTITIONS = String(this.opts.partitions);
-    const nodeArgs: string[] = [];
+    const nodeArgs: string[] = [...SERVICE_NODE_FLAGS];
     if (this.opts.cpuProfDir) {
       fs.mkdirSync(this.opts.cpuProfDir, { recursive: true });
       nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${this.opts.cpuProfDir}`);
