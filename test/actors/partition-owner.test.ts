@@ -46,7 +46,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
   let owner: PartitionOwnerActor;
   let enqueued: DueEntry[];
 
-  async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }): Promise<void> {
+  async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }, partition = 0): Promise<void> {
     const config = loadConfig({
       configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
       env: {},
@@ -68,7 +68,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
       ...(lease ? { cluster: { memberId: 'm', fences: lease.fences } } : {}),
     };
     owner = new PartitionOwnerActor(deps);
-    owner.initialize({ getCustomParameters: () => (lease ? { partition: 0, epoch: lease.epoch } : { partition: 0 }) } as never);
+    owner.initialize({ getCustomParameters: () => (lease ? { partition, epoch: lease.epoch } : { partition }) } as never);
   }
 
   beforeEach(async () => {
@@ -134,6 +134,17 @@ describe('PartitionOwnerActor with a manual clock', () => {
     clock.advance(1);
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['far']);
+  });
+
+  it("staggers the owners' first windows over half a horizon, so their refreshes do not coincide", async () => {
+    await makeOwner({ partitions: 4 }, undefined, 2);
+    await owner.start();
+    await settle();
+    // Partition 2 of 4: the first window ends 2/4 of 15 s early; later ones a full horizon ahead.
+    expect(owner.stats().windowEnd).to.equal(T0 + 30_000 - 7_500);
+    clock.advance(7_500); // its refresh point: windowEnd − horizon/2
+    await settle();
+    expect(owner.stats().windowEnd).to.equal(T0 + 7_500 + 30_000);
   });
 
   it('takes a newly offered task due inside the window without reading the store', async () => {
