@@ -24,6 +24,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { http } from '../helpers/http';
+import { countLines, isAlive } from '../helpers/process-files';
 import {
   Cluster,
   ClusterNode,
@@ -49,22 +50,7 @@ const BATCH = 25;
  */
 const TTL = 6000;
 
-function countLines(file: string): number {
-  if (!fs.existsSync(file)) return 0;
-  const buf = fs.readFileSync(file);
-  let n = 0;
-  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) n++;
-  return n;
-}
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', function () {
   this.timeout(120_000);

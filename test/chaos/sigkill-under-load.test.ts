@@ -7,6 +7,7 @@ import { http } from '../helpers/http';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { countLines, isAlive } from '../helpers/process-files';
 
 /**
  * Issue 3 ("Must show 2"): 10,000 acknowledged tasks with a side effect, SIGKILL of the whole
@@ -59,27 +60,7 @@ function readLog(file: string): { lines: LogLine[]; torn: string[] } {
   return { lines, torn };
 }
 
-function countLines(file: string): number {
-  if (!fs.existsSync(file)) return 0;
-  const buf = fs.readFileSync(file);
-  let n = 0;
-  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) n++;
-  return n;
-}
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // a zombie (exited, not yet reaped) is not running
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** Pids of live processes whose environment carries this file's MARK (services and their workers). */
 function markedProcesses(): number[] {

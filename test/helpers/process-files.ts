@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+
+/** Newline-terminated lines in `file` (0 when it does not exist yet): a side-effect log's length. */
+export function countLines(file: string): number {
+  if (!fs.existsSync(file)) return 0;
+  const buf = fs.readFileSync(file);
+  let n = 0;
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) n++;
+  return n;
+}
+
+/** Whether `pid` runs: it exists and is not a zombie (exited, not yet reaped), from /proc. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
