@@ -16,6 +16,11 @@
 # and exports REDIS_URL, MONGODB_URI and defines ci_services_stop.
 # All state lives in a fresh temp dir that ci_services_stop removes.
 #
+# CI_FERRETDB_BACKEND=postgresql (default sqlite) runs FerretDB on its PostgreSQL backend instead:
+# a private PostgreSQL cluster (Debian's postgresql package, installed with apt-get if missing) on
+# 127.0.0.1:$CI_POSTGRES_PORT (default 5499), initialised in the temp dir. For the cluster
+# benchmark (load-tests/README.md); CI uses the SQLite backend.
+#
 # Requires: bash, apt-get (only if Redis is missing), Go >= 1.21 on PATH or
 # in /usr/local/go/bin (go.mod asks for 1.24; newer-than-1.21 toolchains fetch
 # it automatically). Nothing here changes the caller's shell options.
@@ -23,6 +28,8 @@
 CI_REDIS_PORT="${CI_REDIS_PORT:-6390}"
 CI_FERRETDB_PORT="${CI_FERRETDB_PORT:-27027}"
 CI_SERVICES_START_TIMEOUT="${CI_SERVICES_START_TIMEOUT:-60}"
+CI_FERRETDB_BACKEND="${CI_FERRETDB_BACKEND:-sqlite}"
+CI_POSTGRES_PORT="${CI_POSTGRES_PORT:-5499}"
 
 _ci_log() { printf '[ci-services] %s\n' "$*" >&2; }
 _ci_fail() { printf '[ci-services] ERROR: %s\n' "$*" >&2; return 1; }
@@ -93,6 +100,43 @@ _ci_ferretdb_binary() {
   printf '%s\n' "$bin"
 }
 
+# Prints the bin directory of the newest installed PostgreSQL, installing Debian's package if none.
+_ci_postgres_bindir() {
+  local d
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  if [ -z "$d" ]; then
+    _ci_log "PostgreSQL not found; installing with apt-get"
+    _ci_sudo apt-get update -qq >&2 || { _ci_fail "apt-get update failed"; return 1; }
+    _ci_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2 \
+      || { _ci_fail "apt-get install postgresql failed"; return 1; }
+    d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  fi
+  [ -x "$d/initdb" ] || { _ci_fail "no initdb under /usr/lib/postgresql"; return 1; }
+  printf '%s\n' "$d"
+}
+
+# Runs a PostgreSQL command as the owner of the data directory (initdb refuses root).
+_ci_as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Starts a private PostgreSQL in $CI_SERVICES_DIR/postgres and prints FerretDB's URL for it
+# (run in a command substitution: the caller sets CI_POSTGRES_BINDIR, which the stop needs).
+_ci_postgres_start() {
+  local bindir="$1" data="$CI_SERVICES_DIR/postgres"
+  mkdir -p "$data" && chmod 700 "$data"
+  if [ "$(id -u)" -eq 0 ]; then chmod 711 "$CI_SERVICES_DIR" && chown postgres "$data"; fi
+  _ci_as_pg "$bindir/initdb" -D "$data" -U ferretdb -A trust --no-sync >"$CI_SERVICES_DIR/postgres-init.log" 2>&1 \
+    || { tail -n 20 "$CI_SERVICES_DIR/postgres-init.log" >&2; _ci_fail "initdb failed"; return 1; }
+  _ci_log "PostgreSQL: starting on 127.0.0.1:$CI_POSTGRES_PORT"
+  _ci_as_pg "$bindir/pg_ctl" -D "$data" -l "$CI_SERVICES_DIR/postgres.log" -w -t "$CI_SERVICES_START_TIMEOUT" \
+    -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1" start >&2 \
+    || { tail -n 20 "$CI_SERVICES_DIR/postgres.log" >&2; _ci_fail "PostgreSQL did not start"; return 1; }
+  _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb ferretdb >&2 \
+    || { _ci_fail "createdb failed"; return 1; }
+  printf 'postgres://ferretdb@127.0.0.1:%s/ferretdb\n' "$CI_POSTGRES_PORT"
+}
+
 ci_services_stop() {
   local pid i
   if [ -n "${CI_FERRETDB_PID:-}" ] && kill -0 "$CI_FERRETDB_PID" 2>/dev/null; then
@@ -114,6 +158,12 @@ ci_services_stop() {
     fi
   fi
 
+  if [ -n "${CI_POSTGRES_BINDIR:-}" ] && [ -n "${CI_SERVICES_DIR:-}" ]; then
+    _ci_as_pg "$CI_POSTGRES_BINDIR/pg_ctl" -D "$CI_SERVICES_DIR/postgres" -m fast -w stop >/dev/null 2>&1 \
+      && _ci_log "PostgreSQL stopped"
+  fi
+  CI_POSTGRES_BINDIR=
+
   if [ -n "${CI_SERVICES_DIR:-}" ] && [ -d "$CI_SERVICES_DIR" ]; then
     rm -rf "$CI_SERVICES_DIR"
   fi
@@ -122,7 +172,7 @@ ci_services_stop() {
 }
 
 _ci_services_start() {
-  local bin deadline
+  local bin deadline backend_args pgbin pgurl
 
   CI_REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" || return 1
 
@@ -144,8 +194,20 @@ _ci_services_start() {
     --logfile "$CI_SERVICES_DIR/redis/redis.log" \
     || { _ci_fail "redis-server failed to start"; return 1; }
 
-  _ci_log "FerretDB: starting on 127.0.0.1:$CI_FERRETDB_PORT (log: $CI_SERVICES_DIR/ferretdb.log)"
-  "$bin" -listen "127.0.0.1:$CI_FERRETDB_PORT" -dir "$CI_SERVICES_DIR/ferretdb/data" \
+  case "$CI_FERRETDB_BACKEND" in
+    sqlite) backend_args=(-dir "$CI_SERVICES_DIR/ferretdb/data") ;;
+    postgresql)
+      _ci_tcp_open "$CI_POSTGRES_PORT" && { _ci_fail "127.0.0.1:$CI_POSTGRES_PORT is already in use"; return 1; }
+      pgbin="$(_ci_postgres_bindir)" || return 1
+      CI_POSTGRES_BINDIR="$pgbin"
+      pgurl="$(_ci_postgres_start "$pgbin")" || return 1
+      backend_args=(-postgresql-url "$pgurl")
+      ;;
+    *) _ci_fail "CI_FERRETDB_BACKEND must be sqlite or postgresql, not $CI_FERRETDB_BACKEND"; return 1 ;;
+  esac
+
+  _ci_log "FerretDB ($CI_FERRETDB_BACKEND backend): starting on 127.0.0.1:$CI_FERRETDB_PORT (log: $CI_SERVICES_DIR/ferretdb.log)"
+  "$bin" -listen "127.0.0.1:$CI_FERRETDB_PORT" "${backend_args[@]}" \
     </dev/null >"$CI_SERVICES_DIR/ferretdb.log" 2>&1 &
   CI_FERRETDB_PID=$!
 

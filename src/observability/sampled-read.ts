@@ -5,8 +5,13 @@ import type { Clock } from '../domain/clock';
  * cycle: the last answer is reused while it is younger than `1 / dutyCycle` times the duration of
  * the read that produced it, and concurrent callers share one read in flight. On a small store a
  * read takes a millisecond and answers stay exact in practice; on ten million tasks a scan of
- * ~1 s is made at most every ~10 s (default duty cycle 0.1; the service uses 0.02) however often `/metrics` is scraped,
- * instead of keeping a core busy. Durations are measured on the injected clock.
+ * ~1.5 s is made at most every ~75 s (the service's duty cycle 0.02) however often `/metrics` is
+ * scraped, instead of keeping a core busy.
+ *
+ * Once a read has taken `serveStaleAboveMs` or more, callers never wait for the next one: they get
+ * the last answer while the new read runs (stale-while-revalidate, RFC 5861's rule for HTTP caches
+ * applied to one value), so a scrape stays fast on any store size. A failed background read is
+ * dropped; the next call after it starts another. Durations are measured on the injected clock.
  */
 export class SampledRead<T> {
   private last: { value: T; at: number; tookMs: number } | null = null;
@@ -16,19 +21,32 @@ export class SampledRead<T> {
    * @param read the read (e.g. `store.countByState`)
    * @param clock time source for ages and durations
    * @param dutyCycle largest share of time spent reading, in (0, 1]
+   * @param serveStaleAboveMs reads that took at least this long (ms) are refreshed in the
+   *   background while callers get the last answer; faster ones are awaited (exact answers).
+   *   Default: never (every stale answer waits for the next read).
    */
   constructor(
     private readonly read: () => Promise<T>,
     private readonly clock: Clock,
     private readonly dutyCycle = 0.1,
+    private readonly serveStaleAboveMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The last answer if still fresh by the duty-cycle rule, else a new read's (shared while it runs). */
   get(): Promise<T> {
     const now = this.clock.now();
-    if (this.last && now >= this.last.at && now - this.last.at < this.last.tookMs / this.dutyCycle) return Promise.resolve(this.last.value);
-    if (this.inFlight) return this.inFlight;
-    const started = now;
+    const last = this.last;
+    if (last && now >= last.at && now - last.at < last.tookMs / this.dutyCycle) return Promise.resolve(last.value);
+    const serveStale = last !== null && last.tookMs >= this.serveStaleAboveMs;
+    const pending = this.inFlight ?? this.start(now);
+    if (serveStale) {
+      pending.catch(() => undefined); // dropped: the next call reads again
+      return Promise.resolve(last.value);
+    }
+    return pending;
+  }
+
+  private start(started: number): Promise<T> {
     const p = this.read().then(
       (value) => {
         const end = this.clock.now();

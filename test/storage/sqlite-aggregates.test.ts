@@ -35,6 +35,17 @@ describe('SqliteStore aggregate reads (own thread)', () => {
     expect((await again).PENDING).to.equal(3);
   });
 
+  it('runs its thread at a lower priority (nice 10) than the event loop and the writer', async function () {
+    if (process.platform !== 'linux') this.skip();
+    await store.countByState(); // the thread starts at the first read
+    const nice = fs.readdirSync('/proc/self/task').map((tid) => {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nice).to.include(10);
+    expect(os.getPriority()).to.equal(0);
+  });
+
   it('counts waiting tasks per tenant', async () => {
     await store.insertTasks([newTask('t-1', { tenantId: 'x' }), newTask('t-2', { tenantId: 'x' }), newTask('t-3', { tenantId: 'y' })]);
     expect(await store.countWaitingByTenant()).to.deep.equal({ x: 2, y: 1 });

@@ -62,3 +62,64 @@ describe('SampledRead (duty-cycled metric reads)', () => {
     expect(await s.get()).to.equal(3);
   });
 });
+
+describe('SampledRead: slow reads are refreshed in the background', () => {
+  it('answers with the last value while a read that took ≥ serveStaleAboveMs is repeated', async () => {
+    const clock = new ManualClock(1_000_000);
+    let reads = 0;
+    let release: () => void = () => undefined;
+    const s = new SampledRead(
+      () => {
+        reads++;
+        const n = reads;
+        if (n === 1) {
+          clock.advance(500); // the first read takes 500 ms on the manual clock
+          return Promise.resolve(n);
+        }
+        return new Promise<number>(
+          (r) =>
+            (release = () => {
+              clock.advance(300);
+              r(n);
+            }),
+        );
+      },
+      clock,
+      0.1,
+      100,
+    );
+    expect(await s.get()).to.equal(1);
+    clock.advance(5_000); // stale: 10 × 500 ms have passed
+    expect(await s.get()).to.equal(1); // the last answer at once; read 2 runs in the background
+    expect(await s.get()).to.equal(1); // shares read 2, still not waited for
+    expect(reads).to.equal(2);
+    release();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(await s.get()).to.equal(2);
+  });
+
+  it('drops a failed background read and starts another at the next call', async () => {
+    const clock = new ManualClock(1_000_000);
+    let reads = 0;
+    const s = new SampledRead(
+      async () => {
+        reads++;
+        clock.advance(200);
+        if (reads === 2) throw new Error('store down');
+        return reads;
+      },
+      clock,
+      0.5,
+      100,
+    );
+    expect(await s.get()).to.equal(1);
+    clock.advance(1_000);
+    expect(await s.get()).to.equal(1); // read 2 fails in the background, unseen
+    await new Promise((r) => setImmediate(r));
+    expect(await s.get()).to.equal(1); // read 3 started, last answer served
+    await new Promise((r) => setImmediate(r));
+    expect(reads).to.equal(3);
+    expect(await s.get()).to.equal(3);
+  });
+});

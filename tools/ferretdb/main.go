@@ -11,8 +11,12 @@
 // Usage:
 //
 //	ferretdb-embedded -listen 127.0.0.1:27017 -dir /path/to/state
+//	ferretdb-embedded -listen 127.0.0.1:27017 -postgresql-url postgres://user@127.0.0.1:5432/db
 //
-// It is built and started by .ci/services.sh.
+// It is built and started by .ci/services.sh (SQLite backend). The PostgreSQL backend is for the
+// cluster benchmark (load-tests/README.md): FerretDB 1.x's SQLite backend answers every query,
+// `_id` lookups included, with a scan of the whole collection, while its PostgreSQL backend
+// filters rows in PostgreSQL.
 package main
 
 import (
@@ -31,10 +35,23 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
 	dir := flag.String("dir", "", "directory for SQLite state (created if missing)")
+	pgURL := flag.String("postgresql-url", "", "use the PostgreSQL backend at this URL instead of SQLite")
 	flag.Parse()
 
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if *pgURL != "" {
+		run(ctx, &ferretdb.Config{
+			Listener:      ferretdb.ListenerConfig{TCP: *listen},
+			Handler:       "postgresql",
+			PostgreSQLURL: *pgURL,
+		}, "PostgreSQL")
+		return
+	}
+
 	if *dir == "" {
-		log.Fatal("-dir is required")
+		log.Fatal("-dir or -postgresql-url is required")
 	}
 
 	abs, err := filepath.Abs(*dir)
@@ -49,20 +66,21 @@ func main() {
 	// with a trailing slash; each MongoDB database becomes one .sqlite file.
 	sqliteURL := (&url.URL{Scheme: "file", Path: abs + "/"}).String()
 
-	f, err := ferretdb.New(&ferretdb.Config{
+	run(ctx, &ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: *listen},
 		Handler:   "sqlite",
 		SQLiteURL: sqliteURL,
-	})
+	}, "state in "+abs)
+}
+
+// run serves until ctx is cancelled (Ctrl-C / kill: a clean stop).
+func run(ctx context.Context, conf *ferretdb.Config, where string) {
+	f, err := ferretdb.New(conf)
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	// Stop cleanly on Ctrl-C / kill: Run returns once ctx is cancelled.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	log.Printf("ferretdb-embedded: listening on %s, state in %s", *listen, abs)
+	log.Printf("ferretdb-embedded: listening on %s, %s", conf.Listener.TCP, where)
 
 	if err = f.Run(ctx); err != nil {
 		log.Fatal(err)
