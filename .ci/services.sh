@@ -129,9 +129,9 @@ _ci_postgres_start() {
   _ci_as_pg "$bindir/initdb" -D "$data" -U ferretdb -A trust --no-sync >"$CI_SERVICES_DIR/postgres-init.log" 2>&1 \
     || { tail -n 20 "$CI_SERVICES_DIR/postgres-init.log" >&2; _ci_fail "initdb failed"; return 1; }
   _ci_log "PostgreSQL: starting on 127.0.0.1:$CI_POSTGRES_PORT"
-  _ci_as_pg "$bindir/pg_ctl" -D "$data" -l "$CI_SERVICES_DIR/postgres.log" -w -t "$CI_SERVICES_START_TIMEOUT" \
+  _ci_as_pg "$bindir/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t "$CI_SERVICES_START_TIMEOUT" \
     -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1" start >&2 \
-    || { tail -n 20 "$CI_SERVICES_DIR/postgres.log" >&2; _ci_fail "PostgreSQL did not start"; return 1; }
+    || { tail -n 20 "$data/postgres.log" >&2; _ci_fail "PostgreSQL did not start"; return 1; }
   _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb ferretdb >&2 \
     || { _ci_fail "createdb failed"; return 1; }
   printf 'postgres://ferretdb@127.0.0.1:%s/ferretdb\n' "$CI_POSTGRES_PORT"

@@ -18,11 +18,14 @@
  *
  * Usage: npm run bench:cluster   (= npm run build && node dist/load-tests/bench-cluster.js)
  *        node dist/load-tests/bench-cluster.js [--tasks 200] [--failover-tasks 200] [--lease-ttl-ms 6000]
+ *          [--attempt-lease-ms 5000] [--timeout 600]
+ *        (attempt lease of the failover run: the dead member's attempts are retried after it)
  *
  * Throughput = tasks / (first submission → last SUCCEEDED, from the tasks' own timestamps);
  * dispatch lag = started_at − due_at of every task (due_at = submission time for immediate tasks).
  * Writes the report to load-tests/results/cluster-latest.json and prints it as JSON.
  */
+import { MongoClient } from 'mongodb';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -138,8 +141,8 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
   }
 }
 
-async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutMs: number): Promise<Record<string, unknown>> {
-  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: 5000 }, env: redisEnv() });
+async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptLeaseMs: number, timeoutMs: number): Promise<Record<string, unknown>> {
+  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: attemptLeaseMs }, env: redisEnv() });
   const log = path.join(cluster.scratch, 'side-effects.log');
   const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
   try {
@@ -160,10 +163,12 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
         /* already gone with its parent */
       }
     }
-    const takeoverMs = await until('lease take-over', async () => {
-      const now = await readLeases(cluster.uri);
-      return lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0)) ? Date.now() - killedAt : undefined;
-    }, 10 * ttl, 20);
+    // The victim's leases as it left them (it renews no more): they expire at their expires_at.
+    const atDeath = await readLeases(cluster.uri);
+    const expiresAt = Math.max(...lost.map((p) => (atDeath.get(p)?.owner === victim.memberId ? atDeath.get(p)!.expiresAt : 0)));
+    const takeoverMs = await pollLeases(cluster.uri, 10 * ttl, (now) =>
+      lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0)) ? Date.now() - killedAt : undefined,
+    );
     const ownersMs = await until('owners running', async () => {
       const counts = await Promise.all(survivors.map((n) => ownedCount(n.svc)));
       return counts.reduce((s, x) => s + x, 0) === 12 ? Date.now() - killedAt : undefined;
@@ -181,10 +186,15 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
       tasks,
       redis: redisEnv().REDIS_URL !== '',
       lease_ttl_ms: ttl,
+      attempt_lease_ms: attemptLeaseMs,
       killed: victim.memberId,
       partitions_lost: lost.length,
       side_effects_at_kill: atKill,
       lease_takeover_ms: takeoverMs,
+      /** When the victim's last lease expired, from the kill (≤ TTL: its last renewal preceded the kill). */
+      leases_expired_after_kill_ms: expiresAt > 0 ? expiresAt - killedAt : null,
+      /** Take-over after that expiry: the survivors' reaction time (wake at expiry, grant, fence). */
+      takeover_after_expiry_ms: expiresAt > 0 ? takeoverMs - (expiresAt - killedAt) : null,
       owners_running_ms: ownersMs,
       drain_after_owners_ms: drainMs,
       /** Leases the survivors lost themselves (renewal rounds too slow for the TTL): churn. */
@@ -201,20 +211,43 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, timeoutM
   }
 }
 
+/**
+ * Polls the lease documents through one connection every 20 ms until `check` returns a value
+ * (a fresh connection per poll would add its handshake to the measured time).
+ * @throws Error after `timeoutMs`
+ */
+async function pollLeases<T>(uri: string, timeoutMs: number, check: (leases: Map<number, { owner: string; epoch: number }>) => T | undefined): Promise<T> {
+  const client = new MongoClient(uri);
+  try {
+    await client.connect();
+    const leases = client.db().collection<{ _id: number; owner: string; epoch: number }>('partition_leases');
+    return await until(
+      'lease take-over',
+      async () => check(new Map((await leases.find({}).toArray()).map((d) => [d._id, { owner: d.owner, epoch: d.epoch }]))),
+      timeoutMs,
+      20,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       tasks: { type: 'string', default: '200' },
       'failover-tasks': { type: 'string', default: '200' },
       'lease-ttl-ms': { type: 'string', default: '6000' },
+      'attempt-lease-ms': { type: 'string', default: '5000' },
       timeout: { type: 'string', default: '600' },
     },
   });
   const tasks = Number(values.tasks);
   const failoverTasks = Number(values['failover-tasks']);
   const ttl = Number(values['lease-ttl-ms']);
+  const attemptLeaseMs = Number(values['attempt-lease-ms']);
   const timeoutMs = Number(values.timeout) * 1000;
-  if (![tasks, failoverTasks, ttl, timeoutMs].every((n) => Number.isInteger(n) && n > 0)) {
+  if (![tasks, failoverTasks, ttl, attemptLeaseMs, timeoutMs].every((n) => Number.isInteger(n) && n > 0)) {
     process.stderr.write('--tasks, --failover-tasks, --lease-ttl-ms and --timeout must be positive integers\n');
     return 2;
   }
@@ -232,7 +265,7 @@ async function main(): Promise<number> {
       runs.push(await clusterRun(uri, nodes, tasks, ttl, timeoutMs));
     }
     say(`failover: 3 nodes, ${failoverTasks} tasks, SIGKILL one`);
-    report.failover = await failoverRun(uri, failoverTasks, ttl, timeoutMs);
+    report.failover = await failoverRun(uri, failoverTasks, ttl, attemptLeaseMs, timeoutMs);
   }
   for (const r of runs) say(`${r.store} ×${r.nodes}${r.redis ? ' (redis)' : ''}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`);
   if (report.failover) say(`failover: ${JSON.stringify(report.failover)}`);

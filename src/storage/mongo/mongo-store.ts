@@ -182,7 +182,7 @@ export class MongoStore implements Store {
   }
 
   async markPending(ids: string[], now: number, epoch?: number): Promise<string[]> {
-    return this.write((c) => markPending(c, ids, now, epoch));
+    return this.write((c, s) => markPending(c, s.partitions, ids, now, epoch));
   }
 
   async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {

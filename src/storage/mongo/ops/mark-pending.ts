@@ -8,14 +8,19 @@
  * With `epoch` (cluster mode, the caller's lease epoch): both filters also require owner_epoch
  * (absent = 0) <= epoch and the update sets owner_epoch = epoch, so a task fenced by a newer owner
  * is neither changed nor returned.
+ * Both filters also name the ids' partition (`partitionOf`; a partition owner's ids share one): on
+ * MongoDB the `_id` index decides anyway, but FerretDB only hands top-level equalities to its
+ * backend, and without one it decodes every document of the collection for each call.
  */
+import { partitionOf } from '../../../domain/partition';
 import type { MongoCollections } from '../collections';
 import { epochAtMost } from './fencing';
 
-export async function markPending(c: MongoCollections, ids: string[], now: number, epoch?: number): Promise<string[]> {
+export async function markPending(c: MongoCollections, partitions: number, ids: string[], now: number, epoch?: number): Promise<string[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
-  const fence = epoch === undefined ? {} : epochAtMost(epoch);
+  const owned = [...new Set(unique.map((id) => partitionOf(id, partitions)))];
+  const fence = { partition: owned.length === 1 ? owned[0] : { $in: owned }, ...(epoch === undefined ? {} : epochAtMost(epoch)) };
   await c.tasks.updateMany(
     { _id: { $in: unique }, state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now }, ...fence },
     { $set: epoch === undefined ? { state: 'PENDING', updated_at: now } : { state: 'PENDING', updated_at: now, owner_epoch: epoch } },
