@@ -127,8 +127,50 @@ async function embeddedRun(tasks: number, timeoutMs: number): Promise<Throughput
   }
 }
 
+/** Clusters running now: a SIGINT or SIGTERM of the benchmark kills their processes (see reapOnSignal). */
+const running = new Set<Cluster>();
+
+/**
+ * On SIGINT or SIGTERM, SIGKILLs every service process of the running clusters and their workers,
+ * then exits 130. Without it, an interrupted run left its services running; they reconnected to
+ * the next FerretDB started on the same port and loaded it.
+ */
+function reapOnSignal(): void {
+  const reap = () => {
+    for (const cluster of running) {
+      for (const node of cluster.nodes) {
+        for (const pid of [...node.svc.workerPids(), node.svc.child.pid ?? 0]) {
+          try {
+            if (pid > 0) process.kill(pid, 'SIGKILL');
+          } catch {
+            /* already gone */
+          }
+        }
+      }
+    }
+    process.exit(130);
+  };
+  process.once('SIGINT', reap);
+  process.once('SIGTERM', reap);
+}
+
+/** startCluster, tracked in `running` until its stop. */
+async function trackedCluster(o: Parameters<typeof startCluster>[0]): Promise<Cluster> {
+  const cluster = await startCluster(o);
+  running.add(cluster);
+  const stop = cluster.stop.bind(cluster);
+  cluster.stop = async () => {
+    try {
+      await stop();
+    } finally {
+      running.delete(cluster);
+    }
+  };
+  return cluster;
+}
+
 async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
-  const cluster = await startCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
+  const cluster = await trackedCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
   try {
     await until('balanced', async () => ((await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined));
     const t0 = Date.now();
@@ -142,7 +184,7 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
 }
 
 async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptLeaseMs: number, timeoutMs: number): Promise<Record<string, unknown>> {
-  const cluster: Cluster = await startCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: attemptLeaseMs }, env: redisEnv() });
+  const cluster: Cluster = await trackedCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: attemptLeaseMs }, env: redisEnv() });
   const log = path.join(cluster.scratch, 'side-effects.log');
   const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
   try {
@@ -233,6 +275,7 @@ async function pollLeases<T>(uri: string, timeoutMs: number, check: (leases: Map
 }
 
 async function main(): Promise<number> {
+  reapOnSignal();
   const { values } = parseArgs({
     options: {
       tasks: { type: 'string', default: '200' },
