@@ -36,6 +36,7 @@ import { startServiceProcess } from '../test/helpers/service-process';
 import { tempDir } from '../test/helpers/temp-dir';
 import {
   Cluster,
+  leasesOf,
   listByStatus,
   metricSum,
   ownedCount,
@@ -43,6 +44,7 @@ import {
   readSideEffects,
   sideEffectHandlerSource,
   startCluster,
+  StoredLease,
   until,
 } from '../test/helpers/cluster-processes';
 
@@ -258,17 +260,11 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptL
  * (a fresh connection per poll would add its handshake to the measured time).
  * @throws Error after `timeoutMs`
  */
-async function pollLeases<T>(uri: string, timeoutMs: number, check: (leases: Map<number, { owner: string; epoch: number }>) => T | undefined): Promise<T> {
+async function pollLeases<T>(uri: string, timeoutMs: number, check: (leases: Map<number, StoredLease>) => T | undefined): Promise<T> {
   const client = new MongoClient(uri);
   try {
     await client.connect();
-    const leases = client.db().collection<{ _id: number; owner: string; epoch: number }>('partition_leases');
-    return await until(
-      'lease take-over',
-      async () => check(new Map((await leases.find({}).toArray()).map((d) => [d._id, { owner: d.owner, epoch: d.epoch }]))),
-      timeoutMs,
-      20,
-    );
+    return await until('lease take-over', async () => check(await leasesOf(client)), timeoutMs, 20);
   } finally {
     await client.close();
   }

@@ -146,13 +146,25 @@ export async function untilBalanced(nodes: ClusterNode[], partitions: number, ti
   }, timeoutMs);
 }
 
-/** The lease documents of the cluster's database: partition → {owner, epoch, expires_at}. */
-export async function readLeases(uri: string): Promise<Map<number, { owner: string; epoch: number; expiresAt: number }>> {
+/** A partition's lease as stored: its owner, epoch and `expires_at` (epoch ms). */
+export interface StoredLease {
+  owner: string;
+  epoch: number;
+  expiresAt: number;
+}
+
+/** The lease documents of the database `client` is connected to: partition → lease. */
+export async function leasesOf(client: MongoClient): Promise<Map<number, StoredLease>> {
+  const docs = await client.db().collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases').find({}).toArray();
+  return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
+}
+
+/** The lease documents of the cluster's database (one connection for the call): partition → lease. */
+export async function readLeases(uri: string): Promise<Map<number, StoredLease>> {
   const client = new MongoClient(uri);
   try {
     await client.connect();
-    const docs = await client.db().collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases').find({}).toArray();
-    return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
+    return await leasesOf(client);
   } finally {
     await client.close();
   }
