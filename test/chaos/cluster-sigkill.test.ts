@@ -50,8 +50,6 @@ const BATCH = 25;
  */
 const TTL = 6000;
 
-
-
 describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', function () {
   this.timeout(120_000);
   if (!uri) {

@@ -7,7 +7,7 @@ import { http } from '../helpers/http';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
-import { countLines, isAlive } from '../helpers/process-files';
+import { countLines, isAlive, readJsonLines } from '../helpers/process-files';
 
 /**
  * Issue 3 ("Must show 2"): 10,000 acknowledged tasks with a side effect, SIGKILL of the whole
@@ -44,23 +44,6 @@ interface LogLine {
   pid: number;
   t: number;
 }
-
-function readLog(file: string): { lines: LogLine[]; torn: string[] } {
-  if (!fs.existsSync(file)) return { lines: [], torn: [] };
-  const lines: LogLine[] = [];
-  const torn: string[] = [];
-  for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!raw) continue;
-    try {
-      lines.push(JSON.parse(raw) as LogLine);
-    } catch {
-      torn.push(raw);
-    }
-  }
-  return { lines, torn };
-}
-
-
 
 /** Pids of live processes whose environment carries this file's MARK (services and their workers). */
 function markedProcesses(): number[] {
@@ -226,7 +209,7 @@ describe('chaos: SIGKILL of the service under load (issue 3)', function () {
         await until('worker processes of the stopped service to be gone', 10_000, 20, () => (secondWorkers.some(isAlive) ? undefined : true));
 
         // ── the side-effect log against the store ─────────────────────────────────────────
-        const { lines, torn } = readLog(logPath);
+        const { lines, torn } = readJsonLines<LogLine>(logPath);
         const ackedSet = new Set(acked);
         const byTask = new Map<string, number[]>();
         for (const l of lines) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { http } from './http';
+import { readJsonLines } from './process-files';
 import { dropDatabase, withDatabase } from './mongo-database';
 import { ServiceProcess, startServiceProcess } from './service-process';
 import { tempDir } from './temp-dir';
@@ -206,18 +207,7 @@ export interface SideEffect {
 
 /** Parses the side-effect log (torn lines, from a process killed mid-write, are returned apart). */
 export function readSideEffects(logPath: string): { lines: SideEffect[]; torn: string[] } {
-  if (!fs.existsSync(logPath)) return { lines: [], torn: [] };
-  const lines: SideEffect[] = [];
-  const torn: string[] = [];
-  for (const raw of fs.readFileSync(logPath, 'utf8').split('\n')) {
-    if (!raw) continue;
-    try {
-      lines.push(JSON.parse(raw) as SideEffect);
-    } catch {
-      torn.push(raw);
-    }
-  }
-  return { lines, torn };
+  return readJsonLines<SideEffect>(logPath);
 }
 
 /** Every task of `taskType` in `status` (id → stored attempts), through the paginated list. */

@@ -9,6 +9,25 @@ export function countLines(file: string): number {
   return n;
 }
 
+/**
+ * Parses a JSON-lines log such as a side-effect log. Lines that are not JSON (torn: written by a
+ * process killed mid-write) are returned apart. A missing file is an empty log.
+ */
+export function readJsonLines<T>(file: string): { lines: T[]; torn: string[] } {
+  if (!fs.existsSync(file)) return { lines: [], torn: [] };
+  const lines: T[] = [];
+  const torn: string[] = [];
+  for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!raw) continue;
+    try {
+      lines.push(JSON.parse(raw) as T);
+    } catch {
+      torn.push(raw);
+    }
+  }
+  return { lines, torn };
+}
+
 /** Whether `pid` runs: it exists and is not a zombie (exited, not yet reaped), from /proc. */
 export function isAlive(pid: number): boolean {
   try {
