@@ -130,10 +130,14 @@ _ci_postgres_start() {
     || { tail -n 20 "$CI_SERVICES_DIR/postgres-init.log" >&2; _ci_fail "initdb failed"; return 1; }
   _ci_log "PostgreSQL: starting on 127.0.0.1:$CI_POSTGRES_PORT"
   _ci_as_pg "$bindir/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t "$CI_SERVICES_START_TIMEOUT" \
-    -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1" start >&2 \
+    -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1 -c plan_cache_mode=force_custom_plan" start >&2 \
     || { tail -n 20 "$data/postgres.log" >&2; _ci_fail "PostgreSQL did not start"; return 1; }
   _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb ferretdb >&2 \
     || { _ci_fail "createdb failed"; return 1; }
+  # GIN companions of FerretDB's btree indexes, which its pushed-down filters cannot use (see the file).
+  _ci_as_pg "$bindir/psql" -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb -d ferretdb \
+    <"$CI_REPO_ROOT/tools/ferretdb/postgresql-gin-companions.sql" >&2 \
+    || { _ci_fail "loading tools/ferretdb/postgresql-gin-companions.sql failed"; return 1; }
   printf 'postgres://ferretdb@127.0.0.1:%s/ferretdb\n' "$CI_POSTGRES_PORT"
 }
 

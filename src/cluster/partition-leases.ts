@@ -12,6 +12,11 @@
  *    the lease was lost, and the partition's owner is stopped at once;
  * 5. acquire the wanted partitions whose lease is free or expired; each grant carries a new epoch,
  *    the tasks of the partition are fenced with it (`fencePartition`) before its owner starts.
+ *    The fence runs beside the rounds, not inside one: a partition with many unfinished tasks
+ *    can take a slow store longer than a TTL to fence, and meanwhile the next rounds renew the
+ *    new lease like any other (a renewal is a compare-and-set on owner and epoch, so this takes
+ *    nothing from safety). Until its fence is done the partition is held but not owned: no
+ *    fencing token, no owner, not counted in `status().owned`.
  *
  * Safety: a held lease is dropped (owner stopped, fence revoked) when local time reaches
  * `sentAt + ttl − safetyMargin`, `sentAt` being the clock reading taken before the last successful
@@ -57,8 +62,10 @@ export interface OwnershipStatus {
   memberId: string;
   /** True once the first round has run (member registered, free partitions acquired). */
   joined: boolean;
-  /** Partitions held now, ascending. */
+  /** Partitions held and fenced (their owners run), ascending. */
   owned: number[];
+  /** Partitions whose lease is held while their tasks are being fenced, ascending. */
+  fencing: number[];
   partitions: number;
   /** Live members seen in the last round (this one included). */
   liveMembers: number;
@@ -88,6 +95,8 @@ interface Held {
   /** Local time at which the owner must have stopped (sentAt + ttl − margin). */
   deadline: number;
   timer: TimerHandle | null;
+  /** False while the grant's fence runs: the lease is renewed, no owner runs, no token is handed out. */
+  fenced: boolean;
 }
 
 /**
@@ -100,6 +109,8 @@ export class PartitionLeases {
   private readonly marginMs: number;
   private timer: TimerHandle | null = null;
   private running: Promise<void> | null = null;
+  /** Fences of new grants still running (see `fence`). */
+  private readonly fencing = new Set<Promise<void>>();
   private nextDelayMs: number;
   /** Local time at which another member's record expires (the next round runs then if sooner). */
   private wakeAt = Infinity;
@@ -117,11 +128,15 @@ export class PartitionLeases {
     this.nextDelayMs = this.intervalMs;
   }
 
-  /** Joins: runs the first round (heartbeat, acquire free wanted partitions), then one every ttl/3. */
+  /**
+   * Joins: runs the first round (heartbeat, acquire free wanted partitions) and waits for the
+   * fences of its grants; then a round runs every ttl/3.
+   */
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
     await this.round();
+    await Promise.all(this.fencing);
   }
 
   /**
@@ -135,6 +150,7 @@ export class PartitionLeases {
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    await Promise.all(this.fencing);
     const held = [...this.held.entries()];
     for (const [p] of held) this.drop(p, 'shutdown');
     const { store, memberId } = this.o;
@@ -147,7 +163,8 @@ export class PartitionLeases {
     return {
       memberId: this.o.memberId,
       joined: this.joined,
-      owned: [...this.held.keys()].sort((a, b) => a - b),
+      owned: this.partitionsWhere(true),
+      fencing: this.partitionsWhere(false),
       partitions: this.o.partitions,
       liveMembers: this.liveMembers,
     };
@@ -171,9 +188,16 @@ export class PartitionLeases {
     return this.running;
   }
 
-  /** Resolves when no round is running (tests). */
+  /** Resolves when no round and no fence is running (tests). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.fencing.size > 0) {
+      await this.running;
+      await Promise.all(this.fencing);
+    }
+  }
+
+  private partitionsWhere(fenced: boolean): number[] {
+    return [...this.held.entries()].filter(([, h]) => h.fenced === fenced).map(([p]) => p).sort((a, b) => a - b);
   }
 
   private schedule(): void {
@@ -210,7 +234,7 @@ export class PartitionLeases {
     await Promise.all([...this.held.entries()].map(([p, h]) => this.renew(p, h)));
     if (wanted && !this.stopped) await this.acquireWanted(wanted);
     if (wanted) this.joined = true;
-    this.o.metrics?.owned(this.held.size);
+    this.o.metrics?.owned(this.partitionsWhere(true).length);
   }
 
   /** Releases the held partitions that rendezvous gives to another member (stop first, then release). */
@@ -261,33 +285,53 @@ export class PartitionLeases {
     if (nextExpiry !== Infinity) this.nextDelayMs = Math.max(1, Math.min(this.intervalMs, nextExpiry - clock.now() + 1));
   }
 
+  /** Asks for the lease of `partition`; a grant is held at once and fenced beside the rounds. */
   private async acquire(partition: number): Promise<void> {
     const { store, clock, memberId, ttlMs } = this.o;
     const sentAt = clock.now();
     try {
       const grant = await store.acquireLease(partition, memberId, sentAt, ttlMs);
       if (!grant.granted) return;
-      const { epoch } = grant.lease;
-      try {
-        await store.fencePartition(partition, epoch);
-      } catch (err) {
-        this.warn(err, 'fencing a new partition failed; giving the lease back');
-        await store.releaseLease(partition, memberId, epoch).catch(() => undefined);
+      const h: Held = { epoch: grant.lease.epoch, deadline: 0, timer: null, fenced: false };
+      if (this.stopped) {
+        await store.releaseLease(partition, memberId, h.epoch).catch(() => undefined);
         return;
       }
-      if (this.stopped || clock.now() >= sentAt + ttlMs - this.marginMs) {
-        await store.releaseLease(partition, memberId, epoch).catch(() => undefined);
-        return;
-      }
-      const h: Held = { epoch, deadline: 0, timer: null };
       this.held.set(partition, h);
       this.arm(partition, h, sentAt);
-      this.o.fences.grant(partition, epoch);
-      this.o.metrics?.acquired();
-      this.o.events.acquired(partition, epoch);
+      const fencing = this.fence(partition, h).finally(() => this.fencing.delete(fencing));
+      this.fencing.add(fencing);
     } catch (err) {
       this.warn(err, 'lease acquisition failed');
     }
+  }
+
+  /**
+   * Fences the tasks of a new grant with its epoch, then, if the lease is still held (renewals
+   * kept it; nothing dropped it meanwhile), hands out the token and starts the owner. A failed
+   * fence gives the lease back.
+   */
+  private async fence(partition: number, h: Held): Promise<void> {
+    const { store, memberId } = this.o;
+    try {
+      await store.fencePartition(partition, h.epoch);
+    } catch (err) {
+      this.warn(err, 'fencing a new partition failed; giving the lease back');
+      if (this.held.get(partition) !== h) return;
+      this.drop(partition, 'handed_over');
+      await store.releaseLease(partition, memberId, h.epoch).catch(() => undefined);
+      return;
+    }
+    if (this.held.get(partition) !== h || this.stopped) return; // dropped meanwhile: stop() or a round releases it
+    if (this.o.clock.now() >= h.deadline) {
+      this.drop(partition, 'expired'); // no renewal got through while it fenced
+      return;
+    }
+    h.fenced = true;
+    this.o.fences.grant(partition, h.epoch);
+    this.o.metrics?.acquired();
+    this.o.metrics?.owned(this.partitionsWhere(true).length);
+    this.o.events.acquired(partition, h.epoch);
   }
 
   /** Sets the deadline of a held lease from the instant its grant or renewal was sent. */
@@ -306,16 +350,20 @@ export class PartitionLeases {
     for (const [p, h] of [...this.held.entries()]) if (now >= h.deadline) this.drop(p, 'expired');
   }
 
-  /** Forgets a held partition: fence revoked first (no more firing or claiming), then the owner stopped. */
+  /**
+   * Forgets a held partition: fence revoked first (no more firing or claiming), then the owner
+   * stopped. A partition still being fenced has neither token nor owner: it is only forgotten.
+   */
   private drop(partition: number, why: OwnershipEnd): void {
     const h = this.held.get(partition);
     if (!h) return;
     this.held.delete(partition);
     if (h.timer) this.o.clock.clearTimeout(h.timer);
-    this.o.fences.revoke(partition);
+    if (why === 'lost' || why === 'expired') this.warn({ partition, epoch: h.epoch, why, fenced: h.fenced }, 'partition lease lost; its owner stops');
     this.o.metrics?.ended(why);
-    this.o.metrics?.owned(this.held.size);
-    if (why === 'lost' || why === 'expired') this.warn({ partition, epoch: h.epoch, why }, 'partition lease lost; its owner stops');
+    if (!h.fenced) return;
+    this.o.fences.revoke(partition);
+    this.o.metrics?.owned(this.partitionsWhere(true).length);
     this.o.events.stopped(partition, h.epoch, why);
   }
 

@@ -22,6 +22,8 @@ interface Member {
   mode: Mode;
   /** Rejecters of the calls that hang while frozen (thawed after the test). */
   hanging: Array<(err: Error) => void>;
+  /** When set, every fencePartition call waits for it first (a slow fence). */
+  fenceGate: Promise<void> | null;
 }
 
 /**
@@ -50,7 +52,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
   });
 
   function member(id: string): Member {
-    const m: Member = { id, fences: new PartitionFences(), log: [], mode: 'ok', hanging: [], leases: null as never };
+    const m: Member = { id, fences: new PartitionFences(), log: [], mode: 'ok', hanging: [], fenceGate: null, leases: null as never };
     const view = new Proxy(store, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver);
@@ -58,6 +60,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
         return (...args: unknown[]) => {
           if (m.mode === 'frozen') return new Promise((_, reject) => m.hanging.push(reject));
           if (m.mode === 'failing') return Promise.reject(new Error('store unreachable'));
+          if (prop === 'fencePartition' && m.fenceGate) return m.fenceGate.then(() => (v as (...a: unknown[]) => unknown).apply(target, args));
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -173,6 +176,31 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
       expect(take.at).to.be.within(frozenAt + TTL, frozenAt + TTL + 100);
     }
     expect(owned(a)).to.deep.equal(all);
+  });
+
+  it('a fence slower than the TTL: the new lease is renewed while it runs, and its owner starts once it is done', async () => {
+    const a = member('a');
+    let openGate!: () => void;
+    a.fenceGate = new Promise<void>((resolve) => (openGate = resolve));
+    const joining = a.leases.start(); // resolves once the first grants are fenced
+    // Rounds run on the clock; the fences wait at the gate. Let the event loop run each step.
+    const flush = async () => {
+      for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    for (let t = 0; t < 3 * TTL; t += 100) {
+      clock.advance(100);
+      await flush();
+    }
+    expect(a.leases.status()).to.deep.include({ owned: [], fencing: all });
+    expect(a.log).to.deep.equal([]); // no owner before its fence
+    expect(a.fences.size).to.equal(0); // and no token: nothing fired or claimed
+    const leases = await store.listLeases();
+    expect(leases.every((l) => l.owner === 'a' && l.epoch === 1 && l.expiresAt > clock.now())).to.equal(true); // renewed meanwhile
+    openGate();
+    await joining;
+    expect(owned(a)).to.deep.equal(all);
+    expect(a.log.map((e) => [e.kind, e.partition, e.epoch])).to.have.deep.members(all.map((p) => ['acquired', p, 1]));
+    expect(a.fences.tokensFor([0, 7])).to.deep.equal([1, 1]);
   });
 
   it('a refused renewal (lease taken meanwhile) stops the owner at that round, with the fence revoked', async () => {
