@@ -3,7 +3,7 @@
  * (`node dist/src/main.js`) on the embedded store (SQLite, 1 process), on the MongoDB-wire store
  * with 1 process, and with 3 processes sharing one database (tasks submitted round-robin); then
  * the failover run: 3 processes, `--failover-tasks` side-effect tasks, one process SIGKILLed (with
- * its workers) once a third of them ran; prints the lease take-over time, the time until the
+ * its workers) once a third of them ran, while the submission goes on to the survivors; prints the lease take-over time, the time until the
  * survivors' owners run every partition, and the counts (SUCCEEDED, side effects, re-runs).
  *
  * Needs MONGODB_URI for the MongoDB runs (a MongoDB replica set, or FerretDB: `export
@@ -79,9 +79,53 @@ async function submit(targets: Endpoint[], n: number): Promise<string[]> {
   return ids;
 }
 
+/**
+ * The failover run's submitter: like `submit`, but each batch goes to the next of `targets()` as
+ * it is at that moment (the run takes the victim out before killing it), and every task carries
+ * the idempotency key `failover-<n>`. A batch whose request fails (the victim died under it, its
+ * tasks possibly stored) is sent again to the next target: the keys make the repeat answer with
+ * the tasks already stored instead of storing them twice. `acked` counts the tasks acknowledged.
+ */
+function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: () => number; done: Promise<string[]> } {
+  const ids: string[] = [];
+  const done = (async () => {
+    for (let b = 0; b * BATCH < n; b++) {
+      const tasks = Array.from({ length: Math.min(BATCH, n - b * BATCH) }, (_, i) => ({ task_type: TASK_TYPE, payload: { n: b * BATCH + i }, idempotency_key: `failover-${b * BATCH + i}` }));
+      for (let tries = 0; ; tries++) {
+        const live = targets();
+        const res = await http('POST', `${live[(b + tries) % live.length].url}/api/v1/tasks/batch`, { tasks }).catch((err: Error) => ({ status: 0, body: String(err) }));
+        if (res.status === 200 || res.status === 202) {
+          ids.push(...res.body.tasks.map((t: { task_id: string }) => t.task_id));
+          break;
+        }
+        if (tries >= 5) throw new Error(`batch ${b} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      }
+    }
+    return ids;
+  })();
+  return { acked: () => ids.length, done };
+}
+
 /** Waits (polling /metrics) until `n` tasks are SUCCEEDED; bounded by `timeoutMs`. */
-async function drained(url: string, n: number, timeoutMs: number): Promise<void> {
-  await until(`${n} tasks SUCCEEDED`, async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined), timeoutMs, 250);
+/**
+ * Waits until `n` tasks are SUCCEEDED. With `uri` (a cluster's database) it counts them there: the
+ * service's `scheduler_tasks` gauge is a sampled count whose age grows with the count's duration
+ * (SampledRead's duty cycle), minutes on FerretDB holding 20,000 tasks. Without, it reads the gauge
+ * (the embedded store counts in milliseconds, so the gauge stays current).
+ */
+async function drained(url: string, n: number, timeoutMs: number, uri?: string): Promise<void> {
+  if (uri === undefined) {
+    await until(`${n} tasks SUCCEEDED`, async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined), timeoutMs, 250);
+    return;
+  }
+  const client = new MongoClient(uri);
+  try {
+    await client.connect();
+    const tasks = client.db().collection('tasks');
+    await until(`${n} tasks SUCCEEDED`, async () => ((await tasks.countDocuments({ state: 'SUCCEEDED' })) >= n ? true : undefined), timeoutMs, 250);
+  } finally {
+    await client.close();
+  }
 }
 
 /** Reads every task back and measures end-to-end time and dispatch lag from its timestamps. */
@@ -178,7 +222,7 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
     const t0 = Date.now();
     const ids = await submit(cluster.nodes.map((n) => n.svc), tasks);
     const submitMs = Date.now() - t0;
-    await drained(cluster.nodes[0].svc.url, tasks, timeoutMs);
+    await drained(cluster.nodes[0].svc.url, tasks, timeoutMs, cluster.uri);
     return await measure(cluster.nodes[0].svc.url, ids, 'mongodb', nodes, submitMs);
   } finally {
     await cluster.stop();
@@ -190,14 +234,19 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptL
   const log = path.join(cluster.scratch, 'side-effects.log');
   const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
   try {
-    const ids = await submit(cluster.nodes.map((n) => n.svc), tasks);
-    await until('a third of the side effects', async () => (lines() >= tasks / 3 ? true : undefined), timeoutMs, 20);
     const victim = cluster.nodes[2];
     const survivors = cluster.nodes.slice(0, 2);
+    let targets: Endpoint[] = cluster.nodes.map((n) => n.svc);
+    const submission = submitThroughFailover(() => targets, tasks);
+    // Kill mid-run: submission goes on (to the survivors) while the victim dies.
+    const third = until('a third of the side effects', async () => (lines() >= tasks / 3 ? true : undefined), timeoutMs, 20);
+    await Promise.race([third, submission.done.then(() => third)]);
+    targets = survivors.map((n) => n.svc);
     const before = await readLeases(cluster.uri);
     const lost = [...before].filter(([, l]) => l.owner === victim.memberId).map(([p]) => p);
     const workers = victim.svc.workerPids();
     const atKill = lines();
+    const ackedAtKill = submission.acked();
     const killedAt = Date.now();
     await victim.svc.kill9();
     for (const pid of workers) {
@@ -217,8 +266,9 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptL
       const counts = await Promise.all(survivors.map((n) => ownedCount(n.svc)));
       return counts.reduce((s, x) => s + x, 0) === 12 ? Date.now() - killedAt : undefined;
     }, 20 * ttl, 20);
+    const ids = await submission.done;
     const t0 = Date.now();
-    await drained(survivors[0].svc.url, tasks, timeoutMs);
+    await drained(survivors[0].svc.url, tasks, timeoutMs, cluster.uri);
     const drainMs = Date.now() - t0;
     const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce((a, b) => a + b, 0);
     const succeeded = await listByStatus(survivors[0].svc.url, 'SUCCEEDED', TASK_TYPE);
@@ -234,6 +284,8 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptL
       killed: victim.memberId,
       partitions_lost: lost.length,
       side_effects_at_kill: atKill,
+      /** Tasks acknowledged when the victim was killed (the rest went to the survivors). */
+      submitted_at_kill: ackedAtKill,
       lease_takeover_ms: takeoverMs,
       /** When the victim's last lease expired, from the kill (≤ TTL: its last renewal preceded the kill). */
       leases_expired_after_kill_ms: expiresAt > 0 ? expiresAt - killedAt : null,
