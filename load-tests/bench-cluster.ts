@@ -14,7 +14,7 @@
  * task at its next window read, horizonMs / 2). Speed is reported, never asserted: exit 0 when the runs went to the end, 1 on failure.
  *
  * Defaults keep a FerretDB run near a minute; the issue's failover figure is `--failover-tasks 20000`
- * (on MongoDB; FerretDB does tens of tasks/s, see load-tests/README.md).
+ * (about 11 minutes on FerretDB's PostgreSQL backend on 2 cores, see load-tests/README.md).
  *
  * Usage: npm run bench:cluster   (= npm run build && node dist/load-tests/bench-cluster.js)
  *        node dist/load-tests/bench-cluster.js [--tasks 200] [--failover-tasks 200] [--lease-ttl-ms 6000]
