@@ -69,7 +69,7 @@ export class SchedulerService {
   private readonly taskTypes: Set<string>;
   private readonly batchSchema: object;
   private accepting = true;
-  private ownership: (() => { joined: boolean; owned: number[]; partitions: number } | null) | null = null;
+  private ownership: (() => { joined: boolean; owned: number[]; fencing: number[]; partitions: number } | null) | null = null;
 
   constructor(private readonly deps: SchedulerServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
@@ -319,18 +319,19 @@ export class SchedulerService {
    * Cluster mode: where readiness reads partition ownership (the supervisor's lease component).
    * The probe answers null until the actors run.
    */
-  setOwnershipProbe(probe: () => { joined: boolean; owned: number[]; partitions: number } | null): void {
+  setOwnershipProbe(probe: () => { joined: boolean; owned: number[]; fencing: number[]; partitions: number } | null): void {
     this.ownership = probe;
   }
 
   /**
    * Readiness: accepting work and the store answers; in cluster mode also joined (the first lease
    * round ran), with the partitions this member owns (a member may own none when the cluster
-   * has more members than partitions: it still serves the API). With Redis configured, `redis`
+   * has more members than partitions: it still serves the API) and those whose new lease it
+   * holds while their tasks are being fenced (their owners start after). With Redis configured, `redis`
    * says whether it answers; while it does not, the node stays ready but degraded (it fires from
    * the store and applies its rate limits locally).
    */
-  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; total: number }; redis?: 'up' | 'down' }> {
+  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; fencing: number; total: number }; redis?: 'up' | 'down' }> {
     const store = await this.deps.store.ping().catch(() => false);
     const redis = this.deps.redisStatus?.();
     const withRedis = redis ? { redis } : {};
@@ -339,7 +340,7 @@ export class SchedulerService {
     return {
       ready: this.accepting && store && (o?.joined ?? false),
       store,
-      partitions: { owned: o?.owned.length ?? 0, total: o?.partitions ?? 0 },
+      partitions: { owned: o?.owned.length ?? 0, fencing: o?.fencing.length ?? 0, total: o?.partitions ?? 0 },
       ...withRedis,
     };
   }

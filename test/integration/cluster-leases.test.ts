@@ -74,7 +74,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
     expect(owned(a)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
     const r = await a.app.inject({ method: 'GET', url: '/readyz' });
     expect(r.statusCode).to.equal(200);
-    expect(r.json()).to.deep.include({ status: 'ready', partitions: { owned: 8, total: 8 } });
+    expect(r.json()).to.deep.include({ status: 'ready', partitions: { owned: 8, fencing: 0, total: 8 } });
   });
 
   it('a second member gets its rendezvous share by hand-over: disjoint and complete', async () => {

@@ -28,8 +28,9 @@ export function healthRoutes(app: FastifyInstance, service: SchedulerService, me
       store: { type: 'string' },
       partitions: {
         type: 'object',
-        description: 'Cluster mode only: partitions this member holds a lease on (owned) of all (total)',
-        properties: { owned: { type: 'integer' }, total: { type: 'integer' } },
+        description:
+          'Cluster mode only: partitions this member owns (lease held and fenced: their owners run), leases it holds whose partitions are still being fenced (fencing), of all (total)',
+        properties: { owned: { type: 'integer' }, fencing: { type: 'integer' }, total: { type: 'integer' } },
       },
       redis: { type: 'string', enum: ['up', 'down'], description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)' },
     },
