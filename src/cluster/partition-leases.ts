@@ -299,7 +299,9 @@ export class PartitionLeases {
       }
       this.held.set(partition, h);
       this.arm(partition, h, sentAt);
-      const fencing = this.fence(partition, h).finally(() => this.fencing.delete(fencing));
+      const fencing = this.fence(partition, h)
+        .catch((err) => this.warn(err, 'starting the owner of a fenced partition failed'))
+        .finally(() => this.fencing.delete(fencing));
       this.fencing.add(fencing);
     } catch (err) {
       this.warn(err, 'lease acquisition failed');
