@@ -67,6 +67,31 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
     });
   }
 
+  it('a seq range handed out twice (FerretDB\'s $inc is not atomic across nodes): the insert numbers the rest anew, nothing is lost', async () => {
+    const s = await node();
+    await s.insertTasks([newTask('first')]); // seq 1
+    await db.collection('meta').updateOne({ _id: 'task_seq' as never }, { $set: { value: 0 } }); // the next range starts at 1 again
+    expect(await s.insertTasks([newTask('second'), newTask('third')])).to.deep.equal([
+      { taskId: 'second', replayed: false },
+      { taskId: 'third', replayed: false },
+    ]);
+    const seqs = (await db.collection('tasks').find({}, { projection: { seq: 1 } }).toArray()).map((d) => d.seq as number);
+    expect(new Set(seqs).size).to.equal(3);
+    expect((await s.listTasks({ limit: 10 })).tasks.map((t) => t.id).sort()).to.deep.equal(['first', 'second', 'third']);
+  });
+
+  it('a cron seq handed out twice: the definition takes a new number; a taken id still fails as a duplicate', async () => {
+    const s = await node();
+    await s.createCron(cronRecord('cron-1'));
+    await db.collection('meta').updateOne({ _id: 'cron_seq' as never }, { $set: { value: 0 } });
+    await s.createCron(cronRecord('cron-2'));
+    const seqs = (await db.collection('cron_tasks').find({}, { projection: { seq: 1 } }).toArray()).map((d) => d.seq as number);
+    expect(new Set(seqs).size).to.equal(2);
+    expect((await s.getCron('cron-2'))?.id).to.equal('cron-2');
+    const err = await s.createCron(cronRecord('cron-1')).then(() => null, (e: unknown) => e);
+    expect((err as { code?: number } | null)?.code).to.equal(11000);
+  });
+
   it('a retry adopts the task a dead call inserted under its key claim: one task, answered as new', async () => {
     const s = await node();
     await s.insertTasks([keyed('dead-1', 'h', T0)]); // then pretend its key commit never happened:

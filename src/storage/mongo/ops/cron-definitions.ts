@@ -14,11 +14,10 @@ import { CronRecord } from '../../../domain/cron/cron-definition';
 import { CronChanges } from '../../cron-store';
 import type { MongoCollections } from '../collections';
 import { cronFromDoc, cronToDoc } from '../documents';
-import { reserveSeq } from './seq-counter';
+import { insertNumbered } from './seq-counter';
 
 export async function createCron(c: MongoCollections, cron: CronRecord): Promise<void> {
-  const seq = await reserveSeq(c, 'cron_seq', 1);
-  await c.crons.insertOne(cronToDoc(cron, seq));
+  await insertNumbered(c, c.crons, 'cron_seq', (seq) => cronToDoc(cron, seq));
 }
 
 export async function updateCron(c: MongoCollections, id: string, changes: CronChanges, now: number): Promise<CronRecord | null> {

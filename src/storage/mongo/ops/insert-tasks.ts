@@ -10,7 +10,10 @@
  * 3. reserve one range of `seq` for the tasks to store (seq-counter.ts);
  * 4. `insertMany` ordered; on a duplicate id, delete the tasks this call inserted, release its
  *    key claims and throw — except for a task whose id was reserved by a dead earlier claim of
- *    the same request, which is adopted as it is (that is the retry converging);
+ *    the same request, which is adopted as it is (that is the retry converging). A duplicate
+ *    key whose `_id` is not stored was on `seq`, the collection's other unique index: the rest
+ *    is numbered from a new range and inserted (at most SEQ_RETRIES times). MongoDB's `$inc` never
+ *    hands out a range twice; FerretDB 1.x's does under concurrent nodes (not atomic);
  * 5. commit the key claims; then answer.
  *
  * Guarantee: every answered call stored all of its list or none of it (an error is answered only
@@ -28,10 +31,11 @@ import { InsertResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { isDuplicateKey, TaskDoc, taskToDoc } from '../documents';
 import { claimKey, commitKeys, idempotencyConflict, releaseKeys } from './idempotency-keys';
-import { reserveSeq } from './seq-counter';
+import { reserveSeq, SEQ_RETRIES } from './seq-counter';
 
 /** A pending key claim older than this (ms, by the tasks' createdAt) belongs to a dead call. */
 export const KEY_TAKEOVER_MS = 60_000;
+
 
 export async function insertTasks(c: MongoCollections, partitions: number, tasks: NewTask[]): Promise<InsertResult[]> {
   if (tasks.length === 0) return [];
@@ -91,6 +95,7 @@ async function insertInOrder(
   inserted: string[],
 ): Promise<void> {
   let from = 0;
+  let renumbered = 0;
   while (from < docs.length) {
     try {
       await c.tasks.insertMany(docs.slice(from), { ordered: true });
@@ -101,8 +106,17 @@ async function insertInOrder(
       if (index === null) throw err;
       inserted.push(...docs.slice(from, from + index).map((d) => d._id));
       const at = from + index;
-      if (!(isDuplicateKey(firstWriteError(err)) && plan[at].adopted)) throw err;
-      from = at + 1; // the dead call's task is there already: adopt it, go on with the rest
+      if (!isDuplicateKey(firstWriteError(err))) throw err;
+      if (plan[at].adopted) {
+        from = at + 1; // the dead call's task is there already: adopt it, go on with the rest
+        continue;
+      }
+      if ((await c.tasks.countDocuments({ _id: docs[at]._id }, { limit: 1 })) > 0 || renumbered >= SEQ_RETRIES) throw err;
+      // The collision was on seq: number the rest from a new range.
+      renumbered++;
+      const next = await reserveSeq(c, 'task_seq', docs.length - at);
+      for (let i = at; i < docs.length; i++) docs[i] = { ...docs[i], seq: next + i - at };
+      from = at;
     }
   }
 }

@@ -37,7 +37,7 @@ import { NewWorkflow } from '../../../domain/workflow';
 import type { MongoCollections } from '../collections';
 import { TaskDoc, taskToDoc, WorkflowHold } from '../documents';
 import { releaseBlocked, settleIfDone } from './workflow-progress';
-import { reserveSeq } from './seq-counter';
+import { insertNumbered, reserveSeq } from './seq-counter';
 
 export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promise<void> {
   const seen = new Set<string>();
@@ -46,21 +46,20 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
     seen.add(t.id);
   }
   const now = w.createdAt;
-  const seq = await reserveSeq(c, 'workflow_seq', 1);
-  await c.workflows.insertOne({
+  await insertNumbered(c, c.workflows, 'workflow_seq', (seq) => ({
     _id: w.id,
     seq,
     name: w.name,
     tenant_id: w.tenantId,
     metadata: JSON.stringify(w.metadata),
-    status: 'CREATING',
+    status: 'CREATING' as const,
     task_count: w.tasks.length,
     open_tasks: w.tasks.length,
     cancel_requested: false,
     created_at: now,
     updated_at: now,
     completed_at: null,
-  });
+  }));
 
   const downstream = new Map<string, string[]>();
   for (const t of w.tasks) for (const up of t.dependsOn) downstream.set(up, [...(downstream.get(up) ?? []), t.id]);

@@ -7,8 +7,12 @@
  * cursors only need "increasing in insertion order", which holds for the writes of one store
  * (its writes are serialized) and approximately across nodes.
  */
+import type { Collection, OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKey } from '../documents';
 import type { MongoCollections } from '../collections';
+
+/** How many new numbers one insert takes after collisions on `seq` before it gives up. */
+export const SEQ_RETRIES = 5;
 
 export async function reserveSeq(c: MongoCollections, counter: 'task_seq' | 'cron_seq' | 'workflow_seq', n: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
@@ -19,6 +23,32 @@ export async function reserveSeq(c: MongoCollections, counter: 'task_seq' | 'cro
     } catch (err) {
       // Two first uses racing: the loser's upsert hits the _id; the counter exists now, so retry.
       if (!isDuplicateKey(err) || attempt >= 2) throw err;
+    }
+  }
+}
+
+/**
+ * insertNumbered — inputs: a collection whose documents have a unique `seq`, its counter, and
+ * the document to store given its number. One `insertOne` with a number from reserveSeq. A
+ * duplicate key whose `_id` is not stored was on `seq`: a new number is taken and the insert
+ * repeated (at most SEQ_RETRIES times). MongoDB's `$inc` never hands out a number twice; FerretDB
+ * 1.x's does under concurrent nodes (its updates are not atomic). Output: the number stored.
+ * @throws the duplicate-key error when `_id` is taken, or any other driver error
+ */
+export async function insertNumbered<T extends { _id: string; seq: number }>(
+  c: MongoCollections,
+  coll: Collection<T>,
+  counter: 'cron_seq' | 'workflow_seq',
+  make: (seq: number) => T,
+): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const doc = make(await reserveSeq(c, counter, 1));
+    try {
+      await coll.insertOne(doc as OptionalUnlessRequiredId<T>);
+      return doc.seq;
+    } catch (err) {
+      if (!isDuplicateKey(err) || attempt >= SEQ_RETRIES) throw err;
+      if ((await coll.countDocuments({ _id: doc._id } as never, { limit: 1 })) > 0) throw err;
     }
   }
 }
