@@ -131,13 +131,16 @@ export class TaskStateConflictError extends SchedulerError {
 
 /**
  * An idempotency key (per tenant) is held by a task submitted with a different request.
- * `details.task_id` is that task. Not retryable: change the key or the request.
+ * `details.task_id` is that task; null when the other use is an earlier item of the same batch
+ * (`earlierItem`, e.g. `tasks[0]`), which was not stored either. Not retryable: change the key or
+ * the request.
  */
 export class IdempotencyConflictError extends SchedulerError {
   readonly code = 'IDEMPOTENCY_CONFLICT';
   readonly status = 409;
-  constructor(field: string, key: string, taskId: string) {
-    super(`${field}: key "${key}" was used for a different request (task ${taskId})`, { field, idempotency_key: key, task_id: taskId });
+  constructor(field: string, key: string, taskId: string | null, earlierItem?: string) {
+    const other = taskId === null ? `${earlierItem ?? 'an earlier item'} of this batch` : `task ${taskId}`;
+    super(`${field}: key "${key}" was used for a different request (${other})`, { field, idempotency_key: key, task_id: taskId });
   }
 }
 

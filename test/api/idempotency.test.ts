@@ -88,5 +88,12 @@ describe('REST: idempotency keys', () => {
     expect(bad.statusCode).to.equal(409);
     expect(bad.json().error.details.field).to.equal('tasks[1].idempotency_key');
     expect((await f.store.countByState()).PENDING).to.equal(before);
+    // Two items of one batch with one key and different requests: the later item is named, and no
+    // task is cited (the earlier item was not stored either).
+    const twice = await batch([{ task_type: 'noop', idempotency_key: 'b2' }, { task_type: 'echo', idempotency_key: 'b2' }]);
+    expect(twice.statusCode).to.equal(409);
+    expect(twice.json().error.details).to.include({ field: 'tasks[1].idempotency_key', task_id: null });
+    expect(twice.json().error.message).to.include('tasks[0] of this batch');
+    expect((await f.store.countByState()).PENDING).to.equal(before);
   });
 });
