@@ -36,7 +36,6 @@ import { reserveSeq, SEQ_RETRIES } from './seq-counter';
 /** A pending key claim older than this (ms, by the tasks' createdAt) belongs to a dead call. */
 export const KEY_TAKEOVER_MS = 60_000;
 
-
 export async function insertTasks(c: MongoCollections, partitions: number, tasks: NewTask[]): Promise<InsertResult[]> {
   if (tasks.length === 0) return [];
   const seen = new Set<string>();
