@@ -29,10 +29,12 @@ module.exports = (payload, ctx) => new Promise((resolve, reject) => {
 `;
 }
 
+/** The side-effect lines written so far; a last line still being appended (no newline yet) is not one. */
 function doneLines(file: string): Array<{ id: string; attempt: number }> {
   if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
+  const text = fs.readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l));

@@ -20,7 +20,7 @@ function logLines(svc: ServiceProcess): Array<Record<string, unknown>> {
   return svc
     .output()
     .split('\n')
-    .filter((l) => l.startsWith('{'))
+    .filter((l) => l.startsWith('{') && l.endsWith('}')) // a line still being written is not one yet
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
