@@ -12,12 +12,16 @@ Two services, one after the other, each on a fresh copy of its store: first an e
 one holding --stored SCHEDULED noop tasks due over the next --spread-hours (the first after
 --start-after-hours, so none comes due during the run). For each: start-up time (spawn → /readyz),
 the service's RSS once ready, the throughput run (--tasks run-now noop tasks in batches; submit
-and end-to-end rates, dispatch lag), and peak RSS. Then the ratios big/empty.
+and end-to-end rates, dispatch lag), and peak RSS. Then the ratios big/empty. With --rounds N the
+pair runs N times, alternating (empty, big, empty, big, …), and the verdict takes the median of
+the N ratios: one 5 s run per store varies by about ±10 % on a small VM, as much as the target's
+margin.
 
   --stored N               SCHEDULED tasks in the big store (default 10000000)
   --spread-hours H         their due times spread over H hours (default 72)
   --start-after-hours H    the first one due H hours from now (default 6)
   --tasks N                run-now noop tasks of the throughput run (default 50000)
+  --rounds N               empty/big pairs, alternating; the verdict uses the median ratio (default 1)
   --batch-size N           tasks per batch request (default 1000, the API maximum)
   --concurrency N          batch requests in flight (default 4)
   --lag-sample N           tasks read back for the dispatch lag (default 2000)
@@ -42,6 +46,7 @@ export interface ScaleOptions extends ServiceFlags {
   lagSample: number;
   pollMs: number;
   storeCache: string | null;
+  rounds: number;
 }
 
 /**
@@ -51,7 +56,7 @@ export interface ScaleOptions extends ServiceFlags {
 export function parseScaleOptions(argv: string[]): ScaleOptions | null {
   const v = parseFlags(
     argv,
-    ['stored', 'spread-hours', 'start-after-hours', 'tasks', 'batch-size', 'concurrency', 'lag-sample', 'poll-ms', 'store-cache', ...SERVICE_FLAGS],
+    ['stored', 'spread-hours', 'start-after-hours', 'tasks', 'rounds', 'batch-size', 'concurrency', 'lag-sample', 'poll-ms', 'store-cache', ...SERVICE_FLAGS],
     ['keep-tmp'],
   );
   if (v === null) return null;
@@ -66,6 +71,7 @@ export function parseScaleOptions(argv: string[]): ScaleOptions | null {
     lagSample: int(v, 'lag-sample', 2000, 1),
     pollMs: int(v, 'poll-ms', 100, 10, 10_000),
     storeCache: cache ? path.resolve(cache) : null,
+    rounds: int(v, 'rounds', 1, 1, 20),
     ...serviceFlags(v, { timeoutS: 3600, outFile: 'scale-latest.json' }),
   };
 }
