@@ -8,6 +8,7 @@ import * as m006 from './006-tenant-settings';
 import * as m007 from './007-traceparent';
 import * as m008 from './008-cluster';
 import * as m009 from './009-tenant-listing';
+import * as m010 from './010-split-waiting-index';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -20,6 +21,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '007-traceparent', ...m007 },
   { name: '008-cluster', ...m008 },
   { name: '009-tenant-listing', ...m009 },
+  { name: '010-split-waiting-index', ...m010 },
 ];
 
 /**
