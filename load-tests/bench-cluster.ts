@@ -67,11 +67,20 @@ interface ThroughputResult {
   dispatch_lag: Distribution;
 }
 
+/** Batch `b` of `n` side-effect tasks (task `i` has payload `{n: i}`; with `keyed`, the idempotency key `failover-<i>`). */
+function batchOf(b: number, n: number, keyed: boolean): Array<Record<string, unknown>> {
+  return Array.from({ length: Math.min(BATCH, n - b * BATCH) }, (_, i) => ({
+    task_type: TASK_TYPE,
+    payload: { n: b * BATCH + i },
+    ...(keyed ? { idempotency_key: `failover-${b * BATCH + i}` } : {}),
+  }));
+}
+
 /** Submits `n` side-effect tasks in batches round-robin over `targets`; returns the ids. */
 async function submit(targets: Endpoint[], n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let b = 0; b * BATCH < n; b++) {
-    const tasks = Array.from({ length: Math.min(BATCH, n - b * BATCH) }, (_, i) => ({ task_type: TASK_TYPE, payload: { n: b * BATCH + i } }));
+    const tasks = batchOf(b, n, false);
     const res = await http('POST', `${targets[b % targets.length].url}/api/v1/tasks/batch`, { tasks });
     if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.body)}`);
     ids.push(...res.body.tasks.map((t: { task_id: string }) => t.task_id));
@@ -90,7 +99,7 @@ function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: (
   const ids: string[] = [];
   const done = (async () => {
     for (let b = 0; b * BATCH < n; b++) {
-      const tasks = Array.from({ length: Math.min(BATCH, n - b * BATCH) }, (_, i) => ({ task_type: TASK_TYPE, payload: { n: b * BATCH + i }, idempotency_key: `failover-${b * BATCH + i}` }));
+      const tasks = batchOf(b, n, true);
       for (let tries = 0; ; tries++) {
         const live = targets();
         const res = await http('POST', `${live[(b + tries) % live.length].url}/api/v1/tasks/batch`, { tasks }).catch((err: Error) => ({ status: 0, body: String(err) }));
@@ -106,7 +115,6 @@ function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: (
   return { acked: () => ids.length, done };
 }
 
-/** Waits (polling /metrics) until `n` tasks are SUCCEEDED; bounded by `timeoutMs`. */
 /**
  * Waits until `n` tasks are SUCCEEDED. With `uri` (a cluster's database) it counts them there: the
  * service's `scheduler_tasks` gauge is a sampled count whose age grows with the count's duration

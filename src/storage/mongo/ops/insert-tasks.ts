@@ -31,7 +31,7 @@ import { InsertResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { isDuplicateKey, TaskDoc, taskToDoc } from '../documents';
 import { claimKey, commitKeys, idempotencyConflict, releaseKeys } from './idempotency-keys';
-import { reserveSeq, SEQ_RETRIES } from './seq-counter';
+import { collidedOnSeq, reserveSeq, SEQ_RETRIES } from './seq-counter';
 
 /** A pending key claim older than this (ms, by the tasks' createdAt) belongs to a dead call. */
 export const KEY_TAKEOVER_MS = 60_000;
@@ -110,7 +110,7 @@ async function insertInOrder(
         from = at + 1; // the dead call's task is there already: adopt it, go on with the rest
         continue;
       }
-      if ((await c.tasks.countDocuments({ _id: docs[at]._id }, { limit: 1 })) > 0 || renumbered >= SEQ_RETRIES) throw err;
+      if (renumbered >= SEQ_RETRIES || !(await collidedOnSeq(c.tasks, docs[at]._id))) throw err;
       // The collision was on seq: number the rest from a new range.
       renumbered++;
       const next = await reserveSeq(c, 'task_seq', docs.length - at);

@@ -7,7 +7,7 @@
  * cursors only need "increasing in insertion order", which holds for the writes of one store
  * (its writes are serialized) and approximately across nodes.
  */
-import type { Collection, OptionalUnlessRequiredId } from 'mongodb';
+import type { Collection, Filter, OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKey } from '../documents';
 import type { MongoCollections } from '../collections';
 
@@ -25,6 +25,15 @@ export async function reserveSeq(c: MongoCollections, counter: 'task_seq' | 'cro
       if (!isDuplicateKey(err) || attempt >= 2) throw err;
     }
   }
+}
+
+/**
+ * After a duplicate-key error on inserting the document `id` into `coll`: true when the key was
+ * `seq` (the document is not stored, so `_id`, the only other unique key, did not collide).
+ * One `countDocuments` by `_id`.
+ */
+export async function collidedOnSeq<T extends { _id: string }>(coll: Collection<T>, id: string): Promise<boolean> {
+  return (await coll.countDocuments({ _id: id } as Filter<T>, { limit: 1 })) === 0;
 }
 
 /**
@@ -47,8 +56,7 @@ export async function insertNumbered<T extends { _id: string; seq: number }>(
       await coll.insertOne(doc as OptionalUnlessRequiredId<T>);
       return doc.seq;
     } catch (err) {
-      if (!isDuplicateKey(err) || attempt >= SEQ_RETRIES) throw err;
-      if ((await coll.countDocuments({ _id: doc._id } as never, { limit: 1 })) > 0) throw err;
+      if (!isDuplicateKey(err) || attempt >= SEQ_RETRIES || !(await collidedOnSeq(coll, doc._id))) throw err;
     }
   }
 }
