@@ -15,6 +15,8 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --herd-lead-ms MS          herd jobs are due at (enqueue start + MS) (default 5000)
   --backlog-lead-ms MS       ours: the backlog is submitted due at (start + MS) (default 5000)
   --bullmq-concurrency LIST  one BullMQ run per worker concurrency (default 50,500)
+  --worker-concurrency N     ours: WORKER_CONCURRENCY, slots per worker process (default: the
+                             service's config, 128; 2 workers)
   --agenda-concurrency N     Agenda defaultConcurrency = maxConcurrency (default 50)
   --agenda-process-every-ms MS  Agenda processEvery (default 1000)
   --agenda-lock-limit N      Agenda lockLimit = defaultLockLimit, 0 = none (default 0)
@@ -41,6 +43,8 @@ export interface PeerOptions {
   herdLeadMs: number;
   backlogLeadMs: number;
   bullmqConcurrency: number[];
+  /** Our WORKER_CONCURRENCY; null = the service's config. */
+  workerConcurrency: number | null;
   agendaConcurrency: number;
   agendaProcessEveryMs: number;
   agendaLockLimit: number;
@@ -58,7 +62,7 @@ export interface PeerOptions {
 
 export { UsageError };
 
-const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'timeout', 'log-level', 'out'] as const;
+const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'timeout', 'log-level', 'out'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
@@ -78,6 +82,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     herdLeadMs: int('herd-lead-ms', 5_000, 5_000, 100, 600_000),
     backlogLeadMs: int('backlog-lead-ms', 5_000, 5_000, 100, 600_000),
     bullmqConcurrency: conc,
+    workerConcurrency: values['worker-concurrency'] === undefined ? null : int('worker-concurrency', 0, 0, 1, 10_000),
     agendaConcurrency: int('agenda-concurrency', 50, 50, 1, 10_000),
     agendaProcessEveryMs: int('agenda-process-every-ms', 1_000, 1_000, 10, 600_000),
     agendaLockLimit: int('agenda-lock-limit', 0, 0, 0, 1_000_000),

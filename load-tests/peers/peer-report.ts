@@ -33,7 +33,7 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
     git: gitInfo(),
     versions: { bullmq: pkgVersion('bullmq'), agenda: pkgVersion('agenda'), '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'), ioredis: pkgVersion('ioredis') },
     settings: {
-      ours: `service defaults (workers ${d.workers}, workerConcurrency ${d.workerConcurrency}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
+      ours: `${o.workerConcurrency === null ? 'service defaults' : 'service defaults but WORKER_CONCURRENCY'} (workers ${d.workers}, workerConcurrency ${o.workerConcurrency ?? d.workerConcurrency}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
       bullmq: `one Worker process per run, concurrency ${o.bullmqConcurrency.join(' / ')}; addBulk of ${o.batchSize}, ${o.inFlight} in flight; completed jobs kept (removeOnComplete unset)`,
       agenda: `Redis backend (@agendajs/redis-backend, Pub/Sub notifications); one process, processEvery ${o.agendaProcessEveryMs} ms, defaultConcurrency = maxConcurrency = ${o.agendaConcurrency}, lockLimit = defaultLockLimit = ${o.agendaLockLimit} (none when 0); now()/schedule() one job per call, ${o.agendaInFlight} in flight`,
       redis: null as string | null,

@@ -36,7 +36,7 @@ async function runScenarios(name: string, scenarios: Scenario[], into: Record<st
 /** Our service (its own process, a temp SQLite file in `tmpDir`) through backlog → e2e → herd into report.systems.ours. */
 async function runOurs(o: PeerOptions, tmpDir: string, report: Record<string, any>, guard: RunGuard, redisKill: () => void): Promise<boolean> {
   const port = await freePort();
-  const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: null, partitions: null, logLevel: o.logLevel, cpuProfDir: null });
+  const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: o.workerConcurrency, partitions: null, logLevel: o.logLevel, cpuProfDir: null });
   guard.onKill(() => {
     svc.killNow();
     redisKill();

@@ -32,7 +32,8 @@ interface Attempt {
   startedAt: number;
   done: boolean;
   trace: AttemptTrace;
-  log: Logger | null;
+  /** The attempt's child logger, made on first use (most attempts of a busy worker log nothing). */
+  log: () => Logger | null;
 }
 
 /** Optional parts of a {@link TaskRunner}. */
@@ -119,7 +120,17 @@ export class TaskRunner {
   /** Aborts a running attempt with reason {@link TaskCancelledError}. */
   abort(taskId: string, attempt: number): void {
     const a = this.attempts.get(taskId);
-    if (a && a.item.attempt === attempt) a.controller.abort(new TaskCancelledError());
+    if (a && a.item.attempt === attempt) this.abortAttempt(a, new TaskCancelledError());
+  }
+
+  /**
+   * Fires the attempt's signal with `reason` and reports its outcome at once (the handler may
+   * never settle). Only the runner aborts its controllers, so no listener on the signal is needed.
+   */
+  private abortAttempt(a: Attempt, reason: Error): void {
+    if (a.done) return;
+    a.controller.abort(reason);
+    this.finish(a, outcomeOfAbort(reason));
   }
 
   private start(item: WorkItem): void {
@@ -127,27 +138,27 @@ export class TaskRunner {
     const startedAt = this.clock.now();
     const trace = startAttemptTrace(this.tracer, item);
     const tc = trace.traceContext;
-    const log =
-      this.log?.child({
-        task_id: item.id,
-        attempt: item.attempt,
-        task_type: item.taskType,
-        ...(tc ? { trace_id: tc.traceId, span_id: tc.spanId } : {}),
-      }) ?? null;
-    log?.debug('attempt started');
+    const parentLog = this.log;
+    let log: Logger | null | undefined;
+    const attemptLog = (): Logger | null =>
+      (log ??=
+        parentLog?.child({
+          task_id: item.id,
+          attempt: item.attempt,
+          task_type: item.taskType,
+          ...(tc ? { trace_id: tc.traceId, span_id: tc.spanId } : {}),
+        }) ?? null);
+    if (parentLog?.isLevelEnabled('debug')) attemptLog()?.debug('attempt started');
     const attempt: Attempt = {
       item,
       controller,
       startedAt,
       done: false,
       trace,
-      log,
-      timer: this.clock.setTimeout(() => controller.abort(new TaskTimeoutError(item.timeoutMs)), item.timeoutMs),
+      log: attemptLog,
+      timer: this.clock.setTimeout(() => this.abortAttempt(attempt, new TaskTimeoutError(item.timeoutMs)), item.timeoutMs),
     };
     this.attempts.set(item.id, attempt);
-    controller.signal.addEventListener('abort', () => this.finish(attempt, outcomeOfAbort(controller.signal.reason)), {
-      once: true,
-    });
     const handler = this.handlers.get(item.taskType);
     if (!handler) {
       this.finish(attempt, {
@@ -164,7 +175,7 @@ export class TaskRunner {
       idempotencyKey: item.idempotencyKey,
       signal: controller.signal,
       heartbeat: () => this.requestHeartbeat(),
-      log: (message, fields) => log?.info(fields ?? {}, message),
+      log: (message, fields) => attemptLog()?.info(fields ?? {}, message),
       upstreamResults: item.upstreamResults ?? {},
       traceContext: tc,
     };
@@ -183,8 +194,8 @@ export class TaskRunner {
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
     const durationMs = this.clock.now() - a.startedAt;
     a.trace.end(outcome);
-    if (outcome.kind === 'failed') a.log?.warn({ outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs }, 'attempt failed');
-    else a.log?.debug({ outcome: outcome.kind, duration_ms: durationMs }, 'attempt finished');
+    if (outcome.kind === 'failed') a.log()?.warn({ outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs }, 'attempt failed');
+    else if (this.log?.isLevelEnabled('debug')) a.log()?.debug({ outcome: outcome.kind, duration_ms: durationMs }, 'attempt finished');
     this.outbox.push({ id: a.item.id, attempt: a.item.attempt, outcome, durationMs });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
