@@ -30,6 +30,9 @@ import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
 import type { ExternalTaskService } from '../external/external-task-service';
 
+/** Longest path parameter routed (characters); the id schemas allow up to the same length. */
+const MAX_PARAM_LENGTH = 1000;
+
 export interface AppDeps {
   service: SchedulerService;
   crons: CronService;
@@ -65,12 +68,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Per-request log lines would dominate the log at thousands of submissions a second.
     logController: new LogController({ disableRequestLogging: true }),
     // Long ids reach the route (and get 404), instead of fastify's bare 414.
-    routerOptions: { maxParamLength: 1000 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A client that stops sending half-way through a body is cut off after 30 s, not 300 s.
     requestTimeout: 30_000,
     // URL errors found before routing get the same error envelope as everything else.
     frameworkErrors: (error, _req, reply) => {
-      const err = new ValidationError('url', error.message);
+      const err = new ValidationError('url', frameworkReason(error));
       void (reply as unknown as FastifyReply).status(err.status).send(err.toJSON());
     },
     // Unparseable HTTP (bad method, bad header line) never reaches fastify: answer on the socket.
@@ -128,4 +131,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (deps.workflows) workflowRoutes(api, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
   });
   return app;
+}
+
+/** Longest part of a request URL quoted back in an error. */
+const URL_ECHO_MAX = 200;
+
+/**
+ * The reason given for a URL that fastify refused before routing (FST_ERR_BAD_URL,
+ * FST_ERR_MAX_PARAM_LENGTH). Its own message quotes the whole URL, which for an over-long id is
+ * kilobytes and was repeated in `message` and `details.reason`; this one quotes at most
+ * {@link URL_ECHO_MAX} characters of it.
+ */
+function frameworkReason(error: { code?: string; message: string }): string {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`;
+  return error.message.length <= URL_ECHO_MAX ? error.message : `${error.message.slice(0, URL_ECHO_MAX)}…`;
 }

@@ -152,6 +152,18 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${'a'.repeat(500)}` }), 404, 'TASK_NOT_FOUND');
   });
 
+  it('an id over 1,000 characters → 400 naming the url, without quoting the URL back', async () => {
+    for (const [method, url] of [['GET', `/api/v1/tasks/${'a'.repeat(5000)}`], ['POST', `/api/v1/tasks/${'b'.repeat(1001)}/cancel`]] as const) {
+      const e = expectError(await f.app.inject({ method, url }), 400, 'VALIDATION_FAILED', 'url');
+      expect(e.message).to.equal('url: a path parameter is longer than 1000 characters');
+      expect(JSON.stringify(e)).to.not.include('aaaa').and.not.include('bbbb');
+    }
+    // A bad URL is quoted, but at most 200 characters of its message.
+    const e = expectError(await f.app.inject({ method: 'GET', url: `/api/v1/tasks/%zz${'c'.repeat(900)}` }), 400, 'VALIDATION_FAILED', 'url');
+    expect(e.details.reason.length).to.be.at.most(201);
+    expect(e.message.length).to.be.at.most(206);
+  });
+
   it('unknown task id → 404 TASK_NOT_FOUND (get and cancel)', async () => {
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks/nope' }), 404, 'TASK_NOT_FOUND');
     expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks/nope/cancel' }), 404, 'TASK_NOT_FOUND');
