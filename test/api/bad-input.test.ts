@@ -169,6 +169,20 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks/nope/cancel' }), 404, 'TASK_NOT_FOUND');
   });
 
+  it('a body on an action without one (cancel, replay, workflow cancel) → 400 naming its field; the task is untouched', async () => {
+    const { task_id } = (await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-06-01T13:00:00Z' })).json();
+    const json = { 'content-type': 'application/json' };
+    for (const url of [`/api/v1/tasks/${task_id}/cancel`, `/api/v1/dead-letter/${task_id}/replay`, '/api/v1/workflows/nope/cancel']) {
+      expectError(await post(url, { reason: 'too slow' }, json), 400, 'VALIDATION_FAILED', 'reason');
+      expectError(await post(url, [1], json), 400, 'VALIDATION_FAILED', 'body');
+      expectError(await post(url, '"x"', json), 400, 'VALIDATION_FAILED', 'body');
+    }
+    expect((await f.store.getTask(task_id))?.state).to.equal('SCHEDULED');
+    // No body, or an empty object, is an ordinary cancel.
+    expect((await post(`/api/v1/tasks/${task_id}/cancel`, {}, json)).statusCode).to.equal(200);
+    expect((await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${task_id}/cancel` })).statusCode).to.equal(409);
+  });
+
   it('unknown route → 404 ROUTE_NOT_FOUND', async () => {
     expectError(await f.app.inject({ method: 'GET', url: '/api/v2/tasks' }), 404, 'ROUTE_NOT_FOUND');
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { deadLetterQuerySchema, taskIdParamsSchema } from '../../contract/task-schemas';
 import type { SchedulerService } from '../../service';
 import { objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
+import { refuseBody } from '../no-body';
 
 const tags = ['dead-letter'];
 
@@ -27,8 +28,9 @@ export function deadLetterRoutes(app: FastifyInstance, service: SchedulerService
         summary: 'Run a DEAD task again with a fresh retry budget',
         tags,
         params: taskIdParamsSchema,
-        response: responses({ 200: ['`{task_id, status: PENDING}`', objectSchema] }, [404, 409]),
+        response: responses({ 200: ['`{task_id, status: PENDING}`', objectSchema] }, [400, 404, 409]),
       },
+      ...refuseBody,
     },
     async (req) => service.replayDeadLetter(req.params.id, req.caller),
   );

@@ -11,6 +11,7 @@ import { traceparentHeadersSchema } from '../../contract/traceparent';
 import type { SchedulerService } from '../../service';
 import { ackSchema, objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
+import { refuseBody } from '../no-body';
 
 /**
  * Submission bodies are validated once, by the service, against these same schemas (so REST and
@@ -112,9 +113,10 @@ export function taskRoutes(app: FastifyInstance, service: SchedulerService, batc
         params: taskIdParamsSchema,
         response: responses(
           { 200: ['Cancelled: `{status: CANCELLED}`', objectSchema], 202: ['Running: its handler is being aborted (`cancel_requested: true`)', objectSchema] },
-          [404, 409],
+          [400, 404, 409],
         ),
       },
+      ...refuseBody,
     },
     async (req, reply) => {
       const res = await service.cancel(req.params.id, req.caller);

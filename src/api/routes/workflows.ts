@@ -4,6 +4,7 @@ import { traceparentHeadersSchema } from '../../contract/traceparent';
 import type { WorkflowService } from '../../workflows/workflow-service';
 import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
+import { refuseBody } from '../no-body';
 
 /** Workflow bodies are validated once, by the service (as task submissions are: see tasks.ts). */
 const validatedByService = { validatorCompiler: () => () => true };
@@ -66,9 +67,10 @@ export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService,
         params: workflowIdParamsSchema,
         response: responses(
           { 200: ['Cancelled', objectSchema], 202: ['Running tasks are being aborted (`running_task_ids`)', objectSchema] },
-          [404, 409],
+          [400, 404, 409],
         ),
       },
+      ...refuseBody,
     },
     async (req, reply) => {
       const res = await workflows.cancel(req.params.id, req.caller);
