@@ -6,6 +6,7 @@ import {
   MalformedJsonError,
   MalformedRequestError,
   RouteNotFoundError,
+  clipEcho,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../domain/errors';
@@ -133,16 +134,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   return app;
 }
 
-/** Longest part of a request URL quoted back in an error. */
-const URL_ECHO_MAX = 200;
-
 /**
  * The reason given for a URL that fastify refused before routing (FST_ERR_BAD_URL,
  * FST_ERR_MAX_PARAM_LENGTH). Its own message quotes the whole URL, which for an over-long id is
  * kilobytes and was repeated in `message` and `details.reason`; this one quotes at most
- * {@link URL_ECHO_MAX} characters of it.
+ * `ECHO_MAX` (domain/errors) characters of it.
  */
 function frameworkReason(error: { code?: string; message: string }): string {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`;
-  return error.message.length <= URL_ECHO_MAX ? error.message : `${error.message.slice(0, URL_ECHO_MAX)}…`;
+  return clipEcho(error.message);
 }

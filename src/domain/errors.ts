@@ -116,8 +116,16 @@ export class RouteNotFoundError extends SchedulerError {
   readonly code = 'ROUTE_NOT_FOUND';
   readonly status = 404;
   constructor(method: string, url: string) {
-    super(`no route ${method} ${url}`, { method, url });
+    super(`no route ${method} ${clipEcho(url)}`, { method, url: clipEcho(url) });
   }
+}
+
+/** Longest piece of client text (a URL, a field name) quoted back in an error, in characters. */
+export const ECHO_MAX = 200;
+
+/** `text` cut to {@link ECHO_MAX} characters, ending in "…" when cut: an error never echoes kilobytes. */
+export function clipEcho(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, ECHO_MAX)}…`;
 }
 
 /** The task's current state does not allow the operation; `details.state` is that state. */

@@ -177,6 +177,11 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
       expectError(await post(url, [1], json), 400, 'VALIDATION_FAILED', 'body');
       expectError(await post(url, '"x"', json), 400, 'VALIDATION_FAILED', 'body');
     }
+    // A long key is quoted cut to 200 characters; an empty key names the body.
+    const long = expectError(await post(`/api/v1/tasks/${task_id}/cancel`, { ['k'.repeat(3000)]: 1 }, json), 400, 'VALIDATION_FAILED');
+    expect(long.details.field).to.have.length(201);
+    expect(JSON.stringify(long).length).to.be.below(1000);
+    expectError(await post(`/api/v1/tasks/${task_id}/cancel`, { '': 1 }, json), 400, 'VALIDATION_FAILED', 'body');
     expect((await f.store.getTask(task_id))?.state).to.equal('SCHEDULED');
     // No body, or an empty object, is an ordinary cancel.
     expect((await post(`/api/v1/tasks/${task_id}/cancel`, {}, json)).statusCode).to.equal(200);
@@ -185,6 +190,9 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
 
   it('unknown route → 404 ROUTE_NOT_FOUND', async () => {
     expectError(await f.app.inject({ method: 'GET', url: '/api/v2/tasks' }), 404, 'ROUTE_NOT_FOUND');
+    // A long unknown URL is quoted back cut to 200 characters, not in full.
+    const e = expectError(await f.app.inject({ method: 'GET', url: `/${'z'.repeat(14000)}` }), 404, 'ROUTE_NOT_FOUND');
+    expect(JSON.stringify(e).length).to.be.below(1000);
   });
 
   it('a batch over 1,000 tasks → 400 naming tasks; nothing stored', async () => {

@@ -62,6 +62,24 @@ describe('TaskRunner timeout and cancel (manual clock)', () => {
     expect(reports.flat().map((r) => r.outcome.kind)).to.deep.equal(['cancelled']);
   });
 
+  it('a handler that breaks its signal still gets its timeout reported, and the worker keeps running', async () => {
+    const clock = new ManualClock();
+    const handler: TaskHandler = (_p, ctx) => {
+      (ctx.signal as unknown as { dispatchEvent: () => never }).dispatchEvent = () => {
+        throw new Error('broken');
+      };
+      return new Promise<void>(() => undefined);
+    };
+    const reports: WorkResult[][] = [];
+    const runner = new TaskRunner(new Map([['h', handler]]), (r) => reports.push(r), clock);
+    runner.run([{ id: 't1', attempt: 1, taskType: 'h', payload: null, timeoutMs: 100, idempotencyKey: null }]);
+    await Promise.resolve();
+    expect(() => clock.advance(100)).to.not.throw();
+    expect(runner.running).to.equal(0);
+    await flush();
+    expect(reports.flat().map((r) => r.outcome.kind)).to.deep.equal(['failed']);
+  });
+
   it('makes no per-attempt log lines below debug, and ctx.log still writes with the attempt fields', async () => {
     const clock = new ManualClock();
     const lines: Array<Record<string, unknown>> = [];

@@ -124,13 +124,19 @@ export class TaskRunner {
   }
 
   /**
-   * Fires the attempt's signal with `reason` and reports its outcome at once (the handler may
-   * never settle). Only the runner aborts its controllers, so no listener on the signal is needed.
+   * Reports the attempt's outcome for `reason` at once (the handler may never settle), then fires
+   * its signal. Only the runner aborts its controllers, so no listener on the signal is needed.
+   * The outcome is recorded first, so a handler that broke its signal (a replaced `dispatchEvent`
+   * that throws) cannot leave the attempt running, its lease renewed for ever.
    */
   private abortAttempt(a: Attempt, reason: Error): void {
     if (a.done) return;
-    a.controller.abort(reason);
     this.finish(a, outcomeOfAbort(reason));
+    try {
+      a.controller.abort(reason);
+    } catch (err) {
+      a.log()?.warn({ err }, 'aborting the handler signal threw; the attempt is already reported');
+    }
   }
 
   private start(item: WorkItem): void {
