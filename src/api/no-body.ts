@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { clipEcho, ValidationError } from '../domain/errors';
 
 /**
- * Route option for actions that take no body (cancel, replay). A body other than none, `{}` or
+ * Route option for actions that take no body (cancel, replay, delete). A body other than none, `{}` or
  * JSON `null` (an empty JSON body counts as none, see app.ts) is refused with 400
  * VALIDATION_FAILED naming its first field (`body` when it is not an object), so that a field a
  * client thinks it sent (`{"reason": …}`) is never silently dropped. Runs as a fastify

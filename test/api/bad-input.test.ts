@@ -169,7 +169,7 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks/nope/cancel' }), 404, 'TASK_NOT_FOUND');
   });
 
-  it('a body on an action without one (cancel, replay, workflow cancel) → 400 naming its field; the task is untouched', async () => {
+  it('a body on an action without one (cancel, replay, workflow cancel, deletes) → 400 naming its field; the task is untouched', async () => {
     const { task_id } = (await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-06-01T13:00:00Z' })).json();
     const json = { 'content-type': 'application/json' };
     for (const url of [`/api/v1/tasks/${task_id}/cancel`, `/api/v1/dead-letter/${task_id}/replay`, '/api/v1/workflows/nope/cancel']) {
@@ -182,6 +182,10 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expect(long.details.field).to.have.length(201);
     expect(JSON.stringify(long).length).to.be.below(1000);
     expectError(await post(`/api/v1/tasks/${task_id}/cancel`, { '': 1 }, json), 400, 'VALIDATION_FAILED', 'body');
+    for (const url of ['/api/v1/cron-tasks/nope', `/api/v1/dead-letter/${task_id}`, '/api/v1/rate-limits/noop']) {
+      const res = await f.app.inject({ method: 'DELETE', url, headers: json, payload: JSON.stringify({ force: true }) });
+      expectError(res, 400, 'VALIDATION_FAILED', 'force');
+    }
     expect((await f.store.getTask(task_id))?.state).to.equal('SCHEDULED');
     // No body, or an empty object, is an ordinary cancel.
     expect((await post(`/api/v1/tasks/${task_id}/cancel`, {}, json)).statusCode).to.equal(200);

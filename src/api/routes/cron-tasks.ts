@@ -10,6 +10,7 @@ import {
 import { taskIdParamsSchema } from '../../contract/task-schemas';
 import type { CronService } from '../../cron/cron-service';
 import { cronSchema, objectSchema, pageSchema, responses } from '../openapi/responses';
+import { refuseBody } from '../no-body';
 
 /** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
 const validatedByService = { validatorCompiler: () => () => true };
@@ -120,8 +121,9 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
         summary: 'Delete a cron task (instances already created stay)',
         tags,
         params: taskIdParamsSchema,
-        response: responses({ 200: ['`{cron_id, deleted: true}`', objectSchema] }, [404]),
+        response: responses({ 200: ['`{cron_id, deleted: true}`', objectSchema] }, [400, 404]),
       },
+      ...refuseBody,
     },
     async (req) => crons.delete(req.params.id, req.caller),
   );

@@ -42,8 +42,9 @@ export function deadLetterRoutes(app: FastifyInstance, service: SchedulerService
         summary: 'Delete a DEAD task and its history',
         tags,
         params: taskIdParamsSchema,
-        response: responses({ 200: ['`{task_id, deleted: true}`', objectSchema] }, [404, 409]),
+        response: responses({ 200: ['`{task_id, deleted: true}`', objectSchema] }, [400, 404, 409]),
       },
+      ...refuseBody,
     },
     async (req) => service.deleteDeadLetter(req.params.id, req.caller),
   );

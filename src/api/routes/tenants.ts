@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
 import type { TenantAdmin } from '../../tenancy/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
+import { refuseBody } from '../no-body';
 
 /** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
 const validatedByService = { validatorCompiler: () => () => true };
@@ -64,8 +65,9 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
         summary: "Remove a task type's start limit",
         tags,
         params: taskTypeParamsSchema,
-        response: responses({ 200: ['`{task_type, deleted: true}`', objectSchema] }, [403]),
+        response: responses({ 200: ['`{task_type, deleted: true}`', objectSchema] }, [400, 403]),
       },
+      ...refuseBody,
     },
     async (req) => admin.deleteRateLimit(req.params.task_type, req.caller),
   );
