@@ -16,7 +16,7 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --backlog-lead-ms MS       ours: the backlog is submitted due at (start + MS) (default 5000)
   --bullmq-concurrency LIST  one BullMQ run per worker concurrency (default 50,500)
   --worker-concurrency N     ours: WORKER_CONCURRENCY, slots per worker process (default: the
-                             service's config, 128; 2 workers)
+                             environment's, else config/default.json)
   --agenda-concurrency N     Agenda defaultConcurrency = maxConcurrency (default 50)
   --agenda-process-every-ms MS  Agenda processEvery (default 1000)
   --agenda-lock-limit N      Agenda lockLimit = defaultLockLimit, 0 = none (default 0)

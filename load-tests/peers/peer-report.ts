@@ -33,7 +33,7 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
     git: gitInfo(),
     versions: { bullmq: pkgVersion('bullmq'), agenda: pkgVersion('agenda'), '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'), ioredis: pkgVersion('ioredis') },
     settings: {
-      ours: `${ourSlotsLabel(o.workerConcurrency)} (workers ${d.workers}, workerConcurrency ${o.workerConcurrency ?? process.env.WORKER_CONCURRENCY ?? d.workerConcurrency}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
+      ours: `${ourSlots(o.workerConcurrency, d.workerConcurrency)} (workers ${d.workers}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
       bullmq: `one Worker process per run, concurrency ${o.bullmqConcurrency.join(' / ')}; addBulk of ${o.batchSize}, ${o.inFlight} in flight; completed jobs kept (removeOnComplete unset)`,
       agenda: `Redis backend (@agendajs/redis-backend, Pub/Sub notifications); one process, processEvery ${o.agendaProcessEveryMs} ms, defaultConcurrency = maxConcurrency = ${o.agendaConcurrency}, lockLimit = defaultLockLimit = ${o.agendaLockLimit} (none when 0); now()/schedule() one job per call, ${o.agendaInFlight} in flight`,
       redis: null as string | null,
@@ -130,9 +130,13 @@ export function writePeerReport(report: Record<string, any>, out: string): void 
   writeResults(report, { out, tag: '[bench-peers]', table: peerTable(report) });
 }
 
-/** How our WORKER_CONCURRENCY was chosen: the flag wins, then the bench's environment (inherited by the service). */
-function ourSlotsLabel(flag: number | null): string {
-  if (flag !== null) return 'service defaults but WORKER_CONCURRENCY from --worker-concurrency';
-  if (process.env.WORKER_CONCURRENCY !== undefined) return 'service defaults but WORKER_CONCURRENCY from the environment';
-  return 'service defaults';
+/**
+ * Our WORKER_CONCURRENCY and where it came from: the flag wins, then the bench's environment
+ * (inherited by the service), then config/default.json (`configured`).
+ */
+function ourSlots(flag: number | null, configured: unknown): string {
+  if (flag !== null) return `service defaults, WORKER_CONCURRENCY ${flag} from --worker-concurrency`;
+  const env = process.env.WORKER_CONCURRENCY;
+  if (env !== undefined) return `service defaults, WORKER_CONCURRENCY ${env} from the environment`;
+  return `service defaults, workerConcurrency ${configured}`;
 }
