@@ -85,6 +85,7 @@ export interface CompletionResult {
   applied: boolean;
   /** The state the task is in now (after the write, or as found). */
   state: TaskState | null;
+  /** The task's due entry when it waits again (RETRYING, or PENDING for a retry due at once); null otherwise. */
   entry: DueEntry | null;
   taskType: string | null;
   /**

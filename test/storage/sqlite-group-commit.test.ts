@@ -140,6 +140,10 @@ describe('GroupCommit bulk lane', () => {
     return commit.stats.commits;
   };
 
+  it('keeps savepoint sub-journals in memory (temp_store = MEMORY): no temporary file per operation', () => {
+    expect(db.pragma('temp_store', { simple: true })).to.equal(2);
+  });
+
   it('commits small operations ahead of queued bulk ones, one bulk slice per transaction', async () => {
     const bulk = Array.from({ length: 4 }, (_, i) => commit.run(op(`bulk-${i}`), 1000));
     const small = commit.run(op('single'), 1);

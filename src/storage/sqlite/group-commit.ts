@@ -58,6 +58,12 @@ export class GroupCommit {
     this.maxBatch = limits.maxBatch ?? 5000;
     this.bulkRows = limits.bulkRows ?? 32;
     this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 256;
+    // Each operation's SAVEPOINT keeps the original of every existing page the operation changes
+    // in a sub-journal, which SQLite spills to a temporary file past 64 KiB unless temporary
+    // storage is in memory (sqlite.org/tempfiles.html, "Statement Journal Files"). A claim of 64
+    // tasks passes that: measured, 22 against 10 µs per claimed task with the spill. Bounded: one
+    // operation's pages, freed at its RELEASE.
+    db.pragma('temp_store = MEMORY');
     this.savepoint = db.prepare('SAVEPOINT op');
     this.release = db.prepare('RELEASE op');
     this.rollbackTo = db.prepare('ROLLBACK TO op');

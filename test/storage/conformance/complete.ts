@@ -17,6 +17,7 @@ export function describeComplete(ctx: ConformanceContext): void {
       expect(r.applied).to.equal(true);
       expect(r.state).to.equal('SUCCEEDED');
       expect(r.taskType).to.equal('echo');
+      expect(r.entry).to.equal(null); // final: nothing waits again
       const t = await ctx.store().getTask('ca-ok');
       expect(t!.state).to.equal('SUCCEEDED');
       expect(t!.result).to.deep.equal(result);

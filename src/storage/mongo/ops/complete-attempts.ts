@@ -92,7 +92,9 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
   }
   if (!doc) return [await notApplied(c, comp.taskId), null];
   const state = doc.state as TaskState;
-  const out: CompletionResult = { taskId: comp.taskId, applied: true, state, entry: dueEntryFromDoc(doc), taskType: doc.task_type };
+  // A due entry only for a task that waits again (the Store contract).
+  const entry = state === 'PENDING' || state === 'RETRYING' ? dueEntryFromDoc(doc) : null;
+  const out: CompletionResult = { taskId: comp.taskId, applied: true, state, entry, taskType: doc.task_type };
   return [out, doc.workflow_id && TERMINAL_STATES.has(state) ? doc : null];
 }
 
