@@ -19,7 +19,7 @@ import { externalQueueSpecs, isExternalWorker } from '../external/external-queue
 export type DispatcherMessages = WorkerToDispatcher & {
   /** Forks the worker processes and waits until each has said hello. */
   startWorkers: { req: null; res: void };
-  /** Due tasks (PENDING) handed over by a partition owner. */
+  /** Due tasks handed over by a partition owner (PENDING, or SCHEDULED/RETRYING with their due mark on its way). */
   enqueue: { req: DueEntry[]; res: void };
   /** Abort a running attempt (cancel of a RUNNING task). */
   abort: { req: { taskId: string; attempt: number }; res: void };

@@ -21,8 +21,8 @@ export type PartitionOwnerMessages = {
 
 /**
  * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in
- * a min-heap, with one timer to the earliest due time (or the window refresh), and hands due tasks
- * to the dispatcher as PENDING. Hands out at most `ownerMaxOutstanding` tasks the dispatcher has
+ * a min-heap, with one timer to the earliest due time (or the window refresh), hands due tasks to
+ * the dispatcher and marks them PENDING in the store. Hands out at most `ownerMaxOutstanding` tasks the dispatcher has
  * not yet released (credit-based flow), so the backlog stays in the store.
  */
 export class PartitionOwnerActor {
@@ -130,21 +130,18 @@ export class PartitionOwnerActor {
       this.stop(); // cluster mode: the lease ended; the next owner reads these tasks again
       return;
     }
+    // The dispatcher gets every due task at once; the due mark (SCHEDULED/RETRYING → PENDING)
+    // goes into the store's bulk lane, so a claim, which may take a due task before its mark, is
+    // not held behind the marks of a whole herd. The dispatcher releases every entry it was
+    // given, claimed or not (e.g. cancelled meanwhile).
     const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
-    const pending = new Set(due.filter((e) => e.state === 'PENDING').map((e) => e.id));
     if (toMark.length > 0) {
-      for (const id of await store.markPending(toMark, clock.now(), this.epoch)) pending.add(id);
+      store.markPending(toMark, clock.now(), this.epoch).catch((err) => this.deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
     }
-    const ready = due.filter((e) => pending.has(e.id)).map((e) => ({ ...e, state: 'PENDING' as const }));
-    const dropped = due.filter((e) => !pending.has(e.id)).map((e) => e.id);
-    if (dropped.length > 0) this.window.release(dropped); // cancelled meanwhile
-    const dispatcher = this.deps.directory.dispatcher;
-    if (ready.length > 0 && dispatcher) {
-      dispatcher.tell('enqueue', ready, (err) => {
-        this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
-        this.window.release(ready.map((e) => e.id));
-      });
-    }
+    this.deps.directory.dispatcher?.tell('enqueue', due, (err) => {
+      this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
+      this.window.release(due.map((e) => e.id));
+    });
   }
 
   /** Embedded mode: always. Cluster mode: this owner's lease epoch is still the one held. */

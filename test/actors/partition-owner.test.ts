@@ -83,7 +83,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await store.close();
   });
 
-  it('holds one timer for the earliest due task and hands it out exactly at its time, as PENDING', async () => {
+  it('holds one timer for the earliest due task, hands it out exactly at its time and marks it PENDING', async () => {
     await store.insertTasks([task('a', T0 + 1000), task('b', T0 + 5000)]);
     await makeOwner();
     await owner.start();
@@ -97,7 +97,6 @@ describe('PartitionOwnerActor with a manual clock', () => {
     clock.advance(1);
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
-    expect(enqueued[0].state).to.equal('PENDING');
     expect((await store.getTask('a'))?.state).to.equal('PENDING');
     expect((await store.getTask('b'))?.state).to.equal('SCHEDULED');
     expect(clock.pendingTimers()).to.equal(1);
@@ -171,7 +170,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
     expect(enqueued.map((e) => e.id)).to.deep.equal(['a', 'b', 'c', 'd']);
   });
 
-  it('drops a task cancelled before its time instead of handing it out', async () => {
+  it('a task cancelled before its time stays CANCELLED: its due mark and its claim change nothing', async () => {
     await store.insertTasks([task('x', T0 + 1000), task('y', T0 + 1000)]);
     await makeOwner();
     await owner.start();
@@ -179,8 +178,15 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await store.cancelTask('x', T0 + 10);
     clock.advance(1000);
     await settle();
-    expect(enqueued.map((e) => e.id)).to.deep.equal(['y']);
-    expect(owner.stats().outstanding).to.equal(1);
+    // Handed out with the rest (the owner does not wait for the mark); the dispatcher's claim is
+    // refused and it releases the entry like any other.
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['x', 'y']);
+    expect((await store.getTask('x'))?.state).to.equal('CANCELLED');
+    expect((await store.getTask('y'))?.state).to.equal('PENDING');
+    expect(await store.claimTasks(['x', 'y'], 'w', clock.now(), 1000)).to.have.length(1);
+    expect((await store.getTask('x'))?.state).to.equal('CANCELLED');
+    owner.released(['x', 'y']);
+    expect(owner.stats().outstanding).to.equal(0);
   });
 
   it('memory follows the window: a partition with many waiting tasks keeps at most windowMaxTasks', async () => {
@@ -259,7 +265,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
       expect(clock.pendingTimers()).to.equal(0);
     });
 
-    it('an owner with a stale epoch fires nothing the store has fenced for a newer one', async () => {
+    it('an owner with a stale epoch changes nothing the store has fenced for a newer one', async () => {
       await store.insertTasks([task('a', T0 + 1000)]);
       const fences = new PartitionFences();
       fences.grant(0, 1); // this process still believes it holds epoch 1 (e.g. it was stopped)
@@ -269,7 +275,8 @@ describe('PartitionOwnerActor with a manual clock', () => {
       await settle();
       clock.advance(1000);
       await settle();
-      expect(enqueued).to.deep.equal([]);
+      // The owner hands it to its dispatcher, whose claim carries the same stale token: refused.
+      expect(await store.claimTasks(['a'], 'w', clock.now(), 1000, [fences.epochOf(0) ?? -1])).to.deep.equal([]);
       expect((await store.getTask('a'))?.state).to.equal('SCHEDULED');
     });
   });

@@ -35,6 +35,14 @@ for (const writerThread of [true, false]) describe(`SqliteStore group commit (${
     return { ...s };
   }
 
+  it('runs a claim queued after a due mark first (marks wait in the bulk lane); the mark then changes nothing', async () => {
+    await store.insertTasks([newTask('gc-due', { scheduledAt: T0 + 10 })]);
+    const [marked, claimed] = await Promise.all([store.markPending(['gc-due'], T0 + 10), store.claimTasks(['gc-due'], 'w', T0 + 10, 1000)]);
+    expect(claimed.map((c) => c.id)).to.deep.equal(['gc-due']);
+    expect(marked).to.deep.equal([]);
+    expect((await store.getTask('gc-due'))!.state).to.equal('RUNNING');
+  });
+
   it('batches 200 concurrent insertTasks calls into far fewer commits, all resolved', async () => {
     const before = await stats();
     const calls = Array.from({ length: 200 }, (_, i) => store.insertTasks([newTask(`gc-${i}`, { createdAt: T0 + i })]));

@@ -72,13 +72,14 @@ export class GroupCommit {
   /**
    * Queues `op` (synchronous SQL) for the next group transaction.
    * @param rows how many rows `op` writes (more than `bulkRows`: it goes into the bulk lane)
+   * @param bulk true: the bulk lane whatever `rows` (an operation that may wait behind the small ones)
    * @returns its return value, after the commit
    * @throws whatever `op` threw (its writes rolled back), or the commit's error
    */
-  run<T>(op: () => T, rows = 1): Promise<T> {
+  run<T>(op: () => T, rows = 1, bulk = false): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      (rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
+      (bulk || rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }

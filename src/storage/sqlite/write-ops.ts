@@ -59,14 +59,25 @@ export type WriteOps = ReturnType<typeof prepareWriteOps>;
 export type WriteOpName = keyof WriteOps;
 
 /**
- * How many rows a write operation inserts, for the group commit's bulk lane: the tasks of a batch
- * submission or of a workflow; 1 for every other operation (claims and completions are bounded by
- * worker credits and stay in the lane of small operations).
+ * How many rows a write operation writes, for the group commit's lanes: the tasks of a batch
+ * submission or of a workflow, the ids of a due mark; 1 for every other operation (claims and
+ * completions are bounded by worker credits and stay in the lane of small operations).
  */
 export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
   if (op === 'insertTasks') return (args[0] as unknown[]).length;
   if (op === 'insertWorkflow') return (args[0] as { tasks: unknown[] }).tasks.length;
+  if (op === 'markPending') return (args[0] as unknown[]).length;
   return 1;
+}
+
+/**
+ * True for the operations that go into the bulk lane whatever their size: due marks
+ * (SCHEDULED/RETRYING → PENDING). A claim may take a due task before its mark (claimTasks accepts
+ * a due SCHEDULED or RETRYING task), so claims, which hold worker slots, go first, and a mark that
+ * comes after its task's claim changes nothing.
+ */
+export function alwaysBulk(op: WriteOpName): boolean {
+  return op === 'markPending';
 }
 
 /** Runs write operations in group-commit transactions and answers after the commit. */

@@ -83,7 +83,7 @@ export function describeClaim(ctx: ConformanceContext): void {
       expect(claimed.map((c) => c.id)).to.deep.equal(['cl-twice']);
     });
 
-    it('does not claim SCHEDULED, RETRYING, CANCELLED, terminal or unknown tasks', async () => {
+    it('does not claim SCHEDULED or RETRYING tasks before they are due, nor CANCELLED, terminal or unknown ones', async () => {
       await ctx.store().insertTasks([
         newTask('cl-sched', { scheduledAt: T0 + 10_000 }),
         newTask('cl-cancel'),
@@ -98,7 +98,7 @@ export function describeClaim(ctx: ConformanceContext): void {
       const claimed = await ctx.store().claimTasks(
         ['cl-sched', 'cl-cancel', 'cl-retry', 'cl-done', 'cl-unknown', 'cl-ok'],
         'w',
-        T0 + 100,
+        T0 + 4,
         1000,
       );
       expect(claimed.map((c) => c.id)).to.deep.equal(['cl-ok']);
@@ -107,6 +107,24 @@ export function describeClaim(ctx: ConformanceContext): void {
       expect(await ctx.stateOf('cl-retry')).to.equal('RETRYING');
       expect(await ctx.stateOf('cl-done')).to.equal('SUCCEEDED');
       expect((await ctx.store().getTask('cl-retry'))!.attempts).to.equal(1);
+    });
+
+    it('claims a due SCHEDULED or RETRYING task directly (its due mark may come after the claim)', async () => {
+      await ctx.store().insertTasks([newTask('cl-due', { scheduledAt: T0 + 100 }), newTask('cl-rdue')]);
+      const first = await startTask(ctx.store(), 'cl-rdue', T0);
+      await ctx.store().completeAttempts([completion('cl-rdue', first, 'RETRYING', { retryAt: T0 + 50 })], T0 + 1);
+      expect(await ctx.store().claimTasks(['cl-due', 'cl-rdue'], 'w', T0 + 49, 1000)).to.deep.equal([]);
+
+      const claimed = await ctx.store().claimTasks(['cl-due', 'cl-rdue'], 'w', T0 + 100, 1000);
+      expect(claimed.map((c) => [c.id, c.attempt, c.startedAt])).to.deep.equal([
+        ['cl-due', 1, T0 + 100],
+        ['cl-rdue', 2, T0 + 100],
+      ]);
+      expect(await ctx.stateOf('cl-due')).to.equal('RUNNING');
+      expect(await ctx.stateOf('cl-rdue')).to.equal('RUNNING');
+      // The mark that comes late leaves a claimed task alone.
+      expect(await ctx.store().markPending(['cl-due', 'cl-rdue'], T0 + 101)).to.deep.equal([]);
+      expect(await ctx.stateOf('cl-due')).to.equal('RUNNING');
     });
 
     it('numbers attempts across retries', async () => {

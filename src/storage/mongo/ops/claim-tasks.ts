@@ -1,10 +1,12 @@
 /**
  * claimTasks — inputs: ids, workerId, now, leaseMs. Transition `claim`: PENDING → RUNNING with
  * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
- * One `findOneAndUpdate` per distinct id whose filter `{_id, state: 'PENDING'}` is the
+ * A SCHEDULED or RETRYING task already due (`due_at <= now`) is claimed the same way: transitions
+ * `due` and `claim` in one write, for a claim that comes before the task's due mark.
+ * One `findOneAndUpdate` per distinct id whose filter (`_id`, claimable state) is the
  * compare-and-set. Output: a ClaimedTask per id whose claim won, in input order (others are
  * skipped: cancelled, already claimed, unknown). Guarantee: the server applies each update
- * atomically, so of two racing claims (two dispatchers, two nodes) exactly one sees PENDING:
+ * atomically, so of two racing claims (two dispatchers, two nodes) exactly one sees it claimable:
  * one attempt number is handed out once. A workflow task also gets its upstream tasks' results,
  * keyed by their workflow-local ids (one read of its `upstream_ids`).
  * With `epochs` (cluster mode, a fencing token per id): the filter also requires owner_epoch
@@ -30,11 +32,12 @@ export async function claimTasks(
   ids.forEach((id, i) => {
     if (!tokens.has(id)) tokens.set(id, epochs === undefined ? undefined : (epochs[i] ?? -1));
   });
+  const claimable = { $or: [{ state: 'PENDING' }, { state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now } }] };
   const running = { state: 'RUNNING', worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now };
   const docs = await mapBounded([...tokens], WRITE_PARALLELISM, async ([id, epoch]) => {
     if (epoch !== undefined && epoch < 0) return null;
     return c.tasks.findOneAndUpdate(
-      epoch === undefined ? { _id: id, state: 'PENDING' } : { _id: id, state: 'PENDING', ...epochAtMost(epoch) },
+      epoch === undefined ? { _id: id, ...claimable } : { _id: id, ...claimable, ...epochAtMost(epoch) },
       { $set: epoch === undefined ? running : { ...running, owner_epoch: epoch }, $inc: { attempts: 1 } },
       { returnDocument: 'after' },
     );

@@ -1,8 +1,10 @@
 /**
  * claimTasks — inputs: ids, workerId, now, leaseMs. Transition `claim`: PENDING → RUNNING with
  * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
- * Output: ClaimedTask for each id whose compare-and-set on PENDING won (others are skipped:
- * cancelled, already claimed). A workflow task also gets its upstream tasks' results, keyed by their
+ * A SCHEDULED or RETRYING task already due (due_at <= now) is claimed the same way: transitions
+ * `due` and `claim` in one write, for a claim that comes before the task's due mark (marks wait in
+ * the group commit's bulk lane). Output: ClaimedTask for each id whose compare-and-set won (others
+ * are skipped: cancelled, already claimed, not yet due). A workflow task also gets its upstream tasks' results, keyed by their
  * workflow-local ids, and its submission's `traceparent`. Guarantee: one attempt number is handed out once.
  * With `epochs` (cluster mode, a fencing token per id): the compare-and-set also requires
  * owner_epoch <= epochs[i] and sets owner_epoch; a negative token never claims. Without it the
@@ -27,14 +29,14 @@ export function prepareClaimTasks(
     .prepare(`
       UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
         lease_expires_at = ?, cancel_requested = 0, updated_at = ?
-      WHERE id = ? AND state = 'PENDING'
+      WHERE id = ? AND (state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?))
       RETURNING ${CLAIM_RETURNING}`)
     .raw(true);
   const fenced = db
     .prepare(`
       UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
         lease_expires_at = ?, cancel_requested = 0, updated_at = ?, owner_epoch = ?
-      WHERE id = ? AND state = 'PENDING' AND owner_epoch <= ?
+      WHERE id = ? AND (state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?)) AND owner_epoch <= ?
       RETURNING ${CLAIM_RETURNING}`)
     .raw(true);
   const upstream = db.prepare(`
@@ -46,7 +48,7 @@ export function prepareClaimTasks(
   /** The fenced claim of ids[i]: a negative (or missing) token never claims. */
   const claimFenced = (ids: string[], i: number, workerId: string, now: number, leaseMs: number, epochs: readonly number[]) => {
     const epoch = epochs[i] ?? -1;
-    return epoch < 0 ? undefined : (fenced.get(workerId, now, now + leaseMs, now, epoch, ids[i], epoch) as ClaimRow | undefined);
+    return epoch < 0 ? undefined : (fenced.get(workerId, now, now + leaseMs, now, epoch, ids[i], now, epoch) as ClaimRow | undefined);
   };
   /** The worker's view of a claimed row. */
   const claimedFromRow = (r: ClaimRow, now: number): ClaimedTask => {
@@ -78,7 +80,7 @@ export function prepareClaimTasks(
     const claimed: ClaimedTask[] = [];
     for (let i = 0; i < ids.length; i++) {
       const r = epochs === undefined
-        ? (stmt.get(workerId, now, now + leaseMs, now, ids[i]) as ClaimRow | undefined)
+        ? (stmt.get(workerId, now, now + leaseMs, now, ids[i], now) as ClaimRow | undefined)
         : claimFenced(ids, i, workerId, now, leaseMs, epochs);
       if (r) claimed.push(claimedFromRow(r, now));
     }
