@@ -12,6 +12,7 @@ import { byPartition, offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
+import { claimTime, refusedOf } from './claim-batch';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs, isExternalWorker } from '../external/external-queues';
 
@@ -303,7 +304,7 @@ export class DispatcherActor {
 
   private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {
     const { store, clock, metrics, log } = this.deps;
-    const now = clock.now();
+    const now = claimTime(entries, clock.now());
     let claimed: ClaimedTask[] = [];
     this.claiming++;
     try {
@@ -317,6 +318,7 @@ export class DispatcherActor {
     }
     this.releaseToOwners(entries);
     slot.credits += entries.length - claimed.length;
+    if (claimed.length < entries.length) this.ready.refund(refusedOf(entries, claimed), now);
     if (claimed.length === 0) {
       this.settleDrain();
       return this.pump();

@@ -122,21 +122,25 @@ export class PartitionOwnerActor {
   private async pumpOnce(): Promise<void> {
     const { clock, store } = this.deps;
     if (this.window.needsLoad(clock.now())) await this.load();
-    const due = this.window.takeDue(clock.now());
+    // One reading for the hand-out and the mark: a clock that steps back in between must not make
+    // the mark refuse a task as not yet due.
+    const now = clock.now();
+    const due = this.window.takeDue(now);
     if (due.length === 0) return;
     // Progress was made and the window may hold more behind a truncated read: go round again.
-    if (this.window.needsLoad(clock.now())) this.pumper.trigger();
+    if (this.window.needsLoad(now)) this.pumper.trigger();
     if (!this.leaseHeld()) {
       this.stop(); // cluster mode: the lease ended; the next owner reads these tasks again
       return;
     }
     // The dispatcher gets every due task at once; the due mark (SCHEDULED/RETRYING → PENDING)
-    // goes into the store's bulk lane, so a claim, which may take a due task before its mark, is
-    // not held behind the marks of a whole herd. The dispatcher releases every entry it was
-    // given, claimed or not (e.g. cancelled meanwhile).
+    // goes into the store's deferred lane, so a claim, which may take a due task before its mark,
+    // is not held behind the marks of a whole herd. The dispatcher releases every entry it was
+    // given, claimed or not (e.g. cancelled meanwhile), and gives back the rate-limit tokens of a
+    // refused claim.
     const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
     if (toMark.length > 0) {
-      store.markPending(toMark, clock.now(), this.epoch).catch((err) => this.deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
+      store.markPending(toMark, now, this.epoch).catch((err) => this.deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
     }
     this.deps.directory.dispatcher?.tell('enqueue', due, (err) => {
       this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');

@@ -107,6 +107,17 @@ export class LeasedBucket implements RateBucket {
     return this.useLocal(now) ? this.local.nextTokenAt(now, n) : Infinity;
   }
 
+  /**
+   * Gives back `n` tokens (default 1) taken for a start that did not happen: to the local bucket
+   * while it decides, else to the leased stock (which goes back to the shared bucket with the rest
+   * of it when its lease ends).
+   */
+  refund(now: number, n = 1): void {
+    if (this.useLocal(now)) return this.local.refund(now, n);
+    this.expire(now);
+    this.stock += n;
+  }
+
   /** Tokens leased and not yet spent (tests, metrics). */
   get leased(): number {
     return this.stock;

@@ -24,6 +24,8 @@ export interface RateBucket {
    * bucket cannot tell yet and will call back (see {@link RateLimiterBackend.bucket}'s `wake`).
    */
   nextTokenAt(now: number, n?: number): number;
+  /** Gives back `n` tokens (default 1) taken for a start that did not happen (its claim was refused). */
+  refund(now: number, n?: number): void;
 }
 
 /**

@@ -103,6 +103,18 @@ export class ReadyQueues {
     return out;
   }
 
+  /**
+   * Gives back the tokens {@link take} took for `entries` whose start did not happen (their claim
+   * was refused: cancelled, rescheduled or already claimed meanwhile), so a task that never runs
+   * does not use up a rate limit.
+   */
+  refund(entries: readonly DueEntry[], now: number): void {
+    for (const e of entries) {
+      this.policy.typeBucket?.(e.taskType)?.refund(now);
+      this.policy.tenantBucket?.(e.tenantId)?.refund(now);
+    }
+  }
+
   /** The next entry each tenant may start now (tenants parked by a bucket are left out). */
   private heads(now: number): Map<string, DueEntry> {
     const heads = new Map<string, DueEntry>();

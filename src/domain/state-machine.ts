@@ -13,6 +13,11 @@ export const TRANSITIONS = {
   reschedule: { from: ['SCHEDULED', 'PENDING', 'RETRYING'], to: 'SCHEDULED' },
   /** The dispatcher handed the task to a worker slot (a new attempt starts). */
   claim: { from: ['PENDING'], to: 'RUNNING' },
+  /**
+   * `due` and `claim` in one write: a due task claimed before its due mark reached the store (the
+   * partition owner hands due tasks to the dispatcher without waiting for the mark).
+   */
+  dueClaim: { from: ['SCHEDULED', 'RETRYING'], to: 'RUNNING' },
   succeed: { from: ['RUNNING'], to: 'SUCCEEDED' },
   /** Retryable error, timeout or lost worker with attempts left. */
   retry: { from: ['RUNNING'], to: 'RETRYING' },

@@ -43,6 +43,12 @@ export class TokenBucket {
     return this.refilledAt + Math.ceil(((need - this.tokens) * 1000) / this.ratePerSecond);
   }
 
+  /** Gives back `n` tokens (default 1) taken for a start that did not happen; never above the burst. */
+  refund(now: number, n = 1): void {
+    this.refill(now);
+    this.tokens = Math.min(this.burst, this.tokens + n);
+  }
+
   private refill(now: number): void {
     if (now <= this.refilledAt) return; // time stood still or went back: nothing to add
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.ratePerSecond) / 1000);

@@ -1,6 +1,7 @@
 import type { AttemptOutcome } from '../domain/retry-policy';
 import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
+import { claimTime, refusedOf } from '../actors/claim-batch';
 import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 import type { SchedulerDeps } from '../actors/deps';
@@ -211,10 +212,12 @@ export class ExternalLanes {
    */
   private async claimAndAppend(lane: Lane, entries: DueEntry[]): Promise<void> {
     const { store, clock, log, metrics, directory } = this.deps;
-    const now = clock.now();
+    const now = claimTime(entries, clock.now());
     let claimed: ClaimedTask[] = [];
     try {
-      claimed = await store.claimTasks(entries.map((e) => e.id), lane.spec.workerId, now, lane.spec.leaseMs);
+      // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
+      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
+      claimed = await store.claimTasks(entries.map((e) => e.id), lane.spec.workerId, now, lane.spec.leaseMs, epochs);
     } catch (err) {
       log.error({ err, queue: lane.spec.name }, 'claim failed; tasks stay PENDING and will be reloaded');
     }
@@ -223,6 +226,7 @@ export class ExternalLanes {
       observeStart(metrics, t);
     }
     lane.claiming -= entries.length;
+    if (claimed.length < entries.length) lane.ready.refund(refusedOf(entries, claimed), now);
     for (const [p, ids] of byPartition(entries, (e) => e.id)) directory.owners[p]?.tell('released', ids);
     if (claimed.length === 0) return this.hooks.pump();
     let ids: Array<string | null>;

@@ -55,4 +55,18 @@ describe('tenants on the real scheduler: no queueing behind another tenant, exac
     }
     expect(sms.every((t) => t.attempts === 1)).to.equal(true); // waiting spent no retries
   });
+
+  it('tasks cancelled before their time use up no send_sms tokens: the one left starts on time', async () => {
+    const { service } = s.scheduler;
+    const at = new Date(Date.now() + 1500).toISOString();
+    const cancelled = (
+      await service.submitBatch({ tasks: Array.from({ length: 25 }, () => ({ task_type: 'send_sms', priority: 'high', scheduled_at: at })) })
+    ).tasks.map((t) => t.task_id);
+    const { task_id: real } = await service.submit({ task_type: 'send_sms', priority: 'low', scheduled_at: at });
+    for (const id of cancelled) await service.cancel(id);
+    const t = await s.waitFor(real, terminal, 30_000);
+    expect(t.status).to.equal('SUCCEEDED');
+    // 25 tokens at 10/s would hold it back 1.5 s or more; handed out and refused, they come back.
+    expect(Date.parse(t.started_at) - Date.parse(t.scheduled_at)).to.be.below(1000);
+  });
 });

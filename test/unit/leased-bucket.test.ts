@@ -99,6 +99,24 @@ describe('LeasedBucket (tokens leased in batches from a shared bucket)', () => {
     expect(source.requests).to.have.length(2);
   });
 
+  it('refund puts a token back into the leased stock, or into the local bucket while that decides', async () => {
+    const { source, bucket, clock } = setup();
+    source.tokens = 10;
+    bucket.tryTake(T0);
+    source.requests[0].answer();
+    await tick();
+    expect(bucket.tryTake(clock.now())).to.equal(true);
+    expect(bucket.leased).to.equal(2);
+    bucket.refund(clock.now());
+    expect(bucket.leased).to.equal(3);
+    source.up = false;
+    const local = [] as boolean[];
+    for (let i = 0; i < 11; i++) local.push(bucket.tryTake(clock.now()));
+    expect(local.filter(Boolean)).to.have.length(10); // the local bucket's burst
+    bucket.refund(clock.now());
+    expect(bucket.tryTake(clock.now())).to.equal(true);
+  });
+
   it('gives back a stock older than the lease TTL', async () => {
     const { source, bucket, clock } = setup();
     source.tokens = 10;

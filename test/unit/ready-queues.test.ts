@@ -165,6 +165,19 @@ describe('ReadyQueues', () => {
       }
     });
 
+    it('refund: the tokens of entries whose claim was refused come back, so the next entry starts at once', () => {
+      const typeBucket = new TokenBucket(1, 1, T0);
+      const tenantBucket = new TokenBucket(1, 1, T0);
+      const q = new ReadyQueues({ typeBucket: () => typeBucket, tenantBucket: () => tenantBucket });
+      q.add(dueEntry({ id: 'cancelled', priority: 'high', seq: 0 }));
+      q.add(dueEntry({ id: 'real', priority: 'low', seq: 1 }));
+      const [first] = q.take(2, T0);
+      expect(first.id).to.equal('cancelled');
+      expect(q.take(1, T0)).to.deep.equal([]); // both buckets are empty for a second
+      q.refund([first], T0); // its claim was refused: it never started
+      expect(q.take(1, T0).map((e) => e.id)).to.deep.equal(['real']);
+    });
+
     it('aging: a low task behind a continuous stream of high tasks starts once it has waited agingMs', () => {
       const agingMs = 5_000;
       const q = new ReadyQueues({ agingMs });

@@ -30,6 +30,8 @@ describe('state machine', () => {
       ['RETRYING', 'reschedule', 'SCHEDULED'],
       ['RETRYING', 'due', 'PENDING'],
       ['PENDING', 'claim', 'RUNNING'],
+      ['SCHEDULED', 'dueClaim', 'RUNNING'],
+      ['RETRYING', 'dueClaim', 'RUNNING'],
       ['RUNNING', 'succeed', 'SUCCEEDED'],
       ['RUNNING', 'retry', 'RETRYING'],
       ['RUNNING', 'exhaust', 'DEAD'],

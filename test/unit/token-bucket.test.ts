@@ -31,6 +31,15 @@ describe('TokenBucket', () => {
     expect(b.tryTake(T0 + 1000)).to.equal(true);
   });
 
+  it('refund gives back a token taken for a start that did not happen, never above the burst', () => {
+    const b = new TokenBucket(1, 2, T0);
+    expect([b.tryTake(T0), b.tryTake(T0), b.tryTake(T0)]).to.deep.equal([true, true, false]);
+    b.refund(T0);
+    expect(b.tryTake(T0)).to.equal(true);
+    b.refund(T0, 5);
+    expect([b.tryTake(T0), b.tryTake(T0), b.tryTake(T0)]).to.deep.equal([true, true, false]);
+  });
+
   it('rejects a rate ≤ 0 and a burst < 1', () => {
     expect(() => new TokenBucket(0, 1, T0)).to.throw(RangeError);
     expect(() => new TokenBucket(1, 0.5, T0)).to.throw(RangeError);

@@ -15,6 +15,8 @@ export interface GroupCommitLimits {
   bulkRows?: number;
   /** Rows of bulk operations in one transaction; at least one bulk operation always goes in. Default 256. */
   bulkRowsPerCommit?: number;
+  /** Rows of deferred operations in one transaction; at least one always goes in. Default 256. */
+  deferredRowsPerCommit?: number;
 }
 
 /**
@@ -35,10 +37,17 @@ export interface GroupCommitLimits {
  * loaded 2-core machine, a transaction of small operations in a few. Reordering is safe:
  * operations queued together are concurrent (each caller waits for its own commit), and a bulk
  * operation only inserts rows nobody else has been told about yet.
+ *
+ * Deferred lane: operations that may wait for the others, up to `deferredRowsPerCommit` rows of
+ * them (at least one operation) at the end of every transaction, in their own queue so they
+ * delay neither the small operations nor a batch submission by more than that slice. Used for due
+ * marks (SCHEDULED/RETRYING → PENDING): a claim may take a due task before its mark, and the mark
+ * that comes after the claim changes nothing (both are compare-and-sets on the state).
  */
 export class GroupCommit {
   private queue: Job[] = [];
   private bulk: Job[] = [];
+  private deferred: Job[] = [];
   private lastHadBulk = false;
   private scheduled = false;
   private closed = false;
@@ -48,6 +57,7 @@ export class GroupCommit {
   private readonly maxBatch: number;
   private readonly bulkRows: number;
   private readonly bulkRowsPerCommit: number;
+  private readonly deferredRowsPerCommit: number;
   /** Statistics for tests and metrics: transactions committed and operations in them. */
   readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
 
@@ -58,6 +68,7 @@ export class GroupCommit {
     this.maxBatch = limits.maxBatch ?? 5000;
     this.bulkRows = limits.bulkRows ?? 32;
     this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 256;
+    this.deferredRowsPerCommit = limits.deferredRowsPerCommit ?? 256;
     // Each operation's SAVEPOINT keeps the original of every existing page the operation changes
     // in a sub-journal, which SQLite spills to a temporary file past 64 KiB unless temporary
     // storage is in memory (sqlite.org/tempfiles.html, "Statement Journal Files"). A claim of 64
@@ -72,14 +83,14 @@ export class GroupCommit {
   /**
    * Queues `op` (synchronous SQL) for the next group transaction.
    * @param rows how many rows `op` writes (more than `bulkRows`: it goes into the bulk lane)
-   * @param bulk true: the bulk lane whatever `rows` (an operation that may wait behind the small ones)
+   * @param deferred true: the deferred lane (an operation that may wait for the others)
    * @returns its return value, after the commit
    * @throws whatever `op` threw (its writes rolled back), or the commit's error
    */
-  run<T>(op: () => T, rows = 1, bulk = false): Promise<T> {
+  run<T>(op: () => T, rows = 1, deferred = false): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      (bulk || rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
+      (deferred ? this.deferred : rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -87,19 +98,23 @@ export class GroupCommit {
   /** Commits one transaction: the small operations, then a slice of the bulk ones; schedules the rest. */
   flush(): void {
     this.scheduled = false;
-    if (this.queue.length === 0 && this.bulk.length === 0) return;
+    if (this.idle()) return;
     this.commit(this.nextBatch());
     this.schedule();
   }
 
   /** Flushes what is queued and refuses new work. */
   close(): void {
-    while (this.queue.length > 0 || this.bulk.length > 0) this.commit(this.nextBatch());
+    while (!this.idle()) this.commit(this.nextBatch());
     this.closed = true;
   }
 
+  private idle(): boolean {
+    return this.queue.length === 0 && this.bulk.length === 0 && this.deferred.length === 0;
+  }
+
   private schedule(): void {
-    if (this.scheduled || (this.queue.length === 0 && this.bulk.length === 0)) return;
+    if (this.scheduled || (this.idle())) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
@@ -108,7 +123,7 @@ export class GroupCommit {
    * The small operations queued, plus a slice of the bulk ones unless the previous transaction
    * had bulk rows and small operations are waiting: then those go alone, so a small operation
    * waits for at most one bulk slice (the transaction running when it came) and never shares its
-   * own transaction with one.
+   * own transaction with one. Then a slice of the deferred ones.
    */
   private nextBatch(): Job[] {
     const batch = this.queue.splice(0, this.maxBatch);
@@ -121,7 +136,7 @@ export class GroupCommit {
     }
     if (take > 0) batch.push(...this.bulk.splice(0, take));
     this.lastHadBulk = take > 0;
-    return batch;
+    return batch.concat(this.deferred.splice(0, sliceOf(this.deferred, this.deferredRowsPerCommit)));
   }
 
   private commit(batch: Job[]): void {
@@ -150,4 +165,12 @@ export class GroupCommit {
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
     batch.forEach((job, i) => (outcomes[i].ok ? job.resolve(outcomes[i].value) : job.reject(outcomes[i].value)));
   }
+}
+
+/** How many jobs from the head of `jobs` fit in `rows` rows (at least one when there is one). */
+function sliceOf(jobs: readonly Job[], rows: number): number {
+  let take = 0;
+  let sum = 0;
+  while (take < jobs.length && (take === 0 || sum + jobs[take].rows <= rows)) sum += jobs[take++].rows;
+  return take;
 }

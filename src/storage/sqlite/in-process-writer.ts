@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from './group-commit';
-import { alwaysBulk, prepareWriteOps, rowsOf, WriteOpName, WriteOps, Writer } from './write-ops';
+import { isDeferred, prepareWriteOps, rowsOf, WriteOpName, WriteOps, Writer } from './write-ops';
 
 /**
  * Writes on the caller's thread (used for `:memory:` databases, which one thread cannot share with
@@ -17,7 +17,7 @@ export class InProcessWriter implements Writer {
 
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>> {
     const fn = this.ops[op] as (...a: unknown[]) => ReturnType<WriteOps[K]>;
-    return this.commit.run(() => fn(...args), rowsOf(op, args), alwaysBulk(op));
+    return this.commit.run(() => fn(...args), rowsOf(op, args), isDeferred(op));
   }
 
   async close(): Promise<void> {

@@ -71,12 +71,12 @@ export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
 }
 
 /**
- * True for the operations that go into the bulk lane whatever their size: due marks
- * (SCHEDULED/RETRYING → PENDING). A claim may take a due task before its mark (claimTasks accepts
- * a due SCHEDULED or RETRYING task), so claims, which hold worker slots, go first, and a mark that
- * comes after its task's claim changes nothing.
+ * True for the operations of the group commit's deferred lane: due marks (SCHEDULED/RETRYING →
+ * PENDING). A claim may take a due task before its mark (claimTasks accepts a due SCHEDULED or
+ * RETRYING task), so claims, which hold worker slots, and submissions do not wait behind the
+ * marks of a herd; a mark that comes after its task's claim changes nothing.
  */
-export function alwaysBulk(op: WriteOpName): boolean {
+export function isDeferred(op: WriteOpName): boolean {
   return op === 'markPending';
 }
 

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { GroupCommit } from './group-commit';
-import { alwaysBulk, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
+import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 
 /** WAL pages (4 KiB) after which the writer checkpoints itself: ~400 MiB, if the checkpointer stalls. */
 const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
@@ -47,7 +47,7 @@ if (port) {
       port.postMessage({ id: req.id, ok: false, error: { name: 'Error', message: `unknown write op ${req.op}` } });
       return;
     }
-    commit.run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? []), alwaysBulk(req.op)).then(
+    commit.run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? []), isDeferred(req.op)).then(
       (result) => port.postMessage({ id: req.id, ok: true, result }),
       (err: Error & { code?: string }) =>
         port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),
