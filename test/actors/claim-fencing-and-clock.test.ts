@@ -1,40 +1,18 @@
 import { expect } from 'chai';
-import path from 'node:path';
-import pino from 'pino';
-import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { ActorDirectory, SchedulerDeps } from '../../src/actors/deps';
 import { claimTime } from '../../src/actors/claim-batch';
-import { loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
-import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { ExternalLanes } from '../../src/external/external-lanes';
 import { externalQueueSpecs } from '../../src/external/external-queues';
 import type { StreamDispatch } from '../../src/external/stream-dispatch';
+import { actorDeps, waitingTask } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 function scheduled(id: string, dueAt: number, queue = 'default'): NewTask {
-  return {
-    id,
-    partition: 0,
-    taskType: 'noop',
-    payload: null,
-    priority: 'medium',
-    queue,
-    tenantId: 't',
-    correlationId: null,
-    idempotencyKey: null,
-    metadata: {},
-    retry: { maxRetries: 0, backoff: 'fixed', delaySeconds: 0 },
-    timeoutSeconds: 10,
-    scheduledAt: dueAt,
-    dueAt,
-    state: 'SCHEDULED',
-    createdAt: T0,
-  };
+  return waitingTask(id, dueAt, T0, { queue });
 }
 
 function entry(id: string, dueAt: number, queue = 'default'): DueEntry {
@@ -75,11 +53,6 @@ describe('claims of due tasks handed out before their mark', () => {
   });
 
   it('an external queue claims with the fencing token: a partition fenced by a newer owner is left alone', async () => {
-    const config = loadConfig({
-      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-      env: {},
-      overrides: { partitions: 1, redisUrl: 'redis://127.0.0.1:1', externalQueues: { ext: {} } },
-    });
     await store.insertTasks([scheduled('x', T0 + 1000, 'ext')]);
     const fences = new PartitionFences();
     fences.grant(0, 1); // this member still believes it holds epoch 1
@@ -91,19 +64,15 @@ describe('claims of due tasks handed out before their mark', () => {
       remove: async () => undefined,
       reclaim: async () => [],
     } as unknown as StreamDispatch;
-    const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
-    const deps: SchedulerDeps = {
+    const deps = actorDeps({
       store,
       clock,
-      config,
-      metrics: new SchedulerMetrics(() => store.countByState()),
-      log: pino({ level: 'silent' }),
-      directory,
-      limits: new DispatchLimits(),
-      cluster: { memberId: 'm', fences },
-    };
+      directory: { dispatcher: null, owners: [], cron: null },
+      overrides: { partitions: 1, redisUrl: 'redis://127.0.0.1:1', externalQueues: { ext: {} } },
+      fences,
+    });
     let pumps = 0;
-    const lanes = new ExternalLanes(deps, streams, externalQueueSpecs(config), { record: async () => null, pump: () => void pumps++ });
+    const lanes = new ExternalLanes(deps, streams, externalQueueSpecs(deps.config), { record: async () => null, pump: () => void pumps++ });
     clock.set(T0 + 1000);
     lanes.add(entry('x', T0 + 1000, 'ext'));
     lanes.pump(clock.now());

@@ -1,15 +1,11 @@
 import { expect } from 'chai';
-import path from 'node:path';
-import pino from 'pino';
-import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { ActorDirectory, SchedulerDeps } from '../../src/actors/deps';
+import { ActorDirectory } from '../../src/actors/deps';
 import { PartitionOwnerActor } from '../../src/actors/partition-owner';
-import { loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
-import { SchedulerMetrics } from '../../src/observability/metrics';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
+import { actorDeps, waitingTask } from '../helpers/actor-deps';
 
 /** Lets queued store work (group commit runs on setImmediate) and the owner's pump finish. */
 async function settle(): Promise<void> {
@@ -19,24 +15,7 @@ async function settle(): Promise<void> {
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 function task(id: string, dueAt: number, state: 'SCHEDULED' | 'PENDING' = 'SCHEDULED'): NewTask {
-  return {
-    id,
-    partition: 0,
-    taskType: 'noop',
-    payload: null,
-    priority: 'medium',
-    queue: 'default',
-    tenantId: 't',
-    correlationId: null,
-    idempotencyKey: null,
-    metadata: {},
-    retry: { maxRetries: 0, backoff: 'fixed', delaySeconds: 0 },
-    timeoutSeconds: 10,
-    scheduledAt: state === 'SCHEDULED' ? dueAt : null,
-    dueAt,
-    state,
-    createdAt: T0,
-  };
+  return waitingTask(id, dueAt, T0, { state });
 }
 
 /** The partition owner driven by a manual clock: one timer, never early, window refresh, credits. */
@@ -47,26 +26,12 @@ describe('PartitionOwnerActor with a manual clock', () => {
   let enqueued: DueEntry[];
 
   async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }, partition = 0): Promise<void> {
-    const config = loadConfig({
-      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-      env: {},
-      overrides: { partitions: 1, horizonMs: 30_000, ...overrides },
-    });
     const directory: ActorDirectory = {
       dispatcher: { tell: (_topic: string, entries: DueEntry[]) => enqueued.push(...entries) } as never,
       owners: [],
       cron: null,
     };
-    const deps: SchedulerDeps = {
-      store,
-      clock,
-      config,
-      metrics: new SchedulerMetrics(() => store.countByState()),
-      log: pino({ level: 'silent' }),
-      directory,
-      limits: new DispatchLimits(),
-      ...(lease ? { cluster: { memberId: 'm', fences: lease.fences } } : {}),
-    };
+    const deps = actorDeps({ store, clock, directory, overrides: { partitions: 1, horizonMs: 30_000, ...overrides }, fences: lease?.fences });
     owner = new PartitionOwnerActor(deps);
     owner.initialize({ getCustomParameters: () => (lease ? { partition, epoch: lease.epoch } : { partition }) } as never);
   }

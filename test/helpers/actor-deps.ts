@@ -1,0 +1,57 @@
+import path from 'node:path';
+import pino from 'pino';
+import { ActorDirectory, SchedulerDeps } from '../../src/actors/deps';
+import { PartitionFences } from '../../src/cluster/partition-fences';
+import { loadConfig } from '../../src/config';
+import { ManualClock } from '../../src/domain/clock';
+import { DispatchLimits } from '../../src/domain/dispatch-limits';
+import { NewTask } from '../../src/domain/task';
+import { SchedulerMetrics } from '../../src/observability/metrics';
+import { Store } from '../../src/storage/store';
+
+/**
+ * The resources an actor (or a part of one) gets, for tests that drive it directly: the project's
+ * config with `overrides`, a silent logger, fresh limits and metrics; cluster mode when `fences` is given.
+ */
+export function actorDeps(o: {
+  store: Store;
+  clock: ManualClock;
+  directory: ActorDirectory;
+  overrides?: Record<string, unknown>;
+  fences?: PartitionFences;
+}): SchedulerDeps {
+  const config = loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: o.overrides ?? {} });
+  return {
+    store: o.store,
+    clock: o.clock,
+    config,
+    metrics: new SchedulerMetrics(() => o.store.countByState()),
+    log: pino({ level: 'silent' }),
+    directory: o.directory,
+    limits: new DispatchLimits(),
+    ...(o.fences ? { cluster: { memberId: 'm', fences: o.fences } } : {}),
+  };
+}
+
+/** A `noop` task of partition 0 and tenant `t`, SCHEDULED at `dueAt` (or PENDING, due then), created at `createdAt`. */
+export function waitingTask(id: string, dueAt: number, createdAt: number, o: { state?: 'SCHEDULED' | 'PENDING'; queue?: string } = {}): NewTask {
+  const state = o.state ?? 'SCHEDULED';
+  return {
+    id,
+    partition: 0,
+    taskType: 'noop',
+    payload: null,
+    priority: 'medium',
+    queue: o.queue ?? 'default',
+    tenantId: 't',
+    correlationId: null,
+    idempotencyKey: null,
+    metadata: {},
+    retry: { maxRetries: 0, backoff: 'fixed', delaySeconds: 0 },
+    timeoutSeconds: 10,
+    scheduledAt: state === 'SCHEDULED' ? dueAt : null,
+    dueAt,
+    state,
+    createdAt,
+  };
+}
