@@ -1,23 +1,31 @@
 import type { ClaimedTask, DueEntry } from '../domain/task';
-
-/**
- * The `now` a claim of `entries` is written with: the clock's `now`, or the latest due time
- * among the entries when the clock reads earlier. The owner handed them out because its clock had
- * passed their due times; if the clock has stepped back since (the `Clock` contract allows it), a
- * claim at the earlier reading would refuse a due SCHEDULED or RETRYING task as not yet due, and
- * that task would then wait for the owner's next window refresh. A task rescheduled to later
- * meanwhile is still refused: its new due time is later than the one handed out.
- * @param now epoch ms from the scheduler's clock
- * @returns epoch ms, ≥ `now`
- */
-export function claimTime(entries: readonly DueEntry[], now: number): number {
-  let at = now;
-  for (const e of entries) if (e.dueAt > at) at = e.dueAt;
-  return at;
-}
+import type { ActorDirectory } from './deps';
+import { byPartition } from './offer-to-owners';
 
 /** The entries of a claim batch whose claim was refused (cancelled, rescheduled or claimed meanwhile). */
 export function refusedOf(entries: readonly DueEntry[], claimed: readonly ClaimedTask[]): DueEntry[] {
   const won = new Set(claimed.map((t) => t.id));
   return entries.filter((e) => !won.has(e.id));
+}
+
+/**
+ * Gives the entries of a claim batch back to their partition owners: `released` for those
+ * claimed or refused for good, and `offer` again for a refused entry that was handed out before
+ * its due mark (SCHEDULED or RETRYING) with a due time the clock, read at the claim, has not
+ * reached. Its owner saw it due, so the clock stepped back since the hand-out (the `Clock`
+ * contract allows it) and the claim refused it as early; back in the owner's window, it is handed
+ * out again once the clock passes its due time, instead of waiting for the next window read.
+ * @param now the clock's reading the claim was written with (epoch ms)
+ */
+export function returnToOwners(directory: ActorDirectory, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): void {
+  const won = new Set(claimed.map((t) => t.id));
+  const early = (e: DueEntry) => !won.has(e.id) && e.state !== 'PENDING' && e.dueAt > now;
+  for (const [p, list] of byPartition(entries, (e) => e)) {
+    const owner = directory.owners[p];
+    if (!owner) continue;
+    const again = list.filter(early);
+    const done = again.length === 0 ? list : list.filter((e) => !early(e));
+    if (done.length > 0) owner.tell('released', done.map((e) => e.id));
+    if (again.length > 0) owner.tell('offer', again);
+  }
 }

@@ -8,11 +8,11 @@ import { TimerHandle } from '../domain/clock';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { cronIdOfInstance } from '../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { byPartition, offerToOwners } from './offer-to-owners';
+import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
-import { claimTime, refusedOf } from './claim-batch';
+import { refusedOf, returnToOwners } from './claim-batch';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs, isExternalWorker } from '../external/external-queues';
 
@@ -304,7 +304,7 @@ export class DispatcherActor {
 
   private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {
     const { store, clock, metrics, log } = this.deps;
-    const now = claimTime(entries, clock.now());
+    const now = clock.now();
     let claimed: ClaimedTask[] = [];
     this.claiming++;
     try {
@@ -312,11 +312,11 @@ export class DispatcherActor {
       const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
       claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs, epochs);
     } catch (err) {
-      log.error({ err }, 'claim failed; tasks stay PENDING and will be reloaded');
+      log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
     } finally {
       this.claiming--;
     }
-    this.releaseToOwners(entries);
+    returnToOwners(this.deps.directory, entries, claimed, now);
     slot.credits += entries.length - claimed.length;
     if (claimed.length < entries.length) this.ready.refund(refusedOf(entries, claimed), now);
     if (claimed.length === 0) {
@@ -334,10 +334,6 @@ export class DispatcherActor {
       log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
     });
-  }
-
-  private releaseToOwners(entries: DueEntry[]): void {
-    for (const [p, ids] of byPartition(entries, (e) => e.id)) this.deps.directory.owners[p]?.tell('released', ids);
   }
 
   private loseAttemptsOf(workerId: string): void {

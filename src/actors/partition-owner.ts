@@ -22,8 +22,8 @@ export type PartitionOwnerMessages = {
 /**
  * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in
  * a min-heap, with one timer to the earliest due time (or the window refresh), hands due tasks to
- * the dispatcher and marks them PENDING in the store. Hands out at most `ownerMaxOutstanding` tasks the dispatcher has
- * not yet released (credit-based flow), so the backlog stays in the store.
+ * the dispatcher and marks them PENDING in the store. Hands out at most `ownerMaxOutstanding`
+ * tasks the dispatcher has not yet released (credit-based flow), so the backlog stays in the store.
  */
 export class PartitionOwnerActor {
   static inject(): string[] {

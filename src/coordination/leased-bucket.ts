@@ -110,7 +110,8 @@ export class LeasedBucket implements RateBucket {
   /**
    * Gives back `n` tokens (default 1) taken for a start that did not happen: to the local bucket
    * while it decides, else to the leased stock (which goes back to the shared bucket with the rest
-   * of it when its lease ends).
+   * of it when its lease ends). A token taken just before the source went down or came back goes
+   * to the side deciding now: off by at most the claims in flight at that moment.
    */
   refund(now: number, n = 1): void {
     if (this.useLocal(now)) return this.local.refund(now, n);

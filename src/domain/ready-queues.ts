@@ -36,6 +36,8 @@ export class ReadyQueues {
   private readonly agingMs: number;
   /** Keys currently waiting on an empty bucket (so a wait is counted once, when it begins). */
   private readonly waiting = new Set<string>();
+  /** The buckets {@link take} charged for each entry it returned, for {@link refund}. */
+  private readonly charged = new WeakMap<DueEntry, RateBucket[]>();
 
   constructor(private readonly policy: ReadyPolicy = {}) {
     this.rr = new SmoothWeightedRoundRobin(policy.weightOf);
@@ -82,8 +84,10 @@ export class ReadyQueues {
       const e = candidates.get(tenant) as DueEntry;
       const typeBucket = this.policy.typeBucket?.(e.taskType) ?? null;
       const tenantBucket = this.policy.tenantBucket?.(tenant) ?? null;
-      typeBucket?.tryTake(now);
-      tenantBucket?.tryTake(now);
+      const charged: RateBucket[] = [];
+      if (typeBucket?.tryTake(now)) charged.push(typeBucket);
+      if (tenantBucket?.tryTake(now)) charged.push(tenantBucket);
+      if (charged.length > 0) this.charged.set(e, charged);
       const q = this.byTenant.get(tenant) as TenantReadyQueue;
       q.remove(e);
       this.ids.delete(e.id);
@@ -104,14 +108,16 @@ export class ReadyQueues {
   }
 
   /**
-   * Gives back the tokens {@link take} took for `entries` whose start did not happen (their claim
-   * was refused: cancelled, rescheduled or already claimed meanwhile), so a task that never runs
-   * does not use up a rate limit.
+   * Gives back the tokens {@link take} took for `entries` (the entry objects it returned) whose
+   * start did not happen (their claim was refused: cancelled, rescheduled or already claimed
+   * meanwhile), so a task that never runs does not use up a rate limit. Each token goes back to
+   * the bucket it came from, once, even if the limits changed since.
+   * @param now epoch ms on the scheduler's clock
    */
   refund(entries: readonly DueEntry[], now: number): void {
     for (const e of entries) {
-      this.policy.typeBucket?.(e.taskType)?.refund(now);
-      this.policy.tenantBucket?.(e.tenantId)?.refund(now);
+      for (const bucket of this.charged.get(e) ?? []) bucket.refund(now);
+      this.charged.delete(e);
     }
   }
 

@@ -1,11 +1,10 @@
 import type { AttemptOutcome } from '../domain/retry-policy';
 import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
-import { claimTime, refusedOf } from '../actors/claim-batch';
+import { refusedOf, returnToOwners } from '../actors/claim-batch';
 import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 import type { SchedulerDeps } from '../actors/deps';
-import { byPartition } from '../actors/offer-to-owners';
 import { observeStart } from '../actors/work-item';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import type { AttemptCompletion, CompletionResult } from '../storage/store';
@@ -212,14 +211,14 @@ export class ExternalLanes {
    */
   private async claimAndAppend(lane: Lane, entries: DueEntry[]): Promise<void> {
     const { store, clock, log, metrics, directory } = this.deps;
-    const now = claimTime(entries, clock.now());
+    const now = clock.now();
     let claimed: ClaimedTask[] = [];
     try {
       // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
       const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
       claimed = await store.claimTasks(entries.map((e) => e.id), lane.spec.workerId, now, lane.spec.leaseMs, epochs);
     } catch (err) {
-      log.error({ err, queue: lane.spec.name }, 'claim failed; tasks stay PENDING and will be reloaded');
+      log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
     }
     for (const t of claimed) {
       lane.inFlight.set(t.id, { attempt: t.attempt, entryId: null });
@@ -227,7 +226,7 @@ export class ExternalLanes {
     }
     lane.claiming -= entries.length;
     if (claimed.length < entries.length) lane.ready.refund(refusedOf(entries, claimed), now);
-    for (const [p, ids] of byPartition(entries, (e) => e.id)) directory.owners[p]?.tell('released', ids);
+    returnToOwners(directory, entries, claimed, now);
     if (claimed.length === 0) return this.hooks.pump();
     let ids: Array<string | null>;
     try {

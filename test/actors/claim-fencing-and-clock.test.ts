@@ -1,13 +1,15 @@
 import { expect } from 'chai';
-import { claimTime } from '../../src/actors/claim-batch';
+import { returnToOwners } from '../../src/actors/claim-batch';
+import { ActorDirectory } from '../../src/actors/deps';
+import { PartitionOwnerActor } from '../../src/actors/partition-owner';
 import { ManualClock } from '../../src/domain/clock';
-import { DueEntry, NewTask } from '../../src/domain/task';
+import { ClaimedTask, DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { ExternalLanes } from '../../src/external/external-lanes';
 import { externalQueueSpecs } from '../../src/external/external-queues';
 import type { StreamDispatch } from '../../src/external/stream-dispatch';
-import { actorDeps, waitingTask } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -21,8 +23,8 @@ function entry(id: string, dueAt: number, queue = 'default'): DueEntry {
 
 /**
  * Claims of due tasks handed out before their due mark (the owner does not wait for it): they
- * carry the partition's fencing token on every path, and a clock that stepped back since the
- * hand-out does not make them refuse a due task.
+ * carry the partition's fencing token on every path, and a task refused because the clock stepped
+ * back since the hand-out goes back to its owner.
  */
 describe('claims of due tasks handed out before their mark', () => {
   let store: SqliteStore;
@@ -37,19 +39,44 @@ describe('claims of due tasks handed out before their mark', () => {
     await store.close();
   });
 
-  it('claimTime: the clock, or the latest due time of the batch when the clock reads earlier', () => {
-    expect(claimTime([entry('a', T0 - 5), entry('b', T0 - 1)], T0)).to.equal(T0);
-    expect(claimTime([entry('a', T0 - 5), entry('b', T0 + 3)], T0)).to.equal(T0 + 3);
-    expect(claimTime([], T0)).to.equal(T0);
+  it('returnToOwners: a refused entry the clock does not read as due goes back into its window; the rest are released', () => {
+    const told: Array<[string, unknown]> = [];
+    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: (topic: string, msg: unknown) => told.push([topic, msg]) } as never], cron: null };
+    const now = T0 + 995;
+    const early = entry('early', T0 + 1000); // handed out as SCHEDULED; the clock stepped back
+    const pending = { ...entry('pending', T0 + 1000), state: 'PENDING' as const }; // marked: a refusal is final
+    const gone = entry('gone', T0 + 900); // due by this clock too: cancelled or claimed elsewhere
+    const won = entry('won', T0 + 1000);
+    returnToOwners(directory, [early, pending, gone, won], [{ id: 'won' } as ClaimedTask], now);
+    expect(told).to.deep.equal([
+      ['released', ['pending', 'gone', 'won']],
+      ['offer', [early]],
+    ]);
   });
 
-  it('a clock 5 ms behind the hand-out still claims the due SCHEDULED task, started no earlier than due', async () => {
+  it('a clock stepping back between hand-out and claim: the refused task is handed out again once the clock passes its time', async () => {
     await store.insertTasks([scheduled('a', T0 + 1000)]);
-    const handedOut = [entry('a', T0 + 1000)];
-    clock.set(T0 + 995); // stepped back after the owner saw T0 + 1000
-    const [claimed] = await store.claimTasks(['a'], 'w', claimTime(handedOut, clock.now()), 1000);
-    expect(claimed.id).to.equal('a');
-    expect(claimed.startedAt).to.equal(T0 + 1000);
+    const handed: DueEntry[][] = [];
+    const directory: ActorDirectory = { dispatcher: { tell: (_t: string, entries: DueEntry[]) => handed.push(entries) } as never, owners: [], cron: null };
+    const owner = new PartitionOwnerActor(actorDeps({ store, clock, directory, overrides: { partitions: 1 } }));
+    owner.initialize({ getCustomParameters: () => ({ partition: 0 }) } as never);
+    directory.owners = [{ tell: (topic: string, msg: never) => (topic === 'offer' ? owner.offer(msg) : owner.released(msg)) } as never];
+    await owner.start();
+    await settle();
+    clock.advance(1000);
+    while (handed.length === 0) await Promise.resolve(); // the hand-out, before its mark commits
+    clock.set(T0 + 995); // the clock steps back before the dispatcher's claim
+    const claimed = await store.claimTasks(['a'], 'w', clock.now(), 1000);
+    expect(claimed).to.deep.equal([]); // the claim came first: SCHEDULED, not due by this clock
+    returnToOwners(directory, handed[0], claimed, clock.now());
+    await settle();
+    expect((await store.getTask('a'))!.state).to.equal('PENDING'); // the mark, after the claim
+    expect(owner.stats()).to.include({ windowSize: 1, outstanding: 0 });
+    clock.advance(5);
+    await settle();
+    expect(handed.map((h) => h.map((e) => e.id))).to.deep.equal([['a'], ['a']]);
+    expect((await store.claimTasks(['a'], 'w', clock.now(), 1000)).map((t) => [t.id, t.startedAt])).to.deep.equal([['a', T0 + 1000]]);
+    owner.stop();
   });
 
   it('an external queue claims with the fencing token: a partition fenced by a newer owner is left alone', async () => {

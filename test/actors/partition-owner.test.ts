@@ -5,12 +5,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
-import { actorDeps, waitingTask } from '../helpers/actor-deps';
-
-/** Lets queued store work (group commit runs on setImmediate) and the owner's pump finish. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-}
+import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 

@@ -55,3 +55,8 @@ export function waitingTask(id: string, dueAt: number, createdAt: number, o: { s
     createdAt,
   };
 }
+
+/** Lets queued store work (the group commit runs on setImmediate) and an actor's pump finish. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}

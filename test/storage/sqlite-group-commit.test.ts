@@ -45,24 +45,6 @@ for (const writerThread of [true, false]) describe(`SqliteStore group commit (${
     expect((await store.getTask('gc-due'))!.state).to.equal('RUNNING');
   });
 
-  it('a herd of due marks holds back neither a batch submission nor a claim (deferred lane, 256 rows a commit)', async () => {
-    await store.insertTasks([newTask('gc-ready')]);
-    const order: string[] = [];
-    const marks = Array.from({ length: 40 }, (_, i) =>
-      store.markPending(Array.from({ length: 256 }, (_, j) => `gc-m-${i}-${j}`), T0).then(() => order.push('mark')),
-    );
-    const batch = store.insertTasks(Array.from({ length: 100 }, (_, i) => newTask(`gc-b-${i}`, { createdAt: T0 }))).then(() => order.push('batch'));
-    const claim = store.claimTasks(['gc-ready'], 'w', T0, 1000).then(() => order.push('claim'));
-    await Promise.all([...marks, batch, claim]);
-    // In-process, all three share the first transaction, which takes one 256-row slice of the
-    // marks. The writer thread may start a commit before the last request has reached it, so a
-    // few marks can go first; in the bulk lane, as before, all 40 went first.
-    const bound = writerThread ? 10 : 2;
-    expect(order.indexOf('batch')).to.be.at.most(bound);
-    expect(order.indexOf('claim')).to.be.at.most(bound);
-    expect(order.filter((o) => o === 'mark')).to.have.length(40);
-  });
-
   it('batches 200 concurrent insertTasks calls into far fewer commits, all resolved', async () => {
     const before = await stats();
     const calls = Array.from({ length: 200 }, (_, i) => store.insertTasks([newTask(`gc-${i}`, { createdAt: T0 + i })]));
@@ -170,6 +152,16 @@ describe('GroupCommit bulk lane', () => {
 
   it('keeps savepoint sub-journals in memory (temp_store = MEMORY): no temporary file per operation', () => {
     expect(db.pragma('temp_store', { simple: true })).to.equal(2);
+  });
+
+  it('deferred operations (due marks) take one 256-row slice at the end of each transaction: nothing queued after 40 of them waits', async () => {
+    const deferred = Array.from({ length: 40 }, (_, i) => commit.run(op(`mark-${i}`), 256, true));
+    const bulk = commit.run(op('batch'), 100);
+    const small = commit.run(op('single'), 1);
+    const [marksIn, bulkIn, smallIn] = await Promise.all([Promise.all(deferred), bulk, small]);
+    expect([smallIn, bulkIn]).to.deep.equal([0, 0]);
+    expect(marksIn).to.deep.equal(Array.from({ length: 40 }, (_, i) => i)); // one slice per transaction, in order
+    expect(commitsSeen.slice(0, 3)).to.deep.equal([0, 0, 0]); // single, batch, then the first slice
   });
 
   it('commits small operations ahead of queued bulk ones, one bulk slice per transaction', async () => {

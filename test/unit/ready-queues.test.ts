@@ -178,6 +178,20 @@ describe('ReadyQueues', () => {
       expect(q.take(1, T0).map((e) => e.id)).to.deep.equal(['real']);
     });
 
+    it('refund gives each token back to the bucket it came from, once, even after the limits changed', () => {
+      let typeBucket: TokenBucket | null = null; // no limit when the entry is taken
+      const q = new ReadyQueues({ typeBucket: () => typeBucket });
+      q.add(dueEntry({ id: 'a', seq: 0 }));
+      q.add(dueEntry({ id: 'b', seq: 1 }));
+      const [a] = q.take(1, T0);
+      typeBucket = new TokenBucket(1, 1, T0); // a limit set while a's claim is in flight
+      const [b] = q.take(1, T0);
+      q.refund([a], T0); // a took no token: nothing to give back
+      expect(typeBucket.tryTake(T0)).to.equal(false);
+      q.refund([b, b], T0);
+      expect([typeBucket.tryTake(T0), typeBucket.tryTake(T0)]).to.deep.equal([true, false]);
+    });
+
     it('aging: a low task behind a continuous stream of high tasks starts once it has waited agingMs', () => {
       const agingMs = 5_000;
       const q = new ReadyQueues({ agingMs });

@@ -95,7 +95,7 @@ export class GroupCommit {
     });
   }
 
-  /** Commits one transaction: the small operations, then a slice of the bulk ones; schedules the rest. */
+  /** Commits one transaction: the small operations, then a slice of the bulk and of the deferred ones; schedules the rest. */
   flush(): void {
     this.scheduled = false;
     if (this.idle()) return;
@@ -114,7 +114,7 @@ export class GroupCommit {
   }
 
   private schedule(): void {
-    if (this.scheduled || (this.idle())) return;
+    if (this.scheduled || this.idle()) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
