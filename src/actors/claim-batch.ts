@@ -2,12 +2,6 @@ import type { ClaimedTask, DueEntry } from '../domain/task';
 import type { ActorDirectory } from './deps';
 import { byPartition } from './offer-to-owners';
 
-/** The entries of a claim batch whose claim was refused (cancelled, rescheduled or claimed meanwhile). */
-export function refusedOf(entries: readonly DueEntry[], claimed: readonly ClaimedTask[]): DueEntry[] {
-  const won = new Set(claimed.map((t) => t.id));
-  return entries.filter((e) => !won.has(e.id));
-}
-
 /**
  * Gives the entries of a claim batch back to their partition owners: `released` for those
  * claimed or refused for good, and `offer` again for a refused entry that was handed out before
@@ -16,8 +10,9 @@ export function refusedOf(entries: readonly DueEntry[], claimed: readonly Claime
  * contract allows it) and the claim refused it as early; back in the owner's window, it is handed
  * out again once the clock passes its due time, instead of waiting for the next window read.
  * @param now the clock's reading the claim was written with (epoch ms)
+ * @returns the refused entries (cancelled, rescheduled or claimed meanwhile, or early)
  */
-export function returnToOwners(directory: ActorDirectory, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): void {
+export function returnToOwners(directory: ActorDirectory, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): DueEntry[] {
   const won = new Set(claimed.map((t) => t.id));
   const early = (e: DueEntry) => !won.has(e.id) && e.state !== 'PENDING' && e.dueAt > now;
   for (const [p, list] of byPartition(entries, (e) => e)) {
@@ -28,4 +23,5 @@ export function returnToOwners(directory: ActorDirectory, entries: readonly DueE
     if (done.length > 0) owner.tell('released', done.map((e) => e.id));
     if (again.length > 0) owner.tell('offer', again);
   }
+  return entries.filter((e) => !won.has(e.id));
 }

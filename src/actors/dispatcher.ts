@@ -12,7 +12,7 @@ import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
-import { refusedOf, returnToOwners } from './claim-batch';
+import { returnToOwners } from './claim-batch';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs, isExternalWorker } from '../external/external-queues';
 
@@ -316,9 +316,9 @@ export class DispatcherActor {
     } finally {
       this.claiming--;
     }
-    returnToOwners(this.deps.directory, entries, claimed, now);
+    const refused = returnToOwners(this.deps.directory, entries, claimed, now);
     slot.credits += entries.length - claimed.length;
-    if (claimed.length < entries.length) this.ready.refund(refusedOf(entries, claimed), now);
+    this.ready.refund(refused, now);
     if (claimed.length === 0) {
       this.settleDrain();
       return this.pump();

@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from '../domain/retry-policy';
 import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
-import { refusedOf, returnToOwners } from '../actors/claim-batch';
+import { returnToOwners } from '../actors/claim-batch';
 import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 import type { SchedulerDeps } from '../actors/deps';
@@ -225,8 +225,7 @@ export class ExternalLanes {
       observeStart(metrics, t);
     }
     lane.claiming -= entries.length;
-    if (claimed.length < entries.length) lane.ready.refund(refusedOf(entries, claimed), now);
-    returnToOwners(directory, entries, claimed, now);
+    lane.ready.refund(returnToOwners(directory, entries, claimed, now), now);
     if (claimed.length === 0) return this.hooks.pump();
     let ids: Array<string | null>;
     try {

@@ -47,7 +47,8 @@ describe('claims of due tasks handed out before their mark', () => {
     const pending = { ...entry('pending', T0 + 1000), state: 'PENDING' as const }; // marked: a refusal is final
     const gone = entry('gone', T0 + 900); // due by this clock too: cancelled or claimed elsewhere
     const won = entry('won', T0 + 1000);
-    returnToOwners(directory, [early, pending, gone, won], [{ id: 'won' } as ClaimedTask], now);
+    const refused = returnToOwners(directory, [early, pending, gone, won], [{ id: 'won' } as ClaimedTask], now);
+    expect(refused.map((e) => e.id)).to.deep.equal(['early', 'pending', 'gone']); // their tokens are given back
     expect(told).to.deep.equal([
       ['released', ['pending', 'gone', 'won']],
       ['offer', [early]],
