@@ -29,7 +29,7 @@ export interface GroupCommitLimits {
  * no added latency when the service is idle.
  *
  * Bulk lane: operations that write many rows (batch submissions) go into a transaction after the
- * small ones (single submissions, claims, completions, due marks), only `bulkRowsPerCommit` rows
+ * small ones (single submissions, claims, completions), only `bulkRowsPerCommit` rows
  * of them per transaction (at least one operation), and never in two transactions in a row while
  * small operations wait. So one tenant's batch flood adds at most one bulk slice (the transaction
  * running when it came) to another caller's commit wait, instead of the whole backlog of queued
@@ -127,13 +127,8 @@ export class GroupCommit {
    */
   private nextBatch(): Job[] {
     const batch = this.queue.splice(0, this.maxBatch);
-    let rows = 0;
-    let take = 0;
     const bulkTurn = batch.length === 0 || !this.lastHadBulk;
-    while (bulkTurn && take < this.bulk.length && batch.length + take < this.maxBatch && (take === 0 || rows + this.bulk[take].rows <= this.bulkRowsPerCommit)) {
-      rows += this.bulk[take].rows;
-      take++;
-    }
+    const take = bulkTurn ? sliceOf(this.bulk, this.bulkRowsPerCommit, this.maxBatch - batch.length) : 0;
     if (take > 0) batch.push(...this.bulk.splice(0, take));
     this.lastHadBulk = take > 0;
     return batch.concat(this.deferred.splice(0, sliceOf(this.deferred, this.deferredRowsPerCommit)));
@@ -167,10 +162,13 @@ export class GroupCommit {
   }
 }
 
-/** How many jobs from the head of `jobs` fit in `rows` rows (at least one when there is one). */
-function sliceOf(jobs: readonly Job[], rows: number): number {
+/**
+ * How many jobs from the head of `jobs` fit in `rows` rows: at least one when there is one, at
+ * most `maxJobs`.
+ */
+function sliceOf(jobs: readonly Job[], rows: number, maxJobs = Infinity): number {
   let take = 0;
   let sum = 0;
-  while (take < jobs.length && (take === 0 || sum + jobs[take].rows <= rows)) sum += jobs[take++].rows;
+  while (take < jobs.length && take < maxJobs && (take === 0 || sum + jobs[take].rows <= rows)) sum += jobs[take++].rows;
   return take;
 }
