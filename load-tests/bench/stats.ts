@@ -1,5 +1,5 @@
 /**
- * Statistics of the figures: nearest-rank percentiles, rounding, the Distribution summary
+ * Statistics of the figures: nearest-rank percentiles, the median, rounding, the Distribution summary
  * (count, p50/p90/p99, min/max/mean) and random sampling without replacement.
  */
 
@@ -8,6 +8,17 @@ export function percentile(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null;
   const rank = Math.max(1, Math.ceil(q * sorted.length));
   return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+/**
+ * Median of the finite numbers in `values` (the mean of the middle two for an even count);
+ * null when there are none.
+ */
+export function median(values: ReadonlyArray<number | null | undefined>): number | null {
+  const s = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 export const round = (n: number | null, digits = 1): number | null => (n === null || !Number.isFinite(n) ? null : Number(n.toFixed(digits)));

@@ -25,9 +25,11 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
   --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
   --agenda-time-bound-s S    the same for Agenda; the rate is then over what finished (default 60)
+  --rounds N                 run every system N times, in turn (ours, each peer, ours, …), and
+                             report the median of each figure and of each ratio (default 1)
   --quick                    small sizes for npm run bench: tasks 5000, agenda-tasks 300,
                              herd 500, agenda-herd 300, bullmq-concurrency 50 (explicit flags win)
-  --timeout S                overall bound in seconds (default 900)
+  --timeout S                overall bound in seconds (default 900 per round)
   --log-level L              LOG_LEVEL of our service (default warn)
   --out FILE                 results file (default load-tests/results/peers-latest.json)
   --keep-tmp                 keep the temp dir (database, logs)
@@ -53,6 +55,8 @@ export interface PeerOptions {
   agendaInFlight: number;
   timeBoundS: number;
   agendaTimeBoundS: number;
+  /** Rounds of the whole comparison, one after the other; medians reported when more than one. */
+  rounds: number;
   quick: boolean;
   timeoutS: number;
   logLevel: string;
@@ -62,7 +66,7 @@ export interface PeerOptions {
 
 export { UsageError };
 
-const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'timeout', 'log-level', 'out'] as const;
+const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
@@ -70,6 +74,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
   if (values === null) return null;
   const quick = values.quick === true;
   const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number => strictInt(values, name, quick ? quickDef : def, min, max);
+  const rounds = int('rounds', 1, 1, 1, 20);
   const systems: Set<string> = nameList(values, 'systems', 'ours,bullmq,agenda', ['ours', 'bullmq', 'agenda'], 'system');
   const conc = (str(values, 'bullmq-concurrency') ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
   if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000)) throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
@@ -91,8 +96,9 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     agendaInFlight: int('agenda-in-flight', 16, 16, 1, 1_000),
     timeBoundS: int('time-bound-s', 120, 60, 1, 3_600),
     agendaTimeBoundS: int('agenda-time-bound-s', 60, 20, 1, 3_600),
+    rounds,
     quick,
-    timeoutS: int('timeout', 900, 600, 10, 24 * 3_600),
+    timeoutS: int('timeout', 900 * rounds, 600 * rounds, 10, 24 * 3_600),
     logLevel: str(values, 'log-level') ?? 'warn',
     out: outFile(values, 'peers-latest.json'),
     keepTmp: values['keep-tmp'] === true,

@@ -1,12 +1,12 @@
 /**
  * The bench-peers results: the report's opening fields (machine, load average, code, settings),
- * the ratios ours ÷ peer, the short table, and writing the JSON (stdout and the results file).
+ * the ratios ours ÷ peer, the medians over rounds, the short table, and writing the JSON (stdout and the results file).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gitInfo, loadavgs, readServiceDefaults, Table, writeResults } from '../bench/results-file';
-import { round } from '../bench/stats';
+import { median, round } from '../bench/stats';
 import type { PeerOptions } from './peer-options';
 
 const pkgVersion = (name: string): string | null => {
@@ -41,6 +41,7 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
     options: { ...o, systems: [...o.systems] },
     systems: {} as Record<string, Record<string, any>>,
     ratios: {} as Record<string, unknown>,
+    rounds: [] as Array<{ systems: Record<string, Record<string, any>>; ratios: Record<string, unknown> }>,
     errors: [] as string[],
   };
 }
@@ -96,32 +97,88 @@ export function ratios(systems: Record<string, Record<string, any>>): Record<str
   return out;
 }
 
-/** The short table: one line per system, then the ratios. */
+/**
+ * Fills the report's summary from its rounds: `systems` and `ratios` are round 1's (the whole
+ * report with one round, the default); with more rounds, `median` holds the median over the
+ * rounds of each system's headline figures and of each ratio, and `ratio_ranges` the lowest and
+ * highest of each ratio. A round that lacks a figure (a failed scenario) is left out of its median.
+ */
+export function summarizeRounds(report: Record<string, any>): void {
+  const rounds = report.rounds as Array<{ systems: Record<string, Record<string, any>>; ratios: Record<string, Record<string, number | null>> }>;
+  report.systems = rounds[0]?.systems ?? {};
+  report.ratios = rounds[0]?.ratios ?? {};
+  if (rounds.length < 2) return;
+  const over = <T>(pick: (round: (typeof rounds)[number]) => Record<string, T> | undefined) => {
+    const keys = new Set(rounds.flatMap((r) => Object.keys(pick(r) ?? {})));
+    return [...keys].map((k) => [k, rounds.map((r) => pick(r)?.[k])] as const);
+  };
+  // Figures to one decimal, ratios to two significant digits; a herd start before its due time
+  // in any round is reported (the highest count, not the median).
+  const medianOf = (values: Array<Record<string, number | null> | undefined>, fmt: (x: number) => number) =>
+    Object.fromEntries(
+      Object.keys(values.find((v) => v) ?? {}).map((f) => {
+        const xs = values.map((v) => v?.[f]);
+        const m = f === 'herd_started_early' ? Math.max(...xs.filter((x): x is number => typeof x === 'number')) : median(xs);
+        return [f, m === null || !Number.isFinite(m) ? null : fmt(m)];
+      }),
+    );
+  report.median = {
+    rounds: rounds.length,
+    headline: Object.fromEntries(over((r) => r.systems).map(([name, list]) => [name, medianOf(list.map((sys) => (sys ? headline(sys) : undefined)), (x) => round(x) as number)])),
+    ratios: Object.fromEntries(over((r) => r.ratios).map(([pair, list]) => [pair, medianOf(list, (x) => Number(x.toPrecision(2)))])),
+  };
+  report.ratio_ranges = Object.fromEntries(
+    over((r) => r.ratios).map(([pair, list]) => [
+      pair,
+      Object.fromEntries(
+        Object.keys(list.find((v) => v) ?? {}).map((f) => {
+          const xs = list.map((v) => v?.[f]).filter((x): x is number => typeof x === 'number');
+          return [f, xs.length ? [Math.min(...xs), Math.max(...xs)] : null];
+        }),
+      ),
+    ]),
+  );
+}
+
+/** The short table: one line per system (per round when there are several), the ratios, and the medians. */
 export function peerTable(r: Record<string, any>): string {
   const table = new Table();
   const { lines } = table;
   const la = (x: number[] | undefined) => (x ? x.join(' ') : '-');
   lines.push(`bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`);
   const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
-  const w = [14, 7, 10, 10, 8, 11, 6, 22, 5];
+  const w = [20, 7, 10, 10, 8, 11, 6, 22, 5];
   const fmt = (cells: unknown[]) => cells.map((c, i) => String(c ?? '-').padStart(i === 0 ? 0 : w[i]).padEnd(i === 0 ? w[0] : 0)).join(' ');
   lines.push(fmt(cols));
-  for (const [name, sys] of Object.entries(r.systems as Record<string, Record<string, any>>)) {
-    if (sys.error && !sys.e2e && !sys.backlog && !sys.herd) {
-      lines.push(`${name.padEnd(w[0])} FAILED ${sys.error}`);
-      continue;
+  const rounds = (r.rounds as Array<{ systems: Record<string, Record<string, any>> }> | undefined) ?? [{ systems: r.systems }];
+  rounds.forEach((round, i) => {
+    for (const [name, sys] of Object.entries(round.systems as Record<string, Record<string, any>>)) {
+      const label = rounds.length > 1 ? `${i + 1}: ${name}` : name;
+      if (sys.error && !sys.e2e && !sys.backlog && !sys.herd) {
+        lines.push(`${label.padEnd(w[0])} FAILED ${sys.error}`);
+        continue;
+      }
+      const h = headline(sys);
+      const partial = (s: any) => (s && s.complete === false ? '*' : '');
+      lines.push(
+        fmt([label, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
+      );
     }
-    const h = headline(sys);
-    const partial = (s: any) => (s && s.complete === false ? '*' : '');
-    lines.push(
-      fmt([name, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
-    );
+  });
+  if (r.median) {
+    for (const [name, h] of Object.entries(r.median.headline as Record<string, Record<string, number | null>>)) {
+      lines.push(fmt([`median ${name}`, h.tasks, h.enqueue_per_s, h.backlog_processing_per_s, h.end_to_end_per_s, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]));
+    }
   }
   lines.push('  * = time bound reached: rate over the jobs finished within it');
   lines.push('  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server) + bench process (HTTP client / producer)');
-  for (const [k, v] of Object.entries(r.ratios as Record<string, Record<string, number | null>>)) {
-    lines.push(`  ${k.padEnd(22)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
-  }
+  const ratioLine = (k: string, v: Record<string, number | null>) =>
+    lines.push(`  ${k.padEnd(28)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
+  const ratioRounds = (r.rounds as Array<{ ratios: Record<string, Record<string, number | null>> }> | undefined) ?? [{ ratios: r.ratios }];
+  ratioRounds.forEach((round, i) => {
+    for (const [k, v] of Object.entries(round.ratios as Record<string, Record<string, number | null>>)) ratioLine(ratioRounds.length > 1 ? `${i + 1}: ${k}` : k, v);
+  });
+  for (const [k, v] of Object.entries((r.median?.ratios ?? {}) as Record<string, Record<string, number | null>>)) ratioLine(`median ${k}`, v);
   return table.text(r);
 }
 

@@ -1,7 +1,9 @@
 /**
  * One bench-peers run from start to end: our service (its own process, temp SQLite file), then
  * BullMQ at each concurrency, then Agenda, each through backlog → e2e → herd, on one machine in
- * one run; Redis started here when REDIS_URL is not set. Everything is stopped and the temp dir
+ * one run; with `--rounds N` that sequence N times (a fresh service and fresh queues each round),
+ * so the systems take turns under the same machine conditions. Redis is started here (once)
+ * when REDIS_URL is not set. Everything is stopped and the temp dir
  * removed in every case (run control in ../bench/run-harness.ts: overall timeout, hard failsafe,
  * SIGINT/SIGTERM). Returns the exit code (0 every scenario ran, 1 one failed, 2 usage).
  */
@@ -15,7 +17,7 @@ import { recordStep, RunGuard, runHarness } from '../bench/run-harness';
 import { freePort, Service } from '../bench/service-process';
 import { OursSetup, oursBacklog, oursEndToEnd, oursHerd } from './ours';
 import { parsePeerOptions, PEERS_HELP, PeerOptions } from './peer-options';
-import { initialPeerReport, ratios, writePeerReport } from './peer-report';
+import { initialPeerReport, ratios, summarizeRounds, writePeerReport } from './peer-report';
 import { PeerSetup, peerBacklog, peerEndToEnd, peerHerd } from './peer-scenarios';
 import { ensureRedis, RedisHandle } from './redis-server';
 
@@ -33,8 +35,12 @@ async function runScenarios(name: string, scenarios: Scenario[], into: Record<st
   return ok;
 }
 
-/** Our service (its own process, a temp SQLite file in `tmpDir`) through backlog → e2e → herd into report.systems.ours. */
-async function runOurs(o: PeerOptions, tmpDir: string, report: Record<string, any>, guard: RunGuard, redisKill: () => void): Promise<boolean> {
+/**
+ * Our service (its own process, a fresh temp SQLite file in `tmpDir`) through backlog → e2e →
+ * herd into `systems.ours`; failures also go to `errors`.
+ */
+async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, unknown>, errors: string[], guard: RunGuard, redisKill: () => void): Promise<boolean> {
+  fs.mkdirSync(tmpDir, { recursive: true });
   const port = await freePort();
   const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: o.workerConcurrency, partitions: null, logLevel: o.logLevel, cpuProfDir: null });
   guard.onKill(() => {
@@ -43,7 +49,7 @@ async function runOurs(o: PeerOptions, tmpDir: string, report: Record<string, an
   });
   const client = new HttpClient('127.0.0.1', port, 64);
   const sys: Record<string, unknown> = {};
-  report.systems.ours = sys;
+  systems.ours = sys;
   let failed = false;
   try {
     svc.start();
@@ -54,18 +60,31 @@ async function runOurs(o: PeerOptions, tmpDir: string, report: Record<string, an
       ['backlog', () => oursBacklog(client, svc, s)],
       ['e2e', () => oursEndToEnd(client, svc, s)],
       ['herd', () => oursHerd(client, svc, s)],
-    ], sys, report.errors);
+    ], sys, errors);
     failed ||= !ok;
   } catch (err) {
     failed = true;
     sys.error = (err as Error).message;
-    report.errors.push(`ours: ${(err as Error).message}`);
+    errors.push(`ours: ${(err as Error).message}`);
   } finally {
     client.close();
     sys.shutdown = await svc.stop(10_000).catch((err: Error) => ({ error: err.message }));
     if (failed) process.stderr.write(`[bench-peers] service log tail:\n${svc.logTail(20)}\n`);
   }
   return failed;
+}
+
+/** One setup per peer run: BullMQ at each concurrency, then Agenda. */
+function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
+  const peers: PeerSetup[] = [];
+  const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit };
+  if (o.systems.has('bullmq')) {
+    for (const c of o.bullmqConcurrency) peers.push({ ...common, system: 'bullmq', label: `bullmq_c${c}`, concurrency: c, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS });
+  }
+  if (o.systems.has('agenda')) {
+    peers.push({ ...common, system: 'agenda', label: `agenda_c${o.agendaConcurrency}`, concurrency: o.agendaConcurrency, inFlight: o.agendaInFlight, tasks: o.agendaTasks, herd: o.agendaHerd, timeBoundS: o.agendaTimeBoundS });
+  }
+  return peers;
 }
 
 /**
@@ -96,29 +115,31 @@ export function mainPeers(): Promise<number> {
       const report = initialPeerReport(o);
       let failed = false;
       try {
-        if (o.systems.has('ours')) failed = await runOurs(o, tmpDir, report, guard, killRedis);
+        const peers: PeerSetup[] = [];
         if (o.systems.has('bullmq') || o.systems.has('agenda')) {
           redis = await ensureRedis(tmpDir);
           report.settings.redis = redis.settings;
-          const peers: PeerSetup[] = [];
-          const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit };
-          if (o.systems.has('bullmq')) {
-            for (const c of o.bullmqConcurrency) peers.push({ ...common, system: 'bullmq', label: `bullmq_c${c}`, concurrency: c, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS });
-          }
-          if (o.systems.has('agenda')) {
-            peers.push({ ...common, system: 'agenda', label: `agenda_c${o.agendaConcurrency}`, concurrency: o.agendaConcurrency, inFlight: o.agendaInFlight, tasks: o.agendaTasks, herd: o.agendaHerd, timeBoundS: o.agendaTimeBoundS });
-          }
+          peers.push(...peerSetups(o, redis));
+        }
+        for (let n = 1; n <= o.rounds && !run.signal.aborted; n++) {
+          if (o.rounds > 1) process.stderr.write(`[bench-peers] round ${n} of ${o.rounds}\n`);
+          const round = { systems: {} as Record<string, Record<string, unknown>>, ratios: {} as Record<string, unknown> };
+          report.rounds.push(round);
+          const errors: string[] = [];
+          if (o.systems.has('ours')) failed = (await runOurs(o, path.join(tmpDir, `ours-${n}`), round.systems, errors, guard, killRedis)) || failed;
           for (const p of peers) {
             if (run.signal.aborted) break;
             const sys: Record<string, unknown> = {};
-            report.systems[p.label] = sys;
+            round.systems[p.label] = sys;
             const ok = await runScenarios(p.label, [
               ['backlog', () => peerBacklog(p)],
               ['e2e', () => peerEndToEnd(p)],
               ['herd', () => peerHerd(p)],
-            ], sys, report.errors);
+            ], sys, errors);
             failed ||= !ok;
           }
+          round.ratios = ratios(round.systems);
+          report.errors.push(...errors.map((e) => (o.rounds > 1 ? `round ${n}: ${e}` : e)));
         }
       } catch (err) {
         failed = true;
@@ -128,7 +149,7 @@ export function mainPeers(): Promise<number> {
         if (o.keepTmp) process.stderr.write(`[bench-peers] temp dir kept: ${tmpDir}\n`);
         else fs.rmSync(tmpDir, { recursive: true, force: true });
       }
-      report.ratios = ratios(report.systems);
+      summarizeRounds(report);
       report.machine.loadavg_at_end = loadavgs();
       return { report, failed };
     },
