@@ -29,7 +29,7 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
                              report the median of each figure and of each ratio (default 1)
   --quick                    small sizes for npm run bench: tasks 5000, agenda-tasks 300,
                              herd 500, agenda-herd 300, bullmq-concurrency 50 (explicit flags win)
-  --timeout S                overall bound in seconds (default 900 per round)
+  --timeout S                overall bound in seconds (default 900 per round; --quick 600)
   --log-level L              LOG_LEVEL of our service (default warn)
   --out FILE                 results file (default load-tests/results/peers-latest.json)
   --keep-tmp                 keep the temp dir (database, logs)

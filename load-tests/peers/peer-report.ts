@@ -97,11 +97,18 @@ export function ratios(systems: Record<string, Record<string, any>>): Record<str
   return out;
 }
 
+/** Whether a system's backlog or e2e rate is over the jobs finished within the time bound only. */
+function partialRate(sys: Record<string, any> | undefined, scenario: 'backlog' | 'e2e'): boolean {
+  const figure = scenario === 'backlog' ? sys?.backlog?.processing : sys?.e2e?.end_to_end;
+  return figure?.complete === false;
+}
+
 /**
  * Fills the report's summary from its rounds: `systems` and `ratios` are round 1's (the whole
  * report with one round, the default); with more rounds, `median` holds the median over the
  * rounds of each system's headline figures and of each ratio, and `ratio_ranges` the lowest and
- * highest of each ratio. A round that lacks a figure (a failed scenario) is left out of its median.
+ * highest of each ratio, and `median.partial` the rates that hit their time bound in some round
+ * ("bullmq_c50 e2e"). A round that lacks a figure (a failed scenario) is left out of its median.
  */
 export function summarizeRounds(report: Record<string, any>): void {
   const rounds = report.rounds as Array<{ systems: Record<string, Record<string, any>>; ratios: Record<string, Record<string, number | null>> }>;
@@ -112,8 +119,8 @@ export function summarizeRounds(report: Record<string, any>): void {
     const keys = new Set(rounds.flatMap((r) => Object.keys(pick(r) ?? {})));
     return [...keys].map((k) => [k, rounds.map((r) => pick(r)?.[k])] as const);
   };
-  // Figures to one decimal, ratios to two significant digits; a herd start before its due time
-  // in any round is reported (the highest count, not the median).
+  // Figures to two decimals (as the CPU seconds), ratios to two significant digits; a herd start
+  // before its due time in any round is reported (the highest count, not the median).
   const medianOf = (values: Array<Record<string, number | null> | undefined>, fmt: (x: number) => number) =>
     Object.fromEntries(
       Object.keys(values.find((v) => v) ?? {}).map((f) => {
@@ -124,8 +131,12 @@ export function summarizeRounds(report: Record<string, any>): void {
     );
   report.median = {
     rounds: rounds.length,
-    headline: Object.fromEntries(over((r) => r.systems).map(([name, list]) => [name, medianOf(list.map((sys) => (sys ? headline(sys) : undefined)), (x) => round(x) as number)])),
+    headline: Object.fromEntries(over((r) => r.systems).map(([name, list]) => [name, medianOf(list.map((sys) => (sys ? headline(sys) : undefined)), (x) => round(x, 2) as number)])),
     ratios: Object.fromEntries(over((r) => r.ratios).map(([pair, list]) => [pair, medianOf(list, (x) => Number(x.toPrecision(2)))])),
+    // "system scenario" of each rate that hit its time bound in some round: its median is partial too.
+    partial: over((r) => r.systems).flatMap(([name, list]) =>
+      (['backlog', 'e2e'] as const).filter((sc) => list.some((sys) => partialRate(sys, sc))).map((sc) => `${name} ${sc}`),
+    ),
   };
   report.ratio_ranges = Object.fromEntries(
     over((r) => r.ratios).map(([pair, list]) => [
@@ -149,6 +160,10 @@ export function peerTable(r: Record<string, any>): string {
   const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
   const w = [20, 7, 10, 10, 8, 11, 6, 22, 5];
   const fmt = (cells: unknown[]) => cells.map((c, i) => String(c ?? '-').padStart(i === 0 ? 0 : w[i]).padEnd(i === 0 ? w[0] : 0)).join(' ');
+  const ms = (x: number | null) => x ?? '-';
+  /** One system's line; `mark(scenario)` is '*' for a rate over the jobs finished within the time bound. */
+  const row = (label: string, h: Record<string, number | null>, mark: (scenario: 'backlog' | 'e2e') => string) =>
+    fmt([label, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${mark('backlog')}`, `${h.end_to_end_per_s ?? '-'}${mark('e2e')}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${ms(h.herd_p50_ms)} / ${ms(h.herd_p99_ms)} / ${ms(h.herd_max_ms)}`, h.herd_started_early]);
   lines.push(fmt(cols));
   const rounds = (r.rounds as Array<{ systems: Record<string, Record<string, any>> }> | undefined) ?? [{ systems: r.systems }];
   rounds.forEach((round, i) => {
@@ -158,16 +173,14 @@ export function peerTable(r: Record<string, any>): string {
         lines.push(`${label.padEnd(w[0])} FAILED ${sys.error}`);
         continue;
       }
-      const h = headline(sys);
-      const partial = (s: any) => (s && s.complete === false ? '*' : '');
-      lines.push(
-        fmt([label, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${partial(sys.backlog?.processing)}`, `${h.end_to_end_per_s ?? '-'}${partial(sys.e2e?.end_to_end)}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]),
-      );
+      const mark = (sc: 'backlog' | 'e2e') => (partialRate(sys, sc) ? '*' : '');
+      lines.push(row(label, headline(sys), mark));
     }
   });
   if (r.median) {
+    const partial = new Set(r.median.partial as string[]);
     for (const [name, h] of Object.entries(r.median.headline as Record<string, Record<string, number | null>>)) {
-      lines.push(fmt([`median ${name}`, h.tasks, h.enqueue_per_s, h.backlog_processing_per_s, h.end_to_end_per_s, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${h.herd_p50_ms} / ${h.herd_p99_ms} / ${h.herd_max_ms}`, h.herd_started_early]));
+      lines.push(row(`median ${name}`, h, (sc) => (partial.has(`${name} ${sc}`) ? '*' : '')));
     }
   }
   lines.push('  * = time bound reached: rate over the jobs finished within it');

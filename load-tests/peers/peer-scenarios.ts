@@ -67,8 +67,9 @@ async function withPeer<T>(
   } finally {
     await producer.close().catch(() => undefined);
     await worker.stop();
-    // On a Redis the bench did not start, remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`).
-    if (s.redisPid === null) await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `${ns}:*`]).catch(() => undefined);
+    // Remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`), so that later
+    // scenarios and rounds find the Redis as empty as the first did.
+    await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `${ns}:*`]).catch(() => undefined);
   }
 }
 

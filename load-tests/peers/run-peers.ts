@@ -121,14 +121,19 @@ export function mainPeers(): Promise<number> {
           report.settings.redis = redis.settings;
           peers.push(...peerSetups(o, redis));
         }
-        for (let n = 1; n <= o.rounds && !run.signal.aborted; n++) {
+        for (let n = 1; n <= o.rounds; n++) {
+          if (run.signal.aborted) throw new Error(`stopped before round ${n} of ${o.rounds}: ${String(run.signal.reason?.message ?? run.signal.reason)}`);
           if (o.rounds > 1) process.stderr.write(`[bench-peers] round ${n} of ${o.rounds}\n`);
           const round = { systems: {} as Record<string, Record<string, unknown>>, ratios: {} as Record<string, unknown> };
           report.rounds.push(round);
           const errors: string[] = [];
           if (o.systems.has('ours')) failed = (await runOurs(o, path.join(tmpDir, `ours-${n}`), round.systems, errors, guard, killRedis)) || failed;
           for (const p of peers) {
-            if (run.signal.aborted) break;
+            if (run.signal.aborted) {
+              failed = true;
+              errors.push(`${p.label}: not run: ${String(run.signal.reason?.message ?? run.signal.reason)}`);
+              continue;
+            }
             const sys: Record<string, unknown> = {};
             round.systems[p.label] = sys;
             const ok = await runScenarios(p.label, [

@@ -47,9 +47,26 @@ describe('bench-peers rounds', () => {
     expect(r.median.headline.peer).to.include({ end_to_end_per_s: 75, herd_p99_ms: 60, herd_started_early: 0 });
     expect(r.median.ratios['ours/peer']).to.deep.equal({ end_to_end_per_s: 2.3, herd_p99_ms: 0.19 });
     expect(r.ratio_ranges['ours/peer']).to.deep.equal({ end_to_end_per_s: [2, 2.5], herd_p99_ms: [0.125, 0.25] });
+    expect(r.median.partial).to.deep.equal([]);
     const table = peerTable(r);
     expect(table).to.contain('2: peer').and.contain('FAILED peer died');
     expect(table).to.match(/median ours\/peer +enqueue - *x +backlog -x +e2e 2\.3x/);
+  });
+
+  it('a rate that hit its time bound in some round marks its median as partial', () => {
+    const bounded = system(40, 10);
+    (bounded.e2e as { end_to_end: Record<string, unknown> }).end_to_end.complete = false;
+    const r = report([
+      { systems: { ours: system(100, 10), peer: bounded }, ratios: {} },
+      { systems: { ours: system(120, 10), peer: system(60, 10) }, ratios: {} },
+    ]);
+    summarizeRounds(r);
+    expect(r.median.partial).to.deep.equal(['peer e2e']);
+    expect(r.median.headline.ours.end_to_end_system_cpu_s).to.equal(null);
+    const table = peerTable(r);
+    expect(table).to.match(/1: peer .* 40\* /);
+    expect(table).to.match(/median peer .* 50\* /);
+    expect(table).to.match(/median ours .* 110 /);
   });
 
   it('--rounds takes an integer from 1 to 20 and scales the default overall timeout', () => {
