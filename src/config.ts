@@ -40,6 +40,12 @@ export const ConfigSchema = z
     windowMaxTasks: int(10),
     /** Most tasks one partition owner may have handed to the dispatcher and not yet seen claimed. */
     ownerMaxOutstanding: int(1),
+    /**
+     * How long (ms) a due task handed to the dispatcher goes without its PENDING mark: marked
+     * between this and twice this after the hand-out if the dispatcher still holds it; a task
+     * claimed sooner is never marked (its claim is due and claim in one write). 0: marked at once.
+     */
+    dueMarkDelayMs: int(0, 60_000),
     /** Most tasks sent to one worker in one message. */
     workerBatchMax: int(1),
     bodyLimitBytes: int(1024),

@@ -3,6 +3,7 @@ import { TimerHandle } from '../domain/clock';
 import { HorizonWindow } from '../domain/horizon-window';
 import { SerialPump } from '../domain/serial-pump';
 import { DueEntry } from '../domain/task';
+import { DelayedDueMarks } from './delayed-due-marks';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 
 /** Messages a partition owner accepts. */
@@ -22,7 +23,8 @@ export type PartitionOwnerMessages = {
 /**
  * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in
  * a min-heap, with one timer to the earliest due time (or the window refresh), hands due tasks to
- * the dispatcher and marks them PENDING in the store. Hands out at most `ownerMaxOutstanding`
+ * the dispatcher and marks PENDING in the store those it still holds `dueMarkDelayMs` later
+ * ({@link DelayedDueMarks}). Hands out at most `ownerMaxOutstanding`
  * tasks the dispatcher has not yet released (credit-based flow), so the backlog stays in the store.
  */
 export class PartitionOwnerActor {
@@ -40,6 +42,7 @@ export class PartitionOwnerActor {
   private loadedOnce = false;
   private stopped = false;
   private readonly pumper: SerialPump;
+  private readonly marks: DelayedDueMarks;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.window = new HorizonWindow({
@@ -48,6 +51,15 @@ export class PartitionOwnerActor {
       maxOutstanding: deps.config.ownerMaxOutstanding,
       weightOf: deps.limits.weightOf,
     });
+    this.marks = new DelayedDueMarks(
+      deps.clock,
+      deps.config.dueMarkDelayMs,
+      (ids, now) => {
+        if (!this.leaseHeld()) return; // cluster mode: the next owner reads these tasks again
+        deps.store.markPending(ids, now, this.epoch).catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
+      },
+      (id) => this.window.isOutstanding(id),
+    );
     this.pumper = new SerialPump(() => this.pumpOnce(), {
       onError: (err) => deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'),
       onIdle: () => this.arm(),
@@ -80,6 +92,7 @@ export class PartitionOwnerActor {
   stop(): void {
     this.stopped = true;
     this.clearTimer();
+    this.marks.stop();
   }
 
   stats(): PartitionOwnerMessages['stats']['res'] {
@@ -120,7 +133,7 @@ export class PartitionOwnerActor {
   }
 
   private async pumpOnce(): Promise<void> {
-    const { clock, store } = this.deps;
+    const { clock } = this.deps;
     if (this.window.needsLoad(clock.now())) await this.load();
     // One reading for the hand-out and the mark: a clock that steps back in between must not make
     // the mark refuse a task as not yet due.
@@ -133,15 +146,12 @@ export class PartitionOwnerActor {
       this.stop(); // cluster mode: the lease ended; the next owner reads these tasks again
       return;
     }
-    // The dispatcher gets every due task at once; the due mark (SCHEDULED/RETRYING → PENDING)
-    // goes into the store's deferred lane, so a claim, which may take a due task before its mark,
-    // is not held behind the marks of a whole herd. The dispatcher releases every entry it was
+    // The dispatcher gets every due task at once. Its due mark (SCHEDULED/RETRYING → PENDING) is
+    // written only if the dispatcher still holds it `dueMarkDelayMs` later (a claim takes a due
+    // task directly), in the store's deferred lane. The dispatcher releases every entry it was
     // given, claimed or not (e.g. cancelled meanwhile), and gives back the rate-limit tokens of a
     // refused claim.
-    const toMark = due.filter((e) => e.state !== 'PENDING').map((e) => e.id);
-    if (toMark.length > 0) {
-      store.markPending(toMark, now, this.epoch).catch((err) => this.deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
-    }
+    this.marks.add(due.filter((e) => e.state !== 'PENDING').map((e) => e.id), now);
     this.deps.directory.dispatcher?.tell('enqueue', due, (err) => {
       this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
       this.window.release(due.map((e) => e.id));

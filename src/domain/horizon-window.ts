@@ -63,6 +63,11 @@ export class HorizonWindow {
     return this.outstanding.size;
   }
 
+  /** True while `id` is handed out: the dispatcher holds it and has not released it. */
+  isOutstanding(id: string): boolean {
+    return this.outstanding.has(id);
+  }
+
   /** True while `id` is in the heap or handed out. */
   has(id: string): boolean {
     return this.live.has(id) || this.outstanding.has(id);

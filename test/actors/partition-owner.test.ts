@@ -43,9 +43,9 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await store.close();
   });
 
-  it('holds one timer for the earliest due task, hands it out exactly at its time and marks it PENDING', async () => {
+  it('holds one timer for the earliest due task, hands it out exactly at its time, and marks it PENDING if still held after dueMarkDelayMs', async () => {
     await store.insertTasks([task('a', T0 + 1000), task('b', T0 + 5000)]);
-    await makeOwner();
+    await makeOwner({ dueMarkDelayMs: 1000 });
     await owner.start();
     await settle();
     await settle();
@@ -57,9 +57,44 @@ describe('PartitionOwnerActor with a manual clock', () => {
     clock.advance(1);
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
+    // The mark waits (a claim would take the due task directly): one timer for b, one for the marks.
+    expect((await store.getTask('a'))?.state).to.equal('SCHEDULED');
+    expect(clock.pendingTimers()).to.equal(2);
+    clock.advance(1000);
+    await settle();
+    expect((await store.getTask('a'))?.state).to.equal('SCHEDULED');
+    clock.advance(1000); // between one and two delays after the hand-out
+    await settle();
     expect((await store.getTask('a'))?.state).to.equal('PENDING');
     expect((await store.getTask('b'))?.state).to.equal('SCHEDULED');
     expect(clock.pendingTimers()).to.equal(1);
+  });
+
+  it('never marks a task the dispatcher released (claimed) within the delay; marks the one it still holds', async () => {
+    await store.insertTasks([task('a', T0 + 1000), task('b', T0 + 1000)]);
+    await makeOwner({ dueMarkDelayMs: 500 });
+    await owner.start();
+    await settle();
+    clock.advance(1000);
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['a', 'b']);
+    expect(await store.claimTasks(['a'], 'w', clock.now(), 60_000)).to.have.length(1);
+    owner.released(['a']);
+    clock.advance(1000);
+    await settle();
+    expect((await store.getTask('a'))?.state).to.equal('RUNNING');
+    expect((await store.getTask('b'))?.state).to.equal('PENDING');
+  });
+
+  it('dueMarkDelayMs 0 marks at the hand-out', async () => {
+    await store.insertTasks([task('a', T0 + 1000)]);
+    await makeOwner({ dueMarkDelayMs: 0 });
+    await owner.start();
+    await settle();
+    clock.advance(1000);
+    await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
+    expect((await store.getTask('a'))?.state).to.equal('PENDING');
   });
 
   it('never hands out early when the clock goes backwards', async () => {
@@ -138,6 +173,8 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await store.cancelTask('x', T0 + 10);
     clock.advance(1000);
     await settle();
+    clock.advance(2000); // both are still held: their marks are written (x's changes nothing)
+    await settle();
     // Handed out with the rest (the owner does not wait for the mark); the dispatcher's claim is
     // refused and it releases the entry like any other.
     expect(enqueued.map((e) => e.id)).to.deep.equal(['x', 'y']);
@@ -201,6 +238,8 @@ describe('PartitionOwnerActor with a manual clock', () => {
     clock.advance(1);
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['wf.a', 'wf.now', 'wf.later']);
+    clock.advance(2000); // still held by the dispatcher: marked
+    await settle();
     expect((await store.getTask('wf.later'))?.state).to.equal('PENDING');
   });
 
