@@ -28,23 +28,24 @@ export class DelayedDueMarks {
   private older: Batch[] = [];
   private newer: Batch[] = [];
   private timer: TimerHandle | null = null;
+  private stopped = false;
 
   /**
    * @param delayMs the sweep interval (ms, ≥ 0): a mark waits between it and twice it
-   * @param write writes the marks of `ids` with the hand-out's clock reading `now` (epoch ms); it
-   *   handles its own errors and must not throw
+   * @param write writes the marks of `ids`, given the hand-out's clock reading `handedOutAt`
+   *   (epoch ms); it handles its own errors and must not throw
    * @param stillWaiting whether the dispatcher still holds the task (handed out, not released)
    */
   constructor(
     private readonly clock: Clock,
     private readonly delayMs: number,
-    private readonly write: (ids: string[], now: number) => void,
+    private readonly write: (ids: string[], handedOutAt: number) => void,
     private readonly stillWaiting: (id: string) => boolean,
   ) {}
 
-  /** Marks `ids`, handed out at clock reading `now` (epoch ms), after the delay if still held. */
+  /** Marks `ids`, handed out at clock reading `now` (epoch ms), after the delay if still held; nothing after {@link stop}. */
   add(ids: string[], now: number): void {
-    if (ids.length === 0) return;
+    if (ids.length === 0 || this.stopped) return;
     if (this.delayMs === 0) {
       this.write(ids, now);
       return;
@@ -58,8 +59,9 @@ export class DelayedDueMarks {
     return this.older.length + this.newer.length;
   }
 
-  /** Drops every waiting mark and the timer (the owner stopped: the next owner reads the tasks again). */
+  /** Drops every waiting mark and the timer, for good (the owner stopped: the next owner reads the tasks again). */
   stop(): void {
+    this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     this.older = [];

@@ -20,7 +20,7 @@ import { externalQueueSpecs, isExternalWorker } from '../external/external-queue
 export type DispatcherMessages = WorkerToDispatcher & {
   /** Forks the worker processes and waits until each has said hello. */
   startWorkers: { req: null; res: void };
-  /** Due tasks handed over by a partition owner (PENDING, or SCHEDULED/RETRYING with their due mark on its way). */
+  /** Due tasks handed over by a partition owner (PENDING, or due SCHEDULED/RETRYING: claimed directly, or marked PENDING if still held after `dueMarkDelayMs`). */
   enqueue: { req: DueEntry[]; res: void };
   /** Abort a running attempt (cancel of a RUNNING task). */
   abort: { req: { taskId: string; attempt: number }; res: void };

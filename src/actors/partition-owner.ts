@@ -54,9 +54,12 @@ export class PartitionOwnerActor {
     this.marks = new DelayedDueMarks(
       deps.clock,
       deps.config.dueMarkDelayMs,
-      (ids, now) => {
+      (ids, handedOutAt) => {
         if (!this.leaseHeld()) return; // cluster mode: the next owner reads these tasks again
-        deps.store.markPending(ids, now, this.epoch).catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
+        // The later of the two readings: a mark only takes a task due by then (one moved later
+        // since is left alone), and its updated_at never goes back, unless the clock stepped back
+        // since the hand-out, which must not make the mark refuse a task the owner saw due.
+        deps.store.markPending(ids, Math.max(handedOutAt, deps.clock.now()), this.epoch).catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
       },
       (id) => this.window.isOutstanding(id),
     );
@@ -135,6 +138,7 @@ export class PartitionOwnerActor {
   private async pumpOnce(): Promise<void> {
     const { clock } = this.deps;
     if (this.window.needsLoad(clock.now())) await this.load();
+    if (this.stopped) return; // stopped while it read the store: hand nothing out
     // One reading for the hand-out and the mark: a clock that steps back in between must not make
     // the mark refuse a task as not yet due.
     const now = clock.now();

@@ -14,8 +14,9 @@ export const TRANSITIONS = {
   /** The dispatcher handed the task to a worker slot (a new attempt starts). */
   claim: { from: ['PENDING'], to: 'RUNNING' },
   /**
-   * `due` and `claim` in one write: a due task claimed before its due mark reached the store (the
-   * partition owner hands due tasks to the dispatcher without waiting for the mark).
+   * `due` and `claim` in one write: a due task claimed without a due mark (the partition owner
+   * hands due tasks to the dispatcher at once and marks only those still waiting after
+   * `dueMarkDelayMs`), the usual path of a due scheduled task or retry.
    */
   dueClaim: { from: ['SCHEDULED', 'RETRYING'], to: 'RUNNING' },
   succeed: { from: ['RUNNING'], to: 'SUCCEEDED' },

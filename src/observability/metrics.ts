@@ -136,7 +136,7 @@ export class SchedulerMetrics {
     });
     this.rateLimitWaits = new Counter({
       name: 'scheduler_rate_limit_waits_total',
-      help: 'Times a queue with ready tasks found its token bucket empty and waited (limit: task_type or tenant; key: its name). The tasks stay PENDING.',
+      help: 'Times a queue with ready tasks found its token bucket empty and waited (limit: task_type or tenant; key: its name). The tasks wait and spend no retries (PENDING, or SCHEDULED/RETRYING for up to twice dueMarkDelayMs).',
       labelNames: ['limit', 'key'],
       registers,
     });

@@ -186,8 +186,9 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
    * PENDING → RUNNING (transition `claim`) for each id, starting a new attempt on `workerId` with
    * a lease until `now + leaseMs`. Returns what the worker needs for every id whose claim won.
    * A SCHEDULED or RETRYING task that is due (`due_at <= now`) is claimed too (transitions `due`
-   * and `claim` in one write): the partition owner hands due tasks to the dispatcher without
-   * waiting for their mark, and a claim may reach the store first. Never a task not yet due.
+   * and `claim` in one write): the partition owner hands due tasks to the dispatcher at once and
+   * marks only those still waiting after a delay, so a claim usually comes first. Never a task
+   * not yet due.
    *
    * `epochs` (cluster mode): the fencing token for each id, parallel to `ids` (the lease epoch
    * the caller holds for that id's partition). The compare-and-set also requires the task's

@@ -86,6 +86,26 @@ describe('PartitionOwnerActor with a manual clock', () => {
     expect((await store.getTask('b'))?.state).to.equal('PENDING');
   });
 
+  it('stopped while it refreshes its window: hands nothing out and arms no timer', async () => {
+    await makeOwner();
+    await owner.start();
+    await settle();
+    // Stored without an offer: the owner finds it only at its window refresh (now + horizon / 2).
+    await store.insertTasks([task('a', T0 + 15_000)]);
+    const real = store.loadDue.bind(store);
+    let finish: () => void = () => undefined;
+    (owner as unknown as { deps: { store: { loadDue: typeof real } } }).deps.store = Object.assign(Object.create(store), {
+      loadDue: (...args: Parameters<typeof real>) => new Promise<Awaited<ReturnType<typeof real>>>((resolve) => (finish = () => void real(...args).then(resolve))),
+    });
+    clock.advance(15_000); // the refresh starts its read…
+    await settle();
+    owner.stop(); // …and the owner is stopped before the read returns
+    finish();
+    await settle();
+    expect(enqueued).to.deep.equal([]);
+    expect(clock.pendingTimers()).to.equal(0);
+  });
+
   it('dueMarkDelayMs 0 marks at the hand-out', async () => {
     await store.insertTasks([task('a', T0 + 1000)]);
     await makeOwner({ dueMarkDelayMs: 0 });

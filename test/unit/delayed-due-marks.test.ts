@@ -50,7 +50,27 @@ describe('DelayedDueMarks', () => {
     expect(written).to.deep.equal([[['b'], T0]]);
   });
 
-  it('a clock stepping back or forward changes neither when nor what is written', () => {
+  it('timers count only the delay, whatever the clock reads; each mark keeps its hand-out reading', () => {
+    const delays: number[] = [];
+    let reading = T0;
+    const fake = {
+      now: () => reading,
+      setTimeout: (fn: () => void, ms: number) => (delays.push(ms), clock.setTimeout(fn, ms)),
+      clearTimeout: (h: never) => clock.clearTimeout(h),
+    };
+    marks = new DelayedDueMarks(fake, 1000, (ids, at) => written.push([ids, at]), (id) => held.has(id));
+    marks.add(['a'], T0);
+    reading = T0 + 86_400_000; // the clock jumps a day ahead…
+    marks.add(['b'], reading);
+    clock.advance(1000);
+    reading = T0 - 3_600_000; // …then an hour back
+    clock.advance(1000);
+    clock.advance(1000);
+    expect(delays).to.deep.equal([1000, 1000]); // one sweep ages both, the next writes them: no third
+    expect(written).to.deep.equal([[['a'], T0], [['b'], T0 + 86_400_000]]);
+  });
+
+  it('with a manual clock stepping back: nothing is written early, and the hand-out readings are kept', () => {
     make(1000);
     marks.add(['a'], T0);
     clock.set(T0 - 3_600_000); // an hour back: fires nothing, and the hand-out reading is kept
@@ -68,11 +88,13 @@ describe('DelayedDueMarks', () => {
     expect(clock.pendingTimers()).to.equal(0);
   });
 
-  it('stop drops what waits and its timer', () => {
+  it('stop drops what waits and its timer, and later hand-outs arm nothing', () => {
     make(1000);
     marks.add(['a'], T0);
     expect(marks.waiting).to.equal(1);
     marks.stop();
+    marks.add(['b'], T0);
+    expect(clock.pendingTimers()).to.equal(0);
     clock.advance(5000);
     expect(written).to.deep.equal([]);
     expect(marks.waiting).to.equal(0);

@@ -41,8 +41,9 @@ export interface GroupCommitLimits {
  * Deferred lane: operations that may wait for the others, up to `deferredRowsPerCommit` rows of
  * them (at least one operation) at the end of every transaction, in their own queue so they
  * delay neither the small operations nor a batch submission by more than that slice. Used for due
- * marks (SCHEDULED/RETRYING → PENDING): a claim may take a due task before its mark, and the mark
- * that comes after the claim changes nothing (both are compare-and-sets on the state).
+ * marks (SCHEDULED/RETRYING → PENDING) of tasks still waiting at the dispatcher: a claim takes a
+ * due task without its mark, and a mark that comes after the claim changes nothing (both are
+ * compare-and-sets on the state).
  */
 export class GroupCommit {
   private queue: Job[] = [];

@@ -72,9 +72,10 @@ export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
 
 /**
  * True for the operations of the group commit's deferred lane: due marks (SCHEDULED/RETRYING →
- * PENDING). A claim may take a due task before its mark (claimTasks accepts a due SCHEDULED or
- * RETRYING task), so claims, which hold worker slots, and submissions do not wait behind the
- * marks of a herd; a mark that comes after its task's claim changes nothing.
+ * PENDING) of tasks still waiting at the dispatcher after a delay. A claim takes a due task
+ * without its mark (claimTasks accepts a due SCHEDULED or RETRYING task), so claims, which hold
+ * worker slots, and submissions do not wait behind the marks of a large backlog; a mark that comes
+ * after its task's claim changes nothing.
  */
 export function isDeferred(op: WriteOpName): boolean {
   return op === 'markPending';

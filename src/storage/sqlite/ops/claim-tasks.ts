@@ -2,8 +2,8 @@
  * claimTasks — inputs: ids, workerId, now, leaseMs. Transition `claim`: PENDING → RUNNING with
  * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
  * A SCHEDULED or RETRYING task already due (due_at <= now) is claimed the same way: transitions
- * `due` and `claim` in one write, for a claim that comes before the task's due mark (marks wait in
- * the group commit's deferred lane). Output: ClaimedTask for each id whose compare-and-set won (others
+ * `due` and `claim` in one write: the usual path of a due scheduled task or retry, whose due mark
+ * is written only if it still waits at the dispatcher after `dueMarkDelayMs`. Output: ClaimedTask for each id whose compare-and-set won (others
  * are skipped: cancelled, already claimed, not yet due). A workflow task also gets its upstream tasks' results, keyed by their
  * workflow-local ids, and its submission's `traceparent`. Guarantee: one attempt number is handed out once.
  * With `epochs` (cluster mode, a fencing token per id): the compare-and-set also requires
