@@ -92,6 +92,15 @@ describe('loadConfig', () => {
     expect(err.message).to.not.include('\n');
   });
 
+  it('dueMarkDelayMs: 1 s by default, 0 allowed; negative, fractional or over a minute → ConfigError naming it', () => {
+    expect(loadConfig({ configDir: dir, env: {} }).dueMarkDelayMs).to.equal(1000);
+    expect(loadConfig({ configDir: dir, env: {}, overrides: { dueMarkDelayMs: 0 } }).dueMarkDelayMs).to.equal(0);
+    for (const bad of [-1, 1.5, 60_001, 'soon']) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides: { dueMarkDelayMs: bad } }));
+      expect(err.message, String(bad)).to.include('dueMarkDelayMs');
+    }
+  });
+
   it('a REDIS_URL that is not a redis:// URL → ConfigError naming `redisUrl` and `REDIS_URL`', () => {
     const err = expectConfigError(() => loadConfig({ configDir: dir, env: { REDIS_URL: 'localhost:6379' } }));
     expect(err.message).to.include('redisUrl');
