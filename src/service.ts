@@ -376,7 +376,7 @@ export class SchedulerService {
         continue;
       }
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
-      entries.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
+      entries.push({ id: t.id, partition: t.partition, seq: r.seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
       acks.push(ackJson(t));
     }
     this.deps.gateway.tasksStored(entries);

@@ -41,6 +41,11 @@ export interface InsertResult {
   taskId: string;
   /** True when an earlier task with the same idempotency key and request stands for it. */
   replayed: boolean;
+  /**
+   * The stored task's sequence number, increasing in submission order (the order of waiting tasks
+   * with the same due time and priority); 0 for a replay, whose task was stored earlier.
+   */
+  seq: number;
 }
 
 /** Filter and page of {@link Store.listTasks}. Newest first. */

@@ -60,6 +60,16 @@ describe('REST: task routes (app.inject, SQLite store, manual clock)', () => {
     expect((await f.store.countByState()).PENDING).to.equal(250);
   });
 
+  it('a batch reaches its partition owners in submission order: each entry carries its stored seq, increasing', async () => {
+    const tasks = Array.from({ length: 250 }, () => ({ task_type: 'noop', scheduled_at: '2026-06-01T14:30:00Z' }));
+    const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+    const ids = (res.json().tasks as Array<{ task_id: string }>).map((t) => t.task_id);
+    expect(f.stored.map((e) => e.id)).to.deep.equal(ids);
+    const seqs = f.stored.map((e) => e.seq);
+    expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]), 'increasing').to.equal(true);
+    expect(seqs).to.deep.equal(await Promise.all(ids.map(async (id) => (await f.store.getTask(id))!.seq)));
+  });
+
   it('GET /api/v1/tasks lists newest first, filters, and pages with a cursor', async () => {
     for (let i = 0; i < 7; i++) await submit({ task_type: i % 2 ? 'echo' : 'noop', queue: i < 3 ? 'q1' : 'q2' });
     const all: string[] = [];

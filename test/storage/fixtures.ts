@@ -3,7 +3,7 @@
  */
 import { partitionOf } from '../../src/domain/partition';
 import { NewTask, TaskError } from '../../src/domain/task';
-import { AttemptCompletion, Store } from '../../src/storage/store';
+import { AttemptCompletion, InsertResult, Store } from '../../src/storage/store';
 
 /** Partition count every conformance store is opened with. */
 export const PARTITIONS = 8;
@@ -101,6 +101,11 @@ export async function finishedTask(
 }
 
 /** Resolves to the error a promise rejects with (or a function throws); fails if it fulfils. */
+/** The ids and replay flags of insertTasks results, without their store-specific `seq`. */
+export function acks(results: InsertResult[]): Array<{ taskId: string; replayed: boolean }> {
+  return results.map(({ taskId, replayed }) => ({ taskId, replayed }));
+}
+
 export async function rejectionOf(fn: () => Promise<unknown>): Promise<unknown> {
   try {
     await fn();

@@ -1,7 +1,7 @@
 /** Store conformance, idempotency keys in insertTasks (see ./index.ts). */
 import { expect } from 'chai';
 import { IDEMPOTENCY_CONFLICT } from '../../../src/storage/store';
-import { newTask, rejectionOf, T0 } from '../fixtures';
+import { acks, newTask, rejectionOf, T0 } from '../fixtures';
 import { ConformanceContext } from './context';
 
 const keyed = (id: string, key: string, hash: string, over: Record<string, unknown> = {}) =>
@@ -10,8 +10,8 @@ const keyed = (id: string, key: string, hash: string, over: Record<string, unkno
 export function describeIdempotency(ctx: ConformanceContext): void {
   describe('insertTasks with idempotency keys', () => {
     it('a held key with the same hash answers with the first task and stores nothing', async () => {
-      expect(await ctx.store().insertTasks([keyed('ik-1', 'k', 'h1')])).to.deep.equal([{ taskId: 'ik-1', replayed: false }]);
-      expect(await ctx.store().insertTasks([keyed('ik-2', 'k', 'h1')])).to.deep.equal([{ taskId: 'ik-1', replayed: true }]);
+      expect(acks(await ctx.store().insertTasks([keyed('ik-1', 'k', 'h1')]))).to.deep.equal([{ taskId: 'ik-1', replayed: false }]);
+      expect(await ctx.store().insertTasks([keyed('ik-2', 'k', 'h1')])).to.deep.equal([{ taskId: 'ik-1', replayed: true, seq: 0 }]);
       expect(await ctx.store().getTask('ik-2')).to.equal(null);
     });
 
@@ -27,10 +27,11 @@ export function describeIdempotency(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([keyed('ik-t1', 'k', 'h1', { tenantId: 't1' })]);
       expect((await ctx.store().insertTasks([keyed('ik-t2', 'k', 'h9', { tenantId: 't2' })]))[0].replayed).to.equal(false);
       const later = keyed('ik-late', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1000, idempotency: { requestHash: 'h9', expiresAt: T0 + 5000 } });
-      expect(await ctx.store().insertTasks([later])).to.deep.equal([{ taskId: 'ik-late', replayed: false }]);
+      expect(acks(await ctx.store().insertTasks([later]))).to.deep.equal([{ taskId: 'ik-late', replayed: false }]);
       expect((await ctx.store().insertTasks([keyed('ik-late2', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1001 })]))[0]).to.deep.equal({
         taskId: 'ik-late',
         replayed: true,
+        seq: 0,
       });
     });
   });

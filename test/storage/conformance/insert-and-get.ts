@@ -72,10 +72,11 @@ export function describeInsertAndGet(ctx: ConformanceContext): void {
       }
     });
 
-    it('gives each task its own seq, increasing in insertion order', async () => {
-      await ctx.store().insertTasks([newTask('seq-a'), newTask('seq-b')]);
-      await ctx.store().insertTasks([newTask('seq-c')]);
+    it('gives each task its own seq, increasing in insertion order, and answers it', async () => {
+      const first = await ctx.store().insertTasks([newTask('seq-a'), newTask('seq-b')]);
+      const second = await ctx.store().insertTasks([newTask('seq-c')]);
       const seqs = await Promise.all(['seq-a', 'seq-b', 'seq-c'].map(async (id) => (await ctx.store().getTask(id))!.seq));
+      expect([...first, ...second].map((r) => r.seq)).to.deep.equal(seqs);
       expect(seqs[0]).to.be.below(seqs[1]);
       expect(seqs[1]).to.be.below(seqs[2]);
     });

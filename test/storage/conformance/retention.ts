@@ -90,7 +90,7 @@ export function describeRetention(ctx: ConformanceContext): void {
       expect(await ctx.store().purgeFinished(T0, T0 + 200, 10)).to.deep.equal({ tasks: 0, idempotencyKeys: 0 });
       // 'c' is still held: the same request at T0 + 250 is a replay of rk-3
       const again = newTask('rk-3b', { createdAt: T0 + 250, idempotencyKey: 'c', idempotency: { requestHash: 'h-c', expiresAt: T0 + 999 } });
-      expect(await ctx.store().insertTasks([again])).to.deep.equal([{ taskId: 'rk-3', replayed: true }]);
+      expect(await ctx.store().insertTasks([again])).to.deep.equal([{ taskId: 'rk-3', replayed: true, seq: 0 }]);
       // the tasks themselves are waiting: untouched
       for (const id of ['rk-1', 'rk-2', 'rk-3']) expect(await ctx.stateOf(id)).to.equal('PENDING');
     });

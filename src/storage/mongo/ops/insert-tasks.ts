@@ -1,7 +1,8 @@
 /**
  * insertTasks — inputs: validated NewTask[] (SCHEDULED or PENDING, due_at set; optional
- * idempotency hash and expiry), the partition count. Output: per task, the id that stands for it
- * and whether it was a replay.
+ * idempotency hash and expiry), the partition count. Output: per task, the id that stands for it,
+ * whether it was a replay, and its `seq` (from the reserved range: increasing in submission order;
+ * 0 for a replay).
  *
  * Order of single-document writes (no transactions):
  * 1. refuse a list that repeats an id, before writing anything;
@@ -49,7 +50,7 @@ export async function insertTasks(c: MongoCollections, partitions: number, tasks
   const toStore: Array<{ task: NewTask; adopted: boolean }> = [];
   for (const t of tasks) {
     if (t.idempotencyKey === null || !t.idempotency) {
-      results.push({ taskId: t.id, replayed: false });
+      results.push({ taskId: t.id, replayed: false, seq: 0 });
       toStore.push({ task: t, adopted: false });
       continue;
     }
@@ -59,11 +60,11 @@ export async function insertTasks(c: MongoCollections, partitions: number, tasks
       throw idempotencyConflict(t, claim.heldBy, claim.inUse);
     }
     if (claim.kind === 'replay') {
-      results.push({ taskId: claim.taskId, replayed: true });
+      results.push({ taskId: claim.taskId, replayed: true, seq: 0 });
       continue;
     }
     const task = claim.taskId === t.id ? t : { ...t, id: claim.taskId, partition: partitionOf(claim.taskId, partitions) };
-    results.push({ taskId: task.id, replayed: false });
+    results.push({ taskId: task.id, replayed: false, seq: 0 });
     toStore.push({ task, adopted: claim.adopted });
   }
 
@@ -78,6 +79,10 @@ export async function insertTasks(c: MongoCollections, partitions: number, tasks
       await releaseKeys(c, batch);
       throw err;
     }
+    // Each stored task's sequence, as numbered (renumbered after a collision on seq). An adopted
+    // task (stored by a dead call of the same request) keeps its own; this one is its place here.
+    const seqOf = new Map(docs.map((d) => [d._id, d.seq]));
+    for (const r of results) if (!r.replayed) r.seq = seqOf.get(r.taskId) ?? 0;
   }
   await commitKeys(c, batch);
   return results;

@@ -1,7 +1,7 @@
 /**
  * insertTasks — inputs: validated NewTask[] (state SCHEDULED or PENDING, due_at set; optional
- * idempotency hash and expiry). Output: per task, the id that stands for it and whether it was a
- * replay. Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
+ * idempotency hash and expiry). Output: per task, the id that stands for it, whether it was a
+ * replay, and its `seq` (the rowid, AUTOINCREMENT: increasing in submission order; 0 for a replay). Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
  * of it: a duplicate id, or an idempotency key held (per tenant, until its expiry) by a request
  * with another hash, throws and rolls the list back. The key check and the insert are one atomic
  * step on the single writing connection, so concurrent duplicates create one task.
@@ -28,7 +28,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
       if (t.idempotencyKey !== null && t.idempotency) {
         const held = heldKey.get(t.tenantId, t.idempotencyKey) as { task_id: string; request_hash: string; expires_at: number } | undefined;
         if (held && held.expires_at > t.createdAt) {
-          if (held.request_hash === t.idempotency.requestHash) return { taskId: held.task_id, replayed: true };
+          if (held.request_hash === t.idempotency.requestHash) return { taskId: held.task_id, replayed: true, seq: 0 };
           // `code` crosses the writer-thread boundary with the error: it carries the details.
           throw Object.assign(new Error(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}`), {
             name: IDEMPOTENCY_CONFLICT,
@@ -37,7 +37,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         }
         holdKey.run(t.tenantId, t.idempotencyKey, t.id, t.idempotency.requestHash, t.idempotency.expiresAt);
       }
-      stmt.run(
+      const { lastInsertRowid } = stmt.run(
         t.id,
         t.partition,
         t.taskType,
@@ -62,6 +62,6 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         t.createdAt,
         t.traceparent ?? null,
       );
-      return { taskId: t.id, replayed: false };
+      return { taskId: t.id, replayed: false, seq: Number(lastInsertRowid) };
     });
 }
