@@ -370,13 +370,18 @@ export class SchedulerService {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       const r = results[i];
-      if (r.replayed) {
-        const original = await this.deps.store.getTask(r.taskId);
-        acks.push({ ...ackJson(original ?? t), task_id: r.taskId, idempotent_replayed: true });
+      if (r.replayed || r.taskId !== t.id) {
+        // A replay, or (MongoDB's crash window) a task adopted under the id a dead call of the same
+        // request reserved: the stored task is the one to acknowledge, and to offer if it waits.
+        const stored = await this.deps.store.getTask(r.taskId);
+        acks.push({ ...ackJson(stored ?? t), task_id: r.taskId, ...(r.replayed ? { idempotent_replayed: true as const } : {}) });
+        if (r.replayed) continue;
+        this.deps.metrics.submitted.inc({ task_type: t.taskType });
+        if (stored && (stored.state === 'PENDING' || stored.state === 'SCHEDULED')) entries.push(dueEntryOf({ ...stored, state: stored.state }, stored.seq));
         continue;
       }
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
-      entries.push({ id: t.id, partition: t.partition, seq: r.seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
+      entries.push(dueEntryOf(t, r.seq));
       acks.push(ackJson(t));
     }
     this.deps.gateway.tasksStored(entries);
@@ -408,6 +413,11 @@ const BUILD_CHUNK = 100;
  * tenant's single submissions (the fairness target of issue 5). Not a timer: no time passes on
  * any clock. The first error thrown by `fn` rejects.
  */
+/** The partition owner's entry of a new waiting task, with the sequence the store gave it. */
+function dueEntryOf(t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'state' | 'queue'>, seq: number): DueEntry {
+  return { id: t.id, partition: t.partition, seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue };
+}
+
 async function mapYielding<T, R>(items: readonly T[], chunk: number, fn: (item: T, index: number) => R): Promise<R[]> {
   const out: R[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {

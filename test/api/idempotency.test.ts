@@ -27,6 +27,20 @@ describe('REST: idempotency keys', () => {
     expect(f.stored.map((e) => e.id)).to.deep.equal([id]);
   });
 
+  it("a task adopted under another id (MongoDB's crash window) is acknowledged and offered under the stored id", async () => {
+    // A dead call of the same request stored its task under its own id; the retry's insert adopts it.
+    const first = await submit({ task_type: 'echo', payload: 1 });
+    const adopted = (await f.store.getTask(first.json().task_id))!;
+    f.stored.length = 0;
+    const insertTasks = f.store.insertTasks.bind(f.store);
+    f.store.insertTasks = async (tasks) => (tasks.length === 1 ? [{ taskId: adopted.id, replayed: false, seq: adopted.seq }] : insertTasks(tasks));
+    const retry = await submit({ task_type: 'echo', payload: 1, idempotency_key: 'k-adopt' });
+    expect(retry.statusCode).to.equal(202);
+    expect(retry.json()).to.include({ task_id: adopted.id, status: 'PENDING' });
+    expect(retry.json()).to.not.have.property('idempotent_replayed');
+    expect(f.stored).to.deep.equal([{ id: adopted.id, partition: adopted.partition, seq: adopted.seq, dueAt: adopted.dueAt, priority: adopted.priority, tenantId: adopted.tenantId, taskType: 'echo', state: 'PENDING', queue: adopted.queue }]);
+  });
+
   it('a repeat that spells out defaults, names its own tenant, or writes the same instant with another offset is the same request', async () => {
     const first = await submit({ task_type: 'echo', payload: 1, scheduled_at: '2030-01-01T10:00:00+01:00', idempotency_key: 'd' });
     const id = first.json().task_id;
