@@ -348,7 +348,9 @@ export class SchedulerService {
   /**
    * Stores tasks (all or none) and hands the new ones to their partition owners. A task answered by
    * an earlier one with the same idempotency key and request gets that task's acknowledgement,
-   * with its current status and `idempotent_replayed: true`.
+   * with its current status and `idempotent_replayed: true`. A task the store adopted under
+   * another id (MongoDB: a dead call of the same request reserved it) is acknowledged, and offered
+   * if it waits, as stored under that id.
    * @throws IdempotencyConflictError (409) when a key is held by a different request
    */
   private async store(tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
@@ -406,6 +408,11 @@ export class SchedulerService {
 /** Tasks of a batch built between two turns of the event loop (~1 ms of work). */
 const BUILD_CHUNK = 100;
 
+/** The partition owner's entry of a new waiting task, with the sequence the store gave it. */
+function dueEntryOf(t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'state' | 'queue'>, seq: number): DueEntry {
+  return { id: t.id, partition: t.partition, seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue };
+}
+
 /**
  * `items.map(fn)`, handing the event loop back (setImmediate) every `chunk` items, so a
  * 1,000-task batch (~10 ms of building on this machine) does not hold back other callers'
@@ -413,11 +420,6 @@ const BUILD_CHUNK = 100;
  * tenant's single submissions (the fairness target of issue 5). Not a timer: no time passes on
  * any clock. The first error thrown by `fn` rejects.
  */
-/** The partition owner's entry of a new waiting task, with the sequence the store gave it. */
-function dueEntryOf(t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'state' | 'queue'>, seq: number): DueEntry {
-  return { id: t.id, partition: t.partition, seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue };
-}
-
 async function mapYielding<T, R>(items: readonly T[], chunk: number, fn: (item: T, index: number) => R): Promise<R[]> {
   const out: R[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {

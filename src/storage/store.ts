@@ -43,7 +43,9 @@ export interface InsertResult {
   replayed: boolean;
   /**
    * The stored task's sequence number, increasing in submission order (the order of waiting tasks
-   * with the same due time and priority); 0 for a replay, whose task was stored earlier.
+   * with the same due time and priority); 0 for a replay, whose task was stored earlier. A task the
+   * MongoDB adapter adopts (`taskId` is not the submitted id) answers the number reserved for it
+   * here, which is not the stored one if a dead call stored the task: read the task for that.
    */
   seq: number;
 }

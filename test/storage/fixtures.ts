@@ -100,12 +100,12 @@ export async function finishedTask(
   if (!r.applied) throw new Error(`finishedTask: completion of ${id} not applied`);
 }
 
-/** Resolves to the error a promise rejects with (or a function throws); fails if it fulfils. */
 /** The ids and replay flags of insertTasks results, without their store-specific `seq`. */
 export function acks(results: InsertResult[]): Array<{ taskId: string; replayed: boolean }> {
   return results.map(({ taskId, replayed }) => ({ taskId, replayed }));
 }
 
+/** Resolves to the error a promise rejects with (or a function throws); fails if it fulfils. */
 export async function rejectionOf(fn: () => Promise<unknown>): Promise<unknown> {
   try {
     await fn();
