@@ -1,7 +1,8 @@
 /**
  * insertTasks — inputs: validated NewTask[] (state SCHEDULED or PENDING, due_at set; optional
  * idempotency hash and expiry). Output: per task, the id that stands for it, whether it was a
- * replay, and its `seq` (the rowid, AUTOINCREMENT: increasing in submission order; 0 for a replay). Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
+ * replay, and its `seq` (the rowid, AUTOINCREMENT: increasing in submission order; 0 for a
+ * replay). Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
  * of it: a duplicate id, or an idempotency key held (per tenant, until its expiry) by a request
  * with another hash, throws and rolls the list back. The key check and the insert are one atomic
  * step on the single writing connection, so concurrent duplicates create one task.
