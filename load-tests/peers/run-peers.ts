@@ -74,6 +74,12 @@ async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, u
   return failed;
 }
 
+/** Why the run-wide signal stopped the run (the overall timeout, or SIGINT/SIGTERM). */
+function stopReason(): string {
+  const reason = run.signal.reason as { message?: string } | undefined;
+  return String(reason?.message ?? reason);
+}
+
 /** One setup per peer run: BullMQ at each concurrency, then Agenda. */
 function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
   const peers: PeerSetup[] = [];
@@ -122,7 +128,7 @@ export function mainPeers(): Promise<number> {
           peers.push(...peerSetups(o, redis));
         }
         for (let n = 1; n <= o.rounds; n++) {
-          if (run.signal.aborted) throw new Error(`stopped before round ${n} of ${o.rounds}: ${String(run.signal.reason?.message ?? run.signal.reason)}`);
+          if (run.signal.aborted) throw new Error(`stopped before round ${n} of ${o.rounds}: ${stopReason()}`);
           if (o.rounds > 1) process.stderr.write(`[bench-peers] round ${n} of ${o.rounds}\n`);
           const round = { systems: {} as Record<string, Record<string, unknown>>, ratios: {} as Record<string, unknown> };
           report.rounds.push(round);
@@ -131,7 +137,7 @@ export function mainPeers(): Promise<number> {
           for (const p of peers) {
             if (run.signal.aborted) {
               failed = true;
-              errors.push(`${p.label}: not run: ${String(run.signal.reason?.message ?? run.signal.reason)}`);
+              errors.push(`${p.label}: not run: ${stopReason()}`);
               continue;
             }
             const sys: Record<string, unknown> = {};

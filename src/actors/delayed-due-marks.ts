@@ -2,7 +2,7 @@ import type { Clock, TimerHandle } from '../domain/clock';
 
 interface Batch {
   ids: string[];
-  /** The clock reading of the hand-out, which the mark is written with (epoch ms). */
+  /** The clock reading of the hand-out (epoch ms), passed to `write`. */
   handedOutAt: number;
 }
 
