@@ -279,9 +279,11 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
   /**
    * Stores a whole workflow atomically (all or none): its row (RUNNING), every task (roots
    * PENDING or SCHEDULED, the others BLOCKED with their unmet count) and every dependency edge.
+   * @returns each task's stored sequence number, in input order (increasing: the order in which
+   *   roots with the same due time and priority start, as for {@link InsertResult.seq})
    * @throws when an id (workflow or task) already exists; nothing is stored then
    */
-  insertWorkflow(workflow: NewWorkflow): Promise<void>;
+  insertWorkflow(workflow: NewWorkflow): Promise<number[]>;
 
   getWorkflow(id: string): Promise<WorkflowRecord | null>;
 

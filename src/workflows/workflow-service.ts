@@ -75,13 +75,13 @@ export class WorkflowService {
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
     this.deps.guard?.admit(workflow.tasks, this.deps.clock.now());
-    await this.deps.store.insertWorkflow(workflow);
+    const seqs = await this.deps.store.insertWorkflow(workflow);
     this.deps.guard?.stored(workflow.tasks);
     const roots: DueEntry[] = [];
-    for (const t of workflow.tasks) {
+    for (const [i, t] of workflow.tasks.entries()) {
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
       if (t.state !== 'BLOCKED') {
-        roots.push({ id: t.id, partition: t.partition, seq: 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
+        roots.push({ id: t.id, partition: t.partition, seq: seqs[i] ?? 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
       }
     }
     this.deps.gateway.tasksStored(roots);

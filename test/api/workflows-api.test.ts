@@ -61,6 +61,20 @@ describe('REST: workflows', () => {
     expect(task.body.metadata.tenant_id).to.equal('acme'); // inherited from the workflow
   });
 
+  it('roots reach their partition owners with their stored seq, increasing in submission order', async () => {
+    const tasks = [
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, task_type: 'noop', scheduled_at: '2026-06-01T14:30:00Z' })),
+      { id: 'join', task_type: 'noop', dependencies: ['r0', 'r39'] },
+    ];
+    const res = await post({ name: 'wide', tasks });
+    expect(res.statusCode).to.equal(202);
+    const ids = (res.json().tasks as Array<{ id: string; task_id: string }>).filter((t) => t.id !== 'join').map((t) => t.task_id);
+    expect(f.stored.map((e) => e.id)).to.deep.equal(ids);
+    const seqs = f.stored.map((e) => e.seq);
+    expect(seqs.every((s, i) => s > (i === 0 ? 0 : seqs[i - 1])), 'positive and increasing').to.equal(true);
+    expect(seqs).to.deep.equal(await Promise.all(ids.map(async (id) => (await f.store.getTask(id))!.seq)));
+  });
+
   it('a root with a later scheduled_at is SCHEDULED; a released task with a later scheduled_at too', async () => {
     const later = new Date(f.clock.now() + 60_000).toISOString();
     const ack = (

@@ -298,7 +298,7 @@ export class MongoStore implements Store {
 
   // Workflows (DESIGN §8): documents and crash windows in ops/insert-workflow.ts, workflow-progress.ts,
   // cancel-workflow.ts and repair-workflows.ts; task operations above keep them consistent.
-  async insertWorkflow(workflow: NewWorkflow): Promise<void> {
+  async insertWorkflow(workflow: NewWorkflow): Promise<number[]> {
     return this.write((c) => insertWorkflow(c, workflow));
   }
 

@@ -278,7 +278,7 @@ export class SqliteStore implements Store {
     return this.w.run('purgeCronFires', [before, limit]);
   }
 
-  async insertWorkflow(workflow: NewWorkflow): Promise<void> {
+  async insertWorkflow(workflow: NewWorkflow): Promise<number[]> {
     return this.w.run('insertWorkflow', [workflow]);
   }
 

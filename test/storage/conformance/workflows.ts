@@ -75,6 +75,15 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect(await ctx.store().getWorkflowTasks('nope')).to.deep.equal([]);
     });
 
+    it('insertWorkflow answers each task its stored seq, in input order and increasing', async () => {
+      await ctx.store().insertTasks([newTask('before-wseq')]);
+      const seqs = await ctx.store().insertWorkflow(workflow('wseq', [['R1', []], ['X', ['R1']], ['R2', []], ['R3', []]]));
+      const stored = await Promise.all(['R1', 'X', 'R2', 'R3'].map(async (l) => (await ctx.store().getTask(`wseq.${l}`))!.seq));
+      expect(seqs).to.deep.equal(stored);
+      expect(seqs[0]).to.be.greaterThan((await ctx.store().getTask('before-wseq'))!.seq);
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i], `seq ${i}`).to.be.greaterThan(seqs[i - 1]);
+    });
+
     it('insertWorkflow is all or none: a task id already in use rejects it and stores nothing', async () => {
       await ctx.store().insertTasks([newTask('w2.C')]);
       await rejectionOf(() => ctx.store().insertWorkflow(workflow('w2', DIAMOND)));

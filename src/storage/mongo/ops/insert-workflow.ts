@@ -1,7 +1,7 @@
 /**
  * insertWorkflow — inputs: a validated NewWorkflow (tasks in input order, each with its state —
  * roots PENDING or SCHEDULED, the others BLOCKED — its workflow-local id and the task ids it
- * depends on). Output: none. Stores the workflow document and every task, each with its edges
+ * depends on). Output: each task's seq, in input order (one range reserved for the workflow). Stores the workflow document and every task, each with its edges
  * embedded both ways (`upstream_ids`, `downstream_ids`) and `unmet_deps` = its number of
  * dependencies.
  *
@@ -39,7 +39,7 @@ import { TaskDoc, taskToDoc, WorkflowHold } from '../documents';
 import { releaseBlocked, settleIfDone } from './workflow-progress';
 import { insertNumbered, reserveSeq } from './seq-counter';
 
-export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promise<void> {
+export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promise<number[]> {
   const seen = new Set<string>();
   for (const t of w.tasks) {
     if (seen.has(t.id)) throw new Error(`duplicate task id "${t.id}" in one workflow`);
@@ -90,6 +90,7 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
     throw new Error(`workflow ${w.id}: the insert took longer than the repair's takeover age and was undone`);
   }
   await completeInsert(c, w.id, now);
+  return docs.map((d) => d.seq);
 }
 
 /**

@@ -3,7 +3,7 @@
  * roots PENDING or SCHEDULED, the others BLOCKED — its workflow-local id and the task ids it
  * depends on). Writes the workflow row (RUNNING, open_tasks = task count), every task row (through
  * insertTasks' statement, then its workflow columns: `unmet_deps` = its number of dependencies)
- * and every edge. Output: none.
+ * and every edge. Output: each task's seq (its rowid), in input order.
  * Guarantee: one group-commit savepoint, so the whole DAG is stored or none of it (a duplicate
  * workflow or task id throws and rolls everything back).
  */
@@ -12,7 +12,7 @@ import { NewTask } from '../../../domain/task';
 import { NewWorkflow } from '../../../domain/workflow';
 import { prepareInsertTasks } from './insert-tasks';
 
-export function prepareInsertWorkflow(db: Database.Database): (workflow: NewWorkflow) => void {
+export function prepareInsertWorkflow(db: Database.Database): (workflow: NewWorkflow) => number[] {
   const workflow = db.prepare(`
     INSERT INTO workflows (id, name, tenant_id, metadata, status, task_count, open_tasks, created_at, updated_at)
     VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?)`);
@@ -22,10 +22,11 @@ export function prepareInsertWorkflow(db: Database.Database): (workflow: NewWork
   return (w) => {
     workflow.run(w.id, w.name, w.tenantId, JSON.stringify(w.metadata), w.tasks.length, w.tasks.length, w.createdAt, w.createdAt);
     // Workflow tasks carry no idempotency key, so insertTasks stores each one as given (BLOCKED too).
-    insertTasks(w.tasks.map((t) => ({ ...t, idempotencyKey: null, idempotency: undefined }) as unknown as NewTask));
+    const stored = insertTasks(w.tasks.map((t) => ({ ...t, idempotencyKey: null, idempotency: undefined }) as unknown as NewTask));
     for (const t of w.tasks) {
       place.run(w.id, t.workflowTaskId, t.dependsOn.length, t.id);
       for (const up of t.dependsOn) edge.run(up, t.id);
     }
+    return stored.map((r) => r.seq);
   };
 }
