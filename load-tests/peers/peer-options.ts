@@ -3,7 +3,7 @@
  * --quick preset and UsageError (exit code 2) for bad flags; the parsing helpers are in
  * ../bench/flags.ts.
  */
-import { nameList, outFile, parseFlags, strictInt, str, UsageError } from '../bench/flags';
+import { cpuProfDir, nameList, outFile, parseFlags, strictInt, str, UsageError } from '../bench/flags';
 
 export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service, BullMQ and Agenda, same machine, same run
 
@@ -33,6 +33,8 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --log-level L              LOG_LEVEL of our service (default warn)
   --out FILE                 results file (default load-tests/results/peers-latest.json)
   --keep-tmp                 keep the temp dir (database, logs)
+  --cpu-prof DIR             run our service with --cpu-prof --cpu-prof-dir=DIR (written when it
+                             exits; one service per round, all three scenarios in its profile)
   --help                     this text
 `;
 
@@ -62,11 +64,13 @@ export interface PeerOptions {
   logLevel: string;
   out: string;
   keepTmp: boolean;
+  /** `--cpu-prof` directory for our service; null = no profile. */
+  cpuProfDir: string | null;
 }
 
 export { UsageError };
 
-const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out'] as const;
+const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
@@ -102,5 +106,6 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     logLevel: str(values, 'log-level') ?? 'warn',
     out: outFile(values, 'peers-latest.json'),
     keepTmp: values['keep-tmp'] === true,
+    cpuProfDir: cpuProfDir(values),
   };
 }

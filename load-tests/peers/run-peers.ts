@@ -42,7 +42,7 @@ async function runScenarios(name: string, scenarios: Scenario[], into: Record<st
 async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, unknown>, errors: string[], guard: RunGuard, redisKill: () => void): Promise<boolean> {
   fs.mkdirSync(tmpDir, { recursive: true });
   const port = await freePort();
-  const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: o.workerConcurrency, partitions: null, logLevel: o.logLevel, cpuProfDir: null });
+  const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: o.workerConcurrency, partitions: null, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir });
   guard.onKill(() => {
     svc.killNow();
     redisKill();

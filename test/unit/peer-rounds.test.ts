@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { expect } from 'chai';
 import { UsageError } from '../../load-tests/bench/flags';
 import { median } from '../../load-tests/bench/stats';
@@ -76,5 +77,11 @@ describe('bench-peers rounds', () => {
     expect(three?.timeoutS).to.equal(2700);
     expect(parsePeerOptions(['--rounds', '3', '--timeout', '100'])?.timeoutS).to.equal(100);
     for (const bad of ['0', '21', '1.5', 'two']) expect(() => parsePeerOptions(['--rounds', bad]), bad).to.throw(UsageError, /--rounds/);
+  });
+
+  it('--cpu-prof takes a directory, resolved to an absolute path; without it there is no profile', () => {
+    expect(parsePeerOptions([])?.cpuProfDir).to.equal(null);
+    expect(parsePeerOptions(['--cpu-prof', 'prof/peers'])?.cpuProfDir).to.equal(path.resolve('prof/peers'));
+    expect(() => parsePeerOptions(['--cpu-prof'])).to.throw(UsageError, /--cpu-prof/);
   });
 });
