@@ -279,8 +279,8 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
   /**
    * Stores a whole workflow atomically (all or none): its row (RUNNING), every task (roots
    * PENDING or SCHEDULED, the others BLOCKED with their unmet count) and every dependency edge.
-   * @returns each task's stored sequence number, in input order (increasing: the order in which
-   *   roots with the same due time and priority start, as for {@link InsertResult.seq})
+   * @returns each task's stored sequence number, in input order and increasing (what
+   *   {@link InsertResult.seq} is for a single task: the start order of ties)
    * @throws when an id (workflow or task) already exists; nothing is stored then
    */
   insertWorkflow(workflow: NewWorkflow): Promise<number[]>;

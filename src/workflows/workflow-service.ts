@@ -81,7 +81,7 @@ export class WorkflowService {
     for (const [i, t] of workflow.tasks.entries()) {
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
       if (t.state !== 'BLOCKED') {
-        roots.push({ id: t.id, partition: t.partition, seq: seqs[i] ?? 0, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
+        roots.push({ id: t.id, partition: t.partition, seq: seqs[i], dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
       }
     }
     this.deps.gateway.tasksStored(roots);

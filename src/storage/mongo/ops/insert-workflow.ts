@@ -1,19 +1,19 @@
 /**
  * insertWorkflow — inputs: a validated NewWorkflow (tasks in input order, each with its state —
  * roots PENDING or SCHEDULED, the others BLOCKED — its workflow-local id and the task ids it
- * depends on). Output: each task's seq, in input order (one range reserved for the workflow). Stores the workflow document and every task, each with its edges
- * embedded both ways (`upstream_ids`, `downstream_ids`) and `unmet_deps` = its number of
- * dependencies.
+ * depends on). Output: each task's seq, in input order. Stores the workflow document and every
+ * task, each with its edges embedded both ways (`upstream_ids`, `downstream_ids`) and `unmet_deps`
+ * = its number of dependencies.
  *
  * Order of single-document writes (no transactions); the workflow document's status is the commit
  * record:
  * 1. refuse a list that repeats a task id, before writing anything;
  * 2. insert the workflow document with status CREATING (a duplicate workflow id throws here,
  *    nothing else written). Readers do not show a CREATING workflow;
- * 3. `insertMany` (ordered) every task BLOCKED with `wf_hold` = the state it is to take: held
- *    tasks never run (not waiting, so no owner loads them) and task reads do not show them. On an
- *    error (a task id in use) the tasks of this workflow and the document are deleted, then the
- *    error is thrown;
+ * 3. reserve one `task_seq` range for all tasks (task i gets first + i), then `insertMany`
+ *    (ordered) every task BLOCKED with `wf_hold` = the state it is to take: held tasks never run
+ *    (not waiting, so no owner loads them) and task reads do not show them. On an error (a task id
+ *    in use) the tasks of this workflow and the document are deleted, then the error is thrown;
  * 4. compare-and-set CREATING → RELEASING: from here the insert is completed, never undone;
  * 5. release the holds (three `updateMany` on workflow id and `wf_hold`, compare-and-set on
  *    BLOCKED): roots become PENDING or SCHEDULED, the rest plain BLOCKED;

@@ -3,8 +3,8 @@
  * consecutive sequence numbers reserved for the caller (the range first … first + n − 1).
  * Guarantee: one `findOneAndUpdate $inc` on the counter document in `meta` (upserted on first
  * use), so two callers — two nodes included — never get overlapping ranges; a range reserved by a
- * call that then fails is simply skipped (sequence numbers are increasing, not dense). Listing and
- * cursors only need "increasing in insertion order", which holds for the writes of one store
+ * call that then fails is simply skipped (sequence numbers are increasing, not dense). Listing,
+ * cursors and the start order of tied waiting tasks only need "increasing in insertion order", which holds for the writes of one store
  * (its writes are serialized) and approximately across nodes.
  */
 import type { Collection, Filter, OptionalUnlessRequiredId } from 'mongodb';
