@@ -11,6 +11,7 @@ import {
   ValidationError,
 } from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
+import { nonFiniteNumberPath } from '../contract/json-numbers';
 import type { SchedulerService } from '../service';
 import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
@@ -88,7 +89,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       );
     },
   });
-  // Only JSON is accepted (415 otherwise), only as UTF-8, and only valid UTF-8.
+  // Only JSON is accepted (415 otherwise), only as UTF-8, and only valid UTF-8; a number a double
+  // cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const charset = /charset=([^;\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.replace(/"/g, '');
@@ -100,7 +102,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const text = buf.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, sjson.parse(text));
+      const parsed: unknown = sjson.parse(text);
+      const overflow = nonFiniteNumberPath(text, parsed);
+      if (overflow !== null) return done(new ValidationError(overflow, 'is a number beyond the range of a double (about ±1.8e308): it would be stored as null'), undefined);
+      done(null, parsed);
     } catch (err) {
       const message = (err as Error).message;
       if (/prototype property/i.test(message)) {

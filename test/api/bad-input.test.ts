@@ -132,6 +132,19 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     }
   });
 
+  it('a number beyond the range of a double → 400 naming it (never stored as null); large finite numbers and look-alike strings pass', async () => {
+    expectError(await post('/api/v1/tasks', '{"task_type":"noop","payload":{"n":1e400}}'), 400, 'VALIDATION_FAILED', 'payload.n');
+    expectError(await post('/api/v1/tasks', '{"task_type":"noop","payload":{"list":[1,-1E+400]}}'), 400, 'VALIDATION_FAILED', 'payload.list[1]');
+    expectError(await post('/api/v1/tasks', `{"task_type":"noop","payload":${'9'.repeat(400)}}`), 400, 'VALIDATION_FAILED', 'payload');
+    expectError(await post('/api/v1/tasks/batch', '{"tasks":[{"task_type":"noop"},{"task_type":"noop","metadata":{"x":2e999}}]}'), 400, 'VALIDATION_FAILED', 'tasks[1].metadata.x');
+    expectError(await post('/api/v1/tasks', '1e400'), 400, 'VALIDATION_FAILED', 'body');
+    await expectNothingStored();
+    const ok = await post('/api/v1/tasks', '{"task_type":"noop","payload":{"big":1.7e308,"tiny":1e-400,"s":"1e400"}}');
+    expect(ok.statusCode).to.equal(202);
+    const task = (await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${ok.json().task_id}` })).json();
+    expect(task.payload).to.deep.equal({ big: 1.7e308, tiny: 0, s: '1e400' });
+  });
+
   it('a date that does not exist → 400, never rolled over into another day', async () => {
     for (const at of ['2026-02-30T00:00:00Z', '2027-02-29T00:00:00Z', '2026-04-31T10:00:00Z', '2026-12-31T24:00:00Z', '2026-06-01T12:60:00Z', '2026-06-01T12:00:00+24:00']) {
       expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: at }), 400, 'VALIDATION_FAILED', 'scheduled_at');

@@ -1,0 +1,33 @@
+/**
+ * A JSON number literal beyond the range of a double (about ±1.8e308, `Number.MAX_VALUE`) parses
+ * to ±Infinity, and `JSON.stringify` writes a non-finite number as `null` (ECMA-262,
+ * SerializeJSONProperty). Stored, `{"n": 1e400}` would silently become `{"n": null}`, so such a
+ * body is refused instead. (A literal too small for a double rounds to 0, as IEEE 754 rounding
+ * does for any decimal; that is not refused.)
+ */
+
+/** Text that may hold an overflowing literal: an exponent of three digits or more, or 309 digits in a row. */
+const MAY_OVERFLOW = /[eE]\+?\d{3}|\d{309}/;
+
+/**
+ * The path of the first number in `value` that is not finite, from the body's root
+ * (`tasks[3].payload.n`; `body` for the root itself), or null when every number is finite.
+ * `text` is the JSON `value` was parsed from: the value is walked only when the text has a literal
+ * that could overflow, so ordinary bodies cost one regular-expression scan. Iterative: any depth.
+ */
+export function nonFiniteNumberPath(text: string, value: unknown): string | null {
+  if (!MAY_OVERFLOW.test(text)) return null;
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string];
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path === '' ? 'body' : path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v as object);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], path === '' ? entries[i][0] : `${path}.${entries[i][0]}`]);
+    }
+  }
+  return null;
+}
