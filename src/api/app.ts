@@ -104,7 +104,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     try {
       const parsed: unknown = sjson.parse(text);
       const overflow = nonFiniteNumberPath(text, parsed);
-      if (overflow !== null) return done(new ValidationError(overflow, 'is a number beyond the range of a double (about ±1.8e308): it would be stored as null'), undefined);
+      if (overflow !== null) {
+        return done(new ValidationError(overflow, 'is a number beyond the range of a double (about ±1.8e308): it would be stored as null'), undefined);
+      }
       done(null, parsed);
     } catch (err) {
       const message = (err as Error).message;

@@ -4,8 +4,9 @@
  * Guarantee: one `findOneAndUpdate $inc` on the counter document in `meta` (upserted on first
  * use), so two callers — two nodes included — never get overlapping ranges; a range reserved by a
  * call that then fails is simply skipped (sequence numbers are increasing, not dense). Listing,
- * cursors and the start order of tied waiting tasks only need "increasing in insertion order", which holds for the writes of one store
- * (its writes are serialized) and approximately across nodes.
+ * cursors and the start order of tied waiting tasks only need "increasing in insertion order",
+ * which holds for the writes of one store (its writes are serialized) and approximately across
+ * nodes.
  */
 import type { Collection, Filter, OptionalUnlessRequiredId } from 'mongodb';
 import { isDuplicateKey } from '../documents';
