@@ -139,10 +139,10 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await post('/api/v1/tasks/batch', '{"tasks":[{"task_type":"noop"},{"task_type":"noop","metadata":{"x":2e999}}]}'), 400, 'VALIDATION_FAILED', 'tasks[1].metadata.x');
     expectError(await post('/api/v1/tasks', '1e400'), 400, 'VALIDATION_FAILED', 'body');
     await expectNothingStored();
-    const ok = await post('/api/v1/tasks', '{"task_type":"noop","payload":{"big":1.7e308,"tiny":1e-400,"s":"1e400"}}');
+    const ok = await post('/api/v1/tasks', `{"task_type":"noop","payload":{"big":1.7e308,"tiny":1e-400,"s":"1e400","digits":${'9'.repeat(308)}}}`);
     expect(ok.statusCode).to.equal(202);
     const task = (await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${ok.json().task_id}` })).json();
-    expect(task.payload).to.deep.equal({ big: 1.7e308, tiny: 0, s: '1e400' });
+    expect(task.payload).to.deep.equal({ big: 1.7e308, tiny: 0, s: '1e400', digits: Number('9'.repeat(308)) });
   });
 
   it('a date that does not exist → 400, never rolled over into another day', async () => {
