@@ -3,6 +3,7 @@ import { validationErrorOf } from '../contract/validation';
 import {
   InternalError,
   MalformedJsonError,
+  MalformedRequestError,
   PayloadTooLargeError,
   SchedulerError,
   UnsupportedMediaTypeError,
@@ -27,7 +28,13 @@ export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, r
       return new MalformedJsonError(fe.message);
   }
   if (fe.statusCode === 413) return new PayloadTooLargeError(bodyLimit);
+  if (isClientAbort(err)) return new MalformedRequestError();
   return new InternalError();
+}
+
+/** The client closed the connection before its body arrived in full (Node's `aborted`, ECONNRESET). */
+function isClientAbort(err: FastifyError | Error): boolean {
+  return (err as FastifyError).code === 'ECONNRESET';
 }
 
 /** fastify `setErrorHandler` callback built on {@link toSchedulerError}. */
@@ -36,6 +43,8 @@ export function errorHandler(bodyLimit: number) {
     const mapped = toSchedulerError(err, bodyLimit, req);
     // A 503 the service chose (shutting down, overloaded) is expected: not an error with a stack.
     if (mapped.status >= 500 && !(mapped.retryable && mapped.status === 503)) req.log.error({ err }, 'request failed');
+    // The client's fault, and nobody is left to answer: not an error of the service.
+    else if (isClientAbort(err)) req.log.info({ code: 'ECONNRESET' }, 'request aborted by the client before its body arrived');
     else if (mapped.status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');
     const retryAfter = mapped.details.retry_after_seconds;
     if (typeof retryAfter === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));

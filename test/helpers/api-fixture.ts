@@ -1,5 +1,5 @@
 import path from 'node:path';
-import pino from 'pino';
+import pino, { Logger } from 'pino';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
@@ -36,7 +36,11 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
-export async function apiFixture(overrides: Record<string, unknown> = {}): Promise<ApiFixture> {
+/**
+ * @param overrides config keys
+ * @param logger the app's pino logger (default: a silent app)
+ */
+export async function apiFixture(overrides: Record<string, unknown> = {}, logger?: Logger): Promise<ApiFixture> {
   const dir = tempDir();
   const config = loadConfig({
     configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
@@ -66,7 +70,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}): Promi
     cronGateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
   const { service, crons, workflows, limits, guard } = services;
-  const app = appFor(services, config, metrics);
+  const app = appFor(services, config, metrics, logger);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (r) => void routes.push(r));
   await app.ready();
