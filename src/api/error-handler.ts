@@ -32,9 +32,13 @@ export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, r
   return new InternalError();
 }
 
-/** The client closed the connection before its body arrived in full (Node's `aborted`, ECONNRESET). */
+/**
+ * The client closed the connection before its body arrived in full: the error Node's HTTP server
+ * gives the request (`aborted`, code ECONNRESET). A reset of an outgoing connection (Redis, MongoDB)
+ * has another message ("read ECONNRESET") and stays a 500.
+ */
 function isClientAbort(err: FastifyError | Error): boolean {
-  return (err as FastifyError).code === 'ECONNRESET';
+  return (err as FastifyError).code === 'ECONNRESET' && err.message === 'aborted';
 }
 
 /** fastify `setErrorHandler` callback built on {@link toSchedulerError}. */

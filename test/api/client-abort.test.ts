@@ -2,6 +2,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import pino from 'pino';
+import { toSchedulerError } from '../../src/api/error-handler';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 
 /**
@@ -9,10 +10,20 @@ import { apiFixture, ApiFixture } from '../helpers/api-fixture';
  * logged at info, never as an error of the service (no 500, no stack), and the service serves on.
  */
 describe('REST: a request aborted by the client', () => {
-  let f: ApiFixture;
+  let f: ApiFixture | undefined;
   const lines: Array<{ level: number; msg: string }> = [];
   let onLine: (() => void) | null = null;
-  afterEach(async () => f.close());
+  afterEach(async () => {
+    await f?.close();
+    f = undefined;
+  });
+
+  it('only the incoming request\'s abort is the client\'s fault: a reset outgoing connection stays a 500', () => {
+    const abort = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    expect(toSchedulerError(abort, 1024)).to.include({ status: 400, code: 'MALFORMED_REQUEST' });
+    const outgoing = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(toSchedulerError(outgoing, 1024)).to.include({ status: 500, code: 'INTERNAL_ERROR' });
+  });
 
   it('is logged at info as aborted, not as a failed request', async () => {
     const stream = new Writable({
@@ -22,8 +33,9 @@ describe('REST: a request aborted by the client', () => {
         done();
       },
     });
-    f = await apiFixture({}, pino({ level: 'info' }, stream));
-    const address = await f.app.listen({ port: 0, host: '127.0.0.1' });
+    const fixture = await apiFixture({}, pino({ level: 'info' }, stream));
+    f = fixture;
+    const address = await fixture.app.listen({ port: 0, host: '127.0.0.1' });
     const port = Number(new URL(address).port);
     const logged = new Promise<void>((resolve) => {
       onLine = () => lines.some((l) => /aborted|request failed/.test(l.msg)) && resolve();
@@ -37,6 +49,6 @@ describe('REST: a request aborted by the client', () => {
     expect(lines.find((l) => /aborted/.test(l.msg))?.level).to.equal(30);
     const ok = await fetch(`${address}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"task_type":"noop"}' });
     expect(ok.status).to.equal(202);
-    expect(f.stored).to.have.length(1);
+    expect(fixture.stored).to.have.length(1);
   });
 });
