@@ -68,6 +68,16 @@ class WorkerActor {
     registerTracing(p.tracesExporter ?? 'none', { otlpEndpoint: p.otlpTracesEndpoint ?? null });
     // Same shape as the service's log lines; each attempt's lines add task_id, attempt, trace_id.
     const log = pino({ level: p.logLevel ?? 'info', base: { service: 'scheduler', worker_id: p.workerId, pid: process.pid } });
+    // A promise a handler leaves unawaited that rejects later (a bug in the handler, such as a call
+    // it forgot to await) is not any attempt's outcome: that is the promise the handler returned.
+    // By Node's default (`--unhandled-rejections=throw`) it would kill this process and with it
+    // every attempt it runs (up to its concurrency, all retried as `worker_lost`), and the buggy
+    // task's own retries would do it again each time. So it is logged, and the process goes on.
+    // A synchronous throw outside any handler's promise (an `uncaughtException`) still ends the
+    // process, as Node advises: comedy respawns it and its attempts are retried.
+    process.on('unhandledRejection', (reason) => {
+      log.error({ err: reason }, 'a promise rejection that no handler awaited (a bug in a handler); this worker goes on');
+    });
     this.runner = new TaskRunner(
       loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
