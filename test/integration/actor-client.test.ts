@@ -35,6 +35,32 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
         return { code: e.code, status: e.status, field: e.details.field, isRemote: err instanceof RemoteSchedulerError };
       }
     }
+    /** Values JSON would not keep (the API actor gets this caller's objects as they are): the field named, nothing stored. */
+    async nonJsonValues() {
+      const client = this.client as SchedulerClient;
+      const cycle: Record<string, unknown> = {};
+      cycle.me = cycle;
+      const tries: Array<() => Promise<unknown>> = [
+        () => client.submit({ task_type: 'echo', payload: { n: Infinity } }),
+        () => client.submitBatch({ tasks: [{ task_type: 'echo' }, { task_type: 'echo', metadata: { id: 10n } }] }),
+        () => client.submit({ task_type: 'echo', payload: { m: new Map([['k', 'v']]) } }),
+        () => client.submit({ task_type: 'echo', payload: cycle }),
+        () => client.submitWorkflow({ tasks: [{ id: 'a', task_type: 'echo', payload: [NaN] }] }),
+      ];
+      const refused: unknown[] = [];
+      for (const attempt of tries) {
+        try {
+          await attempt();
+          refused.push(null);
+        } catch (err) {
+          const e = err as RemoteSchedulerError;
+          refused.push({ code: e.code, status: e.status, field: e.details.field });
+        }
+      }
+      const stored = (await client.list({ task_type: 'echo', limit: 100 })).tasks.length;
+      const kept = await client.get((await client.submit({ task_type: 'echo', payload: { at: new Date(0), left_out: undefined } })).task_id);
+      return { refused, stored, keptPayload: kept.payload };
+    }
     async scheduleAndCancel() {
       const client = this.client as SchedulerClient;
       const ack = await client.submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() });
@@ -104,6 +130,21 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
     expect(r.cancelled).to.include({ status: 'CANCELLED' });
     expect(r.listed).to.include(r.id);
     expect(r.missing).to.equal('TASK_NOT_FOUND');
+    await caller.destroy();
+  });
+
+  it('refuses values JSON would not keep (Infinity, a bigint, a Map, a cycle, NaN), naming the field, and stores nothing', async () => {
+    const caller = await s.scheduler.runtime.root.createChild(CallerActor, {
+      mode: 'in-memory',
+      name: 'json-caller',
+      customParameters: { api: s.scheduler.apiActor },
+    });
+    const before = (await s.scheduler.service.list({ task_type: 'echo', limit: 100 })).tasks.length;
+    const r = await caller.sendAndReceive('nonJsonValues');
+    const refusal = (field: string) => ({ code: 'VALIDATION_FAILED', status: 400, field });
+    expect(r.refused).to.deep.equal([refusal('payload.n'), refusal('tasks[1].metadata.id'), refusal('payload.m'), refusal('payload.me'), refusal('tasks[0].payload[0]')]);
+    expect(r.stored).to.equal(before);
+    expect(r.keptPayload).to.deep.equal({ at: '1970-01-01T00:00:00.000Z' });
     await caller.destroy();
   });
 
