@@ -197,27 +197,57 @@ function printSummary(s: Summary): void {
   process.stdout.write(`${out.join('\n')}\n\n`);
 }
 
+const USAGE = 'usage: cpuprofile-summary <file.cpuprofile | dir> [--top 25] [--json]\n';
+
+/** A bad command line or an unreadable input: one line on stderr and exit code 2, no stack. */
+class UsageError extends Error {}
+
+/** The command line's flags and profile paths; a bad flag is a {@link UsageError}. */
+function commandLine() {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: { top: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 function main(): void {
-  const { values, positionals } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: { top: { type: 'string' }, json: { type: 'boolean' } },
-  });
-  if (positionals.length === 0) {
-    process.stderr.write('usage: cpuprofile-summary <file.cpuprofile | dir> [--top 25] [--json]\n');
-    process.exitCode = 2;
+  const { values, positionals } = commandLine();
+  if (values.help) {
+    process.stdout.write(USAGE);
     return;
   }
+  if (positionals.length === 0) throw new UsageError('no profile given');
   const top = Number(values.top ?? 25);
+  if (!Number.isInteger(top) || top < 1) throw new UsageError(`--top must be a whole number ≥ 1, not ${JSON.stringify(values.top)}`);
   const files: string[] = [];
   for (const p of positionals) {
+    if (!fs.existsSync(p)) throw new UsageError(`${p}: no such file or folder`);
     if (fs.statSync(p).isDirectory()) {
       for (const f of fs.readdirSync(p).sort()) if (f.endsWith('.cpuprofile')) files.push(path.join(p, f));
     } else files.push(p);
   }
-  const summaries = files.map((f) => summarise(f, top));
+  const summaries = files.map((f) => {
+    try {
+      return summarise(f, top);
+    } catch (err) {
+      throw new UsageError(`${f}: not a readable .cpuprofile (${(err as Error).message})`);
+    }
+  });
   if (values.json) process.stdout.write(`${JSON.stringify(summaries, null, 2)}\n`);
   else summaries.forEach(printSummary);
 }
 
-if (require.main === module) main();
+if (require.main === module) {
+  try {
+    main();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`cpuprofile-summary: ${err.message}\n${USAGE}`);
+    process.exitCode = 2;
+  }
+}
