@@ -66,6 +66,12 @@ export interface MetricsSnapshot {
   lagBuckets: Map<number, number>; // scheduler_dispatch_lag_seconds_bucket by le (cumulative)
   lagCount: number;
   scrapeMs: number;
+  /**
+   * `scheduler_last_task_finished_timestamp_seconds` in epoch ms: when the service last had an
+   * attempt that ended its task committed; null when the service does not export it (older
+   * builds) or nothing has finished yet.
+   */
+  lastFinishedMs: number | null;
 }
 
 export async function scrape(client: HttpClient): Promise<MetricsSnapshot> {
@@ -79,7 +85,9 @@ export async function scrape(client: HttpClient): Promise<MetricsSnapshot> {
   const depth: Record<string, number> = {};
   for (const s of samples) if (s.name === 'scheduler_tasks' && s.labels.state) depth[s.labels.state] = s.value;
   const lagBuckets = histogramBuckets(samples, 'scheduler_dispatch_lag_seconds_bucket');
-  return { at, completed, depth, lagBuckets, lagCount: metricValue(samples, 'scheduler_dispatch_lag_seconds_count'), scrapeMs: at - t0 };
+  const finished = samples.find((x) => x.name === 'scheduler_last_task_finished_timestamp_seconds')?.value;
+  const lastFinishedMs = finished === undefined || finished <= 0 ? null : Math.round(finished * 1000);
+  return { at, completed, depth, lagBuckets, lagCount: metricValue(samples, 'scheduler_dispatch_lag_seconds_count'), scrapeMs: at - t0, lastFinishedMs };
 }
 
 /**

@@ -4,14 +4,20 @@
  *
  *   backlog: N noop tasks in batch requests, all `scheduled_at` one instant T (start +
  *            backlogLeadMs), so that nothing runs while they are enqueued; at T they are a waiting
- *            backlog of N; processing rate = N ÷ (T → all terminal, from /metrics). The service
+ *            backlog of N; processing rate = N ÷ (T → the last one finished). The service
  *            has no "workers off" switch (WORKERS ≥ 1), hence the due instant instead of a consumer
  *            started later as for the peers. `enqueued_before_due` must be true for this to hold.
- *   e2e:     N noop tasks due now in batch requests; first request → all terminal.
+ *   e2e:     N noop tasks due now in batch requests; first request → the last one finished.
  *   herd:    H tasks `scheduled_at` one instant; lateness = started_at − scheduled_at (GET of every task).
+ *
+ * "Finished" is the service's `scheduler_last_task_finished_timestamp_seconds` (set when the
+ * commit of a task's end has answered) in the scrape that first sees all N terminal: the instant
+ * the last one finished, as BullMQ's figure is its worker's 'completed' event for the last job,
+ * not the poll that noticed it. `seen_by_poll` keeps the poll-based figure (the arrival of that
+ * scrape: later by up to one poll interval plus one scrape).
  */
 import { performance } from 'node:perf_hooks';
-import { waitForCompletions } from '../bench/completion-wait';
+import { CompletionWait, waitForCompletions } from '../bench/completion-wait';
 import { HttpClient, retryAfterMs } from '../bench/http-client';
 import { scrape } from '../bench/metrics';
 import { checkAborted, mapLimit, sleep } from '../bench/run-control';
@@ -25,6 +31,8 @@ export interface OursSetup {
   herd: number;
   herdLeadMs: number;
   backlogLeadMs: number;
+  /** /metrics poll interval while waiting for the tasks to finish (ms). */
+  pollMs: number;
   batchSize: number;
   inFlight: number;
   timeBoundS: number;
@@ -60,6 +68,16 @@ async function submitAll(client: HttpClient, n: number, batchSize: number, inFli
 
 const rate = (n: number, ms: number) => round((n * 1000) / Math.max(ms, 1e-6), 0);
 
+/**
+ * The instant (epoch ms) the last of the tasks finished: the service's own reading in the scrape
+ * that saw them all, else (a build without that gauge) the arrival of that scrape.
+ */
+function finishedAt(wait: CompletionWait): { at: number; source: 'service' | 'poll' } {
+  const seen = epochOf(wait.done_at);
+  const service = wait.last.lastFinishedMs;
+  return service !== null && service <= seen ? { at: service, source: 'service' } : { at: seen, source: 'poll' };
+}
+
 export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
   const baseline = await scrape(client);
   svc.sampler?.beginPhase();
@@ -68,13 +86,23 @@ export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup
   await submitAll(client, s.tasks, s.batchSize, s.inFlight, due);
   const enqueueMs = performance.now() - t0;
   const enqueuedAt = Date.now();
-  const wait = await waitForCompletions(client, baseline, s.tasks, 50, t0, s.backlogLeadMs + s.timeBoundS * 1000);
-  const ms = epochOf(wait.done_at) - due;
+  const wait = await waitForCompletions(client, baseline, s.tasks, s.pollMs, t0, s.backlogLeadMs + s.timeBoundS * 1000);
+  const finished = finishedAt(wait);
+  const ms = finished.at - due;
+  const seenMs = epochOf(wait.done_at) - due;
   return {
     tasks: s.tasks,
     enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
     enqueued_before_due: enqueuedAt < due,
-    processing: { seconds: round(ms / 1000, 3), completed: s.tasks, complete: true, terminal_counts: wait.counts, tasks_per_s: rate(s.tasks, ms) },
+    processing: {
+      seconds: round(ms / 1000, 3),
+      completed: s.tasks,
+      complete: true,
+      terminal_counts: wait.counts,
+      tasks_per_s: rate(s.tasks, ms),
+      finish_from: finished.source,
+      seen_by_poll: { poll_ms: s.pollMs, seconds: round(seenMs / 1000, 3), tasks_per_s: rate(s.tasks, seenMs) },
+    },
     service_resources: svc.sampler?.endPhase() ?? null,
   };
 }
@@ -84,7 +112,7 @@ export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetu
   svc.sampler?.beginPhase();
   const t0 = performance.now();
   const cancel = { cancelled: false };
-  const waiting = waitForCompletions(client, baseline, s.tasks, 50, t0, s.timeBoundS * 1000, cancel);
+  const waiting = waitForCompletions(client, baseline, s.tasks, s.pollMs, t0, s.timeBoundS * 1000, cancel);
   waiting.catch(() => undefined);
   try {
     await submitAll(client, s.tasks, s.batchSize, s.inFlight);
@@ -94,11 +122,21 @@ export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetu
   }
   const enqueueMs = performance.now() - t0;
   const wait = await waiting;
-  const ms = wait.done_at - t0;
+  const finished = finishedAt(wait);
+  const ms = finished.at - epochOf(t0);
+  const seenMs = wait.done_at - t0;
   return {
     tasks: s.tasks,
     enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
-    end_to_end: { seconds: round(ms / 1000, 3), completed: s.tasks, complete: true, terminal_counts: wait.counts, tasks_per_s: rate(s.tasks, ms) },
+    end_to_end: {
+      seconds: round(ms / 1000, 3),
+      completed: s.tasks,
+      complete: true,
+      terminal_counts: wait.counts,
+      tasks_per_s: rate(s.tasks, ms),
+      finish_from: finished.source,
+      seen_by_poll: { poll_ms: s.pollMs, seconds: round(seenMs / 1000, 3), tasks_per_s: rate(s.tasks, seenMs) },
+    },
     service_resources: svc.sampler?.endPhase() ?? null,
   };
 }
@@ -109,7 +147,7 @@ export async function oursHerd(client: HttpClient, svc: Service, s: OursSetup): 
   const due = Date.now() + s.herdLeadMs;
   const acks = await submitAll(client, s.herd, s.batchSize, s.inFlight, due);
   const enqueuedAt = Date.now();
-  await waitForCompletions(client, baseline, s.herd, 50, performance.now(), s.herdLeadMs + s.timeBoundS * 1000);
+  await waitForCompletions(client, baseline, s.herd, s.pollMs, performance.now(), s.herdLeadMs + s.timeBoundS * 1000);
   const resources = svc.sampler?.endPhase() ?? null;
   const tasks = await fetchTasks(client, acks.map((a) => a.task_id));
   const lateness = tasks.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - due);

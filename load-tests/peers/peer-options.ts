@@ -20,7 +20,11 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --agenda-concurrency N     Agenda defaultConcurrency = maxConcurrency (default 50)
   --agenda-process-every-ms MS  Agenda processEvery (default 1000)
   --agenda-lock-limit N      Agenda lockLimit = defaultLockLimit, 0 = none (default 0)
-  --batch-size N             ours: tasks per batch request; BullMQ: jobs per addBulk (default 1000)
+  --ours-poll-ms MS          ours: /metrics poll interval while waiting for the jobs to finish
+                             (default 50). It only says when to stop waiting: the finish instant
+                             is the service's scheduler_last_task_finished_timestamp_seconds
+                             (from the scrape that saw them all), as BullMQ's is its 'completed'
+                             event; each scrape costs the service's main thread a few ms
   --in-flight N              batch requests / addBulk calls in flight (default 4)
   --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
   --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
@@ -52,6 +56,8 @@ export interface PeerOptions {
   agendaConcurrency: number;
   agendaProcessEveryMs: number;
   agendaLockLimit: number;
+  /** Our /metrics poll interval while waiting (ms). */
+  oursPollMs: number;
   batchSize: number;
   inFlight: number;
   agendaInFlight: number;
@@ -70,7 +76,7 @@ export interface PeerOptions {
 
 export { UsageError };
 
-const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
+const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
@@ -95,6 +101,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     agendaConcurrency: int('agenda-concurrency', 50, 50, 1, 10_000),
     agendaProcessEveryMs: int('agenda-process-every-ms', 1_000, 1_000, 10, 600_000),
     agendaLockLimit: int('agenda-lock-limit', 0, 0, 0, 1_000_000),
+    oursPollMs: int('ours-poll-ms', 50, 50, 10, 5_000),
     batchSize: int('batch-size', 1_000, 1_000, 1, 1_000),
     inFlight: int('in-flight', 4, 4, 1, 256),
     agendaInFlight: int('agenda-in-flight', 16, 16, 1, 1_000),

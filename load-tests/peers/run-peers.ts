@@ -56,7 +56,7 @@ async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, u
     sys.pid = svc.child?.pid ?? null; // names the service's --cpu-prof file (CPU.<date>.<time>.<pid>.…)
     await svc.waitReady(client);
     await sleep(300); // let the workers report in
-    const s: OursSetup = { tasks: o.tasks, herd: o.herd, herdLeadMs: o.herdLeadMs, backlogLeadMs: o.backlogLeadMs, batchSize: o.batchSize, inFlight: o.inFlight, timeBoundS: o.timeBoundS };
+    const s: OursSetup = { tasks: o.tasks, herd: o.herd, herdLeadMs: o.herdLeadMs, backlogLeadMs: o.backlogLeadMs, pollMs: o.oursPollMs, batchSize: o.batchSize, inFlight: o.inFlight, timeBoundS: o.timeBoundS };
     const ok = await runScenarios('ours', [
       ['backlog', () => oursBacklog(client, svc, s)],
       ['e2e', () => oursEndToEnd(client, svc, s)],

@@ -378,6 +378,7 @@ export class DispatcherActor {
     if (completions.length > 0) {
       try {
         const ended: string[] = [];
+        let finished = false;
         results = await store.completeAttempts(completions, now);
         this.external?.settled(completions);
         for (const res of results) {
@@ -389,6 +390,7 @@ export class DispatcherActor {
           if (res.released && res.released.length > 0) offerToOwners(directory, res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
             metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
+            finished = true;
             if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
           } else if (res.state === 'PENDING' && res.entry) {
             this.addReady(res.entry);
@@ -396,6 +398,8 @@ export class DispatcherActor {
             offerToOwners(directory, [res.entry]); // in cluster mode also wakes its owner elsewhere
           }
         }
+        // Read after the commit answered, like the counter it dates: the instant the ends became durable.
+        if (finished) metrics.lastFinished.set(this.deps.clock.now() / 1000);
         if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
       } catch (err) {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');

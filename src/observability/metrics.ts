@@ -10,6 +10,8 @@ export class SchedulerMetrics {
   readonly registry = new Registry();
   readonly submitted: Counter<'task_type'>;
   readonly completed: Counter<'task_type' | 'status'>;
+  /** When this node last saw an attempt's end of its task committed (Unix seconds, ms resolution). */
+  readonly lastFinished: Gauge<string>;
   readonly dispatchLag: Histogram<string>;
   readonly duration: Histogram<string>;
   readonly depth: Gauge<'state'>;
@@ -47,6 +49,11 @@ export class SchedulerMetrics {
       name: 'scheduler_tasks_completed_total',
       help: 'Tasks that reached a terminal state, by task type and state.',
       labelNames: ['task_type', 'status'],
+      registers,
+    });
+    this.lastFinished = new Gauge({
+      name: 'scheduler_last_task_finished_timestamp_seconds',
+      help: 'Unix time at which this node last had an attempt that ended its task committed (the instant counted in scheduler_tasks_completed_total); 0 before the first.',
       registers,
     });
     this.dispatchLag = new Histogram({
