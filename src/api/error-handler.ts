@@ -17,7 +17,7 @@ import {
 export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, req?: FastifyRequest): SchedulerError {
   if (err instanceof SchedulerError) return err;
   const fe = err as FastifyError;
-  if (fe.validation) return validationErrorOf(fe.validation as never);
+  if (fe.validation) return validationErrorOf(fe.validation as never, fe.validationContext);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError(req?.routeOptions?.bodyLimit ?? bodyLimit);

@@ -16,8 +16,9 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
  * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
  * `details.field` is a readable path such as `tasks[3].priority` (query parameters by their name,
  * e.g. `limit`: the same names the actor-message API uses).
+ * @param context fastify's `validationContext` (`body`, `querystring`, `params`, `headers`), when known
  */
-export function validationErrorOf(errors: ReadonlyArray<ErrorObject>): ValidationError {
+export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, context?: string): ValidationError {
   const e = errors[0];
   let field = e.instancePath
     .split('/')
@@ -38,6 +39,9 @@ export function validationErrorOf(errors: ReadonlyArray<ErrorObject>): Validatio
     reason = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   } else if (e.keyword === 'pattern') {
     reason = PATTERN_REASONS[field.split('.').pop() as string] ?? reason;
+  } else if (e.keyword === 'type' && context === 'querystring') {
+    // A query parameter arrives as a string, or as an array when it is given more than once.
+    reason = 'is given more than once: give it once';
   }
   return new ValidationError(field || 'body', reason);
 }

@@ -238,5 +238,10 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?limit=0' }), 400, 'VALIDATION_FAILED', 'limit');
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?status=DONE' }), 400, 'VALIDATION_FAILED', 'status');
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?cursor=garbage' }), 400, 'VALIDATION_FAILED', 'cursor');
+    // Given twice, a parameter arrives as an array: the message says so (not "must be string").
+    for (const url of ['/api/v1/tasks?limit=1&limit=2', '/api/v1/tasks?status=PENDING&status=RUNNING', '/api/v1/dead-letter?limit=5&limit=5']) {
+      const field = url.includes('status=') ? 'status' : 'limit';
+      expect(expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field).message).to.equal(`${field}: is given more than once: give it once`);
+    }
   });
 });
