@@ -22,6 +22,7 @@ import {
 } from './domain/errors';
 import { DueEntry, NewTask, Priority, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
+import { PayloadChecks } from './handlers/payload-schemas';
 import { SchedulerMetrics } from './observability/metrics';
 import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission, SubmitOptions } from './submission';
@@ -67,12 +68,14 @@ export interface SchedulerServiceDeps {
 export class SchedulerService {
   private readonly validator = new SchemaValidator();
   private readonly taskTypes: Set<string>;
+  private readonly payloads: PayloadChecks;
   private readonly batchSchema: object;
   private accepting = true;
   private ownership: (() => { joined: boolean; owned: number[]; fencing: number[]; partitions: number } | null) | null = null;
 
   constructor(private readonly deps: SchedulerServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
+    this.payloads = new PayloadChecks(deps.config.handlers);
     this.batchSchema = batchSubmissionSchema(deps.config.batchMaxTasks);
   }
 
@@ -91,7 +94,7 @@ export class SchedulerService {
     this.validator.assert(taskSubmissionSchema, body);
     const traceparent = checkTraceparent(options.traceparent);
     const s = withCallerTenant(body as Submission, caller);
-    const [ack] = await this.store([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes), traceparent }], () => '');
+    const [ack] = await this.store([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads), traceparent }], () => '');
     return ack;
   }
 
@@ -106,7 +109,7 @@ export class SchedulerService {
     const items = (body as { tasks: Submission[] }).tasks;
     const now = this.deps.clock.now();
     const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => ({
-      ...buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes),
+      ...buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads),
       traceparent,
     }));
     return { tasks: await this.store(tasks, (i) => `tasks[${i}].`) };
@@ -163,6 +166,10 @@ export class SchedulerService {
       const bytes = Buffer.byteLength(JSON.stringify(b.payload));
       const limit = this.deps.config.maxPayloadBytes;
       if (bytes > limit) throw new PayloadTooLargeError(limit, 'payload', bytes);
+      // A built-in type's payload is checked as at submission; the type is the task's own.
+      const task = await this.deps.store.getTask(id);
+      if (!task) throw new TaskNotFoundError(id);
+      if (!Object.prototype.hasOwnProperty.call(this.deps.config.externalQueues ?? {}, task.queue)) this.payloads.assert(task.taskType, b.payload, 'payload');
       changes.payload = b.payload;
     }
     const res = await this.deps.store.updateWaitingTask(id, changes, this.deps.clock.now());

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './api/app';
 import type { Config } from './config';
 import { CronGateway, CronService } from './cron/cron-service';
+import { PayloadChecks } from './handlers/payload-schemas';
 import { Clock } from './domain/clock';
 import { DispatchLimits } from './domain/dispatch-limits';
 import type { RateLimiterBackend } from './domain/rate-limiter-backend';
@@ -73,7 +74,7 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const guard = new SubmissionGuard(config);
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
   const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, ...(redisStatus ? { redisStatus } : {}) });
-  const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), gateway: cronGateway });
+  const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, crons, workflows, tenants, guard, limits, external };

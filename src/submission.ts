@@ -3,6 +3,7 @@ import { requestHash } from './contract/canonical-json';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
 import { PayloadTooLargeError, UnknownTaskTypeError, ValidationError } from './domain/errors';
+import type { PayloadChecks } from './handlers/payload-schemas';
 import { partitionOf } from './domain/partition';
 import { NewTask } from './domain/task';
 import type { TaskTemplate } from './domain/cron/cron-definition';
@@ -22,14 +23,17 @@ export interface SubmitOptions {
 
 /**
  * Turns a schema-valid submission into a {@link NewTask}: the checks JSON Schema cannot express
- * (registered task type unless its queue is external, a date that exists, nesting depth), every default from config, a UUID v7
+ * (registered task type unless its queue is external, a date that exists, nesting depth, a
+ * built-in type's payload), every default from config, a UUID v7
  * id, its partition, and for an idempotency key the request hash and how long the key is held.
  * @param path prefix of field names in errors (`tasks[3].` in a batch)
  * @param now submission time (epoch ms)
+ * @param payloads the built-in types' payload checks (none: not checked, e.g. a cron instance
+ *   built from a template checked when the cron was created)
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
  *   whose JSON is larger than `maxPayloadBytes` (UTF-8 bytes)
  */
-export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>): NewTask {
+export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewTask {
   const d = config.defaults;
   // Tasks of an external queue run in external consumers: their types need no handler here.
   const external = Object.prototype.hasOwnProperty.call(config.externalQueues ?? {}, s.queue ?? d.queue);
@@ -44,6 +48,7 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   }
   const payloadBytes = s.payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.payload), 'utf8');
   if (payloadBytes > config.maxPayloadBytes) throw new PayloadTooLargeError(config.maxPayloadBytes, `${path}payload`, payloadBytes);
+  if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const id = uuidv7(now);
   const meta = s.metadata ?? {};
   const dueAt = scheduledAt ?? now;

@@ -54,13 +54,21 @@ export class SchemaValidator {
   private readonly ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false });
   private readonly cache = new Map<object, ValidateFunction>();
 
-  /** @throws ValidationError naming the first offending field */
-  assert(schema: object, value: unknown): void {
+  /**
+   * @param at where `value` sits in the request (`tasks[2].payload`), prefixed to the field named
+   *   in the error; absent: `value` is the request body or query itself
+   * @throws ValidationError naming the first offending field
+   */
+  assert(schema: object, value: unknown, at?: string): void {
     let fn = this.cache.get(schema);
     if (!fn) {
       fn = this.ajv.compile(schema);
       this.cache.set(schema, fn);
     }
-    if (!fn(value)) throw validationErrorOf(fn.errors ?? []);
+    if (fn(value)) return;
+    const err = validationErrorOf(fn.errors ?? []);
+    if (at === undefined) throw err;
+    const field = String(err.details.field);
+    throw new ValidationError(field === 'body' ? at : field.startsWith('[') ? `${at}${field}` : `${at}.${field}`, String(err.details.reason));
   }
 }

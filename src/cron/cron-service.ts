@@ -20,6 +20,7 @@ import { uuidv7 } from '../domain/task-id';
 import { CronChanges } from '../storage/cron-store';
 import { Store } from '../storage/store';
 import { buildNewTask, Submission } from '../submission';
+import type { PayloadChecks } from '../handlers/payload-schemas';
 import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
@@ -35,6 +36,8 @@ export interface CronServiceDeps {
   config: Config;
   /** Registered task types (a definition's `task_type` must be one). */
   taskTypes: ReadonlySet<string>;
+  /** The built-in types' payload checks, applied to a definition's template (none: not checked). */
+  payloads?: PayloadChecks;
   gateway: CronGateway;
 }
 
@@ -233,9 +236,9 @@ export class CronService {
     return parseCronSchedule(cron.cronExpression, cron.timezone);
   }
 
-  /** The checks a task submission gets (registered type, payload size and depth, defaults). */
+  /** The checks a task submission gets (registered type, payload size, depth and schema, defaults). */
   private checkTemplate(template: TaskTemplate, now: number) {
-    return buildNewTask(template as Submission, '', now, this.deps.config, this.deps.taskTypes);
+    return buildNewTask(template as Submission, '', now, this.deps.config, this.deps.taskTypes, this.deps.payloads);
   }
 }
 

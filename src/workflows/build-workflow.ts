@@ -4,6 +4,7 @@ import { InvalidWorkflowError, ValidationError, WorkflowTooLargeError } from '..
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
 import { buildNewTask, Submission } from '../submission';
+import type { PayloadChecks } from '../handlers/payload-schemas';
 
 /** A workflow submission as the API receives it (already checked against the JSON Schema). */
 export interface WorkflowSubmission {
@@ -25,10 +26,11 @@ export interface WorkflowSubmission {
  *    others BLOCKED, depending on the distinct task ids of their dependencies.
  * Tasks keep their input order. Pure apart from the random bits of the ids.
  * @param now submission time (epoch ms)
+ * @param payloads the built-in types' payload checks (none: not checked)
  * @throws WorkflowTooLargeError | InvalidWorkflowError | ValidationError | UnknownTaskTypeError |
  *   PayloadTooLargeError
  */
-export function buildWorkflow(body: WorkflowSubmission, now: number, config: Config, taskTypes: ReadonlySet<string>): NewWorkflow {
+export function buildWorkflow(body: WorkflowSubmission, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewWorkflow {
   const max = config.workflowMaxTasks;
   if (body.tasks.length > max) throw new WorkflowTooLargeError(max, body.tasks.length);
   try {
@@ -40,7 +42,7 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
   const taskIds = new Map<string, string>();
   const built = body.tasks.map((t, i) => {
     const { id: localId, dependencies: _deps, ...submission } = t;
-    const task = buildNewTask({ ...submission, metadata: { ...meta, ...submission.metadata } }, `tasks[${i}].`, now, config, taskTypes);
+    const task = buildNewTask({ ...submission, metadata: { ...meta, ...submission.metadata } }, `tasks[${i}].`, now, config, taskTypes, payloads);
     taskIds.set(localId, task.id);
     return task;
   });

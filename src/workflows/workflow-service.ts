@@ -11,6 +11,7 @@ import { ServiceUnavailableError, WorkflowNotFoundError, WorkflowStateConflictEr
 import { DueEntry } from '../domain/task';
 import { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
+import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
 import type { SchedulingGateway } from '../service';
 import { Store } from '../storage/store';
@@ -44,10 +45,12 @@ export interface WorkflowCancelResponse {
 export class WorkflowService {
   private readonly validator = new SchemaValidator();
   private readonly taskTypes: Set<string>;
+  private readonly payloads: PayloadChecks;
   private accepting = true;
 
   constructor(private readonly deps: WorkflowServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
+    this.payloads = new PayloadChecks(deps.config.handlers);
   }
 
   /**
@@ -71,7 +74,7 @@ export class WorkflowService {
     const submission = withCallerTenant(body as WorkflowSubmission, caller);
     // Tasks inherit the workflow's tenant; one naming another tenant is refused for a tenant's key.
     const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
-    const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes);
+    const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
     this.deps.guard?.admit(workflow.tasks, this.deps.clock.now());
