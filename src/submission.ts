@@ -51,7 +51,10 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const id = uuidv7(now);
   const meta = s.metadata ?? {};
-  const dueAt = scheduledAt ?? now;
+  // A time already past is due now, not then: a task cannot have waited before it was submitted.
+  // Otherwise a backdated task would count as long overdue: promoted by priority aging ahead of
+  // higher priorities (DESIGN §5), first among its equals, and years of dispatch lag in /metrics.
+  const dueAt = scheduledAt === null ? now : Math.max(scheduledAt, now);
   const idempotencyKey = s.idempotency_key ?? null;
   const fields = {
     taskType: s.task_type,

@@ -24,6 +24,7 @@ import { describeInsertAndGet } from './insert-and-get';
 import { describeList } from './list';
 import { describeLoadDue } from './load-due';
 import { describeMarkPending } from './mark-pending';
+import { describeUpdateWaiting } from './update-waiting';
 import { describeOpenClose } from './open-close';
 import { describeOrphansAndCounts } from './orphans-and-counts';
 import { describeRetention } from './retention';
@@ -69,6 +70,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeInsertAndGet(ctx);
     describeLoadDue(ctx);
     describeMarkPending(ctx);
+    describeUpdateWaiting(ctx);
     describeClaim(ctx);
     describeComplete(ctx);
     describeCancel(ctx);

@@ -1,7 +1,8 @@
 /**
  * updateWaitingTask — inputs: id, changes {scheduledAt (epoch ms, or null = now), priority,
  * payload}, now. Changes a task that has not started its next attempt (SCHEDULED, PENDING,
- * RETRYING, BLOCKED). A new time sets scheduled_at and due_at, and the state follows it: later
+ * RETRYING, BLOCKED). A new time sets scheduled_at and due_at (the later of the time and now: a
+ * time already past is due now, see `buildNewTask`), and the state follows it: later
  * than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`); BLOCKED stays
  * BLOCKED with its due time. Output: the updated task (and its due entry unless BLOCKED), the
  * task as it is when its state does not allow it, or not_found.
@@ -26,7 +27,7 @@ export async function updateWaitingTask(c: MongoCollections, id: string, changes
     if (changes.scheduledAt !== undefined) {
       set.scheduled_at = changes.scheduledAt;
       if (current.state !== 'BLOCKED') {
-        const dueAt = changes.scheduledAt ?? now;
+        const dueAt = Math.max(changes.scheduledAt ?? now, now);
         set.due_at = dueAt;
         set.state = dueAt > now ? 'SCHEDULED' : 'PENDING';
       }

@@ -1,9 +1,10 @@
 /**
  * updateWaitingTask — inputs: id, changes {scheduledAt (epoch ms, or null = now), priority rank,
  * payload}, now. Compare-and-set on a state where the task has not started its next attempt
- * (SCHEDULED, PENDING, RETRYING, BLOCKED). A new time sets scheduled_at and due_at, and the state
- * follows it: later than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`);
- * BLOCKED stays BLOCKED. Output: the updated task (and its due entry), or the task as it is when
+ * (SCHEDULED, PENDING, RETRYING, BLOCKED). A new time sets scheduled_at and due_at (the later of
+ * the time and now: a time already past is due now, see `buildNewTask`), and the state follows
+ * it: later than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`); BLOCKED
+ * stays BLOCKED. Output: the updated task (and its due entry), or the task as it is when
  * the state does not allow it, or not_found. Guarantee: never touches a RUNNING or finished task.
  */
 import type Database from 'better-sqlite3';
@@ -32,7 +33,7 @@ export function prepareUpdateWaitingTask(
       now,
       setTime: setTime ? 1 : 0,
       scheduledAt: changes.scheduledAt ?? null,
-      dueAt: changes.scheduledAt ?? now,
+      dueAt: Math.max(changes.scheduledAt ?? now, now),
       priority: changes.priority === undefined ? null : rankOfPriority(changes.priority),
       setPayload: changes.payload !== undefined ? 1 : 0,
       payload: changes.payload === undefined ? null : JSON.stringify(changes.payload),
