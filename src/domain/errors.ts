@@ -51,6 +51,19 @@ export class MalformedRequestError extends SchedulerError {
   }
 }
 
+/**
+ * The request did not arrive in full within `requestTimeoutMs` (a body that stopped coming):
+ * answered 408 on the socket, which is then closed. Retryable: send the whole request again.
+ */
+export class RequestTimeoutError extends SchedulerError {
+  readonly code = 'REQUEST_TIMEOUT';
+  readonly status = 408;
+  override readonly retryable = true;
+  constructor(timeoutMs: number) {
+    super(`the request did not arrive in full within ${timeoutMs / 1000} s`, { timeout_ms: timeoutMs });
+  }
+}
+
 /** `task_type` has no registered handler; `details.registered_types` lists those that do. */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
@@ -305,6 +318,7 @@ export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
   MALFORMED_JSON: { status: 400, retryable: false },
   MALFORMED_REQUEST: { status: 400, retryable: false },
+  REQUEST_TIMEOUT: { status: 408, retryable: true },
   UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
