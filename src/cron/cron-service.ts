@@ -14,6 +14,7 @@ import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { CatchUpMode, CronRecord, OverlapPolicy, TaskTemplate } from '../domain/cron/cron-definition';
 import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cron/cron-schedule';
+import { canonicalTimeZone } from '../domain/cron/zone-offset';
 import { CronNotFoundError, ServiceUnavailableError, ValidationError } from '../domain/errors';
 import { partitionOf } from '../domain/partition';
 import { uuidv7 } from '../domain/task-id';
@@ -74,7 +75,7 @@ export class CronService {
     const preview = q.preview === undefined ? 0 : Number(q.preview);
     this.validator.assert(cronCreateSchema, body);
     const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
-    const timezone = (b.timezone as string | undefined) ?? 'UTC';
+    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? 'UTC');
     const schedule = parseCronSchedule(b.cron_expression as string, timezone);
     const template = templateOf(b);
     const now = this.deps.clock.now();
@@ -145,7 +146,7 @@ export class CronService {
     const now = this.deps.clock.now();
     const changes: CronChanges = {};
     const expression = (b.cron_expression as string | undefined) ?? current.cronExpression;
-    const timezone = (b.timezone as string | undefined) ?? current.timezone;
+    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? current.timezone);
     const schedule = parseCronSchedule(expression, timezone);
     if (b.name !== undefined) changes.name = b.name as string;
     if (b.cron_expression !== undefined) changes.cronExpression = schedule.expression;
@@ -203,7 +204,7 @@ export class CronService {
   preview(body: unknown): Record<string, unknown> {
     this.validator.assert(cronPreviewSchema, body);
     const b = body as { cron_expression: string; timezone?: string; from?: string; count?: number };
-    const timezone = b.timezone ?? 'UTC';
+    const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
     const schedule = parseCronSchedule(b.cron_expression, timezone);
     let from = this.deps.clock.now();
     if (b.from !== undefined) {

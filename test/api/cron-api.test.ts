@@ -111,6 +111,17 @@ describe('REST: cron tasks', () => {
     });
   });
 
+  it('a zone name is stored in the tz database\'s letter case; a link keeps its own name', async () => {
+    expect((await create({ timezone: 'america/new_york' })).json().timezone).to.equal('America/New_York');
+    expect((await create({ timezone: 'utc' })).json().timezone).to.equal('UTC');
+    expect((await create({ timezone: 'US/Eastern' })).json().timezone).to.equal('US/Eastern');
+    const preview = await post('/api/v1/cron-tasks/preview', { cron_expression: '0 9 * * *', timezone: 'europe/berlin', count: 1 });
+    expect(preview.json().timezone).to.equal('Europe/Berlin');
+    const id = (await create({})).json().cron_id;
+    const patched = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { timezone: 'asia/tokyo' } });
+    expect(patched.json().timezone).to.equal('Asia/Tokyo');
+  });
+
   it('PATCH pauses and resumes (next_fire_time from now), changes the expression; cannot move tenants', async () => {
     const id = (await create({})).json().cron_id;
     const patch = (body: unknown) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: body as object });

@@ -91,3 +91,18 @@ export function findOffsetChange(timeZone: string, fromMs: number, toMs: number)
   }
   return high;
 }
+
+/**
+ * `timeZone` in the tz database's own letter case (`utc` → `UTC`, `america/new_york` →
+ * `America/New_York`), so a definition stores and shows one spelling. Only the case changes: a
+ * link such as `US/Eastern` is kept, and so is a name the runtime's ICU would map to an older one
+ * (it reads `Europe/Kyiv` as `Europe/Kiev`). An unknown name is returned as given.
+ */
+export function canonicalTimeZone(timeZone: string): string {
+  try {
+    const resolved = formatterFor(timeZone).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === timeZone.toLowerCase() ? resolved : timeZone;
+  } catch {
+    return timeZone;
+  }
+}
