@@ -106,10 +106,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       );
     },
   });
-  // Only JSON is accepted (415 otherwise), only as UTF-8, and only valid UTF-8; a number a double
-  // cannot hold is refused (contract/json-numbers.ts), never stored as null.
+  // Only JSON is accepted (415 otherwise), uncompressed, only as UTF-8, and only valid UTF-8; a
+  // number a double cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const encoding = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (encoding !== '' && encoding !== 'identity') {
+      return done(new UnsupportedMediaTypeError(String(req.headers['content-type']), encoding), undefined);
+    }
     const charset = /charset=([^;\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1]?.replace(/"/g, '');
     if (charset && !/^utf-?8$/i.test(charset)) {
       return done(new UnsupportedMediaTypeError(String(req.headers['content-type'])), undefined);

@@ -98,11 +98,13 @@ export class PayloadTooLargeError extends SchedulerError {
 export class UnsupportedMediaTypeError extends SchedulerError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
   readonly status = 415;
-  constructor(contentType: string) {
-    super(`Content-Type "${contentType}" is not supported; send application/json`, {
-      field: 'content-type',
-      content_type: contentType,
-    });
+  /** @param encoding a Content-Encoding other than `identity` (RFC 9110 §8.4: 415 for a coding the server does not take) */
+  constructor(contentType: string, encoding?: string) {
+    if (encoding === undefined) {
+      super(`Content-Type "${contentType}" is not supported; send application/json`, { field: 'content-type', content_type: contentType });
+    } else {
+      super(`Content-Encoding "${encoding}" is not supported; send the body uncompressed`, { field: 'content-encoding', content_encoding: encoding });
+    }
   }
 }
 

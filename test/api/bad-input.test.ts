@@ -108,6 +108,15 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     await expectNothingStored();
   });
 
+  it('a compressed body (Content-Encoding other than identity) → 415 naming content-encoding, even when it happens to parse', async () => {
+    for (const encoding of ['gzip', 'br', 'GZIP, identity']) {
+      const e = expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': encoding }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'content-encoding');
+      expect(e.message).to.match(/send the body uncompressed/);
+    }
+    await expectNothingStored();
+    expect((await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': 'identity' })).statusCode).to.equal(202);
+  });
+
   it('a body that is not valid UTF-8 → 400 MALFORMED_JSON (never stored with replacement characters)', async () => {
     const body = Buffer.concat([Buffer.from('{"task_type":"echo","payload":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
     const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: body });
