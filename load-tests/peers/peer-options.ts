@@ -25,6 +25,7 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
                              is the service's scheduler_last_task_finished_timestamp_seconds
                              (from the scrape that saw them all), as BullMQ's is its 'completed'
                              event; each scrape costs the service's main thread a few ms
+  --batch-size N             ours: tasks per batch request; BullMQ: jobs per addBulk (default 1000)
   --in-flight N              batch requests / addBulk calls in flight (default 4)
   --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
   --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
@@ -76,7 +77,8 @@ export interface PeerOptions {
 
 export { UsageError };
 
-const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
+/** Every value flag bench-peers takes (the help text names each one; a test checks). */
+export const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {

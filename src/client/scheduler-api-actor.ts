@@ -7,22 +7,30 @@ import type { Reply } from './protocol';
 import type { WorkflowService } from '../workflows/workflow-service';
 import type { ExternalTaskService } from '../external/external-task-service';
 
-/**
- * Runs `op` and answers with a {@link Reply}. `body`, the part of the message REST would get as its
- * JSON body or query, is refused first (`VALIDATION_FAILED` naming the field) if it holds a value
- * JSON cannot keep as it is (`Infinity`, a `bigint`, a `Map`, a cycle, …: {@link nonJsonValue}): a
- * caller in the same process hands its objects over as they are, and the store would write such a
- * value as null or `{}`, or fail with a 500.
- */
-async function reply<T>(op: () => Promise<T>, body?: unknown): Promise<Reply<T>> {
+/** Runs `op` and answers with a {@link Reply}: a catalog error keeps its code, anything else is INTERNAL_ERROR. */
+async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
   try {
-    const bad = body === undefined ? null : nonJsonValue(body);
-    if (bad) throw new ValidationError(bad.path, bad.reason);
     return { ok: true, value: await op() };
   } catch (err) {
     const e = err instanceof SchedulerError ? err : new InternalError();
     return { ok: false, error: e.toJSON().error };
   }
+}
+
+/**
+ * {@link reply} for a message whose `body` is what REST would get as its JSON body or query. A
+ * caller in the same process hands its objects over as they are, so `body` is first refused
+ * (`VALIDATION_FAILED` naming the field) if it holds a value JSON cannot keep as it is
+ * ({@link nonJsonValue}: `Infinity`, a `bigint`, a `Map`, a cycle, …), then handed to `op` as its
+ * JSON round trip: exactly what REST would parse (a `Date` becomes its ISO string, a function
+ * field is left out), never a live object the store would write as null or `{}`, or fail on.
+ */
+function replyWith<T>(body: unknown, op: (plain: unknown) => Promise<T>): Promise<Reply<T>> {
+  return reply(() => {
+    const bad = body === undefined ? null : nonJsonValue(body);
+    if (bad) throw new ValidationError(bad.path, bad.reason);
+    return op(body === undefined ? undefined : JSON.parse(JSON.stringify(body)));
+  });
 }
 
 /**
@@ -51,25 +59,25 @@ export function schedulerApiActor(
   };
   return class SchedulerApiActor {
     submit(body: unknown) {
-      return reply(() => service.submit(body), body);
+      return replyWith(body, (b) => service.submit(b));
     }
     submitBatch(body: unknown) {
-      return reply(() => service.submitBatch(body), body);
+      return replyWith(body, (b) => service.submitBatch(b));
     }
     get(msg: { id: string; include?: { attempts?: boolean } }) {
       return reply(() => service.get(String(msg?.id ?? ''), msg?.include));
     }
     list(query: unknown) {
-      return reply(() => service.list(query), query);
+      return replyWith(query, (q) => service.list(q));
     }
     cancel(msg: { id: string }) {
       return reply(async () => (await service.cancel(String(msg?.id ?? ''))).body);
     }
     update(msg: { id: string; changes: unknown }) {
-      return reply(() => service.update(String(msg?.id ?? ''), msg?.changes), msg?.changes);
+      return replyWith(msg?.changes, (c) => service.update(String(msg?.id ?? ''), c));
     }
     listDeadLetter(query: unknown) {
-      return reply(() => service.listDeadLetter(query), query);
+      return replyWith(query, (q) => service.listDeadLetter(q));
     }
     replayDeadLetter(msg: { id: string }) {
       return reply(() => service.replayDeadLetter(String(msg?.id ?? '')));
@@ -78,34 +86,34 @@ export function schedulerApiActor(
       return reply(() => service.deleteDeadLetter(String(msg?.id ?? '')));
     }
     createCron(msg: { body: unknown; preview?: number }) {
-      return reply(() => crons.create(msg?.body, msg?.preview === undefined ? {} : { preview: msg.preview }), msg?.body);
+      return replyWith(msg?.body, (b) => crons.create(b, msg?.preview === undefined ? {} : { preview: msg.preview }));
     }
     getCron(msg: { id: string; query?: unknown }) {
-      return reply(() => crons.get(String(msg?.id ?? ''), msg?.query), msg?.query);
+      return replyWith(msg?.query, (q) => crons.get(String(msg?.id ?? ''), q));
     }
     listCrons(query: unknown) {
-      return reply(() => crons.list(query), query);
+      return replyWith(query, (q) => crons.list(q));
     }
     updateCron(msg: { id: string; changes: unknown }) {
-      return reply(() => crons.update(String(msg?.id ?? ''), msg?.changes), msg?.changes);
+      return replyWith(msg?.changes, (c) => crons.update(String(msg?.id ?? ''), c));
     }
     deleteCron(msg: { id: string }) {
       return reply(() => crons.delete(String(msg?.id ?? '')));
     }
     cronRuns(msg: { id: string; query?: unknown }) {
-      return reply(() => crons.runs(String(msg?.id ?? ''), msg?.query), msg?.query);
+      return replyWith(msg?.query, (q) => crons.runs(String(msg?.id ?? ''), q));
     }
     previewCron(body: unknown) {
-      return reply(async () => crons.preview(body), body);
+      return replyWith(body, async (b) => crons.preview(b));
     }
     putTenant(msg: { id: string; settings: unknown }) {
-      return reply(async () => (await admin()).putTenant(String(msg?.id ?? ''), msg?.settings), msg?.settings);
+      return replyWith(msg?.settings, async (v) => (await admin()).putTenant(String(msg?.id ?? ''), v));
     }
     listTenants() {
       return reply(async () => (await admin()).listTenants());
     }
     putRateLimit(msg: { taskType: string; limit: unknown }) {
-      return reply(async () => (await admin()).putRateLimit(String(msg?.taskType ?? ''), msg?.limit), msg?.limit);
+      return replyWith(msg?.limit, async (v) => (await admin()).putRateLimit(String(msg?.taskType ?? ''), v));
     }
     deleteRateLimit(msg: { taskType: string }) {
       return reply(async () => (await admin()).deleteRateLimit(String(msg?.taskType ?? '')));
@@ -114,22 +122,22 @@ export function schedulerApiActor(
       return reply(async () => (await admin()).listRateLimits());
     }
     submitWorkflow(body: unknown) {
-      return reply(async () => (await wf()).submit(body), body);
+      return replyWith(body, async (b) => (await wf()).submit(b));
     }
     getWorkflow(msg: { id: string }) {
       return reply(async () => (await wf()).get(String(msg?.id ?? '')));
     }
     listWorkflows(query: unknown) {
-      return reply(async () => (await wf()).list(query), query);
+      return replyWith(query, async (q) => (await wf()).list(q));
     }
     cancelWorkflow(msg: { id: string }) {
       return reply(async () => (await (await wf()).cancel(String(msg?.id ?? ''))).body);
     }
     completeExternal(msg: { id: string; report: unknown }) {
-      return reply(async () => (await ext()).complete(String(msg?.id ?? ''), msg?.report), msg?.report);
+      return replyWith(msg?.report, async (r) => (await ext()).complete(String(msg?.id ?? ''), r));
     }
     heartbeatExternal(msg: { id: string; report: unknown }) {
-      return reply(async () => (await ext()).heartbeat(String(msg?.id ?? ''), msg?.report), msg?.report);
+      return replyWith(msg?.report, async (r) => (await ext()).heartbeat(String(msg?.id ?? ''), r));
     }
   };
 }

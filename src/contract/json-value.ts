@@ -5,7 +5,8 @@
  * store writes them with `JSON.stringify` (ECMA-262, SerializeJSONProperty), which would turn
  * `Infinity` and `NaN` into `null`, a `Map` or `Set` into `{}`, `undefined` or a function inside an
  * array into `null`, and throw on a `bigint` or a cycle. Such a message is refused instead, naming
- * the field, as REST would refuse the body.
+ * the field, as REST would refuse the body; what passes is handed on as its JSON round trip
+ * (client/scheduler-api-actor.ts), so the service sees exactly what REST would.
  */
 
 /** A value JSON cannot hold as it is, and where: the path from the message's root (`tasks[2].payload.n`; `body` for the root). */
@@ -33,10 +34,27 @@ function reasonFor(v: unknown, inArray: boolean): string | null {
   }
 }
 
-/** True for an object JSON writes as its own fields: a plain object or one with its own `toJSON`. */
+/** True for an object JSON writes as its own fields: a plain object (prototype `Object.prototype` or none). */
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null || typeof (v as { toJSON?: unknown }).toJSON === 'function';
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Most values (every number, string, object, array, … met, an object shared by several fields
+ * counted once per field, as JSON writes it once per field) walked before a message is refused
+ * as too large: a REST body of 1 MiB holds fewer than 600,000.
+ */
+export const MAX_JSON_VALUES = 1_000_000;
+
+/** Calls `v.toJSON(key)` as JSON.stringify would; a throw becomes the refusal's reason. */
+function writtenForm(v: { toJSON(key: string): unknown }, key: string): { value: unknown } | { reason: string } {
+  if (v instanceof Date && Number.isNaN(v.getTime())) return { reason: 'is an invalid Date (JSON would write null)' };
+  try {
+    return { value: v.toJSON(key) };
+  } catch (err) {
+    return { reason: `cannot be written as JSON: its toJSON threw "${(err as Error)?.message ?? String(err)}"` };
+  }
 }
 
 /**
@@ -44,21 +62,32 @@ function isPlainObject(v: object): boolean {
  * bigint, a function, symbol or `undefined` inside an array (in an object such a field is left out,
  * as JSON.stringify leaves it out, which is how optional fields are usually written), an object
  * that is neither a plain object nor an array (a `Map`, `Set`, `RegExp`, typed array, class
- * instance; one with its own `toJSON`, such as a `Date`, is taken as it writes itself), or a cycle.
- * Iterative: any depth. Null when the whole value has a JSON form.
+ * instance), a cycle, or more than {@link MAX_JSON_VALUES} values once written out. An object
+ * with its own `toJSON` (a `Date`) is judged by what that returns, as JSON.stringify writes it;
+ * an invalid `Date` is refused. Iterative: any depth. Null when the whole value has a JSON form.
  */
 export function nonJsonValue(value: unknown): NonJsonValue | null {
-  type Item = { v: unknown; path: string; inArray: boolean } | { leave: object };
+  type Item = { v: unknown; path: string; key: string; inArray: boolean } | { leave: object };
   // Each object stays in `open` while its fields are walked: meeting it again there is a cycle.
   const open = new Set<object>();
-  const stack: Item[] = [{ v: value, path: '', inArray: false }];
+  const stack: Item[] = [{ v: value, path: '', key: '', inArray: false }];
+  let seen = 0;
   while (stack.length > 0) {
     const item = stack.pop() as Item;
     if ('leave' in item) {
       open.delete(item.leave);
       continue;
     }
-    const { v, path } = item;
+    if (++seen > MAX_JSON_VALUES) {
+      return { path: 'body', reason: `holds more than ${MAX_JSON_VALUES} values once written as JSON (an object in several fields is written once per field)` };
+    }
+    const { path, key } = item;
+    let v = item.v;
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      const written = writtenForm(v as { toJSON(key: string): unknown }, key);
+      if ('reason' in written) return { path: pathOf(path), reason: written.reason };
+      v = written.value;
+    }
     const reason = reasonFor(v, item.inArray);
     if (reason !== null) return { path: pathOf(path), reason };
     if (v === null || typeof v !== 'object') continue;
@@ -66,17 +95,18 @@ export function nonJsonValue(value: unknown): NonJsonValue | null {
     if (Array.isArray(v)) {
       open.add(v);
       stack.push({ leave: v });
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, inArray: true });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, key: String(i), inArray: true });
     } else if (!isPlainObject(v)) {
       const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
       const what = typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
       return { path: pathOf(path), reason: `is ${what}, not a plain object: JSON would not keep it as it is` };
-    } else if (typeof (v as { toJSON?: unknown }).toJSON !== 'function') {
+    } else {
       open.add(v);
       stack.push({ leave: v });
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
-        stack.push({ v: entries[i][1], path: path === '' ? entries[i][0] : `${path}.${entries[i][0]}`, inArray: false });
+        const [k, field] = entries[i];
+        stack.push({ v: field, path: path === '' ? k : `${path}.${k}`, key: k, inArray: false });
       }
     }
   }

@@ -13,12 +13,11 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
- * `details.field` is a readable path such as `tasks[3].priority` (query parameters by their name,
- * e.g. `limit`: the same names the actor-message API uses).
+ * The first Ajv (or fastify validation) error as a readable path below the validated value
+ * (`tasks[3].priority`; `''` for the value itself) and a reason in words.
  * @param context fastify's `validationContext` (`body`, `querystring`, `params`, `headers`), when known
  */
-export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, context?: string): ValidationError {
+function firstProblem(errors: ReadonlyArray<ErrorObject>, context?: string): { field: string; reason: string } {
   const e = errors[0];
   let field = e.instancePath
     .split('/')
@@ -43,6 +42,17 @@ export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, context?: 
     // A query parameter arrives as a string, or as an array when it is given more than once.
     reason = 'is given more than once: give it once';
   }
+  return { field, reason };
+}
+
+/**
+ * Turns the first Ajv (or fastify validation) error into a {@link ValidationError} whose
+ * `details.field` is a readable path such as `tasks[3].priority` (query parameters by their name,
+ * e.g. `limit`: the same names the actor-message API uses; `body` for the whole body).
+ * @param context fastify's `validationContext` (`body`, `querystring`, `params`, `headers`), when known
+ */
+export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, context?: string): ValidationError {
+  const { field, reason } = firstProblem(errors, context);
   return new ValidationError(field || 'body', reason);
 }
 
@@ -66,9 +76,8 @@ export class SchemaValidator {
       this.cache.set(schema, fn);
     }
     if (fn(value)) return;
-    const err = validationErrorOf(fn.errors ?? []);
-    if (at === undefined) throw err;
-    const field = String(err.details.field);
-    throw new ValidationError(field === 'body' ? at : field.startsWith('[') ? `${at}${field}` : `${at}.${field}`, String(err.details.reason));
+    if (at === undefined) throw validationErrorOf(fn.errors ?? []);
+    const { field, reason } = firstProblem(fn.errors ?? []);
+    throw new ValidationError(field === '' ? at : field.startsWith('[') ? `${at}${field}` : `${at}.${field}`, reason);
   }
 }

@@ -15,6 +15,7 @@ import { Clock } from '../domain/clock';
 import { CatchUpMode, CronRecord, OverlapPolicy, TaskTemplate } from '../domain/cron/cron-definition';
 import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cron/cron-schedule';
 import { canonicalTimeZone } from '../domain/cron/zone-offset';
+import { assertCronSteps } from '../domain/cron/field-steps';
 import { CronNotFoundError, ServiceUnavailableError, ValidationError } from '../domain/errors';
 import { partitionOf } from '../domain/partition';
 import { uuidv7 } from '../domain/task-id';
@@ -76,6 +77,7 @@ export class CronService {
     this.validator.assert(cronCreateSchema, body);
     const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
     const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? 'UTC');
+    assertCronSteps(b.cron_expression);
     const schedule = parseCronSchedule(b.cron_expression as string, timezone);
     const template = templateOf(b);
     const now = this.deps.clock.now();
@@ -147,6 +149,7 @@ export class CronService {
     const changes: CronChanges = {};
     const expression = (b.cron_expression as string | undefined) ?? current.cronExpression;
     const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? current.timezone);
+    if (b.cron_expression !== undefined) assertCronSteps(b.cron_expression); // a stored one keeps firing as saved
     const schedule = parseCronSchedule(expression, timezone);
     if (b.name !== undefined) changes.name = b.name as string;
     if (b.cron_expression !== undefined) changes.cronExpression = schedule.expression;
@@ -205,6 +208,7 @@ export class CronService {
     this.validator.assert(cronPreviewSchema, body);
     const b = body as { cron_expression: string; timezone?: string; from?: string; count?: number };
     const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
+    assertCronSteps(b.cron_expression);
     const schedule = parseCronSchedule(b.cron_expression, timezone);
     let from = this.deps.clock.now();
     if (b.from !== undefined) {

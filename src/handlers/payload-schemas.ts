@@ -4,28 +4,28 @@ import { BUILTIN_HANDLERS } from './registry';
 
 /**
  * JSON Schemas of what the built-in handlers read from their payload (README, "Using it"; the
- * handlers in `builtins/`). A payload that breaks one is refused at submission (400 naming the
- * field) instead of being stored and failing when it runs. `noop` and `echo` take any payload.
+ * handlers in `builtins/`): the fields each reads must have the type it needs, so a payload that
+ * would fail when it runs (or silently mean something else, such as `times: "2"`, which `fail`
+ * reads as "every attempt") is refused at submission, 400 naming the field. Other fields are left
+ * to the handler, which ignores them, and `null` is taken wherever the handler reads it as absent.
+ * `noop` and `echo` take any payload.
  */
 export const BUILTIN_PAYLOAD_SCHEMAS: Readonly<Record<string, object>> = Object.freeze({
   sleep: {
     type: ['object', 'null'],
-    additionalProperties: false,
-    properties: { ms: { type: 'number', minimum: 0, maximum: 86_400_000 } },
+    properties: { ms: { type: ['number', 'null'], minimum: 0, maximum: 86_400_000 } },
   },
   fail: {
     type: ['object', 'null'],
-    additionalProperties: false,
-    properties: { message: { type: 'string' }, permanent: { type: 'boolean' }, times: { type: 'number', minimum: 0 } },
+    properties: { message: { type: ['string', 'null'] }, permanent: { type: ['boolean', 'null'] }, times: { type: ['number', 'null'], minimum: 0 } },
   },
   http: {
     type: 'object',
-    additionalProperties: false,
     required: ['url'],
     properties: {
       url: { type: 'string' },
       method: { type: 'string' },
-      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      headers: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
       body: {},
     },
   },
@@ -69,7 +69,7 @@ function assertHttpTarget(p: { url: string; method?: string }, at: string): void
   if (protocol !== 'http:' && protocol !== 'https:') throw new ValidationError(`${at}.url`, 'must be an http or https URL');
   if (p.method !== undefined && !/^[A-Za-z]+$/.test(p.method)) throw new ValidationError(`${at}.method`, 'must be an HTTP method name such as POST');
   try {
-    new Headers((p as { headers?: Record<string, string> }).headers); // throws on a header name or value HTTP cannot carry
+    new Headers((p as { headers?: Record<string, string> | null }).headers ?? undefined); // throws on a header name or value HTTP cannot carry
   } catch (err) {
     throw new ValidationError(`${at}.headers`, (err as Error).message);
   }

@@ -111,6 +111,22 @@ describe('REST: cron tasks', () => {
     });
   });
 
+  it('a step beyond its field\'s span is refused when saved; a definition stored before that check still reads, edits and fires', async () => {
+    const refused = await create({ cron_expression: '0 */30 * * *' });
+    expect(refused.statusCode).to.equal(400);
+    expect(refused.json().error.details).to.include({ field: 'cron_expression' });
+    const id = (await create({ cron_expression: '0 0 * * *' })).json().cron_id;
+    await f.store.updateCron(id, { cronExpression: '0 */30 * * *' }, f.clock.now()); // as saved by an earlier version
+    const got = await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${id}?preview=2` });
+    expect(got.statusCode).to.equal(200);
+    expect(got.json().next_fire_times).to.deep.equal(['2026-06-02T00:00:00.000Z', '2026-06-03T00:00:00.000Z']);
+    const renamed = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { name: 'kept', enabled: false } });
+    expect(renamed.statusCode).to.equal(200);
+    expect(renamed.json()).to.include({ name: 'kept', cron_expression: '0 */30 * * *' });
+    const rewritten = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { cron_expression: '0 */31 * * *' } });
+    expect(rewritten.statusCode).to.equal(400);
+  });
+
   it('a zone name is stored in the tz database\'s letter case; a link keeps its own name', async () => {
     expect((await create({ timezone: 'america/new_york' })).json().timezone).to.equal('America/New_York');
     expect((await create({ timezone: 'utc' })).json().timezone).to.equal('UTC');

@@ -44,6 +44,24 @@ describe('REST: a request that stops arriving', function () {
     expect(Object.values(await f.store.countByState()).reduce((a, b) => a + b, 0)).to.equal(0);
   });
 
+  it('an idle keep-alive connection is not cut: a request after a gap longer than the timeout is served', async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = net.connect(Number(new URL(address).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (d) => (received += String(d)));
+    const request = 'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"task_type":"noop"}';
+    const answers = async (n: number) => {
+      while ((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).length < n) await new Promise((r) => setTimeout(r, 10)); // waiting for bytes, not for time
+    };
+    socket.write(request);
+    await answers(1);
+    await new Promise((r) => setTimeout(r, 600)); // the idle gap under test: twice the request timeout
+    socket.write(request);
+    await answers(2);
+    socket.destroy();
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).to.deep.equal(['HTTP/1.1 202', 'HTTP/1.1 202']);
+  });
+
   it('headers that stop half-way get the same answer', async () => {
     const { answer } = await stall('POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Ty');
     expect(answer).to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/).and.match(/"REQUEST_TIMEOUT"/);

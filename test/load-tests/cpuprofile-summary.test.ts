@@ -19,11 +19,13 @@ describe('cpuprofile-summary: bad command lines get one line and exit code 2, no
   it('an unknown flag, no profile, a missing file, a bad --top and a file that is not a profile', () => {
     const notAProfile = path.join(dir.path, 'x.cpuprofile');
     fs.writeFileSync(notAProfile, 'not json');
+    fs.mkdirSync(path.join(dir.path, 'empty'));
     const cases: Array<[string[], RegExp]> = [
       [['--bogus'], /Unknown option '--bogus'/],
       [[], /no profile given/],
       [[path.join(dir.path, 'nope')], /no such file or folder/],
       [['--top', 'x', dir.path], /--top must be a whole number/],
+      [[path.join(dir.path, 'empty')], /no \.cpuprofile files in this folder/],
       [[notAProfile], /not a readable \.cpuprofile/],
     ];
     for (const [args, message] of cases) {

@@ -33,6 +33,21 @@ describe('nonJsonValue: values JSON.stringify would not keep as they are', () =>
     expect(nonJsonValue([new Uint8Array(2)])!.path).to.equal('[0]');
   });
 
+  it('judges an object with its own toJSON by what it writes; an invalid Date or a throwing toJSON is named', () => {
+    expect(nonJsonValue({ at: new Date(0), custom: { toJSON: () => ({ n: 1 }) } })).to.equal(null);
+    expect(nonJsonValue({ custom: { toJSON: () => ({ n: Infinity }) } })).to.deep.include({ path: 'custom.n' });
+    expect(nonJsonValue({ at: new Date('x') })).to.deep.equal({ path: 'at', reason: 'is an invalid Date (JSON would write null)' });
+    const bad = { toJSON: () => { throw new Error('nope'); } };
+    expect(nonJsonValue({ list: [bad] })).to.deep.include({ path: 'list[0]' }).and.have.property('reason').that.match(/toJSON threw "nope"/);
+  });
+
+  it('refuses a value of more than a million values once written out (an object shared by many fields counts each time)', () => {
+    let shared: unknown = [1];
+    for (let i = 0; i < 22; i++) shared = { a: shared, b: shared }; // 2^22 paths, 23 objects
+    expect(nonJsonValue({ payload: shared })).to.deep.include({ path: 'body' }).and.have.property('reason').that.match(/more than 1000000 values/);
+    expect(nonJsonValue({ payload: Array.from({ length: 100_000 }, (_, i) => ({ i })) })).to.equal(null);
+  });
+
   it('names a cycle where it closes, at any depth', () => {
     const a: Record<string, unknown> = { n: 1 };
     a.self = { back: a };

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { UsageError } from '../../load-tests/bench/flags';
 import { median } from '../../load-tests/bench/stats';
-import { parsePeerOptions } from '../../load-tests/peers/peer-options';
+import { FLAGS, parsePeerOptions, PEERS_HELP } from '../../load-tests/peers/peer-options';
 import { peerTable, summarizeRounds } from '../../load-tests/peers/peer-report';
 
 /** One system's scenario results, as the peers' and our scenario functions record them. */
@@ -83,5 +83,12 @@ describe('bench-peers rounds', () => {
     expect(parsePeerOptions([])?.cpuProfDir).to.equal(null);
     expect(parsePeerOptions(['--cpu-prof', 'prof/peers'])?.cpuProfDir).to.equal(path.resolve('prof/peers'));
     expect(() => parsePeerOptions(['--cpu-prof'])).to.throw(UsageError, /--cpu-prof/);
+  });
+
+  it('--ours-poll-ms takes 10..5000 ms (default 50); --help names every flag', () => {
+    expect(parsePeerOptions([])?.oursPollMs).to.equal(50);
+    expect(parsePeerOptions(['--ours-poll-ms', '200'])?.oursPollMs).to.equal(200);
+    expect(() => parsePeerOptions(['--ours-poll-ms', '5'])).to.throw(UsageError, /--ours-poll-ms/);
+    for (const flag of [...FLAGS, 'quick', 'keep-tmp']) expect(PEERS_HELP, flag).to.match(new RegExp(`^  --${flag}\\b`, 'm'));
   });
 });

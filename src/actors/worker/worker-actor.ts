@@ -75,8 +75,10 @@ class WorkerActor {
     // task's own retries would do it again each time. So it is logged, and the process goes on.
     // A synchronous throw outside any handler's promise (an `uncaughtException`) still ends the
     // process, as Node advises: comedy respawns it and its attempts are retried.
+    // The listener is process-wide: a rejection left unhandled by code of ours lands here too,
+    // which is why the line does not blame a handler for certain.
     process.on('unhandledRejection', (reason) => {
-      log.error({ err: reason }, 'a promise rejection that no handler awaited (a bug in a handler); this worker goes on');
+      log.error({ err: reason }, 'unhandled promise rejection in this worker process (most likely a handler that did not await a promise); the worker goes on');
     });
     this.runner = new TaskRunner(
       loadHandlersOrFailing(p.handlers, p.baseDir),

@@ -41,7 +41,6 @@
  * `Intl`, see zone-offset.ts) and matches wall-clock times itself; each adjustment is marked
  * "Adjustment" below.
  */
-import { fieldStepProblem } from './field-steps';
 import { CronExpressionParser } from 'cron-parser';
 import { ValidationError } from '../errors';
 import { findOffsetChange, isKnownTimeZone, zoneOffsetAt } from './zone-offset';
@@ -188,8 +187,6 @@ function parseFields(expression: string): CronFields {
     // the same in every evaluator (instance ids are derived from the fire time).
     throw invalidExpression(`"${expression.trim()}" uses H (hash), which is not supported; write the value`);
   }
-  const stepProblem = fieldStepProblem(raw);
-  if (stepProblem !== null) throw invalidExpression(`"${expression.trim()}": ${stepProblem}`);
   type SixFields = [string, string, string, string, string, string];
   const [rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, rawDayOfWeek] = raw as SixFields;
 

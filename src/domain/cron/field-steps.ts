@@ -2,7 +2,10 @@
  * Checks cron-parser leaves out: a step must be a whole number no larger than its field's span
  * (cron-parser took `*\/99999999999999999999` in the minute field and fired at minute 0 only), and
  * a value cannot start with a minus sign (cron-parser's message for `-1` was "got range NaN-1").
+ * Applied to an expression when it is saved or previewed, never to one already stored: a
+ * definition saved before these checks (`0 *\/30 * * *`, daily at 00:00) keeps firing as it did.
  */
+import { ValidationError } from '../errors';
 
 /** The six fields (seconds first) with the values each may hold. */
 const FIELDS: ReadonlyArray<{ name: string; min: number; max: number }> = [
@@ -34,4 +37,17 @@ export function fieldStepProblem(fields: readonly string[]): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Refuses, naming `cron_expression`, a new expression whose steps or signs break the rules above.
+ * Aliases (`@daily`) have no steps; a wrong field count is left to the parser, which says so.
+ * @throws ValidationError
+ */
+export function assertCronSteps(expression: unknown): void {
+  if (typeof expression !== 'string' || expression.trim().startsWith('@')) return;
+  const atoms = expression.trim().split(/\s+/);
+  if (atoms.length !== 5 && atoms.length !== 6) return;
+  const problem = fieldStepProblem(atoms.length === 5 ? ['0', ...atoms] : atoms);
+  if (problem !== null) throw new ValidationError('cron_expression', `"${expression.trim()}": ${problem}`);
 }
