@@ -69,6 +69,22 @@ async function submitAll(client: HttpClient, n: number, batchSize: number, inFli
 const rate = (n: number, ms: number) => round((n * 1000) / Math.max(ms, 1e-6), 0);
 
 /**
+ * The rate figures of a drain of `n` tasks: `ms` from its start to the finish instant (`source`
+ * says whose), and `seenMs` to the poll that saw it.
+ */
+function drainFigures(n: number, ms: number, seenMs: number, wait: CompletionWait, source: 'service' | 'poll', pollMs: number) {
+  return {
+    seconds: round(ms / 1000, 3),
+    completed: n,
+    complete: true,
+    terminal_counts: wait.counts,
+    tasks_per_s: rate(n, ms),
+    finish_from: source,
+    seen_by_poll: { poll_ms: pollMs, seconds: round(seenMs / 1000, 3), tasks_per_s: rate(n, seenMs) },
+  };
+}
+
+/**
  * The instant (epoch ms) the last of the tasks finished: the service's own reading in the scrape
  * that saw them all, else (a build without that gauge) the arrival of that scrape.
  */
@@ -94,15 +110,7 @@ export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup
     tasks: s.tasks,
     enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
     enqueued_before_due: enqueuedAt < due,
-    processing: {
-      seconds: round(ms / 1000, 3),
-      completed: s.tasks,
-      complete: true,
-      terminal_counts: wait.counts,
-      tasks_per_s: rate(s.tasks, ms),
-      finish_from: finished.source,
-      seen_by_poll: { poll_ms: s.pollMs, seconds: round(seenMs / 1000, 3), tasks_per_s: rate(s.tasks, seenMs) },
-    },
+    processing: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
   };
 }
@@ -128,15 +136,7 @@ export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetu
   return {
     tasks: s.tasks,
     enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
-    end_to_end: {
-      seconds: round(ms / 1000, 3),
-      completed: s.tasks,
-      complete: true,
-      terminal_counts: wait.counts,
-      tasks_per_s: rate(s.tasks, ms),
-      finish_from: finished.source,
-      seen_by_poll: { poll_ms: s.pollMs, seconds: round(seenMs / 1000, 3), tasks_per_s: rate(s.tasks, seenMs) },
-    },
+    end_to_end: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
   };
 }
