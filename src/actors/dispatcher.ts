@@ -99,6 +99,11 @@ export class DispatcherActor {
   }
 
   /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
+  /** A worker's report of a promise rejection nothing handled there (it logged it and goes on): counted. */
+  unhandledRejection(msg: { workerId: string; pid: number }): void {
+    this.deps.metrics.workerRejections.inc({ worker_id: msg.workerId });
+  }
+
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     const items = msg.attempts
       .filter((a) => {

@@ -20,6 +20,7 @@ export class SchedulerMetrics {
   readonly staleCompletions: Counter<string>;
   readonly workerRestarts: Counter<'worker_id'>;
   readonly workerKills: Counter<'worker_id'>;
+  readonly workerRejections: Counter<'worker_id'>;
   readonly purgedTasks: Counter<string>;
   readonly cronFireLag: Histogram<string>;
   readonly rateLimitWaits: Counter<'limit' | 'key'>;
@@ -100,6 +101,12 @@ export class SchedulerMetrics {
     this.workerKills = new Counter({
       name: 'scheduler_worker_kills_total',
       help: 'Worker processes killed because a handler overran its timeout and grace period.',
+      labelNames: ['worker_id'],
+      registers,
+    });
+    this.workerRejections = new Counter({
+      name: 'scheduler_worker_unhandled_rejections_total',
+      help: 'Promise rejections nothing handled in a worker process (most likely a handler that did not await a promise); the worker goes on.',
       labelNames: ['worker_id'],
       registers,
     });

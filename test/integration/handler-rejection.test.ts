@@ -35,6 +35,11 @@ describe('worker: a promise rejection no handler awaited', function () {
     expect(h.attempt_history).to.deep.equal([]);
     expect((await dispatcher.ask('stats', null)).workers[0].pid).to.equal(pidBefore);
 
+    // Counted for alerting, per worker process.
+    const counted = async () => /scheduler_worker_unhandled_rejections_total\{worker_id="worker-1"\} 1\b/.test((await s.scheduler.app.inject({ method: 'GET', url: '/metrics' })).body);
+    for (let i = 0; i < 500 && !(await counted()); i++) await new Promise((r) => setTimeout(r, 10)); // waiting for the report, not for time
+    expect(await counted()).to.equal(true);
+
     await s.scheduler.service.cancel(held.task_id);
     expect(await s.waitFor(held.task_id, terminal)).to.include({ status: 'CANCELLED', attempts: 1 });
   });

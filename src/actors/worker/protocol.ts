@@ -53,4 +53,6 @@ export type WorkerToDispatcher = {
   heartbeat: { req: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }; res: void };
   /** Finished attempts; each returns one credit. */
   completed: { req: { workerId: string; pid: number; results: WorkResult[] }; res: void };
+  /** A promise rejection nothing handled in the worker process (logged there; counted by the dispatcher). */
+  unhandledRejection: { req: { workerId: string; pid: number }; res: void };
 };

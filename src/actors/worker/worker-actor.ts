@@ -37,6 +37,8 @@ class WorkerActor {
   private params: WorkerParams | null = null;
   /** When the dispatcher last sent anything (epoch ms). */
   private lastHeard = 0;
+  /** The dispatcher has asked `hello`: comedy's creation is over, so this worker may message it. */
+  private greeted = false;
   /** Worker processes run handlers against real time. */
   private readonly clock = new SystemClock();
 
@@ -77,8 +79,11 @@ class WorkerActor {
     // process, as Node advises: comedy respawns it and its attempts are retried.
     // The listener is process-wide: a rejection left unhandled by code of ours lands here too,
     // which is why the line does not blame a handler for certain.
+    // The dispatcher counts them (`scheduler_worker_unhandled_rejections_total`), told only once it
+    // has spoken to this worker: a message while comedy creates it would pass for the handshake.
     process.on('unhandledRejection', (reason) => {
       log.error({ err: reason }, 'unhandled promise rejection in this worker process (most likely a handler that did not await a promise); the worker goes on');
+      if (this.greeted) parent.tell('unhandledRejection', { workerId: p.workerId, pid: process.pid });
     });
     this.runner = new TaskRunner(
       loadHandlersOrFailing(p.handlers, p.baseDir),
@@ -93,6 +98,7 @@ class WorkerActor {
 
   hello(): WorkerHello {
     this.lastHeard = this.clock.now();
+    this.greeted = true;
     const p = this.params as WorkerParams;
     return { workerId: p.workerId, pid: process.pid, credits: p.concurrency };
   }
