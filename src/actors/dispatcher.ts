@@ -98,12 +98,12 @@ export class DispatcherActor {
     this.pump();
   }
 
-  /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
   /** A worker's report of a promise rejection nothing handled there (it logged it and goes on): counted. */
   unhandledRejection(msg: { workerId: string; pid: number }): void {
     this.deps.metrics.workerRejections.inc({ worker_id: msg.workerId });
   }
 
+  /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     const items = msg.attempts
       .filter((a) => {
