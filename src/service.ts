@@ -20,7 +20,7 @@ import {
   TaskStateConflictError,
   ValidationError,
 } from './domain/errors';
-import { DueEntry, NewTask, Priority, TaskState } from './domain/task';
+import { DueEntry, NewTask, Priority, TaskRecord, TaskState } from './domain/task';
 import { registeredTaskTypes } from './handlers/registry';
 import { PayloadChecks } from './handlers/payload-schemas';
 import { SchedulerMetrics } from './observability/metrics';
@@ -152,7 +152,7 @@ export class SchedulerService {
    */
   async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.validator.assert(taskPatchSchema, body);
-    await this.assertVisibleTask(id, caller);
+    const seen = await this.assertVisibleTask(id, caller);
     const b = body as { scheduled_at?: string | null; priority?: Priority; payload?: unknown };
     const changes: UpdateWaitingChanges = {};
     if (b.scheduled_at !== undefined) {
@@ -167,7 +167,7 @@ export class SchedulerService {
       const limit = this.deps.config.maxPayloadBytes;
       if (bytes > limit) throw new PayloadTooLargeError(limit, 'payload', bytes);
       // A built-in type's payload is checked as at submission; the type is the task's own.
-      const task = await this.deps.store.getTask(id);
+      const task = seen ?? (await this.deps.store.getTask(id));
       if (!task) throw new TaskNotFoundError(id);
       if (!Object.prototype.hasOwnProperty.call(this.deps.config.externalQueues ?? {}, task.queue)) this.payloads.assert(task.taskType, b.payload, 'payload');
       changes.payload = b.payload;
@@ -227,10 +227,12 @@ export class SchedulerService {
   }
 
   /** 404 for a task of another tenant (a tenant's key never learns that the id exists). */
-  private async assertVisibleTask(id: string, caller: Caller): Promise<void> {
-    if (caller.admin) return;
+  /** @returns the task when it had to be read to check the caller's tenant (null for an admin, who sees all) */
+  private async assertVisibleTask(id: string, caller: Caller): Promise<TaskRecord | null> {
+    if (caller.admin) return null;
     const task = await this.deps.store.getTask(id);
     if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
+    return task;
   }
 
   private async notDead(id: string, operation: string): Promise<Error> {

@@ -1,3 +1,5 @@
+import { nonJsonValue } from './json-value';
+
 /**
  * A JSON number literal beyond the range of a double (about ±1.8e308, `Number.MAX_VALUE`) parses
  * to ±Infinity, and `JSON.stringify` writes a non-finite number as `null` (ECMA-262,
@@ -17,22 +19,11 @@ const MAY_OVERFLOW = /[eE]\+?\d{3}|(?<!\d)\d{309}/;
 /**
  * The path of the first number in `value` that is not finite, from the body's root
  * (`tasks[3].payload.n`; `body` for the root itself), or null when every number is finite.
- * `text` is the JSON `value` was parsed from: the value is walked only when the text has a literal
- * that could overflow, so ordinary bodies cost one regular-expression scan. Iterative: any depth.
+ * `text` is the JSON `value` was parsed from: the value is walked (by {@link nonJsonValue}, which
+ * in parsed JSON can only find such a number) only when the text has a literal that could
+ * overflow, so ordinary bodies cost one regular-expression scan. Iterative: any depth.
  */
 export function nonFiniteNumberPath(text: string, value: unknown): string | null {
   if (!MAY_OVERFLOW.test(text)) return null;
-  const stack: Array<[unknown, string]> = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop() as [unknown, string];
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return path === '' ? 'body' : path;
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
-    } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v as object);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], path === '' ? entries[i][0] : `${path}.${entries[i][0]}`]);
-    }
-  }
-  return null;
+  return nonJsonValue(value)?.path ?? null;
 }
