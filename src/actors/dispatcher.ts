@@ -1,11 +1,9 @@
 import type { Actor } from 'comedy';
-import type { AttemptOutcome } from '../domain/retry-policy';
 import { attemptCompletion } from '../storage/attempt-completion';
 import { ReadyQueues } from '../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
 import { AttemptCompletion, CompletionResult } from '../storage/store';
 import { TimerHandle } from '../domain/clock';
-import { lostAttemptCompletion } from '../storage/lost-attempt';
 import { cronIdOfInstance } from '../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { offerToOwners } from './offer-to-owners';
@@ -14,7 +12,8 @@ import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStart, workItemOf } from './work-item';
 import { returnToOwners } from './claim-batch';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
-import { externalQueueSpecs, isExternalWorker } from '../external/external-queues';
+import { externalQueueSpecs } from '../external/external-queues';
+import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {
@@ -34,12 +33,6 @@ export type DispatcherMessages = WorkerToDispatcher & {
 /** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-interface Running {
-  task: ClaimedTask;
-  workerId: string;
-}
-
-
 /**
  * The dispatcher (DESIGN §5): ready tasks per tenant (priority inside, weighted round-robin
  * between), worker credits (a worker gets work only for its free slots), claims (PENDING →
@@ -56,13 +49,13 @@ export class DispatcherActor {
   private releaseTimer: TimerHandle | null = null;
   private releaseAt = Infinity;
   private readonly workers: WorkerPool;
-  private running = new Map<string, Running>();
+  private running = new Map<string, RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
   /** Claims sent to the store and not yet answered (a drain waits for them too). */
   private claiming = 0;
-  private overrunTimer: TimerHandle | null = null;
-  private sweepTimer: TimerHandle | null = null;
+  /** Overrun check and lease sweep over `running`. */
+  private readonly watchdog: AttemptWatchdog;
   /** External queues (Redis streams) when configured: they replace "send to a worker" for their tasks. */
   private readonly external: ExternalLanes | null = null;
 
@@ -85,6 +78,17 @@ export class DispatcherActor {
       this.loseAttemptsOf(slot.id);
       this.pump();
     });
+    this.watchdog = new AttemptWatchdog(deps, {
+      running: this.running,
+      workers: this.workers,
+      draining: () => this.draining,
+      hasExternal: this.external !== null,
+      finish: (results) => this.finish(results),
+      recordOrphans: async (completions, now) => {
+        await this.record(completions, now);
+        this.pump(); // a retry due at once is in the ready queue now
+      },
+    });
   }
 
   initialize(self: Actor): void {
@@ -94,7 +98,7 @@ export class DispatcherActor {
   async startWorkers(): Promise<void> {
     await this.workers.start(this.self as Actor);
     await this.external?.start();
-    this.armLeaseSweep();
+    this.watchdog.start();
     this.pump();
   }
 
@@ -116,96 +120,14 @@ export class DispatcherActor {
     await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
   }
 
-  /**
-   * Lease sweeper, every `leaseMs / 2`: a RUNNING attempt whose lease expired has had no heartbeat
-   * for `leaseMs`. If this dispatcher runs it, its worker is unresponsive and is killed (its
-   * attempts are lost and retried); otherwise the attempt is an orphan (its process is gone) and
-   * is recorded as `worker_lost` through the retry policy. Correctness never rests on this alone:
-   * respawns and start-up recovery catch the usual cases first.
-   */
-  private armLeaseSweep(): void {
-    const { clock, config, store, log } = this.deps;
-    this.sweepTimer = clock.setTimeout(async () => {
-      this.sweepTimer = null;
-      try {
-        const now = clock.now();
-        const expired = await store.findExpiredLeases(now, 1000);
-        // External attempts are swept by their lanes (their own, usually shorter, leases).
-        const orphans = expired.filter((o) => this.running.get(o.taskId)?.task.attempt !== o.attempt && !(this.external && isExternalWorker(o.workerId)));
-        const stuckWorkers = new Set(expired.filter((o) => !orphans.includes(o)).map((o) => this.running.get(o.taskId)!.workerId));
-        for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
-        if (orphans.length > 0) {
-          await this.record(orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')), now);
-          this.pump(); // a retry due at once is in the ready queue now
-        }
-      } catch (err) {
-        log.error({ err }, 'lease sweep failed');
-      }
-      if (!this.draining) this.armLeaseSweep();
-    }, Math.max(100, config.leaseMs / 2));
-  }
-
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.external?.stop();
     this.workers.stop();
     this.workers.killLeftovers();
-    if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
-    this.overrunTimer = null;
-    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
-    this.sweepTimer = null;
+    this.watchdog.stop();
     if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
     this.releaseTimer = null;
-  }
-
-  /**
-   * Watchdog for attempts that outlive `timeout + timeoutGraceMs`: their handler ignored its abort
-   * signal and is stuck in synchronous code (a worker normally reports a timeout itself), so the
-   * only way to stop it is to kill its process. The stuck attempt ends as `timeout`, the process's
-   * other attempts as `worker_lost`, both retryable; comedy respawns the process. Runs while
-   * attempts are running, every half grace period (at least every 100 ms).
-   */
-  private armOverrunCheck(): void {
-    if (this.overrunTimer || this.running.size === 0) return;
-    const every = Math.max(100, this.deps.config.timeoutGraceMs / 2);
-    this.overrunTimer = this.deps.clock.setTimeout(() => {
-      this.overrunTimer = null;
-      this.checkOverruns();
-      this.armOverrunCheck();
-    }, every);
-  }
-
-  private checkOverruns(): void {
-    const now = this.deps.clock.now();
-    const stuckWorkers = new Map<string, Set<string>>();
-    for (const [id, run] of this.running) {
-      if (now < run.task.startedAt + run.task.timeoutSeconds * 1000 + this.deps.config.timeoutGraceMs) continue;
-      const ids = stuckWorkers.get(run.workerId) ?? new Set<string>();
-      ids.add(id);
-      stuckWorkers.set(run.workerId, ids);
-    }
-    for (const [workerId, stuck] of stuckWorkers) this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
-  }
-
-  /**
-   * Kills an unresponsive worker process and records its running attempts: those in `timedOut` as
-   * `timeout`, the others as `worker_lost` (both retryable). comedy respawns the process.
-   */
-  private killWorker(workerId: string, timedOut: ReadonlySet<string>, reason: string): void {
-    const now = this.deps.clock.now();
-    const slot = this.workers.get(workerId);
-    if (slot) this.workers.kill(slot, reason);
-    const results = [...this.running.values()]
-      .filter((r) => r.workerId === workerId)
-      .map((r) => ({
-        id: r.task.id,
-        attempt: r.task.attempt,
-        durationMs: now - r.task.startedAt,
-        outcome: timedOut.has(r.task.id)
-          ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
-          : lostOutcome(),
-      }));
-    void this.finish(results);
   }
 
   enqueue(entries: DueEntry[]): void {
@@ -331,7 +253,7 @@ export class DispatcherActor {
     const items: WorkItem[] = [];
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
-      this.armOverrunCheck();
+      this.watchdog.attemptsStarted();
       observeStart(metrics, t);
       items.push(workItemOf(t));
     }
@@ -426,14 +348,3 @@ export class DispatcherActor {
   }
 }
 
-
-interface FinishedAttempt {
-  id: string;
-  attempt: number;
-  outcome: AttemptOutcome;
-  durationMs: number;
-}
-
-function lostOutcome(): AttemptOutcome {
-  return { kind: 'failed', message: 'worker process was lost', errorType: 'worker_lost', permanent: false };
-}
