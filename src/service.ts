@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import { ackJson, SubmitAck, taskJson } from './contract/task-json';
+import { SubmitAck, taskJson } from './contract/task-json';
+import { auditJson } from './contract/audit-json';
 import {
   batchSubmissionSchema,
   deadLetterQuerySchema,
@@ -13,7 +14,6 @@ import { SchemaValidator } from './contract/validation';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { Clock } from './domain/clock';
 import {
-  IdempotencyConflictError,
   PayloadTooLargeError,
   ServiceUnavailableError,
   TaskNotFoundError,
@@ -24,8 +24,9 @@ import { DueEntry, NewTask, Priority, TaskRecord, TaskState } from './domain/tas
 import { registeredTaskTypes } from './handlers/registry';
 import { PayloadChecks } from './handlers/payload-schemas';
 import { SchedulerMetrics } from './observability/metrics';
-import { IDEMPOTENCY_CONFLICT, InsertResult, Store, UpdateWaitingChanges } from './storage/store';
+import { Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission, SubmitOptions } from './submission';
+import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submission-store';
 import { checkTraceparent } from './contract/traceparent';
 import { lostAttemptCompletion } from './storage/lost-attempt';
 import { pageLimit } from './contract/page-limit';
@@ -94,7 +95,7 @@ export class SchedulerService {
     this.validator.assert(taskSubmissionSchema, body);
     const traceparent = checkTraceparent(options.traceparent);
     const s = withCallerTenant(body as Submission, caller);
-    const [ack] = await this.store([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads), traceparent }], () => '');
+    const [ack] = await this.storeTasks([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads), traceparent }], () => '');
     return ack;
   }
 
@@ -112,7 +113,7 @@ export class SchedulerService {
       ...buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads),
       traceparent,
     }));
-    return { tasks: await this.store(tasks, (i) => `tasks[${i}].`) };
+    return { tasks: await this.storeTasks(tasks, (i) => `tasks[${i}].`) };
   }
 
   /** @throws TaskNotFoundError (also for another tenant's task) */
@@ -298,25 +299,7 @@ export class SchedulerService {
     metrics.auditFindings.set({ kind: 'expired_lease' }, scan.expiredLeasesTotal);
     metrics.auditFindings.set({ kind: 'blocked_limbo' }, scan.blockedLimboTotal);
     gateway.tasksStored(scan.overdue);
-    return {
-      checked_at: new Date(now).toISOString(),
-      overdue: {
-        count: scan.overdueTotal,
-        threshold_ms: config.auditOverdueMs,
-        task_ids: scan.overdue.map((e) => e.id),
-        repair: 'offered to their partition owners again',
-      },
-      expired_leases: {
-        count: scan.expiredLeasesTotal,
-        attempts: scan.expiredLeases.map((l) => ({ task_id: l.taskId, attempt: l.attempt, worker_id: l.workerId, lease_expired_at: new Date(l.leaseExpiresAt).toISOString() })),
-        repair: 'recorded as worker_lost by the lease sweeper within leaseMs / 2',
-      },
-      blocked_limbo: {
-        count: scan.blockedLimboTotal,
-        task_ids: scan.blockedLimbo,
-        repair: 'none: a BLOCKED workflow task whose upstreams are all terminal is a bug; report it',
-      },
-    };
+    return auditJson(scan, now, config.auditOverdueMs);
   }
 
   /** Refuses new submissions from now on (shutdown). */
@@ -354,86 +337,9 @@ export class SchedulerService {
     };
   }
 
-  /**
-   * Stores tasks (all or none) and hands the new ones to their partition owners. A task answered by
-   * an earlier one with the same idempotency key and request gets that task's acknowledgement,
-   * with its current status and `idempotent_replayed: true`. A task the store adopted under
-   * another id (MongoDB: a dead call of the same request reserved it) is acknowledged, and offered
-   * if it waits, as stored under that id.
-   * @throws IdempotencyConflictError (409) when a key is held by a different request
-   */
-  private async store(tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
+  /** {@link storeSubmissions}, while the service accepts submissions. @throws ServiceUnavailableError (503) when shutting down */
+  private async storeTasks(tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
-    this.deps.guard?.admit(tasks, this.deps.clock.now());
-    let results: InsertResult[];
-    try {
-      results = await this.deps.store.insertTasks(tasks);
-    } catch (err) {
-      throw this.idempotencyConflict(err, tasks, fieldPrefix) ?? err;
-    }
-    const entries: DueEntry[] = [];
-    const acks: SubmitAck[] = [];
-    for (const [i, t] of tasks.entries()) {
-      // A large batch hands the event loop back every BUILD_CHUNK tasks here too, and its owners
-      // are told per chunk: other callers' requests are served in between (issue 5).
-      if (i > 0 && i % BUILD_CHUNK === 0) {
-        this.deps.gateway.tasksStored(entries.splice(0));
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      const r = results[i];
-      if (r.replayed || r.taskId !== t.id) {
-        // A replay, or (MongoDB's crash window) a task adopted under the id a dead call of the same
-        // request reserved: the stored task is the one to acknowledge, and to offer if it waits.
-        const stored = await this.deps.store.getTask(r.taskId);
-        acks.push({ ...ackJson(stored ?? t), task_id: r.taskId, ...(r.replayed ? { idempotent_replayed: true as const } : {}) });
-        if (r.replayed) continue;
-        this.deps.metrics.submitted.inc({ task_type: t.taskType });
-        if (stored && (stored.state === 'PENDING' || stored.state === 'SCHEDULED')) entries.push(dueEntryOf({ ...stored, state: stored.state }, stored.seq));
-        continue;
-      }
-      this.deps.metrics.submitted.inc({ task_type: t.taskType });
-      entries.push(dueEntryOf(t, r.seq));
-      acks.push(ackJson(t));
-    }
-    this.deps.gateway.tasksStored(entries);
-    this.deps.guard?.stored(tasks.filter((_, i) => !results[i].replayed));
-    return acks;
+    return storeSubmissions(this.deps, tasks, fieldPrefix);
   }
-
-  /** The catalog error for the store's idempotency conflict (it crosses the writer thread as data). */
-  private idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: number) => string): IdempotencyConflictError | null {
-    const e = err as { name?: string; code?: string };
-    if (e?.name !== IDEMPOTENCY_CONFLICT || !e.code) return null;
-    const d = JSON.parse(e.code) as { taskId: string; tenantId: string; key: string };
-    const same = (t: NewTask) => t.tenantId === d.tenantId && t.idempotencyKey === d.key;
-    // The key may be held by an earlier item of this very batch (stored by nobody: all or none).
-    const holder = tasks.findIndex((t) => same(t) && t.id === d.taskId);
-    const i = Math.max(0, tasks.findIndex((t, j) => same(t) && j !== holder));
-    if (holder >= 0) return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, null, fieldPrefix(holder).replace(/\.$/, ''));
-    return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId);
-  }
-}
-
-/** Tasks of a batch built between two turns of the event loop (~1 ms of work). */
-const BUILD_CHUNK = 100;
-
-/** The partition owner's entry of a new waiting task, with the sequence the store gave it. */
-function dueEntryOf(t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'state' | 'queue'>, seq: number): DueEntry {
-  return { id: t.id, partition: t.partition, seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue };
-}
-
-/**
- * `items.map(fn)`, handing the event loop back (setImmediate) every `chunk` items, so a
- * 1,000-task batch (~10 ms of building on this machine) does not hold back other callers'
- * requests — one tenant's batches would otherwise add their whole build time to another
- * tenant's single submissions (the fairness target of issue 5). Not a timer: no time passes on
- * any clock. The first error thrown by `fn` rejects.
- */
-async function mapYielding<T, R>(items: readonly T[], chunk: number, fn: (item: T, index: number) => R): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0 && i % chunk === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    out[i] = fn(items[i], i);
-  }
-  return out;
 }
