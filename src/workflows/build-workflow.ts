@@ -22,6 +22,9 @@ export interface WorkflowSubmission {
  * 3. each task is built like a single submission (`buildNewTask`: registered type, real dates,
  *    payload size, defaults, a UUID v7 id, its partition), with field paths `tasks[i].…`; its
  *    metadata is the workflow's `metadata` overlaid by its own (so tasks inherit the tenant);
+ *    a task that names another tenant than the workflow's is refused (400 naming
+ *    `tasks[i].metadata.tenant_id`): a workflow and its tasks belong to one tenant, whose key
+ *    reads them all through the workflow;
  * 4. tasks without dependencies are PENDING (SCHEDULED when their `scheduled_at` is later); the
  *    others BLOCKED, depending on the distinct task ids of their dependencies.
  * Tasks keep their input order. Pure apart from the random bits of the ids.
@@ -39,9 +42,14 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
     throw err instanceof ValidationError ? invalidWorkflow(err) : err;
   }
   const meta = body.metadata ?? {};
+  const tenantId = typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId;
   const taskIds = new Map<string, string>();
   const built = body.tasks.map((t, i) => {
     const { id: localId, dependencies: _deps, ...submission } = t;
+    const own = submission.metadata?.tenant_id;
+    if (own !== undefined && own !== tenantId) {
+      throw new ValidationError(`tasks[${i}].metadata.tenant_id`, `must be the workflow's tenant "${tenantId}" (a workflow and its tasks belong to one tenant)`);
+    }
     const task = buildNewTask({ ...submission, metadata: { ...meta, ...submission.metadata } }, `tasks[${i}].`, now, config, taskTypes, payloads);
     taskIds.set(localId, task.id);
     return task;
@@ -54,7 +62,7 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
   return {
     id: uuidv7(now),
     name: body.name ?? null,
-    tenantId: typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId,
+    tenantId,
     metadata: meta,
     createdAt: now,
     tasks,

@@ -72,7 +72,8 @@ export class WorkflowService {
     }
     this.validator.assert(workflowSubmissionSchema, body);
     const submission = withCallerTenant(body as WorkflowSubmission, caller);
-    // Tasks inherit the workflow's tenant; one naming another tenant is refused for a tenant's key.
+    // Tasks inherit the workflow's tenant. One naming another is refused: for a tenant's key with
+    // the key's message here, for anyone else by buildWorkflow.
     const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
     const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.

@@ -133,6 +133,9 @@ describe('REST: workflows', () => {
       ['idempotency key on a workflow task', { tasks: [{ id: 'a', task_type: 'noop', idempotency_key: 'k' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].idempotency_key' }],
       ['unknown task type', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'nope' }] }, 400, 'UNKNOWN_TASK_TYPE', { field: 'tasks[1].task_type' }],
       ['bad date', { tasks: [{ id: 'a', task_type: 'noop', scheduled_at: '2026-02-30T10:00:00Z' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].scheduled_at' }],
+      // A workflow's tenant reads all its tasks through it: one of another tenant would leak there.
+      ['a task of another tenant', { metadata: { tenant_id: 'acme' }, tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'noop', metadata: { tenant_id: 'globex' } }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[1].metadata.tenant_id' }],
+      ["a task naming a tenant in the default tenant's workflow", { tasks: [{ id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme' } }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].metadata.tenant_id' }],
     ];
     for (const [name, body, status, code, details] of cases) {
       it(name, async () => {
@@ -143,6 +146,11 @@ describe('REST: workflows', () => {
         await expectNothingStored();
       });
     }
+
+    it("a task that names its workflow's own tenant is accepted", async () => {
+      const res = await post({ metadata: { tenant_id: 'acme' }, tasks: [{ id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme', correlation_id: 'c1' } }] });
+      expect(res.statusCode).to.equal(202);
+    });
 
     it('a cycle downstream of valid tasks names only the ids on the cycle', async () => {
       const res = await post({
