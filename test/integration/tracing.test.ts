@@ -82,4 +82,15 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
       expect(res.body.error.details.field).to.equal('traceparent');
     }
   });
+
+  it('a traceparent header given twice is refused as such, not as a bad format', async () => {
+    const headers = new Headers({ 'content-type': 'application/json' });
+    headers.append('traceparent', TRACEPARENT);
+    headers.append('traceparent', TRACEPARENT);
+    const res = await fetch(`${svc.url}/api/v1/tasks`, { method: 'POST', headers, body: JSON.stringify({ task_type: 'noop' }) });
+    const body = (await res.json()) as { error: { code: string; message: string; details: { field: string } } };
+    expect(res.status).to.equal(400);
+    expect(body.error.details.field).to.equal('traceparent');
+    expect(body.error.message).to.include('must be given once');
+  });
 });
