@@ -25,3 +25,6 @@ export function parseIsoWithOffset(text: string): number | null {
   utc.setUTCHours(h, mi, s, ms);
   return utc.getTime() - offsetMin * 60_000;
 }
+
+/** The last instant RFC 3339 can write (`9999-12-31T23:59:59.999Z`; later years need 5 digits). */
+export const LAST_RFC3339_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);

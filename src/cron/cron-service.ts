@@ -8,7 +8,7 @@ import {
   getCronQuerySchema,
   listCronsQuerySchema,
 } from '../contract/cron-schemas';
-import { parseIsoWithOffset } from '../contract/iso-date';
+import { LAST_RFC3339_MS, parseIsoWithOffset } from '../contract/iso-date';
 import { iso } from '../contract/task-json';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
@@ -202,6 +202,7 @@ export class CronService {
   /**
    * The next `count` (1..100, default 5) fire instants strictly after `from` (ISO-8601 with
    * offset; default now), in UTC, from the same code that fires crons, with the rules in words.
+   * Instants after year 9999 are left out: RFC 3339 cannot write them.
    * @throws ValidationError (cron_expression, timezone, from, count)
    */
   preview(body: unknown): Record<string, unknown> {
@@ -220,7 +221,7 @@ export class CronService {
       cron_expression: schedule.expression,
       timezone,
       from: iso(from),
-      fire_times: schedule.nextFireTimes(from, b.count ?? DEFAULT_PREVIEW).map((t) => iso(t)),
+      fire_times: schedule.nextFireTimes(from, b.count ?? DEFAULT_PREVIEW).filter((t) => t <= LAST_RFC3339_MS).map((t) => iso(t)),
       rules: describeCronRules().split('\n'),
     };
   }

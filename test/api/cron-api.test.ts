@@ -61,6 +61,12 @@ describe('REST: cron tasks', () => {
     expect(fromNow.fire_times[0]).to.equal('2026-06-01T13:00:00.000Z');
   });
 
+  it('preview near the end of year 9999: only instants RFC 3339 can write (no "+010000-…")', async () => {
+    const res = await post('/api/v1/cron-tasks/preview', { cron_expression: '0 0 * * *', from: '9999-12-29T12:00:00Z', count: 5 });
+    expect(res.statusCode).to.equal(200);
+    expect(res.json().fire_times).to.deep.equal(['9999-12-30T00:00:00.000Z', '9999-12-31T00:00:00.000Z']);
+  });
+
   describe('bad input → 400 naming the field; nothing stored', () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['an expression with a value out of range', { cron_expression: '61 * * * *' }, 'cron_expression'],
