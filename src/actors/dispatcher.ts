@@ -49,7 +49,7 @@ export class DispatcherActor {
   private releaseTimer: TimerHandle | null = null;
   private releaseAt = Infinity;
   private readonly workers: WorkerPool;
-  private running = new Map<string, RunningAttempt>();
+  private readonly running = new Map<string, RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
   /** Claims sent to the store and not yet answered (a drain waits for them too). */
