@@ -68,12 +68,13 @@ export async function storeSubmissions(
 function idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: number) => string): IdempotencyConflictError | null {
   const e = err as { name?: string; code?: string };
   if (e?.name !== IDEMPOTENCY_CONFLICT || !e.code) return null;
-  const d = JSON.parse(e.code) as { taskId: string; tenantId: string; key: string };
+  const d = JSON.parse(e.code) as { taskId: string; tenantId: string; key: string; taskDeleted?: boolean };
   const same = (t: NewTask) => t.tenantId === d.tenantId && t.idempotencyKey === d.key;
   // The key may be held by an earlier item of this very batch (stored by nobody: all or none).
   const holder = tasks.findIndex((t) => same(t) && t.id === d.taskId);
   const i = Math.max(0, tasks.findIndex((t, j) => same(t) && j !== holder));
   if (holder >= 0) return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, null, fieldPrefix(holder).replace(/\.$/, ''));
+  if (d.taskDeleted) return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId, undefined, true);
   return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId);
 }
 

@@ -161,9 +161,18 @@ export class TaskStateConflictError extends SchedulerError {
 export class IdempotencyConflictError extends SchedulerError {
   readonly code = 'IDEMPOTENCY_CONFLICT';
   readonly status = 409;
-  constructor(field: string, key: string, taskId: string | null, earlierItem?: string) {
+  /**
+   * @param taskId the task holding the key; null when it is an earlier item of the same batch (`earlierItem`)
+   * @param taskDeleted the same request's task, deleted since (dead-letter delete or retention): it is not run again
+   */
+  constructor(field: string, key: string, taskId: string | null, earlierItem?: string, taskDeleted = false) {
     const other = taskId === null ? `${earlierItem ?? 'an earlier item'} of this batch` : `task ${taskId}`;
-    super(`${field}: key "${key}" was used for a different request (${other})`, { field, idempotency_key: key, task_id: taskId });
+    super(
+      taskDeleted
+        ? `${field}: key "${key}" stands for task ${taskId}, which was deleted since (dead-letter delete or retention); the request is not run again while the key is held`
+        : `${field}: key "${key}" was used for a different request (${other})`,
+      { field, idempotency_key: key, task_id: taskId, ...(taskDeleted ? { task_deleted: true } : {}) },
+    );
   }
 }
 

@@ -43,6 +43,23 @@ describe('REST: dead-letter queue', () => {
     expect(bad.json().error.details.field).to.equal('since');
   });
 
+  it('delete, then the same keyed request again: 409 IDEMPOTENCY_CONFLICT with task_deleted (not a replay of a task that is gone, not a second run)', async () => {
+    const body = { task_type: 'fail', max_retries: 0, idempotency_key: 'once' };
+    const id = await deadTask(body);
+    expect((await f.app.inject({ method: 'DELETE', url: `/api/v1/dead-letter/${id}` })).statusCode).to.equal(200);
+    for (const [url, payload, field] of [
+      ['/api/v1/tasks', body, 'idempotency_key'],
+      ['/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, body] }, 'tasks[1].idempotency_key'],
+    ] as const) {
+      const res = await f.app.inject({ method: 'POST', url, payload });
+      expect(res.statusCode, url).to.equal(409);
+      expect(res.json().error).to.include({ code: 'IDEMPOTENCY_CONFLICT' });
+      expect(res.json().error.details).to.include({ field, task_id: id, task_deleted: true });
+      expect(res.json().error.message).to.include('deleted');
+    }
+    expect(f.stored.filter((e) => e.taskType === 'noop')).to.deep.equal([]); // the batch stored nothing
+  });
+
   it('replay: 200, back to PENDING with a fresh budget and handed to its owner; again → 409', async () => {
     const id = await deadTask({});
     const res = await f.app.inject({ method: 'POST', url: `/api/v1/dead-letter/${id}/replay` });

@@ -1,7 +1,7 @@
 /** Store conformance, idempotency keys in insertTasks (see ./index.ts). */
 import { expect } from 'chai';
 import { IDEMPOTENCY_CONFLICT } from '../../../src/storage/store';
-import { acks, newTask, rejectionOf, T0 } from '../fixtures';
+import { acks, completion, newTask, rejectionOf, startTask, T0 } from '../fixtures';
 import { ConformanceContext } from './context';
 
 const keyed = (id: string, key: string, hash: string, over: Record<string, unknown> = {}) =>
@@ -21,6 +21,21 @@ export function describeIdempotency(ctx: ConformanceContext): void {
       expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
       expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-a', key: 'k' });
       expect(await ctx.store().getTask('ik-free')).to.equal(null);
+    });
+
+    it("a held key whose task was deleted (dead-letter delete) rejects the same request with taskDeleted: no replay of a missing task, no second run", async () => {
+      await ctx.store().insertTasks([keyed('ik-dead', 'kd', 'h1')]);
+      const attempt = await startTask(ctx.store(), 'ik-dead', T0 + 1);
+      await ctx.store().completeAttempts([completion('ik-dead', attempt, 'DEAD')], T0 + 2);
+      expect(await ctx.store().deleteDead('ik-dead')).to.equal(true);
+      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-dfree'), keyed('ik-dead2', 'kd', 'h1', { createdAt: T0 + 3 })]))) as { name: string; code: string };
+      expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
+      expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-dead', key: 'kd', taskDeleted: true });
+      expect(await ctx.store().getTask('ik-dfree')).to.equal(null);
+      expect(await ctx.store().getTask('ik-dead2')).to.equal(null);
+      // Once the key's window is over, the same request is a new task.
+      const later = keyed('ik-dead3', 'kd', 'h1', { createdAt: T0 + 1000, idempotency: { requestHash: 'h1', expiresAt: T0 + 5000 } });
+      expect(acks(await ctx.store().insertTasks([later]))).to.deep.equal([{ taskId: 'ik-dead3', replayed: false }]);
     });
 
     it('keys are per tenant, and released at their expiry', async () => {

@@ -6,7 +6,8 @@
  * the task's own id, or the id a crashed earlier claim of the same request reserved), `replay`
  * (an earlier task with the same request hash stands for it), or `conflict` (held by another
  * request, or by the same request still being inserted by another caller: like Stripe's
- * `idempotency_key_in_use`, the client may retry).
+ * `idempotency_key_in_use`, the client may retry; or by the same request whose task was deleted
+ * since, `taskDeleted`: a replay never answers with a task that does not exist).
  *
  * Guarantee: one key has one holder at a time. The claim is a single conditional upsert on the
  * unique (tenant_id, key) index — "take it if absent or released (expires_at ≤ createdAt)" — so of
@@ -28,14 +29,14 @@ import { isDuplicateKey } from '../documents';
 export type KeyClaim =
   | { kind: 'claimed'; taskId: string; adopted: boolean }
   | { kind: 'replay'; taskId: string }
-  | { kind: 'conflict'; heldBy: string; inUse: boolean };
+  | { kind: 'conflict'; heldBy: string; inUse: boolean; taskDeleted?: boolean };
 
 /** The error insertTasks rejects with for a conflicting key (see IDEMPOTENCY_CONFLICT in store.ts). */
-export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean): Error {
-  const why = inUse ? 'is in use by a request still being stored' : `is held by task ${heldBy}`;
+export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean, taskDeleted = false): Error {
+  const why = inUse ? 'is in use by a request still being stored' : `is held by task ${heldBy}${taskDeleted ? ', deleted' : ''}`;
   return Object.assign(new Error(`idempotency key "${t.idempotencyKey}" ${why}`), {
     name: IDEMPOTENCY_CONFLICT,
-    code: JSON.stringify({ taskId: heldBy, tenantId: t.tenantId, key: t.idempotencyKey }),
+    code: JSON.stringify({ taskId: heldBy, tenantId: t.tenantId, key: t.idempotencyKey, ...(taskDeleted ? { taskDeleted: true } : {}) }),
   });
 }
 
@@ -59,8 +60,12 @@ export async function claimKey(c: MongoCollections, t: NewTask, batch: string, t
     const held = await c.idempotencyKeys.findOne({ tenant_id: t.tenantId, key });
     if (!held || held.expires_at <= t.createdAt) continue; // released or purged meanwhile: claim again
     const same = held.request_hash === hash;
-    if (held.batch === batch || held.status === 'committed') {
-      return same ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false };
+    if (held.batch === batch) return same ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false };
+    if (held.status === 'committed') {
+      if (!same) return { kind: 'conflict', heldBy: held.task_id, inUse: false };
+      // A committed key's task was stored; if it is gone now, it was deleted (dead-letter delete, retention).
+      const stored = await c.tasks.findOne({ _id: held.task_id }, { projection: { _id: 1 } });
+      return stored ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false, taskDeleted: true };
     }
     if (held.claimed_at > t.createdAt - takeoverMs) return { kind: 'conflict', heldBy: held.task_id, inUse: true };
     // A stale pending claim: its call died before answering. Take it over.

@@ -57,7 +57,7 @@ export async function insertTasks(c: MongoCollections, partitions: number, tasks
     const claim = await claimKey(c, t, batch, KEY_TAKEOVER_MS);
     if (claim.kind === 'conflict') {
       await releaseKeys(c, batch);
-      throw idempotencyConflict(t, claim.heldBy, claim.inUse);
+      throw idempotencyConflict(t, claim.heldBy, claim.inUse, claim.taskDeleted);
     }
     if (claim.kind === 'replay') {
       results.push({ taskId: claim.taskId, replayed: true, seq: 0 });

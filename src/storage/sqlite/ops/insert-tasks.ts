@@ -4,8 +4,11 @@
  * replay, and its `seq` (the rowid, AUTOINCREMENT: increasing in submission order; 0 for a
  * replay). Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
  * of it: a duplicate id, or an idempotency key held (per tenant, until its expiry) by a request
- * with another hash, throws and rolls the list back. The key check and the insert are one atomic
- * step on the single writing connection, so concurrent duplicates create one task.
+ * with another hash, throws and rolls the list back; so does a key whose task was deleted since
+ * (a dead-letter delete, or retention shorter than the key's window): a replay never answers
+ * with a task that does not exist, and the request does not run again either. The key check and
+ * the insert are one atomic step on the single writing connection, so concurrent duplicates
+ * create one task.
  */
 import type Database from 'better-sqlite3';
 import { NewTask } from '../../../domain/task';
@@ -20,6 +23,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
       retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const heldKey = db.prepare(`SELECT task_id, request_hash, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?`);
+  const taskExists = db.prepare(`SELECT 1 FROM tasks WHERE id = ?`).pluck();
   const holdKey = db.prepare(`
     INSERT INTO idempotency_keys (tenant_id, key, task_id, request_hash, expires_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, key) DO UPDATE SET task_id = excluded.task_id, request_hash = excluded.request_hash,
@@ -29,11 +33,14 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
       if (t.idempotencyKey !== null && t.idempotency) {
         const held = heldKey.get(t.tenantId, t.idempotencyKey) as { task_id: string; request_hash: string; expires_at: number } | undefined;
         if (held && held.expires_at > t.createdAt) {
-          if (held.request_hash === t.idempotency.requestHash) return { taskId: held.task_id, replayed: true, seq: 0 };
+          const same = held.request_hash === t.idempotency.requestHash;
+          // A replay answers with the task the key stands for, unless that task was deleted.
+          const gone = same && taskExists.get(held.task_id) === undefined;
+          if (same && !gone) return { taskId: held.task_id, replayed: true, seq: 0 };
           // `code` crosses the writer-thread boundary with the error: it carries the details.
-          throw Object.assign(new Error(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}`), {
+          throw Object.assign(new Error(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`), {
             name: IDEMPOTENCY_CONFLICT,
-            code: JSON.stringify({ taskId: held.task_id, tenantId: t.tenantId, key: t.idempotencyKey }),
+            code: JSON.stringify({ taskId: held.task_id, tenantId: t.tenantId, key: t.idempotencyKey, ...(gone ? { taskDeleted: true } : {}) }),
           });
         }
         holdKey.run(t.tenantId, t.idempotencyKey, t.id, t.idempotency.requestHash, t.idempotency.expiresAt);
