@@ -81,6 +81,8 @@ export const ConfigSchema = z
     shutdownGraceMs: int(0),
     /** Largest task payload accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
     maxPayloadBytes: int(2),
+    /** Largest task metadata accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
+    maxMetadataBytes: int(2),
     /** Largest handler result stored, as JSON text (bytes; larger → the attempt fails `result_too_large`). */
     maxResultBytes: int(4),
     /** How long finished tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) are kept after completion (ms; default 7 days). */

@@ -31,7 +31,7 @@ export interface SubmitOptions {
  * @param payloads the built-in types' payload checks (none: not checked, e.g. a cron instance
  *   built from a template checked when the cron was created)
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
- *   whose JSON is larger than `maxPayloadBytes` (UTF-8 bytes)
+ *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8 bytes)
  */
 export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewTask {
   const d = config.defaults;
@@ -48,6 +48,8 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   }
   const payloadBytes = s.payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.payload), 'utf8');
   if (payloadBytes > config.maxPayloadBytes) throw new PayloadTooLargeError(config.maxPayloadBytes, `${path}payload`, payloadBytes);
+  const metadataBytes = s.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.metadata), 'utf8');
+  if (metadataBytes > config.maxMetadataBytes) throw new PayloadTooLargeError(config.maxMetadataBytes, `${path}metadata`, metadataBytes);
   if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const id = uuidv7(now);
   const meta = s.metadata ?? {};

@@ -78,17 +78,19 @@ export class UnknownTaskTypeError extends SchedulerError {
 }
 
 /**
- * The request body (`field` 'body', `bodyLimitBytes`) or a task's payload (`field` 'payload' or
- * `tasks[i].payload`, `maxPayloadBytes`, then `actual_bytes` too) is larger than its cap.
+ * The request body (`field` 'body', `bodyLimitBytes`), a task's payload (`field` 'payload' or
+ * `tasks[i].payload`, `maxPayloadBytes`, then `actual_bytes` too) or metadata (`metadata`,
+ * `maxMetadataBytes`; a workflow's metadata copied into its tasks, `workflowBodyLimitBytes`) is
+ * larger than its cap. `note` says how `actualBytes` was counted when it is not one value's JSON.
  */
 export class PayloadTooLargeError extends SchedulerError {
   readonly code = 'PAYLOAD_TOO_LARGE';
   readonly status = 413;
-  constructor(limitBytes: number, field = 'body', actualBytes?: number) {
+  constructor(limitBytes: number, field = 'body', actualBytes?: number, note?: string) {
     super(
       field === 'body'
         ? `request body exceeds ${limitBytes} bytes`
-        : `${field}: ${actualBytes !== undefined ? `${actualBytes} bytes of JSON exceed` : 'exceeds'} the ${limitBytes} bytes allowed`,
+        : `${field}: ${actualBytes !== undefined ? `${actualBytes} bytes of JSON${note ? ` (${note})` : ''} exceed` : 'exceeds'} the ${limitBytes} bytes allowed`,
       { field, limit_bytes: limitBytes, ...(actualBytes !== undefined ? { actual_bytes: actualBytes } : {}) },
     );
   }

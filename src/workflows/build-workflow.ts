@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { validateDag } from '../domain/dag/validate-dag';
-import { InvalidWorkflowError, ValidationError, WorkflowTooLargeError } from '../domain/errors';
+import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTooLargeError } from '../domain/errors';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
 import { buildNewTask, Submission } from '../submission';
@@ -31,7 +32,8 @@ export interface WorkflowSubmission {
  * @param now submission time (epoch ms)
  * @param payloads the built-in types' payload checks (none: not checked)
  * @throws WorkflowTooLargeError | InvalidWorkflowError | ValidationError | UnknownTaskTypeError |
- *   PayloadTooLargeError
+ *   PayloadTooLargeError (a payload or metadata over its cap; the workflow's metadata first, see
+ *   assertWorkflowMetadata)
  */
 export function buildWorkflow(body: WorkflowSubmission, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewWorkflow {
   const max = config.workflowMaxTasks;
@@ -42,6 +44,7 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
     throw err instanceof ValidationError ? invalidWorkflow(err) : err;
   }
   const meta = body.metadata ?? {};
+  assertWorkflowMetadata(meta, body.tasks.length, config);
   const tenantId = typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId;
   const taskIds = new Map<string, string>();
   const built = body.tasks.map((t, i) => {
@@ -67,6 +70,22 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
     createdAt: now,
     tasks,
   };
+}
+
+/**
+ * The workflow's own `metadata`, checked under its own name before it is copied into every task:
+ * at most 64 levels deep, at most `maxMetadataBytes` of JSON, and, copied into each of `tasks`
+ * tasks, at most `workflowBodyLimitBytes` in all, so a small request cannot store much more than
+ * the largest body it may send.
+ * @throws ValidationError (400) | PayloadTooLargeError (413), field `metadata`
+ */
+function assertWorkflowMetadata(meta: Record<string, unknown>, tasks: number, config: Config): void {
+  if (exceedsJsonDepth(meta)) throw new ValidationError('metadata', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  const bytes = Buffer.byteLength(JSON.stringify(meta), 'utf8');
+  if (bytes > config.maxMetadataBytes) throw new PayloadTooLargeError(config.maxMetadataBytes, 'metadata', bytes);
+  if (bytes * tasks > config.workflowBodyLimitBytes) {
+    throw new PayloadTooLargeError(config.workflowBodyLimitBytes, 'metadata', bytes * tasks, `copied into each of the ${tasks} tasks`);
+  }
 }
 
 /** The catalog error for a graph `validateDag` refused; `details` keep its culprits. */

@@ -89,3 +89,74 @@ describe('REST: payload size cap', () => {
     await expectNothingStored();
   });
 });
+
+/**
+ * `maxMetadataBytes`: task metadata whose JSON is larger → 413 naming it; a workflow's own
+ * metadata under its own name, also once copied into every task (`workflowBodyLimitBytes`).
+ */
+describe('REST: metadata size cap', () => {
+  let f: ApiFixture;
+  const CAP = 200;
+  const WORKFLOW_LIMIT = 64 * 1024;
+  beforeEach(async () => {
+    f = await apiFixture({ maxMetadataBytes: CAP, workflowBodyLimitBytes: WORKFLOW_LIMIT });
+  });
+  afterEach(async () => f.close());
+
+  const post = (url: string, body: unknown) =>
+    f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  /** Metadata whose JSON text is exactly `bytes` bytes. */
+  const metadataOf = (bytes: number) => ({ note: 'm'.repeat(bytes - '{"note":""}'.length) });
+
+  async function expectNothingStored(): Promise<void> {
+    const counts = await f.store.countByState();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+  }
+
+  it('defaults to 16 KiB', async () => {
+    const d = await apiFixture();
+    try {
+      expect(d.config.maxMetadataBytes).to.equal(16_384);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('one task and a batch item: over the cap → 413 naming metadata with both sizes; at the cap → 202', async () => {
+    const one = await post('/api/v1/tasks', { task_type: 'noop', metadata: metadataOf(CAP + 1) });
+    expect(one.statusCode, one.body).to.equal(413);
+    expect(one.json().error).to.deep.include({ code: 'PAYLOAD_TOO_LARGE', details: { field: 'metadata', limit_bytes: CAP, actual_bytes: CAP + 1 } });
+    const batch = await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: metadataOf(CAP + 1) }] });
+    expect(batch.statusCode).to.equal(413);
+    expect(batch.json().error.details.field).to.equal('tasks[1].metadata');
+    await expectNothingStored();
+    expect((await post('/api/v1/tasks', { task_type: 'noop', metadata: metadataOf(CAP) })).statusCode).to.equal(202);
+  });
+
+  it("workflow: its own metadata is checked under 'metadata' (size and depth), and a task's overlay under tasks[i].metadata", async () => {
+    const tasks = [{ id: 'a', task_type: 'noop' }];
+    const big = await post('/api/v1/workflows', { metadata: metadataOf(CAP + 1), tasks });
+    expect(big.statusCode).to.equal(413);
+    expect(big.json().error.details).to.include({ field: 'metadata', limit_bytes: CAP });
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 70; i++) deep = { d: deep };
+    const nested = await post('/api/v1/workflows', { metadata: deep, tasks });
+    expect(nested.statusCode).to.equal(400);
+    expect(nested.json().error.details.field).to.equal('metadata');
+    const overlay = await post('/api/v1/workflows', { metadata: metadataOf(CAP - 20), tasks: [{ id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }] });
+    expect(overlay.statusCode).to.equal(413);
+    expect(overlay.json().error.details.field).to.equal('tasks[0].metadata');
+    await expectNothingStored();
+  });
+
+  it('workflow: metadata copied into every task may not total more than workflowBodyLimitBytes', async () => {
+    const meta = metadataOf(100);
+    const many = Array.from({ length: 700 }, (_, i) => ({ id: `t${i}`, task_type: 'noop' }));
+    const res = await post('/api/v1/workflows', { metadata: meta, tasks: many });
+    expect(res.statusCode, res.body).to.equal(413);
+    expect(res.json().error.details).to.deep.equal({ field: 'metadata', limit_bytes: WORKFLOW_LIMIT, actual_bytes: 100 * 700 });
+    expect(res.json().error.message).to.include('copied into each of the 700 tasks');
+    await expectNothingStored();
+    expect((await post('/api/v1/workflows', { metadata: meta, tasks: many.slice(0, 600) })).statusCode).to.equal(202);
+  });
+});
