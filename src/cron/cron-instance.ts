@@ -12,10 +12,13 @@ import { buildNewTask } from '../submission';
  * instead of stopping the schedule.
  * @param fireTime scheduled fire instant (epoch ms, ≤ now)
  * @param now creation time (epoch ms)
- * @throws PayloadTooLargeError / ValidationError only if config shrank a limit since the save
+ * @throws PayloadTooLargeError / ValidationError only if config shrank a limit since the save (not
+ *   `maxMetadataBytes`, which is not applied here)
  */
 export function buildCronInstance(cron: CronRecord, fireTime: number, now: number, config: Config): NewTask {
-  const base = buildNewTask({ ...cron.template, scheduled_at: null }, '', now, config, new Set([cron.template.task_type]));
+  // The metadata cap came after templates could be saved: one stored with larger metadata keeps firing.
+  const limits = { ...config, maxMetadataBytes: Number.POSITIVE_INFINITY };
+  const base = buildNewTask({ ...cron.template, scheduled_at: null }, '', now, limits, new Set([cron.template.task_type]));
   const id = cronInstanceId(cron.id, fireTime);
   return {
     ...base,
