@@ -84,6 +84,9 @@ export const deadLetterQuerySchema = {
   },
 } as const;
 
+/** The query of a route that takes no parameters (admin listings, the audit): any parameter is refused. */
+export const noQuerySchema = { type: 'object', additionalProperties: false, properties: {} } as const;
+
 export const listTasksQuerySchema = {
   type: 'object',
   additionalProperties: false,

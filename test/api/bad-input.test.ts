@@ -253,4 +253,12 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
       expect(expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field).message).to.equal(`${field}: is given more than once: give it once`);
     }
   });
+
+  it('a query parameter on a route that takes none (audit, tenant and rate-limit listings) → 400 naming it', async () => {
+    for (const url of ['/api/v1/audit?x=1', '/api/v1/tenants?limit=5', '/api/v1/rate-limits?task_type=noop']) {
+      const field = url.split('?')[1].split('=')[0];
+      expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field);
+    }
+    expect((await f.app.inject({ method: 'GET', url: '/api/v1/audit' })).statusCode).to.equal(200);
+  });
 });

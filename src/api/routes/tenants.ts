@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { noQuerySchema } from '../../contract/task-schemas';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
 import type { TenantAdmin } from '../../tenancy/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
@@ -39,6 +40,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List tenants with settings',
         tags,
+        querystring: noQuerySchema,
         response: responses({ 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] }, [403]),
       },
     },
@@ -77,6 +79,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List task-type start limits',
         tags,
+        querystring: noQuerySchema,
         response: responses({ 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] }, [403]),
       },
     },
