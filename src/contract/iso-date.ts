@@ -1,9 +1,11 @@
-const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * Parses an RFC 3339 date-time with a mandatory offset (`Z` or `±hh:mm`) into epoch ms, or returns
  * null when it is not one or names a day or time that does not exist (Feb 30, hour 24, minute 60,
  * offset beyond ±23:59). `Date.parse` would roll such values over into another day silently.
+ * `T` and `Z` may be lowercase (RFC 3339 §5.6, NOTE); seconds may be left out (ISO 8601's reduced
+ * precision: `10:00Z` is `10:00:00Z`).
  */
 export function parseIsoWithOffset(text: string): number | null {
   const m = ISO.exec(text);
@@ -13,7 +15,7 @@ export function parseIsoWithOffset(text: string): number | null {
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (d < 1 || d > daysInMonth) return null;
   let offsetMin = 0;
-  if (m[8] !== 'Z') {
+  if (m[8] !== 'Z' && m[8] !== 'z') {
     const oh = Number(m[10]);
     const om = Number(m[11]);
     if (oh > 23 || om > 59) return null;

@@ -5,7 +5,8 @@
  */
 
 /** ISO-8601 date-time with seconds optional and a mandatory UTC offset (`Z` or ±hh:mm). */
-export const ISO_WITH_OFFSET = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
+/** RFC 3339 date-time with an offset (`T` and `Z` in either case, RFC 3339 §5.6; seconds optional as in ISO 8601). */
+export const ISO_WITH_OFFSET = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$';
 
 export const taskSubmissionSchema = {
   type: 'object',
