@@ -29,6 +29,7 @@ import { workflowRoutes } from './routes/workflows';
 import type { WorkflowService } from '../workflows/workflow-service';
 import { registerOpenApi } from './openapi/register';
 import { registerUi } from './ui';
+import { refuseQueryWithoutSchema } from './no-query';
 import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
 import type { ExternalTaskService } from '../external/external-task-service';
@@ -150,6 +151,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   // Registered after the OpenAPI plugin so that its onRoute hook sees every route.
   void app.register(async (api) => {
+    api.addHook('onRoute', refuseQueryWithoutSchema);
     taskRoutes(api, deps.service, deps.batchMaxTasks);
     if (deps.external) externalTaskRoutes(api, deps.external);
     deadLetterRoutes(api, deps.service);

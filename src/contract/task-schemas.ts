@@ -4,7 +4,6 @@
  * the same field path.
  */
 
-/** ISO-8601 date-time with seconds optional and a mandatory UTC offset (`Z` or ±hh:mm). */
 /** RFC 3339 date-time with an offset (`T` and `Z` in either case, RFC 3339 §5.6; seconds optional as in ISO 8601). */
 export const ISO_WITH_OFFSET = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$';
 
@@ -84,9 +83,6 @@ export const deadLetterQuerySchema = {
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },
 } as const;
-
-/** The query of a route that takes no parameters (admin listings, the audit): any parameter is refused. */
-export const noQuerySchema = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 export const listTasksQuerySchema = {
   type: 'object',

@@ -254,11 +254,25 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     }
   });
 
-  it('a query parameter on a route that takes none (audit, tenant and rate-limit listings) → 400 naming it', async () => {
-    for (const url of ['/api/v1/audit?x=1', '/api/v1/tenants?limit=5', '/api/v1/rate-limits?task_type=noop']) {
+  it('a query parameter on an /api/ route that takes none → 400 naming it, nothing done; probes and /metrics ignore them', async () => {
+    const { task_id } = await f.service.submit({ task_type: 'noop' });
+    const cases: Array<[string, string]> = [
+      ['GET', '/api/v1/audit?x=1'],
+      ['GET', '/api/v1/tenants?limit=5'],
+      ['GET', '/api/v1/rate-limits?task_type=noop'],
+      ['GET', '/api/v1/workflows/nope?x=1'],
+      ['POST', `/api/v1/tasks/${task_id}/cancel?reason=x`],
+      ['POST', '/api/v1/tasks?dry_run=1'],
+    ];
+    for (const [method, url] of cases) {
       const field = url.split('?')[1].split('=')[0];
-      expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field);
+      const err = expectError(await f.app.inject({ method: method as 'GET' | 'POST', url, payload: method === 'POST' && url.endsWith('dry_run=1') ? { task_type: 'noop' } : undefined }), 400, 'VALIDATION_FAILED', field);
+      expect(err.message, url).to.include('is not a known field');
     }
+    expect((await f.store.getTask(task_id))?.state).to.equal('PENDING'); // the cancel did not happen
+    expect(Object.values(await f.store.countByState()).reduce((a, b) => a + b, 0)).to.equal(1); // nor the submission
     expect((await f.app.inject({ method: 'GET', url: '/api/v1/audit' })).statusCode).to.equal(200);
+    expect((await f.app.inject({ method: 'GET', url: '/healthz?probe=1' })).statusCode).to.equal(200);
+    expect((await f.app.inject({ method: 'GET', url: '/metrics?x=1' })).statusCode).to.equal(200);
   });
 });

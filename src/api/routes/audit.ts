@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { SchedulerService } from '../../service';
 import { requireAdmin } from '../auth';
 import { objectSchema, responses } from '../openapi/responses';
-import { noQuerySchema } from '../../contract/task-schemas';
 
 /** The audit reconciler's report (issue 3): runs a pass now and answers what it found. */
 export function auditRoutes(app: FastifyInstance, service: SchedulerService): void {
@@ -12,8 +11,7 @@ export function auditRoutes(app: FastifyInstance, service: SchedulerService): vo
       schema: {
         summary: 'Run an audit pass now: overdue tasks, expired leases, blocked workflow tasks in limbo',
         tags: ['admin'],
-        querystring: noQuerySchema,
-        response: responses({ 200: ['`{checked_at, overdue, expired_leases, blocked_limbo}`, each with a count and up to 100 ids', objectSchema] }, [403]),
+        response: responses({ 200: ['`{checked_at, overdue, expired_leases, blocked_limbo}`, each with a count and up to 100 ids', objectSchema] }, [400, 403]),
       },
     },
     async (req) => {

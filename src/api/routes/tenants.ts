@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { noQuerySchema } from '../../contract/task-schemas';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
 import type { TenantAdmin } from '../../tenancy/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
@@ -40,8 +39,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List tenants with settings',
         tags,
-        querystring: noQuerySchema,
-        response: responses({ 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] }, [403]),
+        response: responses({ 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] }, [400, 403]),
       },
     },
     async (req) => admin.listTenants(req.caller),
@@ -79,8 +77,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List task-type start limits',
         tags,
-        querystring: noQuerySchema,
-        response: responses({ 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] }, [403]),
+        response: responses({ 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] }, [400, 403]),
       },
     },
     async (req) => admin.listRateLimits(req.caller),
