@@ -165,7 +165,8 @@ export class CronService {
         throw new ValidationError('metadata.tenant_id', 'cannot change: delete the cron task and create it for the other tenant');
       }
       changes.template = { ...current.template, ...templateChanges };
-      this.checkTemplate(changes.template, now);
+      // Metadata saved before the `maxMetadataBytes` cap is checked against it only when changed.
+      this.checkTemplate(changes.template, now, metadata === undefined);
     }
     const resumed = b.enabled === true && !current.enabled;
     if (changes.cronExpression !== undefined || changes.timezone !== undefined || resumed) {
@@ -242,9 +243,13 @@ export class CronService {
     return parseCronSchedule(cron.cronExpression, cron.timezone);
   }
 
-  /** The checks a task submission gets (registered type, payload size, depth and schema, defaults). */
-  private checkTemplate(template: TaskTemplate, now: number) {
-    return buildNewTask(template as Submission, '', now, this.deps.config, this.deps.taskTypes, this.deps.payloads);
+  /**
+   * The checks a task submission gets (registered type, payload size, depth and schema, defaults).
+   * @param keptMetadata the metadata is the stored one, unchanged: not held to `maxMetadataBytes`
+   */
+  private checkTemplate(template: TaskTemplate, now: number, keptMetadata = false) {
+    const config = keptMetadata ? { ...this.deps.config, maxMetadataBytes: Number.POSITIVE_INFINITY } : this.deps.config;
+    return buildNewTask(template as Submission, '', now, config, this.deps.taskTypes, this.deps.payloads);
   }
 }
 

@@ -133,6 +133,20 @@ describe('REST: cron tasks', () => {
     expect(rewritten.statusCode).to.equal(400);
   });
 
+  it('a template saved with metadata over maxMetadataBytes (before the cap) can still be edited; new metadata is held to the cap', async () => {
+    const id = (await create({})).json().cron_id;
+    const stored = (await f.store.getCron(id))!;
+    const big = { tenant_id: stored.tenantId, note: 'm'.repeat(20_000) };
+    await f.store.updateCron(id, { template: { ...stored.template, metadata: big } }, f.clock.now()); // as saved by an earlier version
+    const patch = (body: Record<string, unknown>) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: body });
+    const kept = await patch({ priority: 'high' });
+    expect(kept.statusCode, kept.body).to.equal(200);
+    expect(kept.json()).to.include({ priority: 'high' });
+    const grown = await patch({ metadata: { tenant_id: stored.tenantId, note: 'n'.repeat(20_000) } });
+    expect(grown.statusCode).to.equal(413);
+    expect(grown.json().error.details.field).to.equal('metadata');
+  });
+
   it('a zone name is stored in the tz database\'s letter case; a link keeps its own name', async () => {
     expect((await create({ timezone: 'america/new_york' })).json().timezone).to.equal('America/New_York');
     expect((await create({ timezone: 'utc' })).json().timezone).to.equal('UTC');
