@@ -15,7 +15,8 @@ import type { TenantStore } from './tenant-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
- * request; its `code` is JSON `{taskId, tenantId, key}` (plain data, so it survives a thread hop).
+ * request, or by the same request whose task was deleted since; its `code` is JSON
+ * `{taskId, tenantId, key, taskDeleted?}` (plain data, so it survives a thread hop).
  */
 export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
 
@@ -160,7 +161,9 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
    * Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. A task whose idempotency key
    * (per tenant) is held by an earlier task with the same request hash is not inserted: its result
    * names the earlier task (`replayed: true`). Keys past `expiresAt` are released at that moment.
-   * @throws IdempotencyConflictError (whole list rolled back) when a held key has another hash
+   * @throws IdempotencyConflictError (whole list rolled back) when a held key has another hash, or
+   *   the same hash but its task no longer exists (`taskDeleted`: a dead-letter delete or retention
+   *   purge; the request is neither replayed with a missing task nor run again)
    */
   insertTasks(tasks: NewTask[]): Promise<InsertResult[]>;
 

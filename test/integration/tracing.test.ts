@@ -83,7 +83,7 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
     }
   });
 
-  it('a traceparent header given twice is refused as such, not as a bad format', async () => {
+  it('a traceparent header given twice (sent as one comma-joined line, as HTTP allows) is refused as such, not as a bad format', async () => {
     const headers = new Headers({ 'content-type': 'application/json' });
     headers.append('traceparent', TRACEPARENT);
     headers.append('traceparent', TRACEPARENT);

@@ -2,7 +2,8 @@
  * Cron expression fields: an expression (5 or 6 fields, or a Vixie alias) parsed and validated by
  * cron-parser, expanded into the sets that cron-schedule.ts matches wall-clock times against.
  * Where cron-parser's reading differs from cron's, this module adjusts; each place is marked
- * "Adjustment (n)", numbered as in cron-schedule.ts's header, whose list gives (1) to (4).
+ * "Adjustment (n)": (1) to (4) are the differences listed in cron-schedule.ts's header, (5) is
+ * explained where it is made.
  */
 import { CronExpressionParser } from 'cron-parser';
 import { ValidationError } from '../errors';
