@@ -9,12 +9,11 @@ import {
   taskPatchSchema,
   taskSubmissionSchema,
 } from './contract/task-schemas';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
+import { assertJsonSize } from './contract/json-size';
 import { SchemaValidator } from './contract/validation';
 import { parseIsoWithOffset } from './contract/iso-date';
 import { Clock } from './domain/clock';
 import {
-  PayloadTooLargeError,
   ServiceUnavailableError,
   TaskNotFoundError,
   TaskStateConflictError,
@@ -163,10 +162,7 @@ export class SchedulerService {
     }
     if (b.priority !== undefined) changes.priority = b.priority;
     if (b.payload !== undefined) {
-      if (exceedsJsonDepth(b.payload)) throw new ValidationError('payload', `nests deeper than ${MAX_JSON_DEPTH} levels`);
-      const bytes = Buffer.byteLength(JSON.stringify(b.payload));
-      const limit = this.deps.config.maxPayloadBytes;
-      if (bytes > limit) throw new PayloadTooLargeError(limit, 'payload', bytes);
+      assertJsonSize(b.payload, this.deps.config.maxPayloadBytes, 'payload');
       // A built-in type's payload is checked as at submission; the type is the task's own.
       const task = seen ?? (await this.deps.store.getTask(id));
       if (!task) throw new TaskNotFoundError(id);

@@ -8,6 +8,7 @@ import { ackJson, SubmitAck } from './contract/task-json';
 import { IdempotencyConflictError } from './domain/errors';
 import { DueEntry, NewTask } from './domain/task';
 import { IDEMPOTENCY_CONFLICT, InsertResult } from './storage/store';
+import type { IdempotencyConflictDetails } from './storage/idempotency-conflict';
 
 /** Tasks of a batch built, or handed to their owners, between two turns of the event loop (~1 ms of work). */
 export const BUILD_CHUNK = 100;
@@ -68,7 +69,7 @@ export async function storeSubmissions(
 function idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: number) => string): IdempotencyConflictError | null {
   const e = err as { name?: string; code?: string };
   if (e?.name !== IDEMPOTENCY_CONFLICT || !e.code) return null;
-  const d = JSON.parse(e.code) as { taskId: string; tenantId: string; key: string; taskDeleted?: boolean };
+  const d = JSON.parse(e.code) as IdempotencyConflictDetails;
   const same = (t: NewTask) => t.tenantId === d.tenantId && t.idempotencyKey === d.key;
   // The key may be held by an earlier item of this very batch (stored by nobody: all or none).
   const holder = tasks.findIndex((t) => same(t) && t.id === d.taskId);

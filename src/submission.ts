@@ -1,8 +1,8 @@
 import type { Config } from './config';
 import { requestHash } from './contract/canonical-json';
 import { parseIsoWithOffset } from './contract/iso-date';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './contract/json-depth';
-import { PayloadTooLargeError, UnknownTaskTypeError, ValidationError } from './domain/errors';
+import { assertJsonSize } from './contract/json-size';
+import { UnknownTaskTypeError, ValidationError } from './domain/errors';
 import type { PayloadChecks } from './handlers/payload-schemas';
 import { partitionOf } from './domain/partition';
 import { NewTask } from './domain/task';
@@ -43,13 +43,8 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
     scheduledAt = parseIsoWithOffset(s.scheduled_at);
     if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, 'is not a date-time that exists (check day, hour and offset)');
   }
-  for (const field of ['payload', 'metadata'] as const) {
-    if (exceedsJsonDepth(s[field])) throw new ValidationError(`${path}${field}`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-  const payloadBytes = s.payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.payload), 'utf8');
-  if (payloadBytes > config.maxPayloadBytes) throw new PayloadTooLargeError(config.maxPayloadBytes, `${path}payload`, payloadBytes);
-  const metadataBytes = s.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(s.metadata), 'utf8');
-  if (metadataBytes > config.maxMetadataBytes) throw new PayloadTooLargeError(config.maxMetadataBytes, `${path}metadata`, metadataBytes);
+  assertJsonSize(s.payload, config.maxPayloadBytes, `${path}payload`);
+  assertJsonSize(s.metadata, config.maxMetadataBytes, `${path}metadata`);
   if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const id = uuidv7(now);
   const meta = s.metadata ?? {};

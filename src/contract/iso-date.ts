@@ -1,4 +1,11 @@
+/**
+ * RFC 3339 date-time with an offset: `T` and `Z` in either case (RFC 3339 §5.6), seconds optional
+ * as in ISO 8601. Its source is also the JSON Schema pattern of every date field (task-schemas.ts).
+ */
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/** {@link ISO} as a pattern string, for JSON Schemas. */
+export const ISO_WITH_OFFSET = ISO.source;
 
 /**
  * Parses an RFC 3339 date-time with a mandatory offset (`Z` or `±hh:mm`) into epoch ms, or returns

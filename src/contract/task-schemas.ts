@@ -4,8 +4,10 @@
  * the same field path.
  */
 
-/** RFC 3339 date-time with an offset (`T` and `Z` in either case, RFC 3339 §5.6; seconds optional as in ISO 8601). */
-export const ISO_WITH_OFFSET = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2})$';
+import { ISO_WITH_OFFSET } from './iso-date';
+
+/** The pattern of every date field: RFC 3339 with an offset (contract/iso-date.ts). */
+export { ISO_WITH_OFFSET };
 
 export const taskSubmissionSchema = {
   type: 'object',

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { validateDag } from '../domain/dag/validate-dag';
 import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTooLargeError } from '../domain/errors';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
+import { assertJsonSize } from '../contract/json-size';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
 import { buildNewTask, Submission } from '../submission';
@@ -80,9 +80,7 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
  * @throws ValidationError (400) | PayloadTooLargeError (413), field `metadata`
  */
 function assertWorkflowMetadata(meta: Record<string, unknown>, tasks: number, config: Config): void {
-  if (exceedsJsonDepth(meta)) throw new ValidationError('metadata', `nests deeper than ${MAX_JSON_DEPTH} levels`);
-  const bytes = Buffer.byteLength(JSON.stringify(meta), 'utf8');
-  if (bytes > config.maxMetadataBytes) throw new PayloadTooLargeError(config.maxMetadataBytes, 'metadata', bytes);
+  const bytes = assertJsonSize(meta, config.maxMetadataBytes, 'metadata');
   if (bytes * tasks > config.workflowBodyLimitBytes) {
     throw new PayloadTooLargeError(config.workflowBodyLimitBytes, 'metadata', bytes * tasks, `copied into each of the ${tasks} tasks`);
   }

@@ -22,7 +22,7 @@
  * (insert-tasks.ts) instead of creating a second one.
  */
 import { NewTask } from '../../../domain/task';
-import { IDEMPOTENCY_CONFLICT } from '../../store';
+import { idempotencyConflictError } from '../../idempotency-conflict';
 import type { MongoCollections } from '../collections';
 import { isDuplicateKey } from '../documents';
 
@@ -34,10 +34,7 @@ export type KeyClaim =
 /** The error insertTasks rejects with for a conflicting key (see IDEMPOTENCY_CONFLICT in store.ts). */
 export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean, taskDeleted = false): Error {
   const why = inUse ? 'is in use by a request still being stored' : `is held by task ${heldBy}${taskDeleted ? ', deleted' : ''}`;
-  return Object.assign(new Error(`idempotency key "${t.idempotencyKey}" ${why}`), {
-    name: IDEMPOTENCY_CONFLICT,
-    code: JSON.stringify({ taskId: heldBy, tenantId: t.tenantId, key: t.idempotencyKey, ...(taskDeleted ? { taskDeleted: true } : {}) }),
-  });
+  return idempotencyConflictError(`idempotency key "${t.idempotencyKey}" ${why}`, { taskId: heldBy, tenantId: t.tenantId, key: t.idempotencyKey as string, taskDeleted });
 }
 
 export async function claimKey(c: MongoCollections, t: NewTask, batch: string, takeoverMs: number): Promise<KeyClaim> {

@@ -12,7 +12,8 @@
  */
 import type Database from 'better-sqlite3';
 import { NewTask } from '../../../domain/task';
-import { IDEMPOTENCY_CONFLICT, InsertResult } from '../../store';
+import { InsertResult } from '../../store';
+import { idempotencyConflictError } from '../../idempotency-conflict';
 import { rankOfPriority } from '../row-mapping';
 
 
@@ -37,10 +38,11 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
           // A replay answers with the task the key stands for, unless that task was deleted.
           const gone = same && taskExists.get(held.task_id) === undefined;
           if (same && !gone) return { taskId: held.task_id, replayed: true, seq: 0 };
-          // `code` crosses the writer-thread boundary with the error: it carries the details.
-          throw Object.assign(new Error(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`), {
-            name: IDEMPOTENCY_CONFLICT,
-            code: JSON.stringify({ taskId: held.task_id, tenantId: t.tenantId, key: t.idempotencyKey, ...(gone ? { taskDeleted: true } : {}) }),
+          throw idempotencyConflictError(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`, {
+            taskId: held.task_id,
+            tenantId: t.tenantId,
+            key: t.idempotencyKey,
+            taskDeleted: gone,
           });
         }
         holdKey.run(t.tenantId, t.idempotencyKey, t.id, t.idempotency.requestHash, t.idempotency.expiresAt);
