@@ -11,7 +11,7 @@ import {
 } from './contract/task-schemas';
 import { assertJsonSize } from './contract/json-size';
 import { SchemaValidator } from './contract/validation';
-import { parseIsoWithOffset } from './contract/iso-date';
+import { NOT_A_DATE_TIME, parseIsoWithOffset } from './contract/iso-date';
 import { Clock } from './domain/clock';
 import {
   ServiceUnavailableError,
@@ -130,7 +130,7 @@ export class SchedulerService {
    */
   async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assert(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    this.validator.assertQuery(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     const page = await this.deps.store.listTasks({
       status: q.status as TaskState | undefined,
       taskType: q.task_type as string | undefined,
@@ -157,7 +157,7 @@ export class SchedulerService {
     const changes: UpdateWaitingChanges = {};
     if (b.scheduled_at !== undefined) {
       const at = b.scheduled_at === null ? null : parseIsoWithOffset(b.scheduled_at);
-      if (at === null && b.scheduled_at !== null) throw new ValidationError('scheduled_at', 'is not a date-time that exists (check day, hour and offset)');
+      if (at === null && b.scheduled_at !== null) throw new ValidationError('scheduled_at', NOT_A_DATE_TIME);
       changes.scheduledAt = at;
     }
     if (b.priority !== undefined) changes.priority = b.priority;
@@ -183,11 +183,11 @@ export class SchedulerService {
    */
   async listDeadLetter(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assert(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    this.validator.assertQuery(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     let since: number | undefined;
     if (q.since !== undefined) {
       since = parseIsoWithOffset(String(q.since)) ?? undefined;
-      if (since === undefined) throw new ValidationError('since', 'is not a date-time that exists');
+      if (since === undefined) throw new ValidationError('since', NOT_A_DATE_TIME);
     }
     const page = await this.deps.store.listTasks({
       status: 'DEAD',

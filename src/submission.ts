@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import { requestHash } from './contract/canonical-json';
-import { parseIsoWithOffset } from './contract/iso-date';
+import { NOT_A_DATE_TIME, parseIsoWithOffset } from './contract/iso-date';
 import { assertJsonSize } from './contract/json-size';
 import { UnknownTaskTypeError, ValidationError } from './domain/errors';
 import type { PayloadChecks } from './handlers/payload-schemas';
@@ -41,7 +41,7 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   let scheduledAt: number | null = null;
   if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
     scheduledAt = parseIsoWithOffset(s.scheduled_at);
-    if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, 'is not a date-time that exists (check day, hour and offset)');
+    if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, NOT_A_DATE_TIME);
   }
   assertJsonSize(s.payload, config.maxPayloadBytes, `${path}payload`);
   assertJsonSize(s.metadata, config.maxMetadataBytes, `${path}metadata`);

@@ -1,5 +1,5 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
-import { ValidationError } from '../domain/errors';
+import { clipEcho, ValidationError } from '../domain/errors';
 
 const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
 
@@ -53,7 +53,8 @@ function firstProblem(errors: ReadonlyArray<ErrorObject>, context?: string): { f
  */
 export function validationErrorOf(errors: ReadonlyArray<ErrorObject>, context?: string): ValidationError {
   const { field, reason } = firstProblem(errors, context);
-  return new ValidationError(field || 'body', reason);
+  // A field name is quoted back cut to ECHO_MAX characters; an empty one names the whole part.
+  return new ValidationError(field ? clipEcho(field) : context === 'querystring' ? 'query' : 'body', reason);
 }
 
 /**
@@ -70,14 +71,35 @@ export class SchemaValidator {
    * @throws ValidationError naming the first offending field
    */
   assert(schema: object, value: unknown, at?: string): void {
+    const fn = this.compiled(schema);
+    if (fn(value)) return;
+    if (at === undefined) throw validationErrorOf(fn.errors ?? []);
+    const { field, reason } = firstProblem(fn.errors ?? []);
+    throw new ValidationError(clipEcho(field === '' ? at : field.startsWith('[') ? `${at}${field}` : `${at}.${field}`), reason);
+  }
+
+  /**
+   * As {@link assert} for a request's query parameters (REST, or the same object from an actor
+   * message): a parameter given twice (an array) is named as such and an empty name as `query`,
+   * as fastify's own query validation answers.
+   * @throws ValidationError naming the first offending parameter
+   */
+  assertQuery(schema: object, query: unknown): void {
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (Array.isArray(value)) throw new ValidationError(name ? clipEcho(name) : 'query', 'is given more than once: give it once');
+    }
+    const fn = this.compiled(schema);
+    if (fn(query)) return;
+    const { field, reason } = firstProblem(fn.errors ?? []);
+    throw new ValidationError(field ? clipEcho(field) : 'query', reason);
+  }
+
+  private compiled(schema: object): ValidateFunction {
     let fn = this.cache.get(schema);
     if (!fn) {
       fn = this.ajv.compile(schema);
       this.cache.set(schema, fn);
     }
-    if (fn(value)) return;
-    if (at === undefined) throw validationErrorOf(fn.errors ?? []);
-    const { field, reason } = firstProblem(fn.errors ?? []);
-    throw new ValidationError(field === '' ? at : field.startsWith('[') ? `${at}${field}` : `${at}.${field}`, reason);
+    return fn;
   }
 }

@@ -8,7 +8,7 @@ import {
   getCronQuerySchema,
   listCronsQuerySchema,
 } from '../contract/cron-schemas';
-import { LAST_RFC3339_MS, parseIsoWithOffset } from '../contract/iso-date';
+import { LAST_RFC3339_MS, NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { iso } from '../contract/task-json';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
@@ -72,7 +72,7 @@ export class CronService {
   async create(body: unknown, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
     const q = stringQuery(query);
-    this.validator.assert(getCronQuerySchema, q);
+    this.validator.assertQuery(getCronQuerySchema, q);
     const preview = q.preview === undefined ? 0 : Number(q.preview);
     this.validator.assert(cronCreateSchema, body);
     const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
@@ -113,7 +113,7 @@ export class CronService {
    */
   async get(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     const q = stringQuery(query);
-    this.validator.assert(getCronQuerySchema, q);
+    this.validator.assertQuery(getCronQuerySchema, q);
     const cron = await this.mustGet(id, caller);
     const count = q.preview === undefined ? 0 : Number(q.preview);
     const fires = count > 0 && cron.enabled ? this.scheduleOf(cron).nextFireTimes(this.deps.clock.now(), count) : undefined;
@@ -126,7 +126,7 @@ export class CronService {
    */
   async list(query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
-    this.validator.assert(listCronsQuerySchema, q);
+    this.validator.assertQuery(listCronsQuerySchema, q);
     const page = await this.deps.store.listCrons({
       enabled: q.enabled === undefined ? undefined : q.enabled === 'true',
       tenantId: tenantFilter(caller, q.tenant),
@@ -164,6 +164,10 @@ export class CronService {
       if (metadata && metadata.tenant_id !== undefined && metadata.tenant_id !== current.tenantId) {
         throw new ValidationError('metadata.tenant_id', 'cannot change: delete the cron task and create it for the other tenant');
       }
+      // As at creation, where a tenant's key adds it: the tenant stays in the new metadata (and counts for its cap).
+      if (metadata && (current.template.metadata?.tenant_id !== undefined || !caller.admin)) {
+        templateChanges.metadata = { ...metadata, tenant_id: current.tenantId };
+      }
       changes.template = { ...current.template, ...templateChanges };
       // Metadata saved before the `maxMetadataBytes` cap is checked against it only when changed.
       this.checkTemplate(changes.template, now, metadata === undefined);
@@ -193,7 +197,7 @@ export class CronService {
    */
   async runs(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
-    this.validator.assert(cronRunsQuerySchema, q);
+    this.validator.assertQuery(cronRunsQuerySchema, q);
     const limit = pageLimit(q.limit);
     await this.mustGet(id, caller);
     const page = await this.deps.store.listCronFires(id, { limit, cursor: q.cursor });
@@ -215,7 +219,7 @@ export class CronService {
     let from = this.deps.clock.now();
     if (b.from !== undefined) {
       const parsed = parseIsoWithOffset(b.from);
-      if (parsed === null) throw new ValidationError('from', 'is not a date-time that exists (check day, hour and offset)');
+      if (parsed === null) throw new ValidationError('from', NOT_A_DATE_TIME);
       from = parsed;
     }
     return {
@@ -262,9 +266,14 @@ function templateOf(b: Record<string, unknown>): TaskTemplate {
   return template as unknown as TaskTemplate;
 }
 
-/** Query values as strings (REST gives strings; the message API may give numbers). */
+/**
+ * Query values as strings (REST gives strings; the message API may give numbers). An array (REST:
+ * a parameter given twice) is kept as it is, for `assertQuery` to refuse as such.
+ */
 function stringQuery(query: unknown): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) out[k] = v === undefined ? undefined : String(v);
+  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    out[k] = Array.isArray(v) ? (v as unknown as string) : v === undefined ? undefined : String(v);
+  }
   return out;
 }

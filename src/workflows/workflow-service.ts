@@ -109,7 +109,7 @@ export class WorkflowService {
    */
   async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assert(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+    this.validator.assertQuery(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     const limit = pageLimit(q.limit);
     const page = await this.deps.store.listWorkflows({
       status: q.status as WorkflowStatus | undefined,

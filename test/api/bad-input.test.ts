@@ -254,6 +254,39 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     }
   });
 
+  it('an unknown field or parameter with a 5,000-character name is named cut to 200 characters; an empty parameter name is `query`', async () => {
+    const long = 'a'.repeat(5000);
+    const { task_id } = await f.service.submit({ task_type: 'noop' });
+    for (const [method, url, payload] of [
+      ['GET', `/api/v1/tasks/${task_id}?${long}=1`, undefined],
+      ['GET', `/api/v1/tasks?${long}=1`, undefined],
+      ['POST', `/api/v1/cron-tasks?${long}=1`, { name: 'n', cron_expression: '* * * * *', task_type: 'noop' }],
+      ['POST', '/api/v1/tasks', { task_type: 'noop', [long.slice(0, 3000)]: 1 }], // the fixture's body limit is 4 KiB
+    ] as const) {
+      const err = expectError(await f.app.inject({ method, url, payload }), 400, 'VALIDATION_FAILED');
+      expect(err.details.field.length, url).to.be.at.most(201);
+      expect(err.message.length, url).to.be.below(400);
+    }
+    for (const url of ['/api/v1/tasks?=1', '/api/v1/dead-letter?=', '/api/v1/workflows/x?=1']) {
+      expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', 'query');
+    }
+    expectError(await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?=1', payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' } }), 400, 'VALIDATION_FAILED', 'query');
+    const twice = expectError(
+      await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?preview=2&preview=2', payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' } }),
+      400,
+      'VALIDATION_FAILED',
+      'preview',
+    );
+    expect(twice.message).to.equal('preview: is given more than once: give it once');
+  });
+
+  it('a date whose offset carries it past year 9999 (or before year 0) in UTC → 400 naming it, not an answer the API cannot read back', async () => {
+    const err = expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { task_type: 'noop', scheduled_at: '9999-12-31T23:59:59-01:00' } }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    expect(err.message).to.include('years 0000–9999 UTC');
+    expectError(await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks/preview', payload: { cron_expression: '* * * * *', from: '0000-01-01T00:00:00+01:00' } }), 400, 'VALIDATION_FAILED', 'from');
+    expect(Object.values(await f.store.countByState()).reduce((a, b) => a + b, 0)).to.equal(0);
+  });
+
   it('a query parameter on an /api/ route that takes none → 400 naming it, nothing done; probes and /metrics ignore them', async () => {
     const { task_id } = await f.service.submit({ task_type: 'noop' });
     const cases: Array<[string, string]> = [

@@ -147,6 +147,19 @@ describe('REST: cron tasks', () => {
     expect(grown.json().error.details.field).to.equal('metadata');
   });
 
+  it("PATCH of the metadata keeps the definition's tenant in it, as at creation, and the cap counts it", async () => {
+    const id = (await create({ metadata: { tenant_id: 'acme' } })).json().cron_id;
+    const patch = (metadata: Record<string, unknown>) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { metadata } });
+    const ok = await patch({ team: 'ops' });
+    expect(ok.statusCode, ok.body).to.equal(200);
+    expect((await f.store.getCron(id))!.template.metadata).to.deep.equal({ team: 'ops', tenant_id: 'acme' });
+    // Fits without the tenant, not with it (`,"tenant_id":"acme"` is 19 bytes).
+    const pad = 'x'.repeat(16_384 - '{"pad":""}'.length - 5);
+    const over = await patch({ pad });
+    expect(over.statusCode).to.equal(413);
+    expect(over.json().error.details).to.include({ field: 'metadata', actual_bytes: 16_379 + 19 });
+  });
+
   it('a zone name is stored in the tz database\'s letter case; a link keeps its own name', async () => {
     expect((await create({ timezone: 'america/new_york' })).json().timezone).to.equal('America/New_York');
     expect((await create({ timezone: 'utc' })).json().timezone).to.equal('UTC');

@@ -25,6 +25,15 @@ describe('parseIsoWithOffset (RFC 3339 with an offset)', () => {
     }
   });
 
+  it('refuses an offset that carries the instant out of years 0000–9999 in UTC; keeps milliseconds of a long fraction', () => {
+    expect(parseIsoWithOffset('9999-12-31T23:59:59-01:00')).to.equal(null);
+    expect(parseIsoWithOffset('0000-01-01T00:00:00+01:00')).to.equal(null);
+    expect(parseIsoWithOffset('9999-12-31T22:59:59-01:00')).to.equal(Date.parse('9999-12-31T23:59:59Z'));
+    expect(new Date(parseIsoWithOffset('0000-01-01T00:00:00Z') as number).toISOString()).to.equal('0000-01-01T00:00:00.000Z');
+    expect(both('2030-01-01T10:00:00.000000000000000000001Z')).to.deep.equal({ pattern: true, parsed: at });
+    expect(parseIsoWithOffset('2030-01-01T10:00:00.98765432109876Z')).to.equal(at + 987);
+  });
+
   it('LAST_RFC3339_MS is the last instant with a four-digit year', () => {
     expect(new Date(LAST_RFC3339_MS).toISOString()).to.equal('9999-12-31T23:59:59.999Z');
     expect(new Date(LAST_RFC3339_MS + 1).toISOString()).to.equal('+010000-01-01T00:00:00.000Z');
