@@ -1,6 +1,7 @@
 /**
  * RFC 3339 date-time with an offset: `T` and `Z` in either case (RFC 3339 §5.6), seconds optional
- * as in ISO 8601, any number of fraction digits (milliseconds are kept). Its source is also the JSON Schema pattern of every date field (task-schemas.ts).
+ * as in ISO 8601, any number of fraction digits (milliseconds are kept). Its source is also the
+ * JSON Schema pattern of every date field (task-schemas.ts).
  */
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?([Zz]|([+-])(\d{2}):(\d{2}))$/;
 
@@ -10,10 +11,10 @@ export const ISO_WITH_OFFSET = ISO.source;
 /**
  * Parses an RFC 3339 date-time with a mandatory offset (`Z` or `±hh:mm`) into epoch ms, or returns
  * null when it is not one or names a day or time that does not exist (Feb 30, hour 24, minute 60,
- * offset beyond ±23:59), or whose instant in UTC falls outside years 0000–9999 (`9999-12-31T23:59:59-01:00`).
- * `Date.parse` would roll such values over into another day silently.
- * `T` and `Z` may be lowercase (RFC 3339 §5.6, NOTE); seconds may be left out (ISO 8601's reduced
- * precision: `10:00Z` is `10:00:00Z`).
+ * offset beyond ±23:59), or whose instant in UTC falls outside years 0000–9999
+ * (`9999-12-31T23:59:59-01:00`). `Date.parse` would roll such values over into another day
+ * silently. `T` and `Z` may be lowercase (RFC 3339 §5.6, NOTE); seconds may be left out (ISO
+ * 8601's reduced precision: `10:00Z` is `10:00:00Z`).
  */
 export function parseIsoWithOffset(text: string): number | null {
   const m = ISO.exec(text);
