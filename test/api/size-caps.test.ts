@@ -1,5 +1,27 @@
 import { expect } from 'chai';
+import type { Config } from '../../src/config';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** POST of a JSON body through app.inject. */
+const postJson = (f: ApiFixture, url: string, body: unknown) =>
+  f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+
+/** Nothing reached the store (and, for submissions, no owner was told). */
+async function expectNothingStored(f: ApiFixture): Promise<void> {
+  const counts = await f.store.countByState();
+  expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+  expect(f.stored).to.have.length(0);
+}
+
+/** The config a fixture gets without overrides (config/default.json). */
+async function defaultConfig(): Promise<Config> {
+  const d = await apiFixture();
+  try {
+    return d.config;
+  } finally {
+    await d.close();
+  }
+}
 
 /** `maxPayloadBytes`: a payload whose JSON is larger → 413 PAYLOAD_TOO_LARGE naming it; nothing stored. */
 describe('REST: payload size cap', () => {
@@ -10,26 +32,14 @@ describe('REST: payload size cap', () => {
   });
   afterEach(async () => f.close());
 
-  const post = (url: string, body: unknown) =>
-    f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const post = (url: string, body: unknown) => postJson(f, url, body);
 
   /** A string payload whose JSON text is exactly `bytes` bytes (the two quotes included). */
   const payloadOf = (bytes: number) => 'p'.repeat(bytes - 2);
 
-  async function expectNothingStored(): Promise<void> {
-    const counts = await f.store.countByState();
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
-    expect(f.stored).to.have.length(0);
-  }
-
   it('defaults to 256 KiB', async () => {
     expect(f.config.maxPayloadBytes).to.equal(CAP);
-    const d = await apiFixture();
-    try {
-      expect(d.config.maxPayloadBytes).to.equal(262_144);
-    } finally {
-      await d.close();
-    }
+    expect((await defaultConfig()).maxPayloadBytes).to.equal(262_144);
   });
 
   it('one task: a payload one byte over the cap → 413, field payload, both sizes; nothing stored', async () => {
@@ -39,7 +49,7 @@ describe('REST: payload size cap', () => {
     expect(err.code).to.equal('PAYLOAD_TOO_LARGE');
     expect(err.details).to.deep.equal({ field: 'payload', limit_bytes: CAP, actual_bytes: CAP + 1 });
     expect(err.message).to.contain(String(CAP)).and.to.contain(String(CAP + 1));
-    await expectNothingStored();
+    await expectNothingStored(f);
   });
 
   it('one task: a payload exactly at the cap, or none at all, is accepted', async () => {
@@ -54,7 +64,7 @@ describe('REST: payload size cap', () => {
     expect(res.statusCode).to.equal(413);
     expect(res.json().error.details.field).to.equal('payload');
     expect(res.json().error.details.actual_bytes).to.equal(Buffer.byteLength(JSON.stringify({ text: euros }), 'utf8'));
-    await expectNothingStored();
+    await expectNothingStored(f);
   });
 
   it('batch: one item over the cap → 413 naming tasks[i].payload; no item stored', async () => {
@@ -68,7 +78,7 @@ describe('REST: payload size cap', () => {
     expect(res.statusCode, res.body).to.equal(413);
     expect(res.json().error.code).to.equal('PAYLOAD_TOO_LARGE');
     expect(res.json().error.details).to.include({ field: 'tasks[2].payload', limit_bytes: CAP });
-    await expectNothingStored();
+    await expectNothingStored(f);
   });
 
   it('batch: every item within the cap → 202, all stored', async () => {
@@ -86,7 +96,7 @@ describe('REST: payload size cap', () => {
     const res = await post('/api/v1/tasks', { task_type: 'echo', payload: 'x'.repeat(70 * 1024) });
     expect(res.statusCode).to.equal(413);
     expect(res.json().error.details).to.deep.equal({ field: 'body', limit_bytes: 64 * 1024 });
-    await expectNothingStored();
+    await expectNothingStored(f);
   });
 });
 
@@ -103,23 +113,12 @@ describe('REST: metadata size cap', () => {
   });
   afterEach(async () => f.close());
 
-  const post = (url: string, body: unknown) =>
-    f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const post = (url: string, body: unknown) => postJson(f, url, body);
   /** Metadata whose JSON text is exactly `bytes` bytes. */
   const metadataOf = (bytes: number) => ({ note: 'm'.repeat(bytes - '{"note":""}'.length) });
 
-  async function expectNothingStored(): Promise<void> {
-    const counts = await f.store.countByState();
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
-  }
-
   it('defaults to 16 KiB', async () => {
-    const d = await apiFixture();
-    try {
-      expect(d.config.maxMetadataBytes).to.equal(16_384);
-    } finally {
-      await d.close();
-    }
+    expect((await defaultConfig()).maxMetadataBytes).to.equal(16_384);
   });
 
   it('one task and a batch item: over the cap → 413 naming metadata with both sizes; at the cap → 202', async () => {
@@ -129,7 +128,7 @@ describe('REST: metadata size cap', () => {
     const batch = await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: metadataOf(CAP + 1) }] });
     expect(batch.statusCode).to.equal(413);
     expect(batch.json().error.details.field).to.equal('tasks[1].metadata');
-    await expectNothingStored();
+    await expectNothingStored(f);
     expect((await post('/api/v1/tasks', { task_type: 'noop', metadata: metadataOf(CAP) })).statusCode).to.equal(202);
   });
 
@@ -146,7 +145,7 @@ describe('REST: metadata size cap', () => {
     const overlay = await post('/api/v1/workflows', { metadata: metadataOf(CAP - 20), tasks: [{ id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }] });
     expect(overlay.statusCode).to.equal(413);
     expect(overlay.json().error.details.field).to.equal('tasks[0].metadata');
-    await expectNothingStored();
+    await expectNothingStored(f);
   });
 
   it('workflow: metadata copied into every task may not total more than workflowBodyLimitBytes', async () => {
@@ -156,7 +155,7 @@ describe('REST: metadata size cap', () => {
     expect(res.statusCode, res.body).to.equal(413);
     expect(res.json().error.details).to.deep.equal({ field: 'metadata', limit_bytes: WORKFLOW_LIMIT, actual_bytes: 100 * 700 });
     expect(res.json().error.message).to.include('copied into each of the 700 tasks');
-    await expectNothingStored();
+    await expectNothingStored(f);
     expect((await post('/api/v1/workflows', { metadata: meta, tasks: many.slice(0, 600) })).statusCode).to.equal(202);
   });
 });
