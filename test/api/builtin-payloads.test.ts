@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SchemaValidator } from '../../src/contract/validation';
 import { PayloadChecks } from '../../src/handlers/payload-schemas';
-import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+import { apiFixture, ApiFixture, sendJson } from '../helpers/api-fixture';
 
 /**
  * A built-in type's payload is checked when it is submitted (single, batch, workflow, cron
@@ -15,8 +15,7 @@ describe('REST: payloads of the built-in task types are checked at submission', 
   });
   afterEach(async () => f.close());
 
-  const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
-    f.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const send = (method: 'POST' | 'PATCH', url: string, body: unknown) => sendJson(f, method, url, body);
   const refusal = async (res: { statusCode: number; body: string; json(): any }) => {
     expect(res.statusCode, res.body).to.equal(400);
     const e = res.json().error;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ReadyQueues } from '../../src/domain/ready-queues';
-import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+import { apiFixture, ApiFixture, sendJson } from '../helpers/api-fixture';
 
 /**
  * A `scheduled_at` already past is due at the submission (or PATCH), not then: a task cannot have
@@ -15,8 +15,7 @@ describe('REST: a scheduled_at in the past is due now', () => {
   });
   afterEach(async () => f.close());
 
-  const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
-    f.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const send = (method: 'POST' | 'PATCH', url: string, body: unknown) => sendJson(f, method, url, body);
 
   it('keeps scheduled_at as given, with due_at the submission time, in single, batch and workflow submissions', async () => {
     const now = f.clock.now();

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
 import type { Config } from '../../src/config';
-import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+import { apiFixture, ApiFixture, sendJson } from '../helpers/api-fixture';
 
-/** POST of a JSON body through app.inject. */
-const postJson = (f: ApiFixture, url: string, body: unknown) =>
-  f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
 
 /** Nothing reached the store (and, for submissions, no owner was told). */
 async function expectNothingStored(f: ApiFixture): Promise<void> {
@@ -32,7 +29,7 @@ describe('REST: payload size cap', () => {
   });
   afterEach(async () => f.close());
 
-  const post = (url: string, body: unknown) => postJson(f, url, body);
+  const post = (url: string, body: unknown) => sendJson(f, 'POST', url, body);
 
   /** A string payload whose JSON text is exactly `bytes` bytes (the two quotes included). */
   const payloadOf = (bytes: number) => 'p'.repeat(bytes - 2);
@@ -113,7 +110,7 @@ describe('REST: metadata size cap', () => {
   });
   afterEach(async () => f.close());
 
-  const post = (url: string, body: unknown) => postJson(f, url, body);
+  const post = (url: string, body: unknown) => sendJson(f, 'POST', url, body);
   /** Metadata whose JSON text is exactly `bytes` bytes. */
   const metadataOf = (bytes: number) => ({ note: 'm'.repeat(bytes - '{"note":""}'.length) });
 

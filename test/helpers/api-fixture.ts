@@ -96,3 +96,8 @@ export async function apiFixture(overrides: Record<string, unknown> = {}, logger
     },
   };
 }
+
+/** A request with a JSON body through `app.inject` (the body sent as its JSON text). */
+export function sendJson(f: ApiFixture, method: 'POST' | 'PATCH' | 'PUT', url: string, body: unknown) {
+  return f.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+}
