@@ -102,4 +102,30 @@ describe('TaskRunner timeout and cancel (manual clock)', () => {
     expect(lines).to.have.length(1);
     expect(lines[0]).to.deep.include({ msg: 'hello', n: 1, task_id: 'c1', attempt: 2, task_type: 'chatty' });
   });
+  it('a handler that reads ctx.signal only after a cancel or a timeout gets it already aborted, with the reason', async () => {
+    const clock = new ManualClock();
+    const contexts: HandlerContext[] = [];
+    const handler: TaskHandler = (_p, ctx) => {
+      contexts.push(ctx); // the signal is not read yet
+      return new Promise<void>(() => undefined);
+    };
+    const runner = new TaskRunner(new Map([['h', handler]]), () => undefined, clock);
+    runner.run([
+      { id: 'c', attempt: 1, taskType: 'h', payload: null, timeoutMs: 60_000, idempotencyKey: null },
+      { id: 't', attempt: 1, taskType: 'h', payload: null, timeoutMs: 100, idempotencyKey: null },
+      { id: 'r', attempt: 1, taskType: 'h', payload: null, timeoutMs: 60_000, idempotencyKey: null },
+    ]);
+    await flush();
+    runner.abort('c', 1);
+    clock.advance(100);
+    const [cancelled, timedOut, running] = contexts.map((c) => c.signal);
+    expect(cancelled.aborted).to.equal(true);
+    expect(cancelled.reason).to.be.instanceOf(TaskCancelledError);
+    expect(timedOut.aborted).to.equal(true);
+    expect(timedOut.reason).to.be.instanceOf(TaskTimeoutError);
+    expect(running.aborted).to.equal(false);
+    expect(contexts[2].signal).to.equal(running); // one signal per attempt
+    runner.abort('r', 1);
+    expect(running.reason).to.be.instanceOf(TaskCancelledError);
+  });
 });

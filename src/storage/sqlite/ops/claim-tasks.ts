@@ -3,85 +3,109 @@
  * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
  * A SCHEDULED or RETRYING task already due (due_at <= now) is claimed the same way: transitions
  * `due` and `claim` in one write: the usual path of a due scheduled task or retry, whose due mark
- * is written only if it still waits at the dispatcher after `dueMarkDelayMs`. Output: ClaimedTask for each id whose compare-and-set won (others
- * are skipped: cancelled, already claimed, not yet due). A workflow task also gets its upstream tasks' results, keyed by their
- * workflow-local ids, and its submission's `traceparent`. Guarantee: one attempt number is handed out once.
- * With `epochs` (cluster mode, a fencing token per id): the compare-and-set also requires
- * owner_epoch <= epochs[i] and sets owner_epoch; a negative token never claims. Without it the
- * statement does not read owner_epoch (the embedded hot path is unchanged).
+ * is written only if it still waits at the dispatcher after `dueMarkDelayMs`.
+ * Output: ClaimedTask for each id whose compare-and-set won (others are skipped: cancelled,
+ * already claimed, not yet due). A workflow task also gets its upstream tasks' results, keyed by
+ * their workflow-local ids, and its submission's `traceparent`.
+ * Guarantee: one attempt number is handed out once. The compare-and-set is a read of the row under
+ * the claim's condition and a write of that row, both inside the writer's one transaction
+ * (group-commit.ts), which nothing else writes during.
+ * With `epochs` (cluster mode, a fencing token per id): the condition also requires
+ * owner_epoch <= epochs[i] and the write sets owner_epoch; a negative token never claims. Without
+ * it owner_epoch is not read (the embedded hot path is unchanged).
  */
 import type Database from 'better-sqlite3';
-import { ClaimedTask } from '../../../domain/task';
+import { ClaimedTask, RetrySettings } from '../../../domain/task';
 import { parseJson, RETRY_COLUMNS, retryFromRow } from '../row-mapping';
 
-/** The columns a claim returns, in the order {@link claimedFromRow} reads them. */
-const CLAIM_RETURNING = `id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
+/** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
+const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
   workflow_id, traceparent, ${RETRY_COLUMNS}`;
 
-type ClaimRow = [string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, ...unknown[]];
+/** Where the retry columns start in a {@link ClaimRow}. */
+const RETRY_AT = 12;
+
+/** A claimable row: `seq` first, then the columns the worker's view is built from. */
+type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, ...unknown[]];
+
+/** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
+const CLAIM_SET = `state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
+const CLAIMABLE = `(state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?))`;
 
 export function prepareClaimTasks(
   db: Database.Database,
 ): (ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]) => ClaimedTask[] {
-  // Rows come back as arrays (`raw`): measured on 30,000 claims, 8 against 11 µs per claim with
+  // A read of the claimable row, then an UPDATE by its rowid, instead of one UPDATE … RETURNING:
+  // measured on 42,000 claims, 6.4 against 7.7 µs per claim (RETURNING has a fixed cost per
+  // execution). Both run inside the writer's one transaction (group-commit.ts), so nothing can
+  // change the row between them. Rows come back as arrays (`raw`): 8 against 11 µs per claim with
   // row objects and spreads.
-  const stmt = db
-    .prepare(`
-      UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
-        lease_expires_at = ?, cancel_requested = 0, updated_at = ?
-      WHERE id = ? AND (state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?))
-      RETURNING ${CLAIM_RETURNING}`)
-    .raw(true);
-  const fenced = db
-    .prepare(`
-      UPDATE tasks SET state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?,
-        lease_expires_at = ?, cancel_requested = 0, updated_at = ?, owner_epoch = ?
-      WHERE id = ? AND (state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?)) AND owner_epoch <= ?
-      RETURNING ${CLAIM_RETURNING}`)
-    .raw(true);
+  const find = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE}`).raw(true);
+  const findFenced = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE} AND owner_epoch <= ?`).raw(true);
+  const claim = db.prepare(`UPDATE tasks SET ${CLAIM_SET} WHERE seq = ?`);
+  const claimFenced = db.prepare(`UPDATE tasks SET ${CLAIM_SET}, owner_epoch = ? WHERE seq = ?`);
   const upstream = db.prepare(`
     SELECT u.workflow_task_id AS key, u.result AS result FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
     WHERE e.downstream_id = ?`);
   // fromEntries defines own properties: a local id such as "__proto__" stays a plain key.
   const upstreamResultsOf = (id: string): Record<string, unknown> =>
     Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
-  /** The fenced claim of ids[i]: a negative (or missing) token never claims. */
-  const claimFenced = (ids: string[], i: number, workerId: string, now: number, leaseMs: number, epochs: readonly number[]) => {
+  /** Claims ids[i] under its fencing token: a negative (or missing) token never claims. */
+  const claimOneFenced = (ids: string[], i: number, workerId: string, now: number, leaseMs: number, epochs: readonly number[]) => {
     const epoch = epochs[i] ?? -1;
-    return epoch < 0 ? undefined : (fenced.get(workerId, now, now + leaseMs, now, epoch, ids[i], now, epoch) as ClaimRow | undefined);
+    if (epoch < 0) return undefined;
+    const r = findFenced.get(ids[i], now, epoch) as ClaimRow | undefined;
+    if (r) claimFenced.run(workerId, now, now + leaseMs, now, epoch, r[0]);
+    return r;
   };
-  /** The worker's view of a claimed row. */
+  // Tasks claimed together mostly share their retry settings: a row whose settings equal the
+  // previous row's gets the same (never modified) object, which a claim's answer then carries to
+  // the dispatcher thread once (structured clone keeps shared references): measured, 1.2 against
+  // 1.8 µs per task to post and receive 64 claimed tasks.
+  let lastRetry: { columns: unknown[]; settings: RetrySettings } | null = null;
+  const retryOf = (r: ClaimRow): RetrySettings => {
+    const columns = r.slice(RETRY_AT);
+    if (lastRetry && columns.every((v, i) => v === lastRetry?.columns[i])) return lastRetry.settings;
+    const settings = retryFromRow({
+      max_retries: columns[0] as number,
+      retry_backoff: columns[1] as string,
+      retry_delay_seconds: columns[2] as number,
+      max_retry_delay_seconds: columns[3] as number | null,
+      retry_jitter: columns[4] as number | null,
+      retry_base: columns[5] as number,
+    });
+    lastRetry = { columns, settings };
+    return settings;
+  };
+  /** The worker's view of a claimed row (read before the UPDATE: attempts + 1). */
   const claimedFromRow = (r: ClaimRow, now: number): ClaimedTask => {
     const task: ClaimedTask = {
-      id: r[0],
-      attempt: r[1],
-      taskType: r[2],
-      payload: parseJson(r[3]),
-      timeoutSeconds: r[4],
-      idempotencyKey: r[5],
-      dueAt: r[6],
-      retry: retryFromRow({
-        max_retries: r[11] as number,
-        retry_backoff: r[12] as string,
-        retry_delay_seconds: r[13] as number,
-        max_retry_delay_seconds: r[14] as number | null,
-        retry_jitter: r[15] as number | null,
-        retry_base: r[16] as number,
-      }),
-      partition: r[7],
-      tenantId: r[8],
+      id: r[1],
+      attempt: r[2] + 1,
+      taskType: r[3],
+      payload: parseJson(r[4]),
+      timeoutSeconds: r[5],
+      idempotencyKey: r[6],
+      dueAt: r[7],
+      retry: retryOf(r),
+      partition: r[8],
+      tenantId: r[9],
       startedAt: now,
     };
-    if (r[10]) task.traceparent = r[10];
-    if (r[9]) task.upstreamResults = upstreamResultsOf(r[0]);
+    if (r[11]) task.traceparent = r[11];
+    if (r[10]) task.upstreamResults = upstreamResultsOf(r[1]);
     return task;
+  };
+  /** Claims ids[i] (embedded mode: no fencing token, owner_epoch not read). */
+  const claimOne = (id: string, workerId: string, now: number, leaseMs: number) => {
+    const r = find.get(id, now) as ClaimRow | undefined;
+    if (r) claim.run(workerId, now, now + leaseMs, now, r[0]);
+    return r;
   };
   return (ids, workerId, now, leaseMs, epochs) => {
     const claimed: ClaimedTask[] = [];
     for (let i = 0; i < ids.length; i++) {
-      const r = epochs === undefined
-        ? (stmt.get(workerId, now, now + leaseMs, now, ids[i], now) as ClaimRow | undefined)
-        : claimFenced(ids, i, workerId, now, leaseMs, epochs);
+      const r = epochs === undefined ? claimOne(ids[i], workerId, now, leaseMs) : claimOneFenced(ids, i, workerId, now, leaseMs, epochs);
       if (r) claimed.push(claimedFromRow(r, now));
     }
     return claimed;
