@@ -94,7 +94,9 @@ export class SchedulerService {
     this.validator.assert(taskSubmissionSchema, body);
     const traceparent = checkTraceparent(options.traceparent);
     const s = withCallerTenant(body as Submission, caller);
-    const [ack] = await this.storeTasks([{ ...buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads), traceparent }], () => '');
+    const task = buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
+    task.traceparent = traceparent;
+    const [ack] = await this.storeTasks([task], () => '');
     return ack;
   }
 
@@ -108,10 +110,11 @@ export class SchedulerService {
     const traceparent = checkTraceparent(options.traceparent);
     const items = (body as { tasks: Submission[] }).tasks;
     const now = this.deps.clock.now();
-    const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => ({
-      ...buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads),
-      traceparent,
-    }));
+    const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => {
+      const task = buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads);
+      task.traceparent = traceparent;
+      return task;
+    });
     return { tasks: await this.storeTasks(tasks, (i) => `tasks[${i}].`) };
   }
 

@@ -4,7 +4,8 @@
  * callers' requests (issue 5). The acknowledgement is built only after the store committed.
  */
 import type { SchedulerServiceDeps } from './service';
-import { ackJson, SubmitAck } from './contract/task-json';
+import { ackJson, lastIsoMemo, SubmitAck } from './contract/task-json';
+import { incGrouped } from './observability/inc-grouped';
 import { IdempotencyConflictError } from './domain/errors';
 import { DueEntry, NewTask } from './domain/task';
 import { IDEMPOTENCY_CONFLICT, InsertResult } from './storage/store';
@@ -38,6 +39,9 @@ export async function storeSubmissions(
   }
   const entries: DueEntry[] = [];
   const acks: SubmitAck[] = [];
+  const isoOf = lastIsoMemo();
+  /** The tasks stored by this request (not replays). */
+  const submitted: NewTask[] = [];
   for (const [i, t] of tasks.entries()) {
     // A large batch hands the event loop back every BUILD_CHUNK tasks here too, and its owners
     // are told per chunk: other callers' requests are served in between (issue 5).
@@ -52,16 +56,17 @@ export async function storeSubmissions(
       const stored = await deps.store.getTask(r.taskId);
       acks.push({ ...ackJson(stored ?? t), task_id: r.taskId, ...(r.replayed ? { idempotent_replayed: true as const } : {}) });
       if (r.replayed) continue;
-      deps.metrics.submitted.inc({ task_type: t.taskType });
+      submitted.push(t);
       if (stored && (stored.state === 'PENDING' || stored.state === 'SCHEDULED')) entries.push(dueEntryOf({ ...stored, state: stored.state }, stored.seq));
       continue;
     }
-    deps.metrics.submitted.inc({ task_type: t.taskType });
+    submitted.push(t);
     entries.push(dueEntryOf(t, r.seq));
-    acks.push(ackJson(t));
+    acks.push(ackJson(t, isoOf));
   }
   deps.gateway.tasksStored(entries);
-  deps.guard?.stored(tasks.filter((_, i) => !results[i].replayed));
+  incGrouped(deps.metrics.submitted, submitted, (t) => t.taskType, (t) => ({ task_type: t.taskType }));
+  deps.guard?.stored(submitted);
   return acks;
 }
 

@@ -9,7 +9,8 @@ import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
-import { observeStart, workItemOf } from './work-item';
+import { observeStarts, workItemOf } from './work-item';
+import { incGrouped } from '../observability/inc-grouped';
 import { returnToOwners } from './claim-batch';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs } from '../external/external-queues';
@@ -254,9 +255,9 @@ export class DispatcherActor {
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
       this.watchdog.attemptsStarted();
-      observeStart(metrics, t);
       items.push(workItemOf(t));
     }
+    observeStarts(metrics, claimed);
     slot.ref.tell('run', { tasks: items }, (err) => {
       log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
@@ -305,7 +306,7 @@ export class DispatcherActor {
     if (completions.length > 0) {
       try {
         const ended: string[] = [];
-        let finished = false;
+        const terminal: CompletionResult[] = [];
         results = await store.completeAttempts(completions, now);
         this.external?.settled(completions);
         for (const res of results) {
@@ -316,8 +317,7 @@ export class DispatcherActor {
           // Workflow tasks this completion released from BLOCKED: their partition owners fire them.
           if (res.released && res.released.length > 0) offerToOwners(directory, res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
-            metrics.completed.inc({ task_type: res.taskType ?? 'unknown', status: res.state });
-            finished = true;
+            terminal.push(res);
             if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
           } else if (res.state === 'PENDING' && res.entry) {
             this.addReady(res.entry);
@@ -325,8 +325,14 @@ export class DispatcherActor {
             offerToOwners(directory, [res.entry]); // in cluster mode also wakes its owner elsewhere
           }
         }
+        incGrouped(
+          metrics.completed,
+          terminal,
+          (r) => `${r.taskType}\u0000${r.state}`,
+          (r) => ({ task_type: r.taskType ?? 'unknown', status: r.state as string }),
+        );
         // Read after the commit answered, like the counter it dates: the instant the ends became durable.
-        if (finished) metrics.lastFinished.set(this.deps.clock.now() / 1000);
+        if (terminal.length > 0) metrics.lastFinished.set(this.deps.clock.now() / 1000);
         if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
       } catch (err) {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');

@@ -1,6 +1,7 @@
 import type { ClaimedTask } from '../domain/task';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { WorkItem } from './worker/protocol';
+import { incGrouped } from '../observability/inc-grouped';
 
 /** The `run` message entry of a claimed attempt: what its worker needs, nothing more. */
 export function workItemOf(t: ClaimedTask): WorkItem {
@@ -16,11 +17,20 @@ export function workItemOf(t: ClaimedTask): WorkItem {
   };
 }
 
-/** Counts a started attempt: dispatch lag (start − due, seconds) overall and per tenant. */
-export function observeStart(metrics: SchedulerMetrics, t: ClaimedTask): void {
-  const lag = Math.max(0, t.startedAt - t.dueAt) / 1000;
-  const tenant = metrics.tenantLabels.of(t.tenantId);
-  metrics.dispatchLag.observe(lag);
-  metrics.tenantDispatchLag.observe({ tenant }, lag);
-  metrics.tenantDispatched.inc({ tenant });
+/**
+ * Counts started attempts: dispatch lag (start − due, seconds) overall and per tenant, and the
+ * attempts dispatched per tenant (one counter increment per tenant of the batch).
+ */
+export function observeStarts(metrics: SchedulerMetrics, tasks: readonly ClaimedTask[]): void {
+  for (const t of tasks) {
+    const lag = Math.max(0, t.startedAt - t.dueAt) / 1000;
+    metrics.dispatchLag.observe(lag);
+    metrics.tenantDispatchLag.observe({ tenant: metrics.tenantLabels.of(t.tenantId) }, lag);
+  }
+  incGrouped(
+    metrics.tenantDispatched,
+    tasks,
+    (t) => t.tenantId,
+    (t) => ({ tenant: metrics.tenantLabels.of(t.tenantId) }),
+  );
 }

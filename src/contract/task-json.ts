@@ -16,8 +16,29 @@ export interface SubmitAck {
   idempotent_replayed?: true;
 }
 
-export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>): SubmitAck {
-  return { task_id: t.id, status: t.state, scheduled_at: iso(t.scheduledAt), created_at: iso(t.createdAt) as string };
+/**
+ * The acknowledgement of a stored task.
+ * @param isoOf epoch ms → ISO-8601 (default {@link iso}); a batch passes {@link lastIsoMemo}'s,
+ *   since its tasks share their creation time and often their scheduled time
+ */
+export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>, isoOf: (ms: number | null) => string | null = iso): SubmitAck {
+  return { task_id: t.id, status: t.state, scheduled_at: isoOf(t.scheduledAt), created_at: isoOf(t.createdAt) as string };
+}
+
+/**
+ * {@link iso} that remembers its last two answers (a batch's creation time and scheduled time):
+ * `toISOString` costs about 0.5 µs, twice per acknowledged task otherwise.
+ */
+export function lastIsoMemo(): (ms: number | null) => string | null {
+  const known: Array<[number, string]> = [];
+  return (ms) => {
+    if (ms === null) return null;
+    for (const [k, v] of known) if (k === ms) return v;
+    const text = iso(ms) as string;
+    known.unshift([ms, text]);
+    known.length = Math.min(known.length, 2);
+    return text;
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import { returnToOwners } from '../actors/claim-batch';
 import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 import type { SchedulerDeps } from '../actors/deps';
-import { observeStart } from '../actors/work-item';
+import { observeStarts } from '../actors/work-item';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import type { AttemptCompletion, CompletionResult } from '../storage/store';
 import { ExternalQueueSpec, isExternalWorker } from './external-queues';
@@ -220,10 +220,8 @@ export class ExternalLanes {
     } catch (err) {
       log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
     }
-    for (const t of claimed) {
-      lane.inFlight.set(t.id, { attempt: t.attempt, entryId: null });
-      observeStart(metrics, t);
-    }
+    for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, entryId: null });
+    observeStarts(metrics, claimed);
     lane.claiming -= entries.length;
     lane.ready.refund(returnToOwners(directory, entries, claimed, now), now);
     if (claimed.length === 0) return this.hooks.pump();
