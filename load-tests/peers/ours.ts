@@ -153,3 +153,16 @@ export async function oursHerd(client: HttpClient, svc: Service, s: OursSetup): 
   const lateness = tasks.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - due);
   return { ...herdFigures(s.herd, due, enqueuedAt, lateness, false), not_succeeded: tasks.filter((t) => t.status !== 'SUCCEEDED').length, service_resources: resources };
 }
+
+/**
+ * The warm-up (`--warmup N`): N noop tasks due now, submitted and waited for, before the measured
+ * scenarios, so that they run on a service whose code paths have run (as BullMQ's consumer does
+ * with its own warm-up). Reported, not compared.
+ */
+export async function oursWarmup(client: HttpClient, s: OursSetup, n: number): Promise<Record<string, unknown>> {
+  const baseline = await scrape(client);
+  const t0 = performance.now();
+  await submitAll(client, n, s.batchSize, s.inFlight);
+  await waitForCompletions(client, baseline, n, s.pollMs, t0, s.timeBoundS * 1000);
+  return { tasks: n, seconds: round((performance.now() - t0) / 1000, 3) };
+}

@@ -30,6 +30,11 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
   --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
   --agenda-time-bound-s S    the same for Agenda; the rate is then over what finished (default 60)
+  --warmup N                 ours and BullMQ: N no-op jobs processed end to end, and waited for,
+                             in the process that then runs the measured scenario, before it
+                             (ours: the service, once before its backlog; BullMQ: each scenario's
+                             consumer process, on a queue of its own). 0 = none, every system
+                             starts cold (default 0). Agenda gets none (it runs ~80 jobs/s)
   --rounds N                 run every system N times, in turn (ours, each peer, ours, …), and
                              report the median of each figure and of each ratio (default 1)
   --quick                    small sizes for npm run bench: tasks 5000, agenda-tasks 300,
@@ -64,6 +69,8 @@ export interface PeerOptions {
   agendaInFlight: number;
   timeBoundS: number;
   agendaTimeBoundS: number;
+  /** Jobs each of ours and BullMQ processes before its measured scenario, in the same process (0: none). */
+  warmup: number;
   /** Rounds of the whole comparison, one after the other; medians reported when more than one. */
   rounds: number;
   quick: boolean;
@@ -78,7 +85,7 @@ export interface PeerOptions {
 export { UsageError };
 
 /** Every value flag bench-peers takes (the help text names each one; a test checks). */
-export const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
+export const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'warmup', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
@@ -109,6 +116,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     agendaInFlight: int('agenda-in-flight', 16, 16, 1, 1_000),
     timeBoundS: int('time-bound-s', 120, 60, 1, 3_600),
     agendaTimeBoundS: int('agenda-time-bound-s', 60, 20, 1, 3_600),
+    warmup: int('warmup', 0, 0, 0, 1_000_000),
     rounds,
     quick,
     timeoutS: int('timeout', 900 * rounds, 600 * rounds, 10, 24 * 3_600),

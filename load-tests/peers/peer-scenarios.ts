@@ -1,6 +1,7 @@
 /**
  * The three scenarios on a peer (BullMQ or Agenda): a fresh queue name / key prefix per scenario,
- * the consumer in a forked peer-worker process, the producer in the bench process.
+ * the consumer in a forked peer-worker process, the producer in the bench process. With
+ * `warmup` (BullMQ), the consumer process first completes that many jobs on a queue of its own.
  *
  *   backlog: enqueue N with no consumer running (enqueue rate), then start the consumer and time
  *            the drain of that waiting backlog (processing rate).
@@ -34,6 +35,8 @@ export interface PeerSetup {
   herd: number;
   herdLeadMs: number;
   timeBoundS: number;
+  /** BullMQ: jobs the scenario's consumer process completes on a queue of its own before the scenario (0: none). */
+  warmup: number;
 }
 
 let seq = 0;
@@ -57,6 +60,7 @@ async function withPeer<T>(
   const producer = producerFor(s, ns);
   try {
     await Promise.all([worker.start(), producer.ready()]);
+    if (s.system === 'bullmq' && s.warmup > 0) await warmUp(s, ns, worker);
     worker.sampler?.beginPhase();
     const redis = s.redisPid === null ? null : new TreeSampler(s.redisPid);
     redis?.beginPhase();
@@ -69,7 +73,20 @@ async function withPeer<T>(
     await worker.stop();
     // Remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`), so that later
     // scenarios and rounds find the Redis as empty as the first did.
-    await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `${ns}:*`]).catch(() => undefined);
+    await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `bull:${ns}-warmup:*`, `${ns}:*`]).catch(() => undefined);
+  }
+}
+
+/** The warm-up: `s.warmup` jobs on the queue `<ns>-warmup`, consumed by a second worker in the consumer's process. */
+async function warmUp(s: PeerSetup, ns: string, worker: PeerWorkerProcess): Promise<void> {
+  const producer = new BullProducer(s.redisUrl, `${ns}-warmup`, s.batchSize, s.inFlight);
+  try {
+    await producer.ready();
+    const warmed = worker.warmup(`${ns}-warmup`, s.warmup, s.timeBoundS * 1000);
+    await producer.enqueue(s.warmup);
+    await warmed;
+  } finally {
+    await producer.close().catch(() => undefined);
   }
 }
 

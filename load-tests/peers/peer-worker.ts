@@ -2,7 +2,10 @@
  * The consuming side of a peer (BullMQ or Agenda) in its own process, as a user would deploy it:
  * the bench forks this file with one JSON argument (WorkerConfig) and drives it over IPC.
  *
- * Protocol (parent → child): `{cmd: 'start', expect}` starts processing (BullMQ `worker.run()`,
+ * Protocol (parent → child): `{cmd: 'warmup', queue, expect}` (BullMQ only) runs a second worker
+ * with the same settings on `queue` until `expect` jobs completed there, closes it and answers
+ * `{ev: 'warmed'}`: the bench's warm-up, in the process that then consumes the measured queue;
+ * `{cmd: 'start', expect}` starts processing (BullMQ `worker.run()`,
  * Agenda `start()`) and arms the completion target; `{cmd: 'report'}` asks for the start
  * lateness of every job that carried a due time; `{cmd: 'stop'}` closes and exits.
  * Child → parent: `{ev: 'ready'}` once connected, `{ev: 'started', at}`, `{ev: 'progress',
@@ -32,7 +35,7 @@ export interface WorkerConfig {
   lockLimit: number;
 }
 
-type Msg = { cmd: 'start'; expect: number } | { cmd: 'report' } | { cmd: 'stop' };
+type Msg = { cmd: 'warmup'; queue: string; expect: number } | { cmd: 'start'; expect: number } | { cmd: 'report' } | { cmd: 'stop' };
 
 interface Consumer {
   run(): Promise<void>;
@@ -64,7 +67,12 @@ async function main(): Promise<void> {
   const consumer = cfg.system === 'bullmq' ? await bullConsumer(cfg, onStart, onComplete, () => failed++) : await agendaConsumer(cfg, onStart, onComplete, () => failed++);
   let ticker: NodeJS.Timeout | null = null;
   process.on('message', (m: Msg) => {
-    if (m.cmd === 'start') {
+    if (m.cmd === 'warmup') {
+      bullWarmup(cfg, m.queue, m.expect).then(
+        () => send({ ev: 'warmed' }),
+        (err: Error) => send({ ev: 'error', message: `warmup: ${err.message}` }),
+      );
+    } else if (m.cmd === 'start') {
       expect = m.expect;
       ticker = setInterval(() => send({ ev: 'progress', completed, failed }), 100);
       send({ ev: 'started', at: Date.now() });
@@ -97,6 +105,22 @@ async function bullConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, on
   worker.on('error', (err) => send({ ev: 'error', message: `bullmq worker: ${err.message}` }));
   await worker.waitUntilReady();
   return { run: () => worker.run(), close: () => worker.close() };
+}
+
+/** A BullMQ Worker like the measured one, on `queue`, until `expect` no-op jobs completed there; then closed. */
+async function bullWarmup(cfg: WorkerConfig, queue: string, expect: number): Promise<void> {
+  let completed = 0;
+  let reached: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (reached = resolve));
+  const worker = new Worker(queue, async () => undefined, { connection: { url: cfg.redisUrl, maxRetriesPerRequest: null }, concurrency: cfg.concurrency });
+  worker.on('completed', () => {
+    if (++completed >= expect) reached();
+  });
+  try {
+    await done;
+  } finally {
+    await worker.close();
+  }
 }
 
 /** An Agenda instance on the Redis backend; start() begins polling and locking jobs. */

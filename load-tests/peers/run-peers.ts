@@ -15,7 +15,7 @@ import { loadavgs } from '../bench/results-file';
 import { run, sleep } from '../bench/run-control';
 import { recordStep, RunGuard, runHarness } from '../bench/run-harness';
 import { freePort, Service } from '../bench/service-process';
-import { OursSetup, oursBacklog, oursEndToEnd, oursHerd } from './ours';
+import { OursSetup, oursBacklog, oursEndToEnd, oursHerd, oursWarmup } from './ours';
 import { parsePeerOptions, PEERS_HELP, PeerOptions } from './peer-options';
 import { initialPeerReport, ratios, summarizeRounds, writePeerReport } from './peer-report';
 import { PeerSetup, peerBacklog, peerEndToEnd, peerHerd } from './peer-scenarios';
@@ -58,6 +58,7 @@ async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, u
     await sleep(300); // let the workers report in
     const s: OursSetup = { tasks: o.tasks, herd: o.herd, herdLeadMs: o.herdLeadMs, backlogLeadMs: o.backlogLeadMs, pollMs: o.oursPollMs, batchSize: o.batchSize, inFlight: o.inFlight, timeBoundS: o.timeBoundS };
     const ok = await runScenarios('ours', [
+      ...(o.warmup > 0 ? ([['warmup', () => oursWarmup(client, s, o.warmup)]] as Scenario[]) : []),
       ['backlog', () => oursBacklog(client, svc, s)],
       ['e2e', () => oursEndToEnd(client, svc, s)],
       ['herd', () => oursHerd(client, svc, s)],
@@ -84,7 +85,7 @@ function stopReason(): string {
 /** One setup per peer run: BullMQ at each concurrency, then Agenda. */
 function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
   const peers: PeerSetup[] = [];
-  const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit };
+  const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit, warmup: o.warmup };
   if (o.systems.has('bullmq')) {
     for (const c of o.bullmqConcurrency) peers.push({ ...common, system: 'bullmq', label: `bullmq_c${c}`, concurrency: c, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS });
   }

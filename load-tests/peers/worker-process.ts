@@ -52,6 +52,13 @@ export class PeerWorkerProcess {
     await this.next((m) => m.ev === 'ready', timeoutMs, 'worker ready');
   }
 
+  /** BullMQ: has the child consume `expect` jobs from `queue` (enqueued by the caller) with a second worker; resolves when done. */
+  async warmup(queue: string, expect: number, timeoutMs: number): Promise<void> {
+    const warmed = this.next((m) => m.ev === 'warmed', timeoutMs, 'warm-up');
+    this.child?.send({ cmd: 'warmup', queue, expect });
+    await warmed;
+  }
+
   /** Starts processing; resolves with the child's clock reading at start. */
   async run(expect: number): Promise<number> {
     const started = this.next((m) => m.ev === 'started', 10_000, 'worker started');

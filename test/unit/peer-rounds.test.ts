@@ -91,4 +91,9 @@ describe('bench-peers rounds', () => {
     expect(() => parsePeerOptions(['--ours-poll-ms', '5'])).to.throw(UsageError, /--ours-poll-ms/);
     for (const flag of [...FLAGS, 'quick', 'keep-tmp']) expect(PEERS_HELP, flag).to.match(new RegExp(`^  --${flag}\\b`, 'm'));
   });
+  it('--warmup takes 0..1,000,000 jobs (default 0: every system starts cold)', () => {
+    expect(parsePeerOptions([])?.warmup).to.equal(0);
+    expect(parsePeerOptions(['--warmup', '5000'])?.warmup).to.equal(5000);
+    for (const bad of ['-1', '1.5', 'many', '1000001']) expect(() => parsePeerOptions(['--warmup', bad]), bad).to.throw(UsageError, /--warmup/);
+  });
 });
