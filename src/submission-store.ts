@@ -42,11 +42,18 @@ export async function storeSubmissions(
   const isoOf = lastIsoMemo();
   /** The tasks stored by this request (not replays). */
   const submitted: NewTask[] = [];
+  let counted = 0;
+  /** Hands the chunk's waiting tasks to their owners, and counts the chunk's submissions with them. */
+  const handOver = () => {
+    deps.gateway.tasksStored(entries.splice(0));
+    incGrouped(deps.metrics.submitted, submitted.slice(counted), (t) => t.taskType, (t) => ({ task_type: t.taskType }));
+    counted = submitted.length;
+  };
   for (const [i, t] of tasks.entries()) {
     // A large batch hands the event loop back every BUILD_CHUNK tasks here too, and its owners
     // are told per chunk: other callers' requests are served in between (issue 5).
     if (i > 0 && i % BUILD_CHUNK === 0) {
-      deps.gateway.tasksStored(entries.splice(0));
+      handOver();
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const r = results[i];
@@ -64,8 +71,7 @@ export async function storeSubmissions(
     entries.push(dueEntryOf(t, r.seq));
     acks.push(ackJson(t, isoOf));
   }
-  deps.gateway.tasksStored(entries);
-  incGrouped(deps.metrics.submitted, submitted, (t) => t.taskType, (t) => ({ task_type: t.taskType }));
+  handOver();
   deps.guard?.stored(submitted);
   return acks;
 }

@@ -33,8 +33,8 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --warmup N                 ours and BullMQ: N no-op jobs processed end to end, and waited for,
                              in the process that then runs the measured scenario, before it
                              (ours: the service, once before its backlog; BullMQ: each scenario's
-                             consumer process, on a queue of its own). 0 = none, every system
-                             starts cold (default 0). Agenda gets none (it runs ~80 jobs/s)
+                             consumer process, on a queue of its own). 0 = none: every system's
+                             first scenario starts cold (default 0). Agenda gets none (~80 jobs/s)
   --rounds N                 run every system N times, in turn (ours, each peer, ours, …), and
                              report the median of each figure and of each ratio (default 1)
   --quick                    small sizes for npm run bench: tasks 5000, agenda-tasks 300,

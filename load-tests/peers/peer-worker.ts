@@ -111,11 +111,15 @@ async function bullConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, on
 async function bullWarmup(cfg: WorkerConfig, queue: string, expect: number): Promise<void> {
   let completed = 0;
   let reached: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => (reached = resolve));
+  let broke: (err: Error) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => ((reached = resolve), (broke = reject)));
   const worker = new Worker(queue, async () => undefined, { connection: { url: cfg.redisUrl, maxRetriesPerRequest: null }, concurrency: cfg.concurrency });
   worker.on('completed', () => {
     if (++completed >= expect) reached();
   });
+  // A no-op job that fails, or a worker error, ends the warm-up with its cause (not a time-out).
+  worker.on('failed', (_job, err) => broke(new Error(`a warm-up job failed: ${err.message}`)));
+  worker.on('error', (err) => broke(err));
   try {
     await done;
   } finally {

@@ -328,7 +328,7 @@ export class DispatcherActor {
         incGrouped(
           metrics.completed,
           terminal,
-          (r) => `${r.taskType}\u0000${r.state}`,
+          (r) => `${r.taskType ?? 'unknown'}\u0000${r.state}`,
           (r) => ({ task_type: r.taskType ?? 'unknown', status: r.state as string }),
         );
         // Read after the commit answered, like the counter it dates: the instant the ends became durable.

@@ -28,6 +28,8 @@ export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'cr
 /**
  * {@link iso} that remembers its last two answers (a batch's creation time and scheduled time):
  * `toISOString` costs about 0.5 µs, twice per acknowledged task otherwise.
+ * @returns the memoising function; it throws RangeError, as {@link iso} does, for an instant
+ *   outside the dates JavaScript can represent
  */
 export function lastIsoMemo(): (ms: number | null) => string | null {
   const known: Array<[number, string]> = [];

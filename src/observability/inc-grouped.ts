@@ -3,10 +3,11 @@ import type { Counter, LabelValues } from 'prom-client';
 /**
  * Increments `counter` once per distinct label set among `items`, by the number of items that
  * have it, instead of once per item: prom-client validates and hashes the label set on every
- * `inc` (about 0.15–0.25 µs each, measured), and a batch of claimed, completed or submitted tasks
+ * `inc` (about 0.14–0.24 µs each, measured), and a batch of claimed, completed or submitted tasks
  * mostly shares one set. The totals are the same as one `inc` per item.
  * @param keyOf a string that tells label sets apart (equal keys: equal label sets)
  * @param labelsOf the label set of an item (called once per distinct key)
+ * @throws what `counter.inc` throws for a label it does not declare (prom-client's Error)
  */
 export function incGrouped<T, L extends string>(
   counter: Counter<L>,

@@ -53,8 +53,8 @@ export interface TaskRunnerOptions {
 }
 
 /**
- * Runs attempts inside a worker process: one AbortController per attempt (fired by cancel or by
- * `timeoutMs`), the outcome reported as soon as the handler settles or its signal aborts, and
+ * Runs attempts inside a worker process: one AbortController per attempt, made when its handler
+ * first reads `ctx.signal` (fired by cancel or by `timeoutMs`), the outcome reported as soon as the handler settles or its signal aborts, and
  * results batched per event-loop turn into one report. Knows nothing of comedy.
  */
 export class TaskRunner {
@@ -137,8 +137,8 @@ export class TaskRunner {
    */
   private abortAttempt(a: Attempt, reason: Error): void {
     if (a.done) return;
-    this.finish(a, outcomeOfAbort(reason));
     a.abortReason = reason;
+    this.finish(a, outcomeOfAbort(reason));
     try {
       a.controller?.abort(reason);
     } catch (err) {
