@@ -54,8 +54,9 @@ export interface TaskRunnerOptions {
 
 /**
  * Runs attempts inside a worker process: one AbortController per attempt, made when its handler
- * first reads `ctx.signal` (fired by cancel or by `timeoutMs`), the outcome reported as soon as the handler settles or its signal aborts, and
- * results batched per event-loop turn into one report. Knows nothing of comedy.
+ * first reads `ctx.signal` (fired by cancel or by `timeoutMs`), the outcome reported as soon as
+ * the handler settles or its signal aborts, and results batched per event-loop turn into one
+ * report. Knows nothing of comedy.
  */
 export class TaskRunner {
   private attempts = new Map<string, Attempt>();
