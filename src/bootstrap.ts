@@ -14,6 +14,7 @@ import { appFor, createServices } from './services';
 import type { CronService } from './cron/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
+import { StoreLock } from './storage/sqlite/store-lock';
 import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
@@ -89,7 +90,8 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
 }
 
 /**
- * Starts everything but the HTTP listener, in dependency order: store (migrations) → recovery of
+ * Starts everything but the HTTP listener, in dependency order: the embedded store's lock (one
+ * service per SQLite file, storage/sqlite/store-lock.ts) → store (migrations) → recovery of
  * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
  * owners) → service → HTTP app and message-API actor.
  * With `redisUrl` set, Redis coordination starts first (`coordination/`): the scheduler's clock
@@ -99,6 +101,8 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * @param options.clock time source (default: system clock; with Redis, the local clock the
  *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
+ * @throws StoreInUseError (a StoreConfigError: `npm start` exits 78 with its one line) when another
+ *   running service holds the embedded store's file
  */
 /** Largest share of time spent counting tasks by state for /metrics. */
 const DEPTH_COUNT_DUTY_CYCLE = 0.02;
@@ -111,8 +115,15 @@ const WAL_CHECKPOINT_EVERY_MS = 1000;
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   const localClock = options.clock ?? new SystemClock();
+  // One service per embedded store file (see store-lock.ts); taken before anything reads the store.
+  const lock = config.store === 'sqlite' && config.sqlitePath !== ':memory:' ? StoreLock.acquire(config.sqlitePath) : null;
   const store = createStore(config);
-  await store.open(config.partitions);
+  try {
+    await store.open(config.partitions);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   // The depth gauge's count takes ~1.5 s of a core at 10 million tasks: at most 2 % of the time
   // goes to it (at that size a count is reused for about a minute), however often /metrics is read.
   // Once a count has taken 250 ms or more, a scrape never waits for the next one (it gets the last).
@@ -208,6 +219,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await coord?.close();
           await store.close();
+          lock?.release();
         })()),
     };
   } catch (err) {
@@ -215,6 +227,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     redis?.disconnect();
     await coordination?.close().catch(() => undefined);
     await store.close();
+    lock?.release();
     throw err;
   }
 }
