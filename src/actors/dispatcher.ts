@@ -238,7 +238,9 @@ export class DispatcherActor {
     try {
       // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
       const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
-      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs, epochs);
+      // Each entry's seq is a lookup hint (SQLite: the rowid); the id still decides.
+      const seqs = entries.map((e) => e.seq);
+      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs, epochs, seqs);
     } catch (err) {
       log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
     } finally {
@@ -290,7 +292,9 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
-      completions.push(attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs)));
+      const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
+      if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
+      completions.push(c);
       this.deps.metrics.duration.observe(r.durationMs / 1000);
     }
     return completions;

@@ -132,6 +132,8 @@ export interface DueEntry {
 /** What a worker needs to run one attempt (returned by a claim). */
 export interface ClaimedTask {
   id: string;
+  /** The row's sequence number where the store has one (SQLite: the rowid), a hint for its completion. */
+  seq?: number;
   attempt: number;
   taskType: string;
   payload: unknown;

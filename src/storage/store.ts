@@ -75,6 +75,11 @@ export interface AttemptCompletion {
   taskId: string;
   attempt: number;
   /**
+   * The task's `seq` as its claim returned it: a lookup hint, as `seqs` of `claimTasks` (the id
+   * and attempt must still match; a hint that finds nothing falls back to the id).
+   */
+  seq?: number;
+  /**
    * Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile, and PENDING at
    * once when `retryAt <= now` (the backoff is already over).
    */
@@ -204,8 +209,13 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
    * the caller holds for that id's partition). The compare-and-set also requires the task's
    * fencing epoch to be `<= epochs[i]` and sets it; a negative token (partition not held) never
    * claims. Absent (embedded mode): no fencing.
+   *
+   * `seqs`: each id's `seq` as its due entry has it, parallel to `ids`, a lookup hint. An adapter
+   * may find the row by it (SQLite: the rowid, one B-tree search instead of the id index's and then
+   * the table's), but the id must still match, and a hint that finds no claimable row falls back
+   * to the id: a wrong or stale hint changes the cost, never the result.
    */
-  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]>;
+  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[], seqs?: readonly number[]): Promise<ClaimedTask[]>;
 
   /** Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. */
   completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;

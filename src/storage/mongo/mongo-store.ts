@@ -185,6 +185,7 @@ export class MongoStore implements Store {
     return this.write((c, s) => markPending(c, s.partitions, ids, now, epoch));
   }
 
+  /** `seqs` hints (see Store) are not needed here: a task document is found by its id, its `_id`. */
   async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
     return this.write((c) => claimTasks(c, ids, workerId, now, leaseMs, epochs));
   }

@@ -180,8 +180,8 @@ export class SqliteStore implements Store {
     return this.w.run('markPending', epoch === undefined ? [ids, now] : [ids, now, epoch]);
   }
 
-  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
-    return this.w.run('claimTasks', epochs === undefined ? [ids, workerId, now, leaseMs] : [ids, workerId, now, leaseMs, epochs]);
+  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[], seqs?: readonly number[]): Promise<ClaimedTask[]> {
+    return this.w.run('claimTasks', [ids, workerId, now, leaseMs, epochs, seqs]);
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {

@@ -40,8 +40,10 @@ export function describeClaim(ctx: ConformanceContext): void {
         createdAt: T0,
         dueAt: T0 + 7,
       });
-      await ctx.store().insertTasks([t]);
-      const [c] = await ctx.store().claimTasks(['cl-fields'], 'w', T0 + 9, 10_000);
+      const [ack] = await ctx.store().insertTasks([t]);
+      const [{ seq, ...c }] = await ctx.store().claimTasks(['cl-fields'], 'w', T0 + 9, 10_000);
+      // Where the store gives the claim a seq (a hint for its completion), it is the task's own.
+      if (seq !== undefined) expect(seq).to.equal(ack.seq);
       expect(c).to.deep.equal({
         id: 'cl-fields',
         attempt: 1,
@@ -125,6 +127,38 @@ export function describeClaim(ctx: ConformanceContext): void {
       // The mark that comes late leaves a claimed task alone.
       expect(await ctx.store().markPending(['cl-due', 'cl-rdue'], T0 + 101)).to.deep.equal([]);
       expect(await ctx.stateOf('cl-due')).to.equal('RUNNING');
+    });
+
+    it('finds rows by their seq hints; a hint to another row or to none changes nothing (claims and completions)', async () => {
+      const s = ctx.store();
+      const [a, b, c] = await s.insertTasks([newTask('cl-hint-a'), newTask('cl-hint-b'), newTask('cl-hint-c')]);
+      const missing = Math.max(a.seq, b.seq, c.seq) + 1_000_000;
+      // a's hint names b's row (the id must still match, so b is not claimed as a), b's no row, c's its own.
+      const claimed = await s.claimTasks(['cl-hint-a', 'cl-hint-b', 'cl-hint-c'], 'w', T0 + 1, 1000, undefined, [b.seq, missing, c.seq]);
+      expect(claimed.map((t) => [t.id, t.attempt])).to.deep.equal([
+        ['cl-hint-a', 1],
+        ['cl-hint-b', 1],
+        ['cl-hint-c', 1],
+      ]);
+      // A right hint to a row already claimed claims nothing (compare-and-set).
+      expect(await s.claimTasks(['cl-hint-c'], 'w2', T0 + 2, 1000, undefined, [c.seq])).to.deep.equal([]);
+      const results = await s.completeAttempts(
+        [
+          completion('cl-hint-a', 1, 'SUCCEEDED', { seq: b.seq }),
+          completion('cl-hint-b', 1, 'SUCCEEDED', { seq: missing }),
+          completion('cl-hint-c', 2, 'SUCCEEDED', { seq: c.seq }),
+        ],
+        T0 + 3,
+      );
+      expect(results.map((r) => [r.taskId, r.applied])).to.deep.equal([
+        ['cl-hint-a', true],
+        ['cl-hint-b', true],
+        ['cl-hint-c', false],
+      ]);
+      expect(await ctx.stateOf('cl-hint-a')).to.equal('SUCCEEDED');
+      expect(await ctx.stateOf('cl-hint-b')).to.equal('SUCCEEDED');
+      expect(await ctx.stateOf('cl-hint-c')).to.equal('RUNNING');
+      expect((await s.getTask('cl-hint-c'))!.workerId).to.equal('w');
     });
 
     it('numbers attempts across retries', async () => {

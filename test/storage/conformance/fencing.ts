@@ -34,11 +34,14 @@ export function describeFencing(ctx: ConformanceContext): void {
     it('the new epoch fires and claims them; the stale owner cannot claim what the new owner fired', async () => {
       const s = ctx.store();
       const [a, b] = idsInPartition(P, 2, 'fence-new');
-      await s.insertTasks([newTask(a, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }), newTask(b, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' })]);
+      const [{ seq: seqA }] = await s.insertTasks([newTask(a, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }), newTask(b, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' })]);
       await s.fencePartition(P, 2);
       expect(await s.markPending([a, b], T0, 2)).to.have.members([a, b]);
       expect(await s.claimTasks([a], 'stale', T0, 30_000, [1])).to.deep.equal([]);
-      const claimed = await s.claimTasks([a, b], 'fresh', T0, 30_000, [2, 2]);
+      // Nor with a seq hint that finds the row: the fencing condition holds on that read too.
+      expect(await s.claimTasks([a], 'stale', T0, 30_000, [1], [seqA])).to.deep.equal([]);
+      // b's hint names a's row: b is still claimed, by its id.
+      const claimed = await s.claimTasks([a, b], 'fresh', T0, 30_000, [2, 2], [seqA, seqA]);
       expect(claimed.map((c) => c.id)).to.have.members([a, b]);
       expect((await s.getTask(a))!.workerId).to.equal('fresh');
     });
