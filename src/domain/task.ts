@@ -132,7 +132,7 @@ export interface DueEntry {
 /** What a worker needs to run one attempt (returned by a claim). */
 export interface ClaimedTask {
   id: string;
-  /** The row's sequence number where the store has one (SQLite: the rowid), a hint for its completion. */
+  /** SQLite: the row's rowid (`seq`), the lookup hint its completion carries back; the MongoDB store leaves it out. */
   seq?: number;
   attempt: number;
   taskType: string;

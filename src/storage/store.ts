@@ -76,7 +76,8 @@ export interface AttemptCompletion {
   attempt: number;
   /**
    * The task's `seq` as its claim returned it: a lookup hint, as `seqs` of `claimTasks` (the id
-   * and attempt must still match; a hint that finds nothing falls back to the id).
+   * and attempt must still match; a hint that finds nothing falls back to the id). SQLite uses it
+   * for final states; a RETRYING target is found by id.
    */
   seq?: number;
   /**

@@ -14,7 +14,8 @@
  * owner_epoch <= epochs[i] and the write sets owner_epoch; a negative token never claims. Without
  * it owner_epoch is not read (the embedded hot path is unchanged).
  * With `seqs` (each id's seq from its due entry): the row is read by its rowid and must still have
- * that id; a hint that finds no claimable row is retried by id, so a wrong hint only costs a read.
+ * that id; a hint that finds no claimable row is retried by id, so a hint changes the cost (one
+ * more read when it finds nothing), never the result. Each ClaimedTask carries its row's `seq`.
  * By rowid a claim skips the search of the id index: measured on 40,960 claims, 4.5 against 5.5 µs.
  */
 import type Database from 'better-sqlite3';
