@@ -1,6 +1,7 @@
 /**
- * claimTasks — inputs: ids, workerId, now, leaseMs, optional fencing epochs and seq hints. Transition `claim`: PENDING → RUNNING with
- * attempts + 1, worker_id, started_at = now, lease_expires_at = now + leaseMs, cancel flag cleared.
+ * claimTasks — inputs: ids, workerId, now, leaseMs, optional fencing epochs and seq hints.
+ * Transition `claim`: PENDING → RUNNING with attempts + 1, worker_id, started_at = now,
+ * lease_expires_at = now + leaseMs, cancel flag cleared.
  * A SCHEDULED or RETRYING task already due (due_at <= now) is claimed the same way: transitions
  * `due` and `claim` in one write: the usual path of a due scheduled task or retry, whose due mark
  * is written only if it still waits at the dispatcher after `dueMarkDelayMs`.
