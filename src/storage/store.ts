@@ -22,7 +22,7 @@ export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
 
 /** What {@link Store.auditScan} finds. */
 export interface AuditScan {
-  /** Waiting tasks that should have run already (oldest first, at most the limit). */
+  /** Waiting tasks that should have run already (oldest first: due time, then submission order; at most the limit). */
   overdue: DueEntry[];
   overdueTotal: number;
   /** RUNNING attempts whose lease has ended (no heartbeat). */

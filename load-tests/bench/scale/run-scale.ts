@@ -13,6 +13,7 @@ import { sleep } from '../run-control';
 import { throughputScenario } from '../scenarios/throughput';
 import { withService } from '../service-run';
 import { round } from '../stats';
+import { SCHEMA_VERSION } from '../../../src/storage/sqlite/migrations';
 import { fillStore } from './fill-store';
 import { parseScaleOptions, SCALE_HELP, ScaleOptions } from './scale-options';
 
@@ -33,7 +34,9 @@ async function bigStore(o: ScaleOptions, partitions: number, tmpDir: string, pha
     log(`building a store of ${o.stored} SCHEDULED tasks`);
     phase.fill_ms = round(await fillStore({ file, ...spec, progress }), 0);
   } else {
-    const cached = path.join(o.storeCache, `scale-${o.stored}-h${o.spreadHours}-p${partitions}.db`);
+    // Named by schema version too: a store cached by an older build would be migrated at each
+    // start, and its start-up time would then include rebuilding indexes over millions of rows.
+    const cached = path.join(o.storeCache, `scale-${o.stored}-h${o.spreadHours}-p${partitions}-v${SCHEMA_VERSION}.db`);
     // Its due times count from when it was built: older than the first due time minus an hour, it
     // would have tasks coming due during the run, so it is built again.
     const stale = fs.existsSync(cached) && Date.now() - fs.statSync(cached).mtimeMs > (o.startAfterHours - 1) * 3_600_000;

@@ -27,14 +27,8 @@ export class ThreadAggregateReader implements AggregateReader {
   private readonly running = new Map<AggregateName, Promise<unknown>>();
   private readonly next = new Map<AggregateName, Promise<unknown>>();
 
-  /**
-   * @param file the database file (already migrated); its thread starts at the first read
-   * @param partitions the store's partition count (the audit scans each partition)
-   */
-  constructor(
-    private readonly file: string,
-    private readonly partitions: number,
-  ) {}
+  /** @param file the database file (already migrated); its thread starts at the first read */
+  constructor(private readonly file: string) {}
 
   countByState(): Promise<Record<TaskState, number>> {
     return this.shared('countByState') as Promise<Record<TaskState, number>>;
@@ -81,7 +75,7 @@ export class ThreadAggregateReader implements AggregateReader {
 
   private request(op: AggregateName, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('store is not open'));
-    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file, partitions: this.partitions }, 'SQLite aggregate reads');
+    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file }, 'SQLite aggregate reads');
     return this.rpc.request(op, args);
   }
 }
@@ -90,8 +84,8 @@ export class ThreadAggregateReader implements AggregateReader {
 export class InProcessAggregateReader implements AggregateReader {
   private readonly ops: Aggregates;
 
-  constructor(db: Database.Database, partitions: number) {
-    this.ops = prepareAggregates(db, partitions);
+  constructor(db: Database.Database) {
+    this.ops = prepareAggregates(db);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {

@@ -25,9 +25,9 @@ if (port) {
   } catch {
     // not permitted or not supported: normal priority
   }
-  const { file, partitions } = workerData as { file: string; partitions: number };
+  const { file } = workerData as { file: string };
   const db = openConnection(file);
-  const ops = prepareAggregates(db, partitions);
+  const ops = prepareAggregates(db);
   port.on('message', (req: { id: number; op: AggregateName | 'close'; args?: unknown[] }) => {
     if (req.op === 'close') {
       db.close();

@@ -96,7 +96,7 @@ export class SqliteStore implements Store {
     this.db = db;
     const threads = !inMemory && (this.options.writerThread ?? true);
     this.writer = threads ? new ThreadWriter(this.file) : new InProcessWriter(db);
-    this.aggregates = threads ? new ThreadAggregateReader(this.file, partitions) : new InProcessAggregateReader(db, partitions);
+    this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
     this.reads = prepareReads(db);
     this.due = prepareLoadDue(db);
     this.expired = prepareFindExpiredLeases(db);

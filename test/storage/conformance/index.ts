@@ -13,6 +13,7 @@
 import { TaskState } from '../../../src/domain/task';
 import { Store } from '../../../src/storage/store';
 import { PARTITIONS } from '../fixtures';
+import { describeAudit } from './audit';
 import { describeCancel } from './cancel';
 import { describeClaim } from './claim';
 import { describeComplete } from './complete';
@@ -77,6 +78,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeDeadLetter(ctx);
     describeIdempotency(ctx);
     describeLeases(ctx);
+    describeAudit(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);
     describeRetention(ctx);

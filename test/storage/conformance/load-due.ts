@@ -11,6 +11,7 @@ import {
   T0,
   taskError,
 } from '../fixtures';
+import { partitionOf } from '../../../src/domain/partition';
 import { ConformanceContext } from './context';
 
 export function describeLoadDue(ctx: ConformanceContext): void {
@@ -76,6 +77,23 @@ export function describeLoadDue(ctx: ConformanceContext): void {
       const due = await ctx.store().loadDue(P, T0 + 1000, 3);
       expect(due.map((e) => e.id)).to.deep.equal([ids[5], ids[4], ids[3]]);
       expect(await ctx.store().loadDue(P, T0 + 1000, 1)).to.have.length(1);
+    });
+
+    it('counts the limit in the partition\'s own tasks when other partitions\' tasks share their due instant', async () => {
+      // Submitted in turns over every partition, all due at one instant (a herd): the other
+      // partitions' tasks come between this partition's in submission order.
+      const mine = idsInPartition(P, 4, 'herd');
+      const others = Array.from({ length: PARTITIONS }, (_, p) => (p === P ? [] : idsInPartition(p, 4, 'herd'))).flat();
+      for (let i = 0; i < 4; i++) {
+        const turn = [mine[i], ...others.filter((_, j) => j % 4 === i)];
+        await ctx.store().insertTasks(turn.map((id, j) => newTask(id, { createdAt: T0, scheduledAt: T0 + 500, ...(j % 2 ? {} : { priority: 'high' }) })));
+      }
+      await ctx.store().insertTasks([newTask('herd-now', { createdAt: T0 + 500 })]); // PENDING, due at the same instant
+      const due = await ctx.store().loadDue(P, T0 + 500, 3);
+      expect(due.map((e) => e.id)).to.deep.equal(mine.slice(0, 3));
+      expect((await ctx.store().loadDue(P, T0 + 500, 100)).map((e) => e.id)).to.deep.equal(
+        partitionOf('herd-now', PARTITIONS) === P ? [...mine, 'herd-now'] : mine,
+      );
     });
 
     it('returns nothing for a partition without due tasks', async () => {

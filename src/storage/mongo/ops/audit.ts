@@ -4,9 +4,10 @@
  * RUNNING attempts whose lease ended before `now`, and BLOCKED workflow tasks whose upstreams are
  * all terminal (in limbo: must never exist; tasks held by an insert under way are not waiting on
  * edges and are left out, as are queued cron instances; an upstream whose end is still being
- * applied counts as not terminal), each at most `limit`, oldest first, with
- * totals (separate queries; the totals may be a moment apart from the lists). The limbo check
- * reads every BLOCKED workflow task's id and upstream ids, then the states of those upstreams.
+ * applied counts as not terminal), each at most `limit`, oldest first (overdue: due time, then
+ * seq), with totals (separate queries; the totals may be a moment apart from the lists). The
+ * limbo check reads every BLOCKED workflow task's id and upstream ids, then the states of those
+ * upstreams.
  * Changes nothing.
  */
 import { TERMINAL_STATES, WAITING_STATES } from '../../../domain/task';
@@ -19,7 +20,7 @@ export async function auditScan(c: MongoCollections, now: number, overdueBefore:
   const overdueFilter = { state: { $in: [...WAITING_STATES] }, due_at: { $lt: overdueBefore } };
   const leaseFilter = { state: 'RUNNING', lease_expires_at: { $lt: now } };
   const [overdue, overdueTotal, leases, expiredLeasesTotal, limbo] = await Promise.all([
-    c.tasks.find(overdueFilter, { projection: DUE_FIELDS }).sort({ due_at: 1 }).limit(limit).toArray(),
+    c.tasks.find(overdueFilter, { projection: DUE_FIELDS }).sort({ due_at: 1, seq: 1 }).limit(limit).toArray(),
     c.tasks.countDocuments(overdueFilter),
     c.tasks
       .find(leaseFilter, { projection: { _id: 1, attempts: 1, worker_id: 1, lease_expires_at: 1 } })

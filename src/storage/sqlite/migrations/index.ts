@@ -9,6 +9,7 @@ import * as m007 from './007-traceparent';
 import * as m008 from './008-cluster';
 import * as m009 from './009-tenant-listing';
 import * as m010 from './010-split-waiting-index';
+import * as m011 from './011-due-order-waiting-index';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -22,20 +23,25 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '008-cluster', ...m008 },
   { name: '009-tenant-listing', ...m009 },
   { name: '010-split-waiting-index', ...m010 },
+  { name: '011-due-order-waiting-index', ...m011 },
 ];
+
+/** The schema version this build migrates to (`PRAGMA user_version` after {@link migrate}). */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Applies the migrations newer than the database's `user_version`, each in its own transaction.
+ * @param upTo the schema version to stop at (tests of an upgrade); default {@link SCHEMA_VERSION}
  * @returns the names of the migrations applied
  * @throws Error when the database is newer than this code (downgrade)
  */
-export function migrate(db: Database.Database): string[] {
+export function migrate(db: Database.Database, upTo = SCHEMA_VERSION): string[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(`database schema version ${current} is newer than this build knows (${MIGRATIONS.length})`);
   }
   const applied: string[] = [];
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  for (let v = current; v < Math.min(upTo, MIGRATIONS.length); v++) {
     const m = MIGRATIONS[v];
     db.transaction(() => {
       db.exec(m.up);

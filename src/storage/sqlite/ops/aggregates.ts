@@ -10,7 +10,7 @@
  * one `GROUP BY state`, which decodes every index entry.
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
- * auditScan — see audit.ts (partition count needed for its per-partition scans).
+ * auditScan — see audit.ts.
  * checkpoint — inputs: none. A PASSIVE WAL checkpoint from this connection: copies committed pages
  * back into the database file without blocking the writer or readers (it skips what they still
  * use). Output: {busy, log, checkpointed} as SQLite reports them. The writer's own automatic
@@ -20,8 +20,8 @@ import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
 import { prepareAuditScan } from './audit';
 
-export function prepareAggregates(db: Database.Database, partitions: number) {
-  const auditScan = prepareAuditScan(db, partitions);
+export function prepareAggregates(db: Database.Database) {
+  const auditScan = prepareAuditScan(db);
   const total = db.prepare(`SELECT COUNT(*) FROM tasks`).pluck();
   const inState = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state = ?`).pluck();
   /** The state counted as the difference: the largest at the last call. */

@@ -1,0 +1,56 @@
+/**
+ * SQLite-specific: a store written by an older schema opens under this build with its waiting tasks
+ * intact, found through the rebuilt indexes (migration 011 reorders the waiting-task indexes).
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openConnection } from '../../src/storage/sqlite/connection';
+import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/migrations';
+import { prepareInsertTasks } from '../../src/storage/sqlite/ops/insert-tasks';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { idsInPartition, newTask, PARTITIONS, T0 } from './fixtures';
+
+describe('SqliteStore schema upgrade', () => {
+  let dir: string;
+  let store: SqliteStore | null = null;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-migrations-'));
+  });
+
+  afterEach(async () => {
+    await store?.close();
+    store = null;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens a schema-10 store: waiting tasks in every partition are read by due time through the due-ordered indexes', async () => {
+    const file = path.join(dir, 'scheduler.db');
+    const old = openConnection(file);
+    expect(migrate(old, 10)).to.have.length(10);
+    const ids = Array.from({ length: PARTITIONS }, (_, p) => idsInPartition(p, 2, 'v10'));
+    // Per partition: one task due at T0 + 100 (SCHEDULED), one run-now task (PENDING, due T0).
+    prepareInsertTasks(old)(ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
+    old.close();
+
+    store = new SqliteStore(file);
+    await store.open(PARTITIONS);
+    const check = openConnection(file);
+    try {
+      expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
+      for (const index of ['tasks_scheduled_due', 'tasks_ready_due']) {
+        expect((check.pragma(`index_info(${index})`) as Array<{ name: string }>).map((c) => c.name), index).to.deep.equal(['due_at', 'seq', 'partition']);
+      }
+    } finally {
+      check.close();
+    }
+    for (let p = 0; p < PARTITIONS; p++) {
+      expect((await store.loadDue(p, T0 + 100, 10)).map((e) => e.id), `partition ${p}`).to.deep.equal([ids[p][1], ids[p][0]]);
+    }
+    const scan = await store.auditScan(T0, T0 + 1, 100);
+    expect(scan.overdue.map((e) => e.id)).to.deep.equal(ids.map(([, b]) => b));
+    expect(scan.overdueTotal).to.equal(PARTITIONS);
+  });
+});
