@@ -11,7 +11,8 @@
  * (ops/load-due.ts) now steps over the other partitions' entries in its due range, which the
  * partition column at the end of the key lets it do without reading their rows (all 64 partitions
  * reading a herd of 100,000 due at one instant: 0.48–0.54 s against 0.20–0.22 s).
- * Partition is the last key column so that those reads are answered from the index alone.
+ * Rebuilding both on a store of 10 million SCHEDULED tasks took 5.3 s, once, at the first start
+ * after the upgrade (before the service is ready).
  */
 export const up = `
 DROP INDEX tasks_scheduled_due;
