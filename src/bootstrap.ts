@@ -119,7 +119,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const lock = config.store === 'sqlite' && config.sqlitePath !== ':memory:' ? StoreLock.acquire(config.sqlitePath) : null;
   const store = createStore(config);
   try {
-    await store.open(config.partitions);
+    const schema = await store.open(config.partitions);
+    if (schema?.from === 0) log.info({ store: store.name, schema_version: schema.to }, 'store created');
+    else if (schema) log.info({ store: store.name, from: schema.from, to: schema.to, applied: schema.applied }, 'store schema upgraded');
   } catch (err) {
     lock?.release();
     throw err;

@@ -20,6 +20,13 @@ import type { TenantStore } from './tenant-store';
  */
 export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
 
+/** A schema change made by {@link Store.open}: versions before and after, migrations applied in order. */
+export interface SchemaChange {
+  from: number;
+  to: number;
+  applied: string[];
+}
+
 /** What {@link Store.auditScan} finds. */
 export interface AuditScan {
   /** Waiting tasks that should have run already (oldest first: due time, then submission order; at most the limit). */
@@ -153,9 +160,12 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
 
   /**
    * Opens the store, runs pending migrations and records the partition count on first use.
-   * @throws StoreConfigError when `partitions` differs from the count the store was created with
+   * @returns the schema change it made (`from` 0: a new store), or null when there was none
+   *   (MongoDB: always null; its indexes are ensured at every open, without versioned migrations)
+   * @throws StoreConfigError when `partitions` differs from the count the store was created with,
+   *   or the store was written by a newer version (a schema this build does not know)
    */
-  open(partitions: number): Promise<void>;
+  open(partitions: number): Promise<SchemaChange | null>;
 
   /** Flushes pending writes and closes. Idempotent. */
   close(): Promise<void>;

@@ -1,15 +1,20 @@
 /**
  * SQLite-specific: a store written by an older schema opens under this build with its waiting tasks
- * intact, found through the rebuilt indexes (migration 011 reorders the waiting-task indexes).
+ * intact, found through the rebuilt indexes (migration 011 reorders the waiting-task indexes), and
+ * the upgrade is reported (`open`'s answer, the service's log line).
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
+import { startScheduler } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config';
 import { openConnection } from '../../src/storage/sqlite/connection';
 import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/migrations';
 import { prepareInsertTasks } from '../../src/storage/sqlite/ops/insert-tasks';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { StoreConfigError } from '../../src/storage/store';
 import { idsInPartition, newTask, PARTITIONS, T0 } from './fixtures';
 
 describe('SqliteStore schema upgrade', () => {
@@ -36,7 +41,7 @@ describe('SqliteStore schema upgrade', () => {
     old.close();
 
     store = new SqliteStore(file);
-    await store.open(PARTITIONS);
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index'] });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
@@ -52,5 +57,48 @@ describe('SqliteStore schema upgrade', () => {
     const scan = await store.auditScan(T0, T0 + 1, 100);
     expect(scan.overdue.map((e) => e.id)).to.deep.equal(ids.map(([, b]) => b));
     expect(scan.overdueTotal).to.equal(PARTITIONS);
+    await store.close();
+    store = new SqliteStore(file);
+    expect(await store.open(PARTITIONS), 'nothing to change the second time').to.equal(null);
+  });
+
+  it('a new store reports its creation at the current schema version', async () => {
+    store = new SqliteStore(path.join(dir, 'new.db'));
+    const created = await store.open(PARTITIONS);
+    expect(created?.from).to.equal(0);
+    expect(created?.to).to.equal(SCHEMA_VERSION);
+    expect(created?.applied).to.have.length(SCHEMA_VERSION);
+  });
+
+  it('a store written by a newer version is refused, unchanged (StoreConfigError: exit 78 at start)', async () => {
+    const file = path.join(dir, 'newer.db');
+    const db = openConnection(file);
+    migrate(db);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    store = new SqliteStore(file);
+    const err = await store.open(PARTITIONS).then(() => null, (e: unknown) => e);
+    store = null;
+    expect(err).to.be.instanceOf(StoreConfigError);
+    expect((err as Error).message).to.equal(`the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION})`);
+    const check = openConnection(file);
+    expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION + 1);
+    check.close();
+  });
+
+  it('the service logs the upgrade at start: store, versions and migrations applied', async function () {
+    this.timeout(30_000);
+    const file = path.join(dir, 'scheduler.db');
+    const old = openConnection(file);
+    migrate(old, 10);
+    old.close();
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const config = loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: { sqlitePath: file, partitions: PARTITIONS } });
+    const scheduler = await startScheduler(config, { logger });
+    await scheduler.close();
+    const upgrade = lines.find((l) => l.msg === 'store schema upgraded');
+    expect(upgrade).to.include({ store: 'sqlite', from: 10, to: SCHEMA_VERSION });
+    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index']);
   });
 });

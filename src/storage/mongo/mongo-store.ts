@@ -104,8 +104,8 @@ export class MongoStore implements Store {
    * schema version on first use.
    * @throws StoreConfigError when the database was created with another partition count
    */
-  async open(partitions: number): Promise<void> {
-    if (this.session) return;
+  async open(partitions: number): Promise<null> {
+    if (this.session) return null;
     const clientOptions: MongoClientOptions = {
       writeConcern: { w: 'majority', journal: true },
       serverSelectionTimeoutMS: this.options.serverSelectionTimeoutMs ?? 10_000,
@@ -123,6 +123,7 @@ export class MongoStore implements Store {
       await client.close().catch(() => undefined);
       throw err;
     }
+    return null;
   }
 
   /** Answers every write issued before it, then disconnects. Idempotent. */

@@ -9,6 +9,7 @@ import {
   CancelResult,
   CompletionResult,
   OrphanedAttempt,
+  SchemaChange,
   Store,
   StoreConfigError,
   TaskListQuery,
@@ -23,7 +24,7 @@ import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/w
 import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
-import { migrate } from './migrations';
+import { migrate, SCHEMA_VERSION } from './migrations';
 import { prepareLoadDue } from './ops/load-due';
 import { prepareFindExpiredLeases } from './ops/leases';
 import { prepareReads, TaskReads } from './ops/read-tasks';
@@ -75,12 +76,15 @@ export class SqliteStore implements Store {
     private readonly options: SqliteStoreOptions = {},
   ) {}
 
-  async open(partitions: number): Promise<void> {
+  async open(partitions: number): Promise<SchemaChange | null> {
     const inMemory = this.file === ':memory:';
     if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
     const db = openConnection(this.file);
+    let change: SchemaChange | null = null;
     try {
-      migrate(db);
+      const from = db.pragma('user_version', { simple: true }) as number;
+      const applied = migrate(db);
+      if (applied.length > 0) change = { from, to: SCHEMA_VERSION, applied };
       const stored = db.prepare(`SELECT value FROM meta WHERE key = 'partitions'`).pluck().get() as string | undefined;
       if (stored === undefined) {
         db.prepare(`INSERT INTO meta (key, value) VALUES ('partitions', ?)`).run(String(partitions));
@@ -104,6 +108,7 @@ export class SqliteStore implements Store {
     this.tenantReads = prepareTenantReads(db);
     this.workflowReads = prepareWorkflowReads(db);
     this.clusterReads = prepareClusterReads(db);
+    return change;
   }
 
   async close(): Promise<void> {

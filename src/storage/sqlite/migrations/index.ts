@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { StoreConfigError } from '../../store';
 import * as m001 from './001-initial';
 import * as m002 from './002-retry-cap-jitter-replay';
 import * as m003 from './003-idempotency-keys';
@@ -33,12 +34,13 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Applies the migrations newer than the database's `user_version`, each in its own transaction.
  * @param upTo the schema version to stop at (tests of an upgrade); default {@link SCHEMA_VERSION}
  * @returns the names of the migrations applied
- * @throws Error when the database is newer than this code (downgrade)
+ * @throws StoreConfigError when the database is newer than this code (a downgrade: `npm start`
+ *   exits 78 with its one line)
  */
 export function migrate(db: Database.Database, upTo = SCHEMA_VERSION): string[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(`database schema version ${current} is newer than this build knows (${MIGRATIONS.length})`);
+    throw new StoreConfigError(`the store ${db.name} has schema version ${current}, newer than this build knows (${MIGRATIONS.length})`);
   }
   const applied: string[] = [];
   for (let v = current; v < Math.min(upTo, MIGRATIONS.length); v++) {
