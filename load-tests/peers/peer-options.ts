@@ -21,7 +21,7 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
   --agenda-process-every-ms MS  Agenda processEvery (default 1000)
   --agenda-lock-limit N      Agenda lockLimit = defaultLockLimit, 0 = none (default 0)
   --ours-poll-ms MS          ours: /metrics poll interval while waiting for the jobs to finish
-                             (default 50). It only says when to stop waiting: the finish instant
+                             (default 250). It only says when to stop waiting: the finish instant
                              is the service's scheduler_last_task_finished_timestamp_seconds
                              (from the scrape that saw them all), as BullMQ's is its 'completed'
                              event; each scrape costs the service's main thread a few ms
@@ -110,7 +110,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     agendaConcurrency: int('agenda-concurrency', 50, 50, 1, 10_000),
     agendaProcessEveryMs: int('agenda-process-every-ms', 1_000, 1_000, 10, 600_000),
     agendaLockLimit: int('agenda-lock-limit', 0, 0, 0, 1_000_000),
-    oursPollMs: int('ours-poll-ms', 50, 50, 10, 5_000),
+    oursPollMs: int('ours-poll-ms', 250, 250, 10, 5_000),
     batchSize: int('batch-size', 1_000, 1_000, 1, 1_000),
     inFlight: int('in-flight', 4, 4, 1, 256),
     agendaInFlight: int('agenda-in-flight', 16, 16, 1, 1_000),

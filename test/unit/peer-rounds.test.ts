@@ -85,8 +85,8 @@ describe('bench-peers rounds', () => {
     expect(() => parsePeerOptions(['--cpu-prof'])).to.throw(UsageError, /--cpu-prof/);
   });
 
-  it('--ours-poll-ms takes 10..5000 ms (default 50); --help names every flag', () => {
-    expect(parsePeerOptions([])?.oursPollMs).to.equal(50);
+  it('--ours-poll-ms takes 10..5000 ms (default 250); --help names every flag', () => {
+    expect(parsePeerOptions([])?.oursPollMs).to.equal(250);
     expect(parsePeerOptions(['--ours-poll-ms', '200'])?.oursPollMs).to.equal(200);
     expect(() => parsePeerOptions(['--ours-poll-ms', '5'])).to.throw(UsageError, /--ours-poll-ms/);
     for (const flag of [...FLAGS, 'quick', 'keep-tmp']) expect(PEERS_HELP, flag).to.match(new RegExp(`^  --${flag}\\b`, 'm'));
