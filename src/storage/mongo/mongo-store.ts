@@ -102,6 +102,7 @@ export class MongoStore implements Store {
   /**
    * Connects, creates collections and indexes (idempotent), and records the partition count and
    * schema version on first use.
+   * @returns null: no versioned migrations to report (indexes are ensured at every open)
    * @throws StoreConfigError when the database was created with another partition count
    */
   async open(partitions: number): Promise<null> {
