@@ -53,6 +53,8 @@ export class DispatcherActor {
   private readonly running = new Map<string, RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
+  /** A pump is due at the end of this turn ({@link enqueue}). */
+  private pumpScheduled = false;
   /** Claims sent to the store and not yet answered (a drain waits for them too). */
   private claiming = 0;
   /** Overrun check and lease sweep over `running`. */
@@ -131,9 +133,19 @@ export class DispatcherActor {
     this.releaseTimer = null;
   }
 
+  /**
+   * Due entries from a partition owner join the ready queues; one pump runs once the turn's
+   * messages are in (the hand-outs of many owners arrive together), so they are claimed in full
+   * batches instead of a claim per message.
+   */
   enqueue(entries: DueEntry[]): void {
     for (const e of entries) this.addReady(e);
-    this.pump();
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   /** A ready task joins the ready queues of its worker pool, or of its external queue. */

@@ -19,10 +19,17 @@ describe('PartitionOwnerActor with a manual clock', () => {
   let clock: ManualClock;
   let owner: PartitionOwnerActor;
   let enqueued: DueEntry[];
+  /** `enqueue` messages the owner sent. */
+  let enqueueMessages: number;
 
   async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }, partition = 0): Promise<void> {
     const directory: ActorDirectory = {
-      dispatcher: { tell: (_topic: string, entries: DueEntry[]) => enqueued.push(...entries) } as never,
+      dispatcher: {
+        tell: (_topic: string, entries: DueEntry[]) => {
+          enqueueMessages++;
+          enqueued.push(...entries);
+        },
+      } as never,
       owners: [],
       cron: null,
     };
@@ -36,6 +43,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await store.open(1);
     clock = new ManualClock(T0);
     enqueued = [];
+    enqueueMessages = 0;
   });
   afterEach(async () => {
     owner?.stop();
@@ -183,6 +191,19 @@ describe('PartitionOwnerActor with a manual clock', () => {
     owner.released(['a', 'b']);
     await settle();
     expect(enqueued.map((e) => e.id)).to.deep.equal(['a', 'b', 'c', 'd']);
+  });
+
+  it('takes in every message of one turn before it hands out: 40 releases in one turn → one enqueue message', async () => {
+    await store.insertTasks(Array.from({ length: 80 }, (_, i) => task(`t${String(i).padStart(2, '0')}`, T0, 'PENDING')));
+    await makeOwner({ ownerMaxOutstanding: 40 });
+    await owner.start();
+    await settle();
+    expect([enqueueMessages, enqueued.length]).to.deep.equal([1, 40]);
+    // The dispatcher's claims answered together release one entry each, in one turn.
+    for (const e of enqueued.slice(0, 40)) owner.released([e.id]);
+    await settle();
+    expect(enqueueMessages).to.equal(2);
+    expect(enqueued.map((e) => e.id)).to.deep.equal(Array.from({ length: 80 }, (_, i) => `t${String(i).padStart(2, '0')}`));
   });
 
   it('a task cancelled before its time stays CANCELLED: its due mark and its claim change nothing', async () => {

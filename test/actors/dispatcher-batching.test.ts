@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { ActorDirectory } from '../../src/actors/deps';
+import { DispatcherActor } from '../../src/actors/dispatcher';
+import type { WorkerSlot } from '../../src/actors/worker-pool';
+import { ManualClock } from '../../src/domain/clock';
+import { DueEntry } from '../../src/domain/task';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
+
+const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+/**
+ * The dispatcher takes in every hand-out of one turn before it claims: when the partition owners'
+ * `enqueue` messages arrive together (each owner hands out a few entries), the free worker slots
+ * are filled by full claim batches, not by one small claim and one `run` message per message.
+ */
+describe('DispatcherActor: the hand-outs of one turn are claimed together', () => {
+  let store: SqliteStore;
+  let dispatcher: DispatcherActor;
+
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    await store.open(1);
+  });
+  afterEach(async () => {
+    dispatcher?.destroy();
+    await store.close();
+  });
+
+  it('40 enqueue messages of one entry in one turn → one claim of 40 and one run message', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
+    // The store's claims, counted (every other call goes to the store itself).
+    const claims: number[] = [];
+    const counting = Object.create(store) as SqliteStore;
+    counting.claimTasks = (claimIds, ...rest) => {
+      claims.push(claimIds.length);
+      return store.claimTasks(claimIds, ...rest);
+    };
+    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
+    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1 } }));
+    // One worker with 100 free slots, whose `run` messages are recorded instead of sent.
+    const runs: number[] = [];
+    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: unknown[] }) => runs.push(msg.tasks.length) } } as unknown as WorkerSlot;
+    const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
+    (dispatcher as unknown as { workers: unknown }).workers = pool;
+
+    const entries: DueEntry[] = ids.map((id, i) => ({ id, partition: 0, seq: i + 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING' }));
+    for (const e of entries) dispatcher.enqueue([e]);
+    expect(claims, 'no claim inside the turn').to.deep.equal([]);
+    await settle();
+
+    expect(claims).to.deep.equal([40]);
+    expect(runs).to.deep.equal([40]);
+    expect(slot.credits).to.equal(60);
+    expect((await store.getTask('t39'))?.state).to.equal('RUNNING');
+  });
+});
