@@ -6,7 +6,8 @@ import { assertSafeExposure } from './tenancy/exposure';
 
 /**
  * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
- * SIGTERM shut down gracefully (running attempts get `shutdownGraceMs`), a second signal exits.
+ * SIGTERM shut down gracefully (running attempts get `shutdownGraceMs`; the last log line is
+ * `stopped`, exit 0), a second signal exits at once (a warning line, exit 1).
  * Invalid configuration stops start-up with one line naming the key, exit code 78 (EX_CONFIG).
  */
 async function main(): Promise<void> {
@@ -35,12 +36,20 @@ async function main(): Promise<void> {
   scheduler.log.info({ address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions }, 'scheduler listening');
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      // pino writes stdout synchronously, so the line is out before the exit.
+      scheduler.log.warn({ signal }, 'second signal: exiting now; attempts still running will run again after restart');
+      process.exit(1);
+    }
     stopping = true;
+    const since = process.hrtime.bigint();
     scheduler.log.info({ signal }, 'shutting down');
     scheduler
       .close()
-      .then(() => process.exit(0))
+      .then(() => {
+        scheduler.log.info({ signal, shutdown_ms: Number((process.hrtime.bigint() - since) / 1_000_000n) }, 'stopped');
+        process.exit(0);
+      })
       .catch((err) => {
         scheduler.log.error({ err }, 'shutdown failed');
         process.exit(1);
