@@ -13,6 +13,12 @@ import { byPartition } from './offer-to-owners';
  * @returns the refused entries (cancelled, rescheduled or claimed meanwhile, or early)
  */
 export function returnToOwners(directory: ActorDirectory, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): DueEntry[] {
+  if (claimed.length === entries.length) {
+    // The usual case: every entry was claimed (a claim answers only ids it was given, each once),
+    // so all are released and none refused; no set of ids to build and look up.
+    for (const [p, ids] of byPartition(entries, (e) => e.id)) directory.owners[p]?.tell('released', ids);
+    return [];
+  }
   const won = new Set(claimed.map((t) => t.id));
   const early = (e: DueEntry) => !won.has(e.id) && e.state !== 'PENDING' && e.dueAt > now;
   for (const [p, list] of byPartition(entries, (e) => e)) {

@@ -12,6 +12,7 @@ import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStarts, workItemOf } from './work-item';
 import { incGrouped } from '../observability/inc-grouped';
 import { returnToOwners } from './claim-batch';
+import { RunOutbox } from './run-outbox';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs } from '../external/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
@@ -55,6 +56,8 @@ export class DispatcherActor {
   private drainWaiters: Array<() => void> = [];
   /** A pump is due at the end of this turn ({@link enqueue}). */
   private pumpScheduled = false;
+  /** The `run` messages of this iteration's claims, one per worker. */
+  private readonly outbox = new RunOutbox((slot, items) => this.sendRun(slot, items));
   /** Claims sent to the store and not yet answered (a drain waits for them too). */
   private claiming = 0;
   /** Overrun check and lease sweep over `running`. */
@@ -272,8 +275,13 @@ export class DispatcherActor {
       items.push(workItemOf(t));
     }
     observeStarts(metrics, claimed);
+    this.outbox.add(slot, items);
+  }
+
+  /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
+  private sendRun(slot: WorkerSlot, items: WorkItem[]): void {
     slot.ref.tell('run', { tasks: items }, (err) => {
-      log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
+      this.deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
     });
   }

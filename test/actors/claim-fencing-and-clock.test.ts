@@ -55,6 +55,19 @@ describe('claims of due tasks handed out before their mark', () => {
     ]);
   });
 
+  it('returnToOwners: when every entry was claimed, each owner gets one released message and nothing is refused', () => {
+    const told: Array<[number, string, unknown]> = [];
+    const owner = (p: number) => ({ tell: (topic: string, msg: unknown) => told.push([p, topic, msg]) }) as never;
+    const directory: ActorDirectory = { dispatcher: null, owners: [owner(0), owner(1)], cron: null };
+    const entries = [entry('a', T0), { ...entry('b', T0), partition: 1 }, entry('c', T0 + 2000)]; // c: SCHEDULED, later than now: claimed all the same
+    const refused = returnToOwners(directory, entries, [{ id: 'c' }, { id: 'a' }, { id: 'b' }] as ClaimedTask[], T0);
+    expect(refused).to.deep.equal([]);
+    expect(told).to.deep.equal([
+      [0, 'released', ['a', 'c']],
+      [1, 'released', ['b']],
+    ]);
+  });
+
   it('a clock stepping back between hand-out and claim: the refused task is handed out again once the clock passes its time', async () => {
     await store.insertTasks([scheduled('a', T0 + 1000)]);
     const handed: DueEntry[][] = [];

@@ -55,4 +55,27 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
     expect(slot.credits).to.equal(60);
     expect((await store.getTask('t39'))?.state).to.equal('RUNNING');
   });
+
+  it('claims for one worker answered together → one run message carrying all their attempts', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
+    const claims: number[] = [];
+    const counting = Object.create(store) as SqliteStore;
+    counting.claimTasks = (claimIds, ...rest) => {
+      claims.push(claimIds.length);
+      return store.claimTasks(claimIds, ...rest);
+    };
+    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
+    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1, workerBatchMax: 16 } }));
+    const runs: string[][] = [];
+    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
+    const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
+    (dispatcher as unknown as { workers: unknown }).workers = pool;
+
+    dispatcher.enqueue(ids.map((id, i) => ({ id, partition: 0, seq: i + 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING' })));
+    await settle();
+
+    expect(claims).to.deep.equal([16, 16, 8]); // workerBatchMax per claim
+    expect(runs).to.deep.equal([ids]);
+  });
 });

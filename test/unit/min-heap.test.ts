@@ -57,6 +57,50 @@ describe('MinHeap', () => {
     expect(drain(heap)).to.deep.equal(model);
   });
 
+  for (const seed of [3, 19]) {
+    it(`mostly in-order pushes (the run beside the heap), interleaved with pops: always the current minimum (seed ${seed})`, () => {
+      const rand = seededRandom(seed);
+      const heap = new MinHeap<number>(numeric);
+      const model: number[] = [];
+      let next = 0;
+      for (let step = 0; step < 6000; step++) {
+        if (model.length === 0 || rand() < 0.7) {
+          // Mostly the next value up; sometimes one from the past (into the heap), sometimes a tie.
+          const r = rand();
+          const v = r < 0.8 ? (next += 1) : r < 0.9 ? next : Math.floor(rand() * next);
+          heap.push(v);
+          model.push(v);
+          model.sort(numeric);
+        } else {
+          expect(heap.pop()).to.equal(model.shift());
+        }
+        expect(heap.size).to.equal(model.length);
+        expect(heap.peek()).to.equal(model[0]);
+      }
+      expect(drain(heap)).to.deep.equal(model);
+    });
+  }
+
+  it('a long in-order run popped past its compaction point keeps its order and size', () => {
+    const heap = new MinHeap<number>(numeric);
+    for (let i = 0; i < 5000; i++) heap.push(i);
+    for (let i = 0; i < 3000; i++) expect(heap.pop()).to.equal(i);
+    heap.push(10); // before the run's last: into the heap, and popped first
+    heap.push(6000);
+    expect(heap.size).to.equal(2002);
+    expect(heap.pop()).to.equal(10);
+    expect(drain(heap)).to.deep.equal([...Array.from({ length: 2000 }, (_, i) => 3000 + i), 6000]);
+    heap.push(1);
+    expect([heap.peek(), heap.size]).to.deep.equal([1, 1]);
+  });
+
+  it('clear empties both the heap and the run', () => {
+    const heap = new MinHeap<number>(numeric);
+    [1, 2, 3, 0].forEach((n) => heap.push(n));
+    heap.clear();
+    expect([heap.size, heap.peek(), heap.pop()]).to.deep.equal([0, undefined, undefined]);
+  });
+
   it('orders by the comparator (a tie-breaking sequence keeps FIFO among equal keys)', () => {
     type Item = { key: number; seq: number };
     const heap = new MinHeap<Item>((a, b) => a.key - b.key || a.seq - b.seq);
