@@ -46,7 +46,7 @@ export const ConfigSchema = z
      * claimed sooner is never marked (its claim is due and claim in one write). 0: marked at once.
      */
     dueMarkDelayMs: int(0, 60_000),
-    /** Most tasks sent to one worker in one message. */
+    /** Most tasks in one claim (the claims answered together for a worker go to it as one `run` message). */
     workerBatchMax: int(1),
     bodyLimitBytes: int(1024),
     batchMaxTasks: int(1, 100_000),
