@@ -27,52 +27,45 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
     await store.close();
   });
 
-  it('40 enqueue messages of one entry in one turn → one claim of 40 and one run message', async () => {
+  /**
+   * 40 PENDING tasks in the store, and a dispatcher over it with one worker of 100 free slots:
+   * the store's claims are counted (their sizes), and the worker's `run` messages recorded (the
+   * ids each carried) instead of sent.
+   */
+  async function rig(overrides: Record<string, number> = {}) {
     const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
     await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
-    // The store's claims, counted (every other call goes to the store itself).
     const claims: number[] = [];
-    const counting = Object.create(store) as SqliteStore;
+    const counting = Object.create(store) as SqliteStore; // every other call goes to the store itself
     counting.claimTasks = (claimIds, ...rest) => {
       claims.push(claimIds.length);
       return store.claimTasks(claimIds, ...rest);
     };
     const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
-    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1 } }));
-    // One worker with 100 free slots, whose `run` messages are recorded instead of sent.
-    const runs: number[] = [];
-    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: unknown[] }) => runs.push(msg.tasks.length) } } as unknown as WorkerSlot;
+    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1, ...overrides } }));
+    const runs: string[][] = [];
+    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
     const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
     (dispatcher as unknown as { workers: unknown }).workers = pool;
-
     const entries: DueEntry[] = ids.map((id, i) => ({ id, partition: 0, seq: i + 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING' }));
+    return { ids, entries, claims, runs, slot };
+  }
+
+  it('40 enqueue messages of one entry in one turn → one claim of 40 and one run message', async () => {
+    const { ids, entries, claims, runs, slot } = await rig();
     for (const e of entries) dispatcher.enqueue([e]);
     expect(claims, 'no claim inside the turn').to.deep.equal([]);
     await settle();
 
     expect(claims).to.deep.equal([40]);
-    expect(runs).to.deep.equal([40]);
+    expect(runs).to.deep.equal([ids]);
     expect(slot.credits).to.equal(60);
     expect((await store.getTask('t39'))?.state).to.equal('RUNNING');
   });
 
   it('claims for one worker answered together → one run message carrying all their attempts', async () => {
-    const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
-    const claims: number[] = [];
-    const counting = Object.create(store) as SqliteStore;
-    counting.claimTasks = (claimIds, ...rest) => {
-      claims.push(claimIds.length);
-      return store.claimTasks(claimIds, ...rest);
-    };
-    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
-    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1, workerBatchMax: 16 } }));
-    const runs: string[][] = [];
-    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
-    const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
-    (dispatcher as unknown as { workers: unknown }).workers = pool;
-
-    dispatcher.enqueue(ids.map((id, i) => ({ id, partition: 0, seq: i + 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING' })));
+    const { ids, entries, claims, runs } = await rig({ workerBatchMax: 16 });
+    dispatcher.enqueue(entries);
     await settle();
 
     expect(claims).to.deep.equal([16, 16, 8]); // workerBatchMax per claim

@@ -10,6 +10,29 @@ function drain<T>(heap: MinHeap<T>): T[] {
   return out;
 }
 
+/**
+ * `steps` random steps on a heap and on a sorted array (the model): a push of `value()` with
+ * probability `pushShare` (always when empty), else a pop, which must give the model's least;
+ * size and peek are checked after every step, and the order of what is left at the end.
+ */
+function modelCheck(rand: () => number, steps: number, pushShare: number, value: () => number): void {
+  const heap = new MinHeap<number>(numeric);
+  const model: number[] = [];
+  for (let step = 0; step < steps; step++) {
+    if (model.length === 0 || rand() < pushShare) {
+      const v = value();
+      heap.push(v);
+      model.push(v);
+      model.sort(numeric);
+    } else {
+      expect(heap.pop()).to.equal(model.shift());
+    }
+    expect(heap.size).to.equal(model.length);
+    expect(heap.peek()).to.equal(model[0]);
+  }
+  expect(drain(heap)).to.deep.equal(model);
+}
+
 describe('MinHeap', () => {
   it('is empty at first: size 0, peek and pop give undefined', () => {
     const heap = new MinHeap<number>(numeric);
@@ -40,44 +63,18 @@ describe('MinHeap', () => {
 
   it('interleaved push/pop always pops the current minimum (model check against a sorted array)', () => {
     const rand = seededRandom(7);
-    const heap = new MinHeap<number>(numeric);
-    const model: number[] = [];
-    for (let step = 0; step < 5000; step++) {
-      if (model.length === 0 || rand() < 0.6) {
-        const v = rand() * 1000;
-        heap.push(v);
-        model.push(v);
-        model.sort(numeric);
-      } else {
-        expect(heap.pop()).to.equal(model.shift());
-      }
-      expect(heap.size).to.equal(model.length);
-      expect(heap.peek()).to.equal(model[0]);
-    }
-    expect(drain(heap)).to.deep.equal(model);
+    modelCheck(rand, 5000, 0.6, () => rand() * 1000);
   });
 
   for (const seed of [3, 19]) {
     it(`mostly in-order pushes (the run beside the heap), interleaved with pops: always the current minimum (seed ${seed})`, () => {
       const rand = seededRandom(seed);
-      const heap = new MinHeap<number>(numeric);
-      const model: number[] = [];
       let next = 0;
-      for (let step = 0; step < 6000; step++) {
-        if (model.length === 0 || rand() < 0.7) {
-          // Mostly the next value up; sometimes one from the past (into the heap), sometimes a tie.
-          const r = rand();
-          const v = r < 0.8 ? (next += 1) : r < 0.9 ? next : Math.floor(rand() * next);
-          heap.push(v);
-          model.push(v);
-          model.sort(numeric);
-        } else {
-          expect(heap.pop()).to.equal(model.shift());
-        }
-        expect(heap.size).to.equal(model.length);
-        expect(heap.peek()).to.equal(model[0]);
-      }
-      expect(drain(heap)).to.deep.equal(model);
+      // Mostly the next value up; sometimes a tie, sometimes one from the past (into the heap).
+      modelCheck(rand, 6000, 0.7, () => {
+        const r = rand();
+        return r < 0.8 ? (next += 1) : r < 0.9 ? next : Math.floor(rand() * next);
+      });
     });
   }
 
