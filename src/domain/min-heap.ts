@@ -3,9 +3,9 @@
  * run of items pushed in order. An item not before the run's last joins the run (O(1)); any other
  * goes into the heap (O(log n)); pop takes the lesser of the two heads. Due entries mostly arrive
  * in order (a window read in due order; a backlog or herd handed out from it), so most pushes and
- * pops cost O(1) and one comparison. The run is a sorted list merged with the heap on the fly, as
- * in run-based sorts (Knuth, TAOCP vol. 3, §5.4.1, "replacement selection").
- * push and pop are O(log n) in the worst case; peek is O(1).
+ * pops cost O(1) and one comparison: the observation behind natural merge sorts, which keep the
+ * runs already in the input (Knuth, TAOCP vol. 3, §5.2.4). push and pop are O(log n) in the worst
+ * case; peek is O(1).
  */
 export class MinHeap<T> {
   /** Binary heap (items[0] the least). */
