@@ -115,12 +115,21 @@ export const cronSchema = {
   },
 } as const;
 
-/** A workflow as the workflow routes answer it (`tasks` and `task_counts` when read by id). */
+const localIdMap = (what: string, values: object) => ({
+  type: 'object',
+  additionalProperties: values,
+  description: `workflow-local id (the request's \`tasks[i].task_id\`) → ${what}`,
+});
+
+/**
+ * A workflow as the workflow routes answer it: the submission's 202 has `tasks` and `task_ids`;
+ * a read by id has them too (current states), with `task_counts` and `task_details`.
+ */
 export const workflowSchema = {
   type: 'object',
   properties: {
     workflow_id: { type: 'string' },
-    name: { type: ['string', 'null'] },
+    workflow_name: { type: ['string', 'null'] },
     status: { type: 'string', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] },
     metadata: { type: 'object' },
     task_count: { type: 'integer' },
@@ -129,10 +138,29 @@ export const workflowSchema = {
     created_at: iso,
     updated_at: iso,
     completed_at: isoOrNull,
+    tasks: localIdMap('its state', { type: 'string', enum: TASK_STATES }),
+    task_ids: localIdMap("the scheduler's task id (`GET /api/v1/tasks/{task_id}`)", { type: 'string' }),
     task_counts: { type: 'object', additionalProperties: { type: 'integer' } },
-    tasks: {
+    task_details: {
       type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string' }, task_id: { type: 'string' }, status: { type: 'string' } } },
+      description: 'read by id: every task in input order',
+      items: {
+        type: 'object',
+        properties: {
+          workflow_task_id: { type: 'string', description: 'the workflow-local id' },
+          task_id: { type: 'string' },
+          task_type: { type: 'string' },
+          status: { type: 'string', enum: TASK_STATES },
+          dependencies: { type: 'array', items: { type: 'string' }, description: 'workflow-local ids' },
+          unmet_dependencies: { type: 'integer' },
+          attempts: { type: 'integer' },
+          created_at: iso,
+          started_at: isoOrNull,
+          completed_at: isoOrNull,
+          duration_ms: { type: ['number', 'null'] },
+          error: taskError,
+        },
+      },
     },
   },
 } as const;
