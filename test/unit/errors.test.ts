@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  CronNeverFiresError,
   CronNotFoundError,
   ForbiddenError,
   OverloadedError,
@@ -42,6 +43,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError('text/plain'),
   TASK_NOT_FOUND: () => new TaskNotFoundError('t-1'),
   CRON_NOT_FOUND: () => new CronNotFoundError('c-1'),
+  CRON_NEVER_FIRES: () => new CronNeverFiresError('0 0 30 2 *', 'day-of-month "30", month "2" and day-of-week "*"'),
   ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
   TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
   IDEMPOTENCY_CONFLICT: () => new IdempotencyConflictError('idempotency_key', 'order-42', 't-1'),
