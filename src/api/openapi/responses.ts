@@ -39,6 +39,18 @@ export const ackSchema = {
   },
 } as const;
 
+/** 200 or 202 of a task cancel. */
+export const cancelSchema = {
+  type: 'object',
+  required: ['task_id', 'status', 'cancelled_at', 'cancel_requested'],
+  properties: {
+    task_id: { type: 'string' },
+    status: { type: 'string', enum: ['CANCELLED', 'RUNNING'] },
+    cancelled_at: { ...isoOrNull, description: 'when it became CANCELLED; null while a running one is being stopped (202)' },
+    cancel_requested: { type: 'boolean' },
+  },
+} as const;
+
 const taskError = {
   type: ['object', 'null'],
   properties: { message: { type: 'string' }, type: { type: 'string' }, retryable: { type: 'boolean' } },
@@ -107,6 +119,7 @@ export const cronSchema = {
     catch_up: { type: 'string' },
     max_catch_up: { type: 'integer' },
     enabled: { type: 'boolean' },
+    status: { type: 'string', enum: ['ACTIVE', 'PAUSED'], description: '`enabled` as the specification spells it' },
     next_fire_time: isoOrNull,
     last_fire_time: isoOrNull,
     next_fire_times: { type: 'array', items: iso, description: 'with `?preview=N`' },
