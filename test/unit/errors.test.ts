@@ -117,10 +117,17 @@ describe('error catalog', () => {
       expect(err.details).to.deep.equal({ field: 'run_at', reason: 'must be ISO 8601', value: 'tomorrow' });
     });
 
-    it('UnknownTaskTypeError lists the registered types', () => {
+    it('UnknownTaskTypeError lists the registered types and says how to register one', () => {
       const err = new UnknownTaskTypeError('task_type', 'nope', ['echo', 'noop']);
-      expect(err.details).to.deep.equal({ field: 'task_type', task_type: 'nope', registered_types: ['echo', 'noop'] });
+      expect(err.details).to.deep.equal({
+        field: 'task_type',
+        task_type: 'nope',
+        registered_types: ['echo', 'noop'],
+        config_key: 'handlers',
+        docs: 'docs/API.md#task-types-and-handlers',
+      });
       expect(err.message).to.include('nope').and.include('echo, noop');
+      expect(err.message).to.include('{"handlers":{"nope":"./handlers/your-module.js"}}').and.include('SCHEDULER_CONFIG');
     });
 
     it('TaskStateConflictError carries the current state', () => {
