@@ -67,11 +67,7 @@ export class RequestTimeoutError extends SchedulerError {
 /** Where the docs say how to register a task type (named in {@link UnknownTaskTypeError}). */
 export const REGISTER_TASK_TYPE_DOCS = 'docs/API.md#task-types-and-handlers';
 
-/**
- * `task_type` has no registered handler; `details.registered_types` lists those that do, and the
- * message says how to register one: the `handlers` config key (`details.config_key`), documented
- * at `details.docs`.
- */
+/** No handler for `task_type`: `details.registered_types`; how to register one: `config_key`, `docs`. */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
   readonly status = 400;
