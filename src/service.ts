@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import { SubmitAck, taskJson } from './contract/task-json';
+import { iso, SubmitAck, taskJson } from './contract/task-json';
 import { auditJson } from './contract/audit-json';
 import {
   batchSubmissionSchema,
@@ -44,7 +44,8 @@ export interface SchedulingGateway {
 /** Response of a cancel: `code` is the HTTP status the REST API answers with. */
 export interface CancelResponse {
   code: 200 | 202;
-  body: { task_id: string; status: TaskState; cancel_requested: boolean };
+  /** `cancelled_at`: when it became CANCELLED (200); null while a running one is being stopped (202). */
+  body: { task_id: string; status: TaskState; cancelled_at: string | null; cancel_requested: boolean };
 }
 
 export interface SchedulerServiceDeps {
@@ -241,7 +242,8 @@ export class SchedulerService {
   }
 
   /**
-   * Cancels a task: waiting → CANCELLED (200); RUNNING → its handler's signal aborts (202).
+   * Cancels a task: waiting → CANCELLED (200, with `cancelled_at`); RUNNING → its handler's signal
+   * aborts (202, `cancel_requested: true`, `cancelled_at` null).
    * @throws TaskNotFoundError; TaskStateConflictError (409) for a terminal task, including a
    *   second cancel of a task already CANCELLED
    */
@@ -255,10 +257,10 @@ export class SchedulerService {
         throw new TaskStateConflictError(id, res.task.state, 'cancel');
       case 'cancelled':
         this.deps.gateway.tasksEnded([id]);
-        return { code: 200, body: { task_id: id, status: 'CANCELLED', cancel_requested: false } };
+        return { code: 200, body: { task_id: id, status: 'CANCELLED', cancelled_at: iso(res.task.completedAt ?? this.deps.clock.now()), cancel_requested: false } };
       case 'cancelling':
         this.deps.gateway.abortRunning(id, res.task.attempts);
-        return { code: 202, body: { task_id: id, status: 'RUNNING', cancel_requested: true } };
+        return { code: 202, body: { task_id: id, status: 'RUNNING', cancelled_at: null, cancel_requested: true } };
     }
   }
 

@@ -2,8 +2,8 @@
 //
 //   k6 run -e BASE_URL=http://127.0.0.1:8080 -e WF_RATE=20 -e WF_WIDTH=10 load-tests/k6/workflow-submit.ts
 //
-// Contract: `{name?, tasks: [{id, task_type, payload, dependencies: [ids]}]}` → 202
-// `{workflow_id, …}`. Each workflow is a fan-out/fan-in of WF_WIDTH + 2 noop tasks:
+// Contract: `{workflow_name?, tasks: [{task_id, task_type, payload, dependencies: [task_ids]}]}` → 202
+// `{workflow_id, status, tasks: {task_id: state}, task_ids: {…}}`. Each workflow is a fan-out/fan-in of WF_WIDTH + 2 noop tasks:
 // `extract` → `transform-1…WF_WIDTH` → `load`. WF_RATE workflows per second for DURATION;
 // ITERATIONS (smoke tests) runs that many instead. With WAIT_FOR_COMPLETION=true each iteration
 // also polls `GET /api/v1/workflows/{id}` (every 100 ms, at most 30 s) until its status is
@@ -41,13 +41,13 @@ const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'DEAD'];
 
 function workflowBody(): string {
   const transforms = [];
-  for (let i = 1; i <= WF_WIDTH; i++) transforms.push({ id: `transform-${i}`, task_type: 'noop', payload: { part: i }, dependencies: ['extract'] });
+  for (let i = 1; i <= WF_WIDTH; i++) transforms.push({ task_id: `transform-${i}`, task_type: 'noop', payload: { part: i }, dependencies: ['extract'] });
   return JSON.stringify({
-    name: `k6 etl ${__VU}-${__ITER}`,
+    workflow_name: `k6 etl ${__VU}-${__ITER}`,
     tasks: [
-      { id: 'extract', task_type: 'noop', payload: { source: 'k6' }, dependencies: [] },
+      { task_id: 'extract', task_type: 'noop', payload: { source: 'k6' }, dependencies: [] },
       ...transforms,
-      { id: 'load', task_type: 'noop', payload: null, dependencies: transforms.map((t) => t.id) },
+      { task_id: 'load', task_type: 'noop', payload: null, dependencies: transforms.map((t) => t.task_id) },
     ],
   });
 }

@@ -111,7 +111,7 @@ export class SchedulerClient {
   }
 
   /** Submits a workflow (DAG) atomically (REST: POST /api/v1/workflows). */
-  submitWorkflow(body: { name?: string | null; tasks: unknown[]; metadata?: Record<string, unknown> }) {
+  submitWorkflow(body: { workflow_name?: string | null; tasks: unknown[]; metadata?: Record<string, unknown> }) {
     return this.call(this.api.ask('submitWorkflow', body));
   }
 

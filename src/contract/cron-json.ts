@@ -2,7 +2,10 @@ import { CronRecord } from '../domain/cron/cron-definition';
 import { CronFireView } from '../storage/cron-store';
 import { iso } from './task-json';
 
-/** The API's view of a cron definition (snake_case, ISO-8601 UTC times). */
+/**
+ * The API's view of a cron definition (snake_case, ISO-8601 UTC times). `status` is the
+ * specification's spelling of `enabled`: `ACTIVE` or `PAUSED`.
+ */
 export function cronJson(c: CronRecord, preview?: number[]): Record<string, unknown> {
   return {
     cron_id: c.id,
@@ -15,6 +18,7 @@ export function cronJson(c: CronRecord, preview?: number[]): Record<string, unkn
     catch_up: c.catchUp,
     max_catch_up: c.maxCatchUp,
     enabled: c.enabled,
+    status: c.enabled ? 'ACTIVE' : 'PAUSED',
     next_fire_time: c.enabled ? iso(c.nextFireTime) : null,
     last_fire_time: iso(c.lastFireTime),
     created_at: iso(c.createdAt),

@@ -2,31 +2,47 @@ import { TASK_STATES, TaskState } from '../domain/task';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../domain/workflow';
 import { iso } from './task-json';
 
-/** Acknowledgement of a workflow submission (202). */
+/**
+ * Acknowledgement of a workflow submission (202), in the specification's shape: `tasks` maps each
+ * workflow-local id (the request's `tasks[i].task_id`) to its first state, and `task_ids` maps it
+ * to the scheduler's own task id (for `GET /api/v1/tasks/{task_id}`). Both keep input order, except
+ * that JavaScript puts integer-like keys ("1", "2") first, in ascending order.
+ */
 export interface WorkflowAck {
   workflow_id: string;
-  name: string | null;
+  workflow_name: string | null;
   status: 'RUNNING';
   created_at: string;
-  /** Every task in input order: its workflow-local id, its task id and its first state. */
-  tasks: Array<{ id: string; task_id: string; status: string }>;
+  tasks: Record<string, string>;
+  task_ids: Record<string, string>;
+}
+
+/** Local id → value for each task. `Object.fromEntries` defines own keys, so `__proto__` is a plain key. */
+function byLocalId<T>(tasks: readonly T[], localId: (t: T) => string, value: (t: T) => string): Record<string, string> {
+  return Object.fromEntries(tasks.map((t) => [localId(t), value(t)]));
 }
 
 export function workflowAckJson(w: NewWorkflow): WorkflowAck {
   return {
     workflow_id: w.id,
-    name: w.name,
+    workflow_name: w.workflowName,
     status: 'RUNNING',
     created_at: iso(w.createdAt) as string,
-    tasks: w.tasks.map((t) => ({ id: t.workflowTaskId, task_id: t.id, status: t.state })),
+    tasks: byLocalId(w.tasks, (t) => t.workflowTaskId, (t) => t.state),
+    task_ids: byLocalId(w.tasks, (t) => t.workflowTaskId, (t) => t.id),
   };
 }
 
-/** The API's view of a workflow; with `tasks`, each task's state, timings and dependencies. */
+/**
+ * The API's view of a workflow. With `tasks` (a read by id): the maps of the acknowledgement
+ * (`tasks`: local id → current state, `task_ids`: local id → task id), `task_counts` by state, and
+ * `task_details`, one entry per task in input order: `workflow_task_id` (the local id, as in
+ * `GET /api/v1/tasks/{task_id}`), `task_id`, type, state, dependencies (local ids), timings, error.
+ */
 export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): Record<string, unknown> {
   const json: Record<string, unknown> = {
     workflow_id: w.id,
-    name: w.name,
+    workflow_name: w.workflowName,
     status: w.status,
     metadata: { ...w.metadata, tenant_id: w.tenantId },
     task_count: w.taskCount,
@@ -37,11 +53,13 @@ export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): 
     completed_at: iso(w.completedAt),
   };
   if (tasks) {
+    json.tasks = byLocalId(tasks, (t) => t.workflowTaskId, (t) => t.state);
+    json.task_ids = byLocalId(tasks, (t) => t.workflowTaskId, (t) => t.taskId);
     const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
     for (const t of tasks) counts[t.state]++;
     json.task_counts = counts;
-    json.tasks = tasks.map((t) => ({
-      id: t.workflowTaskId,
+    json.task_details = tasks.map((t) => ({
+      workflow_task_id: t.workflowTaskId,
       task_id: t.taskId,
       task_type: t.taskType,
       status: t.state,

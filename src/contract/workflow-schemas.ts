@@ -1,8 +1,9 @@
 /**
  * JSON Schemas of the workflow API (DESIGN §8, §10). A workflow task takes the same fields as a
  * single task submission (the same schema pieces, so the same checks and field paths), plus its
- * workflow-local `id` and `dependencies`, and without `idempotency_key` (a workflow task's identity
- * is its place in the workflow). The graph itself (unique ids, known dependencies, no cycle, size)
+ * workflow-local `task_id` and `dependencies` (the specification's spelling: `workflow_name`,
+ * `tasks[].task_id`), and without `idempotency_key` (a workflow task's identity is its place in
+ * the workflow). The graph itself (unique ids, known dependencies, no cycle, size)
  * is checked by `domain/dag/validate-dag.ts`, which names every culprit.
  */
 import { taskSubmissionSchema } from './task-schemas';
@@ -16,9 +17,9 @@ const localId = { type: 'string', minLength: 1, maxLength: 200 } as const;
 export const workflowTaskSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'task_type'],
+  required: ['task_id', 'task_type'],
   properties: {
-    id: localId,
+    task_id: localId,
     dependencies: { type: 'array', items: localId },
     ...taskFields,
   },
@@ -30,7 +31,7 @@ export const workflowSubmissionSchema = {
   additionalProperties: false,
   required: ['tasks'],
   properties: {
-    name: { type: ['string', 'null'], maxLength: 200 },
+    workflow_name: { type: ['string', 'null'], maxLength: 200 },
     tasks: { type: 'array', items: workflowTaskSchema },
     metadata: taskSubmissionSchema.properties.metadata,
   },

@@ -16,6 +16,7 @@ import { CatchUpMode, CronRecord, OverlapPolicy, TaskTemplate } from '../domain/
 import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cron/cron-schedule';
 import { canonicalTimeZone } from '../domain/cron/zone-offset';
 import { assertCronSteps } from '../domain/cron/field-steps';
+import { assertCronCanFire } from '../domain/cron/never-fires';
 import { CronNotFoundError, ServiceUnavailableError, ValidationError } from '../domain/errors';
 import { partitionOf } from '../domain/partition';
 import { uuidv7 } from '../domain/task-id';
@@ -66,8 +67,9 @@ export class CronService {
    * max_catch_up 100, enabled true; task fields default as for a task. `query.preview` (1..100)
    * adds that many next fire times.
    * @returns the definition with `next_fire_time` (and `next_fire_times` when `preview` > 0)
-   * @throws ValidationError (cron_expression, timezone, task fields), UnknownTaskTypeError,
-   *   PayloadTooLargeError (413), ServiceUnavailableError while shutting down
+   * @throws ValidationError (cron_expression, timezone, task fields), CronNeverFiresError (400, an
+   *   expression no date matches), UnknownTaskTypeError, PayloadTooLargeError (413),
+   *   ServiceUnavailableError while shutting down
    */
   async create(body: unknown, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
@@ -79,6 +81,7 @@ export class CronService {
     const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? 'UTC');
     assertCronSteps(b.cron_expression);
     const schedule = parseCronSchedule(b.cron_expression as string, timezone);
+    assertCronCanFire(schedule.expression);
     const template = templateOf(b);
     const now = this.deps.clock.now();
     const task = this.checkTemplate(template, now);
@@ -139,7 +142,8 @@ export class CronService {
   /**
    * Edits a definition. A new expression or timezone, or a resume (`enabled: true` after a
    * pause), sets the next fire time from now: a paused period is not caught up.
-   * @throws CronNotFoundError; ValidationError and the template errors of {@link create}
+   * @throws CronNotFoundError; ValidationError, CronNeverFiresError (a new expression only: a
+   *   stored one keeps its schedule) and the template errors of {@link create}
    */
   async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.validator.assert(cronPatchSchema, body);
@@ -151,6 +155,7 @@ export class CronService {
     const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? current.timezone);
     if (b.cron_expression !== undefined) assertCronSteps(b.cron_expression); // a stored one keeps firing as saved
     const schedule = parseCronSchedule(expression, timezone);
+    if (b.cron_expression !== undefined) assertCronCanFire(schedule.expression);
     if (b.name !== undefined) changes.name = b.name as string;
     if (b.cron_expression !== undefined) changes.cronExpression = schedule.expression;
     if (b.timezone !== undefined) changes.timezone = timezone;
@@ -208,7 +213,7 @@ export class CronService {
    * The next `count` (1..100, default 5) fire instants strictly after `from` (ISO-8601 with
    * offset; default now), in UTC, from the same code that fires crons, with the rules in words.
    * Instants after year 9999 are left out: RFC 3339 cannot write them.
-   * @throws ValidationError (cron_expression, timezone, from, count)
+   * @throws ValidationError (cron_expression, timezone, from, count); CronNeverFiresError
    */
   preview(body: unknown): Record<string, unknown> {
     this.validator.assert(cronPreviewSchema, body);
@@ -216,6 +221,7 @@ export class CronService {
     const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
     assertCronSteps(b.cron_expression);
     const schedule = parseCronSchedule(b.cron_expression, timezone);
+    assertCronCanFire(schedule.expression);
     let from = this.deps.clock.now();
     if (b.from !== undefined) {
       const parsed = parseIsoWithOffset(b.from);

@@ -64,16 +64,20 @@ export class RequestTimeoutError extends SchedulerError {
   }
 }
 
-/** `task_type` has no registered handler; `details.registered_types` lists those that do. */
+/** Where the docs say how to register a task type (named in {@link UnknownTaskTypeError}). */
+export const REGISTER_TASK_TYPE_DOCS = 'docs/API.md#task-types-and-handlers';
+
+/** No handler for `task_type`: `details.registered_types`; how to register one: `config_key`, `docs`. */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
   readonly status = 400;
   constructor(field: string, taskType: string, registered: string[]) {
-    super(`${field}: no handler is registered for task_type "${taskType}"; registered: ${registered.join(', ')}`, {
-      field,
-      task_type: taskType,
-      registered_types: registered,
-    });
+    const shown = JSON.stringify({ handlers: { [clipEcho(taskType)]: './handlers/your-module.js' } });
+    super(
+      `${field}: no handler is registered for task_type "${clipEcho(taskType)}"; registered: ${registered.join(', ')}. ` +
+        `Register one under the "handlers" config key, e.g. ${shown} in the file named by SCHEDULER_CONFIG, and restart (${REGISTER_TASK_TYPE_DOCS})`,
+      { field, task_type: taskType, registered_types: registered, config_key: 'handlers', docs: REGISTER_TASK_TYPE_DOCS },
+    );
   }
 }
 
@@ -125,6 +129,19 @@ export class CronNotFoundError extends SchedulerError {
   readonly status = 404;
   constructor(cronId: string) {
     super(`cron task ${cronId} not found`, { cron_id: cronId });
+  }
+}
+
+/**
+ * A cron expression that no date can ever match (`0 0 30 2 *`: no listed month has the day, and
+ * day-of-week does not rescue it). Refused on create, edit and preview; nothing is stored.
+ */
+export class CronNeverFiresError extends SchedulerError {
+  readonly code = 'CRON_NEVER_FIRES';
+  readonly status = 400;
+  /** @param fields the day fields, quoted, for the message */
+  constructor(expression: string, fields: string) {
+    super(`cron_expression: "${clipEcho(expression)}" can never fire: no date matches its ${fields} together`, { field: 'cron_expression', cron_expression: clipEcho(expression) });
   }
 }
 
@@ -337,6 +354,7 @@ export const ERROR_CATALOG = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   TASK_NOT_FOUND: { status: 404, retryable: false },
   CRON_NOT_FOUND: { status: 404, retryable: false },
+  CRON_NEVER_FIRES: { status: 400, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },
   TASK_STATE_CONFLICT: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },

@@ -14,7 +14,7 @@ export const WORKFLOW_CANCELLED = 'workflow_cancelled';
 export interface NewWorkflowTask extends Omit<NewTask, 'state'> {
   /** Roots: PENDING (or SCHEDULED for a later `scheduledAt`); every other task BLOCKED. */
   state: 'SCHEDULED' | 'PENDING' | 'BLOCKED';
-  /** The workflow-local id the caller gave the task (`tasks[i].id`). */
+  /** The workflow-local id the caller gave the task (`tasks[i].task_id`). */
   workflowTaskId: string;
   /** Task ids (not local ids) of its distinct dependencies; its unmet count starts at their number. */
   dependsOn: string[];
@@ -23,7 +23,8 @@ export interface NewWorkflowTask extends Omit<NewTask, 'state'> {
 /** A validated workflow, ready to be stored in one atomic operation. */
 export interface NewWorkflow {
   id: string;
-  name: string | null;
+  /** The caller's name for it (`workflow_name`), if any. */
+  workflowName: string | null;
   tenantId: string;
   metadata: Record<string, unknown>;
   createdAt: number;
@@ -34,7 +35,8 @@ export interface NewWorkflow {
 export interface WorkflowRecord {
   id: string;
   seq: number;
-  name: string | null;
+  /** The caller's name for it (`workflow_name`; column `name`), if any. */
+  workflowName: string | null;
   tenantId: string;
   metadata: Record<string, unknown>;
   status: WorkflowStatus;

@@ -9,8 +9,9 @@ import type { PayloadChecks } from '../handlers/payload-schemas';
 
 /** A workflow submission as the API receives it (already checked against the JSON Schema). */
 export interface WorkflowSubmission {
-  name?: string | null;
-  tasks: Array<Omit<Submission, 'idempotency_key'> & { id: string; dependencies?: string[] }>;
+  workflow_name?: string | null;
+  /** `task_id` is the task's workflow-local id (the scheduler gives each task its own id). */
+  tasks: Array<Omit<Submission, 'idempotency_key'> & { task_id: string; dependencies?: string[] }>;
   metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
 }
 
@@ -39,7 +40,10 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
   const max = config.workflowMaxTasks;
   if (body.tasks.length > max) throw new WorkflowTooLargeError(max, body.tasks.length);
   try {
-    validateDag(body.tasks, max);
+    validateDag(
+      body.tasks.map((t) => ({ id: t.task_id, dependencies: t.dependencies })),
+      max,
+    );
   } catch (err) {
     throw err instanceof ValidationError ? invalidWorkflow(err) : err;
   }
@@ -48,7 +52,7 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
   const tenantId = typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId;
   const taskIds = new Map<string, string>();
   const built = body.tasks.map((t, i) => {
-    const { id: localId, dependencies: _deps, ...submission } = t;
+    const { task_id: localId, dependencies: _deps, ...submission } = t;
     const own = submission.metadata?.tenant_id;
     if (own !== undefined && own !== tenantId) {
       throw new ValidationError(`tasks[${i}].metadata.tenant_id`, `must be the workflow's tenant "${tenantId}" (a workflow and its tasks belong to one tenant)`);
@@ -60,11 +64,11 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
   const tasks: NewWorkflowTask[] = built.map((task, i) => {
     const local = body.tasks[i];
     const dependsOn = [...new Set(local.dependencies ?? [])].map((d) => taskIds.get(d) as string);
-    return { ...task, state: dependsOn.length === 0 ? task.state : 'BLOCKED', workflowTaskId: local.id, dependsOn };
+    return { ...task, state: dependsOn.length === 0 ? task.state : 'BLOCKED', workflowTaskId: local.task_id, dependsOn };
   });
   return {
     id: uuidv7(now),
-    name: body.name ?? null,
+    workflowName: body.workflow_name ?? null,
     tenantId,
     metadata: meta,
     createdAt: now,

@@ -55,8 +55,8 @@ export class WorkflowService {
 
   /**
    * Validates and stores a workflow: all tasks and edges in one atomic store operation, or none.
-   * @returns 202 body: `workflow_id`, `status` RUNNING and each task's id, task id and first state
-   *   (PENDING or SCHEDULED for roots, BLOCKED for the rest)
+   * @returns 202 body: `workflow_id`, `workflow_name`, `status` RUNNING, `tasks` (local id → first
+   *   state: PENDING or SCHEDULED for roots, BLOCKED for the rest) and `task_ids` (local id → task id)
    * @throws WorkflowTooLargeError (413) above `workflowMaxTasks`; ValidationError (400, field path
    *   `tasks[i].…`) for a bad field; InvalidWorkflowError (400) for a bad graph, naming the ids;
    *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503);
@@ -93,9 +93,10 @@ export class WorkflowService {
   }
 
   /**
-   * A workflow with its status, timestamps, counts by state and every task (workflow-local id,
-   * task id, state, dependencies, timings, error — `upstream_failed` for tasks cancelled by an
-   * upstream failure). @throws WorkflowNotFoundError
+   * A workflow with its status, timestamps, the `tasks` and `task_ids` maps of the submission's
+   * answer (current states), counts by state and `task_details` (per task: local and task id,
+   * state, dependencies, timings, error — `upstream_failed` for tasks cancelled by an upstream
+   * failure). @throws WorkflowNotFoundError
    */
   async get(id: string, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     const workflow = await this.deps.store.getWorkflow(id);

@@ -254,7 +254,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
     });
     await store.insertWorkflow({
       id: 'wf',
-      name: null,
+      workflowName: null,
       tenantId: 't',
       metadata: {},
       createdAt: T0,

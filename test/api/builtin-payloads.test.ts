@@ -73,7 +73,7 @@ describe('REST: payloads of the built-in task types are checked at submission', 
   it('batches, workflows and cron templates name the task; none of them is stored', async () => {
     const batch = await refusal(await send('POST', '/api/v1/tasks/batch', { tasks: [{ task_type: 'sleep', payload: { ms: 1 } }, { task_type: 'sleep', payload: { ms: -5 } }] }));
     expect(batch.field).to.equal('tasks[1].payload.ms');
-    const wf = await refusal(await send('POST', '/api/v1/workflows', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'http', payload: { url: 'mailto:x@example.com' }, dependencies: ['a'] }] }));
+    const wf = await refusal(await send('POST', '/api/v1/workflows', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'http', payload: { url: 'mailto:x@example.com' }, dependencies: ['a'] }] }));
     expect(wf.field).to.equal('tasks[1].payload.url');
     const cron = await refusal(await send('POST', '/api/v1/cron-tasks', { name: 'nap', cron_expression: '* * * * *', task_type: 'sleep', payload: { ms: 'long' } }));
     expect(cron.field).to.equal('payload.ms');

@@ -21,8 +21,8 @@ describe('REST: a scheduled_at in the past is due now', () => {
     const now = f.clock.now();
     const one = (await send('POST', '/api/v1/tasks', { task_type: 'echo', priority: 'low', scheduled_at: '2020-01-01T00:00:00Z' })).json();
     const batch = (await send('POST', '/api/v1/tasks/batch', { tasks: [{ task_type: 'echo', scheduled_at: '0000-01-01T00:00:00Z' }] })).json();
-    const wf = (await send('POST', '/api/v1/workflows', { tasks: [{ id: 'a', task_type: 'echo', scheduled_at: '1999-12-31T23:59:59Z' }] })).json();
-    const ids = [one.task_id, batch.tasks[0].task_id, wf.tasks[0].task_id];
+    const wf = (await send('POST', '/api/v1/workflows', { tasks: [{ task_id: 'a', task_type: 'echo', scheduled_at: '1999-12-31T23:59:59Z' }] })).json();
+    const ids = [one.task_id, batch.tasks[0].task_id, wf.task_ids.a];
     const read = await Promise.all(ids.map((id) => f.service.get(id)));
     expect(read.map((t) => t.scheduled_at)).to.deep.equal(['2020-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '1999-12-31T23:59:59.000Z']);
     for (const t of read) expect(t).to.include({ status: 'PENDING', due_at: new Date(now).toISOString() });

@@ -130,7 +130,7 @@ describe('REST: metadata size cap', () => {
   });
 
   it("workflow: its own metadata is checked under 'metadata' (size and depth), and a task's overlay under tasks[i].metadata", async () => {
-    const tasks = [{ id: 'a', task_type: 'noop' }];
+    const tasks = [{ task_id: 'a', task_type: 'noop' }];
     const big = await post('/api/v1/workflows', { metadata: metadataOf(CAP + 1), tasks });
     expect(big.statusCode).to.equal(413);
     expect(big.json().error.details).to.include({ field: 'metadata', limit_bytes: CAP });
@@ -139,7 +139,7 @@ describe('REST: metadata size cap', () => {
     const nested = await post('/api/v1/workflows', { metadata: deep, tasks });
     expect(nested.statusCode).to.equal(400);
     expect(nested.json().error.details.field).to.equal('metadata');
-    const overlay = await post('/api/v1/workflows', { metadata: metadataOf(CAP - 20), tasks: [{ id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }] });
+    const overlay = await post('/api/v1/workflows', { metadata: metadataOf(CAP - 20), tasks: [{ task_id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }] });
     expect(overlay.statusCode).to.equal(413);
     expect(overlay.json().error.details.field).to.equal('tasks[0].metadata');
     await expectNothingStored(f);
@@ -147,7 +147,7 @@ describe('REST: metadata size cap', () => {
 
   it('workflow: metadata copied into every task may not total more than workflowBodyLimitBytes', async () => {
     const meta = metadataOf(100);
-    const many = Array.from({ length: 700 }, (_, i) => ({ id: `t${i}`, task_type: 'noop' }));
+    const many = Array.from({ length: 700 }, (_, i) => ({ task_id: `t${i}`, task_type: 'noop' }));
     const res = await post('/api/v1/workflows', { metadata: meta, tasks: many });
     expect(res.statusCode, res.body).to.equal(413);
     expect(res.json().error.details).to.deep.equal({ field: 'metadata', limit_bytes: WORKFLOW_LIMIT, actual_bytes: 100 * 700 });

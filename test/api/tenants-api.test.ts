@@ -79,7 +79,7 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
       expect((await as(KEYS.globex, method, url)).statusCode, url).to.equal(404);
     }
     expect((await as(KEYS.globex, 'GET', '/api/v1/cron-tasks')).json().cron_tasks).to.deep.equal([]);
-    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { tasks: [{ id: 'a', task_type: 'noop' }, { id: 'b', task_type: 'noop', dependencies: ['a'] }] });
+    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'noop', dependencies: ['a'] }] });
     expect(wf.statusCode).to.equal(202);
     const wid = wf.json().workflow_id;
     expect((await as(KEYS.globex, 'GET', `/api/v1/workflows/${wid}`)).statusCode).to.equal(404);

@@ -35,12 +35,12 @@ module.exports = async (payload, ctx) => {
 `;
 }
 
-function dag(): Array<{ id: string; task_type: string; payload: unknown; dependencies?: string[] }> {
+function dag(): Array<{ task_id: string; task_type: string; payload: unknown; dependencies?: string[] }> {
   const tasks = [];
   for (let l = 0; l < LAYERS; l++) {
     for (let i = 0; i < WIDTH; i++) {
       const deps = l === 0 ? [] : [`L${l - 1}-${i}`, `L${l - 1}-${(i + 1) % WIDTH}`];
-      tasks.push({ id: `L${l}-${i}`, task_type: TASK_TYPE, payload: { step: `L${l}-${i}`, deps }, ...(deps.length ? { dependencies: deps } : {}) });
+      tasks.push({ task_id: `L${l}-${i}`, task_type: TASK_TYPE, payload: { step: `L${l}-${i}`, deps }, ...(deps.length ? { dependencies: deps } : {}) });
     }
   }
   return tasks;
@@ -60,7 +60,7 @@ describe('chaos: SIGKILL in the middle of a 1,000-task workflow', function () {
     const first = await startServiceProcess(dir.path, env);
     let workflowId: string;
     try {
-      const res = await http('POST', `${first.url}/api/v1/workflows`, { name: 'chaos-dag', tasks: dag() });
+      const res = await http('POST', `${first.url}/api/v1/workflows`, { workflow_name: 'chaos-dag', tasks: dag() });
       expect(res.status).to.equal(202);
       workflowId = res.body.workflow_id;
       // Kill once a good part has run and attempts are in flight.
@@ -75,15 +75,15 @@ describe('chaos: SIGKILL in the middle of a 1,000-task workflow', function () {
       const wf = await waitForWorkflow(second.url, workflowId, undefined, 120_000);
       expect(wf.status).to.equal('SUCCEEDED');
       expect(wf.task_counts.SUCCEEDED).to.equal(LAYERS * WIDTH);
-      const byLocal = new Map<string, any>(wf.tasks.map((t: any) => [t.id, t]));
+      const byLocal = new Map<string, any>(wf.task_details.map((t: any) => [t.workflow_task_id, t]));
       let rerun = 0;
-      for (const t of wf.tasks) {
+      for (const t of wf.task_details) {
         const full = (await http('GET', `${second.url}/api/v1/tasks/${t.task_id}?include=attempts`)).body;
-        expect(full.attempt_history.filter((a: any) => a.outcome === 'SUCCEEDED'), t.id).to.have.length(1);
-        for (const a of full.attempt_history.filter((x: any) => x.outcome !== 'SUCCEEDED')) expect(a.error.type, t.id).to.equal('worker_lost');
+        expect(full.attempt_history.filter((a: any) => a.outcome === 'SUCCEEDED'), t.workflow_task_id).to.have.length(1);
+        for (const a of full.attempt_history.filter((x: any) => x.outcome !== 'SUCCEEDED')) expect(a.error.type, t.workflow_task_id).to.equal('worker_lost');
         if (full.attempts > 1) rerun++;
         for (const d of t.dependencies) {
-          expect(Date.parse(t.started_at), `${t.id} started before ${d} completed`).to.be.at.least(Date.parse(byLocal.get(d).completed_at));
+          expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(Date.parse(byLocal.get(d).completed_at));
         }
       }
       // Each attempt's side effect happened at most once; the re-runs are the attempts the kill interrupted.

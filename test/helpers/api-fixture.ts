@@ -39,12 +39,13 @@ export interface ApiFixture {
 /**
  * @param overrides config keys
  * @param logger the app's pino logger (default: a silent app)
+ * @param env environment the config is loaded with (e.g. `SCHEDULER_CONFIG` naming a config file)
  */
-export async function apiFixture(overrides: Record<string, unknown> = {}, logger?: Logger): Promise<ApiFixture> {
+export async function apiFixture(overrides: Record<string, unknown> = {}, logger?: Logger, env: NodeJS.ProcessEnv = {}): Promise<ApiFixture> {
   const dir = tempDir();
   const config = loadConfig({
     configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-    env: {},
+    env,
     overrides: { sqlitePath: path.join(dir.path, 'test.db'), partitions: 8, logLevel: 'silent', ...overrides },
   });
   const store = new SqliteStore(config.sqlitePath);

@@ -45,7 +45,7 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
         () => client.submitBatch({ tasks: [{ task_type: 'echo' }, { task_type: 'echo', metadata: { id: 10n } }] }),
         () => client.submit({ task_type: 'echo', payload: { m: new Map([['k', 'v']]) } }),
         () => client.submit({ task_type: 'echo', payload: cycle }),
-        () => client.submitWorkflow({ tasks: [{ id: 'a', task_type: 'echo', payload: [NaN] }] }),
+        () => client.submitWorkflow({ tasks: [{ task_id: 'a', task_type: 'echo', payload: [NaN] }] }),
       ];
       const refused: unknown[] = [];
       for (const attempt of tries) {

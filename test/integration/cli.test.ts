@@ -113,16 +113,20 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const file = path.join(dir.path, 'wf.json');
     fs.writeFileSync(
       file,
-      JSON.stringify({ name: 'cli', tasks: [{ id: 'a', task_type: 'echo', payload: 1 }, { id: 'b', task_type: 'noop', dependencies: ['a'] }] }),
+      JSON.stringify({ workflow_name: 'cli', tasks: [{ task_id: 'a', task_type: 'echo', payload: 1 }, { task_id: 'b', task_type: 'noop', dependencies: ['a'] }] }),
     );
     const sub = await run('workflow', 'submit', file, '--json');
     expect(sub.code, sub.stderr).to.equal(0);
     const ack = JSON.parse(sub.stdout);
-    expect(ack.tasks.map((t: { status: string }) => t.status)).to.deep.equal(['PENDING', 'BLOCKED']);
-    await waitForTask(fixture.svc.url, ack.tasks[1].task_id, isTerminal);
+    expect(ack.tasks).to.deep.equal({ a: 'PENDING', b: 'BLOCKED' });
+    const human = await run('workflow', 'submit', file);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.match(/\nWORKFLOW_TASK_ID\s+TASK_ID\s+STATUS\na\s+\S+\s+PENDING\nb\s+\S+\s+BLOCKED\n/);
+    await waitForTask(fixture.svc.url, ack.task_ids.b, isTerminal);
     const got = await run('workflow', 'get', ack.workflow_id);
     expect(got.code, got.stderr).to.equal(0);
     expect(got.stdout).to.match(/status:\s+SUCCEEDED/);
-    expect(got.stdout).to.match(/\nID\s+TASK_ID\s+TYPE\s+STATUS\s+ATTEMPTS\n/);
+    expect(got.stdout).to.match(/\nWORKFLOW_TASK_ID\s+TASK_ID\s+TYPE\s+STATUS\s+ATTEMPTS\na\s+/);
+    expect(got.stdout).to.not.match(/^tasks:/m);
   });
 });

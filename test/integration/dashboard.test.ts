@@ -194,15 +194,15 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
 
   it("workflows: draws a workflow's tasks as a DAG with their states", async () => {
     const w = (await call('POST', '/api/v1/workflows', {
-      name: 'onboarding',
+      workflow_name: 'onboarding',
       tasks: [
-        { id: 'create', task_type: 'echo', payload: { a: 1 } },
-        { id: 'email', task_type: 'echo', dependencies: ['create'] },
-        { id: 'later', task_type: 'noop', dependencies: ['create'], scheduled_at: '2030-01-01T00:00:00Z' },
-        { id: 'notify', task_type: 'echo', dependencies: ['email', 'later'] },
+        { task_id: 'create', task_type: 'echo', payload: { a: 1 } },
+        { task_id: 'email', task_type: 'echo', dependencies: ['create'] },
+        { task_id: 'later', task_type: 'noop', dependencies: ['create'], scheduled_at: '2030-01-01T00:00:00Z' },
+        { task_id: 'notify', task_type: 'echo', dependencies: ['email', 'later'] },
       ],
     })).body;
-    await waitTask(w.tasks[1].task_id, (t) => t.status === 'SUCCEEDED');
+    await waitTask(w.task_ids.email, (t) => t.status === 'SUCCEEDED');
     await show('workflows');
     await page.click(`#workflow-list tr[data-workflow-id="${w.workflow_id}"]`);
     await page.waitForSelector('svg.dag g.dag-node[data-id="notify"]');
@@ -210,7 +210,7 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     expect(states).to.deep.equal({ create: 'SUCCEEDED', email: 'SUCCEEDED', later: 'SCHEDULED', notify: 'BLOCKED' });
     expect(await page.$$eval('svg.dag path[marker-end]', (p) => p.length)).to.equal(4);
     await page.click('svg.dag g.dag-node[data-id="later"]');
-    await page.waitForSelector(`#task-detail code:has-text("${w.tasks[2].task_id}")`);
+    await page.waitForSelector(`#task-detail code:has-text("${w.task_ids.later}")`);
     await shot('workflows');
   });
 

@@ -53,21 +53,21 @@ describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)',
 
   it('runs a workflow: roots first, the join with both upstream results, the workflow SUCCEEDED; the audit finds no limbo', async () => {
     const res = await http('POST', `${svc!.url}/api/v1/workflows`, {
-      name: 'mongo-diamond',
+      workflow_name: 'mongo-diamond',
       tasks: [
-        { id: 'a', task_type: 'echo', payload: 'A' },
-        { id: 'b', task_type: 'echo', payload: { b: 1 }, dependencies: ['a'] },
-        { id: 'c', task_type: 'echo', payload: { c: 2 }, dependencies: ['a'] },
-        { id: 'd', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['b', 'c'] },
+        { task_id: 'a', task_type: 'echo', payload: 'A' },
+        { task_id: 'b', task_type: 'echo', payload: { b: 1 }, dependencies: ['a'] },
+        { task_id: 'c', task_type: 'echo', payload: { c: 2 }, dependencies: ['a'] },
+        { task_id: 'd', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['b', 'c'] },
       ],
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
     const wf = await waitForWorkflow(svc!.url, res.body.workflow_id);
     expect(wf.status).to.equal('SUCCEEDED');
     expect(wf.task_counts).to.include({ SUCCEEDED: 4 });
-    const tasks = Object.fromEntries(wf.tasks.map((t: any) => [t.id, t]));
-    for (const t of wf.tasks) {
-      for (const dep of t.dependencies) expect(Date.parse(t.started_at), `${t.id} after ${dep}`).to.be.at.least(Date.parse(tasks[dep].completed_at));
+    const tasks = Object.fromEntries(wf.task_details.map((t: any) => [t.workflow_task_id, t]));
+    for (const t of wf.task_details) {
+      for (const dep of t.dependencies) expect(Date.parse(t.started_at), `${t.workflow_task_id} after ${dep}`).to.be.at.least(Date.parse(tasks[dep].completed_at));
     }
     const d = await waitForTask(svc!.url, tasks.d.task_id, isTerminal);
     expect(d.result.upstream_results).to.deep.equal({ b: { b: 1 }, c: { c: 2 } });

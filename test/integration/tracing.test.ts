@@ -65,17 +65,17 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
     for (const ack of batch.body.tasks) expect((await waitForTask(svc.url, ack.task_id, isTerminal)).result.traceId).to.equal(TRACE_ID);
     const wf = await post(
       `${svc.url}/api/v1/workflows`,
-      { tasks: [{ id: 'a', task_type: 'trace_probe' }, { id: 'b', task_type: 'trace_probe', dependencies: ['a'] }] },
+      { tasks: [{ task_id: 'a', task_type: 'trace_probe' }, { task_id: 'b', task_type: 'trace_probe', dependencies: ['a'] }] },
       { traceparent: TRACEPARENT },
     );
     expect(wf.status).to.equal(202);
     await waitForWorkflow(svc.url, wf.body.workflow_id);
-    for (const t of wf.body.tasks) expect((await waitForTask(svc.url, t.task_id, isTerminal)).result.traceId).to.equal(TRACE_ID);
+    for (const id of Object.values(wf.body.task_ids as Record<string, string>)) expect((await waitForTask(svc.url, id, isTerminal)).result.traceId).to.equal(TRACE_ID);
   });
 
   it('a malformed traceparent is refused with 400 naming the header', async () => {
     for (const url of ['/api/v1/tasks', '/api/v1/tasks/batch', '/api/v1/workflows']) {
-      const body = url.endsWith('tasks') ? { task_type: 'noop' } : url.endsWith('batch') ? { tasks: [{ task_type: 'noop' }] } : { tasks: [{ id: 'a', task_type: 'noop' }] };
+      const body = url.endsWith('tasks') ? { task_type: 'noop' } : url.endsWith('batch') ? { tasks: [{ task_type: 'noop' }] } : { tasks: [{ task_id: 'a', task_type: 'noop' }] };
       const res = await post(`${svc.url}${url}`, body, { traceparent: `00-${TRACE_ID}-${PARENT}` });
       expect(res.status, url).to.equal(400);
       expect(res.body.error).to.include({ code: 'VALIDATION_FAILED' });

@@ -19,17 +19,17 @@ describe('actor message API: workflows through SchedulerClient', function () {
     async runDiamond() {
       const client = this.client as SchedulerClient;
       const ack = await client.submitWorkflow({
-        name: 'via-actors',
+        workflow_name: 'via-actors',
         tasks: [
-          { id: 'a', task_type: 'echo', payload: 'A' },
-          { id: 'b', task_type: 'echo', payload: 'B', dependencies: ['a'] },
-          { id: 'c', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['a', 'b'] },
+          { task_id: 'a', task_type: 'echo', payload: 'A' },
+          { task_id: 'b', task_type: 'echo', payload: 'B', dependencies: ['a'] },
+          { task_id: 'c', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['a', 'b'] },
         ],
       });
       for (;;) {
         const wf = await client.getWorkflow(ack.workflow_id);
         if (wf.status !== 'RUNNING') {
-          const c = await client.get(ack.tasks[2].task_id);
+          const c = await client.get(ack.task_ids.c);
           const listed = await client.listWorkflows({ status: 'SUCCEEDED' });
           return { ack, wf, c, listed: listed.workflows.map((w) => w.workflow_id) };
         }
@@ -48,14 +48,14 @@ describe('actor message API: workflows through SchedulerClient', function () {
         }
       };
       return {
-        cycle: await codeOf(() => client.submitWorkflow({ tasks: [{ id: 'x', task_type: 'noop', dependencies: ['y'] }, { id: 'y', task_type: 'noop', dependencies: ['x'] }] })),
+        cycle: await codeOf(() => client.submitWorkflow({ tasks: [{ task_id: 'x', task_type: 'noop', dependencies: ['y'] }, { task_id: 'y', task_type: 'noop', dependencies: ['x'] }] })),
         missing: await codeOf(() => client.getWorkflow('nope')),
         cancelMissing: await codeOf(() => client.cancelWorkflow('nope')),
       };
     }
     async cancelLater() {
       const client = this.client as SchedulerClient;
-      const ack = await client.submitWorkflow({ tasks: [{ id: 'later', task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() }] });
+      const ack = await client.submitWorkflow({ tasks: [{ task_id: 'later', task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() }] });
       return client.cancelWorkflow(ack.workflow_id);
     }
   }

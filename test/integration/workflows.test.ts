@@ -18,29 +18,29 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   async function submit(body: unknown): Promise<{ workflowId: string; ids: Record<string, string> }> {
     const res = await http('POST', `${svc.url}/api/v1/workflows`, body);
     if (res.status !== 202) throw new Error(`workflow submit answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return { workflowId: res.body.workflow_id, ids: Object.fromEntries(res.body.tasks.map((t: any) => [t.id, t.task_id])) };
+    return { workflowId: res.body.workflow_id, ids: res.body.task_ids };
   }
 
-  const byId = (wf: any) => Object.fromEntries(wf.tasks.map((t: any) => [t.id, t]));
+  const byId = (wf: any) => Object.fromEntries(wf.task_details.map((t: any) => [t.workflow_task_id, t]));
   /** Every task started after all its dependencies completed. */
   function expectDependencyOrder(wf: any) {
     const tasks = byId(wf);
-    for (const t of wf.tasks) {
+    for (const t of wf.task_details) {
       if (!t.started_at) continue;
       for (const d of t.dependencies) {
-        expect(Date.parse(t.started_at), `${t.id} started before ${d} completed`).to.be.at.least(Date.parse(tasks[d].completed_at));
+        expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(Date.parse(tasks[d].completed_at));
       }
     }
   }
 
   it('the onboarding DAG runs in dependency order; notify-sales sees both upstream results', async () => {
     const { workflowId, ids } = await submit({
-      name: 'onboarding',
+      workflow_name: 'onboarding',
       tasks: [
-        { id: 'create-account', task_type: 'echo', payload: { account: 'acme-1' } },
-        { id: 'send-welcome-email', task_type: 'echo', payload: { email: 'sent' }, dependencies: ['create-account'] },
-        { id: 'setup-defaults', task_type: 'echo', payload: { defaults: 'ok' }, dependencies: ['create-account'] },
-        { id: 'notify-sales', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['send-welcome-email', 'setup-defaults'] },
+        { task_id: 'create-account', task_type: 'echo', payload: { account: 'acme-1' } },
+        { task_id: 'send-welcome-email', task_type: 'echo', payload: { email: 'sent' }, dependencies: ['create-account'] },
+        { task_id: 'setup-defaults', task_type: 'echo', payload: { defaults: 'ok' }, dependencies: ['create-account'] },
+        { task_id: 'notify-sales', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['send-welcome-email', 'setup-defaults'] },
       ],
       metadata: { tenant_id: 'acme' },
     });
@@ -48,8 +48,10 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
     expect(wf.status).to.equal('SUCCEEDED');
     expect(wf.completed_at).to.be.a('string');
     expect(wf.task_counts).to.include({ SUCCEEDED: 4 });
+    expect(wf.tasks).to.deep.equal(Object.fromEntries(Object.keys(ids).map((k) => [k, 'SUCCEEDED'])));
+    expect(wf.task_ids).to.deep.equal(ids);
     expectDependencyOrder(wf);
-    for (const t of wf.tasks) expect(t.attempts, t.id).to.equal(1);
+    for (const t of wf.task_details) expect(t.attempts, t.workflow_task_id).to.equal(1);
     const notify = await waitForTask(svc.url, ids['notify-sales'], (t) => t.status === 'SUCCEEDED');
     expect(notify.result.upstream_results).to.deep.equal({ 'send-welcome-email': { email: 'sent' }, 'setup-defaults': { defaults: 'ok' } });
     expect(Date.parse(wf.completed_at)).to.be.at.least(Date.parse(notify.completed_at));
@@ -58,11 +60,11 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   it('C5: A → {B fails permanently, C} → D → E: D and E CANCELLED (upstream_failed), C finishes, the workflow FAILED', async () => {
     const { workflowId, ids } = await submit({
       tasks: [
-        { id: 'A', task_type: 'echo', payload: 'a' },
-        { id: 'B', task_type: 'fail', payload: { permanent: true, message: 'card declined' }, dependencies: ['A'] },
-        { id: 'C', task_type: 'sleep', payload: { ms: 300 }, dependencies: ['A'] },
-        { id: 'D', task_type: 'echo', dependencies: ['B', 'C'] },
-        { id: 'E', task_type: 'echo', dependencies: ['D'] },
+        { task_id: 'A', task_type: 'echo', payload: 'a' },
+        { task_id: 'B', task_type: 'fail', payload: { permanent: true, message: 'card declined' }, dependencies: ['A'] },
+        { task_id: 'C', task_type: 'sleep', payload: { ms: 300 }, dependencies: ['A'] },
+        { task_id: 'D', task_type: 'echo', dependencies: ['B', 'C'] },
+        { task_id: 'E', task_type: 'echo', dependencies: ['D'] },
       ],
     });
     const wf = await waitForWorkflow(svc.url, workflowId);
@@ -81,10 +83,10 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   it('C6a: a diamond is accepted and D runs once, after B and C', async () => {
     const { workflowId } = await submit({
       tasks: [
-        { id: 'A', task_type: 'noop' },
-        { id: 'B', task_type: 'sleep', payload: { ms: 50 }, dependencies: ['A'] },
-        { id: 'C', task_type: 'sleep', payload: { ms: 150 }, dependencies: ['A'] },
-        { id: 'D', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['B', 'C'] },
+        { task_id: 'A', task_type: 'noop' },
+        { task_id: 'B', task_type: 'sleep', payload: { ms: 50 }, dependencies: ['A'] },
+        { task_id: 'C', task_type: 'sleep', payload: { ms: 150 }, dependencies: ['A'] },
+        { task_id: 'D', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['B', 'C'] },
       ],
     });
     const wf = await waitForWorkflow(svc.url, workflowId);
@@ -94,16 +96,16 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   });
 
   it('C6f: one task depending on 5,000 others runs once, last, and sees all 5,000 results', async () => {
-    const roots = Array.from({ length: 5_000 }, (_, i) => ({ id: `r${i}`, task_type: 'echo', payload: i }));
+    const roots = Array.from({ length: 5_000 }, (_, i) => ({ task_id: `r${i}`, task_type: 'echo', payload: i }));
     const { workflowId, ids } = await submit({
-      tasks: [...roots, { id: 'sink', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: roots.map((r) => r.id) }],
+      tasks: [...roots, { task_id: 'sink', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: roots.map((r) => r.task_id) }],
     });
     // Wait on the sink (a small read) rather than polling the 5,001-task workflow view.
     const sink = await waitForTask(svc.url, ids.sink, (t) => t.status === 'SUCCEEDED', 60_000);
     const wf = await waitForWorkflow(svc.url, workflowId);
     expect(wf.status).to.equal('SUCCEEDED');
     expect(sink.attempts).to.equal(1);
-    const lastRoot = Math.max(...wf.tasks.filter((t: any) => t.id !== 'sink').map((t: any) => Date.parse(t.completed_at)));
+    const lastRoot = Math.max(...wf.task_details.filter((t: any) => t.workflow_task_id !== 'sink').map((t: any) => Date.parse(t.completed_at)));
     expect(Date.parse(sink.started_at)).to.be.at.least(lastRoot);
     expect(Object.keys(sink.result.upstream_results)).to.have.length(5_000);
     expect(sink.result.upstream_results.r4999).to.equal(4999);
@@ -112,12 +114,12 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   it('a retry does not restart upstream; replaying a DEAD task from the dead-letter queue resumes its descendants', async () => {
     const { workflowId, ids } = await submit({
       tasks: [
-        { id: 'A', task_type: 'echo', payload: 'a' },
-        { id: 'flaky', task_type: 'fail', payload: { times: 1 }, max_retries: 1, retry_backoff: 'fixed', retry_delay_seconds: 0, dependencies: ['A'] },
-        { id: 'B', task_type: 'fail', payload: { times: 1 }, max_retries: 0, dependencies: ['A'] },
-        { id: 'C', task_type: 'echo', dependencies: ['A'] },
-        { id: 'D', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['B', 'C'] },
-        { id: 'E', task_type: 'echo', dependencies: ['D'] },
+        { task_id: 'A', task_type: 'echo', payload: 'a' },
+        { task_id: 'flaky', task_type: 'fail', payload: { times: 1 }, max_retries: 1, retry_backoff: 'fixed', retry_delay_seconds: 0, dependencies: ['A'] },
+        { task_id: 'B', task_type: 'fail', payload: { times: 1 }, max_retries: 0, dependencies: ['A'] },
+        { task_id: 'C', task_type: 'echo', dependencies: ['A'] },
+        { task_id: 'D', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['B', 'C'] },
+        { task_id: 'E', task_type: 'echo', dependencies: ['D'] },
       ],
     });
     const failed = await waitForWorkflow(svc.url, workflowId);
@@ -143,8 +145,8 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   it('cancel: the RUNNING task gets its abort signal, the rest are cancelled, the workflow ends CANCELLED', async () => {
     const { workflowId, ids } = await submit({
       tasks: [
-        { id: 'long', task_type: 'sleep', payload: { ms: 30_000 } },
-        { id: 'next', task_type: 'echo', dependencies: ['long'] },
+        { task_id: 'long', task_type: 'sleep', payload: { ms: 30_000 } },
+        { task_id: 'next', task_type: 'echo', dependencies: ['long'] },
       ],
     });
     await waitForTask(svc.url, ids.long, (x) => x.status === 'RUNNING');

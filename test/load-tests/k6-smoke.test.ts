@@ -90,12 +90,13 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
       req.on('end', () => {
         const body = JSON.parse(raw);
         bodies.push(body);
-        const ids = new Set((body.tasks ?? []).map((t: any) => t.id));
+        const ids = new Set((body.tasks ?? []).map((t: any) => t.task_id));
         const ok =
           req.method === 'POST' &&
           req.url === '/api/v1/workflows' &&
           Array.isArray(body.tasks) &&
-          body.tasks.every((t: any) => typeof t.id === 'string' && typeof t.task_type === 'string' && 'payload' in t && Array.isArray(t.dependencies) && t.dependencies.every((d: string) => ids.has(d) && d !== t.id));
+          typeof body.workflow_name === 'string' &&
+          body.tasks.every((t: any) => typeof t.task_id === 'string' && !('id' in t) && typeof t.task_type === 'string' && 'payload' in t && Array.isArray(t.dependencies) && t.dependencies.every((d: string) => ids.has(d) && d !== t.task_id));
         res.writeHead(ok ? 202 : 400, { 'content-type': 'application/json' });
         res.end(JSON.stringify(ok ? { workflow_id: `wf-${bodies.length}`, status: 'RUNNING' } : { error: { code: 'VALIDATION_FAILED' } }));
       });

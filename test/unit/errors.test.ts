@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  CronNeverFiresError,
   CronNotFoundError,
   ForbiddenError,
   OverloadedError,
@@ -42,6 +43,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   UNSUPPORTED_MEDIA_TYPE: () => new UnsupportedMediaTypeError('text/plain'),
   TASK_NOT_FOUND: () => new TaskNotFoundError('t-1'),
   CRON_NOT_FOUND: () => new CronNotFoundError('c-1'),
+  CRON_NEVER_FIRES: () => new CronNeverFiresError('0 0 30 2 *', 'day-of-month "30", month "2" and day-of-week "*"'),
   ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
   TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
   IDEMPOTENCY_CONFLICT: () => new IdempotencyConflictError('idempotency_key', 'order-42', 't-1'),
@@ -115,10 +117,17 @@ describe('error catalog', () => {
       expect(err.details).to.deep.equal({ field: 'run_at', reason: 'must be ISO 8601', value: 'tomorrow' });
     });
 
-    it('UnknownTaskTypeError lists the registered types', () => {
+    it('UnknownTaskTypeError lists the registered types and says how to register one', () => {
       const err = new UnknownTaskTypeError('task_type', 'nope', ['echo', 'noop']);
-      expect(err.details).to.deep.equal({ field: 'task_type', task_type: 'nope', registered_types: ['echo', 'noop'] });
+      expect(err.details).to.deep.equal({
+        field: 'task_type',
+        task_type: 'nope',
+        registered_types: ['echo', 'noop'],
+        config_key: 'handlers',
+        docs: 'docs/API.md#task-types-and-handlers',
+      });
       expect(err.message).to.include('nope').and.include('echo, noop');
+      expect(err.message).to.include('{"handlers":{"nope":"./handlers/your-module.js"}}').and.include('SCHEDULER_CONFIG');
     });
 
     it('TaskStateConflictError carries the current state', () => {

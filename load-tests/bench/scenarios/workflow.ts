@@ -18,7 +18,8 @@ import type { Service } from '../service-process';
 import { distribution, round } from '../stats';
 
 interface WorkflowTask {
-  id: string;
+  /** The workflow-local id. */
+  task_id: string;
   task_type: 'noop';
   dependencies?: string[];
 }
@@ -31,7 +32,7 @@ export function layeredDag(layers: number, width: number, fanIn: number): { task
     for (let i = 0; i < width; i++) {
       const deps = l === 0 ? [] : [...new Set(Array.from({ length: Math.min(fanIn, width) }, (_, k) => `${l - 1}.${(i + k) % width}`))];
       edges += deps.length;
-      tasks.push({ id: `${l}.${i}`, task_type: 'noop', ...(deps.length > 0 ? { dependencies: deps } : {}) });
+      tasks.push({ task_id: `${l}.${i}`, task_type: 'noop', ...(deps.length > 0 ? { dependencies: deps } : {}) });
     }
   }
   return { tasks, edges };
@@ -40,7 +41,7 @@ export function layeredDag(layers: number, width: number, fanIn: number): { task
 /** Submits one workflow and waits until all its tasks are terminal (read from /metrics). */
 async function runWorkflow(client: HttpClient, opts: Options, name: string, tasks: WorkflowTask[]) {
   const baseline = await scrape(client);
-  const body = JSON.stringify({ name, tasks });
+  const body = JSON.stringify({ workflow_name: name, tasks });
   const origin = performance.now();
   const res = await client.request('POST', '/api/v1/workflows', body, 120_000);
   const ackMs = performance.now() - origin;
@@ -54,7 +55,7 @@ async function runWorkflow(client: HttpClient, opts: Options, name: string, task
     created_at: string;
     completed_at: string | null;
     task_counts: Record<string, number>;
-    tasks: Array<{ id: string; dependencies: string[]; started_at: string | null; completed_at: string | null }>;
+    task_details: Array<{ workflow_task_id: string; dependencies: string[]; started_at: string | null; completed_at: string | null }>;
   };
   return { workflowId, ackMs, endToEndMs, wait, wf, bodyBytes: Buffer.byteLength(body) };
 }
@@ -64,14 +65,14 @@ export async function workflowScenario(client: HttpClient, svc: Service, opts: O
   const dag = layeredDag(layers, width, fanIn);
   const sampler = svc.sampler as TreeSampler;
 
-  const flat = await runWorkflow(client, opts, 'bench-flat', dag.tasks.map((t) => ({ id: t.id, task_type: t.task_type })));
+  const flat = await runWorkflow(client, opts, 'bench-flat', dag.tasks.map((t) => ({ task_id: t.task_id, task_type: t.task_type })));
   sampler.beginPhase();
   const run = await runWorkflow(client, opts, 'bench-dag', dag.tasks);
   const resources = sampler.endPhase();
 
-  const byId = new Map(run.wf.tasks.map((t) => [t.id, t]));
+  const byId = new Map(run.wf.task_details.map((t) => [t.workflow_task_id, t]));
   const releaseToStart: number[] = [];
-  for (const t of run.wf.tasks) {
+  for (const t of run.wf.task_details) {
     if (t.dependencies.length === 0 || !t.started_at) continue;
     const lastUpstream = Math.max(...t.dependencies.map((d) => Date.parse(byId.get(d)?.completed_at ?? '')));
     releaseToStart.push(Date.parse(t.started_at) - lastUpstream);

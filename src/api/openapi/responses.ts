@@ -39,6 +39,18 @@ export const ackSchema = {
   },
 } as const;
 
+/** 200 or 202 of a task cancel. */
+export const cancelSchema = {
+  type: 'object',
+  required: ['task_id', 'status', 'cancelled_at', 'cancel_requested'],
+  properties: {
+    task_id: { type: 'string' },
+    status: { type: 'string', enum: ['CANCELLED', 'RUNNING'] },
+    cancelled_at: { ...isoOrNull, description: 'when it became CANCELLED; null while a running one is being stopped (202)' },
+    cancel_requested: { type: 'boolean' },
+  },
+} as const;
+
 const taskError = {
   type: ['object', 'null'],
   properties: { message: { type: 'string' }, type: { type: 'string' }, retryable: { type: 'boolean' } },
@@ -107,6 +119,7 @@ export const cronSchema = {
     catch_up: { type: 'string' },
     max_catch_up: { type: 'integer' },
     enabled: { type: 'boolean' },
+    status: { type: 'string', enum: ['ACTIVE', 'PAUSED'], description: '`enabled` as the specification spells it' },
     next_fire_time: isoOrNull,
     last_fire_time: isoOrNull,
     next_fire_times: { type: 'array', items: iso, description: 'with `?preview=N`' },
@@ -115,12 +128,21 @@ export const cronSchema = {
   },
 } as const;
 
-/** A workflow as the workflow routes answer it (`tasks` and `task_counts` when read by id). */
+const localIdMap = (what: string, values: object) => ({
+  type: 'object',
+  additionalProperties: values,
+  description: `workflow-local id (the request's \`tasks[i].task_id\`) → ${what}`,
+});
+
+/**
+ * A workflow as the workflow routes answer it: the submission's 202 has `tasks` and `task_ids`;
+ * a read by id has them too (current states), with `task_counts` and `task_details`.
+ */
 export const workflowSchema = {
   type: 'object',
   properties: {
     workflow_id: { type: 'string' },
-    name: { type: ['string', 'null'] },
+    workflow_name: { type: ['string', 'null'] },
     status: { type: 'string', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] },
     metadata: { type: 'object' },
     task_count: { type: 'integer' },
@@ -129,10 +151,29 @@ export const workflowSchema = {
     created_at: iso,
     updated_at: iso,
     completed_at: isoOrNull,
+    tasks: localIdMap('its state', { type: 'string', enum: TASK_STATES }),
+    task_ids: localIdMap("the scheduler's task id (`GET /api/v1/tasks/{task_id}`)", { type: 'string' }),
     task_counts: { type: 'object', additionalProperties: { type: 'integer' } },
-    tasks: {
+    task_details: {
       type: 'array',
-      items: { type: 'object', properties: { id: { type: 'string' }, task_id: { type: 'string' }, status: { type: 'string' } } },
+      description: 'read by id: every task in input order',
+      items: {
+        type: 'object',
+        properties: {
+          workflow_task_id: { type: 'string', description: 'the workflow-local id' },
+          task_id: { type: 'string' },
+          task_type: { type: 'string' },
+          status: { type: 'string', enum: TASK_STATES },
+          dependencies: { type: 'array', items: { type: 'string' }, description: 'workflow-local ids' },
+          unmet_dependencies: { type: 'integer' },
+          attempts: { type: 'integer' },
+          created_at: iso,
+          started_at: isoOrNull,
+          completed_at: isoOrNull,
+          duration_ms: { type: ['number', 'null'] },
+          error: taskError,
+        },
+      },
     },
   },
 } as const;

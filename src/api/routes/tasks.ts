@@ -9,7 +9,7 @@ import {
 } from '../../contract/task-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
 import type { SchedulerService } from '../../service';
-import { ackSchema, objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
+import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';
 
@@ -112,7 +112,10 @@ export function taskRoutes(app: FastifyInstance, service: SchedulerService, batc
         tags,
         params: taskIdParamsSchema,
         response: responses(
-          { 200: ['Cancelled: `{status: CANCELLED}`', objectSchema], 202: ['Running: its handler is being aborted (`cancel_requested: true`)', objectSchema] },
+          {
+            200: ['Cancelled: `{task_id, status: CANCELLED, cancelled_at}`', cancelSchema],
+            202: ['Running: its handler is being aborted (`cancel_requested: true`, `cancelled_at` null)', cancelSchema],
+          },
           [400, 404, 409],
         ),
       },

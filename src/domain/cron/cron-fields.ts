@@ -99,8 +99,9 @@ export function parseCronFields(expression: string): CronFields {
     const message = error instanceof Error ? error.message : String(error);
     if (message === 'Invalid explicit day of month definition' && isStarField(rawDayOfWeek)) {
       // Adjustment (4): cron-parser refuses a day of month that no selected month has
-      // (`0 0 30 2 *`). Cron accepts it and never fires it; so do we (the bounded search returns
-      // nothing). Every field was already validated when this is thrown; parse again with an
+      // (`0 0 30 2 *`). Parsing accepts it, so that a definition stored before never-fires.ts
+      // refused such expressions still loads (and never fires); a new one is refused there with
+      // its own code. Every field was already validated when this is thrown; parse again with an
       // equivalent unrestricted day-of-week spelled so the check does not apply.
       parsed = parse('0-6');
     } else {

@@ -22,8 +22,10 @@
  * - **Fall back (an overlap).** A matching wall time that the clock shows twice fires at its first
  *   occurrence only, except for a job whose minute or hour field starts with `*`: that job
  *   follows real time and also fires during the repeated hour (Vixie cron).
- * - **Never-firing expressions** (`0 0 30 2 *`) are accepted, as cron accepts them; the search
- *   looks {@link CRON_SEARCH_HORIZON_YEARS} years ahead and returns what it found.
+ * - **Never-firing expressions** (`0 0 30 2 *`: no listed month has the day) are refused when a
+ *   definition is saved or previewed (never-fires.ts, decided from the fields). This module still
+ *   takes them, for definitions stored before that check: the search looks
+ *   {@link CRON_SEARCH_HORIZON_YEARS} years ahead and returns what it found (nothing).
  *
  * The same text is available at run time from {@link describeCronRules}.
  *
@@ -43,6 +45,7 @@
  */
 import { ValidationError } from '../errors';
 import { CronFields, parseCronFields } from './cron-fields';
+import { dayFieldsMatch, daysInMonth } from './day-match';
 import { findOffsetChange, isKnownTimeZone, zoneOffsetAt } from './zone-offset';
 
 const SECOND_MS = 1000;
@@ -107,33 +110,21 @@ export function describeCronRules(): string {
       'the transition (shifted forward by the gap); instants that coincide fire once.',
     'Fall back: a matching wall time that occurs twice fires at its first occurrence only, unless the minute or ' +
       'hour field starts with *, in which case the job follows real time and fires at both.',
-    `Expressions that never fire are accepted; the search looks ${CRON_SEARCH_HORIZON_YEARS} years ahead.`,
+    'An expression that can never fire (a day-of-month that none of its months has, e.g. 0 0 30 2 *, unless a ' +
+      'restricted day-of-week rescues it) is refused with CRON_NEVER_FIRES.',
+    `Fire times are searched ${CRON_SEARCH_HORIZON_YEARS} years ahead.`,
   ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
 // Calendar matching (wall-clock, no time zone)
 
-const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const daysInMonth = (year: number, month: number): number => (month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month]!);
-
 /** Does the wall-clock date of day number `dayIndex` (days since 1970-01-01) match the day fields? */
 function dayMatches(fields: CronFields, dayIndex: number): boolean {
   const date = new Date(dayIndex * DAY_MS);
   const month = date.getUTCMonth() + 1;
   if (!fields.months[month]) return false;
-  const year = date.getUTCFullYear();
-  const day = date.getUTCDate();
-  const weekday = date.getUTCDay();
-  const lastDay = daysInMonth(year, month);
-  const domMatch = fields.daysOfMonth[day] === true || (fields.lastDayOfMonth && day === lastDay);
-  const dowMatch =
-    (fields.daysOfWeek[weekday] === true && (fields.nthWeekday === 0 || Math.ceil(day / 7) === fields.nthWeekday)) ||
-    (fields.lastWeekdayOfMonth[weekday] === true && day + 7 > lastDay);
-  // Both restricted: either (the standard OR). Otherwise both, which for a plain `*` field is just
-  // the other field (Vixie: `*/3` still filters, it only switches the OR off).
-  return fields.dayOfMonthRestricted && fields.dayOfWeekRestricted ? domMatch || dowMatch : domMatch && dowMatch;
+  return dayFieldsMatch(fields, month, date.getUTCDate(), date.getUTCDay(), daysInMonth(date.getUTCFullYear(), month));
 }
 
 /** The first day number in `[fromDay, toDay]` that matches, or -1. */

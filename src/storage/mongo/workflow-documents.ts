@@ -35,7 +35,7 @@ export function workflowFromDoc(d: WorkflowDoc): WorkflowRecord {
   return {
     id: d._id,
     seq: d.seq,
-    name: d.name,
+    workflowName: d.name,
     tenantId: d.tenant_id,
     metadata: fromJson(d.metadata) as Record<string, unknown>,
     status: d.status as WorkflowStatus,

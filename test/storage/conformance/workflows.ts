@@ -15,7 +15,7 @@ export type Spec = Array<[local: string, deps: string[], overrides?: Partial<New
 export function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
   return {
     id,
-    name: `wf ${id}`,
+    workflowName: `wf ${id}`,
     tenantId: 'tenant-a',
     metadata: { tenant_id: 'tenant-a' },
     createdAt: now,
@@ -56,7 +56,7 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     it('insertWorkflow stores the workflow RUNNING, roots waiting and the rest BLOCKED (not due), with their edges', async () => {
       await ctx.store().insertWorkflow(workflow('w1', DIAMOND));
       const wf = await ctx.store().getWorkflow('w1');
-      expect(wf).to.include({ id: 'w1', name: 'wf w1', status: 'RUNNING', taskCount: 5, openTasks: 5, cancelRequested: false, completedAt: null, tenantId: 'tenant-a' });
+      expect(wf).to.include({ id: 'w1', workflowName: 'wf w1', status: 'RUNNING', taskCount: 5, openTasks: 5, cancelRequested: false, completedAt: null, tenantId: 'tenant-a' });
       const tasks = await ctx.store().getWorkflowTasks('w1');
       expect(tasks.map((t) => [t.workflowTaskId, t.state, t.unmetDependencies])).to.deep.equal([
         ['A', 'PENDING', 0],

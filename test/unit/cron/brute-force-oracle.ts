@@ -161,3 +161,27 @@ export function oracleNextFires(
     .sort((a, b) => a - b)
     .slice(0, count);
 }
+
+/**
+ * Whether `expression` ever fires: walks every date of one 400-year Gregorian cycle (the calendar,
+ * weekdays included, repeats after it) and applies the oracle's day rule. The time of day plays
+ * no part: the hour, minute and second fields always allow some value.
+ */
+export function oracleEverFires(expression: string): boolean {
+  const cron = parseOracleCron(expression);
+  let weekday = 6; // 2000-01-01 was a Saturday
+  for (let year = 2000; year < 2400; year++) {
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    for (let month = 1; month <= 12; month++) {
+      const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+      for (let day = 1; day <= days; day++) {
+        const domOk = cron.doms.has(day);
+        const dowOk = cron.dows.has((weekday + day - 1) % 7);
+        const dayOk = !cron.domStar && !cron.dowStar ? domOk || dowOk : domOk && dowOk;
+        if (cron.months.has(month) && dayOk) return true;
+      }
+      weekday = (weekday + days) % 7;
+    }
+  }
+  return false;
+}

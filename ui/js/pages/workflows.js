@@ -23,15 +23,15 @@ export async function render(root, ctx) {
   const show = async (id) => {
     const w = await api('GET', `/api/v1/workflows/${seg(id)}`);
     replace(detail,
-      h('h3', {}, `${w.name ?? w.workflow_id} `, status(w.status)),
+      h('h3', {}, `${w.workflow_name ?? w.workflow_id} `, status(w.status)),
       h('p', { class: 'muted' }, `${w.task_count} tasks, ${w.open_tasks} open; `,
         Object.entries(w.task_counts ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')),
-      w.tasks.length > 500 ? h('p', { class: 'muted' }, `Large workflow: drawing ${w.tasks.length} tasks.`) : null,
-      h('div', { class: 'dag-wrap' }, dagSvg(w.tasks, { onNode: (t) => showTask(taskPanel, t.task_id, ctx) })));
+      w.task_details.length > 500 ? h('p', { class: 'muted' }, `Large workflow: drawing ${w.task_details.length} tasks.`) : null,
+      h('div', { class: 'dag-wrap' }, dagSvg(w.task_details, { onNode: (t) => showTask(taskPanel, t.task_id, ctx) })));
   };
   const r = await api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50 } });
   replace(list, table([
-    { label: 'workflow', value: (w) => w.name ?? w.workflow_id },
+    { label: 'workflow', value: (w) => w.workflow_name ?? w.workflow_id },
     { label: 'status', value: (w) => status(w.status) },
     { label: 'tasks', value: (w) => `${w.task_count ?? ''}` },
     { label: 'created', value: (w) => time(w.created_at) },

@@ -49,7 +49,7 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
   await insertNumbered(c, c.workflows, 'workflow_seq', (seq) => ({
     _id: w.id,
     seq,
-    name: w.name,
+    name: w.workflowName,
     tenant_id: w.tenantId,
     metadata: JSON.stringify(w.metadata),
     status: 'CREATING' as const,

@@ -20,7 +20,7 @@ export function prepareInsertWorkflow(db: Database.Database): (workflow: NewWork
   const place = db.prepare(`UPDATE tasks SET workflow_id = ?, workflow_task_id = ?, unmet_deps = ? WHERE id = ?`);
   const edge = db.prepare(`INSERT INTO workflow_edges (upstream_id, downstream_id) VALUES (?, ?)`);
   return (w) => {
-    workflow.run(w.id, w.name, w.tenantId, JSON.stringify(w.metadata), w.tasks.length, w.tasks.length, w.createdAt, w.createdAt);
+    workflow.run(w.id, w.workflowName, w.tenantId, JSON.stringify(w.metadata), w.tasks.length, w.tasks.length, w.createdAt, w.createdAt);
     // Workflow tasks carry no idempotency key, so insertTasks stores each one as given (BLOCKED too).
     const stored = insertTasks(w.tasks.map((t) => ({ ...t, idempotencyKey: null, idempotency: undefined }) as unknown as NewTask));
     for (const t of w.tasks) {

@@ -30,7 +30,7 @@ export function workflowFromRow(r: WorkflowRow): WorkflowRecord {
   return {
     id: r.id,
     seq: r.seq,
-    name: r.name,
+    workflowName: r.name,
     tenantId: r.tenant_id,
     metadata: parseJson(r.metadata) as Record<string, unknown>,
     status: r.status as WorkflowStatus,
