@@ -41,7 +41,7 @@ describe('SqliteStore schema upgrade', () => {
     old.close();
 
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '014-overflow'] });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
