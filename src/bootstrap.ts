@@ -189,6 +189,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       (err) => log.warn({ err }, 'waiting-count refresh failed'),
     );
     if (guard.countsNeeded) waitingCounts.start();
+    // Held low-priority tasks (overflow) are let in as the waiting depth falls (tenancy/overflow-release.ts).
+    const overflowRelease = new Periodic(clock, config.overflow.releaseIntervalMs, () => services.overflow.pass(), (err) => log.warn({ err }, 'overflow release pass failed'));
+    overflowRelease.start();
     const rt = runtime;
     const streamsRedis = redis;
     let closing: Promise<void> | null = null;
@@ -215,6 +218,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await checkpoints?.stop();
           await audit.stop();
           await waitingCounts.stop();
+          await overflowRelease.stop();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();

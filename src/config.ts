@@ -119,6 +119,24 @@ export const ConfigSchema = z
     maxWaitingPerTenant: int(1).nullable(),
     /** How often (ms) the waiting counts are read exactly from the store while a cap is set. */
     waitingCountRefreshMs: int(100),
+    /**
+     * Priority shedding into an overflow hold (the specification's backpressure layer 4). Off by
+     * default: a held task may wait long past its `scheduled_at`, which a client that gets 202 does
+     * not expect unless the operator chose it (env OVERFLOW_ENABLED). When on, a low-priority
+     * submission over its shedding threshold (80 % of a cap) is stored OVERFLOW (202) instead of
+     * refused, while fewer than `maxTasks` are held; it is released oldest first, every
+     * `releaseIntervalMs` (at most `releaseBatch` a pass), once the waiting depth is under
+     * `lowWaterMark` × the cap (global and its tenant's). At a cap itself every priority is refused (503).
+     */
+    overflow: z
+      .object({
+        enabled: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
+        lowWaterMark: z.number().gt(0).max(0.8, 'must be at most 0.8 (the low-priority shedding threshold)'),
+        maxTasks: int(1),
+        releaseIntervalMs: int(10),
+        releaseBatch: int(1, 100_000),
+      })
+      .strict(),
     /** API keys (SHA-256 of each key, hex) and the tenant each acts for, or admin. None: the API is open. */
     apiKeys: z.array(
       z
@@ -194,6 +212,11 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   MEMBER_ID: 'memberId',
 };
 
+/** Environment variable → nested config key (`overflow.enabled`). */
+const ENV_NESTED_KEYS: Record<string, [string, string]> = {
+  OVERFLOW_ENABLED: ['overflow', 'enabled'],
+};
+
 /** Thrown when configuration is invalid; the message is one line naming the key. */
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -258,12 +281,18 @@ export function loadConfig(
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = value;
   }
+  for (const [name, [outer, inner]] of Object.entries(ENV_NESTED_KEYS)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[outer] = { ...(isPlainObject(raw[outer]) ? raw[outer] : {}), [inner]: value };
+  }
   if (options.overrides) raw = merge(raw, options.overrides);
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = issue.path.join('.') || '(root)';
-    const envName = Object.entries(ENV_KEYS).find(([, k]) => k === issue.path[0])?.[0];
+    const envName =
+      Object.entries(ENV_KEYS).find(([, k]) => k === issue.path[0])?.[0] ??
+      Object.entries(ENV_NESTED_KEYS).find(([, [o, i]]) => o === issue.path[0] && i === issue.path[1])?.[0];
     throw new ConfigError(
       `invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`,
     );

@@ -147,9 +147,10 @@ export class SchedulerService {
   }
 
   /**
-   * Changes a task that has not started its next attempt (SCHEDULED, PENDING, RETRYING, BLOCKED):
-   * `scheduled_at` (ISO-8601 with offset, or null for now), `priority`, `payload`. A new time makes
-   * it SCHEDULED (later) or PENDING (now or past), and its partition owner is told.
+   * Changes a task that has not started its next attempt (SCHEDULED, PENDING, RETRYING, BLOCKED,
+   * OVERFLOW): `scheduled_at` (ISO-8601 with offset, or null for now), `priority`, `payload`. A new
+   * time makes it SCHEDULED (later) or PENDING (now or past), and its partition owner is told; a
+   * held (OVERFLOW) task stays held, and its release follows the new time and priority.
    * @returns the task as it is now
    * @throws ValidationError (400); TaskNotFoundError; TaskStateConflictError (409, `details.state`)
    *   once the task is RUNNING or finished

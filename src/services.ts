@@ -12,6 +12,7 @@ import { SchedulerService, SchedulingGateway } from './service';
 import { Store } from './storage/store';
 import { ApiKeys } from './tenancy/api-keys';
 import { SubmissionGuard } from './tenancy/submission-guard';
+import { OverflowRelease } from './tenancy/overflow-release';
 import { TenantAdmin } from './tenancy/tenant-admin';
 import { WorkflowService } from './workflows/workflow-service';
 import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
@@ -23,6 +24,8 @@ export interface Services {
   workflows: WorkflowService;
   tenants: TenantAdmin;
   guard: SubmissionGuard;
+  /** Releases tasks held in the overflow hold; the service process runs a pass every `overflow.releaseIntervalMs`. */
+  overflow: OverflowRelease;
   /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
   limits: DispatchLimits;
   /** External consumers' reports on attempts of external queues (complete, heartbeat). */
@@ -63,7 +66,8 @@ export function dispatchLimitsFromConfig(config: Config, now: number, backend?: 
 
 /**
  * Builds the services in dependency order: dispatch limits (config, then what admins stored),
- * the submission guard (exact waiting counts first when a cap is set), then the task, cron and
+ * the submission guard (exact waiting and held counts first when a cap is set) and the overflow
+ * release, then the task, cron and
  * workflow services. The service process and the route tests build them the same way.
  */
 export async function createServices(deps: ServicesDeps): Promise<Services> {
@@ -72,12 +76,13 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const tenants = new TenantAdmin({ store, clock, config, limits });
   await tenants.loadStored();
   const guard = new SubmissionGuard(config);
-  if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
+  if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant(), await store.countOverflowByTenant());
+  const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
   const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, ...(redisStatus ? { redisStatus } : {}) });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  return { service, crons, workflows, tenants, guard, limits, external };
+  return { service, crons, workflows, tenants, guard, overflow, limits, external };
 }
 
 /** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */

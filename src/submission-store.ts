@@ -15,7 +15,9 @@ import type { IdempotencyConflictDetails } from './storage/idempotency-conflict'
 export const BUILD_CHUNK = 100;
 
 /**
- * Stores tasks (all or none) and hands the new ones to their partition owners. A task answered by
+ * Stores tasks (all or none) and hands the new ones to their partition owners. A low-priority task
+ * the submission guard holds (overflow) is stored OVERFLOW and offered to no owner: the overflow
+ * release lets it in later (tenancy/overflow-release.ts). A task answered by
  * an earlier one with the same idempotency key and request gets that task's acknowledgement,
  * with its current status and `idempotent_replayed: true`. A task the store adopted under
  * another id (MongoDB: a dead call of the same request reserved it) is acknowledged, and offered
@@ -30,7 +32,10 @@ export async function storeSubmissions(
   tasks: NewTask[],
   fieldPrefix: (i: number) => string,
 ): Promise<SubmitAck[]> {
-  deps.guard?.admit(tasks, deps.clock.now());
+  const held = deps.guard?.admit(tasks, deps.clock.now()) ?? [];
+  held.forEach((h, i) => {
+    if (h) tasks[i].state = 'OVERFLOW';
+  });
   let results: InsertResult[];
   try {
     results = await deps.store.insertTasks(tasks);
@@ -68,10 +73,12 @@ export async function storeSubmissions(
       continue;
     }
     submitted.push(t);
-    entries.push(dueEntryOf(t, r.seq));
+    if (t.state !== 'OVERFLOW') entries.push(dueEntryOf(t, r.seq));
     acks.push(ackJson(t, isoOf));
   }
   handOver();
+  const overflowed = submitted.filter((t) => t.state === 'OVERFLOW').length;
+  if (overflowed > 0) deps.metrics.overflowAccepted.inc(overflowed);
   deps.guard?.stored(submitted);
   return acks;
 }

@@ -92,7 +92,7 @@ export const listTasksQuerySchema = {
   properties: {
     status: {
       type: 'string',
-      enum: ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED'],
+      enum: ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED', 'OVERFLOW'],
     },
     task_type: { type: 'string', minLength: 1 },
     queue: { type: 'string', minLength: 1 },

@@ -310,8 +310,10 @@ export class OverloadedError extends SchedulerError {
   readonly code = 'OVERLOADED';
   readonly status = 503;
   override readonly retryable = true;
-  constructor(scope: 'global' | 'tenant', details: { tenant_id: string; priority: string; waiting: number; cap: number; retry_after_seconds: number }) {
-    super(`too many waiting tasks (${scope}: ${details.waiting} of ${details.cap}); ${details.priority} priority is refused now`, { scope, ...details });
+  /** scope `overflow`: the overflow hold is full (`waiting` is its size, `cap` its `overflow.maxTasks`). */
+  constructor(scope: 'global' | 'tenant' | 'overflow', details: { tenant_id: string; priority: string; waiting: number; cap: number; retry_after_seconds: number }) {
+    const what = scope === 'overflow' ? 'tasks in the overflow hold' : 'waiting tasks';
+    super(`too many ${what} (${scope}: ${details.waiting} of ${details.cap}); ${details.priority} priority is refused now`, { scope, ...details });
   }
 }
 

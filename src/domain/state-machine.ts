@@ -26,14 +26,22 @@ export const TRANSITIONS = {
   exhaust: { from: ['RUNNING'], to: 'DEAD' },
   /** The handler threw a PermanentError. */
   failPermanently: { from: ['RUNNING'], to: 'FAILED' },
-  /** Cancel before the task started. */
-  cancel: { from: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'], to: 'CANCELLED' },
+  /** Cancel before the task started (also while it waits in the overflow hold). */
+  cancel: { from: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'], to: 'CANCELLED' },
   /** A RUNNING task whose cancellation the handler honoured. */
   cancelRunning: { from: ['RUNNING'], to: 'CANCELLED' },
   /** Every workflow dependency succeeded. */
   unblock: { from: ['BLOCKED'], to: 'PENDING' },
   /** Every workflow dependency succeeded, and the task's own `scheduled_at` is later. */
   unblockLater: { from: ['BLOCKED'], to: 'SCHEDULED' },
+  /**
+   * The overflow release let a held task in (the waiting depth fell under the low-water mark):
+   * due at the release, its `scheduled_at` being absent or past. A task enters OVERFLOW only at
+   * submission, instead of SCHEDULED or PENDING, when priority shedding holds it.
+   */
+  release: { from: ['OVERFLOW'], to: 'PENDING' },
+  /** The overflow release let in a held task whose own `scheduled_at` is still ahead: it keeps it. */
+  releaseLater: { from: ['OVERFLOW'], to: 'SCHEDULED' },
   /** A workflow upstream ended FAILED, DEAD or CANCELLED (error type `upstream_failed`). */
   upstreamFailed: { from: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'], to: 'CANCELLED' },
 } as const satisfies Record<string, { from: readonly TaskState[]; to: TaskState }>;

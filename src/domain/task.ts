@@ -10,6 +10,7 @@ export const TASK_STATES = [
   'DEAD',
   'CANCELLED',
   'BLOCKED',
+  'OVERFLOW',
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
@@ -67,7 +68,8 @@ export interface NewTask {
   scheduledAt: number | null;
   /** When the task becomes ready (scheduledAt or the submission time). */
   dueAt: number;
-  state: 'SCHEDULED' | 'PENDING';
+  /** OVERFLOW: accepted into the overflow hold instead of refused (see `domain/overflow-policy.ts`). */
+  state: 'SCHEDULED' | 'PENDING' | 'OVERFLOW';
   createdAt: number;
 }
 

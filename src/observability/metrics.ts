@@ -31,6 +31,11 @@ export class SchedulerMetrics {
   readonly tenantLabels: TenantLabels;
   private readyByTenant: () => Iterable<[string, number]> = () => [];
   readonly cronFirings: Counter<'outcome' | 'reason'>;
+  /** Low-priority submissions stored into the overflow hold (state OVERFLOW). */
+  readonly overflowAccepted: Counter<string>;
+  /** Held tasks released from the overflow hold (to PENDING or SCHEDULED). */
+  readonly overflowReleased: Counter<string>;
+  readonly overflowDepth: Gauge<string>;
 
   /**
    * @param depthByState reads the number of tasks per state when /metrics is scraped
@@ -165,6 +170,24 @@ export class SchedulerMetrics {
       help: 'Cron fire records by outcome (created, caught_up, skipped) and skip reason (misfire, overlap, queue_full; none otherwise).',
       labelNames: ['outcome', 'reason'],
       registers,
+    });
+    this.overflowAccepted = new Counter({
+      name: 'scheduler_overflow_accepted_total',
+      help: 'Low-priority submissions accepted into the overflow hold (202, status OVERFLOW) instead of refused while shedding load.',
+      registers,
+    });
+    this.overflowReleased = new Counter({
+      name: 'scheduler_overflow_released_total',
+      help: 'Tasks released from the overflow hold (to PENDING, or SCHEDULED for a later scheduled_at) once the waiting depth fell under the low-water mark.',
+      registers,
+    });
+    this.overflowDepth = new Gauge({
+      name: 'scheduler_overflow_tasks',
+      help: 'Tasks in the overflow hold (OVERFLOW), as scheduler_tasks{state="OVERFLOW"}.',
+      registers,
+      async collect() {
+        this.set((await depthByState()).OVERFLOW ?? 0);
+      },
     });
   }
 

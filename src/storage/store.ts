@@ -12,6 +12,7 @@ import {
 import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
+import type { OverflowStore } from './overflow-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -154,7 +155,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore, ClusterStore {
+export interface Store extends CronStore, TenantStore, ClusterStore, OverflowStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 
@@ -232,15 +233,16 @@ export interface Store extends CronStore, TenantStore, ClusterStore {
   completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;
 
   /**
-   * Cancels a task: SCHEDULED/PENDING/RETRYING/BLOCKED → CANCELLED; RUNNING → cancel requested
+   * Cancels a task: SCHEDULED/PENDING/RETRYING/BLOCKED/OVERFLOW → CANCELLED; RUNNING → cancel requested
    * (the worker is told to abort); terminal → conflict.
    */
   cancelTask(id: string, now: number): Promise<CancelResult>;
 
   /**
    * Reschedules, re-prioritises or changes the payload of a task that has not started its next
-   * attempt (SCHEDULED, PENDING, RETRYING, BLOCKED), as a compare-and-set on those states. A new
-   * time moves the task to SCHEDULED (later than now) or PENDING.
+   * attempt (SCHEDULED, PENDING, RETRYING, BLOCKED, OVERFLOW), as a compare-and-set on those
+   * states. A new time moves the task to SCHEDULED (later than now) or PENDING; a BLOCKED or
+   * OVERFLOW task keeps its state (no due entry) and the time applies when it is let in.
    */
   updateWaitingTask(id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult>;
 

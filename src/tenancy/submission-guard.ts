@@ -1,34 +1,33 @@
 import type { Config } from '../config';
 import type { RateLimit } from '../domain/dispatch-limits';
 import { OverloadedError, RateLimitedError } from '../domain/errors';
-import { NewTask, Priority } from '../domain/task';
+import { decideAdmission } from '../domain/overflow-policy';
+import { NewTask } from '../domain/task';
 import { TokenBucket } from '../domain/token-bucket';
-
-/**
- * Share of a cap at which each priority is refused (priority shedding): near the cap low goes
- * first, then medium; high is refused only at the cap itself.
- */
-export const SHEDDING_THRESHOLDS: Readonly<Record<Priority, number>> = { low: 0.8, medium: 0.9, high: 1 };
 
 /** How long a refused caller should wait before retrying an overloaded submission (seconds). */
 export const OVERLOAD_RETRY_AFTER_SECONDS = 5;
 
-type GuardConfig = Pick<Config, 'submitRateLimit' | 'maxWaitingTasks' | 'maxWaitingPerTenant' | 'tenants'>;
+type GuardConfig = Pick<Config, 'submitRateLimit' | 'maxWaitingTasks' | 'maxWaitingPerTenant' | 'tenants' | 'overflow'>;
 
 /**
  * Backpressure at submission (issue 5), checked before anything is stored, so nothing already
  * acknowledged is ever dropped: a token bucket per tenant on submissions (429 `RATE_LIMITED` with
  * `Retry-After`), and caps on waiting tasks (SCHEDULED, PENDING, RETRYING, BLOCKED) globally and
- * per tenant (503 `OVERLOADED` with `Retry-After`), with priority shedding near a cap.
+ * per tenant (503 `OVERLOADED` with `Retry-After`), with priority shedding near a cap: low from
+ * 80 %, medium from 90 %, high at the cap. With `overflow.enabled`, a shed low-priority task is
+ * held instead (state OVERFLOW, see `domain/overflow-policy.ts`) while the hold has room.
  *
- * Waiting counts are exact after each {@link refresh} (a store count, run only when a cap is set)
- * and grow with every stored submission in between, so between refreshes they err on the high
- * side: a cap is never overshot by more than what was dispatched since the last refresh.
+ * Waiting and held counts are exact after each {@link refresh} (store counts, run only when a cap
+ * is set) and grow with every stored submission in between, so between refreshes they err on the
+ * high side: a cap is never overshot by more than what was dispatched since the last refresh.
  */
 export class SubmissionGuard {
   private readonly buckets = new Map<string, TokenBucket>();
   private waiting: Record<string, number> = {};
   private total = 0;
+  private held: Record<string, number> = {};
+  private heldTotal = 0;
 
   constructor(private readonly config: GuardConfig) {}
 
@@ -37,31 +36,73 @@ export class SubmissionGuard {
     return this.config.maxWaitingTasks !== null || this.config.maxWaitingPerTenant !== null || Object.values(this.config.tenants).some((t) => t.maxWaiting !== undefined);
   }
 
-  /** Replaces the counts with exact ones (from `Store.countWaitingByTenant`). */
-  refresh(counts: Record<string, number>): void {
-    this.waiting = { ...counts };
-    this.total = Object.values(counts).reduce((a, b) => a + b, 0);
+  /** The global waiting cap (null: none). */
+  get globalCap(): number | null {
+    return this.config.maxWaitingTasks;
+  }
+
+  /** A tenant's waiting cap: its own `maxWaiting`, else `maxWaitingPerTenant` (null: none). */
+  tenantCap(tenant: string): number | null {
+    return this.config.tenants[tenant]?.maxWaiting ?? this.config.maxWaitingPerTenant;
   }
 
   /**
-   * Checks that `tasks` may be stored now (epoch ms), taking submission tokens.
+   * Replaces the counts with exact ones (`Store.countWaitingByTenant`, and when given
+   * `Store.countOverflowByTenant`; without it the held counts are kept).
+   */
+  refresh(counts: Record<string, number>, held?: Record<string, number>): void {
+    this.waiting = { ...counts };
+    this.total = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (held) this.refreshHeld(held);
+  }
+
+  /** Replaces the held counts with exact ones (`Store.countOverflowByTenant`). */
+  refreshHeld(held: Record<string, number>): void {
+    this.held = { ...held };
+    this.heldTotal = Object.values(held).reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Checks that `tasks` may be stored now (epoch ms), taking submission tokens, and says which of
+   * them go into the overflow hold.
+   * @param options.overflow false: nothing may be held (a workflow's tasks, stored all together)
+   * @returns per task, in order: true when it is to be stored OVERFLOW (held), false to store it as usual
    * @throws RateLimitedError (429) | OverloadedError (503), both with `retry_after_seconds`
    */
-  admit(tasks: ReadonlyArray<Pick<NewTask, 'tenantId' | 'priority'>>, now: number): void {
-    const byTenant = new Map<string, Array<Pick<NewTask, 'tenantId' | 'priority'>>>();
-    for (const t of tasks) {
+  admit(tasks: ReadonlyArray<Pick<NewTask, 'tenantId' | 'priority'>>, now: number, options: { overflow?: boolean } = {}): boolean[] {
+    const settings = options.overflow === false ? { ...this.config.overflow, enabled: false } : this.config.overflow;
+    const byTenant = new Map<string, number[]>();
+    tasks.forEach((t, i) => {
       const list = byTenant.get(t.tenantId);
-      if (list) list.push(t);
-      else byTenant.set(t.tenantId, [t]);
-    }
+      if (list) list.push(i);
+      else byTenant.set(t.tenantId, [i]);
+    });
+    const heldOut = new Array<boolean>(tasks.length).fill(false);
     let extraTotal = 0;
+    let extraHeld = 0;
     for (const [tenant, list] of byTenant) {
-      const cap = this.config.tenants[tenant]?.maxWaiting ?? this.config.maxWaitingPerTenant;
-      list.forEach((t, i) => {
-        this.checkCap('tenant', tenant, t.priority, (this.waiting[tenant] ?? 0) + i, cap);
-        this.checkCap('global', tenant, t.priority, this.total + extraTotal + i, this.config.maxWaitingTasks);
-      });
-      extraTotal += list.length;
+      const cap = this.tenantCap(tenant);
+      let extra = 0;
+      let tenantHeld = this.held[tenant] ?? 0;
+      for (const i of list) {
+        const t = tasks[i];
+        const readings = [
+          { scope: 'tenant' as const, waiting: (this.waiting[tenant] ?? 0) + extra, cap },
+          { scope: 'global' as const, waiting: this.total + extraTotal, cap: this.config.maxWaitingTasks },
+        ];
+        const d = decideAdmission(t.priority, readings, tenantHeld, this.heldTotal + extraHeld, settings);
+        if (d.kind === 'refuse') {
+          throw new OverloadedError(d.scope, { tenant_id: tenant, priority: t.priority, waiting: d.waiting, cap: d.cap, retry_after_seconds: OVERLOAD_RETRY_AFTER_SECONDS });
+        }
+        if (d.kind === 'overflow') {
+          heldOut[i] = true;
+          tenantHeld++;
+          extraHeld++;
+        } else {
+          extra++;
+          extraTotal++;
+        }
+      }
     }
     for (const [tenant, list] of byTenant) {
       const bucket = this.bucketOf(tenant, now);
@@ -70,18 +111,20 @@ export class SubmissionGuard {
         throw new RateLimitedError(tenant, retryAfter, { rate_per_second: bucket.ratePerSecond, burst: bucket.burst });
       }
     }
+    return heldOut;
   }
 
-  /** Counts stored tasks as waiting until the next refresh. */
-  stored(tasks: ReadonlyArray<Pick<NewTask, 'tenantId'>>): void {
-    for (const t of tasks) this.waiting[t.tenantId] = (this.waiting[t.tenantId] ?? 0) + 1;
-    this.total += tasks.length;
-  }
-
-  private checkCap(scope: 'global' | 'tenant', tenant: string, priority: Priority, waiting: number, cap: number | null | undefined): void {
-    if (cap === null || cap === undefined) return;
-    if (waiting < cap * SHEDDING_THRESHOLDS[priority]) return;
-    throw new OverloadedError(scope, { tenant_id: tenant, priority, waiting, cap, retry_after_seconds: OVERLOAD_RETRY_AFTER_SECONDS });
+  /** Counts stored tasks as waiting, or as held for those stored OVERFLOW, until the next refresh. */
+  stored(tasks: ReadonlyArray<{ tenantId: string; state: string }>): void {
+    for (const t of tasks) {
+      if (t.state === 'OVERFLOW') {
+        this.held[t.tenantId] = (this.held[t.tenantId] ?? 0) + 1;
+        this.heldTotal++;
+      } else {
+        this.waiting[t.tenantId] = (this.waiting[t.tenantId] ?? 0) + 1;
+        this.total++;
+      }
+    }
   }
 
   private bucketOf(tenant: string, now: number): TokenBucket | null {

@@ -78,7 +78,7 @@ export class WorkflowService {
     const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
-    this.deps.guard?.admit(workflow.tasks, this.deps.clock.now());
+    this.deps.guard?.admit(workflow.tasks, this.deps.clock.now(), { overflow: false }); // a DAG is never held in part
     const seqs = await this.deps.store.insertWorkflow(workflow);
     this.deps.guard?.stored(workflow.tasks);
     const roots: DueEntry[] = [];

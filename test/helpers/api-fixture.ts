@@ -10,6 +10,7 @@ import { appFor, createServices } from '../../src/services';
 import type { CronService } from '../../src/cron/cron-service';
 import type { DispatchLimits } from '../../src/domain/dispatch-limits';
 import type { SubmissionGuard } from '../../src/tenancy/submission-guard';
+import type { OverflowRelease } from '../../src/tenancy/overflow-release';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
 import type { WorkflowService } from '../../src/workflows/workflow-service';
@@ -22,6 +23,8 @@ export interface ApiFixture {
   workflows: WorkflowService;
   limits: DispatchLimits;
   guard: SubmissionGuard;
+  /** The overflow release; the fixture runs no pass on its own (call `pass()`). */
+  overflow: OverflowRelease;
   store: SqliteStore;
   clock: ManualClock;
   config: Config;
@@ -70,7 +73,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}, logger
     gateway,
     cronGateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
-  const { service, crons, workflows, limits, guard } = services;
+  const { service, crons, workflows, limits, guard, overflow } = services;
   const app = appFor(services, config, metrics, logger);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (r) => void routes.push(r));
@@ -83,6 +86,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}, logger
     workflows,
     limits,
     guard,
+    overflow,
     store,
     clock,
     config,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
+import type { Clock } from '../../src/domain/clock';
 import { tempDir } from './temp-dir';
 
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
@@ -22,10 +23,12 @@ export interface InProcessScheduler {
  * Mocha fixture: starts the real scheduler (store, actors, forked workers) in this process on a
  * temp SQLite file in `before`, closes it and removes the folder in `after`. `overrides` are config
  * keys; `prepare(dir)` runs first (e.g. to write handler modules) and may return more overrides.
+ * `options.clock`: the scheduler's clock (e.g. a ManualClock the test moves; default: system time).
  */
 export function useInProcessScheduler(
   overrides: Record<string, unknown>,
   prepare: (dir: string) => Record<string, unknown> = () => ({}),
+  options: { clock?: Clock } = {},
 ): InProcessScheduler {
   const dir = tempDir();
   let scheduler: Scheduler | null = null;
@@ -35,7 +38,7 @@ export function useInProcessScheduler(
       env: {},
       overrides: { sqlitePath: path.join(dir.path, 's.db'), logLevel: 'silent', ...overrides, ...prepare(dir.path) },
     });
-    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
   });
   after(async () => {
     await scheduler?.close();

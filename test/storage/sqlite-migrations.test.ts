@@ -41,13 +41,14 @@ describe('SqliteStore schema upgrade', () => {
     old.close();
 
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '014-overflow'] });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
       for (const index of ['tasks_scheduled_due', 'tasks_ready_due']) {
         expect((check.pragma(`index_info(${index})`) as Array<{ name: string }>).map((c) => c.name), index).to.deep.equal(['due_at', 'seq', 'partition']);
       }
+      expect((check.pragma('index_info(tasks_overflow)') as Array<{ name: string }>).map((c) => c.name)).to.deep.equal(['seq', 'tenant_id']);
     } finally {
       check.close();
     }
@@ -99,6 +100,6 @@ describe('SqliteStore schema upgrade', () => {
     await scheduler.close();
     const upgrade = lines.find((l) => l.msg === 'store schema upgraded');
     expect(upgrade).to.include({ store: 'sqlite', from: 10, to: SCHEMA_VERSION });
-    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index']);
+    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index', '014-overflow']);
   });
 });

@@ -7,7 +7,7 @@ import { ERROR_CATALOG } from '../../domain/errors';
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 const iso = { type: 'string', format: 'date-time' } as const;
-const TASK_STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED'];
+const TASK_STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED', 'OVERFLOW'];
 
 /** `{error: {code, message, details}}`: every error answer. */
 export const errorSchema = {

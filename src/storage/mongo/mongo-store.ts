@@ -52,6 +52,10 @@ import { heartbeatMember } from './ops/heartbeat-member';
 import { releaseLease } from './ops/release-lease';
 import { removeMember } from './ops/remove-member';
 import { renewLease } from './ops/renew-lease';
+import { listOverflow } from './ops/list-overflow';
+import { countOverflowByTenant } from './ops/count-overflow';
+import { releaseOverflow } from './ops/release-overflow';
+import type { HeldTask } from '../../domain/overflow-policy';
 
 export interface MongoStoreOptions {
   /** Database name; default: the one in the URI path, else `scheduler`. */
@@ -367,6 +371,19 @@ export class MongoStore implements Store {
   /** Queued with the task writes: a fence must land after the writes this store issued before it. */
   async fencePartition(partition: number, epoch: number): Promise<number> {
     return this.write((c) => fencePartition(c, partition, epoch));
+  }
+
+  // Overflow part (overflow-store.ts).
+  async listOverflow(limit: number, excludeTenants?: readonly string[]): Promise<HeldTask[]> {
+    return listOverflow(this.c, limit, excludeTenants);
+  }
+
+  async countOverflowByTenant(): Promise<Record<string, number>> {
+    return countOverflowByTenant(this.c);
+  }
+
+  async releaseOverflow(ids: readonly string[], now: number): Promise<DueEntry[]> {
+    return this.write((c) => releaseOverflow(c, ids, now));
   }
 }
 

@@ -37,6 +37,9 @@ import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
 import { prepareClusterReads } from './ops/cluster-reads';
+import { prepareListOverflow } from './ops/list-overflow';
+import { prepareCountOverflow } from './ops/count-overflow';
+import type { HeldTask } from '../../domain/overflow-policy';
 
 type TenantReads = ReturnType<typeof prepareTenantReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
@@ -69,6 +72,7 @@ export class SqliteStore implements Store {
   private tenantReads: TenantReads | null = null;
   private workflowReads: WorkflowReads | null = null;
   private clusterReads: ReturnType<typeof prepareClusterReads> | null = null;
+  private overflowReads: { list: ReturnType<typeof prepareListOverflow>; count: ReturnType<typeof prepareCountOverflow> } | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -108,6 +112,7 @@ export class SqliteStore implements Store {
     this.tenantReads = prepareTenantReads(db);
     this.workflowReads = prepareWorkflowReads(db);
     this.clusterReads = prepareClusterReads(db);
+    this.overflowReads = { list: prepareListOverflow(db), count: prepareCountOverflow(db) };
     return change;
   }
 
@@ -124,6 +129,7 @@ export class SqliteStore implements Store {
     this.tenantReads = null;
     this.workflowReads = null;
     this.clusterReads = null;
+    this.overflowReads = null;
     await Promise.all([writer?.close(), aggregates?.close()]);
     db.close();
   }
@@ -331,6 +337,25 @@ export class SqliteStore implements Store {
 
   async countWaitingByTenant(): Promise<Record<string, number>> {
     return this.agg.countWaitingByTenant();
+  }
+
+  // Overflow part (overflow-store.ts).
+
+  private get o(): NonNullable<SqliteStore['overflowReads']> {
+    if (!this.overflowReads) throw new Error('store is not open');
+    return this.overflowReads;
+  }
+
+  async listOverflow(limit: number, excludeTenants?: readonly string[]): Promise<HeldTask[]> {
+    return this.o.list(limit, excludeTenants);
+  }
+
+  async countOverflowByTenant(): Promise<Record<string, number>> {
+    return this.o.count();
+  }
+
+  async releaseOverflow(ids: readonly string[], now: number): Promise<DueEntry[]> {
+    return this.w.run('releaseOverflow', [ids, now]);
   }
 
   // Cluster part (cluster-store.ts). The embedded profile never leases; these exist so the

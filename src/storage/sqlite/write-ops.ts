@@ -21,6 +21,7 @@ import { prepareAcquireLease } from './ops/acquire-lease';
 import { prepareRenewLease } from './ops/renew-lease';
 import { prepareReleaseLease } from './ops/release-lease';
 import { prepareFencePartition } from './ops/fence-partition';
+import { prepareReleaseOverflow } from './ops/release-overflow';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -52,6 +53,7 @@ export function prepareWriteOps(db: Database.Database) {
     renewLease: prepareRenewLease(db),
     releaseLease: prepareReleaseLease(db),
     fencePartition: prepareFencePartition(db),
+    releaseOverflow: prepareReleaseOverflow(db),
   };
 }
 
@@ -67,6 +69,7 @@ export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
   if (op === 'insertTasks') return (args[0] as unknown[]).length;
   if (op === 'insertWorkflow') return (args[0] as { tasks: unknown[] }).tasks.length;
   if (op === 'markPending') return (args[0] as unknown[]).length;
+  if (op === 'releaseOverflow') return (args[0] as unknown[]).length;
   return 1;
 }
 

@@ -34,6 +34,7 @@ import { describeWorkflows } from './workflows';
 import { describeTenants } from './tenants';
 import { describeCluster } from './cluster';
 import { describeFencing } from './fencing';
+import { describeOverflow } from './overflow';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -90,5 +91,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeTenants(ctx);
     describeCluster(ctx);
     describeFencing(ctx);
+    describeOverflow(ctx);
   });
 }

@@ -58,6 +58,7 @@ export function describeOrphansAndCounts(ctx: ConformanceContext): void {
         newTask('cs-r'),
         newTask('cs-rt'),
         newTask('cs-c'),
+        newTask('cs-h', { state: 'OVERFLOW', priority: 'low' }),
       ]);
       await startTask(ctx.store(), 'cs-r', T0);
       await startTask(ctx.store(), 'cs-rt', T0);
@@ -78,6 +79,7 @@ export function describeOrphansAndCounts(ctx: ConformanceContext): void {
         DEAD: 1,
         CANCELLED: 1,
         BLOCKED: 0,
+        OVERFLOW: 1,
       });
     });
   });

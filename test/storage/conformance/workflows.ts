@@ -24,7 +24,7 @@ export function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
       return {
         ...t,
         ...overrides,
-        state: overrides?.state ?? (deps.length === 0 ? t.state : 'BLOCKED'),
+        state: overrides?.state ?? (deps.length === 0 ? (t.state as 'SCHEDULED' | 'PENDING') : 'BLOCKED'),
         workflowTaskId: local,
         dependsOn: deps.map((d) => `${id}.${d}`),
       };

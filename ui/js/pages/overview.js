@@ -3,7 +3,7 @@ import { lineChart } from '../chart.js';
 import { h, replace, table } from '../dom.js';
 import { MetricsSampler, byLabel, total } from '../metrics.js';
 
-export const STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'RETRYING', 'BLOCKED', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
+export const STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'RETRYING', 'BLOCKED', 'OVERFLOW', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
 const WINDOW_MS = 10 * 60_000;
 
 /**

@@ -64,7 +64,7 @@ export async function showTask(el, id, ctx, changed = () => {}) {
     await changed();
   };
   const when = h('input', { type: 'datetime-local', id: 'reschedule-at', step: 1 });
-  const waiting = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'].includes(t.status);
+  const waiting = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'].includes(t.status);
   replace(el,
     h('h3', {}, 'Task ', h('code', {}, t.task_id)),
     h('dl', { class: 'kv' },

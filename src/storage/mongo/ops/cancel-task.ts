@@ -1,5 +1,5 @@
 /**
- * cancelTask — inputs: id, now. Transition `cancel`: SCHEDULED/PENDING/RETRYING/BLOCKED →
+ * cancelTask — inputs: id, now. Transition `cancel`: SCHEDULED/PENDING/RETRYING/BLOCKED/OVERFLOW →
  * CANCELLED as a compare-and-set on those states; a RUNNING task gets cancel_requested = true
  * instead (compare-and-set on RUNNING; its worker is told to abort, and the attempt's completion
  * decides CANCELLED or SUCCEEDED). Terminal → conflict. Output: CancelResult with the task as it
@@ -17,7 +17,7 @@ import { MAX_ROUNDS } from './retry-rounds';
 import { taskFromDoc } from '../documents';
 import { finishProgress } from './workflow-progress';
 
-const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
+const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'];
 
 export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {

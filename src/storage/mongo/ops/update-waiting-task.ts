@@ -1,10 +1,11 @@
 /**
  * updateWaitingTask — inputs: id, changes {scheduledAt (epoch ms, or null = now), priority,
  * payload}, now. Changes a task that has not started its next attempt (SCHEDULED, PENDING,
- * RETRYING, BLOCKED). A new time sets scheduled_at and due_at (the later of the time and now: a
+ * RETRYING, BLOCKED, OVERFLOW). A new time sets scheduled_at and due_at (the later of the time and now: a
  * time already past is due now, see `buildNewTask`), and the state follows it: later
  * than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`); BLOCKED stays
- * BLOCKED with its due time. Output: the updated task (and its due entry unless BLOCKED), the
+ * BLOCKED with its due time, OVERFLOW stays held (its release reads the new `scheduled_at`).
+ * Output: the updated task (and its due entry unless BLOCKED or OVERFLOW), the
  * task as it is when its state does not allow it, or not_found.
  * Guarantee: the new fields depend only on the current state, so the write is one
  * `findOneAndUpdate` with a compare-and-set on the state read just before; if the state changed
@@ -15,7 +16,7 @@ import type { MongoCollections } from '../collections';
 import { MAX_ROUNDS } from './retry-rounds';
 import { dueEntryFromDoc, rankOfPriority, taskFromDoc } from '../documents';
 
-const WAITING = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
+const WAITING = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'];
 
 export async function updateWaitingTask(c: MongoCollections, id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -26,7 +27,7 @@ export async function updateWaitingTask(c: MongoCollections, id: string, changes
     const set: Record<string, unknown> = { updated_at: now };
     if (changes.scheduledAt !== undefined) {
       set.scheduled_at = changes.scheduledAt;
-      if (current.state !== 'BLOCKED') {
+      if (current.state !== 'BLOCKED' && current.state !== 'OVERFLOW') {
         const dueAt = Math.max(changes.scheduledAt ?? now, now);
         set.due_at = dueAt;
         set.state = dueAt > now ? 'SCHEDULED' : 'PENDING';
@@ -35,7 +36,7 @@ export async function updateWaitingTask(c: MongoCollections, id: string, changes
     if (changes.priority !== undefined) set.priority = rankOfPriority(changes.priority);
     if (changes.payload !== undefined) set.payload = JSON.stringify(changes.payload);
     const doc = await c.tasks.findOneAndUpdate({ _id: id, state: current.state }, { $set: set }, { returnDocument: 'after' });
-    if (doc) return { kind: 'updated', task: taskFromDoc(doc), entry: doc.state === 'BLOCKED' ? null : dueEntryFromDoc(doc) };
+    if (doc) return { kind: 'updated', task: taskFromDoc(doc), entry: doc.state === 'BLOCKED' || doc.state === 'OVERFLOW' ? null : dueEntryFromDoc(doc) };
   }
   throw new Error(`task ${id} kept changing state while being updated`);
 }

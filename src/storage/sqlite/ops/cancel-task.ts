@@ -1,5 +1,5 @@
 /**
- * cancelTask — inputs: id, now. Transition `cancel` (SCHEDULED/PENDING/RETRYING/BLOCKED →
+ * cancelTask — inputs: id, now. Transition `cancel` (SCHEDULED/PENDING/RETRYING/BLOCKED/OVERFLOW →
  * CANCELLED) as a compare-and-set; a RUNNING task gets cancel_requested = 1 instead (its worker is
  * told to abort; the attempt's completion then decides CANCELLED or SUCCEEDED). Terminal → conflict.
  * Output: CancelResult with the task as it is after the write. Guarantee: atomic within the
@@ -14,7 +14,7 @@ import { prepareWorkflowProgress } from './workflow-progress';
 export function prepareCancelTask(db: Database.Database): (id: string, now: number) => CancelResult {
   const cancelWaiting = db.prepare(`
     UPDATE tasks SET state = 'CANCELLED', completed_at = ?, updated_at = ?
-    WHERE id = ? AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')
+    WHERE id = ? AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW')
     RETURNING *`);
   const requestCancel = db.prepare(`
     UPDATE tasks SET cancel_requested = 1, updated_at = ?

@@ -1,10 +1,10 @@
 /**
  * updateWaitingTask — inputs: id, changes {scheduledAt (epoch ms, or null = now), priority rank,
  * payload}, now. Compare-and-set on a state where the task has not started its next attempt
- * (SCHEDULED, PENDING, RETRYING, BLOCKED). A new time sets scheduled_at and due_at (the later of
- * the time and now: a time already past is due now, see `buildNewTask`), and the state follows
- * it: later than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`); BLOCKED
- * stays BLOCKED. Output: the updated task (and its due entry), or the task as it is when
+ * (SCHEDULED, PENDING, RETRYING, BLOCKED, OVERFLOW). A new time sets scheduled_at and due_at (the
+ * later of the time and now: a time already past is due now, see `buildNewTask`), and the state
+ * follows it: later than now → SCHEDULED (transition `reschedule`), otherwise → PENDING (`due`);
+ * BLOCKED stays BLOCKED, and OVERFLOW stays held (its release reads the new `scheduled_at`). Output: the updated task (and its due entry), or the task as it is when
  * the state does not allow it, or not_found. Guarantee: never touches a RUNNING or finished task.
  */
 import type Database from 'better-sqlite3';
@@ -17,13 +17,13 @@ export function prepareUpdateWaitingTask(
   const update = db.prepare(`
     UPDATE tasks SET
       scheduled_at = CASE WHEN @setTime THEN @scheduledAt ELSE scheduled_at END,
-      due_at       = CASE WHEN @setTime AND state <> 'BLOCKED' THEN @dueAt ELSE due_at END,
-      state        = CASE WHEN @setTime AND state <> 'BLOCKED' THEN (CASE WHEN @dueAt > @now THEN 'SCHEDULED' ELSE 'PENDING' END)
+      due_at       = CASE WHEN @setTime AND state NOT IN ('BLOCKED', 'OVERFLOW') THEN @dueAt ELSE due_at END,
+      state        = CASE WHEN @setTime AND state NOT IN ('BLOCKED', 'OVERFLOW') THEN (CASE WHEN @dueAt > @now THEN 'SCHEDULED' ELSE 'PENDING' END)
                           ELSE state END,
       priority     = COALESCE(@priority, priority),
       payload      = CASE WHEN @setPayload THEN @payload ELSE payload END,
       updated_at   = @now
-    WHERE id = @id AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')
+    WHERE id = @id AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW')
     RETURNING *`);
   const read = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   return (id, changes, now) => {
@@ -38,7 +38,7 @@ export function prepareUpdateWaitingTask(
       setPayload: changes.payload !== undefined ? 1 : 0,
       payload: changes.payload === undefined ? null : JSON.stringify(changes.payload),
     }) as TaskRow | undefined;
-    if (row) return { kind: 'updated', task: taskFromRow(row), entry: row.state === 'BLOCKED' ? null : dueEntryFromRow(row) };
+    if (row) return { kind: 'updated', task: taskFromRow(row), entry: row.state === 'BLOCKED' || row.state === 'OVERFLOW' ? null : dueEntryFromRow(row) };
     const found = read.get(id) as TaskRow | undefined;
     return found ? { kind: 'conflict', task: taskFromRow(found) } : { kind: 'not_found' };
   };
