@@ -15,6 +15,7 @@ import { SubmissionGuard } from './tenancy/submission-guard';
 import { TenantAdmin } from './tenancy/tenant-admin';
 import { WorkflowService } from './workflows/workflow-service';
 import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
+import type { TaskSpans } from './observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {
@@ -45,6 +46,8 @@ export interface ServicesDeps {
   rateLimiter?: RateLimiterBackend;
   /** Health of the Redis coordination for /readyz (cluster mode). */
   redisStatus?: () => 'up' | 'down';
+  /** The service process's task spans (tracing configured); absent or null: no submission spans. */
+  spans?: TaskSpans | null;
 }
 
 /**
@@ -73,9 +76,10 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   await tenants.loadStored();
   const guard = new SubmissionGuard(config);
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant());
-  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, ...(redisStatus ? { redisStatus } : {}) });
+  const spans = deps.spans ?? null;
+  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, spans, ...(redisStatus ? { redisStatus } : {}) });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, crons, workflows, tenants, guard, limits, external };
 }
