@@ -43,6 +43,7 @@ export interface HandOffSpan {
  * - `wait <task_type>` (INTERNAL): one per attempt, from its due time (`scheduled_at` or
  *   `created_at`, whichever is later; a retry's retry time) to its claim.
  * - `publish <queue>` (PRODUCER): an attempt appended to an external queue's stream.
+ * - `fire <task_type>` (INTERNAL): a cron firing that created an instance (the root of its trace).
  *
  * Attribute names: {@link SPAN_ATTRIBUTES}.
  */
@@ -56,7 +57,19 @@ export class TaskSpans {
    *   the submission refuses, is ignored here: the span then starts a trace)
    */
   submission(name: string, callerTraceparent: string | null, now: number): SubmissionSpan {
-    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: now }, parentContextOf(callerTraceparent));
+    return this.open(name, SpanKind.SERVER, callerTraceparent, now, {});
+  }
+
+  /**
+   * Starts the span of a cron firing that creates instance `task` (kind INTERNAL, named
+   * `fire <task_type>`, the root of the instance's trace: its context is what the instance keeps).
+   */
+  cronFire(cronId: string, task: SubmittedTask, now: number): SubmissionSpan {
+    return this.open(`fire ${task.taskType}`, SpanKind.INTERNAL, null, now, { ...taskAttributes(task), [A.cronId]: cronId });
+  }
+
+  private open(name: string, kind: SpanKind, parent: string | null, now: number, attributes: Attributes): SubmissionSpan {
+    const span = this.tracer.startSpan(name, { kind, startTime: now, attributes }, parentContextOf(parent));
     return {
       traceparent: traceparentOf(span.spanContext()),
       describe(tasks, workflowId) {
@@ -146,15 +159,19 @@ function errorCode(err: unknown): string {
  * when it throws (the error is rethrown). Without `spans`, `run(null)` and nothing else.
  * @param run stores the tasks; it sets each task's `traceparent` to `span.traceparent` and calls `span.describe`
  */
-export async function inSubmissionSpan<T>(
+export function inSubmissionSpan<T>(
   spans: TaskSpans | null | undefined,
   clock: Clock,
   name: string,
   callerTraceparent: unknown,
   run: (span: SubmissionSpan | null) => Promise<T>,
 ): Promise<T> {
+  // Not tracing: the submission's own promise, nothing wrapped around it.
   if (!spans) return run(null);
-  const span = spans.submission(name, typeof callerTraceparent === 'string' ? callerTraceparent.trim() : null, clock.now());
+  return runInSpan(spans.submission(name, typeof callerTraceparent === 'string' ? callerTraceparent.trim() : null, clock.now()), clock, run);
+}
+
+async function runInSpan<T>(span: SubmissionSpan, clock: Clock, run: (span: SubmissionSpan) => Promise<T>): Promise<T> {
   try {
     const result = await run(span);
     span.end(clock.now());

@@ -32,4 +32,5 @@ export const SPAN_ATTRIBUTES = {
   outcome: 'scheduler.outcome',
   taskCount: 'scheduler.task_count',
   workflowId: 'scheduler.workflow_id',
+  cronId: 'scheduler.cron_id',
 } as const;
