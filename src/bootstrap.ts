@@ -28,6 +28,8 @@ import { createStreamRedis } from './external/redis-client';
 import { StreamDispatch } from './external/stream-dispatch';
 import type { ExternalGateway } from './external/external-task-service';
 import { Coordination, startCoordination } from './coordination/coordination';
+import { registerTracing } from './observability/tracing';
+import { TaskSpans } from './observability/task-spans';
 
 /** A started scheduler: store, actors, service and (not yet listening) HTTP app. */
 export interface Scheduler {
@@ -101,6 +103,8 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * @param options.clock time source (default: system clock; with Redis, the local clock the
  *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
+ * @param options.globalTracing with `tracesExporter` set, also register this process's tracer
+ *   provider as the OpenTelemetry API's global one (the service's `main` does; once per process)
  * @throws StoreInUseError (a StoreConfigError: `npm start` exits 78 with its one line) when another
  *   running service holds the embedded store's file
  */
@@ -112,8 +116,15 @@ const DEPTH_COUNT_SERVE_STALE_MS = 250;
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
 
-export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
+export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {}): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
+  // This process's spans (submission, queue wait, external hand-off); the workers export their own.
+  const tracing = registerTracing(config.tracesExporter, {
+    otlpEndpoint: config.otlpTracesEndpoint,
+    exportDelayMs: config.tracesExportDelayMs,
+    global: options.globalTracing === true,
+  });
+  const spans = tracing ? new TaskSpans(tracing.tracer) : null;
   const localClock = options.clock ?? new SystemClock();
   // One service per embedded store file (see store-lock.ts); taken before anything reads the store.
   const lock = config.store === 'sqlite' && config.sqlitePath !== ':memory:' ? StoreLock.acquire(config.sqlitePath) : null;
@@ -124,6 +135,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     else if (schema) log.info({ store: store.name, from: schema.from, to: schema.to, applied: schema.applied }, 'store schema upgraded');
   } catch (err) {
     lock?.release();
+    await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
   // The depth gauge's count takes ~1.5 s of a core at 10 million tasks: at most 2 % of the time
@@ -153,6 +165,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
       externalGateway: externalGateway(directory),
+      spans,
       ...(coord ? { rateLimiter: coord.rateLimiter, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
@@ -166,7 +179,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
     if (cluster) await coord?.attach(directory, config.horizonMs);
@@ -226,6 +239,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await coord?.close();
           await store.close();
           lock?.release();
+          // Spans still queued in the batch processor are exported before the process exits.
+          await tracing?.shutdown().catch((err) => log.warn({ err }, 'exporting the last spans failed'));
         })()),
     };
   } catch (err) {
@@ -234,6 +249,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     await coordination?.close().catch(() => undefined);
     await store.close();
     lock?.release();
+    await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
 }

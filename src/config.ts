@@ -25,13 +25,20 @@ export const ConfigSchema = z
     partitions: int(1, 4096),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     /**
-     * Where worker processes export the span of each attempt (OpenTelemetry): `none` (default:
-     * spans are not recorded, the API is a no-op), `console` (one JSON line per span on stdout) or
-     * `otlp` (OTLP over HTTP to `otlpTracesEndpoint`).
+     * Where the service exports its spans (OpenTelemetry: one trace per task, with the submission,
+     * queue-wait, attempt and external hand-off spans; docs/OPERATIONS.md "Tracing"): `none`
+     * (default: nothing is recorded, no per-task cost), `console` (one JSON line per span on
+     * stdout) or `otlp` (OTLP over HTTP to `otlpTracesEndpoint`). The service process and its
+     * worker processes each export their own spans.
      */
     tracesExporter: z.enum(['none', 'console', 'otlp']),
     /** OTLP/HTTP traces URL; null: the exporter's default (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else localhost:4318). */
     otlpTracesEndpoint: z.string().url().nullable(),
+    /**
+     * Delay (ms) between two exports of the batch span processor (its `scheduledDelayMillis`;
+     * env `OTEL_BSP_SCHEDULE_DELAY`). Spans still queued are exported at a graceful stop.
+     */
+    tracesExportDelayMs: int(1, 3_600_000),
     /** task_type → module path (relative paths resolve against the working directory). */
     handlers: z.record(z.string().min(1)),
     /** How far ahead (ms) each partition owner keeps due tasks in memory. */
@@ -207,6 +214,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   PARTITIONS: 'partitions',
   LOG_LEVEL: 'logLevel',
   OTEL_TRACES_EXPORTER: 'tracesExporter',
+  OTEL_BSP_SCHEDULE_DELAY: 'tracesExportDelayMs',
   ALLOW_UNAUTHENTICATED: 'allowUnauthenticated',
   LEASE_TTL_MS: 'leaseTtlMs',
   MEMBER_ID: 'memberId',

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   let scheduler;
   try {
-    scheduler = await startScheduler(config);
+    scheduler = await startScheduler(config, { globalTracing: true });
   } catch (err) {
     if (err instanceof StoreConfigError || err instanceof HandlerLoadError || /invalid configuration/.test(String((err as Error).message))) {
       process.stderr.write(`${(err as Error).message}\n`);

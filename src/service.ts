@@ -27,6 +27,7 @@ import { Store, UpdateWaitingChanges } from './storage/store';
 import { buildNewTask, Submission, SubmitOptions } from './submission';
 import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submission-store';
 import { checkTraceparent } from './contract/traceparent';
+import { inSubmissionSpan, TaskSpans } from './observability/task-spans';
 import { lostAttemptCompletion } from './storage/lost-attempt';
 import { pageLimit } from './contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from './tenancy/caller';
@@ -59,6 +60,8 @@ export interface SchedulerServiceDeps {
   guard?: SubmissionGuard;
   /** Health of the Redis coordination (cluster mode); absent: Redis is not configured. */
   redisStatus?: () => 'up' | 'down';
+  /** Submission spans (tracing configured); absent or null: none, and the caller's traceparent is stored as given. */
+  spans?: TaskSpans | null;
 }
 
 /**
@@ -87,36 +90,45 @@ export class SchedulerService {
 
   /**
    * Validates and stores one task. @returns the acknowledgement (202 body)
-   * @param options.traceparent W3C trace context of the submitter (kept with the task)
+   * @param options.traceparent W3C trace context of the submitter: kept with the task, or, while
+   *   the service traces, the parent of the submission span, whose context is kept instead
    * @throws ValidationError | UnknownTaskTypeError (400; field `traceparent` when it is malformed),
    *   ServiceUnavailableError (503)
    */
-  async submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<SubmitAck> {
-    this.validator.assert(taskSubmissionSchema, body);
-    const traceparent = checkTraceparent(options.traceparent);
-    const s = withCallerTenant(body as Submission, caller);
-    const task = buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
-    task.traceparent = traceparent;
-    const [ack] = await this.storeTasks([task], () => '');
-    return ack;
+  submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<SubmitAck> {
+    return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit task', options.traceparent, async (span) => {
+      this.validator.assert(taskSubmissionSchema, body);
+      const checked = checkTraceparent(options.traceparent);
+      const s = withCallerTenant(body as Submission, caller);
+      const task = buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
+      task.traceparent = span?.traceparent ?? checked;
+      span?.describe([task]);
+      const [ack] = await this.storeTasks([task], () => '');
+      return ack;
+    });
   }
 
   /**
    * Validates and stores up to `batchMaxTasks` tasks atomically: all are stored or none. One
-   * `options.traceparent` applies to every task of the batch.
+   * `options.traceparent` applies to every task of the batch (while the service traces, the
+   * batch's one submission span does: the tasks of a batch share its trace).
    * @throws ValidationError naming `tasks[i].field` for the first bad item
    */
-  async submitBatch(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<{ tasks: SubmitAck[] }> {
-    this.validator.assert(this.batchSchema, body);
-    const traceparent = checkTraceparent(options.traceparent);
-    const items = (body as { tasks: Submission[] }).tasks;
-    const now = this.deps.clock.now();
-    const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => {
-      const task = buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads);
-      task.traceparent = traceparent;
-      return task;
+  submitBatch(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<{ tasks: SubmitAck[] }> {
+    return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit batch', options.traceparent, async (span) => {
+      this.validator.assert(this.batchSchema, body);
+      const checked = checkTraceparent(options.traceparent);
+      const traceparent = span?.traceparent ?? checked;
+      const items = (body as { tasks: Submission[] }).tasks;
+      const now = this.deps.clock.now();
+      const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => {
+        const task = buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads);
+        task.traceparent = traceparent;
+        return task;
+      });
+      span?.describe(tasks);
+      return { tasks: await this.storeTasks(tasks, (i) => `tasks[${i}].`) };
     });
-    return { tasks: await this.storeTasks(tasks, (i) => `tasks[${i}].`) };
   }
 
   /** @throws TaskNotFoundError (also for another tenant's task) */

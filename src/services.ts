@@ -16,6 +16,7 @@ import { OverflowRelease } from './tenancy/overflow-release';
 import { TenantAdmin } from './tenancy/tenant-admin';
 import { WorkflowService } from './workflows/workflow-service';
 import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
+import type { TaskSpans } from './observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {
@@ -48,6 +49,8 @@ export interface ServicesDeps {
   rateLimiter?: RateLimiterBackend;
   /** Health of the Redis coordination for /readyz (cluster mode). */
   redisStatus?: () => 'up' | 'down';
+  /** The service process's task spans (tracing configured); absent or null: no submission spans. */
+  spans?: TaskSpans | null;
 }
 
 /**
@@ -78,9 +81,10 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const guard = new SubmissionGuard(config);
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant(), await store.countOverflowByTenant());
   const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
-  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, ...(redisStatus ? { redisStatus } : {}) });
+  const spans = deps.spans ?? null;
+  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, spans, ...(redisStatus ? { redisStatus } : {}) });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, crons, workflows, tenants, guard, overflow, limits, external };
 }

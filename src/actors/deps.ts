@@ -12,6 +12,7 @@ import type { PartitionFences } from '../cluster/partition-fences';
 import type { OwnershipStatus } from '../cluster/partition-leases';
 import type { StreamDispatch } from '../external/stream-dispatch';
 import type { DueEntry } from '../domain/task';
+import type { TaskSpans } from '../observability/task-spans';
 
 /**
  * The other nodes of a cluster (cluster mode with Redis; absent in embedded mode). Told after the
@@ -53,6 +54,11 @@ export interface SchedulerDeps {
   cluster?: { memberId: string; fences: PartitionFences } | null;
   /** Redis Streams of the external queues (config `externalQueues`); absent when there are none. */
   streams?: StreamDispatch;
+  /**
+   * Queue-wait and external hand-off spans (tracing configured). Absent or null: none, and the
+   * dispatcher's claim path does no per-task tracing work.
+   */
+  spans?: TaskSpans | null;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

@@ -10,6 +10,7 @@ import { offerToOwners } from './offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
 import { observeStarts, workItemOf } from './work-item';
+import { queuesOf } from '../observability/task-spans';
 import { incGrouped } from '../observability/inc-grouped';
 import { returnToOwners } from './claim-batch';
 import { RunOutbox } from './run-outbox';
@@ -269,10 +270,13 @@ export class DispatcherActor {
       return this.pump();
     }
     const items: WorkItem[] = [];
+    // Tracing configured: each attempt's queue wait (due → claim) becomes a span of its task's trace.
+    const queues = this.deps.spans ? queuesOf(entries) : null;
+    if (queues) this.deps.spans?.queueWaits(claimed, queues);
     for (const t of claimed) {
       this.running.set(t.id, { task: t, workerId: slot.id });
       this.watchdog.attemptsStarted();
-      items.push(workItemOf(t));
+      items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
     }
     observeStarts(metrics, claimed);
     this.outbox.add(slot, items);

@@ -3,9 +3,13 @@ import type { SchedulerMetrics } from '../observability/metrics';
 import type { WorkItem } from './worker/protocol';
 import { incGrouped } from '../observability/inc-grouped';
 
-/** The `run` message entry of a claimed attempt: what its worker needs, nothing more. */
-export function workItemOf(t: ClaimedTask): WorkItem {
-  return {
+/**
+ * The `run` message entry of a claimed attempt: what its worker needs, nothing more.
+ * @param traced the task's queue while the service traces: tenant and queue then go along, as
+ *   attributes of the attempt span (undefined: not sent)
+ */
+export function workItemOf(t: ClaimedTask, traced?: { queue: string | undefined }): WorkItem {
+  const item: WorkItem = {
     id: t.id,
     attempt: t.attempt,
     taskType: t.taskType,
@@ -15,6 +19,11 @@ export function workItemOf(t: ClaimedTask): WorkItem {
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
   };
+  if (traced) {
+    item.tenant = t.tenantId;
+    if (traced.queue !== undefined) item.queue = traced.queue;
+  }
+  return item;
 }
 
 /**

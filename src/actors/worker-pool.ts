@@ -68,6 +68,7 @@ export class WorkerPool {
           logLevel: config.logLevel,
           tracesExporter: config.tracesExporter,
           otlpTracesEndpoint: config.otlpTracesEndpoint,
+          tracesExportDelayMs: config.tracesExportDelayMs,
         },
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));

@@ -6,11 +6,12 @@ import { CronSchedule, parseCronSchedule } from '../domain/cron/cron-schedule';
 import { Clock, TimerHandle } from '../domain/clock';
 import { MinHeap } from '../domain/min-heap';
 import { SerialPump } from '../domain/serial-pump';
-import { DueEntry } from '../domain/task';
+import { DueEntry, NewTask } from '../domain/task';
 import { SchedulerMetrics } from '../observability/metrics';
 import { CronFiring, CronFiringResult } from '../storage/cron-store';
 import { Store } from '../storage/store';
 import { buildCronInstance } from './cron-instance';
+import type { SubmissionSpan, TaskSpans } from '../observability/task-spans';
 
 export interface CronEvaluatorDeps {
   store: Store;
@@ -22,6 +23,8 @@ export interface CronEvaluatorDeps {
   onInstances(entries: DueEntry[]): void;
   /** RUNNING instances cancelled by `cancel_running` (abort their handlers). */
   onAborts(aborts: Array<{ taskId: string; attempt: number }>): void;
+  /** Tracing configured: each instance gets a `fire` span, the root of its trace. Absent or null: none. */
+  spans?: TaskSpans | null;
 }
 
 interface WindowEntry {
@@ -176,16 +179,23 @@ export class CronEvaluator {
     const { store, log } = this.deps;
     const firings: CronFiring[] = [];
     const byId = new Map<string, WindowEntry>();
+    const spans: SubmissionSpan[] = [];
     for (const e of due) {
       try {
-        firings.push(this.firingOf(e, now));
+        firings.push(this.firingOf(e, now, spans));
         byId.set(e.cron.id, e);
       } catch (err) {
         log.error({ err, cronId: e.cron.id }, 'cron firing could not be planned; retried at the next reload');
       }
     }
     if (firings.length === 0) return;
-    const results = await store.fireCrons(firings, now);
+    let results: CronFiringResult[];
+    try {
+      results = await store.fireCrons(firings, now);
+    } finally {
+      const at = this.deps.clock.now();
+      for (const span of spans) span.end(at);
+    }
     const stale: string[] = [];
     const entries: DueEntry[] = [];
     results.forEach((r, i) => {
@@ -205,7 +215,8 @@ export class CronEvaluator {
     for (const id of stale) await this.refresh(id);
   }
 
-  private firingOf(e: WindowEntry, now: number): CronFiring {
+  /** The firing of a due definition; while tracing, each instance's `fire` span is added to `spans`. */
+  private firingOf(e: WindowEntry, now: number, spans: SubmissionSpan[]): CronFiring {
     const { cron, schedule } = e;
     const { config, metrics } = this.deps;
     const plan = planFirings(schedule, {
@@ -225,9 +236,17 @@ export class CronEvaluator {
       maxQueued: cron.maxCatchUp,
       instances: plan.firings.map((p) => ({
         ...p,
-        task: p.outcome === 'skipped' ? null : buildCronInstance(cron, p.fireTime, now, config),
+        task: p.outcome === 'skipped' ? null : this.traced(cron.id, buildCronInstance(cron, p.fireTime, now, config), now, spans),
       })),
     };
+  }
+
+  /** While tracing, the instance keeps the context of a new `fire` span (added to `spans`). */
+  private traced(cronId: string, task: NewTask, now: number, spans: SubmissionSpan[]): NewTask {
+    if (!this.deps.spans) return task;
+    const span = this.deps.spans.cronFire(cronId, task, now);
+    spans.push(span);
+    return { ...task, traceparent: span.traceparent };
   }
 
   private report(r: CronFiringResult, now: number): void {

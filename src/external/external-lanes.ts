@@ -6,6 +6,7 @@ import type { TimerHandle } from '../domain/clock';
 import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 import type { SchedulerDeps } from '../actors/deps';
 import { observeStarts } from '../actors/work-item';
+import { queuesOf } from '../observability/task-spans';
 import { lostAttemptCompletion } from '../storage/lost-attempt';
 import type { AttemptCompletion, CompletionResult } from '../storage/store';
 import { ExternalQueueSpec, isExternalWorker } from './external-queues';
@@ -225,12 +226,21 @@ export class ExternalLanes {
     lane.claiming -= entries.length;
     lane.ready.refund(returnToOwners(directory, entries, claimed, now), now);
     if (claimed.length === 0) return this.hooks.pump();
+    // Tracing configured: the queue wait and the hand-off of each attempt are spans of its task's
+    // trace, and the stream entry carries the hand-off span's context for the consumer's spans.
+    const spans = this.deps.spans;
+    if (spans) spans.queueWaits(claimed, queuesOf(entries));
+    const handOffs = spans ? claimed.map((t) => spans.handOff(t, lane.spec.name)) : null;
     let ids: Array<string | null>;
     try {
-      ids = await this.streams.append(lane.spec, claimed.map((t) => messageOf(t, now + lane.spec.leaseMs)));
+      ids = await this.streams.append(lane.spec, claimed.map((t, i) => messageOf(t, now + lane.spec.leaseMs, handOffs?.[i]?.traceparent)));
     } catch (err) {
       log.error({ err, queue: lane.spec.name }, 'XADD failed; the attempts will be retried');
       ids = claimed.map(() => null);
+    }
+    if (handOffs) {
+      const appended = clock.now();
+      handOffs.forEach((h, i) => h?.end(appended, ids[i] === null ? `could not append to stream ${lane.spec.stream}` : undefined));
     }
     const failed: AttemptCompletion[] = [];
     const orphanEntries: string[] = [];
@@ -293,15 +303,18 @@ export class ExternalLanes {
   }
 }
 
-/** The stream message of a claimed attempt; `deadline` is its lease expiry (epoch ms). */
-function messageOf(t: ClaimedTask, deadline: number): StreamMessage {
+/**
+ * The stream message of a claimed attempt; `deadline` is its lease expiry (epoch ms).
+ * @param traceparent the hand-off span's context (tracing configured), else the stored one goes on
+ */
+function messageOf(t: ClaimedTask, deadline: number, traceparent?: string): StreamMessage {
   return {
     taskId: t.id,
     attempt: t.attempt,
     taskType: t.taskType,
     payload: t.payload,
     idempotencyKey: t.idempotencyKey,
-    traceparent: t.traceparent ?? null,
+    traceparent: traceparent ?? t.traceparent ?? null,
     deadline,
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
   };

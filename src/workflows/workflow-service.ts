@@ -18,6 +18,7 @@ import { Store } from '../storage/store';
 import { buildWorkflow, WorkflowSubmission } from './build-workflow';
 import type { SubmitOptions } from '../submission';
 import { checkTraceparent } from '../contract/traceparent';
+import { inSubmissionSpan, SubmissionSpan, TaskSpans } from '../observability/task-spans';
 
 export interface WorkflowServiceDeps {
   store: Store;
@@ -27,6 +28,8 @@ export interface WorkflowServiceDeps {
   gateway: SchedulingGateway;
   /** Backpressure at submission, as for single tasks (all of the workflow's tasks count). */
   guard?: SubmissionGuard;
+  /** Submission spans (tracing configured); absent or null: none. */
+  spans?: TaskSpans | null;
 }
 
 /** Response of a workflow cancel: `code` is the HTTP status the REST API answers with. */
@@ -62,9 +65,16 @@ export class WorkflowService {
    *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503);
    *   ValidationError on `traceparent` for a malformed `options.traceparent` (applies to every task)
    */
-  async submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
+  submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
+    return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit workflow', options.traceparent, (span) => this.submitIn(span, body, caller, options));
+  }
+
+  /** {@link submit} inside its submission span (null: not tracing). */
+  private async submitIn(span: SubmissionSpan | null, body: unknown, caller: Caller, options: SubmitOptions): Promise<WorkflowAck> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
-    const traceparent = checkTraceparent(options.traceparent);
+    const checked = checkTraceparent(options.traceparent);
+    // While the service traces, the submission span is the trace context kept with every task.
+    const traceparent = span?.traceparent ?? checked;
     // The size limit first, so a huge body is refused before it is validated item by item.
     const count = (body as { tasks?: unknown } | null)?.tasks;
     if (Array.isArray(count) && count.length > this.deps.config.workflowMaxTasks) {
@@ -78,6 +88,7 @@ export class WorkflowService {
     const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
+    span?.describe(workflow.tasks, workflow.id);
     this.deps.guard?.admit(workflow.tasks, this.deps.clock.now(), { overflow: false }); // a DAG is never held in part
     const seqs = await this.deps.store.insertWorkflow(workflow);
     this.deps.guard?.stored(workflow.tasks);

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { expect } from 'chai';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ManualClock } from '../../src/domain/clock';
+import { TaskSpans } from '../../src/observability/task-spans';
 import { cronInstanceId } from '../../src/domain/cron/cron-definition';
 import { tempDir } from '../helpers/temp-dir';
 import { T0, advance, cronTestConfig, evaluatorNode, EvaluatorNode, firesOf, runToSuccess, settle } from './cron-harness';
@@ -41,6 +43,33 @@ describe('cron evaluator (manual clock)', () => {
     expect(fires.map((f) => [f.fireTime, f.outcome, f.recordedAt - f.fireTime])).to.deep.equal(expected.map((t) => [t, 'created', 0]));
     const task = await a.store.getTask(a.instances[0].id);
     expect(task).to.include({ state: 'SUCCEEDED', taskType: 'noop', scheduledAt: expected[0], dueAt: expected[0], cronId: cron.cron_id });
+  });
+
+  it('while tracing, each instance keeps the context of its own `fire` span (the root of its trace)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    try {
+      const node = await evaluatorNode(path.join(dir.path, 'cron.db'), clock, cronTestConfig(), new TaskSpans(provider.getTracer('test')));
+      nodes.push(node);
+      const cron = await node.crons.create({ name: 'tick', cron_expression: '* * * * * *', task_type: 'noop' });
+      node.evaluator.start();
+      for (const step of [SECOND / 2, SECOND]) {
+        await advance(clock, step, [node]);
+        await runToSuccess(node.store, node.instances.map((e) => e.id), clock.now()); // ended: the next one is not an overlap
+      }
+      expect(node.instances).to.have.length(2);
+      const fires = exporter.getFinishedSpans();
+      expect(fires.map((s) => s.name)).to.deep.equal(['fire noop', 'fire noop']);
+      for (const [i, e] of node.instances.entries()) {
+        const span = fires[i];
+        expect(span.parentSpanContext).to.equal(undefined);
+        expect(span.attributes).to.include({ 'scheduler.task_id': e.id, 'scheduler.cron_id': cron.cron_id, 'scheduler.outcome': 'accepted' });
+        const task = await node.store.getTask(e.id);
+        expect(task?.traceparent).to.equal(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+      }
+    } finally {
+      await provider.shutdown();
+    }
   });
 
   it('two evaluators on one SQLite file, 1,000 every-second crons for 10 s: exactly one instance per cron per second', async function () {

@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { registeredTaskTypes } from '../../src/handlers/registry';
 import { SchedulerMetrics } from '../../src/observability/metrics';
+import type { TaskSpans } from '../../src/observability/task-spans';
 import { CronFiring, CronFiringResult } from '../../src/storage/cron-store';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { Store } from '../../src/storage/store';
@@ -39,8 +40,9 @@ export interface EvaluatorNode {
 /**
  * Opens a store on `file` (own connection, writes in process) with a CronService and a
  * CronEvaluator driven by `clock`. The evaluator is not started.
+ * @param spans the evaluator's task spans (tracing), if any
  */
-export async function evaluatorNode(file: string, clock: ManualClock, config: Config): Promise<EvaluatorNode> {
+export async function evaluatorNode(file: string, clock: ManualClock, config: Config, spans?: TaskSpans): Promise<EvaluatorNode> {
   const store = new SqliteStore(file, { writerThread: false });
   await store.open(config.partitions);
   const metrics = new SchedulerMetrics(() => store.countByState());
@@ -59,6 +61,7 @@ export async function evaluatorNode(file: string, clock: ManualClock, config: Co
     log: pino({ level: 'silent' }),
     onInstances: (entries) => node.instances.push(...entries),
     onAborts: (aborts) => node.aborts.push(...aborts),
+    ...(spans ? { spans } : {}),
   });
   const crons = new CronService({
     store,

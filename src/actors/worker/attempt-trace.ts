@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { context, Context, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace, Tracer, TraceFlags, isSpanContextValid } from '@opentelemetry/api';
-import { parseTraceparent } from '../../contract/traceparent';
+import { context, Context, Span, SpanKind, SpanStatusCode, trace, Tracer, TraceFlags, isSpanContextValid } from '@opentelemetry/api';
+import { parentContextOf, SPAN_ATTRIBUTES as A, traceparentOf } from '../../observability/trace-context';
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import type { TraceContext } from '../../handlers/types';
 import type { WorkItem } from './protocol';
@@ -17,37 +17,42 @@ export interface AttemptTrace {
 
 /**
  * Starts the span of an attempt (kind CONSUMER, named `task <task_type>`), as a child of the
- * `traceparent` the task was submitted with (W3C Trace Context) or as a new trace without one.
+ * task's stored `traceparent` (W3C Trace Context: the submission span when the service traces,
+ * else the submitter's own) or as a new trace without one. Attributes: task id, task type,
+ * attempt, and tenant and queue when the dispatcher sent them (it does while it traces).
  * With no OpenTelemetry SDK registered the API's span records nothing and has the parent's ids;
  * the attempt still gets a span id of its own in `traceContext`, so the `traceparent` a handler
  * passes on names this attempt as the parent.
  */
 export function startAttemptTrace(tracer: Tracer, item: WorkItem): AttemptTrace {
-  const parsed = item.traceparent ? parseTraceparent(item.traceparent) : null;
-  const parent = parsed && !('invalid' in parsed) ? parsed : null;
-  const parentContext = parent
-    ? trace.setSpanContext(ROOT_CONTEXT, { traceId: parent.traceId, spanId: parent.parentId, traceFlags: parseInt(parent.flags, 16) & 0xff, isRemote: true })
-    : ROOT_CONTEXT;
+  const parentContext = parentContextOf(item.traceparent);
+  const parent = trace.getSpanContext(parentContext);
   const span: Span = tracer.startSpan(
     `task ${item.taskType}`,
     {
       kind: SpanKind.CONSUMER,
-      attributes: { 'scheduler.task_id': item.id, 'scheduler.task_type': item.taskType, 'scheduler.attempt': item.attempt },
+      attributes: {
+        [A.taskId]: item.id,
+        [A.taskType]: item.taskType,
+        [A.attempt]: item.attempt,
+        ...(item.tenant !== undefined ? { [A.tenant]: item.tenant } : {}),
+        ...(item.queue !== undefined ? { [A.queue]: item.queue } : {}),
+      },
     },
     parentContext,
   );
   const sc = span.spanContext();
   let traceContext: TraceContext | null = null;
-  if (isSpanContextValid(sc) && sc.spanId !== parent?.parentId) {
+  if (isSpanContextValid(sc) && sc.spanId !== parent?.spanId) {
     traceContext = contextOf(sc.traceId, sc.spanId, sc.traceFlags);
   } else if (parent) {
-    traceContext = contextOf(parent.traceId, randomBytes(8).toString('hex'), parseInt(parent.flags, 16) & TraceFlags.SAMPLED);
+    traceContext = contextOf(parent.traceId, randomBytes(8).toString('hex'), parent.traceFlags & TraceFlags.SAMPLED);
   }
   return {
     otelContext: trace.setSpan(parentContext, span),
     traceContext,
     end(outcome) {
-      span.setAttribute('scheduler.outcome', outcome.kind);
+      span.setAttribute(A.outcome, outcome.kind);
       if (outcome.kind === 'failed') {
         span.setAttribute('error.type', outcome.errorType);
         span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
@@ -64,6 +69,6 @@ export function withAttemptContext<T>(t: AttemptTrace, fn: () => T): T {
   return context.with(t.otelContext, fn);
 }
 
-function contextOf(traceId: string, spanId: string, flags: number): TraceContext {
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-${(flags & 0xff).toString(16).padStart(2, '0')}` };
+function contextOf(traceId: string, spanId: string, traceFlags: number): TraceContext {
+  return { traceId, spanId, traceparent: traceparentOf({ traceId, spanId, traceFlags }) };
 }

@@ -13,6 +13,9 @@ export interface WorkItem {
   upstreamResults?: Record<string, unknown>;
   /** W3C `traceparent` the task was submitted with (absent or null: none). */
   traceparent?: string | null;
+  /** The task's tenant and queue: sent only while the service traces (attributes of the attempt span). */
+  tenant?: string;
+  queue?: string;
 }
 
 /** A finished attempt reported by a worker. */

@@ -5,7 +5,7 @@ import { TypedRef } from '../typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
 import { TaskRunner } from './task-runner';
 import pino from 'pino';
-import { registerTracing, TracesExporter } from '../../observability/tracing';
+import { registerTracing, TracesExporter, TracingHandle } from '../../observability/tracing';
 
 interface WorkerParams {
   workerId: string;
@@ -20,9 +20,10 @@ interface WorkerParams {
   heartbeatMs: number;
   /** pino level of the worker's log (the service's `logLevel`). */
   logLevel: string;
-  /** Attempt span exporter (`tracesExporter`) and its OTLP URL. */
+  /** Attempt span exporter (`tracesExporter`), its OTLP URL and delay between exports (ms). */
   tracesExporter: TracesExporter;
   otlpTracesEndpoint: string | null;
+  tracesExportDelayMs?: number;
 }
 
 /**
@@ -35,6 +36,8 @@ interface WorkerParams {
 class WorkerActor {
   private runner: TaskRunner | null = null;
   private params: WorkerParams | null = null;
+  /** This process's tracer provider (null: `tracesExporter` none). */
+  private tracing: TracingHandle | null = null;
   /** When the dispatcher last sent anything (epoch ms). */
   private lastHeard = 0;
   /** The dispatcher has asked `hello`: comedy's creation is over, so this worker may message it. */
@@ -67,7 +70,11 @@ class WorkerActor {
     watch();
     const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
     this.params = p;
-    registerTracing(p.tracesExporter ?? 'none', { otlpEndpoint: p.otlpTracesEndpoint ?? null });
+    this.tracing = registerTracing(p.tracesExporter ?? 'none', {
+      otlpEndpoint: p.otlpTracesEndpoint ?? null,
+      ...(p.tracesExportDelayMs !== undefined ? { exportDelayMs: p.tracesExportDelayMs } : {}),
+      global: true,
+    });
     // Same shape as the service's log lines; each attempt's lines add task_id, attempt, trace_id.
     const log = pino({ level: p.logLevel ?? 'info', base: { service: 'scheduler', worker_id: p.workerId, pid: process.pid } });
     // A promise a handler leaves unawaited that rejects later (a bug in the handler, such as a call
@@ -110,6 +117,11 @@ class WorkerActor {
 
   abort(msg: { taskId: string; attempt: number }): void {
     this.runner?.abort(msg.taskId, msg.attempt);
+  }
+
+  /** comedy hook when the service destroys its actors (graceful stop): the attempt spans still queued are exported. */
+  async destroy(): Promise<void> {
+    await this.tracing?.shutdown().catch(() => undefined);
   }
 }
 
