@@ -73,8 +73,15 @@ export class DispatcherActor {
       typeBucket: limits.typeBucket,
       tenantBucket: limits.tenantBucket,
       onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
+      concurrency: limits.concurrency,
     });
     limits.onChange(() => this.pump());
+    // A key's limit changed or shared slots arrived: what was set aside on it is tried again.
+    limits.concurrency.onChange((key) => {
+      this.ready.reconsiderKey(key);
+      this.pump();
+    });
+    metrics.setConcurrencySource(() => limits.concurrency.snapshot());
     metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
     const specs = externalQueueSpecs(config);
     if (deps.streams && specs.size > 0) {
@@ -269,8 +276,10 @@ export class DispatcherActor {
       return this.pump();
     }
     const items: WorkItem[] = [];
+    const keys = new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]));
     for (const t of claimed) {
-      this.running.set(t.id, { task: t, workerId: slot.id });
+      const concurrencyKey = keys.get(t.id);
+      this.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
       this.watchdog.attemptsStarted();
       items.push(workItemOf(t));
     }
@@ -312,6 +321,7 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
+      if (run.concurrencyKey !== undefined) this.ready.releaseKey(run.concurrencyKey, now);
       const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
       if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
       completions.push(c);

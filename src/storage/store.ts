@@ -12,6 +12,7 @@ import {
 import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
+import type { ConcurrencyStore } from './concurrency-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -154,7 +155,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore, ClusterStore {
+export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

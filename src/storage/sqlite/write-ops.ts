@@ -21,6 +21,7 @@ import { prepareAcquireLease } from './ops/acquire-lease';
 import { prepareRenewLease } from './ops/renew-lease';
 import { prepareReleaseLease } from './ops/release-lease';
 import { prepareFencePartition } from './ops/fence-partition';
+import { prepareConcurrencyLimitWrites } from './ops/concurrency-limits';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -28,6 +29,7 @@ export function prepareWriteOps(db: Database.Database) {
   return {
     putTenantSettings: tenants.putTenantSettings,
     putTaskTypeLimit: tenants.putTaskTypeLimit,
+    putConcurrencyLimit: prepareConcurrencyLimitWrites(db).putConcurrencyLimit,
     insertTasks: prepareInsertTasks(db),
     markPending: prepareMarkPending(db),
     claimTasks: prepareClaimTasks(db),
