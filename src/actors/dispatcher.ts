@@ -285,6 +285,8 @@ export class DispatcherActor {
     }
     observeStarts(metrics, claimed);
     this.outbox.add(slot, items);
+    // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
+    if (refused.length > 0) this.pump();
   }
 
   /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
