@@ -112,6 +112,9 @@ const DEPTH_COUNT_SERVE_STALE_MS = 250;
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
 
+/** Cluster mode: how often each node reads the stored concurrency limits again (ms). */
+const CONCURRENCY_LIMITS_REFRESH_MS = 5000;
+
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   const localClock = options.clock ?? new SystemClock();
@@ -153,7 +156,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       gateway,
       cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
       externalGateway: externalGateway(directory),
-      ...(coord ? { rateLimiter: coord.rateLimiter, redisStatus: coord.status } : {}),
+      ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
     // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
@@ -189,6 +192,11 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       (err) => log.warn({ err }, 'waiting-count refresh failed'),
     );
     if (guard.countsNeeded) waitingCounts.start();
+    // Cluster mode: a concurrency limit changed through another node is applied here within this period.
+    const concurrencyLimits = cluster
+      ? new Periodic(clock, CONCURRENCY_LIMITS_REFRESH_MS, () => tenants.concurrency.loadStored(), (err) => log.warn({ err }, 'concurrency-limit refresh failed'))
+      : null;
+    concurrencyLimits?.start();
     const rt = runtime;
     const streamsRedis = redis;
     let closing: Promise<void> | null = null;
@@ -215,6 +223,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await checkpoints?.stop();
           await audit.stop();
           await waitingCounts.stop();
+          await concurrencyLimits?.stop();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();

@@ -21,6 +21,8 @@ export interface SharedSlots {
   tryTake(now: number): boolean;
   /** Gives back a slot taken by {@link tryTake} (its attempt ended, or its claim was refused). */
   giveBack(now: number): void;
+  /** The key's limit changed (the slots held keep backing the attempts that run). */
+  setLimit(maxRunning: number): void;
   /** Stops renewing and returns every slot held (a changed or removed limit, shutdown). */
   close(): void;
 }
@@ -72,10 +74,14 @@ export class ConcurrencyLimits {
     if (maxRunning !== null && (!Number.isInteger(maxRunning) || maxRunning < 1 || maxRunning > MAX_RUNNING_LIMIT)) {
       throw new RangeError(`max_running must be an integer in 1..${MAX_RUNNING_LIMIT}, got ${maxRunning}`);
     }
-    this.shared.get(key)?.close();
-    this.shared.delete(key);
-    if (maxRunning === null) this.limits.delete(key);
-    else this.limits.set(key, maxRunning);
+    if (maxRunning === null) {
+      this.shared.get(key)?.close();
+      this.shared.delete(key);
+      this.limits.delete(key);
+    } else {
+      this.shared.get(key)?.setLimit(maxRunning);
+      this.limits.set(key, maxRunning);
+    }
     this.changed(key);
   }
 

@@ -27,9 +27,15 @@ export class ConcurrencyAdmin {
 
   constructor(private readonly deps: ConcurrencyAdminDeps) {}
 
-  /** Applies the stored limits (start-up). */
+  /**
+   * Makes the limits in force those stored: at start-up, and periodically in cluster mode, where
+   * another node may have changed them (only what differs is applied).
+   */
   async loadStored(): Promise<void> {
-    for (const { key, maxRunning } of await this.deps.store.listConcurrencyLimits()) this.deps.concurrency.set(key, maxRunning);
+    const { store, concurrency } = this.deps;
+    const stored = new Map((await store.listConcurrencyLimits()).map((l) => [l.key, l.maxRunning]));
+    for (const { key } of concurrency.snapshot()) if (!stored.has(key)) concurrency.set(key, null);
+    for (const [key, maxRunning] of stored) if (concurrency.maxRunningOf(key) !== maxRunning) concurrency.set(key, maxRunning);
   }
 
   /**

@@ -55,6 +55,7 @@ describe('concurrency keys', () => {
       const shared: SharedSlots = {
         tryTake: () => (held > 0 ? (held--, true) : false),
         giveBack: (now) => (held++, given.push(now)),
+        setLimit: () => undefined,
         close: () => undefined,
       };
       const c = new ConcurrencyLimits({ slots: () => shared });
