@@ -76,9 +76,10 @@ export class DispatcherActor {
       concurrency: limits.concurrency,
     });
     limits.onChange(() => this.pump());
-    // A key's limit changed or shared slots arrived: what was set aside on it is tried again.
+    // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
+    // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
     limits.concurrency.onChange((key) => {
-      this.ready.reconsiderKey(key);
+      this.ready.reconsiderKey(key, limits.concurrency.maxRunningOf(key) ?? Infinity);
       this.pump();
     });
     metrics.setConcurrencySource(() => limits.concurrency.snapshot());
