@@ -1,14 +1,8 @@
 import { expect } from 'chai';
 import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { hashApiKey } from '../../src/tenancy/api-keys';
 import { TenantAdmin } from '../../src/tenancy/tenant-admin';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
-
-const KEYS = { acme: 'key-acme-123', admin: 'key-admin-789' };
-const apiKeys = [
-  { sha256: hashApiKey(KEYS.acme), tenant: 'acme' },
-  { sha256: hashApiKey(KEYS.admin), admin: true },
-];
+import { requestAs, TEST_KEYS as KEYS, testApiKeys as apiKeys } from '../helpers/api-keys';
 
 /** Concurrency keys through app.inject: the limit routes (admin), and the key on submissions. */
 describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
@@ -18,8 +12,7 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
   });
   afterEach(async () => f.close());
 
-  const as = (key: string | null, method: string, url: string, payload?: unknown) =>
-    f.app.inject({ method: method as 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const as = requestAs(() => f);
   const admin = (method: string, url: string, payload?: unknown) => as(KEYS.admin, method, url, payload);
 
   it('PUT sets a limit (stored, applied at once), GET and the list show it, DELETE makes the key unlimited', async () => {
