@@ -32,6 +32,17 @@ function fakeSource(limit: number) {
   return { source, leases, calls, lost, limit };
 }
 
+/** A key limited to 2 whose two slots this node leased and both attempts took. */
+async function bothSlotsTaken() {
+  const clock = new ManualClock(T0);
+  const f = fakeSource(2);
+  const slots = new LeasedSlots(2, 'n1', f.source, clock, OPTIONS, () => undefined);
+  slots.tryTake(T0);
+  await flush();
+  expect([slots.tryTake(T0), slots.tryTake(T0)]).to.deep.equal([true, true]);
+  return { clock, f, slots };
+}
+
 describe('LeasedSlots (a concurrency key\'s slots leased from a shared set)', () => {
   it('asks for slots on the first start (false meanwhile), then spends the grant synchronously', async () => {
     const clock = new ManualClock(T0);
@@ -51,12 +62,7 @@ describe('LeasedSlots (a concurrency key\'s slots leased from a shared set)', ()
   });
 
   it('a slot left free for idleMs goes back; one taken again meanwhile stays', async () => {
-    const clock = new ManualClock(T0);
-    const f = fakeSource(2);
-    const slots = new LeasedSlots(2, 'n1', f.source, clock, OPTIONS, () => undefined);
-    slots.tryTake(T0);
-    await flush();
-    expect([slots.tryTake(T0), slots.tryTake(T0)]).to.deep.equal([true, true]);
+    const { clock, f, slots } = await bothSlotsTaken();
     slots.giveBack();
     expect(slots.tryTake(T0), 'the free slot is reused without a round trip').to.equal(true);
     slots.giveBack();
@@ -89,12 +95,7 @@ describe('LeasedSlots (a concurrency key\'s slots leased from a shared set)', ()
   });
 
   it('a lease lost at renewal (it expired) is dropped: the attempt it backed no longer counts as leased', async () => {
-    const clock = new ManualClock(T0);
-    const f = fakeSource(2);
-    const slots = new LeasedSlots(2, 'n1', f.source, clock, OPTIONS, () => undefined);
-    slots.tryTake(T0);
-    await flush();
-    expect([slots.tryTake(T0), slots.tryTake(T0)]).to.deep.equal([true, true]);
+    const { clock, f, slots } = await bothSlotsTaken();
     f.lost.add([...f.leases][0]);
     clock.advance(5000);
     await flush();
