@@ -7,6 +7,7 @@ import { PayloadChecks } from './handlers/payload-schemas';
 import { Clock } from './domain/clock';
 import { DispatchLimits } from './domain/dispatch-limits';
 import type { RateLimiterBackend } from './domain/rate-limiter-backend';
+import type { ConcurrencyBackend } from './domain/concurrency-limits';
 import { SchedulerMetrics } from './observability/metrics';
 import { SchedulerService, SchedulingGateway } from './service';
 import { Store } from './storage/store';
@@ -47,6 +48,8 @@ export interface ServicesDeps {
   externalGateway?: ExternalGateway;
   /** Where rate-limit buckets live (cluster mode: Redis); default: in-process token buckets. */
   rateLimiter?: RateLimiterBackend;
+  /** Shares concurrency limits across nodes (Redis); default: counted in this process. */
+  concurrencyBackend?: ConcurrencyBackend;
   /** Health of the Redis coordination for /readyz (cluster mode). */
   redisStatus?: () => 'up' | 'down';
   /** The service process's task spans (tracing configured); absent or null: no submission spans. */
@@ -56,9 +59,10 @@ export interface ServicesDeps {
 /**
  * The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full).
  * @param backend where the buckets live (default: in-process)
+ * @param concurrencyBackend shares the concurrency limits across nodes (default: none, per process)
  */
-export function dispatchLimitsFromConfig(config: Config, now: number, backend?: RateLimiterBackend): DispatchLimits {
-  const limits = new DispatchLimits(backend);
+export function dispatchLimitsFromConfig(config: Config, now: number, backend?: RateLimiterBackend, concurrencyBackend?: ConcurrencyBackend): DispatchLimits {
+  const limits = new DispatchLimits(backend, concurrencyBackend ?? null);
   for (const [tenant, t] of Object.entries(config.tenants)) {
     if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
     if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
@@ -75,7 +79,7 @@ export function dispatchLimitsFromConfig(config: Config, now: number, backend?: 
  */
 export async function createServices(deps: ServicesDeps): Promise<Services> {
   const { store, clock, config, metrics, log, gateway, cronGateway, redisStatus } = deps;
-  const limits = dispatchLimitsFromConfig(config, clock.now(), deps.rateLimiter);
+  const limits = dispatchLimitsFromConfig(config, clock.now(), deps.rateLimiter, deps.concurrencyBackend);
   const tenants = new TenantAdmin({ store, clock, config, limits });
   await tenants.loadStored();
   const guard = new SubmissionGuard(config);

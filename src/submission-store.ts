@@ -97,9 +97,23 @@ function idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: nu
   return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId);
 }
 
-/** The partition owner's entry of a new waiting task, with the sequence the store gave it. */
-function dueEntryOf(t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'state' | 'queue'>, seq: number): DueEntry {
-  return { id: t.id, partition: t.partition, seq, dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue };
+/** The partition owner's entry of a new waiting task (a submission, a workflow root), with the sequence the store gave it. */
+export function dueEntryOf(
+  t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'queue' | 'concurrencyKey'> & { state: DueEntry['state'] },
+  seq: number,
+): DueEntry {
+  return {
+    id: t.id,
+    partition: t.partition,
+    seq,
+    dueAt: t.dueAt,
+    priority: t.priority,
+    tenantId: t.tenantId,
+    taskType: t.taskType,
+    state: t.state,
+    queue: t.queue,
+    ...(t.concurrencyKey ? { concurrencyKey: t.concurrencyKey } : {}),
+  };
 }
 
 /**

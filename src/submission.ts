@@ -70,6 +70,8 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
     },
     timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
     scheduledAt,
+    // Only when given, so the idempotency hash of a request without a key is what it always was.
+    ...(s.concurrency_key ? { concurrencyKey: s.concurrency_key } : {}),
   };
   return {
     id,

@@ -11,6 +11,8 @@ import { WorkerPool } from './worker-pool';
 export interface RunningAttempt {
   task: ClaimedTask;
   workerId: string;
+  /** The concurrency key whose slot the attempt holds (absent: none). */
+  concurrencyKey?: string;
 }
 
 /** A finished attempt as the dispatcher records it: a worker's report, or one it decided itself. */

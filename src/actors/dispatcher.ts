@@ -74,8 +74,16 @@ export class DispatcherActor {
       typeBucket: limits.typeBucket,
       tenantBucket: limits.tenantBucket,
       onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
+      concurrency: limits.concurrency,
     });
     limits.onChange(() => this.pump());
+    // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
+    // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
+    limits.concurrency.onChange((key) => {
+      this.ready.reconsiderKey(key, limits.concurrency.maxRunningOf(key) ?? Infinity);
+      this.pump();
+    });
+    metrics.setConcurrencySource(() => limits.concurrency.snapshot());
     metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
     const specs = externalQueueSpecs(config);
     if (deps.streams && specs.size > 0) {
@@ -273,13 +281,17 @@ export class DispatcherActor {
     // Tracing configured: each attempt's queue wait (due → claim) becomes a span of its task's trace.
     const queues = this.deps.spans ? queuesOf(entries) : null;
     if (queues) this.deps.spans?.queueWaits(claimed, queues);
+    const keys = new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]));
     for (const t of claimed) {
-      this.running.set(t.id, { task: t, workerId: slot.id });
+      const concurrencyKey = keys.get(t.id);
+      this.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
       this.watchdog.attemptsStarted();
       items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
     }
     observeStarts(metrics, claimed);
     this.outbox.add(slot, items);
+    // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
+    if (refused.length > 0) this.pump();
   }
 
   /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
@@ -316,6 +328,7 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
+      if (run.concurrencyKey !== undefined) this.ready.releaseKey(run.concurrencyKey, now);
       const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
       if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
       completions.push(c);

@@ -21,6 +21,7 @@ import { deadLetterRoutes } from './routes/dead-letter';
 import { auditRoutes } from './routes/audit';
 import { cronRoutes } from './routes/cron-tasks';
 import { tenantRoutes } from './routes/tenants';
+import { concurrencyLimitRoutes } from './routes/concurrency-limits';
 import { registerAuth } from './auth';
 import type { TenantAdmin } from '../tenancy/tenant-admin';
 import type { ApiKeys } from '../tenancy/api-keys';
@@ -157,6 +158,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     deadLetterRoutes(api, deps.service);
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);
+    if (deps.tenants) concurrencyLimitRoutes(api, deps.tenants.concurrency);
     auditRoutes(api, deps.service);
     healthRoutes(api, deps.service, deps.metrics);
     if (deps.workflows) workflowRoutes(api, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);

@@ -57,6 +57,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     payload: t.payload,
     metadata: { ...t.metadata, tenant_id: t.tenantId, correlation_id: t.correlationId },
     idempotency_key: t.idempotencyKey,
+    concurrency_key: t.concurrencyKey ?? null,
     scheduled_at: iso(t.scheduledAt),
     due_at: iso(t.dueAt),
     created_at: iso(t.createdAt),

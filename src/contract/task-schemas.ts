@@ -5,6 +5,7 @@
  */
 
 import { ISO_WITH_OFFSET } from './iso-date';
+import { CONCURRENCY_KEY_PATTERN } from '../domain/concurrency-limits';
 
 /** The pattern of every date field: RFC 3339 with an offset (contract/iso-date.ts). */
 export { ISO_WITH_OFFSET };
@@ -26,6 +27,7 @@ export const taskSubmissionSchema = {
     timeout_seconds: { type: 'number', minimum: 0.001, maximum: 604800 },
     idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
     queue: { type: 'string', minLength: 1, maxLength: 200 },
+    concurrency_key: { type: ['string', 'null'], pattern: CONCURRENCY_KEY_PATTERN },
     metadata: {
       type: 'object',
       properties: {

@@ -1,4 +1,6 @@
-/** JSON Schemas of the tenant and rate-limit admin API (issue 5). */
+/** JSON Schemas of the tenant, rate-limit and concurrency-limit admin API (issue 5). */
+
+import { CONCURRENCY_KEY_PATTERN, MAX_RUNNING_LIMIT } from '../domain/concurrency-limits';
 
 const rateLimit = {
   type: 'object',
@@ -36,4 +38,18 @@ export const taskTypeParamsSchema = {
   type: 'object',
   required: ['task_type'],
   properties: { task_type: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+/** `PUT /api/v1/concurrency-limits/{key}`: the attempts of tasks with the key that may run at once. */
+export const concurrencyLimitPutSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['max_running'],
+  properties: { max_running: { type: 'integer', minimum: 1, maximum: MAX_RUNNING_LIMIT } },
+} as const;
+
+export const concurrencyKeyParamsSchema = {
+  type: 'object',
+  required: ['key'],
+  properties: { key: { type: 'string', pattern: CONCURRENCY_KEY_PATTERN } },
 } as const;

@@ -9,6 +9,7 @@ import { ClockSyncOptions, OffsetClock } from './offset-clock';
 import { RedisConnection, RedisConnectionOptions } from './redis-connection';
 import { RedisMetrics } from './redis-metrics';
 import { RedisRateLimiter, RedisRateLimiterOptions } from './redis-rate-limiter';
+import { RedisConcurrency, RedisConcurrencyOptions } from './redis-concurrency';
 import { defineScripts } from './scripts';
 
 /** Everything a cluster node coordinates through Redis. */
@@ -20,6 +21,8 @@ export interface Coordination {
   readonly clock: OffsetClock;
   /** Rate-limit buckets shared by the cluster (falls back to local buckets while Redis is away). */
   readonly rateLimiter: RedisRateLimiter;
+  /** Concurrency-key slots shared by the cluster (the per-node limit while Redis is away). */
+  readonly concurrency: RedisConcurrency;
   readonly bus: CoordinationBus;
   /** 'up' while Redis answers, 'down' while it is unreachable (readiness: degraded). */
   status(): 'up' | 'down';
@@ -47,10 +50,11 @@ export interface CoordinationOptions {
   connection?: RedisConnectionOptions;
   clockSync?: ClockSyncOptions;
   rateLimits?: RedisRateLimiterOptions;
+  concurrency?: RedisConcurrencyOptions;
 }
 
 /**
- * Connects to Redis and sets up the clock, the shared rate limits and the bus. Never fails on an
+ * Connects to Redis and sets up the clock, the shared rate limits and concurrency slots, and the bus. Never fails on an
  * unreachable server: it starts degraded (local clock, local limits) and recovers when Redis
  * answers. The first clock measurement is awaited when Redis is up, so the node starts on the
  * server's time.
@@ -73,6 +77,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
     o.clockSync,
   );
   const rateLimiter = new RedisRateLimiter(connection, scripts, clock, metrics, { ...o.rateLimits, prefix: o.prefix });
+  const concurrency = new RedisConcurrency(connection, scripts, clock, nodeId, metrics, { ...o.concurrency, prefix: o.prefix });
   const bus = new CoordinationBus(connection, nodeId, log, metrics, { prefix: o.prefix });
   if (await connection.connect()) await clock.measure();
   // Measure again at once whenever the connection comes back (the server may have changed).
@@ -86,6 +91,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
     connection,
     clock,
     rateLimiter,
+    concurrency,
     bus,
     status: () => (connection.up ? 'up' : 'down'),
     async attach(directory, horizonMs, localOwner) {
@@ -97,6 +103,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
       (closing ??= (async () => {
         clock.stop();
         await rateLimiter.close();
+        concurrency.close();
         await connection.close();
       })()),
   };

@@ -34,13 +34,13 @@ export class RedisMetrics {
     });
     this.leaseRequests = new Counter({
       name: 'scheduler_redis_token_leases_total',
-      help: 'Token lease requests to the shared Redis buckets, by limit kind and result (granted, empty, failed).',
+      help: 'Lease requests to Redis: tokens of the shared buckets (limit task_type or tenant) and concurrency slots (limit concurrency), by result (granted, empty, failed).',
       labelNames: ['limit', 'result'],
       registers,
     });
     this.fallbacks = new Counter({
       name: 'scheduler_redis_rate_limit_fallbacks_total',
-      help: 'Starts allowed by the local token bucket because Redis was unreachable (the limit then holds per node).',
+      help: 'Starts allowed by the local token bucket or concurrency count because Redis was unreachable (the limit then holds per node).',
       labelNames: ['limit'],
       registers,
     });

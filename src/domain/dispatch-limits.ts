@@ -1,10 +1,12 @@
+import { ConcurrencyBackend, ConcurrencyLimits } from './concurrency-limits';
 import { LimitKind, localRateLimiter, RateBucket, RateLimit, RateLimiterBackend } from './rate-limiter-backend';
 
 export type { RateLimit } from './rate-limiter-backend';
 
 /**
  * The dispatch settings an operator changes at run time (issue 5): tenant weights for the
- * weighted round-robin, and token-bucket rate limits per task type and per tenant. One instance
+ * weighted round-robin, token-bucket rate limits per task type and per tenant, and the limits per
+ * concurrency key ({@link ConcurrencyLimits}). One instance
  * per scheduler, shared by the dispatcher (which reads it on every start) and the service (which
  * applies admin changes after storing them). Changing a limit starts a fresh, full bucket, made by
  * the {@link RateLimiterBackend} (in-process token buckets by default; shared ones in Redis in
@@ -15,9 +17,19 @@ export class DispatchLimits {
   private readonly typeBuckets = new Map<string, RateBucket>();
   private readonly tenantBuckets = new Map<string, RateBucket>();
   private readonly listeners: Array<() => void> = [];
+  /** Limits per concurrency key and this node's running count per key. */
+  readonly concurrency: ConcurrencyLimits;
 
-  /** @param backend makes the bucket of each limit (default: {@link localRateLimiter}) */
-  constructor(private readonly backend: RateLimiterBackend = localRateLimiter) {}
+  /**
+   * @param backend makes the bucket of each limit (default: {@link localRateLimiter})
+   * @param concurrencyBackend shares concurrency limits across nodes (Redis); null: per process
+   */
+  constructor(
+    private readonly backend: RateLimiterBackend = localRateLimiter,
+    concurrencyBackend: ConcurrencyBackend | null = null,
+  ) {
+    this.concurrency = new ConcurrencyLimits(concurrencyBackend);
+  }
 
   /** Weight of a tenant (default 1). */
   weightOf = (tenantId: string): number => this.weights.get(tenantId) ?? 1;

@@ -2,6 +2,7 @@ import { SmoothWeightedRoundRobin } from './smooth-weighted-round-robin';
 import { DueEntry, PRIORITY_RANK } from './task';
 import { TenantReadyQueue } from './tenant-ready-queue';
 import type { RateBucket } from './rate-limiter-backend';
+import { KeySetAside } from './key-set-aside';
 
 /** Inside a tenant, without aging: high before medium before low, then oldest due, then sequence. */
 export function compareReady(a: DueEntry, b: DueEntry): number {
@@ -20,6 +21,12 @@ export interface ReadyPolicy {
   tenantBucket?(tenantId: string): RateBucket | null;
   /** Called when a queue with work finds its bucket empty (a rate-limit wait begins). */
   onWait?(kind: 'task_type' | 'tenant', key: string): void;
+  /**
+   * The concurrency slots of tasks with a `concurrencyKey` (`ConcurrencyLimits`): a slot is taken
+   * for each such entry {@link ReadyQueues.take} returns, and given back by {@link ReadyQueues.refund}
+   * or {@link ReadyQueues.releaseKey}.
+   */
+  concurrency?: { tryAcquire(key: string, now: number): boolean; release(key: string, now: number): void };
 }
 
 /**
@@ -27,7 +34,9 @@ export interface ReadyPolicy {
  * aging, per task type), smooth weighted round-robin between tenants that have work allowed to
  * start, and token buckets per task type and per tenant. An empty bucket parks only its own queue:
  * other types and tenants keep flowing, and {@link nextReleaseAt} says when to look again (the
- * caller sets one timer; nothing polls). Tenants without work hold no state.
+ * caller sets one timer; nothing polls). Tenants without work hold no state. An entry whose
+ * concurrency key is full when it comes up is set aside per key (so it holds up nothing behind
+ * it) and comes back when a slot of its key frees ({@link releaseKey}, {@link reconsiderKey}).
  */
 export class ReadyQueues {
   private readonly byTenant = new Map<string, TenantReadyQueue>();
@@ -38,6 +47,8 @@ export class ReadyQueues {
   private readonly waiting = new Set<string>();
   /** The buckets {@link take} charged for each entry it returned, for {@link refund}. */
   private readonly charged = new WeakMap<DueEntry, RateBucket[]>();
+  /** Entries whose concurrency key was full when they came up, per key. */
+  private readonly aside = new KeySetAside(compareReady);
 
   constructor(private readonly policy: ReadyPolicy = {}) {
     this.rr = new SmoothWeightedRoundRobin(policy.weightOf);
@@ -58,10 +69,19 @@ export class ReadyQueues {
     return this.byTenant.keys();
   }
 
+  /** Entries set aside because their concurrency key was full. */
+  get setAside(): number {
+    return this.aside.size;
+  }
+
   /** Adds an entry; a second add of the same id is ignored. */
   add(entry: DueEntry): void {
     if (this.ids.has(entry.id)) return;
     this.ids.add(entry.id);
+    this.queue(entry);
+  }
+
+  private queue(entry: DueEntry): void {
     let q = this.byTenant.get(entry.tenantId);
     if (!q) {
       q = new TenantReadyQueue();
@@ -82,29 +102,66 @@ export class ReadyQueues {
     while (out.length < n && candidates.size > 0) {
       const tenant = this.rr.pick(candidates.keys()) as string;
       const e = candidates.get(tenant) as DueEntry;
+      const key = e.concurrencyKey;
+      if (key !== undefined && this.policy.concurrency && !this.policy.concurrency.tryAcquire(key, now)) {
+        this.dequeue(tenant, e);
+        this.aside.add(key, e);
+        this.nextHead(candidates, tenant, now);
+        continue;
+      }
       const typeBucket = this.policy.typeBucket?.(e.taskType) ?? null;
       const tenantBucket = this.policy.tenantBucket?.(tenant) ?? null;
       const charged: RateBucket[] = [];
       if (typeBucket?.tryTake(now)) charged.push(typeBucket);
       if (tenantBucket?.tryTake(now)) charged.push(tenantBucket);
       if (charged.length > 0) this.charged.set(e, charged);
-      const q = this.byTenant.get(tenant) as TenantReadyQueue;
-      q.remove(e);
+      this.dequeue(tenant, e);
       this.ids.delete(e.id);
       out.push(e);
-      if (q.size === 0) {
-        this.byTenant.delete(tenant);
-        this.rr.forget(tenant);
-      }
       if (typeBucket && typeBucket.nextTokenAt(now) > now) {
         candidates = this.heads(now);
         continue;
       }
-      const head = q.size > 0 && this.tenantMayStart(tenant, now) ? q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now)) : undefined;
-      if (head) candidates.set(tenant, head);
-      else candidates.delete(tenant);
+      this.nextHead(candidates, tenant, now);
     }
     return out;
+  }
+
+  /** Removes `e` (its tenant's head) from its tenant queue; the entry stays known by id. */
+  private dequeue(tenant: string, e: DueEntry): void {
+    const q = this.byTenant.get(tenant) as TenantReadyQueue;
+    q.remove(e);
+    if (q.size === 0) {
+      this.byTenant.delete(tenant);
+      this.rr.forget(tenant);
+    }
+  }
+
+  /** Puts the tenant's next allowed entry into `candidates` (or drops the tenant). */
+  private nextHead(candidates: Map<string, DueEntry>, tenant: string, now: number): void {
+    const q = this.byTenant.get(tenant);
+    const head = q && this.tenantMayStart(tenant, now) ? q.peek(now, this.agingMs, (type) => this.typeMayStart(type, now)) : undefined;
+    if (head) candidates.set(tenant, head);
+    else candidates.delete(tenant);
+  }
+
+  /**
+   * The attempt of an entry {@link take} returned with a concurrency key has ended: its slot is
+   * given back and the best entry set aside on that key returns to its tenant's queue.
+   * @param now epoch ms on the scheduler's clock
+   */
+  releaseKey(key: string, now: number): void {
+    this.policy.concurrency?.release(key, now);
+    this.reconsiderKey(key, 1);
+  }
+
+  /**
+   * Puts back up to `n` entries set aside on `key` (best first) into their tenants' queues: a
+   * slot freed, the key's limit changed, or shared slots arrived. They are tried again by the
+   * next {@link take}, and set aside again if the key is still full.
+   */
+  reconsiderKey(key: string, n = Infinity): void {
+    for (const e of this.aside.take(key, n)) this.queue(e);
   }
 
   /**
@@ -118,6 +175,7 @@ export class ReadyQueues {
     for (const e of entries) {
       for (const bucket of this.charged.get(e) ?? []) bucket.refund(now);
       this.charged.delete(e);
+      if (e.concurrencyKey !== undefined) this.releaseKey(e.concurrencyKey, now);
     }
   }
 

@@ -62,6 +62,8 @@ export interface NewTask {
   metadata: Record<string, unknown>;
   /** W3C `traceparent` given at submission (null or absent: none); each attempt's span is its child. */
   traceparent?: string | null;
+  /** Tasks with the same key share its concurrency limit (null or absent: none). */
+  concurrencyKey?: string | null;
   retry: RetrySettings;
   timeoutSeconds: number;
   /** Requested start time; null means "now". */
@@ -129,6 +131,8 @@ export interface DueEntry {
    * the forked workers). Tasks of an external queue (config `externalQueues`) go to a Redis stream.
    */
   queue?: string;
+  /** The task's concurrency key (absent: none); a full key sets the entry aside in the dispatcher. */
+  concurrencyKey?: string;
 }
 
 /** What a worker needs to run one attempt (returned by a claim). */

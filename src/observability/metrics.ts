@@ -30,6 +30,9 @@ export class SchedulerMetrics {
   /** Bounded tenant label values (see {@link TenantLabels}). */
   readonly tenantLabels: TenantLabels;
   private readyByTenant: () => Iterable<[string, number]> = () => [];
+  /** Attempts running per limited concurrency key on this node (read at scrape time). */
+  readonly concurrencyRunning: Gauge<'key'>;
+  private concurrencySource: () => Iterable<{ key: string; maxRunning: number; running: number }> = () => [];
   readonly cronFirings: Counter<'outcome' | 'reason'>;
   /** Low-priority submissions stored into the overflow hold (state OVERFLOW). */
   readonly overflowAccepted: Counter<string>;
@@ -159,6 +162,17 @@ export class SchedulerMetrics {
       labelNames: ['limit', 'key'],
       registers,
     });
+    const concurrency = () => this.concurrencySource();
+    this.concurrencyRunning = new Gauge({
+      name: 'scheduler_concurrency_running',
+      help: 'Attempts this node runs (or is claiming) per concurrency key that has a limit (the limit caps them across the cluster).',
+      labelNames: ['key'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { key, running } of concurrency()) this.set({ key }, running);
+      },
+    });
     this.cronFireLag = new Histogram({
       name: 'scheduler_cron_fire_lag_seconds',
       help: 'When a cron firing was made minus its scheduled fire time (on-time firings).',
@@ -194,5 +208,10 @@ export class SchedulerMetrics {
   /** Where the ready depth per tenant is read at scrape time (the dispatcher registers itself). */
   setReadySource(source: () => Iterable<[string, number]>): void {
     this.readyByTenant = source;
+  }
+
+  /** Where the running count per limited concurrency key is read at scrape time (the dispatcher registers it). */
+  setConcurrencySource(source: () => Iterable<{ key: string; maxRunning: number; running: number }>): void {
+    this.concurrencySource = source;
   }
 }

@@ -13,6 +13,7 @@ import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
 import type { OverflowStore } from './overflow-store';
+import type { ConcurrencyStore } from './concurrency-store';
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -155,7 +156,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore, ClusterStore, OverflowStore {
+export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore, OverflowStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

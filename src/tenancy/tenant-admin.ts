@@ -7,6 +7,7 @@ import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain
 import { registeredTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
 import { Caller, OPEN_CALLER } from './caller';
+import { ConcurrencyAdmin } from './concurrency-admin';
 
 export interface TenantAdminDeps {
   store: Store;
@@ -29,8 +30,12 @@ const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_s
  */
 export class TenantAdmin {
   private readonly validator = new SchemaValidator();
+  /** The concurrency limits per key (`/api/v1/concurrency-limits`). */
+  readonly concurrency: ConcurrencyAdmin;
 
-  constructor(private readonly deps: TenantAdminDeps) {}
+  constructor(private readonly deps: TenantAdminDeps) {
+    this.concurrency = new ConcurrencyAdmin({ store: deps.store, clock: deps.clock, concurrency: deps.limits.concurrency });
+  }
 
   /** Applies the stored settings on top of the config's (start-up). */
   async loadStored(): Promise<void> {
@@ -41,6 +46,7 @@ export class TenantAdmin {
       if (s.rateLimit !== null) limits.setTenantLimit(s.tenantId, s.rateLimit, now);
     }
     for (const { taskType, limit } of await store.listTaskTypeLimits()) limits.setTypeLimit(taskType, limit, now);
+    await this.concurrency.loadStored();
   }
 
   /**

@@ -19,6 +19,7 @@ import { buildWorkflow, WorkflowSubmission } from './build-workflow';
 import type { SubmitOptions } from '../submission';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, SubmissionSpan, TaskSpans } from '../observability/task-spans';
+import { dueEntryOf } from '../submission-store';
 
 export interface WorkflowServiceDeps {
   store: Store;
@@ -96,7 +97,7 @@ export class WorkflowService {
     for (const [i, t] of workflow.tasks.entries()) {
       this.deps.metrics.submitted.inc({ task_type: t.taskType });
       if (t.state !== 'BLOCKED') {
-        roots.push({ id: t.id, partition: t.partition, seq: seqs[i], dueAt: t.dueAt, priority: t.priority, tenantId: t.tenantId, taskType: t.taskType, state: t.state, queue: t.queue });
+        roots.push(dueEntryOf(t, seqs[i]));
       }
     }
     this.deps.gateway.tasksStored(roots);

@@ -1,13 +1,6 @@
 import { expect } from 'chai';
-import { hashApiKey } from '../../src/tenancy/api-keys';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
-
-const KEYS = { acme: 'key-acme-123', globex: 'key-globex-456', admin: 'key-admin-789' };
-const apiKeys = [
-  { sha256: hashApiKey(KEYS.acme), tenant: 'acme' },
-  { sha256: hashApiKey(KEYS.globex), tenant: 'globex' },
-  { sha256: hashApiKey(KEYS.admin), admin: true },
-];
+import { requestAs, TEST_KEYS as KEYS, testApiKeys as apiKeys } from '../helpers/api-keys';
 
 /** Identity, isolation and the admin routes (issue 5), through app.inject with a manual clock. */
 describe('REST: API keys, tenant isolation and admin routes', () => {
@@ -17,8 +10,7 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
   });
   afterEach(async () => f.close());
 
-  const as = (key: string | null, method: string, url: string, payload?: unknown) =>
-    f.app.inject({ method: method as 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const as = requestAs(() => f);
 
   it('401 without a key or with an unknown one (WWW-Authenticate: Bearer); probes stay open', async () => {
     for (const key of [null, 'nope']) {

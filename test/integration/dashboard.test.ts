@@ -214,7 +214,7 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     await shot('workflows');
   });
 
-  it('tenants and rate limits: saves a tenant weight and a task-type limit (admin PUT)', async () => {
+  it('tenants and limits: saves a tenant weight, a task-type limit and a concurrency limit (admin PUT)', async () => {
     await show('tenants');
     await page.fill('#tenant-form input[name=tenant]', 'acme');
     await page.fill('#tenant-form input[name=weight]', '3');
@@ -228,6 +228,12 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     await page.waitForSelector('td:has-text("echo")');
     expect((await call('GET', '/api/v1/tenants')).body.tenants).to.deep.include({ tenant_id: 'acme', weight: 3, rate_limit: null });
     expect((await call('GET', '/api/v1/rate-limits')).body.rate_limits).to.deep.include({ task_type: 'echo', rate_per_second: 50, burst: 5 });
+    await page.fill('#concurrency-limit-form input[name=key]', 'host:api.example.com');
+    await page.fill('#concurrency-limit-form input[name=max_running]', '3');
+    await page.click('#concurrency-limit-form button[type=submit]');
+    await page.waitForSelector('#flash:has-text("Concurrency limit host:api.example.com: saved")');
+    await page.waitForSelector('td:has-text("host:api.example.com")');
+    expect((await call('GET', '/api/v1/concurrency-limits')).body.concurrency_limits).to.deep.equal([{ key: 'host:api.example.com', max_running: 3, running: 0 }]);
     await shot('tenants');
   });
 

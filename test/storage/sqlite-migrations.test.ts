@@ -12,7 +12,8 @@ import { startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { openConnection } from '../../src/storage/sqlite/connection';
 import { migrate, SCHEMA_VERSION } from '../../src/storage/sqlite/migrations';
-import { prepareInsertTasks } from '../../src/storage/sqlite/ops/insert-tasks';
+import type Database from 'better-sqlite3';
+import { NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { StoreConfigError } from '../../src/storage/store';
 import { idsInPartition, newTask, PARTITIONS, T0 } from './fixtures';
@@ -37,11 +38,11 @@ describe('SqliteStore schema upgrade', () => {
     expect(migrate(old, 10)).to.have.length(10);
     const ids = Array.from({ length: PARTITIONS }, (_, p) => idsInPartition(p, 2, 'v10'));
     // Per partition: one task due at T0 + 100 (SCHEDULED), one run-now task (PENDING, due T0).
-    prepareInsertTasks(old)(ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
+    insertAtSchema10(old, ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
     old.close();
 
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '014-overflow'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '013-concurrency-keys', '014-overflow'] });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
@@ -100,6 +101,19 @@ describe('SqliteStore schema upgrade', () => {
     await scheduler.close();
     const upgrade = lines.find((l) => l.msg === 'store schema upgraded');
     expect(upgrade).to.include({ store: 'sqlite', from: 10, to: SCHEMA_VERSION });
-    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index', '014-overflow']);
+    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index', '013-concurrency-keys', '014-overflow']);
   });
 });
+
+/** Inserts tasks with the columns a schema-10 store has (today's insert also writes later ones). */
+function insertAtSchema10(db: Database.Database, tasks: NewTask[]): void {
+  const stmt = db.prepare(`
+    INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, metadata, max_retries, retry_backoff,
+      retry_delay_seconds, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const rank = { high: 0, medium: 1, low: 2 };
+  for (const t of tasks) {
+    stmt.run(t.id, t.partition, t.taskType, JSON.stringify(t.payload), rank[t.priority], t.queue, t.tenantId, JSON.stringify(t.metadata),
+      t.retry.maxRetries, t.retry.backoff, t.retry.delaySeconds, t.timeoutSeconds, t.scheduledAt, t.dueAt, t.state, t.createdAt, t.createdAt);
+  }
+}

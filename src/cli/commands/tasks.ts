@@ -23,6 +23,7 @@ interface SubmitFlags {
   timeout?: number;
   queue?: string;
   idempotencyKey?: string;
+  concurrencyKey?: string;
   metadata?: unknown;
   traceparent?: string;
   count?: number;
@@ -41,6 +42,7 @@ function submissionOf(taskType: string, f: SubmitFlags): Record<string, unknown>
     ...(f.timeout !== undefined ? { timeout_seconds: f.timeout } : {}),
     ...(f.queue !== undefined ? { queue: f.queue } : {}),
     ...(f.idempotencyKey !== undefined ? { idempotency_key: f.idempotencyKey } : {}),
+    ...(f.concurrencyKey !== undefined ? { concurrency_key: f.concurrencyKey } : {}),
     ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
   };
 }
@@ -85,6 +87,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--timeout <seconds>', 'handler timeout in seconds', numberValue)
     .option('--queue <name>', 'queue')
     .option('--idempotency-key <key>', 'submit at most once per key')
+    .option('--concurrency-key <key>', "share this key's concurrency limit (PUT /api/v1/concurrency-limits/{key})")
     .option('--metadata <json>', 'metadata object as JSON', jsonValue)
     .option('--traceparent <value>', 'W3C traceparent to join (sent as the traceparent header)')
     .option('-n, --count <n>', 'submit N copies (bulk, with a progress bar)', positiveInt)

@@ -11,6 +11,8 @@ import type Redis from 'ioredis';
 export const SCRIPTS = {
   takeTokens: 'take-tokens.lua',
   returnTokens: 'return-tokens.lua',
+  acquireSlots: 'acquire-slots.lua',
+  renewSlots: 'renew-slots.lua',
 } as const;
 
 /** The commands {@link defineScripts} adds to a connection. Numbers are sent as decimal strings. */
@@ -19,6 +21,10 @@ export interface ScriptCommands {
   takeTokens(key: string, rate: number, burst: number, wanted: number): Promise<[number, number, number]>;
   /** return-tokens.lua → tokens in the bucket afterwards. */
   returnTokens(key: string, rate: number, burst: number, count: number): Promise<number>;
+  /** acquire-slots.lua → [granted, held]. */
+  acquireSlots(key: string, limit: number, wanted: number, ttlMs: number, holder: string): Promise<[number, number]>;
+  /** renew-slots.lua (renew the first `count` ids, give back the rest) → the ids lost. */
+  renewSlots(key: string, ttlMs: number, count: number, ...ids: string[]): Promise<string[]>;
 }
 
 /**

@@ -39,6 +39,8 @@ export interface TaskTemplate {
   retry_jitter?: boolean;
   timeout_seconds?: number;
   queue?: string;
+  /** Concurrency key of every instance (absent or null: none). */
+  concurrency_key?: string | null;
   metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
 }
 

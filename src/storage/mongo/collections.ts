@@ -12,6 +12,7 @@ import type { Collection, Db } from 'mongodb';
 import { StoreConfigError } from '../store';
 import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
+import type { ConcurrencyLimitDoc } from './ops/concurrency-limits';
 import type { WorkflowDoc } from './workflow-documents';
 
 /** Version of the document layout this code writes; refused when the database is newer. */
@@ -60,6 +61,7 @@ export interface MongoCollections {
   members: Collection<MemberDoc>;
   tenantSettings: Collection<TenantSettingsDoc>;
   taskTypeLimits: Collection<TaskTypeLimitDoc>;
+  concurrencyLimits: Collection<ConcurrencyLimitDoc>;
 }
 
 /** What the server was found to support at open. */
@@ -91,6 +93,7 @@ export function collectionsOf(db: Db): MongoCollections {
     members: db.collection<MemberDoc>('members'),
     tenantSettings: db.collection<TenantSettingsDoc>('tenant_settings'),
     taskTypeLimits: db.collection<TaskTypeLimitDoc>('task_type_limits'),
+    concurrencyLimits: db.collection<ConcurrencyLimitDoc>('concurrency_limits'),
   };
 }
 

@@ -63,6 +63,8 @@ export interface TaskDoc {
   cron_id: string | null;
   /** W3C traceparent given at submission (absent in documents written before it existed). */
   traceparent?: string | null;
+  /** Concurrency key (absent in documents written before it existed; null: none). */
+  concurrency_key?: string | null;
   /** Attempts that ended in a retry, and a DEAD attempt archived by a replay; oldest first. */
   history: HistoryDoc[];
   // Workflow tasks only (absent on a task submitted on its own); see WorkflowTaskFields.
@@ -177,6 +179,7 @@ export function taskToDoc(t: NewTask, seq: number): TaskDoc {
     correlation_id: t.correlationId,
     idempotency_key: t.idempotencyKey,
     traceparent: t.traceparent ?? null,
+    concurrency_key: t.concurrencyKey ?? null,
     metadata: JSON.stringify(t.metadata),
     max_retries: t.retry.maxRetries,
     retry_backoff: t.retry.backoff,
@@ -259,15 +262,18 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
     updatedAt: d.updated_at,
     ...(d.cron_id ? { cronId: d.cron_id } : {}),
     ...(d.traceparent ? { traceparent: d.traceparent } : {}),
+    ...(d.concurrency_key ? { concurrencyKey: d.concurrency_key } : {}),
     // Present only on workflow tasks, as in the SQLite store.
     ...(d.workflow_id ? { workflowId: d.workflow_id, workflowTaskId: d.workflow_task_id ?? null } : {}),
   };
 }
 
 /** Projection of the fields a {@link DueEntry} needs. */
-export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1, queue: 1 } as const;
+export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1, queue: 1, concurrency_key: 1 } as const;
 
-export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string }): DueEntry {
+export function dueEntryFromDoc(
+  d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string; concurrency_key?: string | null },
+): DueEntry {
   return {
     id: d._id,
     partition: d.partition,
@@ -278,6 +284,7 @@ export function dueEntryFromDoc(d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | '
     taskType: d.task_type,
     state: d.state as TaskState,
     ...(d.queue !== undefined ? { queue: d.queue } : {}),
+    ...(d.concurrency_key ? { concurrencyKey: d.concurrency_key } : {}),
   };
 }
 

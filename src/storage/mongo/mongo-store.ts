@@ -42,6 +42,8 @@ import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { updateWaitingTask } from './ops/update-waiting-task';
 import { WriteQueue } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
+import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
+import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
@@ -297,6 +299,14 @@ export class MongoStore implements Store {
 
   async listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>> {
     return listTaskTypeLimits(this.c.taskTypeLimits);
+  }
+
+  async putConcurrencyLimit(key: string, maxRunning: number | null, now: number): Promise<void> {
+    return this.write((c) => putConcurrencyLimit(c.concurrencyLimits, key, maxRunning, now));
+  }
+
+  async listConcurrencyLimits(): Promise<ConcurrencyLimitRecord[]> {
+    return listConcurrencyLimits(this.c.concurrencyLimits);
   }
 
   async countWaitingByTenant(): Promise<Record<string, number>> {

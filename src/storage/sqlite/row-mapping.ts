@@ -38,6 +38,7 @@ export interface TaskRow {
   workflow_task_id?: string | null;
   unmet_deps?: number;
   traceparent?: string | null;
+  concurrency_key?: string | null;
 }
 
 /** Priority name of a stored rank. */
@@ -87,6 +88,7 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     idempotencyKey: r.idempotency_key,
     metadata: parseJson(r.metadata) as Record<string, unknown>,
     ...(r.traceparent ? { traceparent: r.traceparent } : {}),
+    ...(r.concurrency_key ? { concurrencyKey: r.concurrency_key } : {}),
     retry: retryFromRow(r),
     timeoutSeconds: r.timeout_seconds,
     scheduledAt: r.scheduled_at,
@@ -109,10 +111,12 @@ export function taskFromRow(r: TaskRow): TaskRecord {
 }
 
 /** Columns needed for a {@link DueEntry}. */
-export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, task_type, state, queue';
+export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, task_type, state, queue, concurrency_key';
 
 /** Due entry of a row selected with {@link DUE_COLUMNS}. */
-export function dueEntryFromRow(r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string }): DueEntry {
+export function dueEntryFromRow(
+  r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string; concurrency_key?: string | null },
+): DueEntry {
   return {
     id: r.id,
     partition: r.partition,
@@ -123,6 +127,7 @@ export function dueEntryFromRow(r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'd
     taskType: r.task_type,
     state: r.state as TaskState,
     ...(r.queue !== undefined ? { queue: r.queue } : {}),
+    ...(r.concurrency_key ? { concurrencyKey: r.concurrency_key } : {}),
   };
 }
 

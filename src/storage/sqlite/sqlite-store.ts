@@ -33,6 +33,8 @@ import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from
 import { Writer } from './write-ops';
 import { CronReads, prepareCronReads } from './ops/cron-reads';
 import { prepareTenantReads } from './ops/tenant-settings';
+import { prepareConcurrencyLimitReads } from './ops/concurrency-limits';
+import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
@@ -42,6 +44,7 @@ import { prepareCountOverflow } from './ops/count-overflow';
 import type { HeldTask } from '../../domain/overflow-policy';
 
 type TenantReads = ReturnType<typeof prepareTenantReads>;
+type ConcurrencyReads = ReturnType<typeof prepareConcurrencyLimitReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 
@@ -70,6 +73,7 @@ export class SqliteStore implements Store {
   private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
   private crons: CronReads | null = null;
   private tenantReads: TenantReads | null = null;
+  private concurrencyReads: ConcurrencyReads | null = null;
   private workflowReads: WorkflowReads | null = null;
   private clusterReads: ReturnType<typeof prepareClusterReads> | null = null;
   private overflowReads: { list: ReturnType<typeof prepareListOverflow>; count: ReturnType<typeof prepareCountOverflow> } | null = null;
@@ -110,6 +114,7 @@ export class SqliteStore implements Store {
     this.expired = prepareFindExpiredLeases(db);
     this.crons = prepareCronReads(db);
     this.tenantReads = prepareTenantReads(db);
+    this.concurrencyReads = prepareConcurrencyLimitReads(db);
     this.workflowReads = prepareWorkflowReads(db);
     this.clusterReads = prepareClusterReads(db);
     this.overflowReads = { list: prepareListOverflow(db), count: prepareCountOverflow(db) };
@@ -127,6 +132,7 @@ export class SqliteStore implements Store {
     this.expired = null;
     this.crons = null;
     this.tenantReads = null;
+    this.concurrencyReads = null;
     this.workflowReads = null;
     this.clusterReads = null;
     this.overflowReads = null;
@@ -333,6 +339,15 @@ export class SqliteStore implements Store {
 
   async listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>> {
     return this.t.listTaskTypeLimits();
+  }
+
+  async putConcurrencyLimit(key: string, maxRunning: number | null, now: number): Promise<void> {
+    return this.w.run('putConcurrencyLimit', [key, maxRunning, now]);
+  }
+
+  async listConcurrencyLimits(): Promise<ConcurrencyLimitRecord[]> {
+    if (!this.concurrencyReads) throw new Error('store is not open');
+    return this.concurrencyReads.listConcurrencyLimits();
   }
 
   async countWaitingByTenant(): Promise<Record<string, number>> {

@@ -22,6 +22,7 @@ import { prepareRenewLease } from './ops/renew-lease';
 import { prepareReleaseLease } from './ops/release-lease';
 import { prepareFencePartition } from './ops/fence-partition';
 import { prepareReleaseOverflow } from './ops/release-overflow';
+import { prepareConcurrencyLimitWrites } from './ops/concurrency-limits';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -29,6 +30,7 @@ export function prepareWriteOps(db: Database.Database) {
   return {
     putTenantSettings: tenants.putTenantSettings,
     putTaskTypeLimit: tenants.putTaskTypeLimit,
+    putConcurrencyLimit: prepareConcurrencyLimitWrites(db).putConcurrencyLimit,
     insertTasks: prepareInsertTasks(db),
     markPending: prepareMarkPending(db),
     claimTasks: prepareClaimTasks(db),

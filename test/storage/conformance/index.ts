@@ -32,6 +32,7 @@ import { describeRetention } from './retention';
 import { describeCron } from './cron';
 import { describeWorkflows } from './workflows';
 import { describeTenants } from './tenants';
+import { describeConcurrencyLimits } from './concurrency-limits';
 import { describeCluster } from './cluster';
 import { describeFencing } from './fencing';
 import { describeOverflow } from './overflow';
@@ -89,6 +90,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     if (reason) describe('workflows', () => it.skip(`not offered by this adapter yet: ${reason}`, () => undefined));
     else describeWorkflows(ctx);
     describeTenants(ctx);
+    describeConcurrencyLimits(ctx);
     describeCluster(ctx);
     describeFencing(ctx);
     describeOverflow(ctx);

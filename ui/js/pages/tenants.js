@@ -2,14 +2,15 @@ import { api, seg } from '../api.js';
 import { h, input, replace, table } from '../dom.js';
 
 /**
- * Tenants and rate limits (admin key when keys are configured): the tenants with settings and the
- * per-task-type limits, with forms to PUT a tenant's weight and rate limit and a task type's
- * limit, and to DELETE a task type's limit.
+ * Tenants and limits (admin key when keys are configured): the tenants with settings, the
+ * per-task-type rate limits and the concurrency limits per key (with the attempts running on the
+ * node that answered), with forms to PUT a tenant's weight and rate limit, a task type's limit
+ * and a key's `max_running`, and to DELETE a task type's or a key's limit.
  */
 export async function render(root, ctx) {
   const body = h('div', {});
-  replace(root, h('h2', {}, 'Tenants and rate limits'), body);
-  const [t, rl] = await Promise.all([api('GET', '/api/v1/tenants'), api('GET', '/api/v1/rate-limits')]);
+  replace(root, h('h2', {}, 'Tenants and limits'), body);
+  const [t, rl, cl] = await Promise.all([api('GET', '/api/v1/tenants'), api('GET', '/api/v1/rate-limits'), api('GET', '/api/v1/concurrency-limits')]);
   const reload = () => render(root, ctx);
   const act = async (label, fn) => {
     try {
@@ -43,6 +44,14 @@ export async function render(root, ctx) {
       body: { rate_per_second: num(f.rate), ...(f.burst === '' ? {} : { burst: num(f.burst) }) },
     }));
   });
+  const keyForm = h('form', { class: 'filters', id: 'concurrency-limit-form' },
+    input('key', 'concurrency key', '', { required: true }), input('max_running', 'max running', '', { type: 'number', min: 1, step: 1, required: true }),
+    h('button', { type: 'submit' }, 'Save limit'));
+  keyForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = Object.fromEntries(new FormData(keyForm));
+    void act(`Concurrency limit ${f.key}`, () => api('PUT', `/api/v1/concurrency-limits/${seg(f.key)}`, { body: { max_running: num(f.max_running) } }));
+  });
   replace(body,
     h('h3', {}, 'Tenants'),
     table([
@@ -58,5 +67,13 @@ export async function render(root, ctx) {
       { label: 'burst', value: (x) => String(x.burst) },
       { label: '', value: (x) => h('button', { onclick: () => act(`Remove limit ${x.task_type}`, () => api('DELETE', `/api/v1/rate-limits/${seg(x.task_type)}`)) }, 'Remove') },
     ], rl.rate_limits),
-    limitForm);
+    limitForm,
+    h('h3', {}, 'Concurrency limits by key'),
+    table([
+      { label: 'key', value: (x) => x.key },
+      { label: 'max running', value: (x) => String(x.max_running) },
+      { label: 'running here', value: (x) => String(x.running) },
+      { label: '', value: (x) => h('button', { onclick: () => act(`Remove limit ${x.key}`, () => api('DELETE', `/api/v1/concurrency-limits/${seg(x.key)}`)) }, 'Remove') },
+    ], cl.concurrency_limits),
+    keyForm);
 }

@@ -11,6 +11,7 @@ import * as m008 from './008-cluster';
 import * as m009 from './009-tenant-listing';
 import * as m010 from './010-split-waiting-index';
 import * as m011 from './011-due-order-waiting-index';
+import * as m013 from './013-concurrency-keys';
 import * as m014 from './014-overflow';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
@@ -26,7 +27,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '009-tenant-listing', ...m009 },
   { name: '010-split-waiting-index', ...m010 },
   { name: '011-due-order-waiting-index', ...m011 },
-  // 012 and 013 are reserved for changes made on other branches; they come before 014 once merged.
+  { name: '013-concurrency-keys', ...m013 },
   { name: '014-overflow', ...m014 },
 ];
 

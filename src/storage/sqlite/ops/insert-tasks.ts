@@ -21,8 +21,9 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
       idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent,
+      concurrency_key)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const heldKey = db.prepare(`SELECT task_id, request_hash, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?`);
   const taskExists = db.prepare(`SELECT 1 FROM tasks WHERE id = ?`).pluck();
   const holdKey = db.prepare(`
@@ -71,6 +72,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
         t.createdAt,
         t.createdAt,
         t.traceparent ?? null,
+        t.concurrencyKey ?? null,
       );
       return { taskId: t.id, replayed: false, seq: Number(lastInsertRowid) };
     });
