@@ -98,7 +98,7 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
     expect((await f.store.getTask(b0))?.concurrencyKey).to.equal('b');
     expect((await f.store.getTask(b1))?.concurrencyKey ?? null).to.equal(null);
 
-    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { name: 'w', tasks: [{ id: 'a', task_type: 'noop', concurrency_key: 'wf-key' }] });
+    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { workflow_name: 'w', tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: 'wf-key' }] });
     expect(wf.statusCode, wf.body).to.equal(202);
     const wfTaskId = (await f.store.listTasks({ limit: 10 })).tasks.find((t) => t.workflowId)?.id as string;
     expect((await f.store.getTask(wfTaskId))?.concurrencyKey).to.equal('wf-key');
@@ -116,7 +116,7 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
       ['/api/v1/tasks', { task_type: 'noop', concurrency_key: 'k'.repeat(201) }, 'concurrency_key'],
       ['/api/v1/tasks', { task_type: 'noop', concurrency_key: 42 }, 'concurrency_key'],
       ['/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', concurrency_key: 'x/y' }] }, 'tasks[1].concurrency_key'],
-      ['/api/v1/workflows', { name: 'w', tasks: [{ id: 'a', task_type: 'noop', concurrency_key: '' }] }, 'tasks[0].concurrency_key'],
+      ['/api/v1/workflows', { workflow_name: 'w', tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: '' }] }, 'tasks[0].concurrency_key'],
       ['/api/v1/cron-tasks', { name: 'c', cron_expression: '@daily', task_type: 'noop', concurrency_key: 'ü' }, 'concurrency_key'],
     ] as const) {
       const res = await as(KEYS.acme, 'POST', url, body);
