@@ -1,3 +1,4 @@
+import { checkpointOf, progressOf } from '../checkpoint-columns';
 import { AttemptRecord, DueEntry, PRIORITIES, Priority, PRIORITY_RANK, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
 
 /** A `tasks` row as better-sqlite3 returns it. */
@@ -38,6 +39,12 @@ export interface TaskRow {
   workflow_task_id?: string | null;
   unmet_deps?: number;
   traceparent?: string | null;
+  checkpoint?: string | null;
+  checkpoint_attempt?: number | null;
+  checkpoint_at?: number | null;
+  progress?: string | null;
+  progress_attempt?: number | null;
+  progress_at?: number | null;
 }
 
 /** Priority name of a stored rank. */
@@ -105,6 +112,8 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     ...(r.cron_id ? { cronId: r.cron_id } : {}),
     // Present only on workflow tasks, so a plain task's record is the same as before workflows.
     ...(r.workflow_id ? { workflowId: r.workflow_id, workflowTaskId: r.workflow_task_id ?? null } : {}),
+    ...checkpointOf(r),
+    ...progressOf(r),
   };
 }
 

@@ -37,6 +37,9 @@ import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
 import { prepareClusterReads } from './ops/cluster-reads';
+import { CheckpointSaveResult } from '../checkpoint-store';
+import { checkpointText } from '../../domain/checkpoint';
+import { ProgressReport, progressRows } from '../../domain/progress';
 
 type TenantReads = ReturnType<typeof prepareTenantReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
@@ -301,6 +304,16 @@ export class SqliteStore implements Store {
 
   async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
     return this.w.run('cancelWorkflow', [id, now]);
+  }
+
+  async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
+    return this.w.run('saveCheckpoint', [taskId, attempt, checkpointText(value), now]);
+  }
+
+  async reportProgress(reports: ProgressReport[], now: number): Promise<number> {
+    if (reports.length === 0) return 0;
+    const rows = progressRows(reports);
+    return this.w.run('reportProgress', [rows, now]);
   }
 
   private get wr(): WorkflowReads {

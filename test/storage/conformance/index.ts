@@ -34,6 +34,7 @@ import { describeWorkflows } from './workflows';
 import { describeTenants } from './tenants';
 import { describeCluster } from './cluster';
 import { describeFencing } from './fencing';
+import { describeCheckpoints } from './checkpoints';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -78,6 +79,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeDeadLetter(ctx);
     describeIdempotency(ctx);
     describeLeases(ctx);
+    describeCheckpoints(ctx);
     describeAudit(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);

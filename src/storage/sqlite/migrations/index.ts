@@ -11,6 +11,7 @@ import * as m008 from './008-cluster';
 import * as m009 from './009-tenant-listing';
 import * as m010 from './010-split-waiting-index';
 import * as m011 from './011-due-order-waiting-index';
+import * as m012 from './012-checkpoints';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '009-tenant-listing', ...m009 },
   { name: '010-split-waiting-index', ...m010 },
   { name: '011-due-order-waiting-index', ...m011 },
+  { name: '012-checkpoints', ...m012 },
 ];
 
 /** The schema version this build migrates to (`PRAGMA user_version` after {@link migrate}). */
