@@ -14,6 +14,7 @@ export function workItemOf(t: ClaimedTask): WorkItem {
     idempotencyKey: t.idempotencyKey,
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
+    ...('lastCheckpoint' in t ? { lastCheckpoint: t.lastCheckpoint } : {}),
   };
 }
 

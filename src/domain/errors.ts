@@ -334,9 +334,10 @@ export class NotExternalTaskError extends SchedulerError {
 export class CheckpointTooLargeError extends SchedulerError {
   readonly code = 'CHECKPOINT_TOO_LARGE';
   readonly status = 413;
-  constructor(limitBytes: number, actualBytes: number) {
-    super(`checkpoint: ${actualBytes} bytes of JSON exceed the ${limitBytes} bytes allowed`, {
-      field: 'checkpoint',
+  /** @param field the request field at fault (`checkpoint` for a handler's call, `value` in a consumer's report body) */
+  constructor(limitBytes: number, actualBytes: number, field = 'checkpoint') {
+    super(`${field}: ${actualBytes} bytes of JSON exceed the ${limitBytes} bytes allowed for a checkpoint`, {
+      field,
       limit_bytes: limitBytes,
       actual_bytes: actualBytes,
     });

@@ -304,5 +304,6 @@ function messageOf(t: ClaimedTask, deadline: number): StreamMessage {
     traceparent: t.traceparent ?? null,
     deadline,
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
+    ...('lastCheckpoint' in t ? { lastCheckpoint: t.lastCheckpoint } : {}),
   };
 }
