@@ -94,8 +94,9 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
     // Wait for the side-effect log to reach about 6,100 records (past the checkpoint at 6,000), then SIGKILL the worker running them.
     await until(`${KILL_AT} records in the log`, async () => (countLines(logPath) >= KILL_AT ? true : undefined), 60_000, 2);
     const victim = readLog(logPath).at(-1)?.pid as number;
-    const mid = (await http('GET', `${url}/api/v1/tasks/${id}`)).body;
     process.kill(victim, 'SIGKILL');
+    // what the API shows of the interrupted attempt (its retry saves no checkpoint for 500 records)
+    const mid = (await http('GET', `${url}/api/v1/tasks/${id}`)).body;
     await until('the killed worker to be gone', async () => (isAlive(victim) ? undefined : true), 5_000, 5);
     const processedByFirst = countLines(logPath);
 
@@ -114,7 +115,7 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
     expect(second[0].pid).to.not.equal(victim);
     const twice = processedByFirst - resumedAt;
     console.log(`    [checkpoint] killed after ${processedByFirst} records; the next attempt resumed at ${resumedAt}: ${twice} records processed twice`);
-    expect(processedByFirst, 'killed at about 6,000').to.be.within(KILL_AT, KILL_AT + EVERY);
+    expect(processedByFirst, 'killed at about 6,000').to.be.at.least(KILL_AT).and.below(7_000);
     expect(resumedAt % EVERY).to.equal(0);
     expect(resumedAt).to.be.at.least(5_500);
     expect(twice).to.be.within(0, EVERY);
@@ -123,7 +124,10 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
 
     // The API showed the checkpoint and progress while it ran, and shows the last ones now.
     expect(mid.checkpoint).to.include({ attempt: 1 });
-    expect(mid.checkpoint.value.next).to.be.within(KILL_AT - EVERY, KILL_AT + EVERY);
+    expect(mid.checkpoint.value.next).to.equal(resumedAt);
+    // progress is sent at most once a second: the last value stored is at or before the checkpoint
+    expect(mid.progress_attempt).to.equal(1);
+    expect(mid.progress.done).to.be.at.most(resumedAt);
     expect(done.checkpoint).to.deep.include({ attempt: 2, value: { next: RECORDS } });
     expect(done.progress).to.deep.equal({ done: RECORDS, total: RECORDS });
     expect(done.progress_attempt).to.equal(2);
