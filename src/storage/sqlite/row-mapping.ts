@@ -1,8 +1,8 @@
-import { checkpointOf, progressOf } from '../checkpoint-columns';
+import { checkpointOf, CheckpointColumns, progressOf } from '../checkpoint-columns';
 import { AttemptRecord, DueEntry, PRIORITIES, Priority, PRIORITY_RANK, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
 
-/** A `tasks` row as better-sqlite3 returns it. */
-export interface TaskRow {
+/** A `tasks` row as better-sqlite3 returns it (checkpoint and progress columns: migration 012). */
+export interface TaskRow extends CheckpointColumns {
   seq: number;
   id: string;
   partition: number;
@@ -39,12 +39,6 @@ export interface TaskRow {
   workflow_task_id?: string | null;
   unmet_deps?: number;
   traceparent?: string | null;
-  checkpoint?: string | null;
-  checkpoint_attempt?: number | null;
-  checkpoint_at?: number | null;
-  progress?: string | null;
-  progress_attempt?: number | null;
-  progress_at?: number | null;
 }
 
 /** Priority name of a stored rank. */
