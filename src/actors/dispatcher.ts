@@ -17,6 +17,8 @@ import { RunOutbox } from './run-outbox';
 import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
 import { externalQueueSpecs } from '../external/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
+import { RunningReports } from './running-reports';
+import type { CheckpointReply, ProgressItem } from './worker/protocol';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {
@@ -65,6 +67,8 @@ export class DispatcherActor {
   private readonly watchdog: AttemptWatchdog;
   /** External queues (Redis streams) when configured: they replace "send to a worker" for their tasks. */
   private readonly external: ExternalLanes | null = null;
+  /** Checkpoints and progress of the attempts the workers run. */
+  private readonly reports: RunningReports;
 
   constructor(private readonly deps: SchedulerDeps) {
     const { limits, config, metrics } = deps;
@@ -92,6 +96,10 @@ export class DispatcherActor {
     this.workers = new WorkerPool(deps, (slot) => {
       this.loseAttemptsOf(slot.id);
       this.pump();
+    });
+    this.reports = new RunningReports(deps, (taskId, attempt, workerId) => {
+      const run = this.running.get(taskId);
+      return run !== undefined && run.task.attempt === attempt && run.workerId === workerId;
     });
     this.watchdog = new AttemptWatchdog(deps, {
       running: this.running,
@@ -133,6 +141,16 @@ export class DispatcherActor {
     if (items.length === 0) return;
     const { store, clock, config, log } = this.deps;
     await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
+  }
+
+  /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */
+  checkpoint(msg: { workerId: string; pid: number; taskId: string; attempt: number; value: unknown }): Promise<CheckpointReply> {
+    return this.reports.checkpoint(msg);
+  }
+
+  /** The latest `ctx.progress(value)` of a worker's attempts (throttled there). */
+  progress(msg: { workerId: string; pid: number; reports: ProgressItem[] }): Promise<void> {
+    return this.reports.progress(msg);
   }
 
   /** comedy hook at system shutdown. */

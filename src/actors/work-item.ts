@@ -18,6 +18,7 @@ export function workItemOf(t: ClaimedTask, traced?: { queue: string | undefined 
     idempotencyKey: t.idempotencyKey,
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
+    ...('lastCheckpoint' in t ? { lastCheckpoint: t.lastCheckpoint } : {}),
   };
   if (traced) {
     item.tenant = t.tenantId;

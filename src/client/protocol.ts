@@ -3,7 +3,7 @@ import type { CancelResponse } from '../service';
 import type { ErrorBody } from '../domain/errors';
 import type { WorkflowAck } from '../contract/workflow-json';
 import type { WorkflowCancelResponse } from '../workflows/workflow-service';
-import type { CompletionAnswer, HeartbeatAnswer } from '../external/external-task-service';
+import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../external/external-task-service';
 
 /** A reply of the actor-message API: a value, or an error body from the catalog. */
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
@@ -39,4 +39,8 @@ export type SchedulerApiMessages = {
   completeExternal: { req: { id: string; report: unknown }; res: Reply<CompletionAnswer> };
   /** An external consumer's heartbeat (REST: POST /api/v1/tasks/{id}/heartbeat). */
   heartbeatExternal: { req: { id: string; report: unknown }; res: Reply<HeartbeatAnswer> };
+  /** An external consumer's checkpoint (REST: POST /api/v1/tasks/{id}/checkpoint). */
+  checkpointExternal: { req: { id: string; report: unknown }; res: Reply<CheckpointAnswer> };
+  /** An external consumer's progress report (REST: POST /api/v1/tasks/{id}/progress). */
+  progressExternal: { req: { id: string; report: unknown }; res: Reply<ProgressAnswer> };
 };

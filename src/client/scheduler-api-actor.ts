@@ -139,5 +139,11 @@ export function schedulerApiActor(
     heartbeatExternal(msg: { id: string; report: unknown }) {
       return replyWith(msg?.report, async (r) => (await ext()).heartbeat(String(msg?.id ?? ''), r));
     }
+    checkpointExternal(msg: { id: string; report: unknown }) {
+      return replyWith(msg?.report, async (r) => (await ext()).checkpoint(String(msg?.id ?? ''), r));
+    }
+    progressExternal(msg: { id: string; report: unknown }) {
+      return replyWith(msg?.report, async (r) => (await ext()).progress(String(msg?.id ?? ''), r));
+    }
   };
 }

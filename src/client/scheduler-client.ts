@@ -50,6 +50,16 @@ export class SchedulerClient {
     return this.call(this.api.ask('heartbeatExternal', { id, report }));
   }
 
+  /** Saves a checkpoint of an external task's running attempt (REST: POST /api/v1/tasks/{id}/checkpoint). */
+  checkpoint(id: string, report: { attempt: number; value: unknown }) {
+    return this.call(this.api.ask('checkpointExternal', { id, report }));
+  }
+
+  /** Reports the progress of an external task's running attempt (REST: POST /api/v1/tasks/{id}/progress). */
+  progress(id: string, report: { attempt: number; progress: number | { done?: number; total?: number; message?: string } }) {
+    return this.call(this.api.ask('progressExternal', { id, report }));
+  }
+
   /** Cancels a task (REST: POST /api/v1/tasks/{id}/cancel). */
   cancel(id: string) {
     return this.call(this.api.ask('cancel', { id }));

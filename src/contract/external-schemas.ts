@@ -1,6 +1,8 @@
+import { progressValueSchema } from './progress-schema';
+
 /**
- * JSON Schemas of the external-consumer reports (issue 7): `POST /api/v1/tasks/{id}/complete` and
- * `POST /api/v1/tasks/{id}/heartbeat`. Shared by REST (route schemas, OpenAPI) and the actor
+ * JSON Schemas of the external-consumer reports: `POST /api/v1/tasks/{id}/complete`,
+ * `/heartbeat`, `/checkpoint` and `/progress`. Shared by REST (route schemas, OpenAPI) and the actor
  * messages; the service validates with them (no coercion, unknown fields refused).
  */
 
@@ -43,4 +45,26 @@ export const externalHeartbeatSchema = {
   additionalProperties: false,
   required: ['attempt'],
   properties: { attempt },
+} as const;
+
+/**
+ * `{attempt, value}`: the attempt's checkpoint (any JSON, at most 64 KiB as JSON text; null clears
+ * it), stored for the task's next attempt to resume from.
+ */
+export const externalCheckpointSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['attempt', 'value'],
+  properties: {
+    attempt,
+    value: { description: 'any JSON value of at most 64 KiB as JSON text; null clears the checkpoint' },
+  },
+} as const;
+
+/** `{attempt, progress}`: the attempt's progress, shown by GET /api/v1/tasks/{id}. */
+export const externalProgressSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['attempt', 'progress'],
+  properties: { attempt, progress: progressValueSchema },
 } as const;

@@ -76,6 +76,11 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     result: t.result,
     error: t.error,
     cancel_requested: t.cancelRequested,
+    // Long tasks: the last progress an attempt reported and the last checkpoint it saved.
+    ...progressJson(t),
+    checkpoint: t.checkpoint
+      ? { attempt: t.checkpoint.attempt, saved_at: iso(t.checkpoint.savedAt), size_bytes: t.checkpoint.bytes, value: t.checkpoint.value }
+      : null,
     ...(t.cronId ? { cron_id: t.cronId } : {}),
     // The W3C trace context it was submitted with (header `traceparent`), when there was one.
     ...(t.traceparent ? { traceparent: t.traceparent } : {}),
@@ -95,8 +100,18 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
       : {}),
   };
   if (options.summary) {
-    const { payload: _payload, result: _result, ...summary } = json;
-    return summary;
+    const { payload: _payload, result: _result, checkpoint, ...summary } = json;
+    // A summary says whether there is a checkpoint, not what it holds (up to 64 KiB each).
+    return { ...summary, checkpoint: checkpoint ? { attempt: checkpoint.attempt, saved_at: checkpoint.saved_at, size_bytes: checkpoint.size_bytes } : null };
   }
   return json;
+}
+
+/**
+ * `progress` (the value: a fraction 0..1 or `{done?, total?, message?}`), `progress_attempt` and
+ * `progress_at` (ISO-8601 UTC), all null before any report.
+ */
+function progressJson(t: TaskRecord): { progress: unknown; progress_attempt: number | null; progress_at: string | null } {
+  const p = t.progress;
+  return p ? { progress: p.value, progress_attempt: p.attempt, progress_at: iso(p.reportedAt) } : { progress: null, progress_attempt: null, progress_at: null };
 }

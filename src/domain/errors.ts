@@ -345,6 +345,24 @@ export class NotExternalTaskError extends SchedulerError {
   }
 }
 
+/**
+ * A checkpoint (`ctx.checkpoint(value)`, `POST /api/v1/tasks/{id}/checkpoint`) larger than
+ * the cap (`MAX_CHECKPOINT_BYTES`, 64 KiB) as UTF-8 JSON text: nothing is stored, the previous one stays.
+ * `details.limit_bytes`, `details.actual_bytes`. Not retryable: save less (a cursor, not the data).
+ */
+export class CheckpointTooLargeError extends SchedulerError {
+  readonly code = 'CHECKPOINT_TOO_LARGE';
+  readonly status = 413;
+  /** @param field the request field at fault (`checkpoint` for a handler's call, `value` in a consumer's report body) */
+  constructor(limitBytes: number, actualBytes: number, field = 'checkpoint') {
+    super(`${field}: ${actualBytes} bytes of JSON exceed the ${limitBytes} bytes allowed for a checkpoint`, {
+      field,
+      limit_bytes: limitBytes,
+      actual_bytes: actualBytes,
+    });
+  }
+}
+
 /** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
@@ -373,6 +391,7 @@ export const ERROR_CATALOG = {
   OVERLOADED: { status: 503, retryable: true },
   ATTEMPT_CONFLICT: { status: 409, retryable: false },
   NOT_EXTERNAL_TASK: { status: 409, retryable: false },
+  CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -1,4 +1,6 @@
 /** Task model shared by every layer (DESIGN §3, §10). Times are epoch milliseconds. */
+import type { CheckpointRecord } from './checkpoint';
+import type { ProgressRecord } from './progress';
 
 export const TASK_STATES = [
   'SCHEDULED',
@@ -95,6 +97,10 @@ export interface TaskRecord extends Omit<NewTask, 'state'> {
   workflowId?: string | null;
   /** Its workflow-local id (`tasks[i].id` of the workflow submission). */
   workflowTaskId?: string | null;
+  /** The last checkpoint an attempt saved (absent: none; domain/checkpoint.ts). */
+  checkpoint?: CheckpointRecord;
+  /** The last progress an attempt reported (absent: none; domain/progress.ts). */
+  progress?: ProgressRecord;
 }
 
 /** Error recorded for a failed attempt. */
@@ -154,4 +160,6 @@ export interface ClaimedTask {
   upstreamResults?: Record<string, unknown>;
   /** W3C `traceparent` given at submission, or null. */
   traceparent?: string | null;
+  /** The value of the last checkpoint an earlier attempt saved (absent: none): where this attempt resumes. */
+  lastCheckpoint?: unknown;
 }

@@ -317,5 +317,6 @@ function messageOf(t: ClaimedTask, deadline: number, traceparent?: string): Stre
     traceparent: traceparent ?? t.traceparent ?? null,
     deadline,
     ...(t.upstreamResults ? { upstreamResults: t.upstreamResults } : {}),
+    ...('lastCheckpoint' in t ? { lastCheckpoint: t.lastCheckpoint } : {}),
   };
 }

@@ -1,10 +1,14 @@
 import type { Config } from '../config';
-import { externalCompletionSchema, externalHeartbeatSchema } from '../contract/external-schemas';
+import { externalCheckpointSchema, externalCompletionSchema, externalHeartbeatSchema, externalProgressSchema } from '../contract/external-schemas';
+import { iso } from '../contract/task-json';
+import { checkpointText } from '../domain/checkpoint';
+import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { SchemaValidator } from '../contract/validation';
 import type { Clock } from '../domain/clock';
 import {
   AttemptConflictError,
+  CheckpointTooLargeError,
   InternalError,
   NotExternalTaskError,
   ServiceUnavailableError,
@@ -52,10 +56,26 @@ export interface HeartbeatAnswer {
   lease_expires_at: string;
 }
 
+/** Answer of a checkpoint: when it was stored and its size as JSON text (0: cleared). */
+export interface CheckpointAnswer {
+  task_id: string;
+  attempt: number;
+  saved_at: string;
+  size_bytes: number;
+}
+
+/** Answer of a progress report: when it was stored. */
+export interface ProgressAnswer {
+  task_id: string;
+  attempt: number;
+  progress_at: string;
+}
+
 /**
- * Reports of external consumers on attempts of external queues (issue 7), for REST and the actor
- * messages: `complete` (success with a result, or an error, retryable unless permanent) and
- * `heartbeat` (extend the attempt's lease). Every report names its attempt: the attempt number is
+ * Reports of external consumers on attempts of external queues, for REST and the actor
+ * messages: `complete` (success with a result, or an error, retryable unless permanent),
+ * `heartbeat` (extend the attempt's lease), `checkpoint` (save where the next attempt resumes)
+ * and `progress`. Every report names its attempt: the attempt number is
  * the fencing token, so a report on an attempt that is not the task's current RUNNING attempt
  * (stale, duplicated, lease expired and retried, cancelled) is refused with 409
  * `ATTEMPT_CONFLICT` and changes nothing. Tenant keys see only their tenant's tasks (404 otherwise).
@@ -115,6 +135,44 @@ export class ExternalTaskService {
     const extended = await this.deps.store.extendLeases([{ taskId: id, attempt }], until);
     if (extended === 0) throw await this.conflict(id, attempt);
     return { task_id: id, attempt, lease_expires_at: new Date(until).toISOString() };
+  }
+
+  /**
+   * Saves the attempt's checkpoint (compare-and-set on id, attempt, RUNNING; durable when this
+   * answers). The task's next attempt gets it in its stream entry (`checkpoint` field).
+   * @throws ValidationError (400); CheckpointTooLargeError (413, `details.field` value, over
+   *   64 KiB of JSON); TaskNotFoundError (404); NotExternalTaskError (409); AttemptConflictError (409)
+   */
+  async checkpoint(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<CheckpointAnswer> {
+    this.validator.assert(externalCheckpointSchema, body);
+    const { attempt, value } = body as { attempt: number; value: unknown };
+    if (exceedsJsonDepth(value)) throw new ValidationError('value', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+    try {
+      checkpointText(value);
+    } catch (err) {
+      if (err instanceof CheckpointTooLargeError) throw new CheckpointTooLargeError(err.details.limit_bytes as number, err.details.actual_bytes as number, 'value');
+      throw err;
+    }
+    await this.runningAttempt(id, attempt, caller);
+    const res = await this.deps.store.saveCheckpoint(id, attempt, value, this.deps.clock.now());
+    if (res.kind === 'not_found') throw new TaskNotFoundError(id);
+    if (res.kind === 'conflict') throw new AttemptConflictError(id, attempt, res.state, res.attempt);
+    return { task_id: id, attempt, saved_at: iso(res.savedAt) as string, size_bytes: res.bytes };
+  }
+
+  /**
+   * Records the attempt's progress (compare-and-set on id, attempt, RUNNING), shown by GET.
+   * @throws ValidationError (400, `progress`); TaskNotFoundError (404); NotExternalTaskError (409);
+   *   AttemptConflictError (409)
+   */
+  async progress(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<ProgressAnswer> {
+    this.validator.assert(externalProgressSchema, body);
+    const { attempt, progress } = body as { attempt: number; progress: unknown };
+    const value = assertProgress(progress);
+    await this.runningAttempt(id, attempt, caller);
+    const now = this.deps.clock.now();
+    if ((await this.deps.store.reportProgress([{ taskId: id, attempt, value }], now)) === 0) throw await this.conflict(id, attempt);
+    return { task_id: id, attempt, progress_at: iso(now) as string };
   }
 
   /** The task, checked: visible to the caller, of an external queue, running this attempt. */

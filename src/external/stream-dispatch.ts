@@ -5,8 +5,9 @@ import type { ExternalQueueSpec } from './external-queues';
  * One attempt as appended to an external queue's stream. Stream fields are strings:
  * `task_id`, `attempt` (decimal), `task_type`, `payload` (JSON text), `idempotency_key` and
  * `traceparent` (empty string when the task has none), `deadline` (ISO-8601 UTC: the attempt's
- * lease expiry; a completion after it is refused unless the consumer sent heartbeats), and, for a
- * workflow task, `upstream_results` (JSON text, keyed by workflow-local id).
+ * lease expiry; a completion after it is refused unless the consumer sent heartbeats), for a
+ * workflow task `upstream_results` (JSON text, keyed by workflow-local id), and for a task whose
+ * earlier attempt saved a checkpoint `checkpoint` (JSON text of its value: where to resume).
  */
 export interface StreamMessage {
   taskId: string;
@@ -18,6 +19,8 @@ export interface StreamMessage {
   /** Lease expiry of the attempt (epoch ms). */
   deadline: number;
   upstreamResults?: Record<string, unknown>;
+  /** The value of the task's last checkpoint (absent: none). */
+  lastCheckpoint?: unknown;
 }
 
 /** A pending entry the scheduler took over with XAUTOCLAIM (or one that was deleted meanwhile). */
@@ -40,6 +43,7 @@ export function streamFields(m: StreamMessage): string[] {
     'deadline', new Date(m.deadline).toISOString(),
   ];
   if (m.upstreamResults) fields.push('upstream_results', JSON.stringify(m.upstreamResults));
+  if ('lastCheckpoint' in m) fields.push('checkpoint', JSON.stringify(m.lastCheckpoint ?? null));
   return fields;
 }
 

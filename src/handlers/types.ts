@@ -30,6 +30,28 @@ export interface HandlerContext {
    * `id` each had in the workflow submission); empty outside workflows.
    */
   upstreamResults: Record<string, unknown>;
+  /**
+   * The value of the last checkpoint an earlier attempt of this task saved (`checkpoint`), or null
+   * when there is none: where this attempt resumes.
+   */
+  lastCheckpoint: unknown;
+  /**
+   * Saves a small JSON value (at most 64 KiB as JSON text) with the task, for the next attempt to
+   * resume from (`lastCheckpoint`); null clears it. Resolves once it is stored durably; rejects
+   * with a `SchedulerError` whose `code` is `CHECKPOINT_TOO_LARGE` (over the cap),
+   * `VALIDATION_FAILED` (not JSON) or `ATTEMPT_CONFLICT` (this attempt is no longer the task's
+   * running attempt: it timed out, was cancelled, or its worker was taken for lost; stop working).
+   * The specification's "save progress every N records; on retry, resume from the last checkpoint".
+   */
+  checkpoint(value: unknown): Promise<void>;
+  /**
+   * Reports progress, shown by GET /api/v1/tasks/{id}, the dashboard and the CLI: a fraction from
+   * 0 to 1, or `{done?, total?, message?}` (domain/progress.ts). Not durable like a checkpoint:
+   * the worker sends the latest value of each attempt at most once a second, so a report may be
+   * replaced by a later one before it is stored, and the last second's may be lost with the
+   * process. @throws ValidationError (`field` progress) for any other value
+   */
+  progress(value: number | { done?: number; total?: number; message?: string }): void;
 }
 
 /** A task handler: `async (payload, ctx) => result`. The result must be JSON-serialisable. */

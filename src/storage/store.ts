@@ -9,6 +9,7 @@ import {
   TaskRecord,
   TaskState,
 } from '../domain/task';
+import type { CheckpointStore } from './checkpoint-store';
 import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
@@ -156,7 +157,7 @@ export interface OrphanedAttempt {
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore, OverflowStore {
+export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore, OverflowStore, CheckpointStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

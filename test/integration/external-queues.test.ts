@@ -169,6 +169,35 @@ describe('external queues through Redis Streams (integration)', function () {
     expect(t.attempt_history[0].error).to.deep.include({ message: 'card service timed out', type: 'ExternalError', retryable: true });
   });
 
+  it("a consumer's checkpoint reaches the next attempt's entry; progress shows in GET; the old attempt's checkpoint is 409", async () => {
+    const { task_id: id } = await s.scheduler.service.submit({ task_type: 'import_rows', queue: 'manual', max_retries: 2, retry_delay_seconds: 0 });
+    const [first] = await read(streams.manual);
+    expect(first.f).to.include({ task_id: id, attempt: '1' });
+    expect(first.f).to.not.have.property('checkpoint');
+    const post = async (path: string, body: unknown): Promise<{ status: number; body: any }> => {
+      const res = await fetch(`${url}/api/v1/tasks/${id}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    const saved = await post('checkpoint', { attempt: 1, value: { next: 1500 } });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    expect((await post('progress', { attempt: 1, progress: { done: 1500, total: 4000 } })).status).to.equal(200);
+    const mid: Record<string, any> = await s.scheduler.service.get(id);
+    expect(mid).to.deep.include({ progress: { done: 1500, total: 4000 }, progress_attempt: 1 });
+    expect(mid.checkpoint).to.deep.include({ attempt: 1, value: { next: 1500 } });
+
+    expect((await complete(id, { attempt: 1, error: { message: 'consumer restarted' } })).status).to.equal(200);
+    const [second] = await read(streams.manual);
+    expect(second.f).to.include({ task_id: id, attempt: '2', checkpoint: '{"next":1500}' });
+    const stale = await post('checkpoint', { attempt: 1, value: { next: 9999 } });
+    expect(stale.status).to.equal(409);
+    expect(stale.body.error).to.deep.include({ code: 'ATTEMPT_CONFLICT' });
+    expect((await post('checkpoint', { attempt: 2, value: { next: 4000 } })).status).to.equal(200);
+    expect((await complete(id, { attempt: 2, result: { rows: 4000 } })).status).to.equal(200);
+    const done: Record<string, any> = await s.scheduler.service.get(id);
+    expect(done).to.deep.include({ status: 'SUCCEEDED' });
+    expect(done.checkpoint).to.deep.include({ attempt: 2, value: { next: 4000 } });
+  });
+
   it('a permanent error ends the task FAILED without retry', async () => {
     const { task_id: id } = await s.scheduler.service.submit({ task_type: 'charge_card', queue: 'manual', max_retries: 5 });
     const [entry] = await read(streams.manual);

@@ -32,6 +32,21 @@ describe('SqliteStore schema upgrade', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('opens a schema-11 store: its tasks have no checkpoint, claim without one, and take one', async () => {
+    const file = path.join(dir, 'scheduler.db');
+    const old = openConnection(file);
+    expect(migrate(old, 11)).to.have.length(11);
+    prepareInsertTasks(old)([newTask('v11-a', { createdAt: T0 })]);
+    old.close();
+    store = new SqliteStore(file);
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 11, to: SCHEMA_VERSION, applied: ['012-checkpoints'] });
+    expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
+    const [claimed] = await store.claimTasks(['v11-a'], 'w', T0, 60_000);
+    expect(claimed).to.not.have.property('lastCheckpoint');
+    expect(await store.saveCheckpoint('v11-a', claimed.attempt, { next: 3 }, T0 + 1)).to.include({ kind: 'saved' });
+    expect((await store.getTask('v11-a'))?.checkpoint).to.deep.include({ value: { next: 3 }, attempt: 1 });
+  });
+
   it('opens a schema-10 store: waiting tasks in every partition are read by due time through the due-ordered indexes', async () => {
     const file = path.join(dir, 'scheduler.db');
     const old = openConnection(file);
@@ -42,7 +57,7 @@ describe('SqliteStore schema upgrade', () => {
     old.close();
 
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '013-concurrency-keys', '014-overflow'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '012-checkpoints', '013-concurrency-keys', '014-overflow'] });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
@@ -101,7 +116,7 @@ describe('SqliteStore schema upgrade', () => {
     await scheduler.close();
     const upgrade = lines.find((l) => l.msg === 'store schema upgraded');
     expect(upgrade).to.include({ store: 'sqlite', from: 10, to: SCHEMA_VERSION });
-    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index', '013-concurrency-keys', '014-overflow']);
+    expect(upgrade?.applied).to.deep.equal(['011-due-order-waiting-index', '012-checkpoints', '013-concurrency-keys', '014-overflow']);
   });
 });
 

@@ -9,6 +9,7 @@ import {
   ERROR_CATALOG,
   AttemptConflictError,
   NotExternalTaskError,
+  CheckpointTooLargeError,
   ErrorCode,
   IdempotencyConflictError,
   InternalError,
@@ -60,6 +61,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   OVERLOADED: () => new OverloadedError('global', { tenant_id: 'acme', priority: 'low', waiting: 80, cap: 100, retry_after_seconds: 5 }),
   ATTEMPT_CONFLICT: () => new AttemptConflictError('t-1', 1, 'RETRYING', 1),
   NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
+  CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -5,7 +5,7 @@ import { http as httpHandler } from '../../src/handlers/builtins/http';
 import { HandlerContext, isPermanent } from '../../src/handlers/types';
 
 function ctx(): HandlerContext {
-  return { taskId: 't-1', attempt: 1, idempotencyKey: null, signal: new AbortController().signal, heartbeat: () => undefined, log: () => undefined, upstreamResults: {}, traceContext: null };
+  return { taskId: 't-1', attempt: 1, idempotencyKey: null, signal: new AbortController().signal, heartbeat: () => undefined, log: () => undefined, upstreamResults: {}, traceContext: null, lastCheckpoint: null, checkpoint: async () => undefined, progress: () => undefined };
 }
 
 async function failure(payload: unknown): Promise<unknown> {

@@ -1,3 +1,4 @@
+import type { ErrorBody } from '../../domain/errors';
 import { AttemptOutcome } from '../../domain/retry-policy';
 
 /** One attempt sent to a worker process. */
@@ -16,6 +17,18 @@ export interface WorkItem {
   /** The task's tenant and queue: sent only while the service traces (attributes of the attempt span). */
   tenant?: string;
   queue?: string;
+  /** The value of the task's last checkpoint, saved by an earlier attempt (absent: none). */
+  lastCheckpoint?: unknown;
+}
+
+/** The dispatcher's answer to a `checkpoint` request: stored (committed), or the error to reject with. */
+export type CheckpointReply = { ok: true; savedAt: number; bytes: number } | { ok: false; error: ErrorBody };
+
+/** One progress report of a running attempt (a value checked by `assertProgress`). */
+export interface ProgressItem {
+  id: string;
+  attempt: number;
+  value: unknown;
 }
 
 /** A finished attempt reported by a worker. */
@@ -56,6 +69,13 @@ export type WorkerToDispatcher = {
   heartbeat: { req: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }; res: void };
   /** Finished attempts; each returns one credit. */
   completed: { req: { workerId: string; pid: number; results: WorkResult[] }; res: void };
+  /**
+   * `ctx.checkpoint(value)` of a running attempt (asked, not told: the handler's promise resolves
+   * with the answer, once the checkpoint is committed).
+   */
+  checkpoint: { req: { workerId: string; pid: number; taskId: string; attempt: number; value: unknown }; res: CheckpointReply };
+  /** The latest `ctx.progress(value)` of running attempts, at most one message per `progressIntervalMs`. */
+  progress: { req: { workerId: string; pid: number; reports: ProgressItem[] }; res: void };
   /** A promise rejection nothing handled in the worker process (logged there; counted by the dispatcher). */
   unhandledRejection: { req: { workerId: string; pid: number }; res: void };
 };

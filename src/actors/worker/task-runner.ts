@@ -1,7 +1,8 @@
 import { AttemptOutcome } from '../../domain/retry-policy';
 import { Clock } from '../../domain/clock';
 import { HandlerContext, isPermanent, TaskHandler } from '../../handlers/types';
-import { WorkItem, WorkResult } from './protocol';
+import { ProgressItem, WorkItem, WorkResult } from './protocol';
+import { CheckpointSender, DEFAULT_PROGRESS_INTERVAL_MS, ProgressThrottle, sendCheckpoint } from './attempt-reports';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { AttemptTrace, startAttemptTrace, withAttemptContext } from './attempt-trace';
@@ -50,6 +51,12 @@ export interface TaskRunnerOptions {
   tracer?: Tracer;
   /** Worker log: each attempt logs through a child with task_id, attempt and trace_id/span_id. */
   log?: Logger;
+  /** Stores `ctx.checkpoint(value)` (the worker asks the dispatcher); without it a checkpoint rejects. */
+  checkpoint?: CheckpointSender;
+  /** Receives batches of `ctx.progress(value)` reports (the worker tells the dispatcher); without it they are dropped. */
+  progress?: (reports: ProgressItem[]) => void;
+  /** At most one progress batch per this many ms (default 1000). */
+  progressIntervalMs?: number;
 }
 
 /**
@@ -81,11 +88,15 @@ export class TaskRunner {
     this.maxResultBytes = o.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.tracer = o.tracer ?? attemptTracer();
     this.log = o.log ?? null;
+    this.sendCheckpoint = o.checkpoint ?? null;
+    this.progress = new ProgressThrottle(clock, o.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, o.progress ?? (() => undefined));
   }
 
   private readonly maxResultBytes: number;
   private readonly tracer: Tracer;
   private readonly log: Logger | null;
+  private readonly sendCheckpoint: CheckpointSender | null;
+  private readonly progress: ProgressThrottle;
 
   get running(): number {
     return this.attempts.size;
@@ -194,6 +205,9 @@ export class TaskRunner {
       log: (message, fields) => attemptLog()?.info(fields ?? {}, message),
       upstreamResults: item.upstreamResults ?? {},
       traceContext: tc,
+      lastCheckpoint: item.lastCheckpoint ?? null,
+      checkpoint: (value) => sendCheckpoint(this.sendCheckpoint, item.id, item.attempt, value),
+      progress: (value) => this.progress.report(item.id, item.attempt, value),
     };
     Promise.resolve()
       .then(() => withAttemptContext(trace, () => handler(item.payload, ctx)))
@@ -208,6 +222,7 @@ export class TaskRunner {
     a.done = true;
     this.clock.clearTimeout(a.timer);
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
+    this.progress.ended(a.item.id, a.item.attempt);
     const durationMs = this.clock.now() - a.startedAt;
     a.trace.end(outcome);
     if (outcome.kind === 'failed') a.log()?.warn({ outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs }, 'attempt failed');

@@ -96,7 +96,12 @@ class WorkerActor {
       loadHandlersOrFailing(p.handlers, p.baseDir),
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       clock,
-      { maxResultBytes: p.maxResultBytes, log },
+      {
+        maxResultBytes: p.maxResultBytes,
+        log,
+        checkpoint: (taskId, attempt, value) => parent.ask('checkpoint', { workerId: p.workerId, pid: process.pid, taskId, attempt, value }),
+        progress: (reports) => parent.tell('progress', { workerId: p.workerId, pid: process.pid, reports }),
+      },
     );
     this.runner.startHeartbeats(p.heartbeatMs, (attempts) =>
       parent.tell('heartbeat', { workerId: p.workerId, pid: process.pid, attempts }),

@@ -92,6 +92,14 @@ export const taskSchema = {
     workflow_id: { type: 'string' },
     workflow_task_id: { type: ['string', 'null'] },
     attempt_history: { type: 'array', items: { type: 'object' }, description: 'with `?include=attempts`' },
+    progress: { description: 'the last progress an attempt reported (a fraction 0..1 or `{done?, total?, message?}`), or null' },
+    progress_attempt: { type: ['integer', 'null'], description: 'the attempt that reported `progress`' },
+    progress_at: isoOrNull,
+    checkpoint: {
+      type: ['object', 'null'],
+      description: 'the last checkpoint an attempt saved, or null; list entries leave out its `value`',
+      properties: { attempt: { type: 'integer' }, saved_at: iso, size_bytes: { type: 'integer' }, value: {} },
+    },
   },
 } as const;
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { externalCompletionSchema, externalHeartbeatSchema } from '../../contract/external-schemas';
+import { externalCheckpointSchema, externalCompletionSchema, externalHeartbeatSchema, externalProgressSchema } from '../../contract/external-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
 import type { ExternalTaskService } from '../../external/external-task-service';
 import { objectSchema, responses } from '../openapi/responses';
@@ -9,7 +9,7 @@ const validatedByService = { validatorCompiler: () => () => true };
 
 const tags = ['external consumers'];
 
-/** Reports of external consumers on attempts of external queues (issue 7): complete, heartbeat. */
+/** Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint, progress. */
 export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskService): void {
   app.post<{ Params: { id: string } }>(
     '/api/v1/tasks/:id/complete',
@@ -39,5 +39,35 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
       ...validatedByService,
     },
     async (req) => external.heartbeat(req.params.id, req.body, req.caller),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/api/v1/tasks/:id/checkpoint',
+    {
+      schema: {
+        summary: "Save a checkpoint of an external task's running attempt (`{attempt, value}`; at most 64 KiB of JSON): its next attempt resumes from it",
+        tags,
+        params: taskIdParamsSchema,
+        body: externalCheckpointSchema,
+        response: responses({ 200: ['Stored: `{task_id, attempt, saved_at, size_bytes}`', objectSchema] }, [400, 404, 409, 413, 415]),
+      },
+      ...validatedByService,
+    },
+    async (req) => external.checkpoint(req.params.id, req.body, req.caller),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/api/v1/tasks/:id/progress',
+    {
+      schema: {
+        summary: "Report the progress of an external task's running attempt (`{attempt, progress}`)",
+        tags,
+        params: taskIdParamsSchema,
+        body: externalProgressSchema,
+        response: responses({ 200: ['Stored: `{task_id, attempt, progress_at}`', objectSchema] }, [400, 404, 409, 415]),
+      },
+      ...validatedByService,
+    },
+    async (req) => external.progress(req.params.id, req.body, req.caller),
   );
 }

@@ -4,6 +4,7 @@ import { CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJso
 import { details, print, progress, table } from '../output';
 import type { ApiClient } from '../api-client';
 import type { Io } from '../output';
+import { taskView } from '../task-view';
 
 /** Columns of a task list. */
 export const TASK_COLUMNS: Array<[string, string]> = [
@@ -117,13 +118,13 @@ export function taskCommands(program: Command, cli: CliEnv): void {
 
   program
     .command('get')
-    .description('show a task')
+    .description('show a task (with its progress and checkpoint)')
     .argument('<task_id>')
     .option('--attempts', 'include the history of every attempt')
     .action(async (id: string, flags: { attempts?: boolean }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       const task = await client.get(`/api/v1/tasks/${encodeURIComponent(id)}`, { include: flags.attempts ? 'attempts' : undefined });
-      print(io, task, () => details(task));
+      print(io, task, () => details(taskView(task)));
     });
 
   program

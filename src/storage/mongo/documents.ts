@@ -9,6 +9,7 @@
  * findAndModify (NotImplemented), so they return the whole document.
  */
 import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../../domain/cron/cron-definition';
+import { checkpointOf, CheckpointColumns, progressOf } from '../checkpoint-columns';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, PRIORITIES, PRIORITY_RANK, Priority, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
 
 /** One archived attempt, embedded in its task document (`history`). */
@@ -21,8 +22,8 @@ export interface HistoryDoc {
   error: string | null;
 }
 
-/** A `tasks` document; `_id` is the task id. */
-export interface TaskDoc {
+/** A `tasks` document; `_id` is the task id. Checkpoint and progress fields: absent until an attempt writes them. */
+export interface TaskDoc extends CheckpointColumns {
   _id: string;
   seq: number;
   partition: number;
@@ -265,6 +266,8 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
     ...(d.concurrency_key ? { concurrencyKey: d.concurrency_key } : {}),
     // Present only on workflow tasks, as in the SQLite store.
     ...(d.workflow_id ? { workflowId: d.workflow_id, workflowTaskId: d.workflow_task_id ?? null } : {}),
+    ...checkpointOf(d),
+    ...progressOf(d),
   };
 }
 
@@ -303,6 +306,7 @@ export function claimedFromDoc(d: TaskDoc, now: number): ClaimedTask {
     tenantId: d.tenant_id,
     startedAt: now,
     ...(d.traceparent ? { traceparent: d.traceparent } : {}),
+    ...(d.checkpoint !== null && d.checkpoint !== undefined ? { lastCheckpoint: fromJson(d.checkpoint) } : {}),
   };
 }
 

@@ -58,6 +58,11 @@ import { listOverflow } from './ops/list-overflow';
 import { countOverflowByTenant } from './ops/count-overflow';
 import { releaseOverflow } from './ops/release-overflow';
 import type { HeldTask } from '../../domain/overflow-policy';
+import { saveCheckpoint } from './ops/save-checkpoint';
+import { reportProgress } from './ops/report-progress';
+import { CheckpointSaveResult } from '../checkpoint-store';
+import { checkpointText } from '../../domain/checkpoint';
+import { ProgressReport, progressRows } from '../../domain/progress';
 
 export interface MongoStoreOptions {
   /** Database name; default: the one in the URI path, else `scheduler`. */
@@ -220,6 +225,17 @@ export class MongoStore implements Store {
 
   async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
     return this.write((c) => extendLeases(c, items, until));
+  }
+
+  async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
+    const text = checkpointText(value);
+    return this.write((c) => saveCheckpoint(c, taskId, attempt, text, now));
+  }
+
+  async reportProgress(reports: ProgressReport[], now: number): Promise<number> {
+    if (reports.length === 0) return 0;
+    const rows = progressRows(reports);
+    return this.write((c) => reportProgress(c, rows, now));
   }
 
   async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {

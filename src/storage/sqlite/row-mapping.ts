@@ -1,7 +1,8 @@
+import { checkpointOf, CheckpointColumns, progressOf } from '../checkpoint-columns';
 import { AttemptRecord, DueEntry, PRIORITIES, Priority, PRIORITY_RANK, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
 
-/** A `tasks` row as better-sqlite3 returns it. */
-export interface TaskRow {
+/** A `tasks` row as better-sqlite3 returns it (checkpoint and progress columns: migration 012). */
+export interface TaskRow extends CheckpointColumns {
   seq: number;
   id: string;
   partition: number;
@@ -107,6 +108,8 @@ export function taskFromRow(r: TaskRow): TaskRecord {
     ...(r.cron_id ? { cronId: r.cron_id } : {}),
     // Present only on workflow tasks, so a plain task's record is the same as before workflows.
     ...(r.workflow_id ? { workflowId: r.workflow_id, workflowTaskId: r.workflow_task_id ?? null } : {}),
+    ...checkpointOf(r),
+    ...progressOf(r),
   };
 }
 

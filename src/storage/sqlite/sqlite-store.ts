@@ -42,6 +42,9 @@ import { prepareClusterReads } from './ops/cluster-reads';
 import { prepareListOverflow } from './ops/list-overflow';
 import { prepareCountOverflow } from './ops/count-overflow';
 import type { HeldTask } from '../../domain/overflow-policy';
+import { CheckpointSaveResult } from '../checkpoint-store';
+import { checkpointText } from '../../domain/checkpoint';
+import { ProgressReport, progressRows } from '../../domain/progress';
 
 type TenantReads = ReturnType<typeof prepareTenantReads>;
 type ConcurrencyReads = ReturnType<typeof prepareConcurrencyLimitReads>;
@@ -313,6 +316,16 @@ export class SqliteStore implements Store {
 
   async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
     return this.w.run('cancelWorkflow', [id, now]);
+  }
+
+  async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
+    return this.w.run('saveCheckpoint', [taskId, attempt, checkpointText(value), now]);
+  }
+
+  async reportProgress(reports: ProgressReport[], now: number): Promise<number> {
+    if (reports.length === 0) return 0;
+    const rows = progressRows(reports);
+    return this.w.run('reportProgress', [rows, now]);
   }
 
   private get wr(): WorkflowReads {

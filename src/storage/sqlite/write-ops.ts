@@ -23,6 +23,8 @@ import { prepareReleaseLease } from './ops/release-lease';
 import { prepareFencePartition } from './ops/fence-partition';
 import { prepareReleaseOverflow } from './ops/release-overflow';
 import { prepareConcurrencyLimitWrites } from './ops/concurrency-limits';
+import { prepareSaveCheckpoint } from './ops/save-checkpoint';
+import { prepareReportProgress } from './ops/report-progress';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -56,6 +58,8 @@ export function prepareWriteOps(db: Database.Database) {
     releaseLease: prepareReleaseLease(db),
     fencePartition: prepareFencePartition(db),
     releaseOverflow: prepareReleaseOverflow(db),
+    saveCheckpoint: prepareSaveCheckpoint(db),
+    reportProgress: prepareReportProgress(db),
   };
 }
 
@@ -65,7 +69,8 @@ export type WriteOpName = keyof WriteOps;
 /**
  * How many rows a write operation writes, for the group commit's lanes: the tasks of a batch
  * submission or of a workflow, the ids of a due mark; 1 for every other operation (claims and
- * completions are bounded by worker credits and stay in the lane of small operations).
+ * completions are bounded by worker credits and stay in the lane of small operations; so do progress
+ * reports, one batch per worker and second, which keep their order with the completions after them).
  */
 export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
   if (op === 'insertTasks') return (args[0] as unknown[]).length;

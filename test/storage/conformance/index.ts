@@ -36,6 +36,7 @@ import { describeConcurrencyLimits } from './concurrency-limits';
 import { describeCluster } from './cluster';
 import { describeFencing } from './fencing';
 import { describeOverflow } from './overflow';
+import { describeCheckpoints } from './checkpoints';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -80,6 +81,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeDeadLetter(ctx);
     describeIdempotency(ctx);
     describeLeases(ctx);
+    describeCheckpoints(ctx);
     describeAudit(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);

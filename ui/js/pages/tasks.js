@@ -4,8 +4,8 @@ import { STATES } from './overview.js';
 
 /**
  * Tasks: list filtered by status, type and queue (newest first, "More" follows `next_cursor`);
- * a task's detail (payload, result, error, attempts) with Cancel and Reschedule (PATCH
- * `scheduled_at`). The filters and the selected task live in the URL hash.
+ * a task's detail (payload, result, error, progress, checkpoint, attempts) with Cancel and
+ * Reschedule (PATCH `scheduled_at`). The filters and the selected task live in the URL hash.
  */
 export async function render(root, ctx) {
   const p = ctx.params;
@@ -72,7 +72,11 @@ export async function showTask(el, id, ctx, changed = () => {}) {
       kv('tenant', t.metadata?.tenant_id ?? ''), kv('workflow', t.workflow_id ?? ''),
       kv('scheduled at', time(t.scheduled_at)), kv('created', time(t.created_at)), kv('started', time(t.started_at)),
       kv('completed', time(t.completed_at)), kv('attempts', `${t.attempts ?? 0} of ${(t.max_retries ?? 0) + 1}`),
-      kv('duration', t.duration_ms === null || t.duration_ms === undefined ? '' : `${t.duration_ms} ms`)),
+      kv('duration', t.duration_ms === null || t.duration_ms === undefined ? '' : `${t.duration_ms} ms`),
+      kv('progress', progressView(t)),
+      kv('checkpoint', t.checkpoint
+        ? [`attempt ${t.checkpoint.attempt}, ${t.checkpoint.size_bytes} bytes, saved `, time(t.checkpoint.saved_at)]
+        : 'none')),
     h('div', { class: 'filters' },
       h('button', { id: 'cancel-task', disabled: !waiting && t.status !== 'RUNNING', onclick: () => act('Cancel', () => api('POST', `/api/v1/tasks/${seg(id)}/cancel`)) }, 'Cancel'),
       h('label', {}, 'new time (local)', when),
@@ -86,6 +90,7 @@ export async function showTask(el, id, ctx, changed = () => {}) {
     h('h3', {}, 'Payload'), json(t.payload),
     h('h3', {}, 'Result'), json(t.result ?? null),
     t.error ? [h('h3', {}, 'Error'), json(t.error)] : null,
+    t.checkpoint ? [h('h3', {}, 'Checkpoint'), json(t.checkpoint.value)] : null,
     h('h3', {}, 'Attempts'),
     table([
       { label: '#', value: (a) => a.attempt },
@@ -95,6 +100,22 @@ export async function showTask(el, id, ctx, changed = () => {}) {
       { label: 'ended', value: (a) => time(a.ended_at) },
       { label: 'error', value: (a) => (a.error ? a.error.message ?? JSON.stringify(a.error) : '') },
     ], t.attempt_history ?? []));
+}
+
+/**
+ * The task's last progress report (`progress`: a fraction 0..1 or `{done, total, message}`) as a
+ * bar with its text, the attempt that reported it and when; empty before any report.
+ */
+function progressView(t) {
+  const p = t.progress;
+  if (p === null || p === undefined) return '';
+  const fraction = typeof p === 'number' ? p : typeof p.done === 'number' && typeof p.total === 'number' ? (p.total === 0 ? 1 : p.done / p.total) : null;
+  const text = typeof p === 'number'
+    ? `${Math.round(p * 100)} %`
+    : [typeof p.done === 'number' ? `${p.done}${typeof p.total === 'number' ? ` of ${p.total}` : ''}` : '', p.message ?? ''].filter(Boolean).join(' · ');
+  return h('span', { id: 'task-progress' },
+    fraction === null ? null : h('progress', { max: 1, value: fraction }),
+    ` ${text} (attempt ${t.progress_attempt}, `, time(t.progress_at), ')');
 }
 
 function kv(k, v) {

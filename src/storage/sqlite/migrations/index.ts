@@ -11,6 +11,7 @@ import * as m008 from './008-cluster';
 import * as m009 from './009-tenant-listing';
 import * as m010 from './010-split-waiting-index';
 import * as m011 from './011-due-order-waiting-index';
+import * as m012 from './012-checkpoints';
 import * as m013 from './013-concurrency-keys';
 import * as m014 from './014-overflow';
 
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '009-tenant-listing', ...m009 },
   { name: '010-split-waiting-index', ...m010 },
   { name: '011-due-order-waiting-index', ...m011 },
+  { name: '012-checkpoints', ...m012 },
   { name: '013-concurrency-keys', ...m013 },
   { name: '014-overflow', ...m014 },
 ];

@@ -7,7 +7,8 @@
  * is written only if it still waits at the dispatcher after `dueMarkDelayMs`.
  * Output: ClaimedTask for each id whose compare-and-set won (others are skipped: cancelled,
  * already claimed, not yet due). A workflow task also gets its upstream tasks' results, keyed by
- * their workflow-local ids, and its submission's `traceparent`.
+ * their workflow-local ids, and its submission's `traceparent`; a task with a checkpoint saved by
+ * an earlier attempt gets its value (`lastCheckpoint`).
  * Guarantee: one attempt number is handed out once. The compare-and-set is a read of the row under
  * the claim's condition and a write of that row, both inside the writer's one transaction
  * (group-commit.ts), which nothing else writes during.
@@ -25,13 +26,13 @@ import { parseJson, RETRY_COLUMNS, retryFromRow } from '../row-mapping';
 
 /** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
 const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
-  workflow_id, traceparent, ${RETRY_COLUMNS}`;
+  workflow_id, traceparent, checkpoint, ${RETRY_COLUMNS}`;
 
 /** Where the retry columns start in a {@link ClaimRow}. */
-const RETRY_AT = 12;
+const RETRY_AT = 13;
 
 /** A claimable row: `seq` first, then the columns the worker's view is built from. */
-type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, ...unknown[]];
+type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, string | null, ...unknown[]];
 
 /** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
 const CLAIM_SET = `state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
@@ -102,6 +103,7 @@ export function prepareClaimTasks(
       startedAt: now,
     };
     if (r[11]) task.traceparent = r[11];
+    if (r[12] !== null) task.lastCheckpoint = parseJson(r[12]);
     if (r[10]) task.upstreamResults = upstreamResultsOf(r[1]);
     return task;
   };

@@ -1,0 +1,74 @@
+import { checkpointText } from '../../domain/checkpoint';
+import type { Clock, TimerHandle } from '../../domain/clock';
+import { InternalError, RemoteSchedulerError } from '../../domain/errors';
+import { assertProgress } from '../../domain/progress';
+import type { CheckpointReply, ProgressItem } from './protocol';
+
+/** How often a worker sends the progress of its attempts at most (ms), unless its runner is told otherwise. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;
+
+/** Sends a checkpoint to the dispatcher and resolves with its answer (after the commit). */
+export type CheckpointSender = (taskId: string, attempt: number, value: unknown) => Promise<CheckpointReply>;
+
+/**
+ * `ctx.checkpoint(value)` of one attempt: the value is checked here first (a value over the cap or
+ * not JSON never crosses the process boundary), then the dispatcher stores it as a compare-and-set
+ * on the attempt and answers once it is committed.
+ * @throws (rejects) ValidationError or CheckpointTooLargeError from the check; the dispatcher's
+ *   refusal (e.g. `ATTEMPT_CONFLICT`) as a RemoteSchedulerError with its code; InternalError when
+ *   this worker was started without a way to send checkpoints
+ */
+export async function sendCheckpoint(send: CheckpointSender | null, taskId: string, attempt: number, value: unknown): Promise<void> {
+  checkpointText(value);
+  if (!send) throw new InternalError('checkpoints are not available in this runner');
+  const reply = await send(taskId, attempt, value);
+  if (!reply.ok) throw new RemoteSchedulerError(reply.error);
+}
+
+/**
+ * The worker's progress reports: the latest value per attempt, sent in one message at most every
+ * `intervalMs` (on the injected clock). A value replaced before its message went is never sent:
+ * progress is advisory, and a handler reporting per record must not cost a store write per record.
+ * An attempt that ends has its pending value sent at once, before its completion report.
+ */
+export class ProgressThrottle {
+  private readonly pending = new Map<string, ProgressItem>();
+  private timer: TimerHandle | null = null;
+  private lastSent = -Infinity;
+
+  /** @param send receives each batch (the worker tells the dispatcher) */
+  constructor(
+    private readonly clock: Clock,
+    private readonly intervalMs: number,
+    private readonly send: (reports: ProgressItem[]) => void,
+  ) {}
+
+  /**
+   * Keeps `value` as the attempt's latest progress and schedules a send.
+   * @throws ValidationError (`progress`) when it is not a progress value (domain/progress.ts)
+   */
+  report(id: string, attempt: number, value: unknown): void {
+    assertProgress(value);
+    this.pending.set(id, { id, attempt, value });
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastSent + this.intervalMs - this.clock.now());
+    this.timer = this.clock.setTimeout(() => this.flush(), wait);
+  }
+
+  /** The attempt ended: its pending value (if any) goes now, ahead of its completion. */
+  ended(id: string, attempt: number): void {
+    const p = this.pending.get(id);
+    if (!p || p.attempt !== attempt) return;
+    this.pending.delete(id);
+    this.send([p]);
+  }
+
+  private flush(): void {
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    this.lastSent = this.clock.now();
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    this.send(batch);
+  }
+}
