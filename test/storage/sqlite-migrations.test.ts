@@ -36,10 +36,10 @@ describe('SqliteStore schema upgrade', () => {
     const file = path.join(dir, 'scheduler.db');
     const old = openConnection(file);
     expect(migrate(old, 11)).to.have.length(11);
-    prepareInsertTasks(old)([newTask('v11-a', { createdAt: T0 })]);
+    insertOldRows(old, [newTask('v11-a', { createdAt: T0 })]);
     old.close();
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 11, to: SCHEMA_VERSION, applied: ['012-checkpoints'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 11, to: SCHEMA_VERSION, applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow'] });
     expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
     const [claimed] = await store.claimTasks(['v11-a'], 'w', T0, 60_000);
     expect(claimed).to.not.have.property('lastCheckpoint');
@@ -53,7 +53,7 @@ describe('SqliteStore schema upgrade', () => {
     expect(migrate(old, 10)).to.have.length(10);
     const ids = Array.from({ length: PARTITIONS }, (_, p) => idsInPartition(p, 2, 'v10'));
     // Per partition: one task due at T0 + 100 (SCHEDULED), one run-now task (PENDING, due T0).
-    insertAtSchema10(old, ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
+    insertOldRows(old, ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
     old.close();
 
     store = new SqliteStore(file);
@@ -120,8 +120,8 @@ describe('SqliteStore schema upgrade', () => {
   });
 });
 
-/** Inserts tasks with the columns a schema-10 store has (today's insert also writes later ones). */
-function insertAtSchema10(db: Database.Database, tasks: NewTask[]): void {
+/** Inserts `tasks` with the columns every schema from 10 to 11 has (no later column). */
+function insertOldRows(db: Database.Database, tasks: NewTask[]): void {
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, metadata, max_retries, retry_backoff,
       retry_delay_seconds, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at)
