@@ -22,21 +22,27 @@ export interface OverflowReleaseDeps {
  * releases held tasks, oldest first, while the waiting depth stays at or under
  * `overflow.lowWaterMark` × each cap (global and the task's tenant's; `domain/overflow-policy.ts`),
  * at most `overflow.releaseBatch` a pass. The service runs a pass every
- * `overflow.releaseIntervalMs` on the injected clock (bootstrap, `Periodic`), whether overflow is
- * enabled or not, so tasks held before a configuration change are released too. Each pass also
- * hands the submission guard the counts it read.
+ * `overflow.releaseIntervalMs` on the injected clock (bootstrap, `Periodic`). With overflow
+ * disabled, passes read the store only until one finds nothing held (tasks held under an earlier
+ * configuration are still released); after that they cost nothing, since nothing new is held.
+ * Each pass also hands the submission guard the counts it read.
  *
  * Cluster mode: every member runs passes; each task is released once (compare-and-set), but two
  * members' passes at the same instant may together release up to twice the room.
  */
 export class OverflowRelease {
+  /** Overflow disabled and a pass found nothing held: nothing can be held any more, skip the reads. */
+  private drained = false;
+
   constructor(private readonly deps: OverflowReleaseDeps) {}
 
   /** One release pass. @returns how many tasks it released */
   async pass(): Promise<number> {
     const { store, clock, config, guard, metrics, gateway } = this.deps;
+    if (!config.overflow.enabled && this.drained) return 0;
     const held = await store.countOverflowByTenant();
     if (Object.keys(held).length === 0) {
+      this.drained = !config.overflow.enabled;
       guard.refreshHeld(held);
       return 0;
     }

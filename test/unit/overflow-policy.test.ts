@@ -4,6 +4,10 @@ import { SubmissionGuard } from '../../src/tenancy/submission-guard';
 import { OverloadedError } from '../../src/domain/errors';
 import { loadConfig } from '../../src/config';
 import path from 'node:path';
+import { OverflowRelease } from '../../src/tenancy/overflow-release';
+import { ManualClock } from '../../src/domain/clock';
+import type { Store } from '../../src/storage/store';
+import type { SchedulerMetrics } from '../../src/observability/metrics';
 
 const ON: OverflowSettings = { enabled: true, lowWaterMark: 0.5, maxTasks: 3 };
 const OFF: OverflowSettings = { ...ON, enabled: false };
@@ -123,5 +127,38 @@ describe('submission guard with overflow', () => {
     expect(loadConfig({ configDir: dir, env: { OVERFLOW_ENABLED: 'true' } }).overflow).to.include({ enabled: true, lowWaterMark: 0.5 });
     expect(() => loadConfig({ configDir: dir, env: { OVERFLOW_ENABLED: 'maybe' } })).to.throw(/overflow\.enabled \(env OVERFLOW_ENABLED\)/);
     expect(() => loadConfig({ configDir: dir, env: {}, overrides: { overflow: { lowWaterMark: 0.9 } } })).to.throw(/overflow\.lowWaterMark/);
+  });
+});
+
+describe('overflow release pass', () => {
+  const config = (enabled: boolean) =>
+    loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: { maxWaitingTasks: 10, overflow: { enabled } } });
+
+  /** A release over a store that only counts held tasks (nothing held) and records its reads. */
+  function releaseOver(enabled: boolean) {
+    const reads = { count: 0 };
+    const store = { countOverflowByTenant: async () => (reads.count++, {}) } as unknown as Store;
+    const cfg = config(enabled);
+    const release = new OverflowRelease({
+      store,
+      clock: new ManualClock(0),
+      config: cfg,
+      guard: new SubmissionGuard(cfg),
+      metrics: {} as SchedulerMetrics,
+      gateway: { tasksStored: () => undefined },
+    });
+    return { release, reads };
+  }
+
+  it('with overflow disabled, passes stop reading the store once one found nothing held', async () => {
+    const { release, reads } = releaseOver(false);
+    for (let i = 0; i < 5; i++) expect(await release.pass()).to.equal(0);
+    expect(reads.count).to.equal(1);
+  });
+
+  it('with overflow enabled, every pass reads the held counts', async () => {
+    const { release, reads } = releaseOver(true);
+    for (let i = 0; i < 5; i++) await release.pass();
+    expect(reads.count).to.equal(5);
   });
 });
