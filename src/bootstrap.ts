@@ -116,9 +116,6 @@ const DEPTH_COUNT_SERVE_STALE_MS = 250;
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
 
-/** Cluster mode: how often each node reads the stored concurrency limits again (ms). */
-const CONCURRENCY_LIMITS_REFRESH_MS = 5000;
-
 export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {}): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   // This process's spans (submission, queue wait, external hand-off); the workers export their own.
@@ -208,11 +205,6 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     // Held low-priority tasks (overflow) are let in as the waiting depth falls (tenancy/overflow-release.ts).
     const overflowRelease = new Periodic(clock, config.overflow.releaseIntervalMs, () => services.overflow.pass(), (err) => log.warn({ err }, 'overflow release pass failed'));
     overflowRelease.start();
-    // Cluster mode: a concurrency limit changed through another node is applied here within this period.
-    const concurrencyLimits = cluster
-      ? new Periodic(clock, CONCURRENCY_LIMITS_REFRESH_MS, () => tenants.concurrency.loadStored(), (err) => log.warn({ err }, 'concurrency-limit refresh failed'))
-      : null;
-    concurrencyLimits?.start();
     const rt = runtime;
     const streamsRedis = redis;
     let closing: Promise<void> | null = null;
@@ -240,7 +232,6 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
           await audit.stop();
           await waitingCounts.stop();
           await overflowRelease.stop();
-          await concurrencyLimits?.stop();
           const { stillRunning } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           await app.close();
