@@ -299,9 +299,12 @@ export class DispatcherActor {
     // Tracing configured: each attempt's queue wait (due → claim) becomes a span of its task's trace.
     const queues = this.deps.spans ? queuesOf(entries) : null;
     if (queues) this.deps.spans?.queueWaits(claimed, queues);
-    const keys = new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]));
+    // Only claims with keyed tasks pay for the id → key map (most claims have none).
+    const keys = entries.some((e) => e.concurrencyKey !== undefined)
+      ? new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]))
+      : null;
     for (const t of claimed) {
-      const concurrencyKey = keys.get(t.id);
+      const concurrencyKey = keys?.get(t.id);
       this.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
       this.watchdog.attemptsStarted();
       items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
