@@ -81,14 +81,16 @@ export function externalGateway(directory: ActorDirectory): ExternalGateway {
  * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), or MongoDB
  * at `mongodbUri` (cluster mode: several processes may share it; partitions are owned through
  * leases, see src/cluster/partition-leases.ts).
+ * @param clock the scheduler's clock: MongoDB starts a claim's attempt and lease when its write
+ *   runs, which can be later than the caller's `now` (its writes queue); SQLite writes at once
  * @throws Error (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
  */
-export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>): Store {
+export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>, clock?: Pick<Clock, 'now'>): Store {
   if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath);
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
     throw new Error('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
   }
-  return new MongoStore(config.mongodbUri);
+  return new MongoStore(config.mongodbUri, clock ? { clock } : {});
 }
 
 /**
@@ -128,7 +130,9 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const localClock = options.clock ?? new SystemClock();
   // One service per embedded store file (see store-lock.ts); taken before anything reads the store.
   const lock = config.store === 'sqlite' && config.sqlitePath !== ':memory:' ? StoreLock.acquire(config.sqlitePath) : null;
-  const store = createStore(config);
+  // The store reads the scheduler's clock (chosen below, once coordination is up) when a queued claim runs.
+  let schedulerClock: Clock = localClock;
+  const store = createStore(config, { now: () => schedulerClock.now() });
   try {
     const schema = await store.open(config.partitions);
     if (schema?.from === 0) log.info({ store: store.name, schema_version: schema.to }, 'store created');
@@ -152,6 +156,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
     }
     const clock: Clock = coordination?.clock ?? localClock;
+    schedulerClock = clock;
     const coord = coordination;
     redis = createStreamRedis(config);
     const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };

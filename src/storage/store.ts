@@ -214,6 +214,9 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
   /**
    * PENDING → RUNNING (transition `claim`) for each id, starting a new attempt on `workerId` with
    * a lease until `now + leaseMs`. Returns what the worker needs for every id whose claim won.
+   * An adapter whose writes can wait in a queue (MongoDB) and that was given the scheduler's clock
+   * starts the attempt, and its lease, at the later of `now` and that clock when the write runs:
+   * a claim that waited longer than `leaseMs` is not born with an expired lease.
    * A SCHEDULED or RETRYING task that is due (`due_at <= now`) is claimed too (transitions `due`
    * and `claim` in one write): the partition owner hands due tasks to the dispatcher at once and
    * marks only those still waiting after a delay, so a claim usually comes first. Never a task

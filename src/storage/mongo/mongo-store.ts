@@ -40,7 +40,8 @@ import { purgeFinished } from './ops/purge-finished';
 import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } from './ops/read-tasks';
 import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { updateWaitingTask } from './ops/update-waiting-task';
-import { WriteQueue } from './write-queue';
+import { WriteLane, WriteQueue } from './write-queue';
+import type { Clock } from '../../domain/clock';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
@@ -69,6 +70,12 @@ export interface MongoStoreOptions {
   database?: string;
   /** How long to wait for a server at open (ms; default 10 000). */
   serverSelectionTimeoutMs?: number;
+  /**
+   * The scheduler's clock. Given, a claim's start and lease run from the later of the caller's
+   * `now` and this clock's time when the claim's write runs (it may wait in the write queue);
+   * absent, from `now`.
+   */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** What an open store holds; replaced as a whole by open and close. */
@@ -158,10 +165,10 @@ export class MongoStore implements Store {
   }
 
   /** Queues a write; the session is looked up when it runs, so writes queued before close still run. */
-  private write<T>(op: (c: MongoCollections, s: Session) => Promise<T>): Promise<T> {
+  private write<T>(op: (c: MongoCollections, s: Session) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
     if (!this.session) return Promise.reject(new Error('store is not open'));
     const session = this.session;
-    return this.writes.run(() => op(session.c, session));
+    return this.writes.run(() => op(session.c, session), lane);
   }
 
   async ping(): Promise<boolean> {
@@ -200,11 +207,12 @@ export class MongoStore implements Store {
 
   /** `seqs` hints (see Store) are not needed here: a task document is found by its id, its `_id`. */
   async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
-    return this.write((c) => claimTasks(c, ids, workerId, now, leaseMs, epochs));
+    // The attempt starts, and its lease runs, when the claim is written, not when it was queued.
+    return this.write((c) => claimTasks(c, ids, workerId, Math.max(now, this.options.clock?.now() ?? now), leaseMs, epochs));
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-    return this.write((c) => completeAttempts(c, completions, now));
+    return this.write((c) => completeAttempts(c, completions, now), 'attempts');
   }
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {
@@ -224,12 +232,12 @@ export class MongoStore implements Store {
   }
 
   async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
-    return this.write((c) => extendLeases(c, items, until));
+    return this.write((c) => extendLeases(c, items, until), 'attempts');
   }
 
   async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
     const text = checkpointText(value);
-    return this.write((c) => saveCheckpoint(c, taskId, attempt, text, now));
+    return this.write((c) => saveCheckpoint(c, taskId, attempt, text, now), 'attempts');
   }
 
   async reportProgress(reports: ProgressReport[], now: number): Promise<number> {

@@ -1,30 +1,66 @@
 /**
- * Runs the write operations of one MongoStore one after another, in the order they were called.
+ * Runs the write operations of one MongoStore one at a time: those of the `attempts` lane (the
+ * writes that end or keep alive a running attempt) before those of the `ordered` lane, each lane
+ * in the order its writes were called.
  *
- * Why: the Store contract is written against one writer (SQLite's writing connection), and callers
- * rely on it: a cancel issued right after an insert, without awaiting it, must see the insert.
- * MongoDB gives no such order between two operations sent on different pooled connections. So
- * writes of one store instance are serialized here (each one is still a single-document
- * compare-and-set on the server, which is what keeps several nodes correct); reads are not.
+ * Why one at a time: the Store contract is written against one writer (SQLite's writing
+ * connection), and callers rely on it: a cancel issued right after an insert, without awaiting it,
+ * must see the insert. MongoDB gives no such order between two operations sent on different
+ * pooled connections. So writes of one store instance are serialized here (each one is still a
+ * single-document compare-and-set on the server, which is what keeps several nodes correct);
+ * reads are not.
+ *
+ * Why two lanes: on a slow server (FerretDB under load: hundreds of ms per write) the queue of
+ * claims and due marks can be seconds long, longer than an attempt lease. A completion or a lease
+ * extension waiting behind it would land after the lease expired: another node's sweep would take
+ * the attempt for lost and run its task again, which makes more writes (congestion collapse,
+ * measured on the cluster chaos test: 5–12 s waits with a 3 s lease). Those writes are
+ * compare-and-sets on an attempt already claimed (id, attempt, RUNNING), so running them ahead of
+ * claims, inserts or due marks changes no outcome a caller can rely on: the claim they follow
+ * committed before its worker could report.
+ *
  * `drain()` lets `close()` answer every write issued before it.
  */
-export class WriteQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  private pending = 0;
+export type WriteLane = 'attempts' | 'ordered';
 
-  /** Runs `op` after every write queued before it; resolves or rejects with its result. */
-  run<T>(op: () => Promise<T>): Promise<T> {
-    this.pending++;
-    const result = this.tail.then(op, op);
-    this.tail = result.then(
-      () => this.pending--,
-      () => this.pending--,
-    );
-    return result;
+export class WriteQueue {
+  private readonly lanes: Record<WriteLane, Array<() => Promise<void>>> = { attempts: [], ordered: [] };
+  private running = false;
+  private idle: Array<() => void> = [];
+
+  /**
+   * Runs `op` once every write queued before it in its lane (and every `attempts` write queued
+   * before it starts) has run; resolves or rejects with its result.
+   * @param lane `attempts` for completions, lease extensions and checkpoints of running attempts;
+   *   `ordered` (default) for everything else
+   */
+  run<T>(op: () => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.lanes[lane].push(async () => {
+        try {
+          resolve(await op());
+        } catch (err) {
+          reject(err);
+        }
+      });
+      if (!this.running) void this.loop();
+    });
   }
 
   /** Resolves once every write queued so far has finished (whatever its outcome). */
-  async drain(): Promise<void> {
-    while (this.pending > 0) await this.tail;
+  drain(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    for (;;) {
+      const next = this.lanes.attempts.shift() ?? this.lanes.ordered.shift();
+      if (!next) break;
+      await next();
+    }
+    this.running = false;
+    for (const w of this.idle.splice(0)) w();
   }
 }
