@@ -7,8 +7,8 @@
  * SQLite backend at full CPU well below 100 tasks/s on this machine, which would make the limit
  * vacuous. The MongoDB-store cluster runs the same dispatcher and buckets.
  *
- * The bound checked is the one the Redis bucket promises (docs/ARCHITECTURE.md, "Cluster
- * coordination (Redis)"): over any window of T seconds at most burst + rate × T starts, plus one
+ * The bound checked is the one the Redis bucket promises (docs/CLUSTER.md, "Coordination
+ * through Redis"): over any window of T seconds at most burst + rate × T starts, plus one
  * leased batch per node (≤ 10 tokens here). This is an upper bound on starts (the limit holding),
  * not a speed assertion; the achieved rate is printed for the record. start times are `started_at`
  * of each task, stamped by each node on the Redis server's clock (one time source).
