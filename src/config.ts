@@ -8,7 +8,7 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().in
 const rateLimit = z.object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) }).strict();
 
 /**
- * Schema of the resolved configuration (DESIGN §11). Every default lives in `config/default.json`;
+ * Schema of the resolved configuration (docs/DESIGN.md §11). Every default lives in `config/default.json`;
  * this schema only checks shapes and ranges.
  */
 export const ConfigSchema = z
@@ -161,7 +161,7 @@ export const ConfigSchema = z
     /** Per task type: a token-bucket limit on starts. */
     rateLimits: z.record(rateLimit),
     /**
-     * External queues (DESIGN §6, issue 7): queue name → where its tasks go instead of the forked
+     * External queues (docs/DESIGN.md §6; docs/EXTERNAL-QUEUES.md): queue name → where its tasks go instead of the forked
      * workers. The dispatcher claims them as usual and appends one entry per attempt to the Redis
      * stream `stream` (default `scheduler:queue:<name>`); consumers read it with XREADGROUP in the
      * consumer group `group` (default `scheduler`) and report with
@@ -201,7 +201,7 @@ export const ConfigSchema = z
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
 
-/** Environment variable → config key (DESIGN §11). */
+/** Environment variable → config key (docs/DESIGN.md §11). */
 const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   PORT: 'port',
   HOST: 'host',

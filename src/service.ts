@@ -65,7 +65,7 @@ export interface SchedulerServiceDeps {
 }
 
 /**
- * SchedulerService: the one place where operations are defined (DESIGN §2). REST routes and the
+ * SchedulerService: the one place where operations are defined (docs/DESIGN.md §2). REST routes and the
  * actor-message API are thin adapters over it; both get the same validation and the same typed
  * errors (see `domain/errors.ts`). A submission is acknowledged only after the store committed it.
  */

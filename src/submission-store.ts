@@ -1,7 +1,7 @@
 /**
  * Storing acknowledged submissions: a batch is stored all or none, then its waiting tasks are
  * handed to their partition owners, a chunk at a time so one large batch does not hold back other
- * callers' requests (issue 5). The acknowledgement is built only after the store committed.
+ * callers' requests (docs/TENANTS.md). The acknowledgement is built only after the store committed.
  */
 import type { SchedulerServiceDeps } from './service';
 import { ackJson, lastIsoMemo, SubmitAck } from './contract/task-json';
@@ -56,7 +56,7 @@ export async function storeSubmissions(
   };
   for (const [i, t] of tasks.entries()) {
     // A large batch hands the event loop back every BUILD_CHUNK tasks here too, and its owners
-    // are told per chunk: other callers' requests are served in between (issue 5).
+    // are told per chunk: other callers' requests are served in between (docs/TENANTS.md).
     if (i > 0 && i % BUILD_CHUNK === 0) {
       handOver();
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -120,7 +120,7 @@ export function dueEntryOf(
  * `items.map(fn)`, handing the event loop back (setImmediate) every `chunk` items, so a
  * 1,000-task batch (~10 ms of building on this machine) does not hold back other callers'
  * requests — one tenant's batches would otherwise add their whole build time to another
- * tenant's single submissions (the fairness target of issue 5). Not a timer: no time passes on
+ * tenant's single submissions (the fairness target of docs/DESIGN.md §5). Not a timer: no time passes on
  * any clock. The first error thrown by `fn` rejects.
  */
 export async function mapYielding<T, R>(items: readonly T[], chunk: number, fn: (item: T, index: number) => R): Promise<R[]> {

@@ -50,7 +50,7 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   const meta = s.metadata ?? {};
   // A time already past is due now, not then: a task cannot have waited before it was submitted.
   // Otherwise a backdated task would count as long overdue: promoted by priority aging ahead of
-  // higher priorities (DESIGN §5), first among its equals, and years of dispatch lag in /metrics.
+  // higher priorities (docs/DESIGN.md §5), first among its equals, and years of dispatch lag in /metrics.
   const dueAt = scheduledAt === null ? now : Math.max(scheduledAt, now);
   const idempotencyKey = s.idempotency_key ?? null;
   const fields = {

@@ -18,7 +18,7 @@ export type CronActorMessages = {
 };
 
 /**
- * The cron actor (DESIGN §2, §7): hosts the {@link CronEvaluator} in the supervisor's tree and
+ * The cron actor (docs/DESIGN.md §2, §7): hosts the {@link CronEvaluator} in the supervisor's tree and
  * routes what it produces — new instances to their partition owners, aborts of cancelled running
  * instances to the dispatcher.
  */

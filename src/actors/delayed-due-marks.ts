@@ -7,7 +7,7 @@ interface Batch {
 }
 
 /**
- * The due marks (SCHEDULED/RETRYING → PENDING, DESIGN §3) of tasks a partition owner handed to the
+ * The due marks (SCHEDULED/RETRYING → PENDING, docs/DESIGN.md §3) of tasks a partition owner handed to the
  * dispatcher, written only for those the dispatcher still holds after a delay.
  *
  * A due task handed out is usually claimed within milliseconds, and a claim takes a due SCHEDULED

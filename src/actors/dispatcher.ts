@@ -39,7 +39,7 @@ export type DispatcherMessages = WorkerToDispatcher & {
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * The dispatcher (DESIGN §5): ready tasks per tenant (priority inside, weighted round-robin
+ * The dispatcher (docs/DESIGN.md §5): ready tasks per tenant (priority inside, weighted round-robin
  * between), worker credits (a worker gets work only for its free slots), claims (PENDING →
  * RUNNING, batched per worker message), and completions (the retry policy decides the next state;
  * the store applies it as a compare-and-set). Retries go back to their partition owner.
@@ -202,7 +202,7 @@ export class DispatcherActor {
   /**
    * Finished attempts from a worker. Their credits return at once, except those of attempts whose
    * retry is due immediately: those come back only after the retry is in the ready queue, so the
-   * freed slot cannot go to a lower-priority task ahead of it (behaviour case C4b).
+   * freed slot cannot go to a lower-priority task ahead of it.
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
     const slot = this.workers.get(msg.workerId);

@@ -21,7 +21,7 @@ export type PartitionOwnerMessages = {
 };
 
 /**
- * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in
+ * Owner of one partition (docs/DESIGN.md §4): keeps the partition's tasks due inside the horizon window in
  * a min-heap, with one timer to the earliest due time (or the window refresh), hands due tasks to
  * the dispatcher and marks PENDING in the store those it still holds `dueMarkDelayMs` later
  * ({@link DelayedDueMarks}). Hands out at most `ownerMaxOutstanding`

@@ -6,7 +6,7 @@ export type SendRun = (slot: WorkerSlot, items: WorkItem[]) => void;
 
 /**
  * Gathers the attempts claimed for each worker during one event-loop iteration into one `run`
- * message per worker (DESIGN §5: one message to a worker carries every task its free slots can
+ * message per worker (docs/DESIGN.md §5: one message to a worker carries every task its free slots can
  * take). The claims of one group commit are answered together, as one reply per claim; without
  * this, each reply would be its own write to the worker's IPC pipe, and each write a wake-up of
  * that process. The message goes out in the iteration's check phase (`setImmediate`), after every

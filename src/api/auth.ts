@@ -16,7 +16,7 @@ declare module 'fastify' {
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
- * Bearer-key authentication (issue 5): with keys configured, every request but the probes and the
+ * Bearer-key authentication (docs/TENANTS.md): with keys configured, every request but the probes and the
  * API description (`/openapi.json`, `/docs`) and the dashboard's static files (`/ui`, `/ui/…`), which
  * hold no tenant data (the dashboard's own API calls carry its key), needs
  * `Authorization: Bearer <key>` (401 `UNAUTHORIZED` otherwise) and runs as that key's

@@ -36,7 +36,7 @@ export function isUiRoute(routeUrl: string | undefined): boolean {
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
- * Serves the built-in dashboard (issue 9): the static files of `ui/` (HTML, CSS, vanilla ES
+ * Serves the built-in dashboard (docs/OPERATIONS.md): the static files of `ui/` (HTML, CSS, vanilla ES
  * modules; no build step, no CDN) under `/ui/`, and the page itself at `/ui` and `/ui/`, through
  * `@fastify/static`. The routes are hidden from `/openapi.json`. The page uses only the public
  * REST API. Does nothing when the `ui/` folder is missing (a trimmed install).

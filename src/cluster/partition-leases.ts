@@ -1,5 +1,5 @@
 /**
- * Partition ownership through leases (cluster mode, DESIGN §4; docs/MONGODB.md "Partition leases
+ * Partition ownership through leases (cluster mode, docs/DESIGN.md §4; docs/MONGODB.md "Partition leases
  * and fencing"). One instance per service process, run by the supervisor on the injected clock.
  *
  * Every round (each third of the lease TTL, and earlier when a lease it wants expires sooner):

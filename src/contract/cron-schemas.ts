@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the cron API (DESIGN §7, §10). Task fields are those of a task submission
+ * JSON Schemas of the cron API (docs/DESIGN.md §7, §10). Task fields are those of a task submission
  * (task-schemas.ts) minus `scheduled_at` and `idempotency_key`: the schedule decides when, and
  * each instance's id is already unique per fire time.
  */

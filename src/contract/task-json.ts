@@ -6,7 +6,7 @@ export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-/** Acknowledgement of a submission (DESIGN §10). */
+/** Acknowledgement of a submission (docs/DESIGN.md §10). */
 export interface SubmitAck {
   task_id: string;
   status: string;

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the task API (DESIGN §10, snake_case). The same objects validate REST bodies
+ * JSON Schemas of the task API (docs/DESIGN.md §10, snake_case). The same objects validate REST bodies
  * (fastify) and actor-message requests (the service's Ajv), so both reject the same input with
  * the same field path.
  */

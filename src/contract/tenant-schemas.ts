@@ -1,4 +1,4 @@
-/** JSON Schemas of the tenant, rate-limit and concurrency-limit admin API (issue 5). */
+/** JSON Schemas of the tenant, rate-limit and concurrency-limit admin API (docs/TENANTS.md). */
 
 import { CONCURRENCY_KEY_PATTERN, MAX_RUNNING_LIMIT } from '../domain/concurrency-limits';
 

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the workflow API (DESIGN §8, §10). A workflow task takes the same fields as a
+ * JSON Schemas of the workflow API (docs/DESIGN.md §8, §10). A workflow task takes the same fields as a
  * single task submission (the same schema pieces, so the same checks and field paths), plus its
  * workflow-local `task_id` and `dependencies` (the specification's spelling: `workflow_name`,
  * `tasks[].task_id`), and without `idempotency_key` (a workflow task's identity is its place in

@@ -33,7 +33,7 @@ export interface LeaseEvents {
 
 /**
  * A {@link RateBucket} whose tokens come from a bucket shared by every node (cluster mode,
- * DESIGN §5), without making a start wait on Redis: the node leases tokens in small batches into
+ * docs/DESIGN.md §5), without making a start wait on Redis: the node leases tokens in small batches into
  * a local stock that the dispatcher spends synchronously. Below half a batch it asks for the next
  * one (one request at a time); when the stock is empty it answers Infinity meanwhile; the reply calls
  * `wake`, so the dispatcher looks again. A reply with no token carries the ETA of the next one,

@@ -17,7 +17,7 @@ export interface ClockSyncOptions {
 }
 
 /**
- * A {@link Clock} on the Redis server's time (DESIGN §4: one time source in cluster mode):
+ * A {@link Clock} on the Redis server's time (docs/DESIGN.md §4: one time source in cluster mode):
  * `now()` is the local clock plus the measured correction (offset minus half the round trip, minus
  * 15 ppm of drift allowance per ms since the sample), so it errs late, never early. Timers run on the local clock (delays are durations; the callers
  * compare with `now()` when they wake). Before the first sample, and while Redis is away, the

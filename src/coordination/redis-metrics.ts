@@ -2,7 +2,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * Metrics of the Redis coordination (cluster mode), registered on the service's registry next to
- * {@link SchedulerMetrics}; absent in embedded mode. Base units, `scheduler_` prefix (DESIGN §12).
+ * {@link SchedulerMetrics}; absent in embedded mode. Base units, `scheduler_` prefix (docs/DESIGN.md §12).
  */
 export class RedisMetrics {
   readonly up: Gauge<string>;

@@ -36,7 +36,7 @@ interface WindowEntry {
 const FIRE_CHUNK = 500;
 
 /**
- * Fires cron definitions on time (DESIGN §7). Keeps the enabled definitions due within
+ * Fires cron definitions on time (docs/DESIGN.md §7). Keeps the enabled definitions due within
  * `cronHorizonMs` in a min-heap keyed by next fire time, with one timer to the earliest (or to the
  * window reload, every half horizon). At a fire time it plans the firings (catch-up.ts), builds
  * the instances and asks the store to apply them: a compare-and-set on next_fire_time and

@@ -51,7 +51,7 @@ const DEFAULT_PREVIEW = 5;
 const DEFAULT_MAX_CATCH_UP = 100;
 
 /**
- * Cron definitions (DESIGN §7) as the REST API and the actor-message API offer them: create, read,
+ * Cron definitions (docs/DESIGN.md §7) as the REST API and the actor-message API offer them: create, read,
  * list, edit (including pause/resume through `enabled`), delete, fire records, and the preview of
  * fire times computed by exactly the code the evaluator fires with (domain/cron/cron-schedule.ts).
  * Every method validates like the task operations: ValidationError (400) naming the field.

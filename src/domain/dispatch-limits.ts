@@ -4,7 +4,7 @@ import { LimitKind, localRateLimiter, RateBucket, RateLimit, RateLimiterBackend 
 export type { RateLimit } from './rate-limiter-backend';
 
 /**
- * The dispatch settings an operator changes at run time (issue 5): tenant weights for the
+ * The dispatch settings an operator changes at run time (docs/TENANTS.md): tenant weights for the
  * weighted round-robin, token-bucket rate limits per task type and per tenant, and the limits per
  * concurrency key ({@link ConcurrencyLimits}). One instance
  * per scheduler, shared by the dispatcher (which reads it on every start) and the service (which

@@ -195,7 +195,7 @@ export class IdempotencyConflictError extends SchedulerError {
   }
 }
 
-/** A state-machine edge that DESIGN §3 does not have (a bug or a race lost). */
+/** A state-machine edge that docs/DESIGN.md §3 does not have (a bug or a race lost). */
 export class InvalidTransitionError extends SchedulerError {
   readonly code = 'INVALID_TRANSITION';
   readonly status = 409;
@@ -225,7 +225,7 @@ export class InternalError extends SchedulerError {
 }
 
 /**
- * The workflow's dependency graph is not a DAG that can run (DESIGN §8, case C6): no tasks, an id
+ * The workflow's dependency graph is not a DAG that can run (docs/DESIGN.md §8): no tasks, an id
  * used twice, a dependency on an id not in the workflow, a task depending on itself, or a cycle.
  * `details.problem` says which (`empty`, `duplicate_ids`, `unknown_dependencies`,
  * `self_dependency`, `cycle`) and the other details name the culprits (`duplicate_ids`,

@@ -4,7 +4,7 @@ import { DueEntry, PRIORITY_RANK } from './task';
 
 /** Limits of one partition's window. Times in milliseconds. */
 export interface HorizonWindowOptions {
-  /** How far ahead of now the window reaches when loaded (DESIGN §4: e.g. 30 s). */
+  /** How far ahead of now the window reaches when loaded (docs/DESIGN.md §4: e.g. 30 s). */
   horizonMs: number;
   /** Most entries held in the heap. */
   maxTasks: number;
@@ -20,7 +20,7 @@ export function compareDue(a: DueEntry, b: DueEntry): number {
 }
 
 /**
- * The in-memory part of a partition owner (DESIGN §4), without I/O or timers: a min-heap of the
+ * The in-memory part of a partition owner (docs/DESIGN.md §4), without I/O or timers: a min-heap of the
  * waiting tasks due before `windowEnd`, the set of ids handed out and not yet released, and the
  * rules for when to read the store again. Memory follows the window (≤ maxTasks + maxOutstanding
  * entries), not the number of waiting tasks.

@@ -1,5 +1,5 @@
 /**
- * Partition of a task: FNV-1a (32-bit) hash of its id modulo the partition count (DESIGN §4).
+ * Partition of a task: FNV-1a (32-bit) hash of its id modulo the partition count (docs/DESIGN.md §4).
  * Stable across processes and versions: the count is fixed when the store is created.
  * @param taskId any string
  * @param partitions number of partitions, ≥ 1

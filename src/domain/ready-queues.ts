@@ -30,7 +30,7 @@ export interface ReadyPolicy {
 }
 
 /**
- * The dispatcher's ready tasks (DESIGN §5): per tenant a {@link TenantReadyQueue} (priority with
+ * The dispatcher's ready tasks (docs/DESIGN.md §5): per tenant a {@link TenantReadyQueue} (priority with
  * aging, per task type), smooth weighted round-robin between tenants that have work allowed to
  * start, and token buckets per task type and per tenant. An empty bucket parks only its own queue:
  * other types and tenants keep flowing, and {@link nextReleaseAt} says when to look again (the

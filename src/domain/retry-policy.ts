@@ -52,7 +52,7 @@ export interface AttemptDecision {
 }
 
 /**
- * Applies the retry policy (DESIGN §3, §6) to a finished attempt.
+ * Applies the retry policy (docs/DESIGN.md §3, §6) to a finished attempt.
  * `attempt` is the number of the attempt that just ended (1-based, counting every attempt the
  * task ever made); the current budget allows `maxRetries + 1` attempts after `attemptBase`.
  * Permanent errors never retry; everything else does while the budget lasts, then the task is DEAD.

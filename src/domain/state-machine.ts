@@ -2,7 +2,7 @@ import { TaskState, TERMINAL_STATES } from './task';
 import { InvalidTransitionError } from './errors';
 
 /**
- * The task lifecycle of DESIGN §3 as an explicit transition table: event → (from states → to state).
+ * The task lifecycle of docs/DESIGN.md §3 as an explicit transition table: event → (from states → to state).
  * Stores apply each transition as a compare-and-set on the `from` states, so a late or duplicated
  * message can never move a task backwards or complete it twice.
  */

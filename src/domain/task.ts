@@ -1,4 +1,4 @@
-/** Task model shared by every layer (DESIGN §3, §10). Times are epoch milliseconds. */
+/** Task model shared by every layer (docs/DESIGN.md §3, §10). Times are epoch milliseconds. */
 import type { CheckpointRecord } from './checkpoint';
 import type { ProgressRecord } from './progress';
 

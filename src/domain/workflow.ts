@@ -1,4 +1,4 @@
-/** Workflow (DAG) model shared by every layer (DESIGN §8). Times are epoch milliseconds. */
+/** Workflow (DAG) model shared by every layer (docs/DESIGN.md §8). Times are epoch milliseconds. */
 import { NewTask, TaskError, TaskState } from './task';
 
 export const WORKFLOW_STATUSES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;

@@ -58,7 +58,7 @@ interface Lane {
 }
 
 /**
- * External queues inside the dispatcher (DESIGN §6, issue 7): tasks whose `queue` is configured
+ * External queues inside the dispatcher (docs/DESIGN.md §6; docs/EXTERNAL-QUEUES.md): tasks whose `queue` is configured
  * in `externalQueues` wait in their queue's own ready queues (same priorities, aging, tenant
  * round-robin and token buckets as worker tasks: the buckets are shared), and instead of going
  * to a forked worker they are claimed (PENDING → RUNNING, attempt + 1, lease `leaseMs`, worker id

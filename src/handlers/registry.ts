@@ -6,7 +6,7 @@ import { noop } from './builtins/noop';
 import { sleep } from './builtins/sleep';
 import { TaskHandler } from './types';
 
-/** The built-in handlers (DESIGN §6). */
+/** The built-in handlers (docs/DESIGN.md §6). */
 export const BUILTIN_HANDLERS: Readonly<Record<string, TaskHandler>> = Object.freeze({ noop, echo, sleep, fail, http });
 
 /** Thrown at start-up when a configured handler module cannot be loaded. */

@@ -1,4 +1,4 @@
-/** The W3C trace context of an attempt (issue 9): its span in the submitter's trace. */
+/** The W3C trace context of an attempt (docs/OPERATIONS.md): its span in the submitter's trace. */
 export interface TraceContext {
   /** 32 lowercase hex digits: the trace the submission's `traceparent` named. */
   traceId: string;
@@ -8,7 +8,7 @@ export interface TraceContext {
   traceparent: string;
 }
 
-/** What a handler receives besides its payload (DESIGN §6). */
+/** What a handler receives besides its payload (docs/DESIGN.md §6). */
 export interface HandlerContext {
   taskId: string;
   /** 1-based number of this attempt. */

@@ -2,7 +2,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { OwnershipEnd, OwnershipMetrics } from '../cluster/partition-leases';
 
 /**
- * Partition ownership metrics (cluster mode, DESIGN §12), registered on the service's registry:
+ * Partition ownership metrics (cluster mode, docs/DESIGN.md §12), registered on the service's registry:
  * - `scheduler_partitions_owned` gauge: partitions this member holds a lease on;
  * - `scheduler_lease_acquisitions_total`, `scheduler_lease_renewals_total`;
  * - `scheduler_lease_losses_total{reason}`: `lost` (a renewal was refused: someone else holds it)

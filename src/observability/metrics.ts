@@ -3,7 +3,7 @@ import { TASK_STATES, TaskState } from '../domain/task';
 import { TenantLabels } from './tenant-labels';
 
 /**
- * The service's Prometheus metrics (DESIGN §12; names are a contract). One instance per service,
+ * The service's Prometheus metrics (docs/DESIGN.md §12; names are a contract). One instance per service,
  * with its own registry: no module-level state.
  */
 export class SchedulerMetrics {

@@ -1,5 +1,5 @@
 /**
- * The cluster part of the {@link Store} contract (issue 7): members (live service processes) and
+ * The cluster part of the {@link Store} contract (docs/CLUSTER.md): members (live service processes) and
  * partition leases with fencing epochs, and the fence itself on the tasks of a partition. The
  * conformance suite (test/storage/conformance/cluster.ts, fencing.ts) checks it on every adapter.
  *

@@ -1,5 +1,5 @@
 /**
- * The cron part of the {@link Store} contract (DESIGN §7). Every adapter implements it; the
+ * The cron part of the {@link Store} contract (docs/DESIGN.md §7). Every adapter implements it; the
  * conformance suite (test/storage/conformance/cron.ts) checks it.
  */
 import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../domain/cron/cron-definition';

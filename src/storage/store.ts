@@ -292,7 +292,7 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
    */
   purgeFinished(before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }>;
 
-  // Workflows (DESIGN §8). Workflow tasks are ordinary task rows with a `workflowId`; every task
+  // Workflows (docs/DESIGN.md §8). Workflow tasks are ordinary task rows with a `workflowId`; every task
   // operation above keeps their workflow consistent in the same atomic step:
   // - `completeAttempts`: a SUCCEEDED workflow task decrements the unmet count of each direct
   //   downstream task; one that reaches 0 leaves BLOCKED (PENDING, or SCHEDULED when its own

@@ -1,5 +1,5 @@
 /**
- * The tenant part of the {@link Store} contract (issue 5): stored dispatch settings, and the
+ * The tenant part of the {@link Store} contract (docs/TENANTS.md): stored dispatch settings, and the
  * counts backpressure needs. The conformance suite (test/storage/conformance/tenants.ts) checks it.
  */
 import type { RateLimit } from '../domain/dispatch-limits';

@@ -1,5 +1,5 @@
 /**
- * Who makes a request (issue 5): the tenant its API key belongs to, or an admin. Without
+ * Who makes a request (docs/TENANTS.md): the tenant its API key belongs to, or an admin. Without
  * configured keys every caller is {@link OPEN_CALLER} (an admin of every tenant); in-cluster callers
  * of the actor-message API are trusted the same way.
  */

@@ -11,7 +11,7 @@ export function isLoopback(host: string): boolean {
 
 /**
  * Refuses to serve an open API (no `apiKeys`) on a non-loopback `HOST`, unless
- * `ALLOW_UNAUTHENTICATED=true` says so on purpose (issue 5).
+ * `ALLOW_UNAUTHENTICATED=true` says so on purpose (docs/TENANTS.md).
  * @throws ConfigError naming HOST, apiKeys and ALLOW_UNAUTHENTICATED
  */
 export function assertSafeExposure(config: Pick<Config, 'host' | 'apiKeys' | 'allowUnauthenticated'>): void {

@@ -11,7 +11,7 @@ export const OVERLOAD_RETRY_AFTER_SECONDS = 5;
 type GuardConfig = Pick<Config, 'submitRateLimit' | 'maxWaitingTasks' | 'maxWaitingPerTenant' | 'tenants' | 'overflow'>;
 
 /**
- * Backpressure at submission (issue 5), checked before anything is stored, so nothing already
+ * Backpressure at submission (docs/TENANTS.md), checked before anything is stored, so nothing already
  * acknowledged is ever dropped: a token bucket per tenant on submissions (429 `RATE_LIMITED` with
  * `Retry-After`), and caps on waiting tasks (SCHEDULED, PENDING, RETRYING, BLOCKED) globally and
  * per tenant (503 `OVERLOADED` with `Retry-After`), with priority shedding near a cap: low from

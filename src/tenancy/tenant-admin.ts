@@ -22,7 +22,7 @@ const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; bur
 const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
 
 /**
- * Admin operations on dispatch settings (issue 5): tenant weights, tenant start limits and
+ * Admin operations on dispatch settings (docs/TENANTS.md): tenant weights, tenant start limits and
  * task-type start limits. Changes are stored first, then applied to the running
  * {@link DispatchLimits} (the dispatcher and partition owners read it on every decision), so they
  * take effect at once and survive a restart. Config files give the values a tenant or task type

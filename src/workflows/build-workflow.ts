@@ -16,7 +16,7 @@ export interface WorkflowSubmission {
 }
 
 /**
- * Turns a schema-valid workflow submission into a {@link NewWorkflow} (DESIGN §8):
+ * Turns a schema-valid workflow submission into a {@link NewWorkflow} (docs/DESIGN.md §8):
  * 1. more than `config.workflowMaxTasks` tasks → {@link WorkflowTooLargeError} (413);
  * 2. the graph is checked by `validateDag` (iterative Kahn, cycle extraction; no recursion, so a
  *    10,000-task chain is fine): no tasks, duplicate ids, unknown dependencies, self-dependency or

@@ -40,7 +40,7 @@ export interface WorkflowCancelResponse {
 }
 
 /**
- * Workflow operations (DESIGN §8), beside {@link SchedulerService} and used the same way by REST
+ * Workflow operations (docs/DESIGN.md §8), beside {@link SchedulerService} and used the same way by REST
  * and the actor-message API: submit a DAG (validated, stored atomically, roots handed to their
  * partition owners), read one with its tasks, list, cancel. Execution needs nothing here: release
  * of BLOCKED tasks and failure propagation happen in the store, in the transaction that ends the

@@ -10,7 +10,7 @@ export const DOCS_PREFIX = '/docs';
 export const BEARER_SCHEME = 'bearerAuth';
 
 /**
- * Registers OpenAPI generation (issue 9): `@fastify/swagger` builds an OpenAPI 3.1 document from
+ * Registers OpenAPI generation (docs/OPERATIONS.md): `@fastify/swagger` builds an OpenAPI 3.1 document from
  * every route's `schema` (body, params, querystring, response, summary, tags), served at
  * `/openapi.json`; `@fastify/swagger-ui` serves an interactive reference at `/docs` from the
  * package's own assets (no CDN; the online validator badge is off). Must run before the routes

@@ -1,5 +1,5 @@
 /**
- * Response schemas of the REST API, for its OpenAPI description (issue 9). They document what the
+ * Response schemas of the REST API, for its OpenAPI description (docs/OPERATIONS.md). They document what the
  * routes answer; they do not shape it: the app serialises every reply with `JSON.stringify`
  * (see app.ts), so a field left out here is still sent.
  */

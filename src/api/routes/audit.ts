@@ -3,7 +3,7 @@ import type { SchedulerService } from '../../service';
 import { requireAdmin } from '../auth';
 import { objectSchema, responses } from '../openapi/responses';
 
-/** The audit reconciler's report (issue 3): runs a pass now and answers what it found. */
+/** The audit reconciler's report (docs/FAILURES.md): runs a pass now and answers what it found. */
 export function auditRoutes(app: FastifyInstance, service: SchedulerService): void {
   app.get(
     '/api/v1/audit',

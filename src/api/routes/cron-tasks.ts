@@ -39,7 +39,7 @@ const preview = {
 } as const;
 
 /**
- * Cron routes (DESIGN §7, §10): create (201), get, list, edit (pause/resume with `enabled`),
+ * Cron routes (docs/DESIGN.md §7, §10): create (201), get, list, edit (pause/resume with `enabled`),
  * delete, fire records (`/runs`), and the preview of fire times.
  */
 export function cronRoutes(app: FastifyInstance, crons: CronService): void {

@@ -6,7 +6,7 @@ import { refuseBody } from '../no-body';
 
 const tags = ['dead-letter'];
 
-/** Dead-letter queue routes (issue 3): list, replay, delete. */
+/** Dead-letter queue routes (docs/FAILURES.md): list, replay, delete. */
 export function deadLetterRoutes(app: FastifyInstance, service: SchedulerService): void {
   app.get(
     '/api/v1/dead-letter',

@@ -22,7 +22,7 @@ const validatedByService = { validatorCompiler: () => () => true };
 
 const tags = ['tasks'];
 
-/** Task routes of DESIGN §10: submit, batch submit, get, list, cancel. */
+/** Task routes of docs/DESIGN.md §10: submit, batch submit, get, list, cancel. */
 export function taskRoutes(app: FastifyInstance, service: SchedulerService, batchMax: number): void {
   app.post(
     '/api/v1/tasks',

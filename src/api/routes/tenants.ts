@@ -17,7 +17,7 @@ const rateLimit = {
   properties: { task_type: { type: 'string' }, rate_per_second: { type: 'number' }, burst: { type: 'number' } },
 } as const;
 
-/** Admin routes for tenant weights and rate limits (issue 5). */
+/** Admin routes for tenant weights and rate limits (docs/TENANTS.md). */
 export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
   app.put<{ Params: { id: string } }>(
     '/api/v1/tenants/:id',

@@ -12,7 +12,7 @@ const validatedByService = { validatorCompiler: () => () => true };
 const tags = ['workflows'];
 
 /**
- * Workflow routes (DESIGN §8, §10): submit a DAG, read one, list, cancel.
+ * Workflow routes (docs/DESIGN.md §8, §10): submit a DAG, read one, list, cancel.
  * @param bodyLimit largest workflow body in bytes (`workflowBodyLimitBytes`)
  */
 export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService, bodyLimit: number): void {

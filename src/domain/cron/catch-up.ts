@@ -1,5 +1,5 @@
 /**
- * Which firings a due cron makes (DESIGN §7 "missed firings"). Pure: the caller passes `now`.
+ * Which firings a due cron makes (docs/DESIGN.md §7 "missed firings"). Pure: the caller passes `now`.
  *
  * A fire time `t <= now` is **on time** when `now - t <= misfireGraceMs` (the evaluator was merely
  * busy) and **missed** otherwise (downtime; Quartz calls this a misfire, with a 60 s threshold).

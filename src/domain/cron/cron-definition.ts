@@ -1,5 +1,5 @@
 /**
- * Cron definitions (DESIGN §7): a schedule plus the task each firing creates. Times are epoch
+ * Cron definitions (docs/DESIGN.md §7): a schedule plus the task each firing creates. Times are epoch
  * milliseconds (UTC).
  */
 import type { Priority, RetryBackoff } from '../task';

@@ -2,7 +2,7 @@
  * Cron schedules: when a cron definition fires, as epoch milliseconds (UTC), in its IANA time zone.
  * Pure: no I/O, no clock (the caller passes "now"), deterministic.
  *
- * ## The rules (DESIGN §7), for users
+ * ## The rules (docs/DESIGN.md §7), for users
  *
  * - **Syntax.** Five fields `minute hour day-of-month month day-of-week`, or six with `second`
  *   first. Values, `a-b` ranges, `/step` (`*` + step counts from the field's minimum, so

@@ -1,7 +1,7 @@
 /**
  * Every task reachable from `start` along `dependents` edges (`DagPlan.dependents` of a validated
- * workflow): the tasks to cancel with reason `upstream_failed` when the starts failed (DESIGN §8,
- * case C5).
+ * workflow): the tasks to cancel with reason `upstream_failed` when the starts failed (docs/DESIGN.md §8,
+ * failure propagation).
  *
  * Iterative breadth-first search, O(reached tasks + their edges). Each id appears once, in BFS
  * order; the starts themselves are never included, even when one start is downstream of another.

@@ -7,7 +7,7 @@ export interface DagTask {
   readonly dependencies?: readonly string[];
 }
 
-/** What the workflow feature needs to store and run a validated workflow (DESIGN §8). */
+/** What the workflow feature needs to store and run a validated workflow (docs/DESIGN.md §8). */
 export interface DagPlan {
   /** Every task id in a topological order: each id comes after all of its dependencies. */
   order: string[];
@@ -25,7 +25,7 @@ export interface DagPlan {
 const MESSAGE_CYCLE_IDS = 10;
 
 /**
- * Validates a workflow's dependency graph and plans it (DESIGN §8, cases C5/C6). Pure: no I/O.
+ * Validates a workflow's dependency graph and plans it (docs/DESIGN.md §8). Pure: no I/O.
  *
  * Checks, in this order, each throwing {@link ValidationError} (400) whose `details` name the culprits:
  * 1. no tasks: field `tasks`, `details.min` = 1;

@@ -337,7 +337,7 @@ export class MongoStore implements Store {
     return countWaitingByTenant(this.c.tasks);
   }
 
-  // Workflows (DESIGN §8): documents and crash windows in ops/insert-workflow.ts, workflow-progress.ts,
+  // Workflows (docs/DESIGN.md §8): documents and crash windows in ops/insert-workflow.ts, workflow-progress.ts,
   // cancel-workflow.ts and repair-workflows.ts; task operations above keep them consistent.
   async insertWorkflow(workflow: NewWorkflow): Promise<number[]> {
     return this.write((c) => insertWorkflow(c, workflow));

@@ -20,7 +20,7 @@ export interface GroupCommitLimits {
 }
 
 /**
- * Group commit (DESIGN §9): write operations queued during one turn of the event loop run in one
+ * Group commit (docs/DESIGN.md §9): write operations queued during one turn of the event loop run in one
  * SQLite transaction, and every caller is answered after that transaction commits. Each operation
  * runs inside its own SAVEPOINT, so one that throws is rolled back alone and only its caller sees
  * the error. If the commit itself fails, every caller of the batch gets the error.
@@ -33,7 +33,7 @@ export interface GroupCommitLimits {
  * of them per transaction (at least one operation), and never in two transactions in a row while
  * small operations wait. So one tenant's batch flood adds at most one bulk slice (the transaction
  * running when it came) to another caller's commit wait, instead of the whole backlog of queued
- * batches (the fairness target of issue 5); measured: a 1,000-row insert commits in 30–45 ms on a
+ * batches (the fairness target of docs/DESIGN.md §5); measured: a 1,000-row insert commits in 30–45 ms on a
  * loaded 2-core machine, a transaction of small operations in a few. Reordering is safe:
  * operations queued together are concurrent (each caller waits for its own commit), and a bulk
  * operation only inserts rows nobody else has been told about yet.

@@ -5,7 +5,7 @@
  * instances to abort, and the fire records.
  *
  * SQLite applies a firing in one savepoint. Here, without transactions, each firing is an order of
- * single-document writes that converges when repeated (DESIGN §7: deterministic instance ids):
+ * single-document writes that converges when repeated (docs/DESIGN.md §7: deterministic instance ids):
  * 1. check: the definition still has the expected next_fire_time and version and is enabled;
  *    otherwise nothing is written (`applied: false`) — a second firing of the same instant, a
  *    firing planned on an older version, a paused or deleted definition;

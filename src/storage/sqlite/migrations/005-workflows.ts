@@ -1,5 +1,5 @@
 /**
- * 005: workflows (DESIGN §8). A workflow row keeps its status and the number of its tasks not yet
+ * 005: workflows (docs/DESIGN.md §8). A workflow row keeps its status and the number of its tasks not yet
  * terminal (`open_tasks`), maintained in the same transaction as every task transition, so the
  * status is never out of step with the tasks. Workflow tasks are ordinary task rows with a
  * `workflow_id`, their workflow-local id and the count of dependencies that have not succeeded

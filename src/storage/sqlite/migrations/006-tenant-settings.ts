@@ -1,5 +1,5 @@
 /**
- * 006: dispatch settings changed at run time by admins (issue 5): tenant weights and start limits,
+ * 006: dispatch settings changed at run time by admins (docs/TENANTS.md): tenant weights and start limits,
  * and start limits per task type. Config files give the defaults; these rows override them.
  */
 export const up = `

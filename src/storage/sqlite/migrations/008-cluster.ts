@@ -1,5 +1,5 @@
 /**
- * 008: cluster-mode ownership (issue 7). `members` (live service processes) and `partition_leases`
+ * 008: cluster-mode ownership (docs/CLUSTER.md). `members` (live service processes) and `partition_leases`
  * (one row per partition ever leased: owner, fencing epoch, expiry; never deleted, so epochs only
  * grow), and `tasks.owner_epoch`, the fencing epoch of the last owner that fenced, fired or claimed
  * the task. The embedded profile never leases: every task keeps epoch 0 and the unfenced

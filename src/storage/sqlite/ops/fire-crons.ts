@@ -4,7 +4,7 @@
  * firing, whether it applied, the PENDING instances for their partition owners, the RUNNING
  * instances to abort, and the fire records written.
  *
- * Guarantee (DESIGN §7), per firing, atomically inside one group-commit savepoint:
+ * Guarantee (docs/DESIGN.md §7), per firing, atomically inside one group-commit savepoint:
  * 1. compare-and-set `next_fire_time = expected AND version = expected AND enabled`; a second
  *    evaluator racing on the same instant (or a firing that read a definition since edited)
  *    changes nothing and gets `applied: false`;

@@ -1,7 +1,7 @@
 /**
  * Workflow progress: not an operation of its own, but the steps that every operation ending (or
  * restarting) a workflow task runs inside its own savepoint — completeAttempts, cancelTask,
- * cancelWorkflow, replayDead — so a workflow is never seen half-updated (DESIGN §8):
+ * cancelWorkflow, replayDead — so a workflow is never seen half-updated (docs/DESIGN.md §8):
  * - succeeded: each direct downstream task still BLOCKED has its unmet count decremented; one that
  *   reaches 0 becomes PENDING (or SCHEDULED, due at its own later `scheduled_at`). Output: their
  *   due entries.
