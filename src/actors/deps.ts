@@ -5,12 +5,12 @@ import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
 import type { DispatchLimits } from '../domain/dispatch-limits';
 import type { TypedRef } from './typed-ref';
-import type { DispatcherMessages } from './dispatcher';
-import type { PartitionOwnerMessages } from './partition-owner';
-import type { CronActorMessages } from './cron-actor';
+import type { DispatcherMessages } from './dispatcher/dispatcher';
+import type { PartitionOwnerMessages } from './owner/partition-owner';
+import type { CronActorMessages } from './cron/cron-actor';
 import type { PartitionFences } from '../cluster/partition-fences';
 import type { OwnershipStatus } from '../cluster/partition-leases';
-import type { StreamDispatch } from '../external/stream-dispatch';
+import type { StreamDispatch } from './dispatcher/stream-dispatch';
 import type { DueEntry } from '../domain/task';
 import type { TaskSpans } from '../observability/task-spans';
 

@@ -1,9 +1,9 @@
 import type { Actor } from 'comedy';
-import { CronActor, CronActorMessages } from './cron-actor';
+import { CronActor, CronActorMessages } from './cron/cron-actor';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { DispatcherActor, DispatcherMessages } from './dispatcher';
-import { LeasedOwners } from './leased-owners';
-import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
+import { DispatcherActor, DispatcherMessages } from './dispatcher/dispatcher';
+import { LeasedOwners } from './owner/leased-owners';
+import { PartitionOwnerActor, PartitionOwnerMessages } from './owner/partition-owner';
 import { TypedRef } from './typed-ref';
 
 /** Messages the supervisor accepts. */

@@ -13,7 +13,7 @@ import {
 } from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
-import type { SchedulerService } from '../service';
+import type { SchedulerService } from '../services/task-service';
 import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
@@ -23,17 +23,17 @@ import { cronRoutes } from './routes/cron-tasks';
 import { tenantRoutes } from './routes/tenants';
 import { concurrencyLimitRoutes } from './routes/concurrency-limits';
 import { registerAuth } from './auth';
-import type { TenantAdmin } from '../tenancy/tenant-admin';
+import type { TenantAdmin } from '../services/tenant-admin';
 import type { ApiKeys } from '../tenancy/api-keys';
-import type { CronService } from '../cron/cron-service';
+import type { CronService } from '../services/cron-service';
 import { workflowRoutes } from './routes/workflows';
-import type { WorkflowService } from '../workflows/workflow-service';
+import type { WorkflowService } from '../services/workflow-service';
 import { registerOpenApi } from './openapi/register';
 import { registerUi } from './ui';
 import { refuseQueryWithoutSchema } from './no-query';
 import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
-import type { ExternalTaskService } from '../external/external-task-service';
+import type { ExternalTaskService } from '../services/external-task-service';
 
 /** Longest path parameter routed (characters); the id schemas allow up to the same length. */
 const MAX_PARAM_LENGTH = 1000;

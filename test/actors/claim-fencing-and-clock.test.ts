@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { returnToOwners } from '../../src/actors/claim-batch';
+import { returnToOwners } from '../../src/actors/dispatcher/claim-batch';
 import { ActorDirectory } from '../../src/actors/deps';
-import { PartitionOwnerActor } from '../../src/actors/partition-owner';
+import { PartitionOwnerActor } from '../../src/actors/owner/partition-owner';
 import { ManualClock } from '../../src/domain/clock';
 import { ClaimedTask, DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
-import { ExternalLanes } from '../../src/external/external-lanes';
-import { externalQueueSpecs } from '../../src/external/external-queues';
-import type { StreamDispatch } from '../../src/external/stream-dispatch';
+import { ExternalLanes } from '../../src/actors/dispatcher/external-lanes';
+import { externalQueueSpecs } from '../../src/actors/dispatcher/external-queues';
+import type { StreamDispatch } from '../../src/actors/dispatcher/stream-dispatch';
 import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ActorDirectory } from '../../src/actors/deps';
-import { DispatcherActor } from '../../src/actors/dispatcher';
-import type { WorkerSlot } from '../../src/actors/worker-pool';
+import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
+import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';

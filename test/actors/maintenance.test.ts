@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { Maintenance, MaintenanceDeps, PURGE_BATCH } from '../../src/actors/maintenance';
+import { Maintenance, MaintenanceDeps, PURGE_BATCH } from '../../src/background/maintenance';
 import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { SchedulerMetrics } from '../../src/observability/metrics';

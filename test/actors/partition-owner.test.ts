@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ActorDirectory } from '../../src/actors/deps';
-import { PartitionOwnerActor } from '../../src/actors/partition-owner';
+import { PartitionOwnerActor } from '../../src/actors/owner/partition-owner';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';

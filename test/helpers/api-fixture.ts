@@ -5,15 +5,15 @@ import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
-import type { SchedulerService } from '../../src/service';
-import { appFor, createServices } from '../../src/services';
-import type { CronService } from '../../src/cron/cron-service';
+import type { SchedulerService } from '../../src/services/task-service';
+import { appFor, createServices } from '../../src/services/index';
+import type { CronService } from '../../src/services/cron-service';
 import type { DispatchLimits } from '../../src/domain/dispatch-limits';
-import type { SubmissionGuard } from '../../src/tenancy/submission-guard';
-import type { OverflowRelease } from '../../src/tenancy/overflow-release';
+import type { SubmissionGuard } from '../../src/services/submission-guard';
+import type { OverflowRelease } from '../../src/services/overflow-release';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
-import type { WorkflowService } from '../../src/workflows/workflow-service';
+import type { WorkflowService } from '../../src/services/workflow-service';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {

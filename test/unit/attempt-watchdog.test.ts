@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { AttemptWatchdog, FinishedAttempt, RunningAttempt, WatchdogHost } from '../../src/actors/attempt-watchdog';
-import type { WorkerPool, WorkerSlot } from '../../src/actors/worker-pool';
+import { AttemptWatchdog, FinishedAttempt, RunningAttempt, WatchdogHost } from '../../src/actors/dispatcher/attempt-watchdog';
+import type { WorkerPool, WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { Config } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { ClaimedTask } from '../../src/domain/task';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DelayedDueMarks } from '../../src/actors/delayed-due-marks';
+import { DelayedDueMarks } from '../../src/actors/owner/delayed-due-marks';
 import { ManualClock } from '../../src/domain/clock';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Periodic } from '../../src/actors/periodic';
+import { Periodic } from '../../src/background/periodic';
 import { ManualClock } from '../../src/domain/clock';
 
 describe('Periodic (manual clock)', () => {

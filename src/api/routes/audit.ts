@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { SchedulerService } from '../../service';
+import type { SchedulerService } from '../../services/task-service';
 import { requireAdmin } from '../auth';
 import { objectSchema, responses } from '../openapi/responses';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { deadLetterQuerySchema, taskIdParamsSchema } from '../../contract/task-schemas';
-import type { SchedulerService } from '../../service';
+import type { SchedulerService } from '../../services/task-service';
 import { objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { refuseBody } from '../no-body';
 

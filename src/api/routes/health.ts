@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { SchedulerService } from '../../service';
+import type { SchedulerService } from '../../services/task-service';
 import type { SchedulerMetrics } from '../../observability/metrics';
 import { requireAdmin } from '../auth';
 import { responses } from '../openapi/responses';

@@ -8,7 +8,7 @@ import {
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
-import type { SchedulerService } from '../../service';
+import type { SchedulerService } from '../../services/task-service';
 import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';

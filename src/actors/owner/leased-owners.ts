@@ -1,9 +1,9 @@
 import type { Actor } from 'comedy';
-import { PartitionLeases } from '../cluster/partition-leases';
-import { LeaseMetrics } from '../observability/lease-metrics';
-import type { SchedulerDeps } from './deps';
+import { PartitionLeases } from '../../cluster/partition-leases';
+import { LeaseMetrics } from '../../observability/lease-metrics';
+import type { SchedulerDeps } from '../deps';
 import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
-import { TypedRef } from './typed-ref';
+import { TypedRef } from '../typed-ref';
 
 /**
  * Cluster mode: partition owners that exist only while this member holds their partition's lease.

@@ -1,5 +1,4 @@
-import { attemptCompletion } from './attempt-completion';
-import { AttemptCompletion, OrphanedAttempt } from './store';
+import { AttemptCompletion, attemptCompletion, OrphanedAttempt } from './attempt-completion';
 
 /**
  * The completion that records an attempt whose worker is gone (`worker_lost`, retryable), decided

@@ -1,13 +1,13 @@
-import type { Config } from './config';
-import { requestHash } from './contract/canonical-json';
-import { NOT_A_DATE_TIME, parseIsoWithOffset } from './contract/iso-date';
-import { assertJsonSize } from './contract/json-size';
-import { UnknownTaskTypeError, ValidationError } from './domain/errors';
-import type { PayloadChecks } from './handlers/payload-schemas';
-import { partitionOf } from './domain/partition';
-import { NewTask } from './domain/task';
-import type { TaskTemplate } from './domain/cron/cron-definition';
-import { uuidv7 } from './domain/task-id';
+import type { Config } from '../config';
+import { requestHash } from '../contract/canonical-json';
+import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
+import { assertJsonSize } from '../contract/json-size';
+import { UnknownTaskTypeError, ValidationError } from '../domain/errors';
+import type { PayloadChecks } from '../handlers/payload-schemas';
+import { partitionOf } from '../domain/partition';
+import { NewTask } from '../domain/task';
+import type { TaskTemplate } from '../domain/cron/cron-definition';
+import { uuidv7 } from '../domain/task-id';
 
 /** A task submission as the API receives it (already checked against the JSON Schema). */
 export type Submission = TaskTemplate & {

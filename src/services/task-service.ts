@@ -1,38 +1,38 @@
 import type { Logger } from 'pino';
-import type { Config } from './config';
-import { iso, SubmitAck, taskJson } from './contract/task-json';
-import { auditJson } from './contract/audit-json';
+import type { Config } from '../config';
+import { iso, SubmitAck, taskJson } from '../contract/task-json';
+import { auditJson } from '../contract/audit-json';
 import {
   batchSubmissionSchema,
   deadLetterQuerySchema,
   listTasksQuerySchema,
   taskPatchSchema,
   taskSubmissionSchema,
-} from './contract/task-schemas';
-import { assertJsonSize } from './contract/json-size';
-import { SchemaValidator } from './contract/validation';
-import { NOT_A_DATE_TIME, parseIsoWithOffset } from './contract/iso-date';
-import { Clock } from './domain/clock';
+} from '../contract/task-schemas';
+import { assertJsonSize } from '../contract/json-size';
+import { SchemaValidator } from '../contract/validation';
+import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
+import { Clock } from '../domain/clock';
 import {
   ServiceUnavailableError,
   TaskNotFoundError,
   TaskStateConflictError,
   ValidationError,
-} from './domain/errors';
-import { DueEntry, NewTask, Priority, TaskRecord, TaskState } from './domain/task';
-import { registeredTaskTypes } from './handlers/registry';
-import { PayloadChecks } from './handlers/payload-schemas';
-import { SchedulerMetrics } from './observability/metrics';
-import { Store, UpdateWaitingChanges } from './storage/store';
-import { buildNewTask, Submission, SubmitOptions } from './submission';
-import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submission-store';
-import { checkTraceparent } from './contract/traceparent';
-import { inSubmissionSpan, TaskSpans } from './observability/task-spans';
-import { lostAttemptCompletion } from './storage/lost-attempt';
-import { pageLimit } from './contract/page-limit';
-import { Caller, canAccess, OPEN_CALLER } from './tenancy/caller';
-import { tenantFilter, withCallerTenant } from './tenancy/scope';
-import type { SubmissionGuard } from './tenancy/submission-guard';
+} from '../domain/errors';
+import { DueEntry, NewTask, Priority, TaskRecord, TaskState } from '../domain/task';
+import { registeredTaskTypes } from '../handlers/registry';
+import { PayloadChecks } from '../handlers/payload-schemas';
+import { SchedulerMetrics } from '../observability/metrics';
+import { Store, UpdateWaitingChanges } from '../storage/store';
+import { buildNewTask, Submission, SubmitOptions } from './build-task';
+import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submit-tasks';
+import { checkTraceparent } from '../contract/traceparent';
+import { inSubmissionSpan, TaskSpans } from '../observability/task-spans';
+import { lostAttemptCompletion } from '../domain/lost-attempt';
+import { pageLimit } from '../contract/page-limit';
+import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
+import { tenantFilter, withCallerTenant } from '../tenancy/scope';
+import type { SubmissionGuard } from './submission-guard';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {

@@ -6,7 +6,7 @@ import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
 import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import { registeredTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
-import { Caller, OPEN_CALLER } from './caller';
+import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import { ConcurrencyAdmin } from './concurrency-admin';
 
 export interface TenantAdminDeps {

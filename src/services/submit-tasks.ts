@@ -3,13 +3,13 @@
  * handed to their partition owners, a chunk at a time so one large batch does not hold back other
  * callers' requests (issue 5). The acknowledgement is built only after the store committed.
  */
-import type { SchedulerServiceDeps } from './service';
-import { ackJson, lastIsoMemo, SubmitAck } from './contract/task-json';
-import { incGrouped } from './observability/inc-grouped';
-import { IdempotencyConflictError } from './domain/errors';
-import { DueEntry, NewTask } from './domain/task';
-import { IDEMPOTENCY_CONFLICT, InsertResult } from './storage/store';
-import type { IdempotencyConflictDetails } from './storage/idempotency-conflict';
+import type { SchedulerServiceDeps } from './task-service';
+import { ackJson, lastIsoMemo, SubmitAck } from '../contract/task-json';
+import { incGrouped } from '../observability/inc-grouped';
+import { IdempotencyConflictError } from '../domain/errors';
+import { DueEntry, NewTask } from '../domain/task';
+import { IDEMPOTENCY_CONFLICT, InsertResult } from '../storage/store';
+import type { IdempotencyConflictDetails } from '../storage/idempotency-conflict';
 
 /** Tasks of a batch built, or handed to their owners, between two turns of the event loop (~1 ms of work). */
 export const BUILD_CHUNK = 100;

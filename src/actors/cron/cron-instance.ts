@@ -1,8 +1,8 @@
-import type { Config } from '../config';
-import { CronRecord, cronInstanceId } from '../domain/cron/cron-definition';
-import { partitionOf } from '../domain/partition';
-import { NewTask } from '../domain/task';
-import { buildNewTask } from '../submission';
+import type { Config } from '../../config';
+import { CronRecord, cronInstanceId } from '../../domain/cron/cron-definition';
+import { partitionOf } from '../../domain/partition';
+import { NewTask } from '../../domain/task';
+import { buildNewTask } from '../../services/build-task';
 
 /**
  * The task a cron's firing creates: its template with every default from config, the

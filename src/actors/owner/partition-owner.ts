@@ -1,10 +1,10 @@
 import type { Actor } from 'comedy';
-import { TimerHandle } from '../domain/clock';
-import { HorizonWindow } from '../domain/horizon-window';
-import { SerialPump } from '../domain/serial-pump';
-import { DueEntry } from '../domain/task';
+import { TimerHandle } from '../../domain/clock';
+import { HorizonWindow } from '../../domain/horizon-window';
+import { SerialPump } from '../../domain/serial-pump';
+import { DueEntry } from '../../domain/task';
 import { DelayedDueMarks } from './delayed-due-marks';
-import { DEPS_RESOURCE, SchedulerDeps } from './deps';
+import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 
 /** Messages a partition owner accepts. */
 export type PartitionOwnerMessages = {

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../domain/clock';
+import type { Clock, TimerHandle } from '../../domain/clock';
 
 interface Batch {
   ids: string[];

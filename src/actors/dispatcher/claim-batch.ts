@@ -1,6 +1,6 @@
-import type { ClaimedTask, DueEntry } from '../domain/task';
-import type { ActorDirectory } from './deps';
-import { byPartition } from './offer-to-owners';
+import type { ClaimedTask, DueEntry } from '../../domain/task';
+import type { ActorDirectory } from '../deps';
+import { byPartition } from '../offer-to-owners';
 
 /**
  * Gives the entries of a claim batch back to their partition owners: `released` for those

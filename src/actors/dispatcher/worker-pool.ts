@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Actor } from 'comedy';
-import { TimerHandle } from '../domain/clock';
-import { withDeadline } from './deadline';
-import { SchedulerDeps } from './deps';
-import { TypedRef } from './typed-ref';
-import { WorkerHello, WorkerMessages } from './worker/protocol';
+import { TimerHandle } from '../../domain/clock';
+import { withDeadline } from '../deadline';
+import { SchedulerDeps } from '../deps';
+import { TypedRef } from '../typed-ref';
+import { WorkerHello, WorkerMessages } from '../worker/protocol';
 
 /** One worker process as the dispatcher sees it. */
 export interface WorkerSlot {
@@ -50,7 +50,7 @@ export class WorkerPool {
    */
   async start(parent: Actor): Promise<void> {
     const { config, clock } = this.deps;
-    const modulePath = '/' + path.join(__dirname, 'worker', 'worker-actor.js');
+    const modulePath = '/' + path.join(__dirname, '..', 'worker', 'worker-actor.js');
     for (let i = 0; i < config.workers; i++) {
       const id = `worker-${i + 1}`;
       const created = parent.createChild(modulePath, {

@@ -1,7 +1,7 @@
-import { CronEvaluator } from '../cron/cron-evaluator';
-import { DueEntry } from '../domain/task';
-import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { abortRunning, offerToOwners } from './offer-to-owners';
+import { CronEvaluator } from './cron-evaluator';
+import { DueEntry } from '../../domain/task';
+import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
+import { abortRunning, offerToOwners } from '../offer-to-owners';
 
 /** Messages the cron actor accepts. */
 export type CronActorMessages = {

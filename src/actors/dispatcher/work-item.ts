@@ -1,7 +1,7 @@
-import type { ClaimedTask } from '../domain/task';
-import type { SchedulerMetrics } from '../observability/metrics';
-import type { WorkItem } from './worker/protocol';
-import { incGrouped } from '../observability/inc-grouped';
+import type { ClaimedTask } from '../../domain/task';
+import type { SchedulerMetrics } from '../../observability/metrics';
+import type { WorkItem } from '../worker/protocol';
+import { incGrouped } from '../../observability/inc-grouped';
 
 /**
  * The `run` message entry of a claimed attempt: what its worker needs, nothing more.

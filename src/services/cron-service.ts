@@ -22,7 +22,7 @@ import { partitionOf } from '../domain/partition';
 import { uuidv7 } from '../domain/task-id';
 import { CronChanges } from '../storage/cron-store';
 import { Store } from '../storage/store';
-import { buildNewTask, Submission } from '../submission';
+import { buildNewTask, Submission } from './build-task';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';

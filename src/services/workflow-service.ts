@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
-import type { SubmissionGuard } from '../tenancy/submission-guard';
+import type { SubmissionGuard } from './submission-guard';
 import { SchemaValidator } from '../contract/validation';
 import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
@@ -13,13 +13,13 @@ import { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
-import type { SchedulingGateway } from '../service';
+import type { SchedulingGateway } from './task-service';
 import { Store } from '../storage/store';
 import { buildWorkflow, WorkflowSubmission } from './build-workflow';
-import type { SubmitOptions } from '../submission';
+import type { SubmitOptions } from './build-task';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, SubmissionSpan, TaskSpans } from '../observability/task-spans';
-import { dueEntryOf } from '../submission-store';
+import { dueEntryOf } from './submit-tasks';
 
 export interface WorkflowServiceDeps {
   store: Store;

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../../config';
 
 /** Consumer group consumers read an external queue's stream with, unless the queue names another. */
 export const DEFAULT_CONSUMER_GROUP = 'scheduler';

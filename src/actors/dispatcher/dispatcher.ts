@@ -1,24 +1,24 @@
 import type { Actor } from 'comedy';
-import { attemptCompletion } from '../storage/attempt-completion';
-import { ReadyQueues } from '../domain/ready-queues';
-import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../domain/task';
-import { AttemptCompletion, CompletionResult } from '../storage/store';
-import { TimerHandle } from '../domain/clock';
-import { cronIdOfInstance } from '../domain/cron/cron-definition';
-import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { offerToOwners } from './offer-to-owners';
+import { attemptCompletion } from '../../domain/attempt-completion';
+import { ReadyQueues } from '../../domain/ready-queues';
+import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../../domain/task';
+import { AttemptCompletion, CompletionResult } from '../../storage/store';
+import { TimerHandle } from '../../domain/clock';
+import { cronIdOfInstance } from '../../domain/cron/cron-definition';
+import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
+import { offerToOwners } from '../offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
-import { WorkerToDispatcher, WorkItem, WorkResult } from './worker/protocol';
+import { WorkerToDispatcher, WorkItem, WorkResult } from '../worker/protocol';
 import { observeStarts, workItemOf } from './work-item';
-import { queuesOf } from '../observability/task-spans';
-import { incGrouped } from '../observability/inc-grouped';
+import { queuesOf } from '../../observability/task-spans';
+import { incGrouped } from '../../observability/inc-grouped';
 import { returnToOwners } from './claim-batch';
 import { RunOutbox } from './run-outbox';
-import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from '../external/external-lanes';
-import { externalQueueSpecs } from '../external/external-queues';
+import { ExternalCompletion, ExternalCompletionResult, ExternalLanes } from './external-lanes';
+import { externalQueueSpecs } from './external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
 import { RunningReports } from './running-reports';
-import type { CheckpointReply, ProgressItem } from './worker/protocol';
+import type { CheckpointReply, ProgressItem } from '../worker/protocol';
 
 /** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
 export type DispatcherMessages = WorkerToDispatcher & {

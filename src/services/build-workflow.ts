@@ -4,7 +4,7 @@ import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTo
 import { assertJsonSize } from '../contract/json-size';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
-import { buildNewTask, Submission } from '../submission';
+import { buildNewTask, Submission } from './build-task';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 
 /** A workflow submission as the API receives it (already checked against the JSON Schema). */

@@ -1,10 +1,10 @@
-import type { AttemptOutcome } from '../domain/retry-policy';
-import { ClaimedTask } from '../domain/task';
-import { TimerHandle } from '../domain/clock';
-import { AttemptCompletion } from '../storage/store';
-import { lostAttemptCompletion } from '../storage/lost-attempt';
-import { isExternalWorker } from '../external/external-queues';
-import { SchedulerDeps } from './deps';
+import type { AttemptOutcome } from '../../domain/retry-policy';
+import { ClaimedTask } from '../../domain/task';
+import { TimerHandle } from '../../domain/clock';
+import { AttemptCompletion } from '../../storage/store';
+import { lostAttemptCompletion } from '../../domain/lost-attempt';
+import { isExternalWorker } from './external-queues';
+import { SchedulerDeps } from '../deps';
 import { WorkerPool } from './worker-pool';
 
 /** An attempt the dispatcher handed to one of its workers. */

@@ -4,7 +4,7 @@ import { Clock } from '../domain/clock';
 import { CONCURRENCY_KEY_PATTERN, ConcurrencyLimits } from '../domain/concurrency-limits';
 import { ForbiddenError, ValidationError } from '../domain/errors';
 import { Store } from '../storage/store';
-import { Caller, OPEN_CALLER } from './caller';
+import { Caller, OPEN_CALLER } from '../tenancy/caller';
 
 export interface ConcurrencyAdminDeps {
   store: Store;

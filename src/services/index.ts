@@ -1,23 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from './api/app';
-import type { Config } from './config';
-import { CronGateway, CronService } from './cron/cron-service';
-import { PayloadChecks } from './handlers/payload-schemas';
-import { Clock } from './domain/clock';
-import { DispatchLimits } from './domain/dispatch-limits';
-import type { RateLimiterBackend } from './domain/rate-limiter-backend';
-import type { ConcurrencyBackend } from './domain/concurrency-limits';
-import { SchedulerMetrics } from './observability/metrics';
-import { SchedulerService, SchedulingGateway } from './service';
-import { Store } from './storage/store';
-import { ApiKeys } from './tenancy/api-keys';
-import { SubmissionGuard } from './tenancy/submission-guard';
-import { OverflowRelease } from './tenancy/overflow-release';
-import { TenantAdmin } from './tenancy/tenant-admin';
-import { WorkflowService } from './workflows/workflow-service';
-import { ExternalGateway, ExternalTaskService } from './external/external-task-service';
-import type { TaskSpans } from './observability/task-spans';
+import { buildApp } from '../api/app';
+import type { Config } from '../config';
+import { CronGateway, CronService } from './cron-service';
+import { PayloadChecks } from '../handlers/payload-schemas';
+import { Clock } from '../domain/clock';
+import { DispatchLimits } from '../domain/dispatch-limits';
+import type { RateLimiterBackend } from '../domain/rate-limiter-backend';
+import type { ConcurrencyBackend } from '../domain/concurrency-limits';
+import { SchedulerMetrics } from '../observability/metrics';
+import { SchedulerService, SchedulingGateway } from './task-service';
+import { Store } from '../storage/store';
+import { ApiKeys } from '../tenancy/api-keys';
+import { SubmissionGuard } from './submission-guard';
+import { OverflowRelease } from './overflow-release';
+import { TenantAdmin } from './tenant-admin';
+import { WorkflowService } from './workflow-service';
+import { ExternalGateway, ExternalTaskService } from './external-task-service';
+import type { TaskSpans } from '../observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {

@@ -1,14 +1,14 @@
-import type { AttemptOutcome } from '../domain/retry-policy';
-import { attemptCompletion } from '../storage/attempt-completion';
-import { ReadyQueues } from '../domain/ready-queues';
-import { returnToOwners } from '../actors/claim-batch';
-import type { TimerHandle } from '../domain/clock';
-import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
-import type { SchedulerDeps } from '../actors/deps';
-import { observeStarts } from '../actors/work-item';
-import { queuesOf } from '../observability/task-spans';
-import { lostAttemptCompletion } from '../storage/lost-attempt';
-import type { AttemptCompletion, CompletionResult } from '../storage/store';
+import type { AttemptOutcome } from '../../domain/retry-policy';
+import { attemptCompletion } from '../../domain/attempt-completion';
+import { ReadyQueues } from '../../domain/ready-queues';
+import { returnToOwners } from './claim-batch';
+import type { TimerHandle } from '../../domain/clock';
+import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../../domain/task';
+import type { SchedulerDeps } from '../deps';
+import { observeStarts } from './work-item';
+import { queuesOf } from '../../observability/task-spans';
+import { lostAttemptCompletion } from '../../domain/lost-attempt';
+import type { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { ExternalQueueSpec, isExternalWorker } from './external-queues';
 import type { StreamDispatch, StreamMessage } from './stream-dispatch';
 

@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config';
-import { planFirings } from '../domain/cron/catch-up';
-import { CronRecord, cronIdOfInstance } from '../domain/cron/cron-definition';
-import { CronSchedule, parseCronSchedule } from '../domain/cron/cron-schedule';
-import { Clock, TimerHandle } from '../domain/clock';
-import { MinHeap } from '../domain/min-heap';
-import { SerialPump } from '../domain/serial-pump';
-import { DueEntry, NewTask } from '../domain/task';
-import { SchedulerMetrics } from '../observability/metrics';
-import { CronFiring, CronFiringResult } from '../storage/cron-store';
-import { Store } from '../storage/store';
+import type { Config } from '../../config';
+import { planFirings } from '../../domain/cron/catch-up';
+import { CronRecord, cronIdOfInstance } from '../../domain/cron/cron-definition';
+import { CronSchedule, parseCronSchedule } from '../../domain/cron/cron-schedule';
+import { Clock, TimerHandle } from '../../domain/clock';
+import { MinHeap } from '../../domain/min-heap';
+import { SerialPump } from '../../domain/serial-pump';
+import { DueEntry, NewTask } from '../../domain/task';
+import { SchedulerMetrics } from '../../observability/metrics';
+import { CronFiring, CronFiringResult } from '../../storage/cron-store';
+import { Store } from '../../storage/store';
 import { buildCronInstance } from './cron-instance';
-import type { SubmissionSpan, TaskSpans } from '../observability/task-spans';
+import type { SubmissionSpan, TaskSpans } from '../../observability/task-spans';
 
 export interface CronEvaluatorDeps {
   store: Store;

@@ -19,8 +19,8 @@ import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
-import type { ExternalCompletion, ExternalCompletionResult } from './external-lanes';
-import { ExternalQueueSpec, externalQueueSpecs } from './external-queues';
+import type { ExternalCompletion, ExternalCompletionResult } from '../actors/dispatcher/external-lanes';
+import { ExternalQueueSpec, externalQueueSpecs } from '../actors/dispatcher/external-queues';
 
 /** How the service reaches the dispatcher, which owns the external queues' attempts. */
 export interface ExternalGateway {
