@@ -9,8 +9,9 @@ import type { Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
-import type { SchedulerService, SchedulingGateway } from './services/task-service';
-import { appFor, createServices } from './services/index';
+import type { TaskService } from './services/task-service';
+import type { ExternalGateway, SchedulingGateway } from './services/ports';
+import { appFor, createServices } from './services';
 import type { CronService } from './services/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
@@ -26,7 +27,6 @@ import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
 import { createStreamRedis } from './external/redis-client';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
-import type { ExternalGateway } from './services/external-task-service';
 import { Coordination, startCoordination } from './coordination/coordination';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
@@ -35,7 +35,7 @@ import { TaskSpans } from './observability/task-spans';
 export interface Scheduler {
   config: Config;
   store: Store;
-  service: SchedulerService;
+  service: TaskService;
   crons: CronService;
   /** Workflow (DAG) operations. */
   workflows: WorkflowService;
@@ -179,11 +179,11 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     // attempt-lease sweeper retries those whose worker stopped heartbeating.
     const cluster = config.store === 'mongodb' ? { memberId: config.memberId ?? defaultMemberId(), fences: new PartitionFences() } : null;
     if (!cluster) {
-      const recovered = await service.recoverOrphans();
+      const recovered = await services.operations.recoverOrphans();
       if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
+    if (cluster) services.operations.setOwnershipProbe(() => directory.ownership?.() ?? null);
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
@@ -198,7 +198,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       ? new Periodic(clock, WAL_CHECKPOINT_EVERY_MS, () => store.checkpoint(), (err) => log.warn({ err }, 'WAL checkpoint failed'))
       : null;
     checkpoints?.start();
-    const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
+    const audit = new Periodic(clock, config.auditIntervalMs, () => services.operations.audit(), (err) => log.warn({ err }, 'audit pass failed'));
     audit.start();
     const waitingCounts = new Periodic(
       clock,

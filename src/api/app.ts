@@ -13,7 +13,8 @@ import {
 } from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
-import type { SchedulerService } from '../services/task-service';
+import type { TaskService } from '../services/task-service';
+import type { OperationsService } from '../services/operations-service';
 import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
@@ -45,7 +46,9 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export interface AppDeps {
-  service: SchedulerService;
+  service: TaskService;
+  /** Readiness and the audit pass. */
+  operations: OperationsService;
   crons: CronService;
   metrics: SchedulerMetrics;
   /** Largest accepted request body in bytes (→ 413 above). */
@@ -159,8 +162,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);
     if (deps.tenants) concurrencyLimitRoutes(api, deps.tenants.concurrency);
-    auditRoutes(api, deps.service);
-    healthRoutes(api, deps.service, deps.metrics);
+    auditRoutes(api, deps.operations);
+    healthRoutes(api, deps.operations, deps.metrics);
     if (deps.workflows) workflowRoutes(api, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
   });
   return app;

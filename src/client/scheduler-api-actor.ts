@@ -1,6 +1,6 @@
 import { InternalError, SchedulerError, ValidationError } from '../domain/errors';
 import { nonJsonValue } from '../contract/json-value';
-import type { SchedulerService } from '../services/task-service';
+import type { TaskService } from '../services/task-service';
 import type { CronService } from '../services/cron-service';
 import type { TenantAdmin } from '../services/tenant-admin';
 import type { Reply } from './protocol';
@@ -39,7 +39,7 @@ function replyWith<T>(body: unknown, op: (plain: unknown) => Promise<T>): Promis
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
 export function schedulerApiActor(
-  service: SchedulerService,
+  service: TaskService,
   crons: CronService,
   workflows?: WorkflowService,
   tenants?: TenantAdmin,

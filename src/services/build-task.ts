@@ -4,10 +4,9 @@ import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { assertJsonSize } from '../contract/json-size';
 import { UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import type { PayloadChecks } from '../handlers/payload-schemas';
-import { partitionOf } from '../domain/partition';
+import { newTask, NewTaskFields, taskFields } from '../domain/new-task';
 import { NewTask } from '../domain/task';
 import type { TaskTemplate } from '../domain/cron/cron-definition';
-import { uuidv7 } from '../domain/task-id';
 
 /** A task submission as the API receives it (already checked against the JSON Schema). */
 export type Submission = TaskTemplate & {
@@ -46,45 +45,10 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
   assertJsonSize(s.payload, config.maxPayloadBytes, `${path}payload`);
   assertJsonSize(s.metadata, config.maxMetadataBytes, `${path}metadata`);
   if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
-  const id = uuidv7(now);
-  const meta = s.metadata ?? {};
-  // A time already past is due now, not then: a task cannot have waited before it was submitted.
-  // Otherwise a backdated task would count as long overdue: promoted by priority aging ahead of
-  // higher priorities (DESIGN §5), first among its equals, and years of dispatch lag in /metrics.
-  const dueAt = scheduledAt === null ? now : Math.max(scheduledAt, now);
-  const idempotencyKey = s.idempotency_key ?? null;
-  const fields = {
-    taskType: s.task_type,
-    payload: s.payload === undefined ? null : s.payload,
-    priority: s.priority ?? d.priority,
-    queue: s.queue ?? d.queue,
-    tenantId: meta.tenant_id ?? d.tenantId,
-    correlationId: meta.correlation_id ?? null,
-    metadata: meta,
-    retry: {
-      maxRetries: s.max_retries ?? d.maxRetries,
-      backoff: s.retry_backoff ?? d.retryBackoff,
-      delaySeconds: s.retry_delay_seconds ?? d.retryDelaySeconds,
-      maxDelaySeconds: s.max_retry_delay_seconds ?? d.maxRetryDelaySeconds,
-      jitter: s.retry_jitter ?? (s.retry_backoff ?? d.retryBackoff) === 'exponential',
-    },
-    timeoutSeconds: s.timeout_seconds ?? d.timeoutSeconds,
-    scheduledAt,
-    // Only when given, so the idempotency hash of a request without a key is what it always was.
-    ...(s.concurrency_key ? { concurrencyKey: s.concurrency_key } : {}),
-  };
-  return {
-    id,
-    partition: partitionOf(id, config.partitions),
-    ...fields,
-    idempotencyKey,
-    ...(idempotencyKey !== null
-      ? { idempotency: { requestHash: requestHashOf(fields), expiresAt: now + config.idempotencyRetentionMs } }
-      : {}),
-    dueAt,
-    state: dueAt > now ? 'SCHEDULED' : 'PENDING',
-    createdAt: now,
-  };
+  const fields = taskFields(s, scheduledAt, config.defaults);
+  const key = s.idempotency_key ?? null;
+  const idempotency = key === null ? null : { key, requestHash: requestHashOf(fields), expiresAt: now + config.idempotencyRetentionMs };
+  return newTask(fields, { now, partitions: config.partitions, idempotency });
 }
 
 /**
@@ -92,7 +56,7 @@ export function buildNewTask(s: Submission, path: string, now: number, config: C
  * tenant and time resolved, so a repeat that spells out a default (`"priority": "medium"`), orders
  * fields differently or writes the same instant with another offset is the same request.
  */
-function requestHashOf(f: Omit<NewTask, 'id' | 'partition' | 'idempotencyKey' | 'idempotency' | 'dueAt' | 'state' | 'createdAt'>): string {
+function requestHashOf(f: NewTaskFields): string {
   const { tenant_id: _tenant, correlation_id: _correlation, ...metadata } = f.metadata as Record<string, unknown>;
   return requestHash({ ...f, metadata });
 }

@@ -23,15 +23,11 @@ import { uuidv7 } from '../domain/task-id';
 import { CronChanges } from '../storage/cron-store';
 import { Store } from '../storage/store';
 import { buildNewTask, Submission } from './build-task';
+import type { CronGateway } from './ports';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
-
-/** How cron edits reach the evaluator (so a new or changed definition fires without waiting). */
-export interface CronGateway {
-  cronChanged(cronId: string): void;
-}
 
 export interface CronServiceDeps {
   store: Store;

@@ -19,13 +19,8 @@ import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
-import type { ExternalCompletion, ExternalCompletionResult } from '../actors/dispatcher/external-lanes';
-import { ExternalQueueSpec, externalQueueSpecs } from '../actors/dispatcher/external-queues';
-
-/** How the service reaches the dispatcher, which owns the external queues' attempts. */
-export interface ExternalGateway {
-  complete(c: ExternalCompletion): Promise<ExternalCompletionResult>;
-}
+import type { ExternalCompletion, ExternalCompletionResult, ExternalGateway } from './ports';
+import { ExternalQueueSpec, externalQueueSpecs } from '../domain/external-queues';
 
 export interface ExternalTaskServiceDeps {
   store: Store;

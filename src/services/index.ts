@@ -2,26 +2,30 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../api/app';
 import type { Config } from '../config';
-import { CronGateway, CronService } from './cron-service';
+import { CronService } from './cron-service';
+import type { CronGateway, ExternalGateway, SchedulingGateway } from './ports';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { Clock } from '../domain/clock';
 import { DispatchLimits } from '../domain/dispatch-limits';
 import type { RateLimiterBackend } from '../domain/rate-limiter-backend';
 import type { ConcurrencyBackend } from '../domain/concurrency-limits';
 import { SchedulerMetrics } from '../observability/metrics';
-import { SchedulerService, SchedulingGateway } from './task-service';
+import { TaskService } from './task-service';
+import { OperationsService } from './operations-service';
 import { Store } from '../storage/store';
 import { ApiKeys } from '../tenancy/api-keys';
 import { SubmissionGuard } from './submission-guard';
 import { OverflowRelease } from './overflow-release';
 import { TenantAdmin } from './tenant-admin';
 import { WorkflowService } from './workflow-service';
-import { ExternalGateway, ExternalTaskService } from './external-task-service';
+import { ExternalTaskService } from './external-task-service';
 import type { TaskSpans } from '../observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
 export interface Services {
-  service: SchedulerService;
+  service: TaskService;
+  /** Start-up recovery, the audit pass and readiness. */
+  operations: OperationsService;
   crons: CronService;
   workflows: WorkflowService;
   tenants: TenantAdmin;
@@ -86,17 +90,19 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant(), await store.countOverflowByTenant());
   const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
   const spans = deps.spans ?? null;
-  const service = new SchedulerService({ store, clock, config, metrics, log, gateway, guard, spans, ...(redisStatus ? { redisStatus } : {}) });
+  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans });
+  const operations = new OperationsService({ store, clock, config, metrics, gateway, accepting: () => service.isAccepting, ...(redisStatus ? { redisStatus } : {}) });
   const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  return { service, crons, workflows, tenants, guard, overflow, limits, external };
+  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
 }
 
 /** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
 export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, logger?: Logger): FastifyInstance {
   return buildApp({
     service: s.service,
+    operations: s.operations,
     crons: s.crons,
     metrics,
     bodyLimitBytes: config.bodyLimitBytes,

@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import type { Clock } from '../domain/clock';
 import { lowWaterCount, planRelease } from '../domain/overflow-policy';
 import type { SchedulerMetrics } from '../observability/metrics';
-import type { SchedulingGateway } from './task-service';
+import type { SchedulingGateway } from './ports';
 import type { Store } from '../storage/store';
 import type { SubmissionGuard } from './submission-guard';
 

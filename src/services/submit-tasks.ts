@@ -3,13 +3,28 @@
  * handed to their partition owners, a chunk at a time so one large batch does not hold back other
  * callers' requests (issue 5). The acknowledgement is built only after the store committed.
  */
-import type { SchedulerServiceDeps } from './task-service';
+import type { Clock } from '../domain/clock';
+import type { SchedulerMetrics } from '../observability/metrics';
+import type { Store } from '../storage/store';
+import type { SchedulingGateway } from './ports';
+import type { SubmissionGuard } from './submission-guard';
 import { ackJson, lastIsoMemo, SubmitAck } from '../contract/task-json';
 import { incGrouped } from '../observability/inc-grouped';
 import { IdempotencyConflictError } from '../domain/errors';
 import { DueEntry, NewTask } from '../domain/task';
 import { IDEMPOTENCY_CONFLICT, InsertResult } from '../storage/store';
 import type { IdempotencyConflictDetails } from '../storage/idempotency-conflict';
+
+/** What storing submissions needs: the store, the clock, metrics, the actors' port and the guard. */
+export interface SubmitTasksDeps {
+  store: Store;
+  clock: Clock;
+  metrics: SchedulerMetrics;
+  /** New waiting tasks to their partition owners. */
+  gateway: SchedulingGateway;
+  /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
+  guard?: SubmissionGuard;
+}
 
 /** Tasks of a batch built, or handed to their owners, between two turns of the event loop (~1 ms of work). */
 export const BUILD_CHUNK = 100;
@@ -28,7 +43,7 @@ export const BUILD_CHUNK = 100;
  *   submission guard throws (429, 503) before anything is stored
  */
 export async function storeSubmissions(
-  deps: Pick<SchedulerServiceDeps, 'store' | 'clock' | 'metrics' | 'gateway' | 'guard'>,
+  deps: SubmitTasksDeps,
   tasks: NewTask[],
   fieldPrefix: (i: number) => string,
 ): Promise<SubmitAck[]> {

@@ -33,14 +33,7 @@ import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import type { SubmissionGuard } from './submission-guard';
-
-/** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
-export interface SchedulingGateway {
-  tasksStored(entries: DueEntry[]): void;
-  abortRunning(taskId: string, attempt: number): void;
-  /** These tasks reached a terminal state outside the dispatcher (a cancel before they ran). */
-  tasksEnded(taskIds: string[]): void;
-}
+import type { SchedulingGateway } from './ports';
 
 /** Response of a cancel: `code` is the HTTP status the REST API answers with. */
 export interface CancelResponse {
@@ -49,7 +42,7 @@ export interface CancelResponse {
   body: { task_id: string; status: TaskState; cancelled_at: string | null; cancel_requested: boolean };
 }
 
-export interface SchedulerServiceDeps {
+export interface TaskServiceDeps {
   store: Store;
   clock: Clock;
   config: Config;
@@ -58,26 +51,23 @@ export interface SchedulerServiceDeps {
   gateway: SchedulingGateway;
   /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
   guard?: SubmissionGuard;
-  /** Health of the Redis coordination (cluster mode); absent: Redis is not configured. */
-  redisStatus?: () => 'up' | 'down';
   /** Submission spans (tracing configured); absent or null: none, and the caller's traceparent is stored as given. */
   spans?: TaskSpans | null;
 }
 
 /**
- * SchedulerService: the one place where operations are defined (DESIGN §2). REST routes and the
+ * TaskService: the one place where operations are defined (DESIGN §2). REST routes and the
  * actor-message API are thin adapters over it; both get the same validation and the same typed
  * errors (see `domain/errors.ts`). A submission is acknowledged only after the store committed it.
  */
-export class SchedulerService {
+export class TaskService {
   private readonly validator = new SchemaValidator();
   private readonly taskTypes: Set<string>;
   private readonly payloads: PayloadChecks;
   private readonly batchSchema: object;
   private accepting = true;
-  private ownership: (() => { joined: boolean; owned: number[]; fencing: number[]; partitions: number } | null) | null = null;
 
-  constructor(private readonly deps: SchedulerServiceDeps) {
+  constructor(private readonly deps: TaskServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
     this.payloads = new PayloadChecks(deps.config.handlers);
     this.batchSchema = batchSubmissionSchema(deps.config.batchMaxTasks);
@@ -277,78 +267,14 @@ export class SchedulerService {
     }
   }
 
-  /**
-   * Start-up recovery (embedded mode, before the actors start): attempts left RUNNING by a process
-   * that died are lost; each goes through the retry policy as `worker_lost` and so runs again as
-   * a new attempt while attempts remain. @returns how many were recovered
-   */
-  async recoverOrphans(): Promise<number> {
-    const { store, clock } = this.deps;
-    let total = 0;
-    for (;;) {
-      const orphans = await store.findOrphanedAttempts(1000);
-      if (orphans.length === 0) return total;
-      const now = clock.now();
-      await store.completeAttempts(
-        orphans.map((o) => lostAttemptCompletion(o, now, 'process stopped during the attempt')),
-        now,
-      );
-      total += orphans.length;
-    }
-  }
-
-  /**
-   * Audit reconciler pass: finds waiting tasks more than `auditOverdueMs` past due and RUNNING
-   * attempts whose lease has ended, sets the `scheduler_audit_findings` gauge, and repairs what is
-   * safe: overdue tasks are offered to their partition owners again (an owner ignores what it
-   * already holds). Expired leases are left to the dispatcher's lease sweeper. BLOCKED workflow
-   * tasks whose upstreams are all terminal (in limbo) are reported: there must never be any.
-   * @returns the report (at most 100 ids of each kind)
-   */
-  async audit(): Promise<Record<string, unknown>> {
-    const { store, clock, config, metrics, gateway } = this.deps;
-    const now = clock.now();
-    const scan = await store.auditScan(now, now - config.auditOverdueMs, 100);
-    metrics.auditFindings.set({ kind: 'overdue' }, scan.overdueTotal);
-    metrics.auditFindings.set({ kind: 'expired_lease' }, scan.expiredLeasesTotal);
-    metrics.auditFindings.set({ kind: 'blocked_limbo' }, scan.blockedLimboTotal);
-    gateway.tasksStored(scan.overdue);
-    return auditJson(scan, now, config.auditOverdueMs);
-  }
-
   /** Refuses new submissions from now on (shutdown). */
   stopAccepting(): void {
     this.accepting = false;
   }
 
-  /**
-   * Cluster mode: where readiness reads partition ownership (the supervisor's lease component).
-   * The probe answers null until the actors run.
-   */
-  setOwnershipProbe(probe: () => { joined: boolean; owned: number[]; fencing: number[]; partitions: number } | null): void {
-    this.ownership = probe;
-  }
-
-  /**
-   * Readiness: accepting work and the store answers; in cluster mode also joined (the first lease
-   * round ran), with the partitions this member owns (a member may own none when the cluster
-   * has more members than partitions: it still serves the API) and those whose new lease it
-   * holds while their tasks are being fenced (their owners start after). With Redis configured, `redis`
-   * says whether it answers; while it does not, the node stays ready but degraded (it fires from
-   * the store and applies its rate limits locally).
-   */
-  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; fencing: number; total: number }; redis?: 'up' | 'down' }> {
-    const store = await this.deps.store.ping().catch(() => false);
-    const redis = this.deps.redisStatus?.();
-    const withRedis = redis ? { redis } : {};
-    if (!this.ownership) return { ready: this.accepting && store, store, ...withRedis };
-    const o = this.ownership();
-    return {
-      ready: this.accepting && store && (o?.joined ?? false),
-      store,
-      partitions: { owned: o?.owned.length ?? 0, fencing: o?.fencing.length ?? 0, total: o?.partitions ?? 0 },
-      ...withRedis,
-    };
+  /** False once {@link stopAccepting} was called (readiness reports it). */
+  get isAccepting(): boolean {
+    return this.accepting;
   }
 
   /** {@link storeSubmissions}, while the service accepts submissions. @throws ServiceUnavailableError (503) when shutting down */

@@ -13,7 +13,7 @@ import { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
-import type { SchedulingGateway } from './task-service';
+import type { SchedulingGateway } from './ports';
 import { Store } from '../storage/store';
 import { buildWorkflow, WorkflowSubmission } from './build-workflow';
 import type { SubmitOptions } from './build-task';
@@ -40,7 +40,7 @@ export interface WorkflowCancelResponse {
 }
 
 /**
- * Workflow operations (DESIGN §8), beside {@link SchedulerService} and used the same way by REST
+ * Workflow operations (DESIGN §8), beside {@link TaskService} and used the same way by REST
  * and the actor-message API: submit a DAG (validated, stored atomically, roots handed to their
  * partition owners), read one with its tasks, list, cancel. Execution needs nothing here: release
  * of BLOCKED tasks and failure propagation happen in the store, in the transaction that ends the

@@ -7,7 +7,7 @@ import { ClaimedTask, DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { ExternalLanes } from '../../src/actors/dispatcher/external-lanes';
-import { externalQueueSpecs } from '../../src/actors/dispatcher/external-queues';
+import { externalQueueSpecs } from '../../src/domain/external-queues';
 import type { StreamDispatch } from '../../src/actors/dispatcher/stream-dispatch';
 import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { externalQueueSpecs, isExternalWorker } from '../../src/actors/dispatcher/external-queues';
+import { externalQueueSpecs, isExternalWorker } from '../../src/domain/external-queues';
 import { createStreamRedis } from '../../src/external/redis-client';
 import { streamFields } from '../../src/actors/dispatcher/stream-dispatch';
 

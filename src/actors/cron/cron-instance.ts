@@ -1,8 +1,8 @@
 import type { Config } from '../../config';
+import { assertJsonSize } from '../../contract/json-size';
 import { CronRecord, cronInstanceId } from '../../domain/cron/cron-definition';
-import { partitionOf } from '../../domain/partition';
+import { newTask, taskFields } from '../../domain/new-task';
 import { NewTask } from '../../domain/task';
-import { buildNewTask } from '../../services/build-task';
 
 /**
  * The task a cron's firing creates: its template with every default from config, the
@@ -16,16 +16,12 @@ import { buildNewTask } from '../../services/build-task';
  *   `maxMetadataBytes`, which is not applied here)
  */
 export function buildCronInstance(cron: CronRecord, fireTime: number, now: number, config: Config): NewTask {
-  // The metadata cap came after templates could be saved: one stored with larger metadata keeps firing.
-  const limits = { ...config, maxMetadataBytes: Number.POSITIVE_INFINITY };
-  const base = buildNewTask({ ...cron.template, scheduled_at: null }, '', now, limits, new Set([cron.template.task_type]));
-  const id = cronInstanceId(cron.id, fireTime);
+  // The metadata cap came after templates could be saved: one stored with larger metadata keeps
+  // firing; the payload cap is applied as at submission.
+  assertJsonSize(cron.template.payload, config.maxPayloadBytes, 'payload');
+  const fields = taskFields(cron.template, fireTime, config.defaults);
   return {
-    ...base,
-    id,
-    partition: partitionOf(id, config.partitions),
-    tenantId: cron.tenantId,
-    scheduledAt: fireTime,
+    ...newTask({ ...fields, tenantId: cron.tenantId }, { now, partitions: config.partitions, id: cronInstanceId(cron.id, fireTime) }),
     dueAt: fireTime,
     state: fireTime > now ? 'SCHEDULED' : 'PENDING',
   };

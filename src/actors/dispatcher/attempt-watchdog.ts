@@ -3,7 +3,7 @@ import { ClaimedTask } from '../../domain/task';
 import { TimerHandle } from '../../domain/clock';
 import { AttemptCompletion } from '../../storage/store';
 import { lostAttemptCompletion } from '../../domain/lost-attempt';
-import { isExternalWorker } from './external-queues';
+import { isExternalWorker } from '../../domain/external-queues';
 import { SchedulerDeps } from '../deps';
 import { WorkerPool } from './worker-pool';
 

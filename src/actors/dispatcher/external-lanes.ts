@@ -1,5 +1,6 @@
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import { attemptCompletion } from '../../domain/attempt-completion';
+import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
 import { ReadyQueues } from '../../domain/ready-queues';
 import { returnToOwners } from './claim-batch';
 import type { TimerHandle } from '../../domain/clock';
@@ -9,28 +10,11 @@ import { observeStarts } from './work-item';
 import { queuesOf } from '../../observability/task-spans';
 import { lostAttemptCompletion } from '../../domain/lost-attempt';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
-import { ExternalQueueSpec, isExternalWorker } from './external-queues';
+import { ExternalQueueSpec, isExternalWorker } from '../../domain/external-queues';
 import type { StreamDispatch, StreamMessage } from './stream-dispatch';
 
 /** Consumer name the scheduler takes stale pending entries over with (XAUTOCLAIM). */
 export const RECLAIM_CONSUMER = 'scheduler-reclaimer';
-
-/** A consumer's report on an external attempt, as the service hands it to the dispatcher. */
-export interface ExternalCompletion {
-  taskId: string;
-  attempt: number;
-  outcome: AttemptOutcome;
-  /** The task's retry settings (decide RETRYING/DEAD as for a worker's report). */
-  retry: RetrySettings;
-  /** When the attempt started (epoch ms), for its duration; null when unknown. */
-  startedAt: number | null;
-}
-
-/** What an {@link ExternalCompletion} did: `applied` false when the compare-and-set failed. */
-export interface ExternalCompletionResult {
-  applied: boolean;
-  state: TaskState | null;
-}
 
 /** What the lanes need from the dispatcher that owns them. */
 export interface ExternalLanesHooks {

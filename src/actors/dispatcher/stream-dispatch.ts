@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { ExternalQueueSpec } from './external-queues';
+import type { ExternalQueueSpec } from '../../domain/external-queues';
 
 /**
  * One attempt as appended to an external queue's stream. Stream fields are strings:

@@ -1,4 +1,10 @@
-import type { Config } from '../../config';
+/** One external queue as configured (config `externalQueues`); unset fields take the defaults. */
+export interface ExternalQueueSettings {
+  stream?: string;
+  group?: string;
+  leaseMs?: number;
+  maxInFlight?: number;
+}
 
 /** Consumer group consumers read an external queue's stream with, unless the queue names another. */
 export const DEFAULT_CONSUMER_GROUP = 'scheduler';
@@ -34,7 +40,7 @@ export function defaultStreamOf(queue: string): string {
  * The external queues of `config` by name, defaults applied: `stream` `scheduler:queue:<name>`,
  * `group` `scheduler`, `leaseMs` the top-level `leaseMs`, `maxInFlight` 1000. Empty map: none.
  */
-export function externalQueueSpecs(config: Pick<Config, 'externalQueues' | 'leaseMs'>): Map<string, ExternalQueueSpec> {
+export function externalQueueSpecs(config: { externalQueues?: Record<string, ExternalQueueSettings> | null; leaseMs: number }): Map<string, ExternalQueueSpec> {
   const specs = new Map<string, ExternalQueueSpec>();
   for (const [name, q] of Object.entries(config.externalQueues ?? {})) {
     specs.set(name, {
