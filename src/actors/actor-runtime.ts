@@ -1,7 +1,8 @@
 import path from 'node:path';
 import * as comedy from 'comedy';
 import { ActorDirectory, depsResource, SchedulerDeps } from './deps';
-import { SupervisorActor, SupervisorMessages } from './supervisor';
+import { SupervisorActor } from './supervisor';
+import type { SupervisorMessages } from './protocol';
 import { TypedRef } from './typed-ref';
 
 /** The running actor system of one scheduler instance. */

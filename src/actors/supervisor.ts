@@ -1,18 +1,11 @@
 import type { Actor } from 'comedy';
-import { CronActor, CronActorMessages } from './cron/cron-actor';
+import { CronActor } from './cron/cron-actor';
+import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { DispatcherActor, DispatcherMessages } from './dispatcher/dispatcher';
+import { DispatcherActor } from './dispatcher/dispatcher';
 import { LeasedOwners } from './owner/leased-owners';
-import { PartitionOwnerActor, PartitionOwnerMessages } from './owner/partition-owner';
+import { PartitionOwnerActor } from './owner/partition-owner';
 import { TypedRef } from './typed-ref';
-
-/** Messages the supervisor accepts. */
-export type SupervisorMessages = {
-  /** Starts the dispatcher, its worker processes, and one owner per partition. */
-  start: { req: null; res: void };
-  /** Stops owners from handing out tasks and waits (≤ graceMs) for running attempts. */
-  drain: { req: { graceMs: number }; res: { stillRunning: number } };
-};
 
 /**
  * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),

@@ -1,6 +1,6 @@
 import type { ActorDirectory, PeerNotifier } from '../actors/deps';
 import { byPartition } from '../actors/offer-to-owners';
-import type { PartitionOwnerMessages } from '../actors/owner/partition-owner';
+import type { PartitionOwnerMessages } from '../actors/protocol';
 import type { TypedRef } from '../actors/typed-ref';
 import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';

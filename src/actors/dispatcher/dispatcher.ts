@@ -8,7 +8,7 @@ import { cronIdOfInstance } from '../../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { offerToOwners } from '../offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
-import { WorkerToDispatcher, WorkItem, WorkResult } from '../worker/protocol';
+import { WorkerToDispatcher, WorkItem, WorkResult } from '../protocol';
 import { observeStarts, workItemOf } from './work-item';
 import { queuesOf } from '../../observability/task-spans';
 import { incGrouped } from '../../observability/inc-grouped';
@@ -19,22 +19,7 @@ import type { ExternalCompletion, ExternalCompletionResult } from '../../service
 import { externalQueueSpecs } from '../../domain/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
 import { RunningReports } from './running-reports';
-import type { CheckpointReply, ProgressItem } from '../worker/protocol';
-
-/** Messages the dispatcher accepts (besides the worker messages in {@link WorkerToDispatcher}). */
-export type DispatcherMessages = WorkerToDispatcher & {
-  /** Forks the worker processes and waits until each has said hello. */
-  startWorkers: { req: null; res: void };
-  /** Due tasks handed over by a partition owner (PENDING, or due SCHEDULED/RETRYING: claimed directly, or marked PENDING if still held after `dueMarkDelayMs`). */
-  enqueue: { req: DueEntry[]; res: void };
-  /** Abort a running attempt (cancel of a RUNNING task). */
-  abort: { req: { taskId: string; attempt: number }; res: void };
-  /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
-  drain: { req: { graceMs: number }; res: { stillRunning: number } };
-  stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
-  /** A consumer's report on an attempt of an external queue (REST `POST /api/v1/tasks/{id}/complete`). */
-  completeExternal: { req: ExternalCompletion; res: ExternalCompletionResult };
-};
+import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
 
 /** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
 const MAX_TIMER_MS = 2_147_483_647;

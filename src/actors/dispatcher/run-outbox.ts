@@ -1,5 +1,5 @@
 import type { WorkerSlot } from './worker-pool';
-import type { WorkItem } from '../worker/protocol';
+import type { WorkItem } from '../protocol';
 
 /** Sends one `run` message; `items` are the attempts it carries. */
 export type SendRun = (slot: WorkerSlot, items: WorkItem[]) => void;

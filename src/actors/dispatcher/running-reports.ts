@@ -2,7 +2,7 @@ import { AttemptConflictError, InternalError, SchedulerError, TaskNotFoundError 
 import type { ProgressValue } from '../../domain/progress';
 import type { CheckpointSaveResult } from '../../storage/checkpoint-store';
 import type { SchedulerDeps } from '../deps';
-import type { CheckpointReply, ProgressItem } from '../worker/protocol';
+import type { CheckpointReply, ProgressItem } from '../protocol';
 
 /** Who runs an attempt now, as the dispatcher knows it. */
 export type RunsAttempt = (taskId: string, attempt: number, workerId: string) => boolean;

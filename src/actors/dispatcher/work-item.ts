@@ -1,6 +1,6 @@
 import type { ClaimedTask } from '../../domain/task';
 import type { SchedulerMetrics } from '../../observability/metrics';
-import type { WorkItem } from '../worker/protocol';
+import type { WorkItem } from '../protocol';
 import { incGrouped } from '../../observability/inc-grouped';
 
 /**

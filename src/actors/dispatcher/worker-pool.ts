@@ -4,7 +4,7 @@ import { TimerHandle } from '../../domain/clock';
 import { withDeadline } from '../deadline';
 import { SchedulerDeps } from '../deps';
 import { TypedRef } from '../typed-ref';
-import { WorkerHello, WorkerMessages } from '../worker/protocol';
+import { WorkerHello, WorkerMessages } from '../protocol';
 
 /** One worker process as the dispatcher sees it. */
 export interface WorkerSlot {

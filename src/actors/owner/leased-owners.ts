@@ -2,7 +2,8 @@ import type { Actor } from 'comedy';
 import { PartitionLeases } from '../../cluster/partition-leases';
 import { LeaseMetrics } from '../../observability/lease-metrics';
 import type { SchedulerDeps } from '../deps';
-import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
+import { PartitionOwnerActor } from './partition-owner';
+import type { PartitionOwnerMessages } from '../protocol';
 import { TypedRef } from '../typed-ref';
 
 /**

@@ -5,20 +5,7 @@ import { SerialPump } from '../../domain/serial-pump';
 import { DueEntry } from '../../domain/task';
 import { DelayedDueMarks } from './delayed-due-marks';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
-
-/** Messages a partition owner accepts. */
-export type PartitionOwnerMessages = {
-  /** Reads the first window from the store and starts the timer. */
-  start: { req: null; res: void };
-  /** New (or retried) waiting tasks of this partition; those due inside the window join it. */
-  offer: { req: DueEntry[]; res: void };
-  /** The dispatcher is done with these ids (claimed or dropped). */
-  released: { req: string[]; res: void };
-  /** Stops handing out tasks and cancels the timer. */
-  stop: { req: null; res: void };
-  /** Window size and outstanding count (tests, diagnostics). */
-  stats: { req: null; res: { partition: number; windowSize: number; outstanding: number; windowEnd: number } };
-};
+import type { PartitionOwnerMessages } from '../protocol';
 
 /**
  * Owner of one partition (DESIGN §4): keeps the partition's tasks due inside the horizon window in

@@ -2,7 +2,7 @@ import type { Actor } from 'comedy';
 import { SystemClock } from '../../domain/clock';
 import { loadHandlersOrFailing } from '../../handlers/registry';
 import { TypedRef } from '../typed-ref';
-import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
+import { WorkerHello, WorkerToDispatcher, WorkItem } from '../protocol';
 import { TaskRunner } from './task-runner';
 import pino from 'pino';
 import { registerTracing, TracesExporter, TracingHandle } from '../../observability/tracing';
