@@ -11,7 +11,8 @@ import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
 import type { TaskService } from './services/task-service';
 import type { ExternalGateway, SchedulingGateway } from './services/ports';
-import { appFor, createServices } from './services';
+import { createServices } from './services';
+import { appFor } from './api/app-for';
 import type { CronService } from './services/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
@@ -25,9 +26,10 @@ import type { TenantAdmin } from './services/tenant-admin';
 import type { WorkflowService } from './services/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
-import { createStreamRedis } from './external/redis-client';
+import { createStreamRedis } from './cluster/redis/redis-connection';
+import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
-import { Coordination, startCoordination } from './coordination/coordination';
+import { Coordination, startCoordination } from './cluster/redis/coordination';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
 
@@ -149,7 +151,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
   let coordination: Coordination | null = null;
-  // External queues' Redis client (null without external queues); see src/external/redis-client.ts.
+  // External queues' Redis client (null without external queues); see createStreamRedis in src/cluster/redis/redis-connection.ts.
   let redis: ReturnType<typeof createStreamRedis> = null;
   try {
     if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
@@ -187,7 +189,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    if (cluster) await coord?.attach(directory, config.horizonMs);
+    if (cluster && coord) await attachPeers(coord, directory, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);

@@ -1,6 +1,4 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from '../api/app';
 import type { Config } from '../config';
 import { CronService } from './cron-service';
 import type { CronGateway, ExternalGateway, SchedulingGateway } from './ports';
@@ -13,7 +11,6 @@ import { SchedulerMetrics } from '../observability/metrics';
 import { TaskService } from './task-service';
 import { OperationsService } from './operations-service';
 import { Store } from '../storage/store';
-import { ApiKeys } from '../tenancy/api-keys';
 import { SubmissionGuard } from './submission-guard';
 import { OverflowRelease } from './overflow-release';
 import { TenantAdmin } from './tenant-admin';
@@ -96,22 +93,4 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
-}
-
-/** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
-export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, logger?: Logger): FastifyInstance {
-  return buildApp({
-    service: s.service,
-    operations: s.operations,
-    crons: s.crons,
-    metrics,
-    bodyLimitBytes: config.bodyLimitBytes,
-    batchMaxTasks: config.batchMaxTasks,
-    ...(logger ? { logger } : {}),
-    workflows: s.workflows,
-    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
-    tenants: s.tenants,
-    apiKeys: new ApiKeys(config.apiKeys),
-    external: s.external,
-  });
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { externalQueueSpecs, isExternalWorker } from '../../src/domain/external-queues';
-import { createStreamRedis } from '../../src/external/redis-client';
+import { createStreamRedis } from '../../src/cluster/redis/redis-connection';
 import { streamFields } from '../../src/actors/dispatcher/stream-dispatch';
 
 const CONFIG_DIR = path.resolve(__dirname, '..', '..', '..', 'config');

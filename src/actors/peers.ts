@@ -1,10 +1,11 @@
-import type { ActorDirectory, PeerNotifier } from '../actors/deps';
-import { byPartition } from '../actors/offer-to-owners';
-import type { PartitionOwnerMessages } from '../actors/protocol';
-import type { TypedRef } from '../actors/typed-ref';
+import type { ActorDirectory, PeerNotifier } from './deps';
+import { byPartition } from './offer-to-owners';
+import type { PartitionOwnerMessages } from './protocol';
+import type { TypedRef } from './typed-ref';
 import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';
-import type { CoordinationBus } from './bus';
+import type { CoordinationBus } from '../cluster/redis/bus';
+import type { Coordination } from '../cluster/redis/coordination';
 
 /**
  * Which local actor owns partition `p`, or null when this node does not own it. The default reads
@@ -48,4 +49,15 @@ export function deliverToLocalActors(bus: CoordinationBus, directory: ActorDirec
   const ownerOf: LocalOwnerOf = localOwner ?? ((p) => directory.owners[p] ?? null);
   bus.on('wake', (msg) => ownerOf(msg.partition)?.tell('offer', msg.entries));
   bus.on('cancel', (msg) => directory.dispatcher?.tell('abort', { taskId: msg.taskId, attempt: msg.attempt }));
+}
+
+/**
+ * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
+ * offers and aborts (`directory.peers`), and their messages reach the local owner or dispatcher.
+ * @param localOwner which local actor owns a partition (partition leases hook in here)
+ */
+export async function attachPeers(coordination: Pick<Coordination, 'bus' | 'clock'>, directory: ActorDirectory, horizonMs: number, localOwner?: LocalOwnerOf): Promise<void> {
+  deliverToLocalActors(coordination.bus, directory, localOwner);
+  directory.peers = new ClusterPeers(coordination.bus, coordination.clock, horizonMs);
+  await coordination.bus.start();
 }

@@ -3,7 +3,8 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { ActorDirectory } from '../../src/actors/deps';
 import { offerToOwners, abortRunning } from '../../src/actors/offer-to-owners';
-import { Coordination, startCoordination } from '../../src/coordination/coordination';
+import { attachPeers } from '../../src/actors/peers';
+import { Coordination, startCoordination } from '../../src/cluster/redis/coordination';
 import { SystemClock } from '../../src/domain/clock';
 import type { DueEntry } from '../../src/domain/task';
 import { NEEDS_REDIS, REDIS_URL, redisClient, testPrefix } from '../helpers/redis';
@@ -58,8 +59,8 @@ if (!REDIS_URL) {
       nodeB = await startCoordination({ url, base: new SystemClock(), log, nodeId: 'node-b', prefix, registry: registryB });
       dirA = fakeDirectory('A', [0, 1], told, onTold);
       dirB = fakeDirectory('B', [1, 2], told, onTold); // B owns 1 and 2, not 0
-      await nodeA.attach(dirA, horizonMs);
-      await nodeB.attach(dirB, horizonMs);
+      await attachPeers(nodeA, dirA, horizonMs);
+      await attachPeers(nodeB, dirB, horizonMs);
     });
     after(async () => {
       await Promise.all([nodeA.close(), nodeB.close()]);

@@ -1,6 +1,8 @@
 import Redis, { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisMetrics } from './redis-metrics';
+import type { Config } from '../../config';
+import { checkExternalQueues } from '../../config';
 
 /** Connection tuning; every duration in ms. */
 export interface RedisConnectionOptions {
@@ -132,4 +134,17 @@ async function quit(c: Redis): Promise<void> {
 /** The URL without its password (for logs). */
 export function redact(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, (_m, cred: string) => `//${cred.includes(':') ? cred.split(':')[0] + ':***' : '***'}@`);
+}
+
+/**
+ * The ioredis client external queues write their streams with, or null when no external queue is
+ * configured.
+ * Commands fail after 3 reconnection attempts instead of queueing forever, so a Redis outage turns
+ * into retried attempts, not a stalled dispatcher.
+ * @throws ConfigError when external queues are configured without `redisUrl`
+ */
+export function createStreamRedis(config: Pick<Config, 'externalQueues' | 'redisUrl'>): Redis | null {
+  if (Object.keys(config.externalQueues ?? {}).length === 0) return null;
+  checkExternalQueues(config);
+  return new Redis(config.redisUrl as string, { maxRetriesPerRequest: 3, lazyConnect: false });
 }

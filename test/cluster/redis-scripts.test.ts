@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { defineScripts, ScriptCommands } from '../../src/coordination/scripts';
+import { defineScripts, ScriptCommands } from '../../src/cluster/redis/scripts/index';
 import { NEEDS_REDIS, REDIS_URL, redisClient, testPrefix } from '../helpers/redis';
 
 /** Server time in ms (the scripts' clock). */

@@ -1,6 +1,6 @@
-import type { Clock } from '../domain/clock';
-import type { LimitKind, RateBucket, RateLimit } from '../domain/rate-limiter-backend';
-import { TokenBucket } from '../domain/token-bucket';
+import type { Clock } from '../../domain/clock';
+import type { LimitKind, RateBucket, RateLimit } from '../../domain/rate-limiter-backend';
+import { TokenBucket } from '../../domain/token-bucket';
 
 /** Where a {@link LeasedBucket} gets its tokens: the shared bucket of one limit (Redis). */
 export interface TokenSource {

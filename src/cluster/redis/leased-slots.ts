@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from '../domain/clock';
-import type { SharedSlots } from '../domain/concurrency-limits';
+import type { Clock, TimerHandle } from '../../domain/clock';
+import type { SharedSlots } from '../../domain/concurrency-limits';
 
 /** Where a {@link LeasedSlots} gets its slots: the slot set of one concurrency key (Redis). */
 export interface SlotSource {

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 
 /**
  * The coordination Lua scripts, one file per atomic operation (each file's header states its KEYS,
- * ARGV, reply and guarantee). They are read from `src/coordination/scripts/` (the compiler does not
+ * ARGV, reply and guarantee). They are read from `src/cluster/redis/scripts/` (the compiler does not
  * copy `.lua` files into `dist/`) and registered on a connection with ioredis `defineCommand`,
  * which runs them by SHA (EVALSHA, falling back to EVAL after a server restart).
  */
@@ -29,13 +29,13 @@ export interface ScriptCommands {
 
 /**
  * The scripts folder: next to this module in the sources, or found by walking up from `dist/`
- * to the package root's `src/coordination/scripts`.
+ * to the package root's `src/cluster/redis/scripts`.
  * @throws Error when no folder holds the scripts
  */
 export function scriptsDir(from: string = __dirname): string {
   if (fs.existsSync(path.join(from, SCRIPTS.takeTokens))) return from;
   for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'src', 'coordination', 'scripts');
+    const candidate = path.join(dir, 'src', 'cluster', 'redis', 'scripts');
     if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(candidate, SCRIPTS.takeTokens))) return candidate;
     if (path.dirname(dir) === dir) throw new Error(`coordination scripts not found from ${from}`);
   }

@@ -1,9 +1,9 @@
-import type { Clock } from '../domain/clock';
-import type { ConcurrencyBackend, SharedSlots } from '../domain/concurrency-limits';
+import type { Clock } from '../../domain/clock';
+import type { ConcurrencyBackend, SharedSlots } from '../../domain/concurrency-limits';
 import { LeasedSlots, SlotLeaseOptions, SlotSource } from './leased-slots';
 import type { RedisConnection } from './redis-connection';
 import type { RedisMetrics } from './redis-metrics';
-import type { ScriptCommands } from './scripts';
+import type { ScriptCommands } from './scripts/index';
 
 /** Tuning of the shared concurrency slots; durations in ms (defaults in brackets). */
 export interface RedisConcurrencyOptions {

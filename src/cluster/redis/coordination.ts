@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { ActorDirectory } from '../actors/deps';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '../../domain/clock';
 import { CoordinationBus } from './bus';
-import { ClusterPeers, deliverToLocalActors, LocalOwnerOf } from './cluster-peers';
 import { ClockSyncOptions, OffsetClock } from './offset-clock';
 import { RedisConnection, RedisConnectionOptions } from './redis-connection';
 import { RedisMetrics } from './redis-metrics';
 import { RedisRateLimiter, RedisRateLimiterOptions } from './redis-rate-limiter';
 import { RedisConcurrency, RedisConcurrencyOptions } from './redis-concurrency';
-import { defineScripts } from './scripts';
+import { defineScripts } from './scripts/index';
 
 /** Everything a cluster node coordinates through Redis. */
 export interface Coordination {
@@ -26,12 +24,6 @@ export interface Coordination {
   readonly bus: CoordinationBus;
   /** 'up' while Redis answers, 'down' while it is unreachable (readiness: degraded). */
   status(): 'up' | 'down';
-  /**
-   * Starts the pub/sub side once the actors exist: other nodes are told of offers and aborts
-   * (`directory.peers`), their messages reach the local owner / dispatcher.
-   * @param localOwner which local actor owns a partition (partition leases hook in here)
-   */
-  attach(directory: ActorDirectory, horizonMs: number, localOwner?: LocalOwnerOf): Promise<void>;
   /** Stops re-measuring, gives leased tokens back and closes the connections. Idempotent. */
   close(): Promise<void>;
 }
@@ -94,11 +86,6 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
     concurrency,
     bus,
     status: () => (connection.up ? 'up' : 'down'),
-    async attach(directory, horizonMs, localOwner) {
-      deliverToLocalActors(bus, directory, localOwner);
-      directory.peers = new ClusterPeers(bus, clock, horizonMs);
-      await bus.start();
-    },
     close: () =>
       (closing ??= (async () => {
         clock.stop();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { Coordination, startCoordination } from '../../src/coordination/coordination';
+import { Coordination, startCoordination } from '../../src/cluster/redis/coordination';
 import { Clock, SystemClock, TimerHandle } from '../../src/domain/clock';
 import { NEEDS_REDIS, REDIS_URL, redisClient, testPrefix } from '../helpers/redis';
 

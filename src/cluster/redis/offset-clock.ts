@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Clock, TimerHandle } from '../domain/clock';
+import { Clock, TimerHandle } from '../../domain/clock';
 import { MAX_DRIFT, OffsetEstimate, OffsetFilter, OffsetSample } from './clock-offset';
 import type { RedisMetrics } from './redis-metrics';
 

@@ -1,4 +1,4 @@
-import { DueEntry, PRIORITIES, TASK_STATES } from '../domain/task';
+import { DueEntry, PRIORITIES, TASK_STATES } from '../../domain/task';
 
 /**
  * The coordination messages between nodes (Redis pub/sub), one channel each, as JSON. Every

@@ -1,9 +1,9 @@
-import type { Clock } from '../domain/clock';
-import type { LimitKind, RateBucket, RateLimit, RateLimiterBackend } from '../domain/rate-limiter-backend';
+import type { Clock } from '../../domain/clock';
+import type { LimitKind, RateBucket, RateLimit, RateLimiterBackend } from '../../domain/rate-limiter-backend';
 import { LeasedBucket, LeaseOptions, TokenSource } from './leased-bucket';
 import type { RedisConnection } from './redis-connection';
 import type { RedisMetrics } from './redis-metrics';
-import type { ScriptCommands } from './scripts';
+import type { ScriptCommands } from './scripts/index';
 
 /** Tuning of the shared buckets; durations in ms. */
 export interface RedisRateLimiterOptions {
