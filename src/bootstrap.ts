@@ -20,8 +20,8 @@ import { StoreLock } from './storage/sqlite/store-lock';
 import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
 import type { DueEntry } from './domain/task';
-import type { ActorDirectory } from './actors/deps';
-import { abortRunning, offerToOwners } from './actors/offer-to-owners';
+import { ActorRouter } from './actors/router';
+import { actorGateway, cronGateway, externalGateway } from './actors/gateway';
 import type { TenantAdmin } from './services/tenant-admin';
 import type { WorkflowService } from './services/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
@@ -55,28 +55,6 @@ export interface Scheduler {
    * for running attempts, then closes HTTP, the actors and the store.
    */
   close(): Promise<void>;
-}
-
-/** Routes service events to the actors through the directory. */
-export function actorGateway(directory: ActorDirectory): SchedulingGateway {
-  return {
-    tasksStored(entries: DueEntry[]) {
-      offerToOwners(directory, entries);
-    },
-    tasksEnded(taskIds: string[]) {
-      directory.cron?.tell('instancesEnded', taskIds);
-    },
-    abortRunning(taskId, attempt) {
-      abortRunning(directory, taskId, attempt);
-    },
-  };
-}
-
-/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
-export function externalGateway(directory: ActorDirectory): ExternalGateway {
-  return {
-    complete: (c) => (directory.dispatcher ? directory.dispatcher.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'))),
-  };
 }
 
 /**
@@ -161,8 +139,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     schedulerClock = clock;
     const coord = coordination;
     redis = createStreamRedis(config);
-    const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
-    const gateway = actorGateway(directory);
+    const router = new ActorRouter();
+    const gateway = actorGateway(router);
     const services = await createServices({
       store,
       clock,
@@ -170,8 +148,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       metrics,
       log,
       gateway,
-      cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
-      externalGateway: externalGateway(directory),
+      cronGateway: cronGateway(router),
+      externalGateway: externalGateway(router),
       spans,
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
@@ -185,11 +163,11 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    if (cluster) services.operations.setOwnershipProbe(() => directory.ownership?.() ?? null);
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    if (cluster) services.operations.setOwnershipProbe(() => router.ownership());
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, router, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    if (cluster && coord) await attachPeers(coord, directory, config.horizonMs);
+    if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
     const app = appFor(services, config, metrics, log);

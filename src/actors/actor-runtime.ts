@@ -1,13 +1,15 @@
 import path from 'node:path';
 import * as comedy from 'comedy';
-import { ActorDirectory, depsResource, SchedulerDeps } from './deps';
+import { depsResource, SchedulerDeps } from './deps';
+import type { ActorRouter } from './router';
 import { SupervisorActor } from './supervisor';
 import type { SupervisorMessages } from './protocol';
 import { TypedRef } from './typed-ref';
 
 /** The running actor system of one scheduler instance. */
 export interface ActorRuntime {
-  directory: ActorDirectory;
+  /** Where actor traffic goes (the supervisor registers the actors in it). */
+  router: ActorRouter;
   supervisor: TypedRef<SupervisorMessages>;
   /** comedy's root actor, for in-cluster callers that create their own actors. */
   root: comedy.Actor;
@@ -19,10 +21,9 @@ export interface ActorRuntime {
  * Starts the comedy actor system: supervisor → dispatcher (+ forked workers) and partition owners.
  * comedy's own SIGINT/SIGTERM handlers (which call process.exit) are removed: the service decides
  * how to shut down.
- * @param deps store, clock, config, metrics, log and an empty directory that the supervisor fills
+ * @param deps store, clock, config, metrics, log and an empty router that the supervisor fills
  */
 export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRuntime> {
-  const { directory } = deps;
   const system = comedy.createSystem({
     resources: [depsResource(deps)],
     logger: '/' + path.join(__dirname, 'comedy-logger.js'),
@@ -40,7 +41,7 @@ export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRunti
     await supervisor.ask('start', null);
     let closed: Promise<{ stillRunning: number }> | null = null;
     return {
-      directory,
+      router: deps.router,
       supervisor,
       root,
       close: (graceMs) =>

@@ -1,18 +1,8 @@
-import type { ActorDirectory, PeerNotifier } from './deps';
-import { byPartition } from './offer-to-owners';
-import type { PartitionOwnerMessages } from './protocol';
-import type { TypedRef } from './typed-ref';
+import { ActorRouter, byPartition, PeerNotifier } from './router';
 import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';
 import type { CoordinationBus } from '../cluster/redis/bus';
 import type { Coordination } from '../cluster/redis/coordination';
-
-/**
- * Which local actor owns partition `p`, or null when this node does not own it. The default reads
- * the directory (today every node starts an owner per partition); partition leases replace it
- * with "the owner this node holds a lease for".
- */
-export type LocalOwnerOf = (p: number) => TypedRef<PartitionOwnerMessages> | null;
 
 /**
  * The {@link PeerNotifier} of a cluster node over the {@link CoordinationBus}: publishes a `wake`
@@ -43,21 +33,18 @@ export class ClusterPeers implements PeerNotifier {
  * partition as an `offer` (ignored when this node does not own the partition), a `cancel` to the
  * dispatcher as an `abort` (which ignores an attempt it does not run). Delivery goes straight to
  * the actors, never back through {@link ClusterPeers}: no echo between nodes.
- * @param localOwner see {@link LocalOwnerOf} (default: `directory.owners[p]`)
  */
-export function deliverToLocalActors(bus: CoordinationBus, directory: ActorDirectory, localOwner?: LocalOwnerOf): void {
-  const ownerOf: LocalOwnerOf = localOwner ?? ((p) => directory.owners[p] ?? null);
-  bus.on('wake', (msg) => ownerOf(msg.partition)?.tell('offer', msg.entries));
-  bus.on('cancel', (msg) => directory.dispatcher?.tell('abort', { taskId: msg.taskId, attempt: msg.attempt }));
+export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter): void {
+  bus.on('wake', (msg) => router.offerLocal(msg.partition, msg.entries));
+  bus.on('cancel', (msg) => router.abortLocal(msg.taskId, msg.attempt));
 }
 
 /**
  * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
- * offers and aborts (`directory.peers`), and their messages reach the local owner or dispatcher.
- * @param localOwner which local actor owns a partition (partition leases hook in here)
+ * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher.
  */
-export async function attachPeers(coordination: Pick<Coordination, 'bus' | 'clock'>, directory: ActorDirectory, horizonMs: number, localOwner?: LocalOwnerOf): Promise<void> {
-  deliverToLocalActors(coordination.bus, directory, localOwner);
-  directory.peers = new ClusterPeers(coordination.bus, coordination.clock, horizonMs);
+export async function attachPeers(coordination: Pick<Coordination, 'bus' | 'clock'>, router: ActorRouter, horizonMs: number): Promise<void> {
+  deliverToLocalActors(coordination.bus, router);
+  router.setPeers(new ClusterPeers(coordination.bus, coordination.clock, horizonMs));
   await coordination.bus.start();
 }

@@ -10,8 +10,8 @@ import { TypedRef } from './typed-ref';
 /**
  * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),
  * `PARTITIONS` partition owners and the cron actor. In cluster mode (`deps.cluster`) owners exist
- * only for the partitions this member holds a lease on ({@link LeasedOwners}). It records their references in the shared directory so the
- * service and the actors reach each other without routing every message through here.
+ * only for the partitions this member holds a lease on ({@link LeasedOwners}). It registers them in the {@link ActorRouter} it is given, the
+ * one place actor traffic goes through.
  */
 export class SupervisorActor {
   static inject(): string[] {
@@ -29,11 +29,11 @@ export class SupervisorActor {
 
   async start(): Promise<void> {
     const self = this.self as Actor;
-    const { directory, config } = this.deps;
+    const { router, config } = this.deps;
     const dispatcher = new TypedRef<DispatcherMessages>(
       await self.createChild(DispatcherActor, { mode: 'in-memory', name: 'dispatcher' }),
     );
-    directory.dispatcher = dispatcher;
+    router.setDispatcher(dispatcher);
     if (this.deps.cluster) this.leased = new LeasedOwners(self, this.deps);
     for (let p = 0; p < config.partitions && !this.leased; p++) {
       const ref = await self.createChild(PartitionOwnerActor, {
@@ -41,12 +41,12 @@ export class SupervisorActor {
         name: `partition-${p}`,
         customParameters: { partition: p },
       });
-      directory.owners[p] = new TypedRef<PartitionOwnerMessages>(ref);
+      router.setOwner(p, new TypedRef<PartitionOwnerMessages>(ref));
     }
     const cron = new TypedRef<CronActorMessages>(await self.createChild(CronActor, { mode: 'in-memory', name: 'cron' }));
-    directory.cron = cron;
+    router.setCron(cron);
     await dispatcher.ask('startWorkers', null);
-    await Promise.all(directory.owners.map((o) => o.ask('start', null)));
+    await Promise.all(router.owners().map((o) => o.ask('start', null)));
     await this.leased?.start();
     await cron.ask('start', null);
   }
@@ -57,10 +57,10 @@ export class SupervisorActor {
   }
 
   async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
-    const { directory } = this.deps;
-    await directory.cron?.ask('stop', null);
+    const { router } = this.deps;
+    await router.cron?.ask('stop', null);
     await this.leased?.stop();
-    await Promise.all(directory.owners.map((o) => o.ask('stop', null)));
-    return directory.dispatcher ? directory.dispatcher.ask('drain', msg) : { stillRunning: 0 };
+    await Promise.all(router.owners().map((o) => o.ask('stop', null)));
+    return router.dispatcher ? router.dispatcher.ask('drain', msg) : { stillRunning: 0 };
   }
 }

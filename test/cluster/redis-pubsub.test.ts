@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import type { ActorDirectory } from '../../src/actors/deps';
-import { offerToOwners, abortRunning } from '../../src/actors/offer-to-owners';
+import type { ActorRouter } from '../../src/actors/router';
+import { routerWith } from '../helpers/actor-deps';
 import { attachPeers } from '../../src/actors/peers';
 import { Coordination, startCoordination } from '../../src/cluster/redis/coordination';
 import { SystemClock } from '../../src/domain/clock';
@@ -15,12 +15,12 @@ interface Told {
   body: unknown;
 }
 
-/** A directory whose actors record what they are told; `owned` partitions have an owner here. */
-function fakeDirectory(name: string, owned: number[], told: Told[], onTold: () => void): ActorDirectory {
+/** A router whose actors record what they are told; `owned` partitions have an owner here. */
+function fakeRouter(name: string, owned: number[], told: Told[], onTold: () => void): ActorRouter {
   const ref = (to: string) => ({ tell: (msg: string, body: unknown) => (told.push({ to: `${name}/${to}`, msg, body }), onTold()) });
-  const owners: ActorDirectory['owners'] = [];
-  for (const p of owned) owners[p] = ref(`partition-${p}`) as unknown as ActorDirectory['owners'][number];
-  return { dispatcher: ref('dispatcher') as unknown as ActorDirectory['dispatcher'], owners, cron: null };
+  const owners: unknown[] = [];
+  for (const p of owned) owners[p] = ref(`partition-${p}`);
+  return routerWith({ dispatcher: ref('dispatcher'), owners });
 }
 
 const entry = (id: string, partition: number, dueAt: number): DueEntry => ({ id, partition, seq: 0, dueAt, priority: 'high', tenantId: 't1', taskType: 'echo', state: 'PENDING' });
@@ -47,8 +47,8 @@ if (!REDIS_URL) {
       });
     let nodeA: Coordination;
     let nodeB: Coordination;
-    let dirA: ActorDirectory;
-    let dirB: ActorDirectory;
+    let dirA: ActorRouter;
+    let dirB: ActorRouter;
     const registryB = new Registry();
     const prefix = testPrefix();
     const horizonMs = 30_000;
@@ -57,8 +57,8 @@ if (!REDIS_URL) {
       const log = pino({ level: 'silent' });
       nodeA = await startCoordination({ url, base: new SystemClock(), log, nodeId: 'node-a', prefix });
       nodeB = await startCoordination({ url, base: new SystemClock(), log, nodeId: 'node-b', prefix, registry: registryB });
-      dirA = fakeDirectory('A', [0, 1], told, onTold);
-      dirB = fakeDirectory('B', [1, 2], told, onTold); // B owns 1 and 2, not 0
+      dirA = fakeRouter('A', [0, 1], told, onTold);
+      dirB = fakeRouter('B', [1, 2], told, onTold); // B owns 1 and 2, not 0
       await attachPeers(nodeA, dirA, horizonMs);
       await attachPeers(nodeB, dirB, horizonMs);
     });
@@ -69,7 +69,7 @@ if (!REDIS_URL) {
 
     it('a task due inside the horizon, stored on A, wakes the owner of its partition on B; later ones are left to window reads', async () => {
       const now = Date.now();
-      offerToOwners(dirA, [entry('soon', 2, now + 1000), entry('later', 2, now + horizonMs + 60_000), entry('mine', 1, now)]);
+      dirA.offer([entry('soon', 2, now + 1000), entry('later', 2, now + horizonMs + 60_000), entry('mine', 1, now)]);
       await until(() => told.filter((t) => t.to.startsWith('B/')).length >= 2);
       expect(told.find((t) => t.to === 'B/partition-2')?.body).to.deep.equal([entry('soon', 2, now + 1000)]);
       expect(told.find((t) => t.to === 'B/partition-1')?.body).to.deep.equal([entry('mine', 1, now)]);
@@ -78,15 +78,15 @@ if (!REDIS_URL) {
     });
 
     it('a wake for a partition this node does not own is ignored', async () => {
-      offerToOwners(dirB, [entry('p0', 0, Date.now())]);
+      dirB.offer([entry('p0', 0, Date.now())]);
       await until(() => told.some((t) => t.to === 'A/partition-0'));
-      offerToOwners(dirA, [entry('p0b', 0, Date.now()), entry('marker', 2, Date.now())]);
+      dirA.offer([entry('p0b', 0, Date.now()), entry('marker', 2, Date.now())]);
       await until(() => told.some((t) => t.to === 'B/partition-2'));
       expect(told.filter((t) => t.to.startsWith('B/partition-0'))).to.have.length(0);
     });
 
     it('a cancel on A reaches the dispatcher on B as an abort of that attempt', async () => {
-      abortRunning(dirA, 'task-42', 3);
+      dirA.abort('task-42', 3);
       await until(() => told.some((t) => t.to === 'B/dispatcher'));
       expect(told.find((t) => t.to === 'B/dispatcher')).to.deep.include({ msg: 'abort', body: { taskId: 'task-42', attempt: 3 } });
       expect(told.filter((t) => t.to === 'A/dispatcher')).to.have.length(1); // the local abort

@@ -1,7 +1,6 @@
 import { CronEvaluator } from './cron-evaluator';
 import { DueEntry } from '../../domain/task';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
-import { abortRunning, offerToOwners } from '../offer-to-owners';
 
 /**
  * The cron actor (DESIGN §2, §7): hosts the {@link CronEvaluator} in the supervisor's tree and
@@ -16,12 +15,12 @@ export class CronActor {
   private readonly evaluator: CronEvaluator;
 
   constructor(deps: SchedulerDeps) {
-    const { directory } = deps;
+    const { router } = deps;
     this.evaluator = new CronEvaluator({
       ...deps,
-      onInstances: (entries: DueEntry[]) => offerToOwners(directory, entries),
+      onInstances: (entries: DueEntry[]) => router.offer(entries),
       onAborts(aborts) {
-        for (const a of aborts) abortRunning(directory, a.taskId, a.attempt);
+        for (const a of aborts) router.abort(a.taskId, a.attempt);
       },
     });
   }

@@ -1,6 +1,5 @@
 import type { ClaimedTask, DueEntry } from '../../domain/task';
-import type { ActorDirectory } from '../deps';
-import { byPartition } from '../offer-to-owners';
+import { ActorRouter, byPartition } from '../router';
 
 /**
  * Gives the entries of a claim batch back to their partition owners: `released` for those
@@ -12,22 +11,21 @@ import { byPartition } from '../offer-to-owners';
  * @param now the clock's reading the claim was written with (epoch ms)
  * @returns the refused entries (cancelled, rescheduled or claimed meanwhile, or early)
  */
-export function returnToOwners(directory: ActorDirectory, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): DueEntry[] {
+export function returnToOwners(router: ActorRouter, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): DueEntry[] {
   if (claimed.length === entries.length) {
     // The usual case: every entry was claimed (a claim answers only ids it was given, each once),
     // so all are released and none refused; no set of ids to build and look up.
-    for (const [p, ids] of byPartition(entries, (e) => e.id)) directory.owners[p]?.tell('released', ids);
+    for (const [p, ids] of byPartition(entries, (e) => e.id)) router.released(p, ids);
     return [];
   }
   const won = new Set(claimed.map((t) => t.id));
   const early = (e: DueEntry) => !won.has(e.id) && e.state !== 'PENDING' && e.dueAt > now;
   for (const [p, list] of byPartition(entries, (e) => e)) {
-    const owner = directory.owners[p];
-    if (!owner) continue;
+    if (!router.hasOwner(p)) continue;
     const again = list.filter(early);
     const done = again.length === 0 ? list : list.filter((e) => !early(e));
-    if (done.length > 0) owner.tell('released', done.map((e) => e.id));
-    if (again.length > 0) owner.tell('offer', again);
+    if (done.length > 0) router.released(p, done.map((e) => e.id));
+    if (again.length > 0) router.offerLocal(p, again);
   }
   return entries.filter((e) => !won.has(e.id));
 }

@@ -6,7 +6,6 @@ import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { TimerHandle } from '../../domain/clock';
 import { cronIdOfInstance } from '../../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
-import { offerToOwners } from '../offer-to-owners';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkerToDispatcher, WorkItem, WorkResult } from '../protocol';
 import { observeStarts, workItemOf } from './work-item';
@@ -274,7 +273,7 @@ export class DispatcherActor {
     } finally {
       this.claiming--;
     }
-    const refused = returnToOwners(this.deps.directory, entries, claimed, now);
+    const refused = returnToOwners(this.deps.router, entries, claimed, now);
     slot.credits += entries.length - claimed.length;
     this.ready.refund(refused, now);
     if (claimed.length === 0) {
@@ -349,7 +348,7 @@ export class DispatcherActor {
    * a retry due at once into the ready queue, a later one to its partition owner.
    */
   private async record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null> {
-    const { store, metrics, log, directory } = this.deps;
+    const { store, metrics, log, router } = this.deps;
     let results: CompletionResult[] | null = [];
     if (completions.length > 0) {
       try {
@@ -363,14 +362,14 @@ export class DispatcherActor {
             continue;
           }
           // Workflow tasks this completion released from BLOCKED: their partition owners fire them.
-          if (res.released && res.released.length > 0) offerToOwners(directory, res.released);
+          if (res.released && res.released.length > 0) router.offer(res.released);
           if (res.state && TERMINAL_STATES.has(res.state)) {
             terminal.push(res);
             if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
           } else if (res.state === 'PENDING' && res.entry) {
             this.addReady(res.entry);
           } else if (res.state === 'RETRYING' && res.entry) {
-            offerToOwners(directory, [res.entry]); // in cluster mode also wakes its owner elsewhere
+            router.offer([res.entry]); // in cluster mode also wakes its owner elsewhere
           }
         }
         incGrouped(
@@ -381,7 +380,7 @@ export class DispatcherActor {
         );
         // Read after the commit answered, like the counter it dates: the instant the ends became durable.
         if (terminal.length > 0) metrics.lastFinished.set(this.deps.clock.now() / 1000);
-        if (ended.length > 0) directory.cron?.tell('instancesEnded', ended);
+        if (ended.length > 0) router.instancesEnded(ended);
       } catch (err) {
         log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
         results = null;

@@ -195,7 +195,7 @@ export class ExternalLanes {
    * so it runs again after its backoff.
    */
   private async claimAndAppend(lane: Lane, entries: DueEntry[]): Promise<void> {
-    const { store, clock, log, metrics, directory } = this.deps;
+    const { store, clock, log, metrics, router } = this.deps;
     const now = clock.now();
     let claimed: ClaimedTask[] = [];
     try {
@@ -208,7 +208,7 @@ export class ExternalLanes {
     for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, entryId: null });
     observeStarts(metrics, claimed);
     lane.claiming -= entries.length;
-    lane.ready.refund(returnToOwners(directory, entries, claimed, now), now);
+    lane.ready.refund(returnToOwners(router, entries, claimed, now), now);
     if (claimed.length === 0) return this.hooks.pump();
     // Tracing configured: the queue wait and the hand-off of each attempt are spans of its task's
     // trace, and the stream entry carries the hand-off span's context for the consumer's spans.

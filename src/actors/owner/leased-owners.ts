@@ -18,6 +18,8 @@ export class LeasedOwners {
   private readonly leases: PartitionLeases;
   /** Per partition: the chain of its pending starts and stops. */
   private readonly chains = new Map<number, Promise<void>>();
+  /** The owners this component started, by partition (registered in the router while they run). */
+  private readonly owners = new Map<number, TypedRef<PartitionOwnerMessages>>();
 
   /**
    * @param self the supervisor (parent of the owner actors)
@@ -45,7 +47,7 @@ export class LeasedOwners {
         stopped: (partition) => this.then(partition, () => this.stopOwner(partition)),
       },
     });
-    deps.directory.ownership = () => this.leases.status();
+    deps.router.setOwnershipProbe(() => this.leases.status());
   }
 
   /** Joins the cluster: the first round acquires the free partitions this member should own. */
@@ -77,14 +79,16 @@ export class LeasedOwners {
       customParameters: { partition, epoch },
     });
     const owner = new TypedRef<PartitionOwnerMessages>(ref);
-    this.deps.directory.owners[partition] = owner;
+    this.owners.set(partition, owner);
+    this.deps.router.setOwner(partition, owner);
     await owner.ask('start', null);
   }
 
   private async stopOwner(partition: number): Promise<void> {
-    const owner = this.deps.directory.owners[partition];
+    const owner = this.owners.get(partition);
     if (!owner) return;
-    delete this.deps.directory.owners[partition];
+    this.owners.delete(partition);
+    this.deps.router.setOwner(partition, null);
     await owner.ask('stop', null).catch(() => undefined);
     await (owner.ref as { destroy?: () => Promise<void> }).destroy?.();
   }

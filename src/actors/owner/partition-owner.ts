@@ -143,7 +143,7 @@ export class PartitionOwnerActor {
     // given, claimed or not (e.g. cancelled meanwhile), and gives back the rate-limit tokens of a
     // refused claim.
     this.marks.add(due.filter((e) => e.state !== 'PENDING').map((e) => e.id), now);
-    this.deps.directory.dispatcher?.tell('enqueue', due, (err) => {
+    this.deps.router.enqueue(due, (err) => {
       this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
       this.window.release(due.map((e) => e.id));
     });
