@@ -10,8 +10,9 @@
  *                 and their ports (ports.ts)      observability, config (never actors, api, cluster)
  *   actors        the running system            → services/ports, domain, storage, cluster, …
  *   api, client   the REST and actor-message APIs → services, contract, domain, observability,
- *                                                    tenancy and config (api), actors/typed-ref (client: the
+ *                                                    tenancy and config (api), actors/runtime/typed-ref (client: the
  *                                                    typed actor reference it is reached through)
+ *   actors/runtime  the only users of comedy (the actor library)
  *   bootstrap.ts  the composition root: may import anything
  */
 const other = (...folders) => `^src/(${folders.join('|')})/`;
@@ -46,7 +47,7 @@ module.exports = {
       from: { path: '^src/client/' },
       to: {
         path: [other('actors', 'storage', 'cluster', 'background', 'cli', 'api', 'handlers', 'tenancy'), '^src/(bootstrap|main|config)\\.ts$'],
-        pathNot: '^src/actors/typed-ref\\.ts$',
+        pathNot: '^src/actors/runtime/typed-ref\\.ts$',
       },
     },
     {
@@ -69,6 +70,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/cluster/' },
       to: { path: [other('actors', 'services', 'api', 'client', 'cli', 'background'), '^src/(bootstrap|main)\\.ts$'] },
+    },
+    {
+      name: 'comedy-behind-runtime',
+      comment: 'Only actors/runtime/ uses comedy (the actor library), so it can be replaced there alone.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/actors/runtime/' },
+      to: { path: '(^|/)node_modules/comedy/' },
     },
   ],
   options: {

@@ -1,4 +1,4 @@
-import type { ActorRef } from 'comedy';
+import { ActorRef, spawnLocal } from './actors/runtime/comedy';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
@@ -169,7 +169,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
     if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
+    const apiActor = await spawnLocal(runtime.root, schedulerApiActor(service, crons, workflows, tenants, services.external), 'scheduler-api');
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();

@@ -2,7 +2,7 @@ import type { OwnershipStatus } from '../cluster/partition-leases';
 import type { DueEntry } from '../domain/task';
 import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';
 import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
-import type { TypedRef } from './typed-ref';
+import type { TypedRef } from './runtime/typed-ref';
 
 /**
  * The other nodes of a cluster (cluster mode with Redis; absent in embedded mode). Told after the

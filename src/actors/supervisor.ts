@@ -1,11 +1,11 @@
-import type { Actor } from 'comedy';
+import { ActorContext, spawnLocal } from './runtime/comedy';
 import { CronActor } from './cron/cron-actor';
 import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
 import { DispatcherActor } from './dispatcher/dispatcher';
 import { LeasedOwners } from './owner/leased-owners';
 import { PartitionOwnerActor } from './owner/partition-owner';
-import { TypedRef } from './typed-ref';
+import { TypedRef } from './runtime/typed-ref';
 
 /**
  * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),
@@ -18,32 +18,28 @@ export class SupervisorActor {
     return [DEPS_RESOURCE];
   }
 
-  private self: Actor | null = null;
+  private self: ActorContext | null = null;
   private leased: LeasedOwners | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
-  initialize(self: Actor): void {
+  initialize(self: ActorContext): void {
     this.self = self;
   }
 
   async start(): Promise<void> {
-    const self = this.self as Actor;
+    const self = this.self as ActorContext;
     const { router, config } = this.deps;
     const dispatcher = new TypedRef<DispatcherMessages>(
-      await self.createChild(DispatcherActor, { mode: 'in-memory', name: 'dispatcher' }),
+      await spawnLocal(self, DispatcherActor, 'dispatcher'),
     );
     router.setDispatcher(dispatcher);
     if (this.deps.cluster) this.leased = new LeasedOwners(self, this.deps);
     for (let p = 0; p < config.partitions && !this.leased; p++) {
-      const ref = await self.createChild(PartitionOwnerActor, {
-        mode: 'in-memory',
-        name: `partition-${p}`,
-        customParameters: { partition: p },
-      });
+      const ref = await spawnLocal(self, PartitionOwnerActor, `partition-${p}`, { partition: p });
       router.setOwner(p, new TypedRef<PartitionOwnerMessages>(ref));
     }
-    const cron = new TypedRef<CronActorMessages>(await self.createChild(CronActor, { mode: 'in-memory', name: 'cron' }));
+    const cron = new TypedRef<CronActorMessages>(await spawnLocal(self, CronActor, 'cron'));
     router.setCron(cron);
     await dispatcher.ask('startWorkers', null);
     await Promise.all(router.owners().map((o) => o.ask('start', null)));

@@ -1,4 +1,4 @@
-import type { Actor } from 'comedy';
+import type { ActorContext } from '../runtime/comedy';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import { ReadyQueues } from '../../domain/ready-queues';
 import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../../domain/task';
@@ -34,7 +34,7 @@ export class DispatcherActor {
     return [DEPS_RESOURCE];
   }
 
-  private self: Actor | null = null;
+  private self: ActorContext | null = null;
   private readonly ready: ReadyQueues;
   private releaseTimer: TimerHandle | null = null;
   private releaseAt = Infinity;
@@ -99,12 +99,12 @@ export class DispatcherActor {
     });
   }
 
-  initialize(self: Actor): void {
+  initialize(self: ActorContext): void {
     this.self = self;
   }
 
   async startWorkers(): Promise<void> {
-    await this.workers.start(this.self as Actor);
+    await this.workers.start(this.self as ActorContext);
     await this.external?.start();
     this.watchdog.start();
     this.pump();

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { Actor } from 'comedy';
+import { ActorContext, disableRespawn, killChildProcess, spawnForked } from '../runtime/comedy';
 import { TimerHandle } from '../../domain/clock';
-import { withDeadline } from '../deadline';
+import { withDeadline } from './deadline';
 import { SchedulerDeps } from '../deps';
-import { TypedRef } from '../typed-ref';
+import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
 
 /** One worker process as the dispatcher sees it. */
@@ -48,28 +48,23 @@ export class WorkerPool {
    * Forks the workers as children of `parent` and waits for each one's hello.
    * @throws DeadlineExceededError when a worker does not start within `workerStartTimeoutMs`
    */
-  async start(parent: Actor): Promise<void> {
+  async start(parent: ActorContext): Promise<void> {
     const { config, clock } = this.deps;
-    const modulePath = '/' + path.join(__dirname, '..', 'worker', 'worker-actor.js');
+    const modulePath = path.join(__dirname, '..', 'worker', 'worker-actor.js');
     for (let i = 0; i < config.workers; i++) {
       const id = `worker-${i + 1}`;
-      const created = parent.createChild(modulePath, {
-        mode: 'forked',
-        onCrash: 'respawn',
-        name: id,
-        customParameters: {
-          workerId: id,
-          concurrency: config.workerConcurrency,
-          handlers: { ...config.handlers },
-          baseDir: process.cwd(),
-          orphanAfterMs: orphanAfterMs(config.workerPingMs),
-          maxResultBytes: config.maxResultBytes,
-          heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
-          logLevel: config.logLevel,
-          tracesExporter: config.tracesExporter,
-          otlpTracesEndpoint: config.otlpTracesEndpoint,
-          tracesExportDelayMs: config.tracesExportDelayMs,
-        },
+      const created = spawnForked(parent, modulePath, id, {
+        workerId: id,
+        concurrency: config.workerConcurrency,
+        handlers: { ...config.handlers },
+        baseDir: process.cwd(),
+        orphanAfterMs: orphanAfterMs(config.workerPingMs),
+        maxResultBytes: config.maxResultBytes,
+        heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
+        logLevel: config.logLevel,
+        tracesExporter: config.tracesExporter,
+        otlpTracesEndpoint: config.otlpTracesEndpoint,
+        tracesExportDelayMs: config.tracesExportDelayMs,
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
       const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
@@ -114,18 +109,12 @@ export class WorkerPool {
    * respawn a worker that exits during destroy, and retry every 15 s after a failed respawn.
    */
   disableRespawn(): void {
-    for (const slot of this.slots.values()) {
-      const parent = slot.ref.ref as unknown as { additionalOptions?: { onCrash?: string } };
-      if (parent.additionalOptions) parent.additionalOptions.onCrash = 'none';
-    }
+    for (const slot of this.slots.values()) disableRespawn(slot.ref.ref);
   }
 
   /** Kills worker processes still alive after the actor system was destroyed (comedy internals). */
   killLeftovers(): void {
-    for (const slot of this.slots.values()) {
-      const proc = (slot.ref.ref as unknown as { workerProcess?: { connected?: boolean; kill(s: string): void } }).workerProcess;
-      if (proc?.connected) proc.kill('SIGKILL');
-    }
+    for (const slot of this.slots.values()) killChildProcess(slot.ref.ref);
   }
 
   private schedulePing(): void {

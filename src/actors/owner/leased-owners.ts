@@ -1,10 +1,10 @@
-import type { Actor } from 'comedy';
+import { ActorContext, spawnLocal } from '../runtime/comedy';
 import { PartitionLeases } from '../../cluster/partition-leases';
 import { LeaseMetrics } from '../../observability/lease-metrics';
 import type { SchedulerDeps } from '../deps';
 import { PartitionOwnerActor } from './partition-owner';
 import type { PartitionOwnerMessages } from '../protocol';
-import { TypedRef } from '../typed-ref';
+import { TypedRef } from '../runtime/typed-ref';
 
 /**
  * Cluster mode: partition owners that exist only while this member holds their partition's lease.
@@ -27,7 +27,7 @@ export class LeasedOwners {
    * @throws Error when `deps.cluster` is missing
    */
   constructor(
-    private readonly self: Actor,
+    private readonly self: ActorContext,
     private readonly deps: SchedulerDeps,
   ) {
     const cluster = deps.cluster;
@@ -73,11 +73,7 @@ export class LeasedOwners {
 
   private async startOwner(partition: number, epoch: number): Promise<void> {
     if (this.deps.cluster?.fences.epochOf(partition) !== epoch) return; // already lost again
-    const ref = await this.self.createChild(PartitionOwnerActor, {
-      mode: 'in-memory',
-      name: `partition-${partition}-epoch-${epoch}`,
-      customParameters: { partition, epoch },
-    });
+    const ref = await spawnLocal(this.self, PartitionOwnerActor, `partition-${partition}-epoch-${epoch}`, { partition, epoch });
     const owner = new TypedRef<PartitionOwnerMessages>(ref);
     this.owners.set(partition, owner);
     this.deps.router.setOwner(partition, owner);

@@ -1,4 +1,4 @@
-import type { Actor } from 'comedy';
+import { ActorContext, customParameters } from '../runtime/comedy';
 import { TimerHandle } from '../../domain/clock';
 import { HorizonWindow } from '../../domain/horizon-window';
 import { SerialPump } from '../../domain/serial-pump';
@@ -58,8 +58,8 @@ export class PartitionOwnerActor {
   }
 
   /** comedy hook; the partition number comes from custom parameters. */
-  initialize(self: Actor): void {
-    const params = self.getCustomParameters() as { partition: number; epoch?: number };
+  initialize(self: ActorContext): void {
+    const params = customParameters<{ partition: number; epoch?: number }>(self);
     this.partition = params.partition;
     this.epoch = params.epoch;
   }

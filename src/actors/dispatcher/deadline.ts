@@ -1,4 +1,4 @@
-import { Clock } from '../domain/clock';
+import { Clock } from '../../domain/clock';
 
 /** Thrown by {@link withDeadline} when the promise did not settle in time. */
 export class DeadlineExceededError extends Error {

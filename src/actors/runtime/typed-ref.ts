@@ -1,5 +1,7 @@
 import type { ActorRef, ParentActorRef } from 'comedy';
 
+export type { ActorRef };
+
 /**
  * An actor's public API as a message map (Akka: "messages are the public API"): each topic names
  * its request and response types. Actors declare one next to their definition.
