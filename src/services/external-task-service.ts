@@ -19,7 +19,7 @@ import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
-import type { ExternalCompletion, ExternalCompletionResult, ExternalGateway } from './ports';
+import type { ExternalCompletionResult, ExternalGateway } from './ports';
 import { ExternalQueueSpec, externalQueueSpecs } from '../domain/external-queues';
 
 export interface ExternalTaskServiceDeps {

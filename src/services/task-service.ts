@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { iso, SubmitAck, taskJson } from '../contract/task-json';
-import { auditJson } from '../contract/audit-json';
 import {
   batchSubmissionSchema,
   deadLetterQuerySchema,
@@ -19,7 +18,7 @@ import {
   TaskStateConflictError,
   ValidationError,
 } from '../domain/errors';
-import { DueEntry, NewTask, Priority, TaskRecord, TaskState } from '../domain/task';
+import { NewTask, Priority, TaskRecord, TaskState } from '../domain/task';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
@@ -28,7 +27,6 @@ import { buildNewTask, Submission, SubmitOptions } from './build-task';
 import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submit-tasks';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, TaskSpans } from '../observability/task-spans';
-import { lostAttemptCompletion } from '../domain/lost-attempt';
 import { pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';

@@ -5,7 +5,6 @@ import {
   ClaimedTask,
   DueEntry,
   NewTask,
-  TaskError,
   TaskRecord,
   TaskState,
 } from '../domain/task';

@@ -1,16 +1,14 @@
 import type { ActorContext } from '../runtime/comedy';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import { ReadyQueues } from '../../domain/ready-queues';
-import { ClaimedTask, DueEntry, TERMINAL_STATES } from '../../domain/task';
+import { ClaimedTask, DueEntry } from '../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { TimerHandle } from '../../domain/clock';
-import { cronIdOfInstance } from '../../domain/cron/cron-definition';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { WorkerPool, WorkerSlot } from './worker-pool';
-import { WorkerToDispatcher, WorkItem, WorkResult } from '../protocol';
+import { WorkItem, WorkResult } from '../protocol';
 import { observeStarts, workItemOf } from './work-item';
 import { queuesOf } from '../../observability/task-spans';
-import { incGrouped } from '../../observability/inc-grouped';
 import { returnToOwners } from './claim-batch';
 import { RunOutbox } from './run-outbox';
 import { ExternalLanes } from './external-lanes';
@@ -18,6 +16,7 @@ import type { ExternalCompletion, ExternalCompletionResult } from '../../service
 import { externalQueueSpecs } from '../../domain/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
 import { RunningReports } from './running-reports';
+import { CompletionRecorder } from './completion-recorder';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
 
 /** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
@@ -54,6 +53,8 @@ export class DispatcherActor {
   private readonly external: ExternalLanes | null = null;
   /** Checkpoints and progress of the attempts the workers run. */
   private readonly reports: RunningReports;
+  /** Writes completions and routes what they released, what waits again and which cron instances ended. */
+  private readonly recorder: CompletionRecorder;
 
   constructor(private readonly deps: SchedulerDeps) {
     const { limits, config, metrics } = deps;
@@ -74,6 +75,10 @@ export class DispatcherActor {
     });
     metrics.setConcurrencySource(() => limits.concurrency.snapshot());
     metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
+    this.recorder = new CompletionRecorder(deps, {
+      settled: (completions) => this.external?.settled(completions),
+      ready: (entry) => this.addReady(entry),
+    });
     const specs = externalQueueSpecs(config);
     if (deps.streams && specs.size > 0) {
       this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
@@ -343,49 +348,9 @@ export class DispatcherActor {
     return completions;
   }
 
-  /**
-   * Writes completions (compare-and-set in the store), counts them, and routes what waits again:
-   * a retry due at once into the ready queue, a later one to its partition owner.
-   */
+  /** Writes completions through the {@link CompletionRecorder}, then answers drain waiters once idle. */
   private async record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null> {
-    const { store, metrics, log, router } = this.deps;
-    let results: CompletionResult[] | null = [];
-    if (completions.length > 0) {
-      try {
-        const ended: string[] = [];
-        const terminal: CompletionResult[] = [];
-        results = await store.completeAttempts(completions, now);
-        this.external?.settled(completions);
-        for (const res of results) {
-          if (!res.applied) {
-            metrics.staleCompletions.inc();
-            continue;
-          }
-          // Workflow tasks this completion released from BLOCKED: their partition owners fire them.
-          if (res.released && res.released.length > 0) router.offer(res.released);
-          if (res.state && TERMINAL_STATES.has(res.state)) {
-            terminal.push(res);
-            if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
-          } else if (res.state === 'PENDING' && res.entry) {
-            this.addReady(res.entry);
-          } else if (res.state === 'RETRYING' && res.entry) {
-            router.offer([res.entry]); // in cluster mode also wakes its owner elsewhere
-          }
-        }
-        incGrouped(
-          metrics.completed,
-          terminal,
-          (r) => `${r.taskType ?? 'unknown'}\u0000${r.state}`,
-          (r) => ({ task_type: r.taskType ?? 'unknown', status: r.state as string }),
-        );
-        // Read after the commit answered, like the counter it dates: the instant the ends became durable.
-        if (terminal.length > 0) metrics.lastFinished.set(this.deps.clock.now() / 1000);
-        if (ended.length > 0) router.instancesEnded(ended);
-      } catch (err) {
-        log.error({ err }, 'recording completions failed; the attempts stay RUNNING until recovered');
-        results = null;
-      }
-    }
+    const results = completions.length > 0 ? await this.recorder.record(completions, now) : [];
     this.settleDrain();
     return results;
   }

@@ -4,7 +4,7 @@ import type { ExternalCompletion, ExternalCompletionResult } from '../../service
 import { ReadyQueues } from '../../domain/ready-queues';
 import { returnToOwners } from './claim-batch';
 import type { TimerHandle } from '../../domain/clock';
-import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../../domain/task';
+import type { ClaimedTask, DueEntry } from '../../domain/task';
 import type { SchedulerDeps } from '../deps';
 import { observeStarts } from './work-item';
 import { queuesOf } from '../../observability/task-spans';
