@@ -76,7 +76,7 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * service per SQLite file, storage/sqlite/store-lock.ts) → store (migrations) → recovery of
  * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
  * owners) → service → HTTP app and message-API actor.
- * With `redisUrl` set, Redis coordination starts first (`coordination/`): the scheduler's clock
+ * With `redisUrl` set, Redis coordination starts first (`cluster/redis/`): the scheduler's clock
  * becomes the Redis server's time (measured offset, errs late), rate limits are shared buckets in
  * Redis, and offers and aborts are also published to the other nodes. An unreachable Redis does
  * not stop start-up: the node runs degraded (local clock and limits; /readyz says so).
@@ -185,7 +185,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       (err) => log.warn({ err }, 'waiting-count refresh failed'),
     );
     if (guard.countsNeeded) waitingCounts.start();
-    // Held low-priority tasks (overflow) are let in as the waiting depth falls (tenancy/overflow-release.ts).
+    // Held low-priority tasks (overflow) are let in as the waiting depth falls (services/overflow-release.ts).
     const overflowRelease = new Periodic(clock, config.overflow.releaseIntervalMs, () => services.overflow.pass(), (err) => log.warn({ err }, 'overflow release pass failed'));
     overflowRelease.start();
     const rt = runtime;

@@ -32,7 +32,7 @@ export const BUILD_CHUNK = 100;
 /**
  * Stores tasks (all or none) and hands the new ones to their partition owners. A low-priority task
  * the submission guard holds (overflow) is stored OVERFLOW and offered to no owner: the overflow
- * release lets it in later (tenancy/overflow-release.ts). A task answered by
+ * release lets it in later (services/overflow-release.ts). A task answered by
  * an earlier one with the same idempotency key and request gets that task's acknowledgement,
  * with its current status and `idempotent_replayed: true`. A task the store adopted under
  * another id (MongoDB: a dead call of the same request reserved it) is acknowledged, and offered
