@@ -1,33 +1,33 @@
-import type { ActorRef } from 'comedy';
+import { ActorRef, spawnLocal } from './actors/runtime/comedy';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
-import { Maintenance } from './actors/maintenance';
-import { Periodic } from './actors/periodic';
+import { Maintenance } from './background/maintenance';
+import { Periodic } from './background/periodic';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import type { Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
-import type { SchedulerService, SchedulingGateway } from './service';
-import { appFor, createServices } from './services';
-import type { CronService } from './cron/cron-service';
+import type { TaskService } from './services/task-service';
+import { createServices } from './services';
+import { appFor } from './api/app-for';
+import type { CronService } from './services/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { StoreLock } from './storage/sqlite/store-lock';
 import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
-import type { DueEntry } from './domain/task';
-import type { ActorDirectory } from './actors/deps';
-import { abortRunning, offerToOwners } from './actors/offer-to-owners';
-import type { TenantAdmin } from './tenancy/tenant-admin';
-import type { WorkflowService } from './workflows/workflow-service';
+import { ActorRouter } from './actors/router';
+import { actorGateway, cronGateway, externalGateway } from './actors/gateway';
+import type { TenantAdmin } from './services/tenant-admin';
+import type { WorkflowService } from './services/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
-import { createStreamRedis } from './external/redis-client';
-import { StreamDispatch } from './external/stream-dispatch';
-import type { ExternalGateway } from './external/external-task-service';
-import { Coordination, startCoordination } from './coordination/coordination';
+import { createStreamRedis } from './cluster/redis/redis-connection';
+import { attachPeers } from './actors/peers';
+import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
+import { Coordination, startCoordination } from './cluster/redis/coordination';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
 
@@ -35,7 +35,7 @@ import { TaskSpans } from './observability/task-spans';
 export interface Scheduler {
   config: Config;
   store: Store;
-  service: SchedulerService;
+  service: TaskService;
   crons: CronService;
   /** Workflow (DAG) operations. */
   workflows: WorkflowService;
@@ -53,28 +53,6 @@ export interface Scheduler {
    * for running attempts, then closes HTTP, the actors and the store.
    */
   close(): Promise<void>;
-}
-
-/** Routes service events to the actors through the directory. */
-export function actorGateway(directory: ActorDirectory): SchedulingGateway {
-  return {
-    tasksStored(entries: DueEntry[]) {
-      offerToOwners(directory, entries);
-    },
-    tasksEnded(taskIds: string[]) {
-      directory.cron?.tell('instancesEnded', taskIds);
-    },
-    abortRunning(taskId, attempt) {
-      abortRunning(directory, taskId, attempt);
-    },
-  };
-}
-
-/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
-export function externalGateway(directory: ActorDirectory): ExternalGateway {
-  return {
-    complete: (c) => (directory.dispatcher ? directory.dispatcher.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'))),
-  };
 }
 
 /**
@@ -98,7 +76,7 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * service per SQLite file, storage/sqlite/store-lock.ts) → store (migrations) → recovery of
  * attempts orphaned by a previous process → actors (supervisor, dispatcher + workers, partition
  * owners) → service → HTTP app and message-API actor.
- * With `redisUrl` set, Redis coordination starts first (`coordination/`): the scheduler's clock
+ * With `redisUrl` set, Redis coordination starts first (`cluster/redis/`): the scheduler's clock
  * becomes the Redis server's time (measured offset, errs late), rate limits are shared buckets in
  * Redis, and offers and aborts are also published to the other nodes. An unreachable Redis does
  * not stop start-up: the node runs degraded (local clock and limits; /readyz says so).
@@ -149,7 +127,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
   let coordination: Coordination | null = null;
-  // External queues' Redis client (null without external queues); see src/external/redis-client.ts.
+  // External queues' Redis client (null without external queues); see createStreamRedis in src/cluster/redis/redis-connection.ts.
   let redis: ReturnType<typeof createStreamRedis> = null;
   try {
     if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
@@ -159,8 +137,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     schedulerClock = clock;
     const coord = coordination;
     redis = createStreamRedis(config);
-    const directory: ActorDirectory = { dispatcher: null, owners: [], cron: null };
-    const gateway = actorGateway(directory);
+    const router = new ActorRouter();
+    const gateway = actorGateway(router);
     const services = await createServices({
       store,
       clock,
@@ -168,8 +146,8 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       metrics,
       log,
       gateway,
-      cronGateway: { cronChanged: (id) => directory.cron?.tell('changed', id) },
-      externalGateway: externalGateway(directory),
+      cronGateway: cronGateway(router),
+      externalGateway: externalGateway(router),
       spans,
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
@@ -179,17 +157,17 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     // attempt-lease sweeper retries those whose worker stopped heartbeating.
     const cluster = config.store === 'mongodb' ? { memberId: config.memberId ?? defaultMemberId(), fences: new PartitionFences() } : null;
     if (!cluster) {
-      const recovered = await service.recoverOrphans();
+      const recovered = await services.operations.recoverOrphans();
       if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
-    if (cluster) service.setOwnershipProbe(() => directory.ownership?.() ?? null);
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, directory, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    if (cluster) services.operations.setOwnershipProbe(() => router.ownership());
+    runtime = await startActorRuntime({ store, clock, config, metrics, log, router, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    if (cluster) await coord?.attach(directory, config.horizonMs);
+    if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
-    const apiActor = await runtime.root.createChild(schedulerApiActor(service, crons, workflows, tenants, services.external), { mode: 'in-memory', name: 'scheduler-api' });
+    const apiActor = await spawnLocal(runtime.root, schedulerApiActor(service, crons, workflows, tenants, services.external), 'scheduler-api');
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
@@ -198,7 +176,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       ? new Periodic(clock, WAL_CHECKPOINT_EVERY_MS, () => store.checkpoint(), (err) => log.warn({ err }, 'WAL checkpoint failed'))
       : null;
     checkpoints?.start();
-    const audit = new Periodic(clock, config.auditIntervalMs, () => service.audit(), (err) => log.warn({ err }, 'audit pass failed'));
+    const audit = new Periodic(clock, config.auditIntervalMs, () => services.operations.audit(), (err) => log.warn({ err }, 'audit pass failed'));
     audit.start();
     const waitingCounts = new Periodic(
       clock,
@@ -207,7 +185,7 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
       (err) => log.warn({ err }, 'waiting-count refresh failed'),
     );
     if (guard.countsNeeded) waitingCounts.start();
-    // Held low-priority tasks (overflow) are let in as the waiting depth falls (tenancy/overflow-release.ts).
+    // Held low-priority tasks (overflow) are let in as the waiting depth falls (services/overflow-release.ts).
     const overflowRelease = new Periodic(clock, config.overflow.releaseIntervalMs, () => services.overflow.pass(), (err) => log.warn({ err }, 'overflow release pass failed'));
     overflowRelease.start();
     const rt = runtime;

@@ -1,45 +1,37 @@
-import path from 'node:path';
-import * as comedy from 'comedy';
-import { ActorDirectory, depsResource, SchedulerDeps } from './deps';
-import { SupervisorActor, SupervisorMessages } from './supervisor';
-import { TypedRef } from './typed-ref';
+import { ActorContext, createActorSystem, spawnLocal } from './runtime/comedy';
+import { depsResource, SchedulerDeps } from './deps';
+import type { ActorRouter } from './router';
+import { SupervisorActor } from './supervisor';
+import type { SupervisorMessages } from './protocol';
+import { TypedRef } from './runtime/typed-ref';
 
 /** The running actor system of one scheduler instance. */
 export interface ActorRuntime {
-  directory: ActorDirectory;
+  /** Where actor traffic goes (the supervisor registers the actors in it). */
+  router: ActorRouter;
   supervisor: TypedRef<SupervisorMessages>;
   /** comedy's root actor, for in-cluster callers that create their own actors. */
-  root: comedy.Actor;
+  root: ActorContext;
   /** Waits (≤ graceMs) for running attempts, then destroys every actor and worker process. */
   close(graceMs: number): Promise<{ stillRunning: number }>;
 }
 
 /**
  * Starts the comedy actor system: supervisor → dispatcher (+ forked workers) and partition owners.
- * comedy's own SIGINT/SIGTERM handlers (which call process.exit) are removed: the service decides
- * how to shut down.
- * @param deps store, clock, config, metrics, log and an empty directory that the supervisor fills
+ * The actor library is reached only through `runtime/comedy.ts`.
+ * @param deps store, clock, config, metrics, log and an empty router that the supervisor fills
  */
 export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRuntime> {
-  const { directory } = deps;
-  const system = comedy.createSystem({
-    resources: [depsResource(deps)],
-    logger: '/' + path.join(__dirname, 'comedy-logger.js'),
-    loggerParams: { level: deps.config.logLevel },
-    config: {},
-  });
-  const handlers = system as unknown as { sigintHandler?: () => void; sigtermHandler?: () => void };
-  if (handlers.sigintHandler) process.removeListener('SIGINT', handlers.sigintHandler);
-  if (handlers.sigtermHandler) process.removeListener('SIGTERM', handlers.sigtermHandler);
+  const system = createActorSystem([depsResource(deps)], deps.config.logLevel);
   try {
     const root = await system.rootActor();
     const supervisor = new TypedRef<SupervisorMessages>(
-      await root.createChild(SupervisorActor, { mode: 'in-memory', name: 'supervisor' }),
+      await spawnLocal(root, SupervisorActor, 'supervisor'),
     );
     await supervisor.ask('start', null);
     let closed: Promise<{ stillRunning: number }> | null = null;
     return {
-      directory,
+      router: deps.router,
       supervisor,
       root,
       close: (graceMs) =>

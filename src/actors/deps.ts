@@ -4,37 +4,10 @@ import type { Clock } from '../domain/clock';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
 import type { DispatchLimits } from '../domain/dispatch-limits';
-import type { TypedRef } from './typed-ref';
-import type { DispatcherMessages } from './dispatcher';
-import type { PartitionOwnerMessages } from './partition-owner';
-import type { CronActorMessages } from './cron-actor';
+import type { ActorRouter } from './router';
 import type { PartitionFences } from '../cluster/partition-fences';
-import type { OwnershipStatus } from '../cluster/partition-leases';
-import type { StreamDispatch } from '../external/stream-dispatch';
-import type { DueEntry } from '../domain/task';
+import type { StreamDispatch } from './dispatcher/stream-dispatch';
 import type { TaskSpans } from '../observability/task-spans';
-
-/**
- * The other nodes of a cluster (cluster mode with Redis; absent in embedded mode). Told after the
- * local actors were: what it sends is a hint, never the only way a task is found.
- */
-export interface PeerNotifier {
-  /** Waiting tasks just offered to the local owners: wake their partitions' owners elsewhere. */
-  offered(entries: readonly DueEntry[]): void;
-  /** A RUNNING attempt must abort: tell the node that runs it. */
-  abort(taskId: string, attempt: number): void;
-}
-
-/** Where the running actors can be reached; filled by the supervisor as it starts them. */
-export interface ActorDirectory {
-  dispatcher: TypedRef<DispatcherMessages> | null;
-  owners: Array<TypedRef<PartitionOwnerMessages>>;
-  cron: TypedRef<CronActorMessages> | null;
-  /** Cluster mode: partition ownership as the supervisor's lease component sees it (readiness). */
-  ownership?: () => OwnershipStatus;
-  /** Other nodes (cluster mode); absent or null: this node is alone. */
-  peers?: PeerNotifier | null;
-}
 
 /** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */
 export interface SchedulerDeps {
@@ -43,7 +16,8 @@ export interface SchedulerDeps {
   config: Config;
   metrics: SchedulerMetrics;
   log: Logger;
-  directory: ActorDirectory;
+  /** Where every message to another actor goes. */
+  router: ActorRouter;
   /** Tenant weights and rate limits, changed at run time by admins. */
   limits: DispatchLimits;
   /**

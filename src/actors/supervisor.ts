@@ -1,59 +1,48 @@
-import type { Actor } from 'comedy';
-import { CronActor, CronActorMessages } from './cron-actor';
+import { ActorContext, spawnLocal } from './runtime/comedy';
+import { CronActor } from './cron/cron-actor';
+import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
 import { DEPS_RESOURCE, SchedulerDeps } from './deps';
-import { DispatcherActor, DispatcherMessages } from './dispatcher';
-import { LeasedOwners } from './leased-owners';
-import { PartitionOwnerActor, PartitionOwnerMessages } from './partition-owner';
-import { TypedRef } from './typed-ref';
-
-/** Messages the supervisor accepts. */
-export type SupervisorMessages = {
-  /** Starts the dispatcher, its worker processes, and one owner per partition. */
-  start: { req: null; res: void };
-  /** Stops owners from handing out tasks and waits (≤ graceMs) for running attempts. */
-  drain: { req: { graceMs: number }; res: { stillRunning: number } };
-};
+import { DispatcherActor } from './dispatcher/dispatcher';
+import { LeasedOwners } from './owner/leased-owners';
+import { PartitionOwnerActor } from './owner/partition-owner';
+import { TypedRef } from './runtime/typed-ref';
 
 /**
  * Root of the scheduler's actor tree: dispatcher (with the forked workers as its children),
  * `PARTITIONS` partition owners and the cron actor. In cluster mode (`deps.cluster`) owners exist
- * only for the partitions this member holds a lease on ({@link LeasedOwners}). It records their references in the shared directory so the
- * service and the actors reach each other without routing every message through here.
+ * only for the partitions this member holds a lease on ({@link LeasedOwners}). It registers them in the {@link ActorRouter} it is given, the
+ * one place actor traffic goes through.
  */
 export class SupervisorActor {
   static inject(): string[] {
     return [DEPS_RESOURCE];
   }
 
-  private self: Actor | null = null;
+  private self: ActorContext | null = null;
   private leased: LeasedOwners | null = null;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
-  initialize(self: Actor): void {
+  initialize(self: ActorContext): void {
     this.self = self;
   }
 
   async start(): Promise<void> {
-    const self = this.self as Actor;
-    const { directory, config } = this.deps;
+    const self = this.self as ActorContext;
+    const { router, config } = this.deps;
     const dispatcher = new TypedRef<DispatcherMessages>(
-      await self.createChild(DispatcherActor, { mode: 'in-memory', name: 'dispatcher' }),
+      await spawnLocal(self, DispatcherActor, 'dispatcher'),
     );
-    directory.dispatcher = dispatcher;
+    router.setDispatcher(dispatcher);
     if (this.deps.cluster) this.leased = new LeasedOwners(self, this.deps);
     for (let p = 0; p < config.partitions && !this.leased; p++) {
-      const ref = await self.createChild(PartitionOwnerActor, {
-        mode: 'in-memory',
-        name: `partition-${p}`,
-        customParameters: { partition: p },
-      });
-      directory.owners[p] = new TypedRef<PartitionOwnerMessages>(ref);
+      const ref = await spawnLocal(self, PartitionOwnerActor, `partition-${p}`, { partition: p });
+      router.setOwner(p, new TypedRef<PartitionOwnerMessages>(ref));
     }
-    const cron = new TypedRef<CronActorMessages>(await self.createChild(CronActor, { mode: 'in-memory', name: 'cron' }));
-    directory.cron = cron;
+    const cron = new TypedRef<CronActorMessages>(await spawnLocal(self, CronActor, 'cron'));
+    router.setCron(cron);
     await dispatcher.ask('startWorkers', null);
-    await Promise.all(directory.owners.map((o) => o.ask('start', null)));
+    await Promise.all(router.owners().map((o) => o.ask('start', null)));
     await this.leased?.start();
     await cron.ask('start', null);
   }
@@ -64,10 +53,10 @@ export class SupervisorActor {
   }
 
   async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
-    const { directory } = this.deps;
-    await directory.cron?.ask('stop', null);
+    const { router } = this.deps;
+    await router.cron?.ask('stop', null);
     await this.leased?.stop();
-    await Promise.all(directory.owners.map((o) => o.ask('stop', null)));
-    return directory.dispatcher ? directory.dispatcher.ask('drain', msg) : { stillRunning: 0 };
+    await Promise.all(router.owners().map((o) => o.ask('stop', null)));
+    return router.dispatcher ? router.dispatcher.ask('drain', msg) : { stillRunning: 0 };
   }
 }

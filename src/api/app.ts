@@ -13,7 +13,8 @@ import {
 } from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
-import type { SchedulerService } from '../service';
+import type { TaskService } from '../services/task-service';
+import type { OperationsService } from '../services/operations-service';
 import { errorHandler } from './error-handler';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
@@ -23,17 +24,17 @@ import { cronRoutes } from './routes/cron-tasks';
 import { tenantRoutes } from './routes/tenants';
 import { concurrencyLimitRoutes } from './routes/concurrency-limits';
 import { registerAuth } from './auth';
-import type { TenantAdmin } from '../tenancy/tenant-admin';
+import type { TenantAdmin } from '../services/tenant-admin';
 import type { ApiKeys } from '../tenancy/api-keys';
-import type { CronService } from '../cron/cron-service';
+import type { CronService } from '../services/cron-service';
 import { workflowRoutes } from './routes/workflows';
-import type { WorkflowService } from '../workflows/workflow-service';
+import type { WorkflowService } from '../services/workflow-service';
 import { registerOpenApi } from './openapi/register';
 import { registerUi } from './ui';
 import { refuseQueryWithoutSchema } from './no-query';
 import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
-import type { ExternalTaskService } from '../external/external-task-service';
+import type { ExternalTaskService } from '../services/external-task-service';
 
 /** Longest path parameter routed (characters); the id schemas allow up to the same length. */
 const MAX_PARAM_LENGTH = 1000;
@@ -45,7 +46,9 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export interface AppDeps {
-  service: SchedulerService;
+  service: TaskService;
+  /** Readiness and the audit pass. */
+  operations: OperationsService;
   crons: CronService;
   metrics: SchedulerMetrics;
   /** Largest accepted request body in bytes (→ 413 above). */
@@ -159,8 +162,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);
     if (deps.tenants) concurrencyLimitRoutes(api, deps.tenants.concurrency);
-    auditRoutes(api, deps.service);
-    healthRoutes(api, deps.service, deps.metrics);
+    auditRoutes(api, deps.operations);
+    healthRoutes(api, deps.operations, deps.metrics);
     if (deps.workflows) workflowRoutes(api, deps.workflows, deps.workflowBodyLimitBytes ?? deps.bodyLimitBytes);
   });
   return app;

@@ -1,9 +1,9 @@
 import type { SubmitAck } from '../contract/task-json';
-import type { CancelResponse } from '../service';
+import type { CancelResponse } from '../services/task-service';
 import type { ErrorBody } from '../domain/errors';
 import type { WorkflowAck } from '../contract/workflow-json';
-import type { WorkflowCancelResponse } from '../workflows/workflow-service';
-import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../external/external-task-service';
+import type { WorkflowCancelResponse } from '../services/workflow-service';
+import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../services/external-task-service';
 
 /** A reply of the actor-message API: a value, or an error body from the catalog. */
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };

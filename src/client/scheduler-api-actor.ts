@@ -1,11 +1,11 @@
 import { InternalError, SchedulerError, ValidationError } from '../domain/errors';
 import { nonJsonValue } from '../contract/json-value';
-import type { SchedulerService } from '../service';
-import type { CronService } from '../cron/cron-service';
-import type { TenantAdmin } from '../tenancy/tenant-admin';
+import type { TaskService } from '../services/task-service';
+import type { CronService } from '../services/cron-service';
+import type { TenantAdmin } from '../services/tenant-admin';
 import type { Reply } from './protocol';
-import type { WorkflowService } from '../workflows/workflow-service';
-import type { ExternalTaskService } from '../external/external-task-service';
+import type { WorkflowService } from '../services/workflow-service';
+import type { ExternalTaskService } from '../services/external-task-service';
 
 /** Runs `op` and answers with a {@link Reply}: a catalog error keeps its code, anything else is INTERNAL_ERROR. */
 async function reply<T>(op: () => Promise<T>): Promise<Reply<T>> {
@@ -39,7 +39,7 @@ function replyWith<T>(body: unknown, op: (plain: unknown) => Promise<T>): Promis
  * boundary. Built as a class over `service` because comedy instantiates actor definitions itself.
  */
 export function schedulerApiActor(
-  service: SchedulerService,
+  service: TaskService,
   crons: CronService,
   workflows?: WorkflowService,
   tenants?: TenantAdmin,

@@ -1,5 +1,4 @@
-import type { ActorRef } from 'comedy';
-import { TypedRef } from '../actors/typed-ref';
+import { ActorRef, TypedRef } from '../actors/runtime/typed-ref';
 import { RemoteSchedulerError } from '../domain/errors';
 import type { Reply, SchedulerApiMessages } from './protocol';
 

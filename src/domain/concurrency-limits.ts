@@ -13,7 +13,7 @@ export const MAX_RUNNING_LIMIT = 100_000;
 
 /**
  * One key's share of a cluster-wide limit, held by this node (cluster mode: slots leased from
- * Redis, see `coordination/leased-slots.ts`). Synchronous on the dispatch path, like a
+ * Redis, see `cluster/redis/leased-slots.ts`). Synchronous on the dispatch path, like a
  * `RateBucket`: the node spends slots it already holds and asks for more in the background.
  */
 export interface SharedSlots {

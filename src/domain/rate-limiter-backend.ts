@@ -31,7 +31,7 @@ export interface RateBucket {
 /**
  * The port behind {@link DispatchLimits}: makes the bucket that enforces one limit. The local
  * backend gives in-process token buckets (one node's starts); the Redis backend
- * (`coordination/redis-rate-limiter.ts`) gives buckets shared by every node of a cluster.
+ * (`cluster/redis/redis-rate-limiter.ts`) gives buckets shared by every node of a cluster.
  */
 export interface RateLimiterBackend {
   /**

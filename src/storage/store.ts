@@ -5,16 +5,18 @@ import {
   ClaimedTask,
   DueEntry,
   NewTask,
-  TaskError,
   TaskRecord,
   TaskState,
 } from '../domain/task';
+import type { AttemptCompletion, OrphanedAttempt } from '../domain/attempt-completion';
 import type { CheckpointStore } from './checkpoint-store';
 import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
 import type { OverflowStore } from './overflow-store';
 import type { ConcurrencyStore } from './concurrency-store';
+
+export type { AttemptCompletion, OrphanedAttempt };
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
@@ -80,28 +82,6 @@ export interface TaskPage {
   nextCursor: string | null;
 }
 
-/** One attempt outcome to record, decided by the retry policy before it reaches the store. */
-export interface AttemptCompletion {
-  taskId: string;
-  attempt: number;
-  /**
-   * The task's `seq` as its claim returned it: a lookup hint, as `seqs` of `claimTasks` (the id
-   * and attempt must still match; a hint that finds nothing falls back to the id). SQLite uses it
-   * for final states; a RETRYING target is found by id.
-   */
-  seq?: number;
-  /**
-   * Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile, and PENDING at
-   * once when `retryAt <= now` (the backoff is already over).
-   */
-  state: 'SUCCEEDED' | 'FAILED' | 'RETRYING' | 'DEAD' | 'CANCELLED';
-  /** When a RETRYING task is due again (epoch ms); ignored for other states. */
-  retryAt: number | null;
-  result: unknown;
-  error: TaskError | null;
-  durationMs: number | null;
-}
-
 /** Result of applying one {@link AttemptCompletion}. */
 export interface CompletionResult {
   taskId: string;
@@ -140,14 +120,6 @@ export type CancelResult =
   | { kind: 'cancelling'; task: TaskRecord }
   | { kind: 'conflict'; task: TaskRecord }
   | { kind: 'not_found' };
-
-/** A task that was RUNNING when its process died. */
-export interface OrphanedAttempt {
-  taskId: string;
-  attempt: number;
-  retry: TaskRecord['retry'];
-  workerId: string | null;
-}
 
 /**
  * The storage contract every adapter implements (SQLite now, MongoDB in cluster mode) and the

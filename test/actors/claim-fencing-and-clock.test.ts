@@ -1,15 +1,14 @@
 import { expect } from 'chai';
-import { returnToOwners } from '../../src/actors/claim-batch';
-import { ActorDirectory } from '../../src/actors/deps';
-import { PartitionOwnerActor } from '../../src/actors/partition-owner';
+import { returnToOwners } from '../../src/actors/dispatcher/claim-batch';
+import { PartitionOwnerActor } from '../../src/actors/owner/partition-owner';
 import { ManualClock } from '../../src/domain/clock';
 import { ClaimedTask, DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
-import { ExternalLanes } from '../../src/external/external-lanes';
-import { externalQueueSpecs } from '../../src/external/external-queues';
-import type { StreamDispatch } from '../../src/external/stream-dispatch';
-import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
+import { ExternalLanes } from '../../src/actors/dispatcher/external-lanes';
+import { externalQueueSpecs } from '../../src/domain/external-queues';
+import type { StreamDispatch } from '../../src/actors/dispatcher/stream-dispatch';
+import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -41,13 +40,13 @@ describe('claims of due tasks handed out before their mark', () => {
 
   it('returnToOwners: a refused entry the clock does not read as due goes back into its window; the rest are released', () => {
     const told: Array<[string, unknown]> = [];
-    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: (topic: string, msg: unknown) => told.push([topic, msg]) } as never], cron: null };
+    const router = routerWith({ owners: [{ tell: (topic: string, msg: unknown) => told.push([topic, msg]) } as never] });
     const now = T0 + 995;
     const early = entry('early', T0 + 1000); // handed out as SCHEDULED; the clock stepped back
     const pending = { ...entry('pending', T0 + 1000), state: 'PENDING' as const }; // marked: a refusal is final
     const gone = entry('gone', T0 + 900); // due by this clock too: cancelled or claimed elsewhere
     const won = entry('won', T0 + 1000);
-    const refused = returnToOwners(directory, [early, pending, gone, won], [{ id: 'won' } as ClaimedTask], now);
+    const refused = returnToOwners(router, [early, pending, gone, won], [{ id: 'won' } as ClaimedTask], now);
     expect(refused.map((e) => e.id)).to.deep.equal(['early', 'pending', 'gone']); // their tokens are given back
     expect(told).to.deep.equal([
       ['released', ['pending', 'gone', 'won']],
@@ -58,9 +57,9 @@ describe('claims of due tasks handed out before their mark', () => {
   it('returnToOwners: when every entry was claimed, each owner gets one released message and nothing is refused', () => {
     const told: Array<[number, string, unknown]> = [];
     const owner = (p: number) => ({ tell: (topic: string, msg: unknown) => told.push([p, topic, msg]) }) as never;
-    const directory: ActorDirectory = { dispatcher: null, owners: [owner(0), owner(1)], cron: null };
+    const router = routerWith({ owners: [owner(0), owner(1)] });
     const entries = [entry('a', T0), { ...entry('b', T0), partition: 1 }, entry('c', T0 + 2000)]; // c: SCHEDULED, later than now: claimed all the same
-    const refused = returnToOwners(directory, entries, [{ id: 'c' }, { id: 'a' }, { id: 'b' }] as ClaimedTask[], T0);
+    const refused = returnToOwners(router, entries, [{ id: 'c' }, { id: 'a' }, { id: 'b' }] as ClaimedTask[], T0);
     expect(refused).to.deep.equal([]);
     expect(told).to.deep.equal([
       [0, 'released', ['a', 'c']],
@@ -71,10 +70,10 @@ describe('claims of due tasks handed out before their mark', () => {
   it('a clock stepping back between hand-out and claim: the refused task is handed out again once the clock passes its time', async () => {
     await store.insertTasks([scheduled('a', T0 + 1000)]);
     const handed: DueEntry[][] = [];
-    const directory: ActorDirectory = { dispatcher: { tell: (_t: string, entries: DueEntry[]) => handed.push(entries) } as never, owners: [], cron: null };
-    const owner = new PartitionOwnerActor(actorDeps({ store, clock, directory, overrides: { partitions: 1 } }));
+    const router = routerWith({ dispatcher: { tell: (_t: string, entries: DueEntry[]) => handed.push(entries) } as never, owners: [] });
+    const owner = new PartitionOwnerActor(actorDeps({ store, clock, router, overrides: { partitions: 1 } }));
     owner.initialize({ getCustomParameters: () => ({ partition: 0 }) } as never);
-    directory.owners = [{ tell: (topic: string, msg: never) => (topic === 'offer' ? owner.offer(msg) : owner.released(msg)) } as never];
+    router.setOwner(0, { tell: (topic: string, msg: never) => (topic === 'offer' ? owner.offer(msg) : owner.released(msg)) } as never);
     await owner.start();
     await settle();
     clock.advance(1000);
@@ -82,7 +81,7 @@ describe('claims of due tasks handed out before their mark', () => {
     clock.set(T0 + 995); // the clock steps back before the dispatcher's claim
     const claimed = await store.claimTasks(['a'], 'w', clock.now(), 1000);
     expect(claimed).to.deep.equal([]); // the claim came first: SCHEDULED, not due by this clock
-    returnToOwners(directory, handed[0], claimed, clock.now());
+    returnToOwners(router, handed[0], claimed, clock.now());
     await settle();
     expect(owner.stats()).to.include({ windowSize: 1, outstanding: 0 });
     // No mark: it waits dueMarkDelayMs, and by then the task is back in its window, not held.
@@ -109,7 +108,7 @@ describe('claims of due tasks handed out before their mark', () => {
     const deps = actorDeps({
       store,
       clock,
-      directory: { dispatcher: null, owners: [], cron: null },
+      router: routerWith(),
       overrides: { partitions: 1, redisUrl: 'redis://127.0.0.1:1', externalQueues: { ext: {} } },
       fences,
     });

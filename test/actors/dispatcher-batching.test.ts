@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { ActorDirectory } from '../../src/actors/deps';
-import { DispatcherActor } from '../../src/actors/dispatcher';
-import type { WorkerSlot } from '../../src/actors/worker-pool';
+import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
+import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -41,8 +40,8 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       claims.push(claimIds.length);
       return store.claimTasks(claimIds, ...rest);
     };
-    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
-    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), directory, overrides: { partitions: 1, ...overrides } }));
+    const router = routerWith({ owners: [{ tell: () => undefined } as never] });
+    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }));
     const runs: string[][] = [];
     const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
     const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };

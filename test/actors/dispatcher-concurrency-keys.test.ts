@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { ActorDirectory } from '../../src/actors/deps';
-import { DispatcherActor } from '../../src/actors/dispatcher';
-import type { WorkerSlot } from '../../src/actors/worker-pool';
+import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
+import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -32,8 +31,8 @@ describe('DispatcherActor: concurrency keys', () => {
 
   async function rig(tasks: Array<{ id: string; key?: string }>, limits: Record<string, number>) {
     await store.insertTasks(tasks.map((t) => ({ ...waitingTask(t.id, T0, T0, { state: 'PENDING' }), ...(t.key ? { concurrencyKey: t.key } : {}) })));
-    const directory: ActorDirectory = { dispatcher: null, owners: [{ tell: () => undefined } as never], cron: null };
-    const deps = actorDeps({ store, clock, directory, overrides: { partitions: 1 } });
+    const router = routerWith({ owners: [{ tell: () => undefined } as never] });
+    const deps = actorDeps({ store, clock, router, overrides: { partitions: 1 } });
     for (const [k, n] of Object.entries(limits)) deps.limits.concurrency.set(k, n);
     dispatcher = new DispatcherActor(deps);
     const runs: string[] = [];

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { ActorDirectory } from '../../src/actors/deps';
-import { PartitionOwnerActor } from '../../src/actors/partition-owner';
+import { PartitionOwnerActor } from '../../src/actors/owner/partition-owner';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
-import { actorDeps, settle, waitingTask } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -23,7 +22,7 @@ describe('PartitionOwnerActor with a manual clock', () => {
   let enqueueMessages: number;
 
   async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }, partition = 0): Promise<void> {
-    const directory: ActorDirectory = {
+    const router = routerWith({
       dispatcher: {
         tell: (_topic: string, entries: DueEntry[]) => {
           enqueueMessages++;
@@ -31,9 +30,8 @@ describe('PartitionOwnerActor with a manual clock', () => {
         },
       } as never,
       owners: [],
-      cron: null,
-    };
-    const deps = actorDeps({ store, clock, directory, overrides: { partitions: 1, horizonMs: 30_000, ...overrides }, fences: lease?.fences });
+    });
+    const deps = actorDeps({ store, clock, router, overrides: { partitions: 1, horizonMs: 30_000, ...overrides }, fences: lease?.fences });
     owner = new PartitionOwnerActor(deps);
     owner.initialize({ getCustomParameters: () => (lease ? { partition, epoch: lease.epoch } : { partition }) } as never);
   }

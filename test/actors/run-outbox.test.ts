@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { RunOutbox } from '../../src/actors/run-outbox';
-import type { WorkerSlot } from '../../src/actors/worker-pool';
-import type { WorkItem } from '../../src/actors/worker/protocol';
+import { RunOutbox } from '../../src/actors/dispatcher/run-outbox';
+import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
+import type { WorkItem } from '../../src/actors/protocol';
 
 const item = (id: string): WorkItem => ({ id, attempt: 1, taskType: 'noop', payload: null, timeoutMs: 1000, idempotencyKey: null });
 const slotOf = (id: string, pid: number) => ({ id, pid, credits: 0, ref: null }) as unknown as WorkerSlot;

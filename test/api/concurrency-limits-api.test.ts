@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { TenantAdmin } from '../../src/tenancy/tenant-admin';
+import { TenantAdmin } from '../../src/services/tenant-admin';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 import { requestAs, TEST_KEYS as KEYS, testApiKeys as apiKeys } from '../helpers/api-keys';
 

@@ -15,7 +15,7 @@ describe('REST: a request that stops arriving', function () {
   let app: ReturnType<typeof buildApp>;
   beforeEach(async () => {
     f = await apiFixture();
-    app = buildApp({ service: f.service, crons: f.crons, metrics: new SchedulerMetrics(() => f.store.countByState()), bodyLimitBytes: 4096, batchMaxTasks: 10, requestTimeoutMs: 300 });
+    app = buildApp({ service: f.service, operations: f.operations, crons: f.crons, metrics: new SchedulerMetrics(() => f.store.countByState()), bodyLimitBytes: 4096, batchMaxTasks: 10, requestTimeoutMs: 300 });
   });
   afterEach(async () => {
     await app.close();

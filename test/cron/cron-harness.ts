@@ -1,8 +1,8 @@
 import path from 'node:path';
 import pino from 'pino';
 import { Config, loadConfig } from '../../src/config';
-import { CronEvaluator } from '../../src/cron/cron-evaluator';
-import { CronService } from '../../src/cron/cron-service';
+import { CronEvaluator } from '../../src/actors/cron/cron-evaluator';
+import { CronService } from '../../src/services/cron-service';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { registeredTaskTypes } from '../../src/handlers/registry';

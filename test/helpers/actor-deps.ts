@@ -1,6 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
-import { ActorDirectory, SchedulerDeps } from '../../src/actors/deps';
+import { SchedulerDeps } from '../../src/actors/deps';
+import { ActorRouter } from '../../src/actors/router';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
@@ -16,7 +17,7 @@ import { Store } from '../../src/storage/store';
 export function actorDeps(o: {
   store: Store;
   clock: ManualClock;
-  directory: ActorDirectory;
+  router: ActorRouter;
   overrides?: Record<string, unknown>;
   fences?: PartitionFences;
 }): SchedulerDeps {
@@ -27,10 +28,21 @@ export function actorDeps(o: {
     config,
     metrics: new SchedulerMetrics(() => o.store.countByState()),
     log: pino({ level: 'silent' }),
-    directory: o.directory,
+    router: o.router,
     limits: new DispatchLimits(),
     ...(o.fences ? { cluster: { memberId: 'm', fences: o.fences } } : {}),
   };
+}
+
+/**
+ * A router over fake actors (objects with `tell`, as the tests record them): `owners[p]` owns
+ * partition p; no cron actor.
+ */
+export function routerWith(o: { dispatcher?: unknown; owners?: unknown[] } = {}): ActorRouter {
+  const router = new ActorRouter();
+  if (o.dispatcher) router.setDispatcher(o.dispatcher as never);
+  (o.owners ?? []).forEach((ref, p) => router.setOwner(p, ref as never));
+  return router;
 }
 
 /** A `noop` task of partition 0 and tenant `t`, SCHEDULED at `dueAt` (or PENDING, due then), created at `createdAt`. */

@@ -5,20 +5,23 @@ import { Config, loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
-import type { SchedulerService } from '../../src/service';
-import { appFor, createServices } from '../../src/services';
-import type { CronService } from '../../src/cron/cron-service';
+import type { TaskService } from '../../src/services/task-service';
+import type { OperationsService } from '../../src/services/operations-service';
+import { createServices } from '../../src/services';
+import { appFor } from '../../src/api/app-for';
+import type { CronService } from '../../src/services/cron-service';
 import type { DispatchLimits } from '../../src/domain/dispatch-limits';
-import type { SubmissionGuard } from '../../src/tenancy/submission-guard';
-import type { OverflowRelease } from '../../src/tenancy/overflow-release';
+import type { SubmissionGuard } from '../../src/services/submission-guard';
+import type { OverflowRelease } from '../../src/services/overflow-release';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
-import type { WorkflowService } from '../../src/workflows/workflow-service';
+import type { WorkflowService } from '../../src/services/workflow-service';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
   app: FastifyInstance;
-  service: SchedulerService;
+  service: TaskService;
+  operations: OperationsService;
   crons: CronService;
   workflows: WorkflowService;
   limits: DispatchLimits;
@@ -73,7 +76,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}, logger
     gateway,
     cronGateway: { cronChanged: (id) => cronsChanged.push(id) },
   });
-  const { service, crons, workflows, limits, guard, overflow } = services;
+  const { service, operations, crons, workflows, limits, guard, overflow } = services;
   const app = appFor(services, config, metrics, logger);
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (r) => void routes.push(r));
@@ -82,6 +85,7 @@ export async function apiFixture(overrides: Record<string, unknown> = {}, logger
     routes,
     app,
     service,
+    operations,
     crons,
     workflows,
     limits,

@@ -59,7 +59,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
     return s;
   }
 
-  const owned = (s: Scheduler) => s.runtime.directory.ownership?.().owned ?? [];
+  const owned = (s: Scheduler) => s.runtime.router.ownership()?.owned ?? [];
 
   after(async () => {
     for (const s of started) await s.close().catch(() => undefined);

@@ -29,7 +29,7 @@ describe('fencing: a late completion of an earlier attempt is refused', function
     const { task_id: id } = await s.scheduler.service.submit({ task_type: 'flaky', max_retries: 2, retry_delay_seconds: 0 });
     await waitFor(id, (t) => t.attempts === 2 && t.status === 'RUNNING');
     const before = await staleCount();
-    const dispatcher = s.scheduler.runtime.directory.dispatcher!;
+    const dispatcher = s.scheduler.runtime.router.dispatcher!;
     await dispatcher.ask('completed', {
       workerId: 'worker-1',
       pid: 0,

@@ -20,7 +20,7 @@ describe('worker: a promise rejection no handler awaited', function () {
   });
 
   it('is logged, and the process, the task that made it and the attempts running beside it go on', async () => {
-    const dispatcher = s.scheduler.runtime.directory.dispatcher!;
+    const dispatcher = s.scheduler.runtime.router.dispatcher!;
     const held = await s.scheduler.service.submit({ task_type: 'hold' });
     await s.waitFor(held.task_id, (t) => t.status === 'RUNNING');
     const pidBefore = (await dispatcher.ask('stats', null)).workers[0].pid;

@@ -32,7 +32,7 @@ describe('timeouts: a synchronous infinite loop cannot stall the service', funct
     const after = await s.scheduler.service.submit({ task_type: 'echo', payload: 'after the kills' });
     expect((await waitTerminal(after.task_id)).status).to.equal('SUCCEEDED');
     // Close only once every killed process is back (no respawn in flight while the system stops).
-    const dispatcher = s.scheduler.runtime.directory.dispatcher!;
+    const dispatcher = s.scheduler.runtime.router.dispatcher!;
     for (let i = 0; i < 200; i++) {
       const stats = await dispatcher.ask('stats', null);
       if (stats.workers.every((w) => w.pid > 0)) break;

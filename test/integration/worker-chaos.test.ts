@@ -10,7 +10,7 @@ describe('chaos: SIGKILL of the worker running a task', function () {
   const s = useInProcessScheduler({ workers: 2, workerConcurrency: 4, partitions: 4, workerPingMs: 200 });
 
   it('the task is retried and succeeds; the other worker keeps working; the killed one comes back', async () => {
-    const dispatcher = s.scheduler.runtime.directory.dispatcher!;
+    const dispatcher = s.scheduler.runtime.router.dispatcher!;
     const { task_id } = await s.scheduler.service.submit({ task_type: 'sleep', payload: { ms: 5000 }, retry_delay_seconds: 0 });
     const running = await s.waitFor(task_id, (t) => t.status === 'RUNNING');
     const before = await dispatcher.ask('stats', null);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
-import { externalQueueSpecs, isExternalWorker } from '../../src/external/external-queues';
-import { createStreamRedis } from '../../src/external/redis-client';
-import { streamFields } from '../../src/external/stream-dispatch';
+import { externalQueueSpecs, isExternalWorker } from '../../src/domain/external-queues';
+import { createStreamRedis } from '../../src/cluster/redis/redis-connection';
+import { streamFields } from '../../src/actors/dispatcher/stream-dispatch';
 
 const CONFIG_DIR = path.resolve(__dirname, '..', '..', '..', 'config');
 const load = (overrides: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => loadConfig({ configDir: CONFIG_DIR, env, overrides });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LeasedBucket, TokenSource } from '../../src/coordination/leased-bucket';
+import { LeasedBucket, TokenSource } from '../../src/cluster/redis/leased-bucket';
 import { ManualClock } from '../../src/domain/clock';
 import { ReadyQueues } from '../../src/domain/ready-queues';
 import { DueEntry } from '../../src/domain/task';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LeasedSlots, SlotSource } from '../../src/coordination/leased-slots';
+import { LeasedSlots, SlotSource } from '../../src/cluster/redis/leased-slots';
 import { ManualClock } from '../../src/domain/clock';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { CapReading, decideAdmission, lowWaterCount, OverflowSettings, planRelease } from '../../src/domain/overflow-policy';
-import { SubmissionGuard } from '../../src/tenancy/submission-guard';
+import { SubmissionGuard } from '../../src/services/submission-guard';
 import { OverloadedError } from '../../src/domain/errors';
 import { loadConfig } from '../../src/config';
 import path from 'node:path';
-import { OverflowRelease } from '../../src/tenancy/overflow-release';
+import { OverflowRelease } from '../../src/services/overflow-release';
 import { ManualClock } from '../../src/domain/clock';
 import type { Store } from '../../src/storage/store';
 import type { SchedulerMetrics } from '../../src/observability/metrics';

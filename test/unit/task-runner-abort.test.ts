@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { TaskCancelledError, TaskRunner, TaskTimeoutError } from '../../src/actors/worker/task-runner';
-import { WorkResult } from '../../src/actors/worker/protocol';
+import { WorkResult } from '../../src/actors/protocol';
 import { ManualClock } from '../../src/domain/clock';
 import { HandlerContext, TaskHandler } from '../../src/handlers/types';
 

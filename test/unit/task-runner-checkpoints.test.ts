@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TaskRunner } from '../../src/actors/worker/task-runner';
-import { CheckpointReply, ProgressItem, WorkItem, WorkResult } from '../../src/actors/worker/protocol';
+import { CheckpointReply, ProgressItem, WorkItem, WorkResult } from '../../src/actors/protocol';
 import { MAX_CHECKPOINT_BYTES } from '../../src/domain/checkpoint';
 import { ManualClock } from '../../src/domain/clock';
 import { AttemptConflictError, SchedulerError, ValidationError } from '../../src/domain/errors';

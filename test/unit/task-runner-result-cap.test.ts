@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DEFAULT_MAX_RESULT_BYTES, TaskRunner } from '../../src/actors/worker/task-runner';
-import { WorkItem, WorkResult } from '../../src/actors/worker/protocol';
+import { WorkItem, WorkResult } from '../../src/actors/protocol';
 import { ManualClock } from '../../src/domain/clock';
 import { TaskHandler } from '../../src/handlers/types';
 

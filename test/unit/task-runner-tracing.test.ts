@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { TaskRunner } from '../../src/actors/worker/task-runner';
-import { WorkItem, WorkResult } from '../../src/actors/worker/protocol';
+import { WorkItem, WorkResult } from '../../src/actors/protocol';
 import { ManualClock } from '../../src/domain/clock';
 import { HandlerContext, TaskHandler } from '../../src/handlers/types';
 import { checkTraceparent, parseTraceparent } from '../../src/contract/traceparent';

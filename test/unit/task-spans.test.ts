@@ -5,7 +5,7 @@ import { inSubmissionSpan, queuesOf, TaskSpans } from '../../src/observability/t
 import { ManualClock } from '../../src/domain/clock';
 import { ValidationError } from '../../src/domain/errors';
 import type { ClaimedTask, DueEntry } from '../../src/domain/task';
-import { workItemOf } from '../../src/actors/work-item';
+import { workItemOf } from '../../src/actors/dispatcher/work-item';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

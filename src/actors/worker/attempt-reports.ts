@@ -2,7 +2,7 @@ import { checkpointText } from '../../domain/checkpoint';
 import type { Clock, TimerHandle } from '../../domain/clock';
 import { InternalError, RemoteSchedulerError } from '../../domain/errors';
 import { assertProgress } from '../../domain/progress';
-import type { CheckpointReply, ProgressItem } from './protocol';
+import type { CheckpointReply, ProgressItem } from '../protocol';
 
 /** How often a worker sends the progress of its attempts at most (ms), unless its runner is told otherwise. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;

@@ -3,7 +3,7 @@ import { context, Context, Span, SpanKind, SpanStatusCode, trace, Tracer, TraceF
 import { parentContextOf, SPAN_ATTRIBUTES as A, traceparentOf } from '../../observability/trace-context';
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import type { TraceContext } from '../../handlers/types';
-import type { WorkItem } from './protocol';
+import type { WorkItem } from '../protocol';
 
 /** The span of one attempt, the context a handler runs in, and what the handler is told. */
 export interface AttemptTrace {

@@ -1,7 +1,7 @@
 import { AttemptOutcome } from '../../domain/retry-policy';
 import { Clock } from '../../domain/clock';
 import { HandlerContext, isPermanent, TaskHandler } from '../../handlers/types';
-import { ProgressItem, WorkItem, WorkResult } from './protocol';
+import { ProgressItem, WorkItem, WorkResult } from '../protocol';
 import { CheckpointSender, DEFAULT_PROGRESS_INTERVAL_MS, ProgressThrottle, sendCheckpoint } from './attempt-reports';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';

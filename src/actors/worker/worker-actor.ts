@@ -1,8 +1,8 @@
-import type { Actor } from 'comedy';
+import { ActorContext, customParameters, parentOf } from '../runtime/comedy';
 import { SystemClock } from '../../domain/clock';
 import { loadHandlersOrFailing } from '../../handlers/registry';
-import { TypedRef } from '../typed-ref';
-import { WorkerHello, WorkerToDispatcher, WorkItem } from './protocol';
+import { TypedRef } from '../runtime/typed-ref';
+import { WorkerHello, WorkerToDispatcher, WorkItem } from '../protocol';
 import { TaskRunner } from './task-runner';
 import pino from 'pino';
 import { registerTracing, TracesExporter, TracingHandle } from '../../observability/tracing';
@@ -45,7 +45,7 @@ class WorkerActor {
   /** Worker processes run handlers against real time. */
   private readonly clock = new SystemClock();
 
-  initialize(self: Actor): void {
+  initialize(self: ActorContext): void {
     // Ctrl-C reaches the whole process group, and comedy's child system exits on it. Shutdown is
     // the service's call: it lets running attempts finish (shutdownGraceMs) and then destroys the
     // workers; a worker that died on the signal would be respawned mid-shutdown, its attempts lost.
@@ -58,7 +58,7 @@ class WorkerActor {
     // next parent ping (≈ 5 s), and side effects of both runs would overlap.
     process.once('disconnect', () => process.exit(0));
 
-    const p = self.getCustomParameters() as WorkerParams;
+    const p = customParameters<WorkerParams>(self);
     const clock = this.clock;
     // A worker whose dispatcher went silent (its actor system destroyed while comedy was
     // respawning this process) would otherwise live on and keep the service's process open.
@@ -68,7 +68,7 @@ class WorkerActor {
       clock.setTimeout(watch, Math.max(1000, p.orphanAfterMs / 4));
     };
     watch();
-    const parent = new TypedRef<WorkerToDispatcher>(self.getParent());
+    const parent = new TypedRef<WorkerToDispatcher>(parentOf(self));
     this.params = p;
     this.tracing = registerTracing(p.tracesExporter ?? 'none', {
       otlpEndpoint: p.otlpTracesEndpoint ?? null,

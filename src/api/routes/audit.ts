@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { SchedulerService } from '../../service';
+import type { OperationsService } from '../../services/operations-service';
 import { requireAdmin } from '../auth';
 import { objectSchema, responses } from '../openapi/responses';
 
 /** The audit reconciler's report (docs/FAILURES.md): runs a pass now and answers what it found. */
-export function auditRoutes(app: FastifyInstance, service: SchedulerService): void {
+export function auditRoutes(app: FastifyInstance, service: OperationsService): void {
   app.get(
     '/api/v1/audit',
     {

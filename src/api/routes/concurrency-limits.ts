@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { concurrencyKeyParamsSchema, concurrencyLimitPutSchema } from '../../contract/tenant-schemas';
-import type { ConcurrencyAdmin } from '../../tenancy/concurrency-admin';
+import type { ConcurrencyAdmin } from '../../services/concurrency-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
 

@@ -8,7 +8,7 @@ import {
   listCronsQuerySchema,
 } from '../../contract/cron-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
-import type { CronService } from '../../cron/cron-service';
+import type { CronService } from '../../services/cron-service';
 import { cronSchema, objectSchema, pageSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
 

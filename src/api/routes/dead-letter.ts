@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { deadLetterQuerySchema, taskIdParamsSchema } from '../../contract/task-schemas';
-import type { SchedulerService } from '../../service';
+import type { TaskService } from '../../services/task-service';
 import { objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { refuseBody } from '../no-body';
 
 const tags = ['dead-letter'];
 
 /** Dead-letter queue routes (docs/FAILURES.md): list, replay, delete. */
-export function deadLetterRoutes(app: FastifyInstance, service: SchedulerService): void {
+export function deadLetterRoutes(app: FastifyInstance, service: TaskService): void {
   app.get(
     '/api/v1/dead-letter',
     {

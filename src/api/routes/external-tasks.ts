@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { externalCheckpointSchema, externalCompletionSchema, externalHeartbeatSchema, externalProgressSchema } from '../../contract/external-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
-import type { ExternalTaskService } from '../../external/external-task-service';
+import type { ExternalTaskService } from '../../services/external-task-service';
 import { objectSchema, responses } from '../openapi/responses';
 
 /** Bodies are validated once, by the service (shared with the actor messages); the schemas describe them. */

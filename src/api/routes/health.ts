@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { SchedulerService } from '../../service';
+import type { OperationsService } from '../../services/operations-service';
 import type { SchedulerMetrics } from '../../observability/metrics';
 import { requireAdmin } from '../auth';
 import { responses } from '../openapi/responses';
@@ -7,7 +7,7 @@ import { responses } from '../openapi/responses';
 const tags = ['operations'];
 
 /** Liveness, readiness and the Prometheus endpoint. */
-export function healthRoutes(app: FastifyInstance, service: SchedulerService, metrics: SchedulerMetrics): void {
+export function healthRoutes(app: FastifyInstance, service: OperationsService, metrics: SchedulerMetrics): void {
   app.get(
     '/healthz',
     {

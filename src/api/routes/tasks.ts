@@ -8,7 +8,7 @@ import {
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
-import type { SchedulerService } from '../../service';
+import type { TaskService } from '../../services/task-service';
 import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';
@@ -23,7 +23,7 @@ const validatedByService = { validatorCompiler: () => () => true };
 const tags = ['tasks'];
 
 /** Task routes of docs/DESIGN.md §10: submit, batch submit, get, list, cancel. */
-export function taskRoutes(app: FastifyInstance, service: SchedulerService, batchMax: number): void {
+export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax: number): void {
   app.post(
     '/api/v1/tasks',
     {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
-import type { TenantAdmin } from '../../tenancy/tenant-admin';
+import type { TenantAdmin } from '../../services/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listWorkflowsQuerySchema, workflowIdParamsSchema, workflowSubmissionSchema } from '../../contract/workflow-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
-import type { WorkflowService } from '../../workflows/workflow-service';
+import type { WorkflowService } from '../../services/workflow-service';
 import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';

@@ -26,7 +26,7 @@ export type SkipReason = 'misfire' | 'overlap' | 'queue_full';
 
 /**
  * The task fields a cron copies into every instance (API names): a task submission without
- * `scheduled_at` and `idempotency_key` (see submission.ts).
+ * `scheduled_at` and `idempotency_key` (see services/build-task.ts).
  */
 export interface TaskTemplate {
   task_type: string;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config';
-import { buildCronInstance } from '../../../src/cron/cron-instance';
+import { buildCronInstance } from '../../../src/actors/cron/cron-instance';
 import { CronRecord } from '../../../src/domain/cron/cron-definition';
 
 const T = Date.UTC(2026, 5, 1, 12, 0, 0);

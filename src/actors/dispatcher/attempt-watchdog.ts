@@ -1,0 +1,151 @@
+import type { AttemptOutcome } from '../../domain/retry-policy';
+import { ClaimedTask } from '../../domain/task';
+import { TimerHandle } from '../../domain/clock';
+import { AttemptCompletion } from '../../storage/store';
+import { lostAttemptCompletion } from '../../domain/lost-attempt';
+import { isExternalWorker } from '../../domain/external-queues';
+import { SchedulerDeps } from '../deps';
+import { WorkerPool } from './worker-pool';
+
+/** An attempt the dispatcher handed to one of its workers. */
+export interface RunningAttempt {
+  task: ClaimedTask;
+  workerId: string;
+  /** The concurrency key whose slot the attempt holds (absent: none). */
+  concurrencyKey?: string;
+}
+
+/** A finished attempt as the dispatcher records it: a worker's report, or one it decided itself. */
+export interface FinishedAttempt {
+  id: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  durationMs: number;
+}
+
+/** The outcome of an attempt whose worker process was lost: retryable `worker_lost`. */
+export function lostOutcome(): AttemptOutcome {
+  return { kind: 'failed', message: 'worker process was lost', errorType: 'worker_lost', permanent: false };
+}
+
+/** What the watchdog reads and calls on its dispatcher. */
+export interface WatchdogHost {
+  /** Attempts this dispatcher runs, by task id (read only). */
+  readonly running: ReadonlyMap<string, RunningAttempt>;
+  readonly workers: WorkerPool;
+  /** The dispatcher is draining: the lease sweep stops re-arming. */
+  draining(): boolean;
+  /** External queues are configured: their attempts are swept by their own lanes. */
+  readonly hasExternal: boolean;
+  /** Applies the retry policy to these attempts it runs, records them, and dispatches again. */
+  finish(results: FinishedAttempt[]): Promise<void>;
+  /** Records completions decided here (orphans) in the store, then dispatches again. */
+  recordOrphans(completions: AttemptCompletion[], now: number): Promise<void>;
+}
+
+/**
+ * The dispatcher's two timers over running attempts (both on the injected clock):
+ *
+ * - Overrun check, every `timeoutGraceMs / 2` (at least 100 ms) while attempts run: an attempt
+ *   past `timeout + timeoutGraceMs` has a handler that ignored its abort signal and is stuck in
+ *   synchronous code (a worker normally reports a timeout itself), so the only way to stop it is
+ *   to kill its process. The stuck attempt ends as `timeout`, the process's other attempts as
+ *   `worker_lost`, both retryable; comedy respawns the process.
+ * - Lease sweep, every `leaseMs / 2` (at least 100 ms): a RUNNING attempt whose lease expired has
+ *   had no heartbeat for `leaseMs`. If this dispatcher runs it, its worker is unresponsive and is
+ *   killed (its attempts are lost and retried); otherwise the attempt is an orphan (its process
+ *   is gone) and is recorded as `worker_lost` through the retry policy. Correctness never rests
+ *   on this alone: respawns and start-up recovery catch the usual cases first.
+ */
+export class AttemptWatchdog {
+  private overrunTimer: TimerHandle | null = null;
+  private sweepTimer: TimerHandle | null = null;
+
+  constructor(
+    private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'store' | 'log'>,
+    private readonly host: WatchdogHost,
+  ) {}
+
+  /** Starts the lease sweep (after the workers started). */
+  start(): void {
+    this.armLeaseSweep();
+  }
+
+  /** Attempts started: arms the overrun check unless it is armed already. */
+  attemptsStarted(): void {
+    if (this.overrunTimer || this.host.running.size === 0) return;
+    const every = Math.max(100, this.deps.config.timeoutGraceMs / 2);
+    this.overrunTimer = this.deps.clock.setTimeout(() => {
+      this.overrunTimer = null;
+      this.checkOverruns();
+      this.attemptsStarted();
+    }, every);
+  }
+
+  /** Clears both timers (system shutdown). */
+  stop(): void {
+    if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
+    this.overrunTimer = null;
+    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  /**
+   * Kills an unresponsive worker process and finishes its running attempts: those in `timedOut`
+   * as `timeout`, the others as `worker_lost` (both retryable). comedy respawns the process.
+   */
+  killWorker(workerId: string, timedOut: ReadonlySet<string>, reason: string): void {
+    const now = this.deps.clock.now();
+    const slot = this.host.workers.get(workerId);
+    if (slot) this.host.workers.kill(slot, reason);
+    const results = [...this.host.running.values()]
+      .filter((r) => r.workerId === workerId)
+      .map((r) => ({
+        id: r.task.id,
+        attempt: r.task.attempt,
+        durationMs: now - r.task.startedAt,
+        outcome: timedOut.has(r.task.id)
+          ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
+          : lostOutcome(),
+      }));
+    void this.host.finish(results);
+  }
+
+  private checkOverruns(): void {
+    const now = this.deps.clock.now();
+    const stuckWorkers = new Map<string, Set<string>>();
+    for (const [id, run] of this.host.running) {
+      if (now < run.task.startedAt + run.task.timeoutSeconds * 1000 + this.deps.config.timeoutGraceMs) continue;
+      const ids = stuckWorkers.get(run.workerId) ?? new Set<string>();
+      ids.add(id);
+      stuckWorkers.set(run.workerId, ids);
+    }
+    for (const [workerId, stuck] of stuckWorkers) this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
+  }
+
+  private armLeaseSweep(): void {
+    const { clock, config, store, log } = this.deps;
+    this.sweepTimer = clock.setTimeout(async () => {
+      this.sweepTimer = null;
+      try {
+        const now = clock.now();
+        const expired = await store.findExpiredLeases(now, 1000);
+        const stuckWorkers = new Set<string>();
+        const orphans: typeof expired = [];
+        for (const o of expired) {
+          const run = this.host.running.get(o.taskId);
+          if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
+          // External attempts are swept by their lanes (their own, usually shorter, leases).
+          else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
+        }
+        for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
+        if (orphans.length > 0) {
+          await this.host.recordOrphans(orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')), now);
+        }
+      } catch (err) {
+        log.error({ err }, 'lease sweep failed');
+      }
+      if (!this.host.draining()) this.armLeaseSweep();
+    }, Math.max(100, config.leaseMs / 2));
+  }
+}

@@ -1,0 +1,153 @@
+import path from 'node:path';
+import { ActorContext, disableRespawn, killChildProcess, spawnForked } from '../runtime/comedy';
+import { TimerHandle } from '../../domain/clock';
+import { withDeadline } from './deadline';
+import { SchedulerDeps } from '../deps';
+import { TypedRef } from '../runtime/typed-ref';
+import { WorkerHello, WorkerMessages } from '../protocol';
+
+/** One worker process as the dispatcher sees it. */
+export interface WorkerSlot {
+  id: string;
+  ref: TypedRef<WorkerMessages>;
+  /** Process id from the last `hello`. */
+  pid: number;
+  /** Free slots the dispatcher may fill. */
+  credits: number;
+}
+
+/**
+ * Starts and supervises the `WORKERS` forked worker actors (comedy `mode: "forked"`,
+ * `onCrash: "respawn"`). A worker never messages its parent unasked while comedy creates it, so
+ * the pool asks each one `hello` after creation (bounded by `workerStartTimeoutMs`) and then every
+ * `workerPingMs`: a new pid means comedy respawned the process, and `onRestart` is told so the
+ * dispatcher can count that worker's attempts as lost. Timers use the injected clock.
+ */
+export class WorkerPool {
+  private readonly slots = new Map<string, WorkerSlot>();
+  /** Pids this pool killed: a late hello from one of them is not a respawn. */
+  private readonly killed = new Set<number>();
+  private timer: TimerHandle | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
+    private readonly onRestart: (slot: WorkerSlot) => void,
+  ) {}
+
+  /** Every worker slot, in start order. */
+  all(): IterableIterator<WorkerSlot> {
+    return this.slots.values();
+  }
+
+  get(id: string): WorkerSlot | undefined {
+    return this.slots.get(id);
+  }
+
+  /**
+   * Forks the workers as children of `parent` and waits for each one's hello.
+   * @throws DeadlineExceededError when a worker does not start within `workerStartTimeoutMs`
+   */
+  async start(parent: ActorContext): Promise<void> {
+    const { config, clock } = this.deps;
+    const modulePath = path.join(__dirname, '..', 'worker', 'worker-actor.js');
+    for (let i = 0; i < config.workers; i++) {
+      const id = `worker-${i + 1}`;
+      const created = spawnForked(parent, modulePath, id, {
+        workerId: id,
+        concurrency: config.workerConcurrency,
+        handlers: { ...config.handlers },
+        baseDir: process.cwd(),
+        orphanAfterMs: orphanAfterMs(config.workerPingMs),
+        maxResultBytes: config.maxResultBytes,
+        heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
+        logLevel: config.logLevel,
+        tracesExporter: config.tracesExporter,
+        otlpTracesEndpoint: config.otlpTracesEndpoint,
+        tracesExportDelayMs: config.tracesExportDelayMs,
+      });
+      const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
+      const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
+      this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
+    }
+    this.schedulePing();
+  }
+
+  /**
+   * Kills a worker process that cannot stop by itself (a handler stuck in synchronous code past its
+   * timeout and grace). The slot takes no work until the respawned process answers a ping.
+   */
+  kill(slot: WorkerSlot, reason: string): void {
+    const { log, metrics } = this.deps;
+    log.warn({ worker_id: slot.id, pid: slot.pid, reason }, 'killing worker process');
+    if (slot.pid > 0) {
+      this.killed.add(slot.pid);
+      try {
+        process.kill(slot.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      metrics.workerKills.inc({ worker_id: slot.id });
+    }
+    slot.pid = 0;
+    slot.credits = 0;
+  }
+
+  /**
+   * Stops the supervision pings (workers then exit by themselves after `orphanAfterMs` of silence,
+   * see the worker actor) and switches respawn off.
+   */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.disableRespawn();
+  }
+
+  /**
+   * Switches comedy's respawn off for every worker (shutdown): comedy 2.1.7 would otherwise
+   * respawn a worker that exits during destroy, and retry every 15 s after a failed respawn.
+   */
+  disableRespawn(): void {
+    for (const slot of this.slots.values()) disableRespawn(slot.ref.ref);
+  }
+
+  /** Kills worker processes still alive after the actor system was destroyed (comedy internals). */
+  killLeftovers(): void {
+    for (const slot of this.slots.values()) killChildProcess(slot.ref.ref);
+  }
+
+  private schedulePing(): void {
+    if (this.stopped) return;
+    this.timer = this.deps.clock.setTimeout(() => void this.ping(), this.deps.config.workerPingMs);
+  }
+
+  private async ping(): Promise<void> {
+    const { clock, config, log, metrics } = this.deps;
+    await Promise.all(
+      [...this.slots.values()].map(async (slot) => {
+        let hello: WorkerHello;
+        try {
+          hello = await withDeadline(slot.ref.ask('hello', null), config.workerPingMs, clock, `${slot.id} (ping)`);
+        } catch {
+          return; // crashed and not yet respawned: the next ping sees the new process
+        }
+        if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
+        metrics.workerRestarts.inc({ worker_id: slot.id });
+        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid }, 'worker process restarted; its attempts are lost');
+        slot.pid = hello.pid;
+        slot.credits = hello.credits;
+        this.onRestart(slot);
+      }),
+    );
+    this.schedulePing();
+  }
+}
+
+/**
+ * How long a worker waits without hearing from the dispatcher before it exits (ms): ten ping
+ * intervals, at least 10 s. The dispatcher pings every `workerPingMs` while the service runs.
+ */
+export function orphanAfterMs(workerPingMs: number): number {
+  return Math.max(10_000, 10 * workerPingMs);
+}

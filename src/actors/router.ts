@@ -1,0 +1,147 @@
+import type { OwnershipStatus } from '../cluster/partition-leases';
+import type { DueEntry } from '../domain/task';
+import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';
+import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
+import type { TypedRef } from './runtime/typed-ref';
+
+/**
+ * The other nodes of a cluster (cluster mode with Redis; absent in embedded mode). Told after the
+ * local actors were: what it sends is a hint, never the only way a task is found.
+ */
+export interface PeerNotifier {
+  /** Waiting tasks just offered to the local owners: wake their partitions' owners elsewhere. */
+  offered(entries: readonly DueEntry[]): void;
+  /** A RUNNING attempt must abort: tell the node that runs it. */
+  abort(taskId: string, attempt: number): void;
+}
+
+/** `value(e)` of each entry, grouped by the entry's partition (one message per owner). */
+export function byPartition<T>(entries: readonly DueEntry[], value: (e: DueEntry) => T): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const e of entries) {
+    const list = groups.get(e.partition);
+    if (list) list.push(value(e));
+    else groups.set(e.partition, [value(e)]);
+  }
+  return groups;
+}
+
+/**
+ * The one place actor traffic is routed through: who talks to whom, by message. The supervisor
+ * (and its lease component, for partition owners) registers the running actors; everything else
+ * sends through the methods below and never holds another actor's reference. A message to an
+ * actor that is not running (yet, or any more) is dropped: owners re-read the store, so a dropped
+ * hint is never the only way a task is found. The other nodes of a cluster are a separate part
+ * ({@link PeerNotifier}, set by `actors/peers.ts`), told after the local actors.
+ */
+export class ActorRouter {
+  private dispatcherRef: TypedRef<DispatcherMessages> | null = null;
+  private readonly ownerRefs: Array<TypedRef<PartitionOwnerMessages> | undefined> = [];
+  private cronRef: TypedRef<CronActorMessages> | null = null;
+  private peers: PeerNotifier | null = null;
+  private ownershipProbe: (() => OwnershipStatus) | null = null;
+
+  /** The dispatcher, or null while it is not running (the supervisor's and tests' asks). */
+  get dispatcher(): TypedRef<DispatcherMessages> | null {
+    return this.dispatcherRef;
+  }
+
+  /** The cron actor, or null while it is not running. */
+  get cron(): TypedRef<CronActorMessages> | null {
+    return this.cronRef;
+  }
+
+  /** The partition owners running on this node (the supervisor starts and stops them). */
+  owners(): Array<TypedRef<PartitionOwnerMessages>> {
+    return this.ownerRefs.filter((o): o is TypedRef<PartitionOwnerMessages> => o !== undefined);
+  }
+
+  setDispatcher(ref: TypedRef<DispatcherMessages> | null): void {
+    this.dispatcherRef = ref;
+  }
+
+  setCron(ref: TypedRef<CronActorMessages> | null): void {
+    this.cronRef = ref;
+  }
+
+  /** The owner of partition `p` on this node; null: none (its lease was lost or released). */
+  setOwner(p: number, ref: TypedRef<PartitionOwnerMessages> | null): void {
+    if (ref) this.ownerRefs[p] = ref;
+    else delete this.ownerRefs[p];
+  }
+
+  /** True when partition `p` has an owner on this node. */
+  hasOwner(p: number): boolean {
+    return this.ownerRefs[p] !== undefined;
+  }
+
+  /** The other nodes (cluster mode); null: this node is alone. */
+  setPeers(peers: PeerNotifier | null): void {
+    this.peers = peers;
+  }
+
+  /** Cluster mode: partition ownership as the supervisor's lease component sees it. */
+  setOwnershipProbe(probe: (() => OwnershipStatus) | null): void {
+    this.ownershipProbe = probe;
+  }
+
+  /** Partition ownership (cluster mode), or null in the embedded profile or before the leases start. */
+  ownership(): OwnershipStatus | null {
+    return this.ownershipProbe?.() ?? null;
+  }
+
+  /**
+   * Hands waiting tasks to the owners of their partitions, one `offer` message per partition: new
+   * submissions, cron instances and workflow tasks released by a completion. An owner keeps the
+   * entries due inside its window; a later window read finds the others. In cluster mode the
+   * other nodes are told too (their owner of a partition wakes).
+   */
+  offer(entries: readonly DueEntry[]): void {
+    for (const [p, list] of byPartition(entries, (e) => e)) this.ownerRefs[p]?.tell('offer', list);
+    if (entries.length > 0) this.peers?.offered(entries);
+  }
+
+  /** `offer` to the local owner of partition `p` only (entries handed back, other nodes' wake-ups). */
+  offerLocal(p: number, entries: DueEntry[]): void {
+    this.ownerRefs[p]?.tell('offer', entries);
+  }
+
+  /** The dispatcher is done with these ids of partition `p` (claimed or dropped): the owner's credits come back. */
+  released(p: number, ids: string[]): void {
+    this.ownerRefs[p]?.tell('released', ids);
+  }
+
+  /** Due tasks from a partition owner to the dispatcher. @param onError delivery failed */
+  enqueue(entries: DueEntry[], onError?: (err: unknown) => void): void {
+    this.dispatcherRef?.tell('enqueue', entries, onError);
+  }
+
+  /**
+   * Aborts a RUNNING attempt (a cancel): the local dispatcher ignores an attempt it does not run;
+   * in cluster mode the other nodes are told too.
+   */
+  abort(taskId: string, attempt: number): void {
+    this.abortLocal(taskId, attempt);
+    this.peers?.abort(taskId, attempt);
+  }
+
+  /** {@link abort} on this node only (another node's cancel). */
+  abortLocal(taskId: string, attempt: number): void {
+    this.dispatcherRef?.tell('abort', { taskId, attempt });
+  }
+
+  /** These tasks reached a terminal state: cron instances among them may release queued ones. */
+  instancesEnded(taskIds: string[]): void {
+    this.cronRef?.tell('instancesEnded', taskIds);
+  }
+
+  /** A cron definition was created, edited or deleted. */
+  cronChanged(cronId: string): void {
+    this.cronRef?.tell('changed', cronId);
+  }
+
+  /** An external consumer's report, to the dispatcher that owns the attempt. @throws Error when the dispatcher is not running */
+  completeExternal(c: ExternalCompletion): Promise<ExternalCompletionResult> {
+    return this.dispatcherRef ? this.dispatcherRef.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'));
+  }
+}

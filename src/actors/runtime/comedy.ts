@@ -1,0 +1,81 @@
+/**
+ * The one module that knows comedy (2.1.7, the actor library): its system, its actor context and
+ * references, and the internals the scheduler has to reach (signal handlers, a forked child's
+ * respawn switch and process). Owners, the dispatcher and the supervisor use only what this
+ * module and `typed-ref.ts` export, so comedy can be replaced by another runtime (a
+ * `child_process`/`worker_threads` pool) here without touching them.
+ */
+import path from 'node:path';
+import * as comedy from 'comedy';
+
+/** What an actor is handed at `initialize`: its children, its parent, its custom parameters. */
+export type ActorContext = comedy.Actor;
+
+/** A reference to a running actor (send, sendAndReceive). */
+export type ActorRef = comedy.ActorRef;
+
+/** A running actor system: its root actor and how to end it. */
+export interface ActorSystem {
+  rootActor(): Promise<ActorContext>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * Starts a comedy actor system with `resources` (comedy resource definition classes) and the pino
+ * logger adapter at `logLevel`. comedy's own SIGINT/SIGTERM handlers (which call process.exit) are
+ * removed: the service decides how to shut down.
+ */
+export function createActorSystem(resources: Array<new () => unknown>, logLevel: string): ActorSystem {
+  const system = comedy.createSystem({
+    resources,
+    logger: '/' + path.join(__dirname, 'comedy-logger.js'),
+    loggerParams: { level: logLevel },
+    config: {},
+  } as never);
+  const handlers = system as unknown as { sigintHandler?: () => void; sigtermHandler?: () => void };
+  if (handlers.sigintHandler) process.removeListener('SIGINT', handlers.sigintHandler);
+  if (handlers.sigtermHandler) process.removeListener('SIGTERM', handlers.sigtermHandler);
+  return system;
+}
+
+/**
+ * Switches the respawn of a forked child off (shutdown): comedy 2.1.7 would otherwise respawn a
+ * worker that exits during destroy, and retry every 15 s after a failed respawn.
+ */
+export function disableRespawn(ref: unknown): void {
+  const parent = ref as { additionalOptions?: { onCrash?: string } };
+  if (parent.additionalOptions) parent.additionalOptions.onCrash = 'none';
+}
+
+/** Kills the process of a forked child still alive after its actor system was destroyed. */
+export function killChildProcess(ref: unknown): void {
+  const proc = (ref as { workerProcess?: { connected?: boolean; kill(s: string): void } }).workerProcess;
+  if (proc?.connected) proc.kill('SIGKILL');
+}
+
+/**
+ * Starts `actor` (a class, or a definition object) as a child of `parent` in this process.
+ * @param params what the child reads at `initialize` ({@link customParameters})
+ */
+export function spawnLocal(parent: ActorContext, actor: unknown, name: string, params?: Record<string, unknown>): Promise<ActorRef> {
+  return parent.createChild(actor as never, { mode: 'in-memory', name, ...(params ? { customParameters: params } : {}) });
+}
+
+/**
+ * Starts the actor module at `modulePath` (an absolute path to its compiled `.js`) as a child of
+ * `parent` in a forked process, respawned when the process dies.
+ * @param params what the child reads at `initialize` ({@link customParameters}); JSON only
+ */
+export function spawnForked(parent: ActorContext, modulePath: string, name: string, params: Record<string, unknown>): Promise<ActorRef> {
+  return parent.createChild('/' + modulePath, { mode: 'forked', onCrash: 'respawn', name, customParameters: params } as never);
+}
+
+/** The custom parameters an actor was started with ({@link spawnLocal}, {@link spawnForked}). */
+export function customParameters<T>(self: ActorContext): T {
+  return self.getCustomParameters() as T;
+}
+
+/** The reference to an actor's parent. */
+export function parentOf(self: ActorContext): ActorRef {
+  return self.getParent() as unknown as ActorRef;
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { SchedulerMetrics } from '../observability/metrics';
+import type { Services } from '../services';
+import { ApiKeys } from '../tenancy/api-keys';
+import { buildApp } from './app';
+
+/** The fastify app over the services (not listening). `logger`: pino; omit for a silent app. */
+export function appFor(s: Services, config: Config, metrics: SchedulerMetrics, logger?: Logger): FastifyInstance {
+  return buildApp({
+    service: s.service,
+    operations: s.operations,
+    crons: s.crons,
+    metrics,
+    bodyLimitBytes: config.bodyLimitBytes,
+    batchMaxTasks: config.batchMaxTasks,
+    ...(logger ? { logger } : {}),
+    workflows: s.workflows,
+    workflowBodyLimitBytes: config.workflowBodyLimitBytes,
+    tenants: s.tenants,
+    apiKeys: new ApiKeys(config.apiKeys),
+    external: s.external,
+  });
+}

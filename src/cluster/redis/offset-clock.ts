@@ -1,0 +1,125 @@
+import type { Logger } from 'pino';
+import { Clock, TimerHandle } from '../../domain/clock';
+import { MAX_DRIFT, OffsetEstimate, OffsetFilter, OffsetSample } from './clock-offset';
+import type { RedisMetrics } from './redis-metrics';
+
+/** Reads the reference server's time (epoch ms, fractional allowed); rejects when unreachable. */
+export type ServerTime = () => Promise<number>;
+
+/** Sampling rhythm; durations in ms. */
+export interface ClockSyncOptions {
+  /** Time between two measurements (default 30,000). */
+  intervalMs?: number;
+  /** TIME calls per measurement; the fastest counts (default 4). */
+  samplesPerRound?: number;
+  /** Samples kept across measurements for the minimum-round-trip choice (default 8). */
+  window?: number;
+}
+
+/**
+ * A {@link Clock} on the Redis server's time (docs/DESIGN.md §4: one time source in cluster mode):
+ * `now()` is the local clock plus the measured correction (offset minus half the round trip, minus
+ * 15 ppm of drift allowance per ms since the sample), so it errs late, never early. Timers run on the local clock (delays are durations; the callers
+ * compare with `now()` when they wake). Before the first sample, and while Redis is away, the
+ * last correction holds (0 at first: the local clock).
+ */
+export class OffsetClock implements Clock {
+  private readonly filter: OffsetFilter;
+  private correction = 0;
+  /** Local time at which {@link correction} was computed (its drift allowance grows from there). */
+  private correctedAt = 0;
+  private timer: TimerHandle | null = null;
+  private stopped = false;
+  private synced = false;
+
+  /**
+   * @param base the local clock (reads and timers)
+   * @param serverTime one TIME call
+   */
+  constructor(
+    private readonly base: Clock,
+    private readonly serverTime: ServerTime,
+    private readonly log: Logger,
+    private readonly metrics?: RedisMetrics,
+    private readonly options: ClockSyncOptions = {},
+  ) {
+    this.filter = new OffsetFilter(options.window ?? 8);
+  }
+
+  now(): number {
+    const local = this.base.now();
+    if (!this.synced) return local;
+    return local + this.correction - Math.max(0, local - this.correctedAt) * MAX_DRIFT;
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    return this.base.setTimeout(fn, delayMs);
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.base.clearTimeout(handle);
+  }
+
+  /** The correction in use (ms; server − local − half round trip). */
+  get correctionMs(): number {
+    return this.correction;
+  }
+
+  /** True once a sample has been taken. */
+  get isSynced(): boolean {
+    return this.synced;
+  }
+
+  /**
+   * Takes one round of samples now. @returns the estimate in use afterwards (null before any
+   * sample succeeded); never throws: a failed call is counted and the last correction stays.
+   */
+  async measure(): Promise<OffsetEstimate | null> {
+    const rounds = Math.max(1, this.options.samplesPerRound ?? 4);
+    for (let i = 0; i < rounds; i++) {
+      const sentAt = this.base.now();
+      let serverAt: number;
+      try {
+        serverAt = await this.serverTime();
+      } catch (err) {
+        this.metrics?.clockSamples.inc({ result: 'failed' });
+        this.log.debug({ err }, 'clock sample failed');
+        break;
+      }
+      const sample: OffsetSample = { sentAt, serverAt, receivedAt: this.base.now() };
+      this.metrics?.clockSamples.inc({ result: 'ok' });
+      this.filter.add(sample);
+    }
+    const at = this.base.now();
+    const est = this.filter.current(at);
+    if (est) {
+      this.correction = est.correctionMs;
+      this.correctedAt = at;
+      this.synced = true;
+      this.metrics?.clockOffset.set(est.correctionMs / 1000);
+      this.metrics?.clockRoundTrip.set(est.roundTripMs / 1000);
+    }
+    return est;
+  }
+
+  /** Measures every `intervalMs` on the local clock until {@link stop}. */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    const every = this.options.intervalMs ?? 30_000;
+    const tick = () => {
+      this.timer = this.base.setTimeout(() => {
+        void this.measure().finally(() => {
+          if (!this.stopped) tick();
+        });
+      }, every);
+    };
+    tick();
+  }
+
+  /** Stops re-measuring (the last correction stays). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.base.clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,58 @@
+import { AttemptOutcome, decideAttempt } from './retry-policy';
+import type { RetrySettings, TaskError, TaskRecord } from './task';
+
+/** One attempt outcome to record, decided by the retry policy before it reaches the store. */
+export interface AttemptCompletion {
+  taskId: string;
+  attempt: number;
+  /**
+   * The task's `seq` as its claim returned it: a lookup hint, as `seqs` of `claimTasks` (the id
+   * and attempt must still match; a hint that finds nothing falls back to the id). SQLite uses it
+   * for final states; a RETRYING target is found by id.
+   */
+  seq?: number;
+  /**
+   * Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile, and PENDING at
+   * once when `retryAt <= now` (the backoff is already over).
+   */
+  state: 'SUCCEEDED' | 'FAILED' | 'RETRYING' | 'DEAD' | 'CANCELLED';
+  /** When a RETRYING task is due again (epoch ms); ignored for other states. */
+  retryAt: number | null;
+  result: unknown;
+  error: TaskError | null;
+  durationMs: number | null;
+}
+
+/** A task that was RUNNING when its process died. */
+export interface OrphanedAttempt {
+  taskId: string;
+  attempt: number;
+  retry: TaskRecord['retry'];
+  workerId: string | null;
+}
+
+/**
+ * The completion to write for an attempt that ended with `outcome`: the retry policy decides the
+ * next state (`decideAttempt`), the result is kept only for a success, and the error is recorded
+ * with its type and whether it was retryable (a cancel is not). Used for workers' reports, external
+ * consumers' reports and lost attempts alike.
+ * @param now epoch ms (the retry time is computed from it)
+ * @param durationMs handler run time in ms, or null when unknown
+ */
+export function attemptCompletion(taskId: string, attempt: number, outcome: AttemptOutcome, retry: RetrySettings, now: number, durationMs: number | null): AttemptCompletion {
+  const decision = decideAttempt(outcome, attempt, retry, now);
+  return {
+    taskId,
+    attempt,
+    state: decision.state,
+    retryAt: decision.retryAt,
+    result: outcome.kind === 'succeeded' ? outcome.result : null,
+    error:
+      outcome.kind === 'failed'
+        ? { message: outcome.message, type: outcome.errorType, retryable: !outcome.permanent }
+        : outcome.kind === 'cancelled'
+          ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
+          : null,
+    durationMs,
+  };
+}

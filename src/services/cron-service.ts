@@ -1,0 +1,281 @@
+import type { Config } from '../config';
+import { cronJson, fireJson } from '../contract/cron-json';
+import {
+  cronCreateSchema,
+  cronPatchSchema,
+  cronPreviewSchema,
+  cronRunsQuerySchema,
+  getCronQuerySchema,
+  listCronsQuerySchema,
+} from '../contract/cron-schemas';
+import { LAST_RFC3339_MS, NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
+import { iso } from '../contract/task-json';
+import { SchemaValidator } from '../contract/validation';
+import { Clock } from '../domain/clock';
+import { CatchUpMode, CronRecord, OverlapPolicy, TaskTemplate } from '../domain/cron/cron-definition';
+import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cron/cron-schedule';
+import { canonicalTimeZone } from '../domain/cron/zone-offset';
+import { assertCronSteps } from '../domain/cron/field-steps';
+import { assertCronCanFire } from '../domain/cron/never-fires';
+import { CronNotFoundError, ServiceUnavailableError, ValidationError } from '../domain/errors';
+import { partitionOf } from '../domain/partition';
+import { uuidv7 } from '../domain/task-id';
+import { CronChanges } from '../storage/cron-store';
+import { Store } from '../storage/store';
+import { buildNewTask, Submission } from './build-task';
+import type { CronGateway } from './ports';
+import type { PayloadChecks } from '../handlers/payload-schemas';
+import { pageLimit } from '../contract/page-limit';
+import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
+import { tenantFilter, withCallerTenant } from '../tenancy/scope';
+
+export interface CronServiceDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  /** Registered task types (a definition's `task_type` must be one). */
+  taskTypes: ReadonlySet<string>;
+  /** The built-in types' payload checks, applied to a definition's template (none: not checked). */
+  payloads?: PayloadChecks;
+  gateway: CronGateway;
+}
+
+/** Definition fields (API names) that are not part of the task template. */
+const DEFINITION_KEYS = ['name', 'cron_expression', 'timezone', 'overlap_policy', 'catch_up', 'max_catch_up', 'enabled'] as const;
+
+const DEFAULT_PREVIEW = 5;
+const DEFAULT_MAX_CATCH_UP = 100;
+
+/**
+ * Cron definitions (docs/DESIGN.md §7) as the REST API and the actor-message API offer them: create, read,
+ * list, edit (including pause/resume through `enabled`), delete, fire records, and the preview of
+ * fire times computed by exactly the code the evaluator fires with (domain/cron/cron-schedule.ts).
+ * Every method validates like the task operations: ValidationError (400) naming the field.
+ */
+export class CronService {
+  private readonly validator = new SchemaValidator();
+  private accepting = true;
+
+  constructor(private readonly deps: CronServiceDeps) {}
+
+  /**
+   * Creates a definition. Defaults: timezone `UTC`, overlap_policy `skip`, catch_up `latest`,
+   * max_catch_up 100, enabled true; task fields default as for a task. `query.preview` (1..100)
+   * adds that many next fire times.
+   * @returns the definition with `next_fire_time` (and `next_fire_times` when `preview` > 0)
+   * @throws ValidationError (cron_expression, timezone, task fields), CronNeverFiresError (400, an
+   *   expression no date matches), UnknownTaskTypeError, PayloadTooLargeError (413),
+   *   ServiceUnavailableError while shutting down
+   */
+  async create(body: unknown, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+    if (!this.accepting) throw new ServiceUnavailableError('shutting down');
+    const q = stringQuery(query);
+    this.validator.assertQuery(getCronQuerySchema, q);
+    const preview = q.preview === undefined ? 0 : Number(q.preview);
+    this.validator.assert(cronCreateSchema, body);
+    const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
+    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? 'UTC');
+    assertCronSteps(b.cron_expression);
+    const schedule = parseCronSchedule(b.cron_expression as string, timezone);
+    assertCronCanFire(schedule.expression);
+    const template = templateOf(b);
+    const now = this.deps.clock.now();
+    const task = this.checkTemplate(template, now);
+    const id = uuidv7(now);
+    const enabled = (b.enabled as boolean | undefined) ?? true;
+    const cron: CronRecord = {
+      id,
+      partition: partitionOf(id, this.deps.config.partitions),
+      name: b.name as string,
+      cronExpression: schedule.expression,
+      timezone,
+      template,
+      tenantId: task.tenantId,
+      overlapPolicy: (b.overlap_policy as OverlapPolicy | undefined) ?? 'skip',
+      catchUp: (b.catch_up as CatchUpMode | undefined) ?? 'latest',
+      maxCatchUp: (b.max_catch_up as number | undefined) ?? DEFAULT_MAX_CATCH_UP,
+      enabled,
+      nextFireTime: schedule.nextFireTime(now),
+      lastFireTime: null,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.store.createCron(cron);
+    this.deps.gateway.cronChanged(id);
+    return cronJson(cron, preview > 0 ? schedule.nextFireTimes(now, preview) : undefined);
+  }
+
+  /**
+   * One definition; `query.preview` (1..100) adds the next fire times from now.
+   * @throws CronNotFoundError; ValidationError for a bad `preview`
+   */
+  async get(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+    const q = stringQuery(query);
+    this.validator.assertQuery(getCronQuerySchema, q);
+    const cron = await this.mustGet(id, caller);
+    const count = q.preview === undefined ? 0 : Number(q.preview);
+    const fires = count > 0 && cron.enabled ? this.scheduleOf(cron).nextFireTimes(this.deps.clock.now(), count) : undefined;
+    return cronJson(cron, fires ?? (count > 0 ? [] : undefined));
+  }
+
+  /**
+   * Lists definitions newest first. `query`: {enabled (true|false), tenant, limit (1..1000,
+   * default 50), cursor}. @throws ValidationError
+   */
+  async list(query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+    const q = stringQuery(query);
+    this.validator.assertQuery(listCronsQuerySchema, q);
+    const page = await this.deps.store.listCrons({
+      enabled: q.enabled === undefined ? undefined : q.enabled === 'true',
+      tenantId: tenantFilter(caller, q.tenant),
+      limit: pageLimit(q.limit),
+      cursor: q.cursor,
+    });
+    return { cron_tasks: page.crons.map((c) => cronJson(c)), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Edits a definition. A new expression or timezone, or a resume (`enabled: true` after a
+   * pause), sets the next fire time from now: a paused period is not caught up.
+   * @throws CronNotFoundError; ValidationError, CronNeverFiresError (a new expression only: a
+   *   stored one keeps its schedule) and the template errors of {@link create}
+   */
+  async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+    this.validator.assert(cronPatchSchema, body);
+    const b = body as Record<string, unknown>;
+    const current = await this.mustGet(id, caller);
+    const now = this.deps.clock.now();
+    const changes: CronChanges = {};
+    const expression = (b.cron_expression as string | undefined) ?? current.cronExpression;
+    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? current.timezone);
+    if (b.cron_expression !== undefined) assertCronSteps(b.cron_expression); // a stored one keeps firing as saved
+    const schedule = parseCronSchedule(expression, timezone);
+    if (b.cron_expression !== undefined) assertCronCanFire(schedule.expression);
+    if (b.name !== undefined) changes.name = b.name as string;
+    if (b.cron_expression !== undefined) changes.cronExpression = schedule.expression;
+    if (b.timezone !== undefined) changes.timezone = timezone;
+    if (b.overlap_policy !== undefined) changes.overlapPolicy = b.overlap_policy as OverlapPolicy;
+    if (b.catch_up !== undefined) changes.catchUp = b.catch_up as CatchUpMode;
+    if (b.max_catch_up !== undefined) changes.maxCatchUp = b.max_catch_up as number;
+    if (b.enabled !== undefined) changes.enabled = b.enabled as boolean;
+    const templateChanges = templateOf(b) as Partial<TaskTemplate>;
+    if (Object.keys(templateChanges).length > 0) {
+      const metadata = templateChanges.metadata;
+      if (metadata && metadata.tenant_id !== undefined && metadata.tenant_id !== current.tenantId) {
+        throw new ValidationError('metadata.tenant_id', 'cannot change: delete the cron task and create it for the other tenant');
+      }
+      // As at creation, where a tenant's key adds it: the tenant stays in the new metadata (and counts for its cap).
+      if (metadata && (current.template.metadata?.tenant_id !== undefined || !caller.admin)) {
+        templateChanges.metadata = { ...metadata, tenant_id: current.tenantId };
+      }
+      changes.template = { ...current.template, ...templateChanges };
+      // Metadata saved before the `maxMetadataBytes` cap is checked against it only when changed.
+      this.checkTemplate(changes.template, now, metadata === undefined);
+    }
+    const resumed = b.enabled === true && !current.enabled;
+    if (changes.cronExpression !== undefined || changes.timezone !== undefined || resumed) {
+      changes.nextFireTime = schedule.nextFireTime(now);
+    }
+    const updated = await this.deps.store.updateCron(id, changes, now);
+    if (!updated) throw new CronNotFoundError(id);
+    this.deps.gateway.cronChanged(id);
+    return cronJson(updated);
+  }
+
+  /** Deletes a definition and its fire records; instances already created stay. @throws CronNotFoundError */
+  async delete(id: string, caller: Caller = OPEN_CALLER): Promise<{ cron_id: string; deleted: true }> {
+    await this.mustGet(id, caller);
+    if (!(await this.deps.store.deleteCron(id))) throw new CronNotFoundError(id);
+    this.deps.gateway.cronChanged(id);
+    return { cron_id: id, deleted: true };
+  }
+
+  /**
+   * Fire records, latest first: one per scheduled fire time with its outcome (`created`,
+   * `caught_up`, `skipped` + reason), the instance id and its current status.
+   * `query`: {limit (1..1000, default 50), cursor}. @throws CronNotFoundError; ValidationError
+   */
+  async runs(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
+    const q = stringQuery(query);
+    this.validator.assertQuery(cronRunsQuerySchema, q);
+    const limit = pageLimit(q.limit);
+    await this.mustGet(id, caller);
+    const page = await this.deps.store.listCronFires(id, { limit, cursor: q.cursor });
+    return { runs: page.fires.map(fireJson), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * The next `count` (1..100, default 5) fire instants strictly after `from` (ISO-8601 with
+   * offset; default now), in UTC, from the same code that fires crons, with the rules in words.
+   * Instants after year 9999 are left out: RFC 3339 cannot write them.
+   * @throws ValidationError (cron_expression, timezone, from, count); CronNeverFiresError
+   */
+  preview(body: unknown): Record<string, unknown> {
+    this.validator.assert(cronPreviewSchema, body);
+    const b = body as { cron_expression: string; timezone?: string; from?: string; count?: number };
+    const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
+    assertCronSteps(b.cron_expression);
+    const schedule = parseCronSchedule(b.cron_expression, timezone);
+    assertCronCanFire(schedule.expression);
+    let from = this.deps.clock.now();
+    if (b.from !== undefined) {
+      const parsed = parseIsoWithOffset(b.from);
+      if (parsed === null) throw new ValidationError('from', NOT_A_DATE_TIME);
+      from = parsed;
+    }
+    return {
+      cron_expression: schedule.expression,
+      timezone,
+      from: iso(from),
+      fire_times: schedule.nextFireTimes(from, b.count ?? DEFAULT_PREVIEW).filter((t) => t <= LAST_RFC3339_MS).map((t) => iso(t)),
+      rules: describeCronRules().split('\n'),
+    };
+  }
+
+  /** Refuses new definitions from now on (shutdown). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /** The definition, if `caller` may see it. @throws CronNotFoundError (also for another tenant's) */
+  private async mustGet(id: string, caller: Caller): Promise<CronRecord> {
+    const cron = await this.deps.store.getCron(id);
+    if (!cron || !canAccess(caller, cron.tenantId)) throw new CronNotFoundError(id);
+    return cron;
+  }
+
+  private scheduleOf(cron: CronRecord): CronSchedule {
+    return parseCronSchedule(cron.cronExpression, cron.timezone);
+  }
+
+  /**
+   * The checks a task submission gets (registered type, payload size, depth and schema, defaults).
+   * @param keptMetadata the metadata is the stored one, unchanged: not held to `maxMetadataBytes`
+   */
+  private checkTemplate(template: TaskTemplate, now: number, keptMetadata = false) {
+    const config = keptMetadata ? { ...this.deps.config, maxMetadataBytes: Number.POSITIVE_INFINITY } : this.deps.config;
+    return buildNewTask(template as Submission, '', now, config, this.deps.taskTypes, this.deps.payloads);
+  }
+}
+
+/** The task fields of a create or patch body (those present). */
+function templateOf(b: Record<string, unknown>): TaskTemplate {
+  const template: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(b)) {
+    if (!(DEFINITION_KEYS as readonly string[]).includes(k) && v !== undefined) template[k] = v;
+  }
+  return template as unknown as TaskTemplate;
+}
+
+/**
+ * Query values as strings (REST gives strings; the message API may give numbers). An array (REST:
+ * a parameter given twice) is kept as it is, for `assertQuery` to refuse as such.
+ */
+function stringQuery(query: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    out[k] = Array.isArray(v) ? (v as unknown as string) : v === undefined ? undefined : String(v);
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { CronService } from './cron-service';
+import type { CronGateway, ExternalGateway, SchedulingGateway } from './ports';
+import { PayloadChecks } from '../handlers/payload-schemas';
+import { Clock } from '../domain/clock';
+import { DispatchLimits } from '../domain/dispatch-limits';
+import type { RateLimiterBackend } from '../domain/rate-limiter-backend';
+import type { ConcurrencyBackend } from '../domain/concurrency-limits';
+import { SchedulerMetrics } from '../observability/metrics';
+import { TaskService } from './task-service';
+import { OperationsService } from './operations-service';
+import { Store } from '../storage/store';
+import { SubmissionGuard } from './submission-guard';
+import { OverflowRelease } from './overflow-release';
+import { TenantAdmin } from './tenant-admin';
+import { WorkflowService } from './workflow-service';
+import { ExternalTaskService } from './external-task-service';
+import type { TaskSpans } from '../observability/task-spans';
+
+/** Every operation the REST API and the actor-message API offer, over one store. */
+export interface Services {
+  service: TaskService;
+  /** Start-up recovery, the audit pass and readiness. */
+  operations: OperationsService;
+  crons: CronService;
+  workflows: WorkflowService;
+  tenants: TenantAdmin;
+  guard: SubmissionGuard;
+  /** Releases tasks held in the overflow hold; the service process runs a pass every `overflow.releaseIntervalMs`. */
+  overflow: OverflowRelease;
+  /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
+  limits: DispatchLimits;
+  /** External consumers' reports on attempts of external queues (complete, heartbeat). */
+  external: ExternalTaskService;
+}
+
+export interface ServicesDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  metrics: SchedulerMetrics;
+  log: Logger;
+  /** New tasks to their owners, aborts to the dispatcher, ends to the cron actor. */
+  gateway: SchedulingGateway;
+  /** Cron edits to the cron actor. */
+  cronGateway: CronGateway;
+  /** External consumers' completions to the dispatcher; absent (no actors): they answer 503. */
+  externalGateway?: ExternalGateway;
+  /** Where rate-limit buckets live (cluster mode: Redis); default: in-process token buckets. */
+  rateLimiter?: RateLimiterBackend;
+  /** Shares concurrency limits across nodes (Redis); default: counted in this process. */
+  concurrencyBackend?: ConcurrencyBackend;
+  /** Health of the Redis coordination for /readyz (cluster mode). */
+  redisStatus?: () => 'up' | 'down';
+  /** The service process's task spans (tracing configured); absent or null: no submission spans. */
+  spans?: TaskSpans | null;
+}
+
+/**
+ * The tenant weights and rate limits of the config files. `now`: epoch ms (buckets start full).
+ * @param backend where the buckets live (default: in-process)
+ * @param concurrencyBackend shares the concurrency limits across nodes (default: none, per process)
+ */
+export function dispatchLimitsFromConfig(config: Config, now: number, backend?: RateLimiterBackend, concurrencyBackend?: ConcurrencyBackend): DispatchLimits {
+  const limits = new DispatchLimits(backend, concurrencyBackend ?? null);
+  for (const [tenant, t] of Object.entries(config.tenants)) {
+    if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
+    if (t.rateLimit) limits.setTenantLimit(tenant, t.rateLimit, now);
+  }
+  for (const [type, limit] of Object.entries(config.rateLimits)) limits.setTypeLimit(type, limit, now);
+  return limits;
+}
+
+/**
+ * Builds the services in dependency order: dispatch limits (config, then what admins stored),
+ * the submission guard (exact waiting and held counts first when a cap is set) and the overflow
+ * release, then the task, cron and
+ * workflow services. The service process and the route tests build them the same way.
+ */
+export async function createServices(deps: ServicesDeps): Promise<Services> {
+  const { store, clock, config, metrics, log, gateway, cronGateway, redisStatus } = deps;
+  const limits = dispatchLimitsFromConfig(config, clock.now(), deps.rateLimiter, deps.concurrencyBackend);
+  const tenants = new TenantAdmin({ store, clock, config, limits });
+  await tenants.loadStored();
+  const guard = new SubmissionGuard(config);
+  if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant(), await store.countOverflowByTenant());
+  const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
+  const spans = deps.spans ?? null;
+  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans });
+  const operations = new OperationsService({ store, clock, config, metrics, gateway, accepting: () => service.isAccepting, ...(redisStatus ? { redisStatus } : {}) });
+  const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
+  const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
+  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
+}

@@ -1,0 +1,42 @@
+/**
+ * The ports of the services: how the application services reach the running actors. The actors'
+ * side implements them (`actors/gateway.ts`); the services know only these interfaces, so they
+ * run without actors in route tests (a no-op gateway) and never import an actor file.
+ */
+import type { AttemptOutcome } from '../domain/retry-policy';
+import type { DueEntry, RetrySettings, TaskState } from '../domain/task';
+
+/** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
+export interface SchedulingGateway {
+  tasksStored(entries: DueEntry[]): void;
+  abortRunning(taskId: string, attempt: number): void;
+  /** These tasks reached a terminal state outside the dispatcher (a cancel before they ran). */
+  tasksEnded(taskIds: string[]): void;
+}
+
+/** How cron edits reach the evaluator (so a new or changed definition fires without waiting). */
+export interface CronGateway {
+  cronChanged(cronId: string): void;
+}
+
+/** A consumer's report on an external attempt, as the service hands it to the dispatcher. */
+export interface ExternalCompletion {
+  taskId: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  /** The task's retry settings (decide RETRYING/DEAD as for a worker's report). */
+  retry: RetrySettings;
+  /** When the attempt started (epoch ms), for its duration; null when unknown. */
+  startedAt: number | null;
+}
+
+/** What an {@link ExternalCompletion} did: `applied` false when the compare-and-set failed. */
+export interface ExternalCompletionResult {
+  applied: boolean;
+  state: TaskState | null;
+}
+
+/** How the service reaches the dispatcher, which owns the external queues' attempts. */
+export interface ExternalGateway {
+  complete(c: ExternalCompletion): Promise<ExternalCompletionResult>;
+}

@@ -1,0 +1,117 @@
+import type { Config } from '../config';
+import { rateLimitPutSchema, tenantPutSchema } from '../contract/tenant-schemas';
+import { SchemaValidator } from '../contract/validation';
+import { Clock } from '../domain/clock';
+import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
+import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
+import { registeredTaskTypes } from '../handlers/registry';
+import { Store } from '../storage/store';
+import { Caller, OPEN_CALLER } from '../tenancy/caller';
+import { ConcurrencyAdmin } from './concurrency-admin';
+
+export interface TenantAdminDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  limits: DispatchLimits;
+}
+
+type RateLimitJson = { rate_per_second: number; burst?: number };
+
+const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; burst: number } | null => (l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null);
+const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
+
+/**
+ * Admin operations on dispatch settings (docs/TENANTS.md): tenant weights, tenant start limits and
+ * task-type start limits. Changes are stored first, then applied to the running
+ * {@link DispatchLimits} (the dispatcher and partition owners read it on every decision), so they
+ * take effect at once and survive a restart. Config files give the values a tenant or task type
+ * has without a stored row. Every operation needs an admin caller.
+ */
+export class TenantAdmin {
+  private readonly validator = new SchemaValidator();
+  /** The concurrency limits per key (`/api/v1/concurrency-limits`). */
+  readonly concurrency: ConcurrencyAdmin;
+
+  constructor(private readonly deps: TenantAdminDeps) {
+    this.concurrency = new ConcurrencyAdmin({ store: deps.store, clock: deps.clock, concurrency: deps.limits.concurrency });
+  }
+
+  /** Applies the stored settings on top of the config's (start-up). */
+  async loadStored(): Promise<void> {
+    const { store, limits, clock } = this.deps;
+    const now = clock.now();
+    for (const s of await store.listTenantSettings()) {
+      if (s.weight !== null) limits.setWeight(s.tenantId, s.weight);
+      if (s.rateLimit !== null) limits.setTenantLimit(s.tenantId, s.rateLimit, now);
+    }
+    for (const { taskType, limit } of await store.listTaskTypeLimits()) limits.setTypeLimit(taskType, limit, now);
+    await this.concurrency.loadStored();
+  }
+
+  /**
+   * Sets a tenant's `weight` and/or `rate_limit` (`{rate_per_second, burst}`, or null for none).
+   * @throws ForbiddenError (403) for a tenant's key; ValidationError (400)
+   */
+  async putTenant(tenantId: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+    this.assertAdmin(caller, 'PUT /api/v1/tenants/{id}');
+    if (tenantId.length < 1 || tenantId.length > 200) throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
+    this.validator.assert(tenantPutSchema, body);
+    const b = body as { weight?: number; rate_limit?: RateLimitJson | null };
+    const { store, limits, clock } = this.deps;
+    const now = clock.now();
+    const current = limits.snapshot();
+    const weight = b.weight ?? current.weights[tenantId] ?? null;
+    const rateLimit = b.rate_limit === undefined ? (current.tenants[tenantId] ?? null) : b.rate_limit && fromJson(b.rate_limit);
+    await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
+    if (weight !== null) limits.setWeight(tenantId, weight);
+    limits.setTenantLimit(tenantId, rateLimit, now);
+    return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: toJson(rateLimit) };
+  }
+
+  /** Every tenant with a weight or limit (config or stored), with its waiting-task count. */
+  async listTenants(caller: Caller = OPEN_CALLER): Promise<{ tenants: Array<Record<string, unknown>> }> {
+    this.assertAdmin(caller, 'GET /api/v1/tenants');
+    const snap = this.deps.limits.snapshot();
+    const ids = [...new Set([...Object.keys(snap.weights), ...Object.keys(snap.tenants)])].sort();
+    return { tenants: ids.map((id) => ({ tenant_id: id, weight: snap.weights[id] ?? 1, rate_limit: toJson(snap.tenants[id]) })) };
+  }
+
+  /** Sets the start limit of a registered task type. @throws ForbiddenError; ValidationError; UnknownTaskTypeError */
+  async putRateLimit(taskType: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+    this.assertAdmin(caller, 'PUT /api/v1/rate-limits/{task_type}');
+    this.assertKnownType(taskType);
+    this.validator.assert(rateLimitPutSchema, body);
+    const limit = fromJson(body as RateLimitJson);
+    const now = this.deps.clock.now();
+    await this.deps.store.putTaskTypeLimit(taskType, limit, now);
+    this.deps.limits.setTypeLimit(taskType, limit, now);
+    return { task_type: taskType, ...toJson(limit) };
+  }
+
+  /** Removes the limit of a task type; removing one that is not set also answers (idempotent). @throws ForbiddenError */
+  async deleteRateLimit(taskType: string, caller: Caller = OPEN_CALLER): Promise<{ task_type: string; deleted: true }> {
+    this.assertAdmin(caller, 'DELETE /api/v1/rate-limits/{task_type}');
+    const now = this.deps.clock.now();
+    await this.deps.store.putTaskTypeLimit(taskType, null, now);
+    this.deps.limits.setTypeLimit(taskType, null, now);
+    return { task_type: taskType, deleted: true };
+  }
+
+  /** Every task-type limit in force. @throws ForbiddenError */
+  async listRateLimits(caller: Caller = OPEN_CALLER): Promise<{ rate_limits: Array<Record<string, unknown>> }> {
+    this.assertAdmin(caller, 'GET /api/v1/rate-limits');
+    const snap = this.deps.limits.snapshot();
+    return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...toJson(l) })) };
+  }
+
+  /** A limit on a type no handler serves would never apply: refused like a task of that type. */
+  private assertKnownType(taskType: string): void {
+    const types = registeredTaskTypes(this.deps.config.handlers);
+    if (!types.includes(taskType)) throw new UnknownTaskTypeError('task_type', taskType, types);
+  }
+
+  private assertAdmin(caller: Caller, operation: string): void {
+    if (!caller.admin) throw new ForbiddenError(operation);
+  }
+}
