@@ -5,7 +5,7 @@ import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './background/maintenance';
 import { Periodic } from './background/periodic';
 import { schedulerApiActor } from './client/scheduler-api-actor';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
@@ -61,12 +61,12 @@ export interface Scheduler {
  * leases, see src/cluster/partition-leases.ts).
  * @param clock the scheduler's clock: MongoDB starts a claim's attempt and lease when its write
  *   runs, which can be later than the caller's `now` (its writes queue); SQLite writes at once
- * @throws Error (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
+ * @throws ConfigError (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
  */
 export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>, clock?: Pick<Clock, 'now'>): Store {
   if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath);
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
-    throw new Error('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
+    throw new ConfigError('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
   }
   return new MongoStore(config.mongodbUri, clock ? { clock } : {});
 }

@@ -1,3 +1,4 @@
+import { StartupError } from './domain/startup-error';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -226,12 +227,7 @@ const ENV_NESTED_KEYS: Record<string, [string, string]> = {
 };
 
 /** Thrown when configuration is invalid; the message is one line naming the key. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export class ConfigError extends StartupError {}
 
 function readJson(file: string): Record<string, unknown> {
   if (!fs.existsSync(file)) return {};

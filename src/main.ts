@@ -1,7 +1,6 @@
 import { startScheduler } from './bootstrap';
-import { ConfigError, loadConfig } from './config';
-import { StoreConfigError } from './storage/store';
-import { HandlerLoadError } from './handlers/registry';
+import { loadConfig } from './config';
+import { StartupError } from './domain/startup-error';
 import { assertSafeExposure } from './tenancy/exposure';
 
 /**
@@ -16,20 +15,14 @@ async function main(): Promise<void> {
     config = loadConfig();
     assertSafeExposure(config);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(78);
-    }
+    exitIfStartupError(err);
     throw err;
   }
   let scheduler;
   try {
     scheduler = await startScheduler(config, { globalTracing: true });
   } catch (err) {
-    if (err instanceof StoreConfigError || err instanceof HandlerLoadError || /invalid configuration/.test(String((err as Error).message))) {
-      process.stderr.write(`${(err as Error).message}\n`);
-      process.exit(78);
-    }
+    exitIfStartupError(err);
     throw err;
   }
   const address = await scheduler.app.listen({ port: config.port, host: config.host });
@@ -57,6 +50,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** A {@link StartupError} (configuration, store, handler modules): its message as one line, its exit code. */
+function exitIfStartupError(err: unknown): void {
+  if (!(err instanceof StartupError)) return;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(err.exitCode);
 }
 
 main().catch((err) => {

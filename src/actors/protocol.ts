@@ -4,7 +4,7 @@
  * dispatcher, the partition owners, the cron actor and the supervisor; actors and their callers
  * import these types from here, never from each other's implementation files.
  */
-import type { ErrorBody } from '../domain/errors';
+import type { ErrorBody } from '../contract/error-catalog';
 import { AttemptOutcome } from '../domain/retry-policy';
 import type { DueEntry } from '../domain/task';
 import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';

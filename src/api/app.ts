@@ -2,15 +2,8 @@ import Fastify, { FastifyBaseLogger, FastifyInstance, FastifyReply, LogControlle
 import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
 import { isUtf8 } from 'node:buffer';
-import {
-  MalformedJsonError,
-  MalformedRequestError,
-  RequestTimeoutError,
-  RouteNotFoundError,
-  clipEcho,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../domain/errors';
+import { clipEcho, ValidationError } from '../domain/errors';
+import { MalformedJsonError, MalformedRequestError, RequestTimeoutError, RouteNotFoundError, UnsupportedMediaTypeError } from './http-errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
 import type { TaskService } from '../services/task-service';

@@ -1,13 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { validationErrorOf } from '../contract/validation';
-import {
-  InternalError,
-  MalformedJsonError,
-  MalformedRequestError,
-  PayloadTooLargeError,
-  SchedulerError,
-  UnsupportedMediaTypeError,
-} from '../domain/errors';
+import { InternalError, PayloadTooLargeError, SchedulerError } from '../domain/errors';
+import { MalformedJsonError, MalformedRequestError, UnsupportedMediaTypeError } from './http-errors';
 
 /**
  * Maps any error to the catalog's `{error: {code, message, details}}` with its HTTP status: the

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { RouteNotFoundError } from '../domain/errors';
+import { RouteNotFoundError } from './http-errors';
 
 /** Where the dashboard is served (open without a key: it holds no data, its API calls carry the key). */
 export const UI_PREFIX = '/ui';

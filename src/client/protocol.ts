@@ -1,6 +1,6 @@
 import type { SubmitAck } from '../contract/task-json';
 import type { CancelResponse } from '../services/task-service';
-import type { ErrorBody } from '../domain/errors';
+import type { ErrorBody } from '../contract/error-catalog';
 import type { WorkflowAck } from '../contract/workflow-json';
 import type { WorkflowCancelResponse } from '../services/workflow-service';
 import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../services/external-task-service';

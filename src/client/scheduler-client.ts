@@ -1,5 +1,5 @@
 import { ActorRef, TypedRef } from '../actors/runtime/typed-ref';
-import { RemoteSchedulerError } from '../domain/errors';
+import { RemoteSchedulerError } from '../contract/error-catalog';
 import type { Reply, SchedulerApiMessages } from './protocol';
 
 /**

@@ -1,8 +1,9 @@
 /**
- * The error catalog: every error the scheduler reports to a caller, with a stable `code`, the HTTP
- * status the REST API answers with, and whether retrying the same request may succeed. The API's
- * one error handler and the actor-message client both use these codes; docs/API.md lists them and
- * a test keeps the two in step (the fastify habit).
+ * The domain's errors: every error an operation reports to a caller, with a stable `code`, the
+ * HTTP status the REST API answers with, and whether retrying the same request may succeed. The
+ * errors of the HTTP transport itself are in src/api/http-errors.ts; the catalog of every code
+ * (checked against docs/API.md by a test) and the error body that crosses a process boundary are in
+ * src/contract/error-catalog.ts.
  */
 export abstract class SchedulerError extends Error {
   abstract readonly code: string;
@@ -30,37 +31,6 @@ export class ValidationError extends SchedulerError {
   readonly status = 400;
   constructor(field: string, reason: string, extra: Record<string, unknown> = {}) {
     super(`${field}: ${reason}`, { field, reason, ...extra });
-  }
-}
-
-/** The request body is not valid JSON. */
-export class MalformedJsonError extends SchedulerError {
-  readonly code = 'MALFORMED_JSON';
-  readonly status = 400;
-  constructor(reason: string) {
-    super(`request body is not valid JSON: ${reason}`, { field: 'body', reason });
-  }
-}
-
-/** The request is not valid HTTP (answered on the socket before routing). */
-export class MalformedRequestError extends SchedulerError {
-  readonly code = 'MALFORMED_REQUEST';
-  readonly status = 400;
-  constructor() {
-    super('the request is not valid HTTP/1.1');
-  }
-}
-
-/**
- * The request did not arrive in full within `requestTimeoutMs` (a body that stopped coming):
- * answered 408 on the socket, which is then closed. Retryable: send the whole request again.
- */
-export class RequestTimeoutError extends SchedulerError {
-  readonly code = 'REQUEST_TIMEOUT';
-  readonly status = 408;
-  override readonly retryable = true;
-  constructor(timeoutMs: number) {
-    super(`the request did not arrive in full within ${timeoutMs / 1000} s`, { timeout_ms: timeoutMs });
   }
 }
 
@@ -100,20 +70,6 @@ export class PayloadTooLargeError extends SchedulerError {
   }
 }
 
-/** The request's Content-Type is not application/json. */
-export class UnsupportedMediaTypeError extends SchedulerError {
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  readonly status = 415;
-  /** @param encoding a Content-Encoding other than `identity` (RFC 9110 §8.4: 415 for a coding the server does not take) */
-  constructor(contentType: string, encoding?: string) {
-    if (encoding === undefined) {
-      super(`Content-Type "${contentType}" is not supported; send application/json`, { field: 'content-type', content_type: contentType });
-    } else {
-      super(`Content-Encoding "${encoding}" is not supported; send the body uncompressed`, { field: 'content-encoding', content_encoding: encoding });
-    }
-  }
-}
-
 /** No task with this id (or not visible to the caller). */
 export class TaskNotFoundError extends SchedulerError {
   readonly code = 'TASK_NOT_FOUND';
@@ -142,15 +98,6 @@ export class CronNeverFiresError extends SchedulerError {
   /** @param fields the day fields, quoted, for the message */
   constructor(expression: string, fields: string) {
     super(`cron_expression: "${clipEcho(expression)}" can never fire: no date matches its ${fields} together`, { field: 'cron_expression', cron_expression: clipEcho(expression) });
-  }
-}
-
-/** No such route. */
-export class RouteNotFoundError extends SchedulerError {
-  readonly code = 'ROUTE_NOT_FOUND';
-  readonly status = 404;
-  constructor(method: string, url: string) {
-    super(`no route ${method} ${clipEcho(url)}`, { method, url: clipEcho(url) });
   }
 }
 
@@ -360,59 +307,5 @@ export class CheckpointTooLargeError extends SchedulerError {
       limit_bytes: limitBytes,
       actual_bytes: actualBytes,
     });
-  }
-}
-
-/** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
-export const ERROR_CATALOG = {
-  VALIDATION_FAILED: { status: 400, retryable: false },
-  MALFORMED_JSON: { status: 400, retryable: false },
-  MALFORMED_REQUEST: { status: 400, retryable: false },
-  REQUEST_TIMEOUT: { status: 408, retryable: true },
-  UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
-  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
-  TASK_NOT_FOUND: { status: 404, retryable: false },
-  CRON_NOT_FOUND: { status: 404, retryable: false },
-  CRON_NEVER_FIRES: { status: 400, retryable: false },
-  ROUTE_NOT_FOUND: { status: 404, retryable: false },
-  TASK_STATE_CONFLICT: { status: 409, retryable: false },
-  IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
-  INVALID_TRANSITION: { status: 409, retryable: false },
-  SERVICE_UNAVAILABLE: { status: 503, retryable: true },
-  INTERNAL_ERROR: { status: 500, retryable: true },
-  INVALID_WORKFLOW: { status: 400, retryable: false },
-  WORKFLOW_TOO_LARGE: { status: 413, retryable: false },
-  WORKFLOW_NOT_FOUND: { status: 404, retryable: false },
-  WORKFLOW_STATE_CONFLICT: { status: 409, retryable: false },
-  UNAUTHORIZED: { status: 401, retryable: false },
-  FORBIDDEN: { status: 403, retryable: false },
-  RATE_LIMITED: { status: 429, retryable: true },
-  OVERLOADED: { status: 503, retryable: true },
-  ATTEMPT_CONFLICT: { status: 409, retryable: false },
-  NOT_EXTERNAL_TASK: { status: 409, retryable: false },
-  CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_CATALOG;
-
-/** Error body as it crosses a process or actor boundary. */
-export interface ErrorBody {
-  code: string;
-  message: string;
-  details: Record<string, unknown>;
-}
-
-/** An error rebuilt on the caller's side from an {@link ErrorBody} (actor-message client). */
-export class RemoteSchedulerError extends SchedulerError {
-  readonly code: string;
-  readonly status: number;
-  override readonly retryable: boolean;
-  constructor(body: ErrorBody) {
-    super(body.message, body.details);
-    this.code = body.code;
-    const known = ERROR_CATALOG[body.code as ErrorCode];
-    this.status = known?.status ?? 500;
-    this.retryable = known?.retryable ?? false;
   }
 }

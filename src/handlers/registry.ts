@@ -1,3 +1,4 @@
+import { StartupError } from '../domain/startup-error';
 import path from 'node:path';
 import { echo } from './builtins/echo';
 import { fail } from './builtins/fail';
@@ -10,10 +11,9 @@ import { TaskHandler } from './types';
 export const BUILTIN_HANDLERS: Readonly<Record<string, TaskHandler>> = Object.freeze({ noop, echo, sleep, fail, http });
 
 /** Thrown at start-up when a configured handler module cannot be loaded. */
-export class HandlerLoadError extends Error {
+export class HandlerLoadError extends StartupError {
   constructor(taskType: string, modulePath: string, reason: string) {
     super(`handlers.${taskType}: cannot load "${modulePath}": ${reason}`);
-    this.name = 'HandlerLoadError';
   }
 }
 

@@ -6,15 +6,7 @@ import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { SchemaValidator } from '../contract/validation';
 import type { Clock } from '../domain/clock';
-import {
-  AttemptConflictError,
-  CheckpointTooLargeError,
-  InternalError,
-  NotExternalTaskError,
-  ServiceUnavailableError,
-  TaskNotFoundError,
-  ValidationError,
-} from '../domain/errors';
+import { AttemptConflictError, CheckpointTooLargeError, InternalError, NotExternalTaskError, ServiceUnavailableError, TaskNotFoundError, ValidationError } from '../domain/errors';
 import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';

@@ -12,12 +12,7 @@ import { assertJsonSize } from '../contract/json-size';
 import { SchemaValidator } from '../contract/validation';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { Clock } from '../domain/clock';
-import {
-  ServiceUnavailableError,
-  TaskNotFoundError,
-  TaskStateConflictError,
-  ValidationError,
-} from '../domain/errors';
+import { ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
 import { NewTask, Priority, TaskRecord, TaskState } from '../domain/task';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';

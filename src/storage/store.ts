@@ -1,3 +1,4 @@
+import { StartupError } from '../domain/startup-error';
 import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
 import {
   Priority,
@@ -307,12 +308,7 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
 }
 
 /** The store was created with another partition count, or similar misconfiguration. */
-export class StoreConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreConfigError';
-  }
-}
+export class StoreConfigError extends StartupError {}
 
 /** Filter and page of {@link Store.listWorkflows}. Newest first. */
 export interface WorkflowListQuery {

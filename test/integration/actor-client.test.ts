@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SchedulerClient } from '../../src/client/scheduler-client';
-import { RemoteSchedulerError } from '../../src/domain/errors';
+import { RemoteSchedulerError } from '../../src/contract/error-catalog';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CATALOG } from '../../src/domain/errors';
+import { ERROR_CATALOG } from '../../src/contract/error-catalog';
 
 /** The error catalog and docs/API.md list the same codes with the same status and retryability. */
 describe('error catalog matches docs/API.md', () => {

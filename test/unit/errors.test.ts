@@ -1,37 +1,7 @@
 import { expect } from 'chai';
-import {
-  CronNeverFiresError,
-  CronNotFoundError,
-  ForbiddenError,
-  OverloadedError,
-  RateLimitedError,
-  UnauthorizedError,
-  ERROR_CATALOG,
-  AttemptConflictError,
-  NotExternalTaskError,
-  CheckpointTooLargeError,
-  ErrorCode,
-  IdempotencyConflictError,
-  InternalError,
-  InvalidTransitionError,
-  MalformedJsonError,
-  MalformedRequestError,
-  RequestTimeoutError,
-  PayloadTooLargeError,
-  RemoteSchedulerError,
-  RouteNotFoundError,
-  SchedulerError,
-  ServiceUnavailableError,
-  TaskNotFoundError,
-  TaskStateConflictError,
-  UnknownTaskTypeError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-  InvalidWorkflowError,
-  WorkflowTooLargeError,
-  WorkflowNotFoundError,
-  WorkflowStateConflictError,
-} from '../../src/domain/errors';
+import { CronNeverFiresError, CronNotFoundError, ForbiddenError, OverloadedError, RateLimitedError, UnauthorizedError, AttemptConflictError, NotExternalTaskError, CheckpointTooLargeError, IdempotencyConflictError, InternalError, InvalidTransitionError, PayloadTooLargeError, SchedulerError, ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, UnknownTaskTypeError, ValidationError, InvalidWorkflowError, WorkflowTooLargeError, WorkflowNotFoundError, WorkflowStateConflictError } from '../../src/domain/errors';
+import { ERROR_CATALOG, ErrorCode, RemoteSchedulerError } from '../../src/contract/error-catalog';
+import { MalformedJsonError, MalformedRequestError, RequestTimeoutError, RouteNotFoundError, UnsupportedMediaTypeError } from '../../src/api/http-errors';
 
 /** One sample instance of every catalog class, keyed by the code it must carry. */
 const SAMPLES: Record<ErrorCode, () => SchedulerError> = {

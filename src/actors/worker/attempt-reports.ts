@@ -1,6 +1,7 @@
 import { checkpointText } from '../../domain/checkpoint';
 import type { Clock, TimerHandle } from '../../domain/clock';
-import { InternalError, RemoteSchedulerError } from '../../domain/errors';
+import { InternalError } from '../../domain/errors';
+import { RemoteSchedulerError } from '../../contract/error-catalog';
 import { assertProgress } from '../../domain/progress';
 import type { CheckpointReply, ProgressItem } from '../protocol';
 

@@ -3,7 +3,7 @@
  * routes answer; they do not shape it: the app serialises every reply with `JSON.stringify`
  * (see app.ts), so a field left out here is still sent.
  */
-import { ERROR_CATALOG } from '../../domain/errors';
+import { ERROR_CATALOG } from '../../contract/error-catalog';
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 const iso = { type: 'string', format: 'date-time' } as const;

@@ -1,0 +1,55 @@
+import { SchedulerError } from '../domain/errors';
+
+/** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
+export const ERROR_CATALOG = {
+  VALIDATION_FAILED: { status: 400, retryable: false },
+  MALFORMED_JSON: { status: 400, retryable: false },
+  MALFORMED_REQUEST: { status: 400, retryable: false },
+  REQUEST_TIMEOUT: { status: 408, retryable: true },
+  UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+  TASK_NOT_FOUND: { status: 404, retryable: false },
+  CRON_NOT_FOUND: { status: 404, retryable: false },
+  CRON_NEVER_FIRES: { status: 400, retryable: false },
+  ROUTE_NOT_FOUND: { status: 404, retryable: false },
+  TASK_STATE_CONFLICT: { status: 409, retryable: false },
+  IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
+  INVALID_TRANSITION: { status: 409, retryable: false },
+  SERVICE_UNAVAILABLE: { status: 503, retryable: true },
+  INTERNAL_ERROR: { status: 500, retryable: true },
+  INVALID_WORKFLOW: { status: 400, retryable: false },
+  WORKFLOW_TOO_LARGE: { status: 413, retryable: false },
+  WORKFLOW_NOT_FOUND: { status: 404, retryable: false },
+  WORKFLOW_STATE_CONFLICT: { status: 409, retryable: false },
+  UNAUTHORIZED: { status: 401, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  RATE_LIMITED: { status: 429, retryable: true },
+  OVERLOADED: { status: 503, retryable: true },
+  ATTEMPT_CONFLICT: { status: 409, retryable: false },
+  NOT_EXTERNAL_TASK: { status: 409, retryable: false },
+  CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Error body as it crosses a process or actor boundary. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** An error rebuilt on the caller's side from an {@link ErrorBody} (actor-message client). */
+export class RemoteSchedulerError extends SchedulerError {
+  readonly code: string;
+  readonly status: number;
+  override readonly retryable: boolean;
+  constructor(body: ErrorBody) {
+    super(body.message, body.details);
+    this.code = body.code;
+    const known = ERROR_CATALOG[body.code as ErrorCode];
+    this.status = known?.status ?? 500;
+    this.retryable = known?.retryable ?? false;
+  }
+}
