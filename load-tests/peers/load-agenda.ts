@@ -8,7 +8,11 @@ import type * as RedisBackendModule from '@agendajs/redis-backend';
 
 export function loadAgenda(): { Agenda: typeof AgendaModule.Agenda; RedisBackend: typeof RedisBackendModule.RedisBackend } {
   try {
+    // require, not import: loading these ES modules from CommonJS fails on older Node with
+    // ERR_REQUIRE_ESM, which is caught below and turned into a clear message.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Agenda } = require('agenda') as typeof AgendaModule;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisBackend } = require('@agendajs/redis-backend') as typeof RedisBackendModule;
     return { Agenda, RedisBackend };
   } catch (err) {

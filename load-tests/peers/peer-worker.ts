@@ -16,8 +16,6 @@
  * The handler is a no-op that records `Date.now() − data.due` (ms) when the job carries `due`
  * (herd scenario): that is how late the job started, by the same clock the producer used.
  */
-import type { Agenda } from 'agenda';
-import type { RedisBackend } from '@agendajs/redis-backend';
 import { Job, Worker } from 'bullmq';
 import { loadAgenda } from './load-agenda';
 

@@ -3,6 +3,13 @@
  * with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message}}`.
  */
 
+/**
+ * A JSON body as the server sent it. The CLI prints it and reads the few fields docs/API.md
+ * documents, so it stays untyped here; typed views belong to a typed client of the API.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped JSON alias of the CLI
+export type Json = any;
+
 /** An answer outside 2xx: `status` and the API's error code and message. */
 export class ApiError extends Error {
   constructor(
@@ -45,7 +52,7 @@ export class ApiClient {
    * @returns the parsed JSON body (null when empty) and the status
    * @throws ApiError for a non-2xx answer; ConnectionError when the service cannot be reached
    */
-  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  async request<T = Json>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
     const url = `${this.base}${path}`;
     let res: Response;
     try {
@@ -63,7 +70,7 @@ export class ApiClient {
       throw new ConnectionError(this.base, (err as { cause?: unknown }).cause ?? err);
     }
     const text = await res.text();
-    let parsed: any = null;
+    let parsed: Json = null;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
@@ -77,7 +84,7 @@ export class ApiClient {
   }
 
   /** GET with a query built from the defined entries of `query`. */
-  get<T = any>(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
+  get<T = Json>(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
     const q = qs.toString();
@@ -85,12 +92,12 @@ export class ApiClient {
   }
 
   /** POST a JSON body; @returns the parsed answer. */
-  post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  post<T = Json>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
     return this.request<T>('POST', path, body, headers).then((r) => r.body);
   }
 
   /** PATCH a JSON body; @returns the parsed answer. */
-  patch<T = any>(path: string, body: unknown): Promise<T> {
+  patch<T = Json>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, body).then((r) => r.body);
   }
 }

@@ -8,7 +8,6 @@
  */
 import { taskSubmissionSchema } from './task-schemas';
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 const { idempotency_key: _notInWorkflows, ...taskFields } = taskSubmissionSchema.properties;
 
 /** A workflow-local task id: 1–200 characters. */

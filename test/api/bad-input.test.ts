@@ -16,7 +16,7 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     const body = res.json();
     expect(body).to.have.property('error');
     expect(body.error.code).to.equal(code);
-    expect(body.error.message).to.be.a('string').and.not.empty;
+    expect(body.error.message).to.be.a('string').with.length.above(0);
     expect(body.error.details).to.be.an('object');
     if (field !== undefined) expect(body.error.details.field).to.equal(field);
     return body.error;

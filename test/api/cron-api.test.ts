@@ -54,7 +54,7 @@ describe('REST: cron tasks', () => {
     expect(res.statusCode).to.equal(200);
     // 8 March 2026 has no 02:30 in New York: it fires at 03:30 EDT (07:30Z), shifted by the gap.
     expect(res.json().fire_times).to.deep.equal(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
-    expect(res.json().rules).to.be.an('array').that.is.not.empty;
+    expect(res.json().rules).to.be.an('array').with.length.above(0);
     const fromNow = (await post('/api/v1/cron-tasks/preview', { cron_expression: '@hourly' })).json();
     expect(fromNow).to.include({ timezone: 'UTC', from: '2026-06-01T12:00:00.000Z' });
     expect(fromNow.fire_times).to.have.length(5);

@@ -29,7 +29,7 @@ describe('REST: cron expressions that can never fire', () => {
     for (const e of NEVER) expectNeverFires(await create(e), e);
     for (const e of NEVER) expectNeverFires(await send('POST', '/api/v1/cron-tasks?preview=3', { name: 'n', cron_expression: e, task_type: 'noop' }), e);
     expect((await send('GET', '/api/v1/cron-tasks')).json().cron_tasks).to.deep.equal([]);
-    expect(await f.store.listCrons({ limit: 10 })).to.include({ nextCursor: null }).and.have.property('crons').that.is.empty;
+    expect(await f.store.listCrons({ limit: 10 })).to.include({ nextCursor: null }).and.have.property('crons').that.deep.equals([]);
     expect(f.cronsChanged).to.deep.equal([]);
   });
 

@@ -61,7 +61,6 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
       if (script === 'workflow-submit.js') {
         const probe = await http('POST', `${fixture.svc.url}/api/v1/workflows`, {});
         if (probe.status === 404 && probe.body?.error?.code === 'ROUTE_NOT_FOUND') {
-          // eslint-disable-next-line no-console
           console.log('      skipped: POST /api/v1/workflows answers 404 ROUTE_NOT_FOUND (workflows are not built yet)');
           this.skip();
         }

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, Option, OptionValues } from 'commander';
 import { CliEnv, contextOf, jsonValue, positiveInt } from '../context';
 import { details, print, table } from '../output';
 
@@ -29,7 +29,7 @@ export function cronCommands(program: Command, cli: CliEnv): void {
     .addOption(new Option('--priority <priority>', 'priority').choices(['high', 'medium', 'low']))
     .option('--preview <n>', 'also show the next N fire times', positiveInt)
     .option('--disabled', 'create it paused')
-    .action(async (name: string, expression: string, taskType: string, f: Record<string, any>, cmd: Command) => {
+    .action(async (name: string, expression: string, taskType: string, f: OptionValues, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       const body = {
         name,

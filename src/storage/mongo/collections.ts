@@ -8,7 +8,7 @@
  * and the readers' own expiry checks decide), and a partial index only saves space (every query
  * carries the full filter).
  */
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { StoreConfigError } from '../store';
 import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
@@ -112,7 +112,7 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   const caps = { ttlIndexes: true, partialIndexes: true };
 
   /** A partial index where supported, else the same keys without the filter. */
-  async function partial(coll: Collection<any>, keys: Record<string, 1 | -1>, name: string, filter: Record<string, unknown>): Promise<void> {
+  async function partial<T extends Document>(coll: Collection<T>, keys: Record<string, 1 | -1>, name: string, filter: Record<string, unknown>): Promise<void> {
     if (caps.partialIndexes) {
       try {
         await coll.createIndex(keys, { name, partialFilterExpression: filter });
@@ -126,7 +126,7 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   }
 
   /** A TTL index (expire at the Date in `field`) where supported, else a plain index on it. */
-  async function ttl(coll: Collection<any>, field: string, name: string): Promise<void> {
+  async function ttl<T extends Document>(coll: Collection<T>, field: string, name: string): Promise<void> {
     if (caps.ttlIndexes) {
       try {
         await coll.createIndex({ [field]: 1 }, { name, expireAfterSeconds: 0 });

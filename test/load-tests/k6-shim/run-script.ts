@@ -85,6 +85,8 @@ export function runScript(scriptPath: string, env: Record<string, string>): RunS
     return load.call(this, request, parent, isMain);
   };
 
+  // A k6 script is loaded by path at run time, through the module hook installed above.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const script = require(path.resolve(scriptPath)) as Record<string, any>;
   const options = (script.options ?? {}) as Record<string, any>;
   const problems: string[] = [];
