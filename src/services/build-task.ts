@@ -1,3 +1,4 @@
+import type { TaskSubmissionBody } from '../contract/types';
 import type { Config } from '../config';
 import { requestHash } from '../contract/canonical-json';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
@@ -6,13 +7,9 @@ import { UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 import { newTask, NewTaskFields, taskFields } from '../domain/new-task';
 import { NewTask } from '../domain/task';
-import type { TaskTemplate } from '../domain/cron/cron-definition';
 
-/** A task submission as the API receives it (already checked against the JSON Schema). */
-export type Submission = TaskTemplate & {
-  scheduled_at?: string | null;
-  idempotency_key?: string | null;
-};
+/** A schema-valid submission body: its type is derived from the JSON Schema that validated it. */
+export type Submission = TaskSubmissionBody;
 
 /** What a submission carries besides its body (REST: headers). */
 export interface SubmitOptions {
