@@ -50,6 +50,19 @@ describe('state machine', () => {
       ['PENDING', 'upstreamFailed', 'CANCELLED'],
       ['RETRYING', 'upstreamFailed', 'CANCELLED'],
       ['BLOCKED', 'upstreamFailed', 'CANCELLED'],
+      ['SCHEDULED', 'rescheduleNow', 'PENDING'],
+      ['PENDING', 'rescheduleNow', 'PENDING'],
+      ['RETRYING', 'rescheduleNow', 'PENDING'],
+      ['RUNNING', 'retryNow', 'PENDING'],
+      ['BLOCKED', 'releaseQueued', 'PENDING'],
+      ['SCHEDULED', 'cancelWorkflow', 'CANCELLED'],
+      ['PENDING', 'cancelWorkflow', 'CANCELLED'],
+      ['RETRYING', 'cancelWorkflow', 'CANCELLED'],
+      ['BLOCKED', 'cancelWorkflow', 'CANCELLED'],
+      ['DEAD', 'replay', 'PENDING'],
+      ['CANCELLED', 'resume', 'BLOCKED'],
+      ['CANCELLED', 'resumeReady', 'PENDING'],
+      ['CANCELLED', 'resumeLater', 'SCHEDULED'],
     ];
 
     for (const [from, event, to] of expected) {
@@ -114,9 +127,13 @@ describe('state machine', () => {
   });
 
   describe('terminal states', () => {
+    // The only ways out of a terminal state: an operator's dead-letter replay, and the workflow
+    // resume it triggers for the descendants that task had cancelled.
+    const revivals: Partial<Record<TaskState, TransitionEvent[]>> = { DEAD: ['replay'], CANCELLED: ['resume', 'resumeReady', 'resumeLater'] };
     for (const state of TERMINAL) {
-      it(`${state} has no outgoing edge`, () => {
-        for (const event of EVENTS) {
+      it(`${state} has no outgoing edge but the revivals (${(revivals[state] ?? []).join(', ') || 'none'})`, () => {
+        for (const event of (revivals[state] ?? []) as TransitionEvent[]) expect(canTransition(state, event), `${event} from ${state}`).to.equal(true);
+        for (const event of EVENTS.filter((e) => !(revivals[state] ?? []).includes(e))) {
           expect(canTransition(state, event), `${event} from ${state}`).to.equal(false);
           expect(() => transition(state, event)).to.throw(InvalidTransitionError);
         }

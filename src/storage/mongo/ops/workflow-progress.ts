@@ -34,9 +34,8 @@ import { dueEntryFromDoc, fromJson, TaskDoc } from '../documents';
 import type { WorkflowDoc } from '../workflow-documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
 import { MAX_ROUNDS } from './retry-rounds';
-
-/** Task states a cancel (of a descendant, of a workflow) ends. */
-export const CANCELLABLE_STATES = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 /** Most ids sent in one `$in` list. */
 const ID_CHUNK = 1000;
@@ -58,14 +57,14 @@ const NODE_FIELDS = { _id: 1, state: 1, error: 1, scheduled_at: 1, upstream_ids:
 export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<DueEntry[]> {
   const released = await mapBounded(up.downstream_ids ?? [], WRITE_PARALLELISM, async (id) => {
     let t = await c.tasks.findOneAndUpdate(
-      { _id: id, state: 'BLOCKED', met_deps: { $ne: up._id } },
+      { _id: id, state: inStates(TRANSITIONS.unblock.from), met_deps: { $ne: up._id } },
       { $addToSet: { met_deps: up._id }, $inc: { unmet_deps: -1 }, $set: { updated_at: now } },
       { returnDocument: 'after' },
     );
     if (!t) {
       // Counted already (a repeat after a crash): still release it if that was its last one.
       t = await c.tasks.findOne({ _id: id }, { projection: { history: 0 } });
-      if (!t || t.state !== 'BLOCKED' || !(t.met_deps ?? []).includes(up._id)) return null;
+      if (!t || !canTransition(t.state as TaskState, 'unblock') || !(t.met_deps ?? []).includes(up._id)) return null;
     }
     if ((t.unmet_deps ?? 0) > 0 || t.wf_hold !== undefined) return null;
     return releaseBlocked(c, t, now);
@@ -77,8 +76,8 @@ export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '
 export async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id' | 'scheduled_at'>, now: number): Promise<DueEntry | null> {
   const later = t.scheduled_at !== null && t.scheduled_at > now;
   const doc = await c.tasks.findOneAndUpdate(
-    { _id: t._id, state: 'BLOCKED', unmet_deps: { $lte: 0 } },
-    { $set: { state: later ? 'SCHEDULED' : 'PENDING', due_at: Math.max(t.scheduled_at ?? now, now), updated_at: now } },
+    { _id: t._id, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } },
+    { $set: { state: later ? TRANSITIONS.unblockLater.to : TRANSITIONS.unblock.to, due_at: Math.max(t.scheduled_at ?? now, now), updated_at: now } },
     { returnDocument: 'after' },
   );
   return doc ? dueEntryFromDoc(doc) : null;
@@ -121,8 +120,8 @@ export async function cancelDescendants(
   let n = 0;
   for (const part of chunks(ids)) {
     const r = await c.tasks.updateMany(
-      { _id: { $in: part }, state: { $in: CANCELLABLE_STATES } },
-      { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, lease_expires_at: null, wf_done: true } },
+      { _id: { $in: part }, state: inStates(TRANSITIONS.upstreamFailed.from) },
+      { $set: { state: TRANSITIONS.upstreamFailed.to, error, completed_at: now, updated_at: now, lease_expires_at: null, wf_done: true } },
     );
     n += r.modifiedCount;
   }
@@ -228,9 +227,12 @@ export async function resumeDescendants(c: MongoCollections, replayed: Pick<Task
       const met = ups.filter((u) => !resumed.has(u) && state.get(u) === 'SUCCEEDED');
       const unmet = ups.length - met.length;
       const later = d.scheduled_at !== null && d.scheduled_at > now;
-      const target = unmet > 0 ? { state: 'BLOCKED' } : { state: later ? 'SCHEDULED' : 'PENDING', due_at: Math.max(d.scheduled_at ?? now, now) };
+      const target =
+        unmet > 0
+          ? { state: TRANSITIONS.resume.to }
+          : { state: later ? TRANSITIONS.resumeLater.to : TRANSITIONS.resumeReady.to, due_at: Math.max(d.scheduled_at ?? now, now) };
       const r = await c.tasks.updateOne(
-        { _id: id, state: 'CANCELLED' },
+        { _id: id, state: inStates(TRANSITIONS.resume.from) },
         { $set: { ...target, unmet_deps: unmet, met_deps: met, error: null, completed_at: null, updated_at: now, wf_done: false } },
       );
       if (r.modifiedCount === 1) resumed.add(id);

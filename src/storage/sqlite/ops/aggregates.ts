@@ -18,6 +18,8 @@
  */
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
+import { DEPTH_STATES } from '../../../domain/state-machine';
+import { sqlStates } from '../state-sql';
 import { prepareAuditScan } from './audit';
 
 export function prepareAggregates(db: Database.Database) {
@@ -39,7 +41,7 @@ export function prepareAggregates(db: Database.Database) {
     return out;
   });
   const waiting = db.prepare(`
-    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
+    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlStates(DEPTH_STATES)} GROUP BY tenant_id`);
   return {
     countByState(): Record<TaskState, number> {
       return countSnapshot();

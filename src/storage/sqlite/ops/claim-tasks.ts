@@ -23,6 +23,8 @@
 import type Database from 'better-sqlite3';
 import { ClaimedTask, RetrySettings } from '../../../domain/task';
 import { parseJson, RETRY_COLUMNS, retryFromRow } from '../row-mapping';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 /** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
 const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
@@ -35,8 +37,8 @@ const RETRY_AT = 13;
 type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, string | null, ...unknown[]];
 
 /** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
-const CLAIM_SET = `state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
-const CLAIMABLE = `(state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?))`;
+const CLAIM_SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
+const CLAIMABLE = `(${sqlStates(TRANSITIONS.claim.from)} OR (${sqlStates(TRANSITIONS.dueClaim.from)} AND due_at <= ?))`;
 
 export function prepareClaimTasks(
   db: Database.Database,

@@ -20,6 +20,8 @@ import type Database from 'better-sqlite3';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED } from '../../../domain/workflow';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export interface WorkflowProgress {
   /** Task `taskId` of `workflowId` became SUCCEEDED. @returns the tasks it released */
@@ -42,14 +44,14 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
   const release = db.prepare(`
     UPDATE tasks SET
       unmet_deps = unmet_deps - 1,
-      state  = CASE WHEN unmet_deps <= 1 THEN (CASE WHEN scheduled_at > @now THEN 'SCHEDULED' ELSE 'PENDING' END) ELSE state END,
+      state  = CASE WHEN unmet_deps <= 1 THEN (CASE WHEN scheduled_at > @now THEN ${sqlState(TRANSITIONS.unblockLater.to)} ELSE ${sqlState(TRANSITIONS.unblock.to)} END) ELSE state END,
       due_at = CASE WHEN unmet_deps <= 1 THEN MAX(COALESCE(scheduled_at, @now), @now) ELSE due_at END,
       updated_at = @now
-    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND +state = 'BLOCKED'
+    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND ${sqlStates(TRANSITIONS.unblock.from, '+state')}
     RETURNING ${DUE_COLUMNS}`);
   const cancelDescendants = db.prepare(`${DESCENDANTS}
-    UPDATE tasks SET state = 'CANCELLED', error = @error, completed_at = @now, updated_at = @now, lease_expires_at = NULL
-    WHERE id IN (SELECT id FROM d) AND +state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.upstreamFailed.to)}, error = @error, completed_at = @now, updated_at = @now, lease_expires_at = NULL
+    WHERE id IN (SELECT id FROM d) AND ${sqlStates(TRANSITIONS.upstreamFailed.from, '+state')}`);
   const close = db.prepare(`
     UPDATE workflows SET open_tasks = open_tasks - @n, updated_at = @now WHERE id = @wf
     RETURNING open_tasks, cancel_requested, status`);
@@ -67,14 +69,14 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
     WHERE e.downstream_id = ?`);
   const downstreamOf = db.prepare(`SELECT downstream_id FROM workflow_edges WHERE upstream_id = ?`).pluck();
   const reblock = db.prepare(`
-    UPDATE tasks SET state = 'BLOCKED', unmet_deps = @unmet, error = NULL, completed_at = NULL, updated_at = @now
-    WHERE id = @id AND state = 'CANCELLED'`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.resume.to)}, unmet_deps = @unmet, error = NULL, completed_at = NULL, updated_at = @now
+    WHERE id = @id AND ${sqlStates(TRANSITIONS.resume.from)}`);
 
   const progress: WorkflowProgress = {
     succeeded(taskId, workflowId, now) {
       const rows = release.all({ id: taskId, now }) as TaskRow[];
       progress.closed(workflowId, 1, now);
-      return rows.filter((r) => r.state !== 'BLOCKED').map(dueEntryFromRow);
+      return rows.filter((r) => !canTransition(r.state as TaskState, 'unblock')).map(dueEntryFromRow);
     },
 
     ended(taskId, workflowId, workflowTaskId, state, now) {
