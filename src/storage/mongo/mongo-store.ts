@@ -361,8 +361,7 @@ export class MongoStore implements Store {
 
 
   // Cluster part (cluster-store.ts). Lease and member writes never wait behind the task writes (a
-  // renewal queued behind a large batch can miss its lease's expiry: measured on FerretDB, a
-  // single member lost every lease under 300 queued tasks): each is one single-document
+  // renewal queued behind a large batch can miss its lease's expiry): each is one single-document
   // compare-and-set on `partition_leases` or `members`, whose order with the task writes does not
   // matter. Where updates are not atomic (FerretDB 1.x), they are serialized among themselves on a
   // queue of their own, so this store's lease writes never race each other.
