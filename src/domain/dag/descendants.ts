@@ -1,7 +1,6 @@
 /**
  * Every task reachable from `start` along `dependents` edges (`DagPlan.dependents` of a validated
- * workflow): the tasks to cancel with reason `upstream_failed` when the starts failed (DESIGN §8,
- * case C5).
+ * workflow): the tasks to cancel with reason `upstream_failed` when the starts failed.
  *
  * Iterative breadth-first search, O(reached tasks + their edges). Each id appears once, in BFS
  * order; the starts themselves are never included, even when one start is downstream of another.
@@ -10,14 +9,38 @@
 export function descendantsOf(start: readonly string[], dependents: ReadonlyMap<string, readonly string[]>): string[] {
   const seen = new Set<string>(start);
   const out: string[] = [];
-  const queue: string[] = [...seen];
-  for (let head = 0; head < queue.length; head++) {
-    for (const next of dependents.get(queue[head]) ?? []) {
-      if (seen.has(next)) continue;
-      seen.add(next);
-      out.push(next);
-      queue.push(next);
-    }
+  for (let frontier = [...seen]; frontier.length > 0; out.push(...frontier)) {
+    frontier = nextLevel(frontier, dependents, seen);
   }
   return out;
+}
+
+/**
+ * As {@link descendantsOf}, for edges read from storage one breadth-first level at a time:
+ * `dependentsOf(frontier)` answers the dependents of the ids of one level (in one batch of reads);
+ * an id it leaves out has none. Same order and guarantees.
+ */
+export async function descendantsByLevel(
+  start: readonly string[],
+  dependentsOf: (frontier: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>,
+): Promise<string[]> {
+  const seen = new Set<string>(start);
+  const out: string[] = [];
+  for (let frontier = [...seen]; frontier.length > 0; out.push(...frontier)) {
+    frontier = nextLevel(frontier, await dependentsOf(frontier), seen);
+  }
+  return out;
+}
+
+/** The next level: the dependents of `frontier` not seen yet, in order; marks them seen. */
+function nextLevel(frontier: readonly string[], dependents: ReadonlyMap<string, readonly string[]>, seen: Set<string>): string[] {
+  const next: string[] = [];
+  for (const id of frontier) {
+    for (const d of dependents.get(id) ?? []) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      next.push(d);
+    }
+  }
+  return next;
 }

@@ -27,6 +27,7 @@
  * the steps (documents.ts, docs/MONGODB.md). Tasks ended by a covering cancel (their upstream's,
  * their workflow's) get `wf_done: true` in that same update.
  */
+import { descendantsByLevel } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED, WORKFLOW_STATUSES } from '../../../domain/workflow';
 import type { MongoCollections } from '../collections';
@@ -83,21 +84,24 @@ export async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id'
   return doc ? dueEntryFromDoc(doc) : null;
 }
 
-/** Every task reachable from `start` over `downstream_ids`, each read once (breadth-first). */
-async function descendantsOf(c: MongoCollections, start: readonly string[]): Promise<Map<string, Node>> {
+/**
+ * Every task reachable from `root` over `downstream_ids` (the domain's breadth-first search, one
+ * level per batch of reads; each task read once), with the fields the steps read.
+ */
+async function descendantsOf(c: MongoCollections, root: Pick<TaskDoc, '_id' | 'downstream_ids'>): Promise<Map<string, Node>> {
   const found = new Map<string, Node>();
-  const asked = new Set<string>(start);
-  let frontier = [...asked];
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const ids of chunks(frontier)) {
-      for (const d of await c.tasks.find({ _id: { $in: ids } }, { projection: NODE_FIELDS }).toArray()) {
+  await descendantsByLevel([root._id], async (frontier) => {
+    const dependents = new Map<string, readonly string[]>();
+    const ids = frontier.filter((id) => id !== root._id);
+    if (ids.length < frontier.length) dependents.set(root._id, root.downstream_ids ?? []);
+    for (const part of chunks(ids)) {
+      for (const d of await c.tasks.find({ _id: { $in: part } }, { projection: NODE_FIELDS }).toArray()) {
         found.set(d._id, d);
-        for (const x of d.downstream_ids ?? []) if (!asked.has(x)) (asked.add(x), next.push(x));
+        dependents.set(d._id, d.downstream_ids ?? []);
       }
     }
-    frontier = next;
-  }
+    return dependents;
+  });
   return found;
 }
 
@@ -111,7 +115,7 @@ export async function cancelDescendants(
   now: number,
 ): Promise<number> {
   if ((ended.downstream_ids ?? []).length === 0) return 0;
-  const ids = [...(await descendantsOf(c, ended.downstream_ids ?? [])).keys()];
+  const ids = [...(await descendantsOf(c, ended)).keys()];
   const error = JSON.stringify({
     message: `upstream task "${ended.workflow_task_id ?? ended._id}" ended ${ended.state}`,
     type: UPSTREAM_FAILED,
@@ -196,7 +200,7 @@ export async function finishProgress(c: MongoCollections, task: TaskDoc, now: nu
  * @returns how many tasks it resumed
  */
 export async function resumeDescendants(c: MongoCollections, replayed: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<number> {
-  const found = await descendantsOf(c, replayed.downstream_ids ?? []);
+  const found = await descendantsOf(c, replayed);
   const isCandidate = (d: Node) => d.state === 'CANCELLED' && (fromJson(d.error) as { type?: string } | null)?.type === UPSTREAM_FAILED;
   const candidates = new Map([...found].filter(([, d]) => isCandidate(d)));
   if (candidates.size === 0) return 0;
