@@ -193,15 +193,15 @@ async function drive(s: Store, id: string, state: TaskState): Promise<boolean> {
   }
 }
 
-/** Makes a subject of `kind` in `state` (keyed `key`, unique per store). */
-async function makeSubject(s: Store, kind: SubjectKind, key: string, state: TaskState, op: Operation, force: ForceState | undefined): Promise<Subject> {
+/** Makes a subject of `kind` in `state` (keyed `key`, unique per store; `scheduledAt`: its own time, for held and blocked subjects). */
+async function makeSubject(s: Store, kind: SubjectKind, key: string, state: TaskState, scheduledAt: number | null, force: ForceState | undefined): Promise<Subject> {
   let subject: Subject;
   let reached: boolean;
   if (kind === 'plain') {
     subject = { id: key };
     if (state === 'SCHEDULED') await s.insertTasks([newTask(key, { scheduledAt: T0 + 10_000 })]);
-    else if (state === 'OVERFLOW') await s.insertTasks([newTask(key, { state, scheduledAt: op.scheduledAt ?? null, dueAt: T0 })]);
-    else await s.insertTasks([newTask(key, { scheduledAt: op.scheduledAt ?? null, dueAt: T0, state: 'PENDING' })]);
+    else if (state === 'OVERFLOW') await s.insertTasks([newTask(key, { state, scheduledAt, dueAt: T0 })]);
+    else await s.insertTasks([newTask(key, { scheduledAt, dueAt: T0, state: 'PENDING' })]);
     // BLOCKED is a workflow or cron-queue state: a plain task gets there only by forceState.
     reached = state === 'SCHEDULED' || state === 'OVERFLOW' || (await drive(s, key, state));
   } else if (kind === 'cron') {
@@ -215,7 +215,7 @@ async function makeSubject(s: Store, kind: SubjectKind, key: string, state: Task
     subject = { id: `${key}.t`, workflowId: key };
     reached = state === 'BLOCKED' || (await drive(s, subject.id, state));
   } else {
-    await s.insertWorkflow(workflow(key, [['up', []], ['t', ['up'], { scheduledAt: op.scheduledAt ?? null }]]));
+    await s.insertWorkflow(workflow(key, [['up', []], ['t', ['up'], { scheduledAt }]]));
     subject = { id: `${key}.t`, workflowId: key, upstream: `${key}.up` };
     if (kind === 'replayedChild') {
       // The upstream ends DEAD: the child is CANCELLED (upstream_failed), which a replay resumes.
@@ -258,7 +258,7 @@ export function describeLifecycle(ctx: ConformanceContext, force: ForceState | u
         const s = ctx.store();
         const mismatches: string[] = [];
         for (const [i, state] of TASK_STATES.entries()) {
-          const subject = await makeSubject(s, op.subject, `lc${i}-${state.toLowerCase()}`, state, op, force);
+          const subject = await makeSubject(s, op.subject, `lc${i}-${state.toLowerCase()}`, state, op.scheduledAt ?? null, force);
           const edge = edgeOf(op, state);
           const guarded = op.guard !== undefined && (GUARDS[op.guard] as readonly TaskState[]).includes(state);
           const reported = await op.apply(s, subject);
@@ -278,7 +278,7 @@ export function describeLifecycle(ctx: ConformanceContext, force: ForceState | u
       const mismatches: string[] = [];
       const made: Array<{ partition: number; state: TaskState }> = [];
       for (const [i, state] of TASK_STATES.entries()) {
-        const subject = await makeSubject(s, 'plain', `fence${i}`, state, OPERATIONS[0], force);
+        const subject = await makeSubject(s, 'plain', `fence${i}`, state, null, force);
         const partition = (await s.getTask(subject.id))?.partition as number;
         made.push({ partition, state });
         // Every task of the partition so far in a fenced state takes the new, higher epoch.
