@@ -4,13 +4,18 @@
  *
  * Iterative breadth-first search, O(reached tasks + their edges). Each id appears once, in BFS
  * order; the starts themselves are never included, even when one start is downstream of another.
- * Ids missing from `dependents` count as having no dependents.
+ * Ids missing from `dependents` count as having no dependents. `dependents` may also be a
+ * function (e.g. a prepared read of a store's edges), asked once per reached task.
  */
-export function descendantsOf(start: readonly string[], dependents: ReadonlyMap<string, readonly string[]>): string[] {
+export function descendantsOf(
+  start: readonly string[],
+  dependents: ReadonlyMap<string, readonly string[]> | ((id: string) => readonly string[]),
+): string[] {
   const seen = new Set<string>(start);
   const out: string[] = [];
+  const of = typeof dependents === 'function' ? dependents : (id: string) => dependents.get(id) ?? [];
   for (let frontier = [...seen]; frontier.length > 0; out.push(...frontier)) {
-    frontier = nextLevel(frontier, dependents, seen);
+    frontier = nextLevel(frontier, of, seen);
   }
   return out;
 }
@@ -27,16 +32,17 @@ export async function descendantsByLevel(
   const seen = new Set<string>(start);
   const out: string[] = [];
   for (let frontier = [...seen]; frontier.length > 0; out.push(...frontier)) {
-    frontier = nextLevel(frontier, await dependentsOf(frontier), seen);
+    const level = await dependentsOf(frontier);
+    frontier = nextLevel(frontier, (id) => level.get(id) ?? [], seen);
   }
   return out;
 }
 
 /** The next level: the dependents of `frontier` not seen yet, in order; marks them seen. */
-function nextLevel(frontier: readonly string[], dependents: ReadonlyMap<string, readonly string[]>, seen: Set<string>): string[] {
+function nextLevel(frontier: readonly string[], dependentsOf: (id: string) => readonly string[], seen: Set<string>): string[] {
   const next: string[] = [];
   for (const id of frontier) {
-    for (const d of dependents.get(id) ?? []) {
+    for (const d of dependentsOf(id)) {
       if (seen.has(d)) continue;
       seen.add(d);
       next.push(d);

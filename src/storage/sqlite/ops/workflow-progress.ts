@@ -17,6 +17,7 @@
  *   the workflow is RUNNING again.
  */
 import type Database from 'better-sqlite3';
+import { descendantsOf } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED } from '../../../domain/workflow';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
@@ -62,8 +63,7 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
     UPDATE workflows SET status = @status, completed_at = @now, updated_at = @now WHERE id = @wf AND status = 'RUNNING'`);
   const reopen = db.prepare(`
     UPDATE workflows SET open_tasks = open_tasks + @n, status = 'RUNNING', completed_at = NULL, updated_at = @now WHERE id = @wf`);
-  const descendants = db.prepare(`${DESCENDANTS}
-    SELECT t.id, t.state, json_extract(t.error, '$.type') AS reason FROM tasks t WHERE t.id IN (SELECT id FROM d)`);
+  const nodeOf = db.prepare(`SELECT id, state, json_extract(error, '$.type') AS reason FROM tasks WHERE id = ?`);
   const upstreamsOf = db.prepare(`
     SELECT e.upstream_id AS id, u.state AS state FROM workflow_edges e LEFT JOIN tasks u ON u.id = e.upstream_id
     WHERE e.downstream_id = ?`);
@@ -99,7 +99,9 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
     },
 
     replayed(taskId, workflowId, now) {
-      const found = descendants.all({ id: taskId }) as Array<{ id: string; state: TaskState; reason: string | null }>;
+      const found = descendantsOf([taskId], (id) => downstreamOf.all(id) as string[])
+        .map((id) => nodeOf.get(id) as { id: string; state: TaskState; reason: string | null } | undefined)
+        .filter((d) => d !== undefined);
       const candidates = new Set(found.filter((d) => d.state === 'CANCELLED' && d.reason === UPSTREAM_FAILED).map((d) => d.id));
       // Kahn's algorithm over the candidates: a task is decided after all its candidate upstreams.
       const upstreams = new Map<string, Array<{ id: string; state: TaskState | null }>>();
