@@ -17,3 +17,12 @@ export function sqlStates(states: readonly TaskState[], column = 'state'): strin
   if (states.length === 0) throw new Error('sqlStates: empty state set');
   return states.length === 1 ? `${column} = ${sqlState(states[0])}` : `${column} IN (${states.map(sqlState).join(', ')})`;
 }
+
+/**
+ * `state NOT IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED')`: a read's condition on the states a
+ * task is not in. In the order given, so that it matches a partial index written the same way.
+ */
+export function sqlNotStates(states: readonly TaskState[], column = 'state'): string {
+  if (states.length === 0) throw new Error('sqlNotStates: empty state set');
+  return `${column} NOT IN (${states.map(sqlState).join(', ')})`;
+}
