@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InvalidTransitionError, SchedulerError } from '../../src/domain/errors';
-import { canTransition, isTerminal, transition, TransitionEvent, TRANSITIONS } from '../../src/domain/state-machine';
+import { canTransition, GUARDS, isTerminal, transition, TransitionEvent, TRANSITIONS } from '../../src/domain/state-machine';
 import { TASK_STATES, TaskState } from '../../src/domain/task';
 
 const EVENTS = Object.keys(TRANSITIONS) as TransitionEvent[];
@@ -150,6 +150,21 @@ describe('state machine', () => {
       for (const state of TASK_STATES.filter((s) => !TERMINAL.includes(s))) {
         expect(EVENTS.some((e) => canTransition(state, e)), state).to.equal(true);
       }
+    });
+  });
+
+  describe('guards (state-keeping compare-and-sets)', () => {
+    it('a PATCH can edit exactly the tasks that have not started: what reschedule moves, plus BLOCKED and OVERFLOW', () => {
+      expect([...GUARDS.edit]).to.have.members([...TRANSITIONS.reschedule.from, 'BLOCKED', 'OVERFLOW']);
+      expect([...GUARDS.edit]).to.have.members([...TRANSITIONS.cancel.from]);
+    });
+
+    it('attempt writes (lease, checkpoint, progress, cancel request) need the running attempt', () => {
+      expect([...GUARDS.attempt]).to.deep.equal([...TRANSITIONS.succeed.from]);
+    });
+
+    it('the fence covers every non-terminal state but OVERFLOW', () => {
+      expect([...GUARDS.fence]).to.have.members(TASK_STATES.filter((s) => !isTerminal(s) && s !== 'OVERFLOW'));
     });
   });
 });
