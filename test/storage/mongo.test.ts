@@ -4,6 +4,7 @@
  * Without MONGODB_URI one skipped test says why.
  */
 import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
 import { dropDatabase } from '../helpers/mongo-database';
 import { MongoStore } from '../../src/storage/mongo/mongo-store';
 import { Store } from '../../src/storage/store';
@@ -30,6 +31,15 @@ if (!uri) {
       databases.delete(store);
       if (!database) return;
       await dropDatabase(uri, database);
+    },
+    async forceState(store, id, state) {
+      const client = new MongoClient(uri);
+      try {
+        await client.connect();
+        await client.db(databases.get(store)).collection<{ _id: string; state: string }>('tasks').updateOne({ _id: id }, { $set: { state } });
+      } finally {
+        await client.close();
+      }
     },
   });
 }

@@ -2,6 +2,7 @@
  * Runs the storage conformance suite against SqliteStore on a fresh temp file per test, once with
  * the default writer thread and once writing in process (the mode `:memory:` databases use).
  */
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,16 @@ for (const writerThread of [true, false]) {
       const dir = dirs.get(store);
       dirs.delete(store);
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    },
+    async forceState(store, id, state) {
+      // A second connection on the store's file (WAL): the store has committed everything it answered.
+      const db = new Database(path.join(dirs.get(store) as string, 'scheduler.db'));
+      try {
+        db.pragma('busy_timeout = 5000');
+        db.prepare(`UPDATE tasks SET state = ? WHERE id = ?`).run(state, id);
+      } finally {
+        db.close();
+      }
     },
   });
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InvalidTransitionError, SchedulerError } from '../../src/domain/errors';
-import { canTransition, isTerminal, transition, TransitionEvent, TRANSITIONS } from '../../src/domain/state-machine';
+import { canTransition, GUARDS, isTerminal, transition, TransitionEvent, TRANSITIONS } from '../../src/domain/state-machine';
 import { TASK_STATES, TaskState } from '../../src/domain/task';
 
 const EVENTS = Object.keys(TRANSITIONS) as TransitionEvent[];
@@ -50,6 +50,19 @@ describe('state machine', () => {
       ['PENDING', 'upstreamFailed', 'CANCELLED'],
       ['RETRYING', 'upstreamFailed', 'CANCELLED'],
       ['BLOCKED', 'upstreamFailed', 'CANCELLED'],
+      ['SCHEDULED', 'rescheduleNow', 'PENDING'],
+      ['PENDING', 'rescheduleNow', 'PENDING'],
+      ['RETRYING', 'rescheduleNow', 'PENDING'],
+      ['RUNNING', 'retryNow', 'PENDING'],
+      ['BLOCKED', 'releaseQueued', 'PENDING'],
+      ['SCHEDULED', 'cancelWorkflow', 'CANCELLED'],
+      ['PENDING', 'cancelWorkflow', 'CANCELLED'],
+      ['RETRYING', 'cancelWorkflow', 'CANCELLED'],
+      ['BLOCKED', 'cancelWorkflow', 'CANCELLED'],
+      ['DEAD', 'replay', 'PENDING'],
+      ['CANCELLED', 'resume', 'BLOCKED'],
+      ['CANCELLED', 'resumeReady', 'PENDING'],
+      ['CANCELLED', 'resumeLater', 'SCHEDULED'],
     ];
 
     for (const [from, event, to] of expected) {
@@ -114,9 +127,13 @@ describe('state machine', () => {
   });
 
   describe('terminal states', () => {
+    // The only ways out of a terminal state: an operator's dead-letter replay, and the workflow
+    // resume it triggers for the descendants that task had cancelled.
+    const revivals: Partial<Record<TaskState, TransitionEvent[]>> = { DEAD: ['replay'], CANCELLED: ['resume', 'resumeReady', 'resumeLater'] };
     for (const state of TERMINAL) {
-      it(`${state} has no outgoing edge`, () => {
-        for (const event of EVENTS) {
+      it(`${state} has no outgoing edge but the revivals (${(revivals[state] ?? []).join(', ') || 'none'})`, () => {
+        for (const event of (revivals[state] ?? []) as TransitionEvent[]) expect(canTransition(state, event), `${event} from ${state}`).to.equal(true);
+        for (const event of EVENTS.filter((e) => !(revivals[state] ?? []).includes(e))) {
           expect(canTransition(state, event), `${event} from ${state}`).to.equal(false);
           expect(() => transition(state, event)).to.throw(InvalidTransitionError);
         }
@@ -133,6 +150,21 @@ describe('state machine', () => {
       for (const state of TASK_STATES.filter((s) => !TERMINAL.includes(s))) {
         expect(EVENTS.some((e) => canTransition(state, e)), state).to.equal(true);
       }
+    });
+  });
+
+  describe('guards (state-keeping compare-and-sets)', () => {
+    it('a PATCH can edit exactly the tasks that have not started: what reschedule moves, plus BLOCKED and OVERFLOW', () => {
+      expect([...GUARDS.edit]).to.have.members([...TRANSITIONS.reschedule.from, 'BLOCKED', 'OVERFLOW']);
+      expect([...GUARDS.edit]).to.have.members([...TRANSITIONS.cancel.from]);
+    });
+
+    it('attempt writes (lease, checkpoint, progress, cancel request) need the running attempt', () => {
+      expect([...GUARDS.attempt]).to.deep.equal([...TRANSITIONS.succeed.from]);
+    });
+
+    it('the fence covers every non-terminal state but OVERFLOW', () => {
+      expect([...GUARDS.fence]).to.have.members(TASK_STATES.filter((s) => !isTerminal(s) && s !== 'OVERFLOW'));
     });
   });
 });

@@ -1,4 +1,3 @@
-import { MongoClient, MongoClientOptions } from 'mongodb';
 import { CronRecord } from '../../domain/cron/cron-definition';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
@@ -22,7 +21,8 @@ import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/w
 import { cancelWorkflow } from './ops/cancel-workflow';
 import { insertWorkflow } from './ops/insert-workflow';
 import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflows';
-import { checkMeta, collectionsOf, detectAtomicUpdates, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
+import { MongoCapabilities, MongoCollections } from './collections';
+import { MongoStoreOptions, openSession, Session } from './session';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
 import { claimTasks } from './ops/claim-tasks';
@@ -41,7 +41,6 @@ import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } f
 import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { updateWaitingTask } from './ops/update-waiting-task';
 import { WriteLane, WriteQueue } from './write-queue';
-import type { Clock } from '../../domain/clock';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
@@ -65,26 +64,8 @@ import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
 
-export interface MongoStoreOptions {
-  /** Database name; default: the one in the URI path, else `scheduler`. */
-  database?: string;
-  /** How long to wait for a server at open (ms; default 10 000). */
-  serverSelectionTimeoutMs?: number;
-  /**
-   * The scheduler's clock. Given, a claim's start and lease run from the later of the caller's
-   * `now` and this clock's time when the claim's write runs (it may wait in the write queue);
-   * absent, from `now`.
-   */
-  clock?: Pick<Clock, 'now'>;
-}
-
-/** What an open store holds; replaced as a whole by open and close. */
-interface Session {
-  client: MongoClient;
-  c: MongoCollections;
-  partitions: number;
-  capabilities: MongoCapabilities;
-}
+export type { MongoStoreOptions } from './session';
+export { databaseOfUri } from './session';
 
 /**
  * The cluster-mode store: MongoDB through the official driver, one database per scheduler.
@@ -125,23 +106,7 @@ export class MongoStore implements Store {
    */
   async open(partitions: number): Promise<null> {
     if (this.session) return null;
-    const clientOptions: MongoClientOptions = {
-      writeConcern: { w: 'majority', journal: true },
-      serverSelectionTimeoutMS: this.options.serverSelectionTimeoutMs ?? 10_000,
-    };
-    const client = new MongoClient(this.uri, clientOptions);
-    try {
-      await client.connect();
-      const dbName = this.options.database ?? databaseOfUri(this.uri) ?? 'scheduler';
-      const db = client.db(dbName);
-      const c = collectionsOf(db);
-      await checkMeta(c, partitions, dbName);
-      const capabilities = { ...(await ensureIndexes(c)), atomicUpdates: await detectAtomicUpdates(db) };
-      this.session = { client, c, partitions, capabilities };
-    } catch (err) {
-      await client.close().catch(() => undefined);
-      throw err;
-    }
+    this.session = await openSession(this.uri, this.options, partitions);
     return null;
   }
 
@@ -359,10 +324,8 @@ export class MongoStore implements Store {
     return this.write((c) => cancelWorkflow(c, id, now));
   }
 
-
   // Cluster part (cluster-store.ts). Lease and member writes never wait behind the task writes (a
-  // renewal queued behind a large batch can miss its lease's expiry: measured on FerretDB, a
-  // single member lost every lease under 300 queued tasks): each is one single-document
+  // renewal queued behind a large batch can miss its lease's expiry): each is one single-document
   // compare-and-set on `partition_leases` or `members`, whose order with the task writes does not
   // matter. Where updates are not atomic (FerretDB 1.x), they are serialized among themselves on a
   // queue of their own, so this store's lease writes never race each other.
@@ -421,9 +384,3 @@ export class MongoStore implements Store {
   }
 }
 
-/** The database named in the path of a connection string (`mongodb://host/<db>?…`), if any. */
-export function databaseOfUri(uri: string): string | null {
-  const m = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(uri);
-  const name = m ? decodeURIComponent(m[1]) : '';
-  return name === '' ? null : name;
-}

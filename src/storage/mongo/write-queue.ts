@@ -13,8 +13,8 @@
  * Why two lanes: on a slow server (FerretDB under load: hundreds of ms per write) the queue of
  * claims and due marks can be seconds long, longer than an attempt lease. A completion or a lease
  * extension waiting behind it would land after the lease expired: another node's sweep would take
- * the attempt for lost and run its task again, which makes more writes (congestion collapse,
- * measured on the cluster chaos test: 5–12 s waits with a 3 s lease). Those writes are
+ * the attempt for lost and run its task again, which makes more writes (congestion collapse).
+ * Those writes are
  * compare-and-sets on an attempt already claimed (id, attempt, RUNNING), so running them ahead of
  * claims, inserts or due marks changes no outcome a caller can rely on: the claim they follow
  * committed before its worker could report.

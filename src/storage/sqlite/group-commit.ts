@@ -33,8 +33,7 @@ export interface GroupCommitLimits {
  * of them per transaction (at least one operation), and never in two transactions in a row while
  * small operations wait. So one tenant's batch flood adds at most one bulk slice (the transaction
  * running when it came) to another caller's commit wait, instead of the whole backlog of queued
- * batches (the fairness target of docs/DESIGN.md §5); measured: a 1,000-row insert commits in 30–45 ms on a
- * loaded 2-core machine, a transaction of small operations in a few. Reordering is safe:
+ * batches (the fairness target of docs/DESIGN.md §5: a large batch never holds a small write for long). Reordering is safe:
  * operations queued together are concurrent (each caller waits for its own commit), and a bulk
  * operation only inserts rows nobody else has been told about yet.
  *
@@ -73,8 +72,8 @@ export class GroupCommit {
     // Each operation's SAVEPOINT keeps the original of every existing page the operation changes
     // in a sub-journal, which SQLite spills to a temporary file past 64 KiB unless temporary
     // storage is in memory (sqlite.org/tempfiles.html, "Statement Journal Files"). A claim of 64
-    // tasks passes that: measured, 22 against 10 µs per claimed task with the spill. Bounded: one
-    // operation's pages, freed at its RELEASE.
+    // tasks passes that, and the spill more than doubles its cost. Bounded: one operation's pages,
+    // freed at its RELEASE.
     db.pragma('temp_store = MEMORY');
     this.savepoint = db.prepare('SAVEPOINT op');
     this.release = db.prepare('RELEASE op');

@@ -21,33 +21,21 @@ import {
   WorkflowPage,
 } from '../store';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
-import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { openConnection } from './connection';
 import { InProcessWriter } from './in-process-writer';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { prepareLoadDue } from './ops/load-due';
-import { prepareFindExpiredLeases } from './ops/leases';
-import { prepareReads, TaskReads } from './ops/read-tasks';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
 import { Writer } from './write-ops';
-import { CronReads, prepareCronReads } from './ops/cron-reads';
-import { prepareTenantReads } from './ops/tenant-settings';
-import { prepareConcurrencyLimitReads } from './ops/concurrency-limits';
+import { prepareReadStatements, ReadStatements } from './read-statements';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
-import { prepareClusterReads } from './ops/cluster-reads';
-import { prepareListOverflow } from './ops/list-overflow';
-import { prepareCountOverflow } from './ops/count-overflow';
 import type { HeldTask } from '../../domain/overflow-policy';
 import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
-
-type TenantReads = ReturnType<typeof prepareTenantReads>;
-type ConcurrencyReads = ReturnType<typeof prepareConcurrencyLimitReads>;
 import { CronRecord } from '../../domain/cron/cron-definition';
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 
@@ -71,15 +59,7 @@ export class SqliteStore implements Store {
   private db: Database.Database | null = null;
   private writer: Writer | null = null;
   private aggregates: AggregateReader | null = null;
-  private reads: TaskReads | null = null;
-  private due: ReturnType<typeof prepareLoadDue> | null = null;
-  private expired: ReturnType<typeof prepareFindExpiredLeases> | null = null;
-  private crons: CronReads | null = null;
-  private tenantReads: TenantReads | null = null;
-  private concurrencyReads: ConcurrencyReads | null = null;
-  private workflowReads: WorkflowReads | null = null;
-  private clusterReads: ReturnType<typeof prepareClusterReads> | null = null;
-  private overflowReads: { list: ReturnType<typeof prepareListOverflow>; count: ReturnType<typeof prepareCountOverflow> } | null = null;
+  private reads: ReadStatements | null = null;
 
   /** @param file database path (`:memory:` for tests); its folder is created if missing */
   constructor(
@@ -112,15 +92,7 @@ export class SqliteStore implements Store {
     const threads = !inMemory && (this.options.writerThread ?? true);
     this.writer = threads ? new ThreadWriter(this.file) : new InProcessWriter(db);
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
-    this.reads = prepareReads(db);
-    this.due = prepareLoadDue(db);
-    this.expired = prepareFindExpiredLeases(db);
-    this.crons = prepareCronReads(db);
-    this.tenantReads = prepareTenantReads(db);
-    this.concurrencyReads = prepareConcurrencyLimitReads(db);
-    this.workflowReads = prepareWorkflowReads(db);
-    this.clusterReads = prepareClusterReads(db);
-    this.overflowReads = { list: prepareListOverflow(db), count: prepareCountOverflow(db) };
+    this.reads = prepareReadStatements(db);
     return change;
   }
 
@@ -131,14 +103,6 @@ export class SqliteStore implements Store {
     this.writer = null;
     this.aggregates = null;
     this.reads = null;
-    this.due = null;
-    this.expired = null;
-    this.crons = null;
-    this.tenantReads = null;
-    this.concurrencyReads = null;
-    this.workflowReads = null;
-    this.clusterReads = null;
-    this.overflowReads = null;
     await Promise.all([writer?.close(), aggregates?.close()]);
     db.close();
   }
@@ -156,7 +120,8 @@ export class SqliteStore implements Store {
     return this.writer ? this.writer.stats() : null;
   }
 
-  private get r(): TaskReads {
+  /** The prepared reads; throws while the store is not open. */
+  private get r(): ReadStatements {
     if (!this.reads) throw new Error('store is not open');
     return this.reads;
   }
@@ -180,20 +145,19 @@ export class SqliteStore implements Store {
   }
 
   async getTask(id: string): Promise<TaskRecord | null> {
-    return this.r.getTask(id);
+    return this.r.tasks.getTask(id);
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {
-    return this.r.getAttempts(id);
+    return this.r.tasks.getAttempts(id);
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
-    return this.r.listTasks(query);
+    return this.r.tasks.listTasks(query);
   }
 
   async loadDue(partition: number, until: number, limit: number): Promise<DueEntry[]> {
-    if (!this.due) throw new Error('store is not open');
-    return this.due(partition, until, limit);
+    return this.r.loadDue(partition, until, limit);
   }
 
   async markPending(ids: string[], now: number, epoch?: number): Promise<string[]> {
@@ -229,8 +193,7 @@ export class SqliteStore implements Store {
   }
 
   async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {
-    if (!this.expired) throw new Error('store is not open');
-    return this.expired(now, limit);
+    return this.r.findExpiredLeases(now, limit);
   }
 
   async auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan> {
@@ -238,7 +201,7 @@ export class SqliteStore implements Store {
   }
 
   async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
-    return this.r.findOrphanedAttempts(limit);
+    return this.r.tasks.findOrphanedAttempts(limit);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {
@@ -249,21 +212,16 @@ export class SqliteStore implements Store {
     return this.w.run('purgeFinished', [before, now, limit]);
   }
 
-  private get c(): CronReads {
-    if (!this.crons) throw new Error('store is not open');
-    return this.crons;
-  }
-
   async createCron(cron: CronRecord): Promise<void> {
     return this.w.run('createCron', [cron]);
   }
 
   async getCron(id: string): Promise<CronRecord | null> {
-    return this.c.getCron(id);
+    return this.r.crons.getCron(id);
   }
 
   async listCrons(query: CronListQuery): Promise<{ crons: CronRecord[]; nextCursor: string | null }> {
-    return this.c.listCrons(query);
+    return this.r.crons.listCrons(query);
   }
 
   async updateCron(id: string, changes: CronChanges, now: number): Promise<CronRecord | null> {
@@ -275,7 +233,7 @@ export class SqliteStore implements Store {
   }
 
   async loadDueCrons(until: number, limit: number): Promise<CronRecord[]> {
-    return this.c.loadDueCrons(until, limit);
+    return this.r.crons.loadDueCrons(until, limit);
   }
 
   async fireCrons(firings: CronFiring[], now: number): Promise<CronFiringResult[]> {
@@ -283,11 +241,11 @@ export class SqliteStore implements Store {
   }
 
   async listCronFires(cronId: string, query: { limit: number; cursor?: string }): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
-    return this.c.listCronFires(cronId, query);
+    return this.r.crons.listCronFires(cronId, query);
   }
 
   async cronsWithQueuedInstances(limit: number): Promise<string[]> {
-    return this.c.cronsWithQueuedInstances(limit);
+    return this.r.crons.cronsWithQueuedInstances(limit);
   }
 
   async releaseQueuedInstances(cronIds: string[], now: number): Promise<DueEntry[]> {
@@ -303,15 +261,15 @@ export class SqliteStore implements Store {
   }
 
   async getWorkflow(id: string): Promise<WorkflowRecord | null> {
-    return this.wr.getWorkflow(id);
+    return this.r.workflows.getWorkflow(id);
   }
 
   async getWorkflowTasks(id: string): Promise<WorkflowTaskSummary[]> {
-    return this.wr.getWorkflowTasks(id);
+    return this.r.workflows.getWorkflowTasks(id);
   }
 
   async listWorkflows(query: WorkflowListQuery): Promise<WorkflowPage> {
-    return this.wr.listWorkflows(query);
+    return this.r.workflows.listWorkflows(query);
   }
 
   async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
@@ -328,22 +286,12 @@ export class SqliteStore implements Store {
     return this.w.run('reportProgress', [rows, now]);
   }
 
-  private get wr(): WorkflowReads {
-    if (!this.workflowReads) throw new Error('store is not open');
-    return this.workflowReads;
-  }
-
-  private get t(): TenantReads {
-    if (!this.tenantReads) throw new Error('store is not open');
-    return this.tenantReads;
-  }
-
   async putTenantSettings(settings: TenantSettings): Promise<void> {
     return this.w.run('putTenantSettings', [settings]);
   }
 
   async listTenantSettings(): Promise<TenantSettings[]> {
-    return this.t.listTenantSettings();
+    return this.r.tenants.listTenantSettings();
   }
 
   async putTaskTypeLimit(taskType: string, limit: RateLimit | null, now: number): Promise<void> {
@@ -351,7 +299,7 @@ export class SqliteStore implements Store {
   }
 
   async listTaskTypeLimits(): Promise<Array<{ taskType: string; limit: RateLimit }>> {
-    return this.t.listTaskTypeLimits();
+    return this.r.tenants.listTaskTypeLimits();
   }
 
   async putConcurrencyLimit(key: string, maxRunning: number | null, now: number): Promise<void> {
@@ -359,8 +307,7 @@ export class SqliteStore implements Store {
   }
 
   async listConcurrencyLimits(): Promise<ConcurrencyLimitRecord[]> {
-    if (!this.concurrencyReads) throw new Error('store is not open');
-    return this.concurrencyReads.listConcurrencyLimits();
+    return this.r.concurrency.listConcurrencyLimits();
   }
 
   async countWaitingByTenant(): Promise<Record<string, number>> {
@@ -369,17 +316,12 @@ export class SqliteStore implements Store {
 
   // Overflow part (overflow-store.ts).
 
-  private get o(): NonNullable<SqliteStore['overflowReads']> {
-    if (!this.overflowReads) throw new Error('store is not open');
-    return this.overflowReads;
-  }
-
   async listOverflow(limit: number, excludeTenants?: readonly string[]): Promise<HeldTask[]> {
-    return this.o.list(limit, excludeTenants);
+    return this.r.listOverflow(limit, excludeTenants);
   }
 
   async countOverflowByTenant(): Promise<Record<string, number>> {
-    return this.o.count();
+    return this.r.countOverflow();
   }
 
   async releaseOverflow(ids: readonly string[], now: number): Promise<DueEntry[]> {
@@ -389,17 +331,12 @@ export class SqliteStore implements Store {
   // Cluster part (cluster-store.ts). The embedded profile never leases; these exist so the
   // contract and its conformance tests hold on every adapter.
 
-  private get cl(): ReturnType<typeof prepareClusterReads> {
-    if (!this.clusterReads) throw new Error('store is not open');
-    return this.clusterReads;
-  }
-
   async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
     return this.w.run('heartbeatMember', [member, now, ttlMs]);
   }
 
   async listLiveMembers(now: number): Promise<MemberRecord[]> {
-    return this.cl.listLiveMembers(now);
+    return this.r.cluster.listLiveMembers(now);
   }
 
   async removeMember(memberId: string): Promise<boolean> {
@@ -419,7 +356,7 @@ export class SqliteStore implements Store {
   }
 
   async listLeases(): Promise<PartitionLease[]> {
-    return this.cl.listLeases();
+    return this.r.cluster.listLeases();
   }
 
   async fencePartition(partition: number, epoch: number): Promise<number> {

@@ -22,8 +22,8 @@ const port = parentPort;
 if (port) {
   const db = openConnection((workerData as { file: string }).file);
   // Checkpoints run on the aggregate-reads thread (SqliteStore.checkpoint, every second from
-  // bootstrap): one carried out inside a commit held that commit for ~300 ms (every caller
-  // waiting on it, measured in the fairness benchmark). This automatic one is only a safety net.
+  // bootstrap): one carried out inside a commit holds that commit (and every caller waiting on
+  // it) for the whole copy. This automatic one is only a safety net.
   db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const ops = prepareWriteOps(db);
   const commit = new GroupCommit(db);

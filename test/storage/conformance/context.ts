@@ -12,6 +12,11 @@ export interface StoreFactory {
    * suite registers one skipped test per group instead of its tests.
    */
   unsupported?: Record<string, string>;
+  /**
+   * Test-only: sets task `id`'s state directly in the adapter's storage, for the lifecycle cases
+   * whose state the contract cannot reach (see ./lifecycle.ts). Changes nothing else.
+   */
+  forceState?(store: Store, id: string, state: TaskState): Promise<void>;
 }
 
 /** Handed to every part: the store the suite's beforeEach opened for the running test. */

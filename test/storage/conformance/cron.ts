@@ -39,7 +39,7 @@ function planned(cronId: string, fireTime: number, outcome: PlannedInstance['out
   };
 }
 
-function firing(cron: CronRecord, fireTimes: number[], overrides: Partial<CronFiring> = {}): CronFiring {
+export function firing(cron: CronRecord, fireTimes: number[], overrides: Partial<CronFiring> = {}): CronFiring {
   const last = fireTimes[fireTimes.length - 1];
   return {
     cronId: cron.id,

@@ -37,6 +37,7 @@ import { describeCluster } from './cluster';
 import { describeFencing } from './fencing';
 import { describeOverflow } from './overflow';
 import { describeCheckpoints } from './checkpoints';
+import { describeLifecycle } from './lifecycle';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -96,5 +97,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeCluster(ctx);
     describeFencing(ctx);
     describeOverflow(ctx);
+    describeLifecycle(ctx, factory.forceState?.bind(factory));
   });
 }

@@ -16,26 +16,27 @@ import type { MongoCollections } from '../collections';
 import { MAX_ROUNDS } from './retry-rounds';
 import { taskFromDoc } from '../documents';
 import { finishProgress } from './workflow-progress';
-
-const CANCELLABLE = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'];
+import { GUARDS, TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { inSet, inStates } from '../state-filter';
+import { TaskState } from '../../../domain/task';
 
 export async function cancelTask(c: MongoCollections, id: string, now: number): Promise<CancelResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
-    const waiting = { _id: id, state: { $in: CANCELLABLE }, wf_hold: { $exists: false } };
-    const set = { state: 'CANCELLED', completed_at: now, updated_at: now };
+    const waiting = { _id: id, state: inStates(TRANSITIONS.cancel.from), wf_hold: { $exists: false } };
+    const set = { state: TRANSITIONS.cancel.to, completed_at: now, updated_at: now };
     const cancelled = await c.tasks.findOneAndUpdate(waiting, { $set: set }, { returnDocument: 'after' });
     if (cancelled?.workflow_id) await finishProgress(c, cancelled, now);
     if (cancelled) return { kind: 'cancelled', task: taskFromDoc(cancelled) };
     const running = await c.tasks.findOneAndUpdate(
-      { _id: id, state: 'RUNNING' },
+      { _id: id, state: inStates(GUARDS.attempt) },
       { $set: { cancel_requested: true, updated_at: now } },
       { returnDocument: 'after' },
     );
     if (running) return { kind: 'cancelling', task: taskFromDoc(running) };
     const doc = await c.tasks.findOne({ _id: id });
     if (!doc || doc.wf_hold !== undefined) return { kind: 'not_found' };
-    if (doc.state !== 'RUNNING' && !CANCELLABLE.includes(doc.state)) return { kind: 'conflict', task: taskFromDoc(doc) };
+    if (!inSet(GUARDS.attempt, doc.state) && !canTransition(doc.state as TaskState, 'cancel')) return { kind: 'conflict', task: taskFromDoc(doc) };
     // It moved between the steps (e.g. RUNNING → RETRYING): try again from its new state.
   }
   throw new Error(`task ${id} kept changing state while being updated`);

@@ -25,7 +25,9 @@ import { WORKFLOW_CANCELLED } from '../../../domain/workflow';
 import { WorkflowCancelResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { isVisibleWorkflow, workflowFromDoc } from '../workflow-documents';
-import { CANCELLABLE_STATES, closeTasks } from './workflow-progress';
+import { closeTasks } from './workflow-progress';
+import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function cancelWorkflow(c: MongoCollections, id: string, now: number): Promise<WorkflowCancelResult> {
   const marked = await c.workflows.updateOne({ _id: id, status: 'RUNNING' }, { $set: { cancel_requested: true, updated_at: now } });
@@ -51,10 +53,10 @@ export async function cancelWorkflowTasks(
 ): Promise<{ cancelled: number; running: Array<{ taskId: string; attempt: number }> }> {
   const error = JSON.stringify({ message: 'the workflow was cancelled', type: WORKFLOW_CANCELLED, retryable: false });
   const waiting = await c.tasks.updateMany(
-    { workflow_id: id, state: { $in: CANCELLABLE_STATES } },
-    { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, wf_done: true } },
+    { workflow_id: id, state: inStates(TRANSITIONS.cancelWorkflow.from) },
+    { $set: { state: TRANSITIONS.cancelWorkflow.to, error, completed_at: now, updated_at: now, wf_done: true } },
   );
-  await c.tasks.updateMany({ workflow_id: id, state: 'RUNNING' }, { $set: { cancel_requested: true, updated_at: now } });
+  await c.tasks.updateMany({ workflow_id: id, state: inStates(GUARDS.attempt) }, { $set: { cancel_requested: true, updated_at: now } });
   const running = await c.tasks
     .find({ workflow_id: id, state: 'RUNNING', cancel_requested: true }, { projection: { _id: 1, attempts: 1 } })
     .sort({ seq: 1 })

@@ -19,6 +19,8 @@ import { claimedFromDoc, fromJson } from '../documents';
 import { chunks } from './workflow-progress';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
 import { epochAtMost } from './fencing';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function claimTasks(
   c: MongoCollections,
@@ -32,8 +34,8 @@ export async function claimTasks(
   ids.forEach((id, i) => {
     if (!tokens.has(id)) tokens.set(id, epochs === undefined ? undefined : (epochs[i] ?? -1));
   });
-  const claimable = { $or: [{ state: 'PENDING' }, { state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now } }] };
-  const running = { state: 'RUNNING', worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now };
+  const claimable = { $or: [{ state: inStates(TRANSITIONS.claim.from) }, { state: inStates(TRANSITIONS.dueClaim.from), due_at: { $lte: now } }] };
+  const running = { state: TRANSITIONS.claim.to, worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now };
   const docs = await mapBounded([...tokens], WRITE_PARALLELISM, async ([id, epoch]) => {
     if (epoch !== undefined && epoch < 0) return null;
     return c.tasks.findOneAndUpdate(

@@ -32,6 +32,8 @@ import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc, TaskDoc, toJson } from '../documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
 import { finishProgress } from './workflow-progress';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function completeAttempts(c: MongoCollections, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
   // Completions of one task in input order (one lane per task); different tasks side by side.
@@ -53,7 +55,7 @@ export async function completeAttempts(c: MongoCollections, completions: Attempt
 
 /** The compare-and-set of one completion; with the document of a workflow task it made terminal (its follow-up is the caller's). */
 async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<[CompletionResult, TaskDoc | null]> {
-  const cas = { _id: comp.taskId, attempts: comp.attempt, state: 'RUNNING' };
+  const cas = { _id: comp.taskId, attempts: comp.attempt, state: inStates(TRANSITIONS.succeed.from) };
   const error = toJson(comp.error);
   const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
   let doc: TaskDoc | null;
@@ -72,14 +74,14 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
     doc = await c.tasks.findOneAndUpdate(
       { ...cas, cancel_requested: false },
       {
-        $set: { ...common, state: retryAt <= now ? 'PENDING' : 'RETRYING', due_at: retryAt, completed_at: null, result: null },
+        $set: { ...common, state: retryAt <= now ? TRANSITIONS.retryNow.to : TRANSITIONS.retry.to, due_at: retryAt, completed_at: null, result: null },
         $push: { history: entry },
       },
       { returnDocument: 'after' },
     );
     doc ??= await c.tasks.findOneAndUpdate(
       { ...cas, cancel_requested: true },
-      { $set: { ...common, state: 'CANCELLED', completed_at: now, result: null } },
+      { $set: { ...common, state: TRANSITIONS.cancelRunning.to, completed_at: now, result: null } },
       { returnDocument: 'after' },
     );
   } else {
@@ -93,7 +95,7 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
   if (!doc) return [await notApplied(c, comp.taskId), null];
   const state = doc.state as TaskState;
   // A due entry only for a task that waits again (the Store contract).
-  const entry = state === 'PENDING' || state === 'RETRYING' ? dueEntryFromDoc(doc) : null;
+  const entry = state === TRANSITIONS.retryNow.to || state === TRANSITIONS.retry.to ? dueEntryFromDoc(doc) : null;
   const out: CompletionResult = { taskId: comp.taskId, applied: true, state, entry, taskType: doc.task_type };
   return [out, doc.workflow_id && TERMINAL_STATES.has(state) ? doc : null];
 }

@@ -17,12 +17,14 @@ import { DueEntry } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc, HistoryDoc } from '../documents';
 import { finishReplay } from './workflow-progress';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function replayDead(c: MongoCollections, id: string, now: number): Promise<DueEntry | null> {
-  const dead = await c.tasks.findOne({ _id: id, state: 'DEAD' }, { projection: { history: 0 } });
+  const dead = await c.tasks.findOne({ _id: id, state: inStates(TRANSITIONS.replay.from) }, { projection: { history: 0 } });
   if (!dead) return null;
   const update: Record<string, unknown> = {
-    $set: { state: 'PENDING', due_at: now, retry_base: dead.attempts, completed_at: null, result: null, updated_at: now },
+    $set: { state: TRANSITIONS.replay.to, due_at: now, retry_base: dead.attempts, completed_at: null, result: null, updated_at: now },
   };
   if (dead.workflow_id) {
     Object.assign(update.$set as Record<string, unknown>, { wf_replay: true, wf_done: false });
@@ -38,7 +40,7 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
     };
     update.$push = { history: archived };
   }
-  const doc = await c.tasks.findOneAndUpdate({ _id: id, state: 'DEAD', attempts: dead.attempts }, update, { returnDocument: 'after' });
+  const doc = await c.tasks.findOneAndUpdate({ _id: id, state: inStates(TRANSITIONS.replay.from), attempts: dead.attempts }, update, { returnDocument: 'after' });
   if (!doc) return null;
   // A death whose own follow-up never finished left the workflow's count unknown: recount it.
   if (doc.workflow_id) await finishReplay(c, doc, now, dead.wf_done === false);
@@ -46,5 +48,5 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
 }
 
 export async function deleteDead(c: MongoCollections, id: string): Promise<boolean> {
-  return (await c.tasks.deleteOne({ _id: id, state: 'DEAD' })).deletedCount === 1;
+  return (await c.tasks.deleteOne({ _id: id, state: TRANSITIONS.exhaust.to })).deletedCount === 1;
 }

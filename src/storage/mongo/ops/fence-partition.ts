@@ -6,10 +6,12 @@
  * with an older epoch change none of these tasks (the argument: docs/MONGODB.md, "Fencing").
  */
 import type { MongoCollections } from '../collections';
+import { GUARDS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function fencePartition(c: MongoCollections, partition: number, epoch: number): Promise<number> {
   const res = await c.tasks.updateMany(
-    { partition, state: { $in: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'RUNNING'] }, owner_epoch: { $not: { $gte: epoch } } },
+    { partition, state: inStates(GUARDS.fence), owner_epoch: { $not: { $gte: epoch } } },
     { $set: { owner_epoch: epoch } },
   );
   return res.modifiedCount;

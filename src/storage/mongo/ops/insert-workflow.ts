@@ -38,6 +38,8 @@ import type { MongoCollections } from '../collections';
 import { TaskDoc, taskToDoc, WorkflowHold } from '../documents';
 import { releaseBlocked, settleIfDone } from './workflow-progress';
 import { insertNumbered, reserveSeq } from './seq-counter';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promise<number[]> {
   const seen = new Set<string>();
@@ -98,9 +100,9 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
  * there). Idempotent. @returns whether the workflow is RUNNING (visible) afterwards
  */
 export async function completeInsert(c: MongoCollections, workflowId: string, now: number): Promise<boolean> {
-  const held = { workflow_id: workflowId, state: 'BLOCKED' };
-  await c.tasks.updateMany({ ...held, wf_hold: 'PENDING' }, { $set: { state: 'PENDING', updated_at: now }, $unset: { wf_hold: '' } });
-  await c.tasks.updateMany({ ...held, wf_hold: 'SCHEDULED' }, { $set: { state: 'SCHEDULED', updated_at: now }, $unset: { wf_hold: '' } });
+  const held = { workflow_id: workflowId, state: inStates(TRANSITIONS.unblock.from) };
+  await c.tasks.updateMany({ ...held, wf_hold: 'PENDING' }, { $set: { state: TRANSITIONS.unblock.to, updated_at: now }, $unset: { wf_hold: '' } });
+  await c.tasks.updateMany({ ...held, wf_hold: 'SCHEDULED' }, { $set: { state: TRANSITIONS.unblockLater.to, updated_at: now }, $unset: { wf_hold: '' } });
   await c.tasks.updateMany({ ...held, wf_hold: 'BLOCKED' }, { $unset: { wf_hold: '' } });
   const wf = await c.workflows.findOneAndUpdate(
     { _id: workflowId, status: 'RELEASING' },
@@ -110,7 +112,7 @@ export async function completeInsert(c: MongoCollections, workflowId: string, no
   if (wf && wf.open_tasks < wf.task_count) {
     // Tasks ended while RELEASING (only after a crash, or from another node): a held task whose
     // upstreams succeeded then was counted but not released (held tasks are not); release it now.
-    const ready = await c.tasks.find({ workflow_id: workflowId, state: 'BLOCKED', unmet_deps: { $lte: 0 } }, { projection: { _id: 1, scheduled_at: 1 } }).toArray();
+    const ready = await c.tasks.find({ workflow_id: workflowId, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } }, { projection: { _id: 1, scheduled_at: 1 } }).toArray();
     for (const t of ready) await releaseBlocked(c, t, now);
     await settleIfDone(c, wf, now);
   }

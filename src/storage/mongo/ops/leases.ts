@@ -11,10 +11,12 @@ import { OrphanedAttempt } from '../../store';
 import type { MongoCollections } from '../collections';
 import { RETRY_FIELDS, retryFromDoc, TaskDoc } from '../documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
+import { GUARDS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function extendLeases(c: MongoCollections, items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
   const results = await mapBounded(items, WRITE_PARALLELISM, (i) =>
-    c.tasks.updateOne({ _id: i.taskId, attempts: i.attempt, state: 'RUNNING' }, { $set: { lease_expires_at: until } }),
+    c.tasks.updateOne({ _id: i.taskId, attempts: i.attempt, state: inStates(GUARDS.attempt) }, { $set: { lease_expires_at: until } }),
   );
   return results.reduce((n, r) => n + r.matchedCount, 0);
 }

@@ -15,6 +15,8 @@
 import { partitionOf } from '../../../domain/partition';
 import type { MongoCollections } from '../collections';
 import { epochAtMost } from './fencing';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function markPending(c: MongoCollections, partitions: number, ids: string[], now: number, epoch?: number): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -22,11 +24,11 @@ export async function markPending(c: MongoCollections, partitions: number, ids: 
   const owned = [...new Set(unique.map((id) => partitionOf(id, partitions)))];
   const fence = { partition: owned.length === 1 ? owned[0] : { $in: owned }, ...(epoch === undefined ? {} : epochAtMost(epoch)) };
   await c.tasks.updateMany(
-    { _id: { $in: unique }, state: { $in: ['SCHEDULED', 'RETRYING'] }, due_at: { $lte: now }, ...fence },
-    { $set: epoch === undefined ? { state: 'PENDING', updated_at: now } : { state: 'PENDING', updated_at: now, owner_epoch: epoch } },
+    { _id: { $in: unique }, state: inStates(TRANSITIONS.due.from), due_at: { $lte: now }, ...fence },
+    { $set: epoch === undefined ? { state: TRANSITIONS.due.to, updated_at: now } : { state: TRANSITIONS.due.to, updated_at: now, owner_epoch: epoch } },
   );
   const pending = new Set(
-    (await c.tasks.find({ _id: { $in: unique }, state: 'PENDING', ...fence }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+    (await c.tasks.find({ _id: { $in: unique }, state: TRANSITIONS.due.to, ...fence }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
   );
   return ids.filter((id) => pending.has(id));
 }

@@ -12,15 +12,18 @@ import { DueEntry } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc } from '../documents';
 import { liveInstances } from './fire-crons';
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
+import { TaskState } from '../../../domain/task';
 
 export async function releaseQueuedInstances(c: MongoCollections, cronIds: string[], now: number): Promise<DueEntry[]> {
   const released: DueEntry[] = [];
   for (const cronId of new Set(cronIds)) {
     const live = await liveInstances(c, cronId, []);
-    if (live.length === 0 || live.some((d) => d.state !== 'BLOCKED')) continue;
+    if (live.length === 0 || live.some((d) => !canTransition(d.state as TaskState, 'releaseQueued'))) continue;
     const doc = await c.tasks.findOneAndUpdate(
-      { _id: live[0]._id, state: 'BLOCKED' },
-      { $set: { state: 'PENDING', updated_at: now } },
+      { _id: live[0]._id, state: inStates(TRANSITIONS.releaseQueued.from) },
+      { $set: { state: TRANSITIONS.releaseQueued.to, updated_at: now } },
       { returnDocument: 'after' },
     );
     if (doc) released.push(dueEntryFromDoc(doc));

@@ -14,16 +14,20 @@ import { DueEntry } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
 import { dueEntryFromDoc } from '../documents';
 import { MAX_ROUNDS } from './retry-rounds';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function releaseOverflow(c: MongoCollections, ids: readonly string[], now: number): Promise<DueEntry[]> {
   const out: DueEntry[] = [];
   for (const id of ids) {
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const held = await c.tasks.findOne({ _id: id, state: 'OVERFLOW' }, { projection: { scheduled_at: 1 } });
+      const held = await c.tasks.findOne({ _id: id, state: inStates(TRANSITIONS.release.from) }, { projection: { scheduled_at: 1 } });
       if (!held) break;
       const later = held.scheduled_at !== null && held.scheduled_at !== undefined && held.scheduled_at > now;
-      const set = later ? { state: 'SCHEDULED', due_at: held.scheduled_at as number, updated_at: now } : { state: 'PENDING', due_at: now, updated_at: now };
-      const doc = await c.tasks.findOneAndUpdate({ _id: id, state: 'OVERFLOW', scheduled_at: held.scheduled_at ?? null }, { $set: set }, { returnDocument: 'after' });
+      const set = later
+        ? { state: TRANSITIONS.releaseLater.to, due_at: held.scheduled_at as number, updated_at: now }
+        : { state: TRANSITIONS.release.to, due_at: now, updated_at: now };
+      const doc = await c.tasks.findOneAndUpdate({ _id: id, state: inStates(later ? TRANSITIONS.releaseLater.from : TRANSITIONS.release.from), scheduled_at: held.scheduled_at ?? null }, { $set: set }, { returnDocument: 'after' });
       if (doc) {
         out.push(dueEntryFromDoc(doc));
         break;

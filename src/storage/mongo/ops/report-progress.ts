@@ -8,12 +8,14 @@
  * across tasks matters.
  */
 import type { MongoCollections } from '../collections';
+import { GUARDS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function reportProgress(c: MongoCollections, reports: Array<{ taskId: string; attempt: number; text: string }>, now: number): Promise<number> {
   let n = 0;
   for (const r of reports) {
     const res = await c.tasks.updateOne(
-      { _id: r.taskId, attempts: r.attempt, state: 'RUNNING' },
+      { _id: r.taskId, attempts: r.attempt, state: inStates(GUARDS.attempt) },
       { $set: { progress: r.text, progress_attempt: r.attempt, progress_at: now } },
     );
     n += res.matchedCount;

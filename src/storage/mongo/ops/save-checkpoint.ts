@@ -13,10 +13,12 @@
 import type { TaskState } from '../../../domain/task';
 import type { CheckpointSaveResult } from '../../checkpoint-store';
 import type { MongoCollections } from '../collections';
+import { GUARDS } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export async function saveCheckpoint(c: MongoCollections, taskId: string, attempt: number, text: string | null, now: number): Promise<CheckpointSaveResult> {
   const res = await c.tasks.updateOne(
-    { _id: taskId, attempts: attempt, state: 'RUNNING' },
+    { _id: taskId, attempts: attempt, state: inStates(GUARDS.attempt) },
     { $set: { checkpoint: text, checkpoint_attempt: attempt, checkpoint_at: now } },
   );
   if (res.matchedCount === 1) return { kind: 'saved', savedAt: now, bytes: text === null ? 0 : Buffer.byteLength(text, 'utf8') };

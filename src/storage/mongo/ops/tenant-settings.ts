@@ -8,6 +8,8 @@ import type { Collection } from 'mongodb';
 import { RateLimit } from '../../../domain/dispatch-limits';
 import { TenantSettings } from '../../tenant-store';
 import type { TaskDoc } from '../documents';
+import { DEPTH_STATES } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 export interface TenantSettingsDoc {
   _id: string;
@@ -53,7 +55,7 @@ export async function listTaskTypeLimits(coll: Collection<TaskTypeLimitDoc>): Pr
 export async function countWaitingByTenant(tasks: Collection<TaskDoc>): Promise<Record<string, number>> {
   const groups = await tasks
     .aggregate<{ _id: string; n: number }>([
-      { $match: { state: { $in: ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'] } } },
+      { $match: { state: inStates(DEPTH_STATES) } },
       { $group: { _id: '$tenant_id', n: { $sum: 1 } } },
     ])
     .toArray();

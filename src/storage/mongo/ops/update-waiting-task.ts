@@ -15,28 +15,29 @@ import { UpdateWaitingChanges, UpdateWaitingResult } from '../../store';
 import type { MongoCollections } from '../collections';
 import { MAX_ROUNDS } from './retry-rounds';
 import { dueEntryFromDoc, rankOfPriority, taskFromDoc } from '../documents';
-
-const WAITING = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'];
+import { GUARDS, TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { inSet } from '../state-filter';
+import { TaskState } from '../../../domain/task';
 
 export async function updateWaitingTask(c: MongoCollections, id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const current = await c.tasks.findOne({ _id: id }, { projection: { history: 0 } });
     // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
     if (!current || current.wf_hold !== undefined) return { kind: 'not_found' };
-    if (!WAITING.includes(current.state)) return { kind: 'conflict', task: taskFromDoc(current) };
+    if (!inSet(GUARDS.edit, current.state)) return { kind: 'conflict', task: taskFromDoc(current) };
     const set: Record<string, unknown> = { updated_at: now };
     if (changes.scheduledAt !== undefined) {
       set.scheduled_at = changes.scheduledAt;
-      if (current.state !== 'BLOCKED' && current.state !== 'OVERFLOW') {
+      if (canTransition(current.state as TaskState, 'reschedule')) {
         const dueAt = Math.max(changes.scheduledAt ?? now, now);
         set.due_at = dueAt;
-        set.state = dueAt > now ? 'SCHEDULED' : 'PENDING';
+        set.state = dueAt > now ? TRANSITIONS.reschedule.to : TRANSITIONS.rescheduleNow.to;
       }
     }
     if (changes.priority !== undefined) set.priority = rankOfPriority(changes.priority);
     if (changes.payload !== undefined) set.payload = JSON.stringify(changes.payload);
     const doc = await c.tasks.findOneAndUpdate({ _id: id, state: current.state }, { $set: set }, { returnDocument: 'after' });
-    if (doc) return { kind: 'updated', task: taskFromDoc(doc), entry: doc.state === 'BLOCKED' || doc.state === 'OVERFLOW' ? null : dueEntryFromDoc(doc) };
+    if (doc) return { kind: 'updated', task: taskFromDoc(doc), entry: canTransition(doc.state as TaskState, 'reschedule') ? dueEntryFromDoc(doc) : null };
   }
   throw new Error(`task ${id} kept changing state while being updated`);
 }

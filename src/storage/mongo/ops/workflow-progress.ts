@@ -27,6 +27,7 @@
  * the steps (documents.ts, docs/MONGODB.md). Tasks ended by a covering cancel (their upstream's,
  * their workflow's) get `wf_done: true` in that same update.
  */
+import { descendantsByLevel } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED, WORKFLOW_STATUSES } from '../../../domain/workflow';
 import type { MongoCollections } from '../collections';
@@ -34,9 +35,8 @@ import { dueEntryFromDoc, fromJson, TaskDoc } from '../documents';
 import type { WorkflowDoc } from '../workflow-documents';
 import { mapBounded, WRITE_PARALLELISM } from './bounded';
 import { MAX_ROUNDS } from './retry-rounds';
-
-/** Task states a cancel (of a descendant, of a workflow) ends. */
-export const CANCELLABLE_STATES = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED'];
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { inStates } from '../state-filter';
 
 /** Most ids sent in one `$in` list. */
 const ID_CHUNK = 1000;
@@ -58,14 +58,14 @@ const NODE_FIELDS = { _id: 1, state: 1, error: 1, scheduled_at: 1, upstream_ids:
 export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<DueEntry[]> {
   const released = await mapBounded(up.downstream_ids ?? [], WRITE_PARALLELISM, async (id) => {
     let t = await c.tasks.findOneAndUpdate(
-      { _id: id, state: 'BLOCKED', met_deps: { $ne: up._id } },
+      { _id: id, state: inStates(TRANSITIONS.unblock.from), met_deps: { $ne: up._id } },
       { $addToSet: { met_deps: up._id }, $inc: { unmet_deps: -1 }, $set: { updated_at: now } },
       { returnDocument: 'after' },
     );
     if (!t) {
       // Counted already (a repeat after a crash): still release it if that was its last one.
       t = await c.tasks.findOne({ _id: id }, { projection: { history: 0 } });
-      if (!t || t.state !== 'BLOCKED' || !(t.met_deps ?? []).includes(up._id)) return null;
+      if (!t || !canTransition(t.state as TaskState, 'unblock') || !(t.met_deps ?? []).includes(up._id)) return null;
     }
     if ((t.unmet_deps ?? 0) > 0 || t.wf_hold !== undefined) return null;
     return releaseBlocked(c, t, now);
@@ -77,28 +77,31 @@ export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '
 export async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id' | 'scheduled_at'>, now: number): Promise<DueEntry | null> {
   const later = t.scheduled_at !== null && t.scheduled_at > now;
   const doc = await c.tasks.findOneAndUpdate(
-    { _id: t._id, state: 'BLOCKED', unmet_deps: { $lte: 0 } },
-    { $set: { state: later ? 'SCHEDULED' : 'PENDING', due_at: Math.max(t.scheduled_at ?? now, now), updated_at: now } },
+    { _id: t._id, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } },
+    { $set: { state: later ? TRANSITIONS.unblockLater.to : TRANSITIONS.unblock.to, due_at: Math.max(t.scheduled_at ?? now, now), updated_at: now } },
     { returnDocument: 'after' },
   );
   return doc ? dueEntryFromDoc(doc) : null;
 }
 
-/** Every task reachable from `start` over `downstream_ids`, each read once (breadth-first). */
-async function descendantsOf(c: MongoCollections, start: readonly string[]): Promise<Map<string, Node>> {
+/**
+ * Every task reachable from `root` over `downstream_ids` (the domain's breadth-first search, one
+ * level per batch of reads; each task read once), with the fields the steps read.
+ */
+async function descendantsOf(c: MongoCollections, root: Pick<TaskDoc, '_id' | 'downstream_ids'>): Promise<Map<string, Node>> {
   const found = new Map<string, Node>();
-  const asked = new Set<string>(start);
-  let frontier = [...asked];
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const ids of chunks(frontier)) {
-      for (const d of await c.tasks.find({ _id: { $in: ids } }, { projection: NODE_FIELDS }).toArray()) {
+  await descendantsByLevel([root._id], async (frontier) => {
+    const dependents = new Map<string, readonly string[]>();
+    const ids = frontier.filter((id) => id !== root._id);
+    if (ids.length < frontier.length) dependents.set(root._id, root.downstream_ids ?? []);
+    for (const part of chunks(ids)) {
+      for (const d of await c.tasks.find({ _id: { $in: part } }, { projection: NODE_FIELDS }).toArray()) {
         found.set(d._id, d);
-        for (const x of d.downstream_ids ?? []) if (!asked.has(x)) (asked.add(x), next.push(x));
+        dependents.set(d._id, d.downstream_ids ?? []);
       }
     }
-    frontier = next;
-  }
+    return dependents;
+  });
   return found;
 }
 
@@ -112,7 +115,7 @@ export async function cancelDescendants(
   now: number,
 ): Promise<number> {
   if ((ended.downstream_ids ?? []).length === 0) return 0;
-  const ids = [...(await descendantsOf(c, ended.downstream_ids ?? [])).keys()];
+  const ids = [...(await descendantsOf(c, ended)).keys()];
   const error = JSON.stringify({
     message: `upstream task "${ended.workflow_task_id ?? ended._id}" ended ${ended.state}`,
     type: UPSTREAM_FAILED,
@@ -121,8 +124,8 @@ export async function cancelDescendants(
   let n = 0;
   for (const part of chunks(ids)) {
     const r = await c.tasks.updateMany(
-      { _id: { $in: part }, state: { $in: CANCELLABLE_STATES } },
-      { $set: { state: 'CANCELLED', error, completed_at: now, updated_at: now, lease_expires_at: null, wf_done: true } },
+      { _id: { $in: part }, state: inStates(TRANSITIONS.upstreamFailed.from) },
+      { $set: { state: TRANSITIONS.upstreamFailed.to, error, completed_at: now, updated_at: now, lease_expires_at: null, wf_done: true } },
     );
     n += r.modifiedCount;
   }
@@ -197,7 +200,7 @@ export async function finishProgress(c: MongoCollections, task: TaskDoc, now: nu
  * @returns how many tasks it resumed
  */
 export async function resumeDescendants(c: MongoCollections, replayed: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<number> {
-  const found = await descendantsOf(c, replayed.downstream_ids ?? []);
+  const found = await descendantsOf(c, replayed);
   const isCandidate = (d: Node) => d.state === 'CANCELLED' && (fromJson(d.error) as { type?: string } | null)?.type === UPSTREAM_FAILED;
   const candidates = new Map([...found].filter(([, d]) => isCandidate(d)));
   if (candidates.size === 0) return 0;
@@ -228,9 +231,12 @@ export async function resumeDescendants(c: MongoCollections, replayed: Pick<Task
       const met = ups.filter((u) => !resumed.has(u) && state.get(u) === 'SUCCEEDED');
       const unmet = ups.length - met.length;
       const later = d.scheduled_at !== null && d.scheduled_at > now;
-      const target = unmet > 0 ? { state: 'BLOCKED' } : { state: later ? 'SCHEDULED' : 'PENDING', due_at: Math.max(d.scheduled_at ?? now, now) };
+      const target =
+        unmet > 0
+          ? { state: TRANSITIONS.resume.to }
+          : { state: later ? TRANSITIONS.resumeLater.to : TRANSITIONS.resumeReady.to, due_at: Math.max(d.scheduled_at ?? now, now) };
       const r = await c.tasks.updateOne(
-        { _id: id, state: 'CANCELLED' },
+        { _id: id, state: inStates(TRANSITIONS.resume.from) },
         { $set: { ...target, unmet_deps: unmet, met_deps: met, error: null, completed_at: null, updated_at: now, wf_done: false } },
       );
       if (r.modifiedCount === 1) resumed.add(id);

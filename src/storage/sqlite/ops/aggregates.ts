@@ -5,9 +5,8 @@
  * from one read transaction (a consistent snapshot): `COUNT(*)` of the table, which SQLite answers
  * by walking the pages of its smallest index and adding their cell counts without decoding a row,
  * and a range count on `tasks_state_seq` for every state but the one that was largest at the last
- * call, whose count is the difference. Cost: the page walk plus the entries of the smaller states.
- * Measured on 10 million SCHEDULED tasks (OS cache warm): about 230 ms, against 550–600 ms for
- * one `GROUP BY state`, which decodes every index entry.
+ * call, whose count is the difference. Cost: the page walk plus the entries of the smaller states,
+ * well under one `GROUP BY state`, which decodes every index entry.
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
  * auditScan — see audit.ts.
@@ -18,6 +17,8 @@
  */
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
+import { DEPTH_STATES } from '../../../domain/state-machine';
+import { sqlStates } from '../state-sql';
 import { prepareAuditScan } from './audit';
 
 export function prepareAggregates(db: Database.Database) {
@@ -39,7 +40,7 @@ export function prepareAggregates(db: Database.Database) {
     return out;
   });
   const waiting = db.prepare(`
-    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED') GROUP BY tenant_id`);
+    SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlStates(DEPTH_STATES)} GROUP BY tenant_id`);
   return {
     countByState(): Record<TaskState, number> {
       return countSnapshot();

@@ -10,21 +10,23 @@ import type Database from 'better-sqlite3';
 import { CancelResult } from '../../store';
 import { TaskRow, taskFromRow } from '../row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
+import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareCancelTask(db: Database.Database): (id: string, now: number) => CancelResult {
   const cancelWaiting = db.prepare(`
-    UPDATE tasks SET state = 'CANCELLED', completed_at = ?, updated_at = ?
-    WHERE id = ? AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW')
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.cancel.to)}, completed_at = ?, updated_at = ?
+    WHERE id = ? AND ${sqlStates(TRANSITIONS.cancel.from)}
     RETURNING *`);
   const requestCancel = db.prepare(`
     UPDATE tasks SET cancel_requested = 1, updated_at = ?
-    WHERE id = ? AND state = 'RUNNING'
+    WHERE id = ? AND ${sqlStates(GUARDS.attempt)}
     RETURNING *`);
   const read = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   const workflows = prepareWorkflowProgress(db);
   return (id, now) => {
     const cancelled = cancelWaiting.get(now, now, id) as TaskRow | undefined;
-    if (cancelled?.workflow_id) workflows.ended(id, cancelled.workflow_id, cancelled.workflow_task_id ?? id, 'CANCELLED', now);
+    if (cancelled?.workflow_id) workflows.ended(id, cancelled.workflow_id, cancelled.workflow_task_id ?? id, TRANSITIONS.cancel.to, now);
     if (cancelled) return { kind: 'cancelled', task: taskFromRow(cancelled) };
     const running = requestCancel.get(now, id) as TaskRow | undefined;
     if (running) return { kind: 'cancelling', task: taskFromRow(running) };

@@ -12,15 +12,17 @@ import { WORKFLOW_CANCELLED } from '../../../domain/workflow';
 import { WorkflowCancelResult } from '../../store';
 import { WorkflowRow, workflowFromRow } from './read-workflows';
 import { prepareWorkflowProgress } from './workflow-progress';
+import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareCancelWorkflow(db: Database.Database): (id: string, now: number) => WorkflowCancelResult {
   const read = db.prepare(`SELECT * FROM workflows WHERE id = ?`);
   const mark = db.prepare(`UPDATE workflows SET cancel_requested = 1, updated_at = @now WHERE id = @id AND status = 'RUNNING'`);
   const cancelWaiting = db.prepare(`
-    UPDATE tasks SET state = 'CANCELLED', error = @error, completed_at = @now, updated_at = @now
-    WHERE workflow_id = @id AND +state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.cancelWorkflow.to)}, error = @error, completed_at = @now, updated_at = @now
+    WHERE workflow_id = @id AND ${sqlStates(TRANSITIONS.cancelWorkflow.from, '+state')}`);
   const requestRunning = db.prepare(`
-    UPDATE tasks SET cancel_requested = 1, updated_at = @now WHERE workflow_id = @id AND +state = 'RUNNING'
+    UPDATE tasks SET cancel_requested = 1, updated_at = @now WHERE workflow_id = @id AND ${sqlStates(GUARDS.attempt, '+state')}
     RETURNING id, attempts`);
   const workflows = prepareWorkflowProgress(db);
   const error = JSON.stringify({ message: 'the workflow was cancelled', type: WORKFLOW_CANCELLED, retryable: false });

@@ -18,11 +18,13 @@
  * With `seqs` (each id's seq from its due entry): the row is read by its rowid and must still have
  * that id; a hint that finds no claimable row is retried by id, so a hint changes the cost (one
  * more read when it finds nothing), never the result. Each ClaimedTask carries its row's `seq`.
- * By rowid a claim skips the search of the id index: measured on 40,960 claims, 4.5 against 5.5 µs.
+ * By rowid a claim skips the search of the id index (figures: docs/design-notes/storage-measurements.md).
  */
 import type Database from 'better-sqlite3';
 import { ClaimedTask, RetrySettings } from '../../../domain/task';
 import { parseJson, RETRY_COLUMNS, retryFromRow } from '../row-mapping';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 /** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
 const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
@@ -35,17 +37,16 @@ const RETRY_AT = 13;
 type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, string | null, ...unknown[]];
 
 /** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
-const CLAIM_SET = `state = 'RUNNING', attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
-const CLAIMABLE = `(state = 'PENDING' OR (state IN ('SCHEDULED', 'RETRYING') AND due_at <= ?))`;
+const CLAIM_SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
+const CLAIMABLE = `(${sqlStates(TRANSITIONS.claim.from)} OR (${sqlStates(TRANSITIONS.dueClaim.from)} AND due_at <= ?))`;
 
 export function prepareClaimTasks(
   db: Database.Database,
 ): (ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[], seqs?: readonly number[]) => ClaimedTask[] {
-  // A read of the claimable row, then an UPDATE by its rowid, instead of one UPDATE … RETURNING:
-  // measured on 42,000 claims, 6.4 against 7.7 µs per claim (RETURNING has a fixed cost per
-  // execution). Both run inside the writer's one transaction (group-commit.ts), so nothing can
-  // change the row between them. Rows come back as arrays (`raw`): 8 against 11 µs per claim with
-  // row objects and spreads.
+  // A read of the claimable row, then an UPDATE by its rowid, instead of one UPDATE … RETURNING
+  // (RETURNING has a fixed cost per execution). Both run inside the writer's one transaction
+  // (group-commit.ts), so nothing can change the row between them. Rows come back as arrays
+  // (`raw`), cheaper than row objects and spreads.
   const find = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE}`).raw(true);
   const findFenced = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE} AND owner_epoch <= ?`).raw(true);
   const findBySeq = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE seq = ? AND id = ? AND ${CLAIMABLE}`).raw(true);
@@ -68,9 +69,9 @@ export function prepareClaimTasks(
   };
   // Claimed tasks mostly share their retry settings: a row whose settings equal the previous
   // claimed row's (in this claim or an earlier one) gets the same frozen object, which a claim's
-  // answer then carries to the dispatcher thread once (structured clone keeps shared references):
-  // measured, 1.2 against 1.8 µs per task to post and receive 64 claimed tasks. With the writer on
-  // the caller's thread the object itself is shared, hence frozen.
+  // answer then carries to the dispatcher thread once (structured clone keeps shared references),
+  // which makes posting a claim cheaper. With the writer on the caller's thread the object itself
+  // is shared, hence frozen.
   let lastRetry: { columns: unknown[]; settings: RetrySettings } | null = null;
   const retryOf = (r: ClaimRow): RetrySettings => {
     const columns = r.slice(RETRY_AT);

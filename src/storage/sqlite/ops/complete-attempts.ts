@@ -14,38 +14,41 @@
  * Guarantee: an attempt completes at most once; a task never moves backwards.
  *
  * A final target (SUCCEEDED, FAILED, DEAD, CANCELLED: no retry, so no cancel flag or backoff to
- * look at) has its own statements (a read of three columns as an array, then the write): measured
- * on 30,000 completions, 5.7 against 9.1 µs per completion with one statement for every target
- * that returned a full due entry, and 4.1 against 5.2 µs since (42,000) without RETURNING. With
- * the claim's `seq` as a hint the read goes by rowid (id and attempt must still match; no row
- * found that way: read again by id): 3.1 against 3.5 µs (40,960 completions).
+ * look at) has its own statements, a read of three columns as an array then the write by rowid,
+ * cheaper than one statement for every target or an UPDATE … RETURNING. With the claim's `seq` as
+ * a hint the read goes by rowid (id and attempt must still match; no row found that way: read
+ * again by id). Figures: docs/design-notes/storage-measurements.md.
  */
 import type Database from 'better-sqlite3';
 import { TaskState } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
+
+/** The attempt being completed is still the task's current one, running. */
+const RUNNING = sqlStates(TRANSITIONS.succeed.from);
 
 export function prepareCompleteAttempts(
   db: Database.Database,
 ): (completions: AttemptCompletion[], now: number) => CompletionResult[] {
   const retry = db.prepare(`
     UPDATE tasks SET
-      state = CASE WHEN cancel_requested = 1 THEN 'CANCELLED' WHEN @retryAt <= @now THEN 'PENDING' ELSE 'RETRYING' END,
+      state = CASE WHEN cancel_requested = 1 THEN ${sqlState(TRANSITIONS.cancelRunning.to)} WHEN @retryAt <= @now THEN ${sqlState(TRANSITIONS.retryNow.to)} ELSE ${sqlState(TRANSITIONS.retry.to)} END,
       due_at = CASE WHEN cancel_requested = 0 THEN @retryAt ELSE due_at END,
       completed_at = CASE WHEN cancel_requested = 0 THEN NULL ELSE @now END,
       duration_ms = @durationMs, result = NULL, error = @error, lease_expires_at = NULL, updated_at = @now
-    WHERE id = @id AND attempts = @attempt AND state = 'RUNNING'
+    WHERE id = @id AND attempts = @attempt AND ${sqlStates(TRANSITIONS.retry.from)}
     RETURNING ${DUE_COLUMNS}, started_at, worker_id, workflow_id, workflow_task_id`);
   const workflows = prepareWorkflowProgress(db);
   const history = db.prepare(`
     INSERT OR IGNORE INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
   // A final target: the running attempt's row is read, then written by its rowid (both inside the
-  // writer's one transaction, so nothing changes the row in between): measured on 42,000
-  // completions, 4.1 against 5.2 µs per completion with one UPDATE … RETURNING.
-  const running = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE id = ? AND attempts = ? AND state = 'RUNNING'`).raw(true);
-  const runningBySeq = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE seq = ? AND id = ? AND attempts = ? AND state = 'RUNNING'`).raw(true);
+  // writer's one transaction, so nothing changes the row in between).
+  const running = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE id = ? AND attempts = ? AND ${RUNNING}`).raw(true);
+  const runningBySeq = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE seq = ? AND id = ? AND attempts = ? AND ${RUNNING}`).raw(true);
   const final = db.prepare(`
     UPDATE tasks SET state = ?, completed_at = ?, duration_ms = ?, result = ?, error = ?, lease_expires_at = NULL, updated_at = ?
     WHERE seq = ?`);

@@ -11,6 +11,9 @@ import { TaskState } from '../../../domain/task';
 import { CronFireView, CronListQuery } from '../../cron-store';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { CronFireRow, CronRow, cronFromRow, fireFromRow } from '../cron-rows';
+import { TERMINAL_STATES } from '../../../domain/task';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlNotStates, sqlStates } from '../state-sql';
 
 export function prepareCronReads(db: Database.Database) {
   const getOne = db.prepare(`SELECT * FROM cron_tasks WHERE id = ?`);
@@ -27,7 +30,7 @@ export function prepareCronReads(db: Database.Database) {
   const queued = db
     .prepare(`
     SELECT DISTINCT cron_id FROM tasks
-    WHERE cron_id IS NOT NULL AND state NOT IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED') AND state = 'BLOCKED'
+    WHERE cron_id IS NOT NULL AND ${sqlNotStates([...TERMINAL_STATES])} AND ${sqlStates(TRANSITIONS.releaseQueued.from)}
     LIMIT ?`)
     .pluck();
 

@@ -12,6 +12,8 @@ import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareReplayDead(db: Database.Database): (id: string, now: number) => DueEntry | null {
   // The final attempt of a finished task lives in the task row (see complete-attempts.ts): archive
@@ -19,11 +21,11 @@ export function prepareReplayDead(db: Database.Database): (id: string, now: numb
   const archive = db.prepare(`
     INSERT OR IGNORE INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
     SELECT id, attempts, worker_id, COALESCE(started_at, completed_at, @now), COALESCE(completed_at, @now), state, error
-    FROM tasks WHERE id = @id AND state = 'DEAD' AND attempts > 0`);
+    FROM tasks WHERE id = @id AND ${sqlStates(TRANSITIONS.replay.from)} AND attempts > 0`);
   const stmt = db.prepare(`
-    UPDATE tasks SET state = 'PENDING', due_at = @now, retry_base = attempts, completed_at = NULL,
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.replay.to)}, due_at = @now, retry_base = attempts, completed_at = NULL,
       result = NULL, updated_at = @now
-    WHERE id = @id AND state = 'DEAD'
+    WHERE id = @id AND ${sqlStates(TRANSITIONS.replay.from)}
     RETURNING ${DUE_COLUMNS}, workflow_id`);
   const workflows = prepareWorkflowProgress(db);
   return (id, now) => {
@@ -35,7 +37,7 @@ export function prepareReplayDead(db: Database.Database): (id: string, now: numb
 }
 
 export function prepareDeleteDead(db: Database.Database): (id: string) => boolean {
-  const task = db.prepare(`DELETE FROM tasks WHERE id = ? AND state = 'DEAD'`);
+  const task = db.prepare(`DELETE FROM tasks WHERE id = ? AND ${sqlStates([TRANSITIONS.exhaust.to])}`);
   const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
   return (id) => {
     if (task.run(id).changes === 0) return false;

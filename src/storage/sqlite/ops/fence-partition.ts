@@ -6,10 +6,12 @@
  * profile never calls it).
  */
 import type Database from 'better-sqlite3';
+import { GUARDS } from '../../../domain/state-machine';
+import { sqlStates } from '../state-sql';
 
 export function prepareFencePartition(db: Database.Database): (partition: number, epoch: number) => number {
   const stmt = db.prepare(`
     UPDATE tasks SET owner_epoch = ?
-    WHERE partition = ? AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'RUNNING') AND owner_epoch < ?`);
+    WHERE partition = ? AND ${sqlStates(GUARDS.fence)} AND owner_epoch < ?`);
   return (partition, epoch) => stmt.run(epoch, partition, epoch).changes;
 }

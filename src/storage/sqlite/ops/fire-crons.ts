@@ -24,11 +24,13 @@ import { CronFiring, CronFiringResult } from '../../cron-store';
 import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../row-mapping';
 import { prepareCancelTask } from './cancel-task';
 import { prepareInsertTasks } from './insert-tasks';
+import { TERMINAL_STATES } from '../../../domain/task';
+import { sqlNotStates } from '../state-sql';
 
 /** The live (non-terminal) instances of a cron, oldest due first; matches index tasks_cron_live. */
 export const LIVE_CRON_INSTANCES_SQL = `
   SELECT ${DUE_COLUMNS}, attempts FROM tasks
-  WHERE cron_id = ? AND state NOT IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED')
+  WHERE cron_id = ? AND ${sqlNotStates([...TERMINAL_STATES])}
   ORDER BY due_at, seq`;
 
 export function prepareFireCrons(db: Database.Database): (firings: CronFiring[], now: number) => CronFiringResult[] {

@@ -9,9 +9,11 @@
 import type Database from 'better-sqlite3';
 import { OrphanedAttempt } from '../../store';
 import { RETRY_COLUMNS, retryFromRow, TaskRow } from '../row-mapping';
+import { GUARDS } from '../../../domain/state-machine';
+import { sqlStates } from '../state-sql';
 
 export function prepareExtendLeases(db: Database.Database): (items: Array<{ taskId: string; attempt: number }>, until: number) => number {
-  const stmt = db.prepare(`UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempts = ? AND state = 'RUNNING'`);
+  const stmt = db.prepare(`UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempts = ? AND ${sqlStates(GUARDS.attempt)}`);
   return (items, until) => items.reduce((n, i) => n + stmt.run(until, i.taskId, i.attempt).changes, 0);
 }
 

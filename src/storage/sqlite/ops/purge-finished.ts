@@ -13,6 +13,8 @@
  * dependency edges with it.
  */
 import type Database from 'better-sqlite3';
+import { TERMINAL_STATES } from '../../../domain/task';
+import { sqlStates } from '../state-sql';
 
 export function preparePurgeFinished(
   db: Database.Database,
@@ -21,7 +23,7 @@ export function preparePurgeFinished(
     .prepare(`
     DELETE FROM tasks WHERE id IN (
       SELECT id FROM tasks
-      WHERE state IN ('SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED') AND completed_at < ?
+      WHERE ${sqlStates([...TERMINAL_STATES])} AND completed_at < ?
         AND (workflow_id IS NULL OR workflow_id NOT IN (SELECT id FROM workflows WHERE status = 'RUNNING'))
       LIMIT ?)
     RETURNING id`)

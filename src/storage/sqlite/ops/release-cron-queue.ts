@@ -9,16 +9,19 @@ import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
 import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../row-mapping';
 import { LIVE_CRON_INSTANCES_SQL } from './fire-crons';
+import { TaskState } from '../../../domain/task';
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareReleaseQueuedInstances(db: Database.Database): (cronIds: string[], now: number) => DueEntry[] {
   const live = db.prepare(LIVE_CRON_INSTANCES_SQL);
   const release = db.prepare(`
-    UPDATE tasks SET state = 'PENDING', updated_at = ? WHERE id = ? AND state = 'BLOCKED' RETURNING ${DUE_COLUMNS}`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.releaseQueued.to)}, updated_at = ? WHERE id = ? AND ${sqlStates(TRANSITIONS.releaseQueued.from)} RETURNING ${DUE_COLUMNS}`);
   return (cronIds, now) => {
     const released: DueEntry[] = [];
     for (const cronId of new Set(cronIds)) {
       const rows = live.all(cronId) as TaskRow[];
-      if (rows.length === 0 || rows.some((r) => r.state !== 'BLOCKED')) continue;
+      if (rows.length === 0 || rows.some((r) => !canTransition(r.state as TaskState, 'releaseQueued'))) continue;
       const row = release.get(now, rows[0].id) as TaskRow | undefined;
       if (row) released.push(dueEntryFromRow(row));
     }

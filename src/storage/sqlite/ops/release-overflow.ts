@@ -8,14 +8,16 @@
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareReleaseOverflow(db: Database.Database): (ids: readonly string[], now: number) => DueEntry[] {
   const stmt = db.prepare(`
     UPDATE tasks SET
-      state = CASE WHEN scheduled_at IS NOT NULL AND scheduled_at > @now THEN 'SCHEDULED' ELSE 'PENDING' END,
+      state = CASE WHEN scheduled_at IS NOT NULL AND scheduled_at > @now THEN ${sqlState(TRANSITIONS.releaseLater.to)} ELSE ${sqlState(TRANSITIONS.release.to)} END,
       due_at = CASE WHEN scheduled_at IS NOT NULL AND scheduled_at > @now THEN scheduled_at ELSE @now END,
       updated_at = @now
-    WHERE id = @id AND state = 'OVERFLOW'
+    WHERE id = @id AND ${sqlStates(TRANSITIONS.release.from)}
     RETURNING ${DUE_COLUMNS}`);
   return (ids, now) => {
     const out: DueEntry[] = [];

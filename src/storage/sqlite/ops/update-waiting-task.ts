@@ -10,6 +10,9 @@
 import type Database from 'better-sqlite3';
 import { UpdateWaitingChanges, UpdateWaitingResult } from '../../store';
 import { dueEntryFromRow, rankOfPriority, TaskRow, taskFromRow } from '../row-mapping';
+import { TaskState } from '../../../domain/task';
+import { GUARDS, TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export function prepareUpdateWaitingTask(
   db: Database.Database,
@@ -17,13 +20,13 @@ export function prepareUpdateWaitingTask(
   const update = db.prepare(`
     UPDATE tasks SET
       scheduled_at = CASE WHEN @setTime THEN @scheduledAt ELSE scheduled_at END,
-      due_at       = CASE WHEN @setTime AND state NOT IN ('BLOCKED', 'OVERFLOW') THEN @dueAt ELSE due_at END,
-      state        = CASE WHEN @setTime AND state NOT IN ('BLOCKED', 'OVERFLOW') THEN (CASE WHEN @dueAt > @now THEN 'SCHEDULED' ELSE 'PENDING' END)
+      due_at       = CASE WHEN @setTime AND ${sqlStates(TRANSITIONS.reschedule.from)} THEN @dueAt ELSE due_at END,
+      state        = CASE WHEN @setTime AND ${sqlStates(TRANSITIONS.reschedule.from)} THEN (CASE WHEN @dueAt > @now THEN ${sqlState(TRANSITIONS.reschedule.to)} ELSE ${sqlState(TRANSITIONS.rescheduleNow.to)} END)
                           ELSE state END,
       priority     = COALESCE(@priority, priority),
       payload      = CASE WHEN @setPayload THEN @payload ELSE payload END,
       updated_at   = @now
-    WHERE id = @id AND state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW')
+    WHERE id = @id AND ${sqlStates(GUARDS.edit)}
     RETURNING *`);
   const read = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   return (id, changes, now) => {
@@ -38,7 +41,7 @@ export function prepareUpdateWaitingTask(
       setPayload: changes.payload !== undefined ? 1 : 0,
       payload: changes.payload === undefined ? null : JSON.stringify(changes.payload),
     }) as TaskRow | undefined;
-    if (row) return { kind: 'updated', task: taskFromRow(row), entry: row.state === 'BLOCKED' || row.state === 'OVERFLOW' ? null : dueEntryFromRow(row) };
+    if (row) return { kind: 'updated', task: taskFromRow(row), entry: canTransition(row.state as TaskState, 'reschedule') ? dueEntryFromRow(row) : null };
     const found = read.get(id) as TaskRow | undefined;
     return found ? { kind: 'conflict', task: taskFromRow(found) } : { kind: 'not_found' };
   };

@@ -17,9 +17,12 @@
  *   the workflow is RUNNING again.
  */
 import type Database from 'better-sqlite3';
+import { descendantsOf } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED } from '../../../domain/workflow';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../state-sql';
 
 export interface WorkflowProgress {
   /** Task `taskId` of `workflowId` became SUCCEEDED. @returns the tasks it released */
@@ -42,14 +45,14 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
   const release = db.prepare(`
     UPDATE tasks SET
       unmet_deps = unmet_deps - 1,
-      state  = CASE WHEN unmet_deps <= 1 THEN (CASE WHEN scheduled_at > @now THEN 'SCHEDULED' ELSE 'PENDING' END) ELSE state END,
+      state  = CASE WHEN unmet_deps <= 1 THEN (CASE WHEN scheduled_at > @now THEN ${sqlState(TRANSITIONS.unblockLater.to)} ELSE ${sqlState(TRANSITIONS.unblock.to)} END) ELSE state END,
       due_at = CASE WHEN unmet_deps <= 1 THEN MAX(COALESCE(scheduled_at, @now), @now) ELSE due_at END,
       updated_at = @now
-    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND +state = 'BLOCKED'
+    WHERE id IN (SELECT downstream_id FROM workflow_edges WHERE upstream_id = @id) AND ${sqlStates(TRANSITIONS.unblock.from, '+state')}
     RETURNING ${DUE_COLUMNS}`);
   const cancelDescendants = db.prepare(`${DESCENDANTS}
-    UPDATE tasks SET state = 'CANCELLED', error = @error, completed_at = @now, updated_at = @now, lease_expires_at = NULL
-    WHERE id IN (SELECT id FROM d) AND +state IN ('SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED')`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.upstreamFailed.to)}, error = @error, completed_at = @now, updated_at = @now, lease_expires_at = NULL
+    WHERE id IN (SELECT id FROM d) AND ${sqlStates(TRANSITIONS.upstreamFailed.from, '+state')}`);
   const close = db.prepare(`
     UPDATE workflows SET open_tasks = open_tasks - @n, updated_at = @now WHERE id = @wf
     RETURNING open_tasks, cancel_requested, status`);
@@ -60,21 +63,20 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
     UPDATE workflows SET status = @status, completed_at = @now, updated_at = @now WHERE id = @wf AND status = 'RUNNING'`);
   const reopen = db.prepare(`
     UPDATE workflows SET open_tasks = open_tasks + @n, status = 'RUNNING', completed_at = NULL, updated_at = @now WHERE id = @wf`);
-  const descendants = db.prepare(`${DESCENDANTS}
-    SELECT t.id, t.state, json_extract(t.error, '$.type') AS reason FROM tasks t WHERE t.id IN (SELECT id FROM d)`);
+  const nodeOf = db.prepare(`SELECT id, state, json_extract(error, '$.type') AS reason FROM tasks WHERE id = ?`);
   const upstreamsOf = db.prepare(`
     SELECT e.upstream_id AS id, u.state AS state FROM workflow_edges e LEFT JOIN tasks u ON u.id = e.upstream_id
     WHERE e.downstream_id = ?`);
   const downstreamOf = db.prepare(`SELECT downstream_id FROM workflow_edges WHERE upstream_id = ?`).pluck();
   const reblock = db.prepare(`
-    UPDATE tasks SET state = 'BLOCKED', unmet_deps = @unmet, error = NULL, completed_at = NULL, updated_at = @now
-    WHERE id = @id AND state = 'CANCELLED'`);
+    UPDATE tasks SET state = ${sqlState(TRANSITIONS.resume.to)}, unmet_deps = @unmet, error = NULL, completed_at = NULL, updated_at = @now
+    WHERE id = @id AND ${sqlStates(TRANSITIONS.resume.from)}`);
 
   const progress: WorkflowProgress = {
     succeeded(taskId, workflowId, now) {
       const rows = release.all({ id: taskId, now }) as TaskRow[];
       progress.closed(workflowId, 1, now);
-      return rows.filter((r) => r.state !== 'BLOCKED').map(dueEntryFromRow);
+      return rows.filter((r) => !canTransition(r.state as TaskState, 'unblock')).map(dueEntryFromRow);
     },
 
     ended(taskId, workflowId, workflowTaskId, state, now) {
@@ -97,7 +99,9 @@ export function prepareWorkflowProgress(db: Database.Database): WorkflowProgress
     },
 
     replayed(taskId, workflowId, now) {
-      const found = descendants.all({ id: taskId }) as Array<{ id: string; state: TaskState; reason: string | null }>;
+      const found = descendantsOf([taskId], (id) => downstreamOf.all(id) as string[])
+        .map((id) => nodeOf.get(id) as { id: string; state: TaskState; reason: string | null } | undefined)
+        .filter((d) => d !== undefined);
       const candidates = new Set(found.filter((d) => d.state === 'CANCELLED' && d.reason === UPSTREAM_FAILED).map((d) => d.id));
       // Kahn's algorithm over the candidates: a task is decided after all its candidate upstreams.
       const upstreams = new Map<string, Array<{ id: string; state: TaskState | null }>>();

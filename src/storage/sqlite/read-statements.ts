@@ -1,0 +1,45 @@
+/**
+ * The reads of the SQLite store, prepared together on the caller's connection when the store opens
+ * (writes go through the writer, write-ops.ts; scans that grow with the table through the
+ * aggregate reader). One bundle, so that the facade holds one handle instead of one per group.
+ */
+import type Database from 'better-sqlite3';
+import { prepareClusterReads } from './ops/cluster-reads';
+import { prepareConcurrencyLimitReads } from './ops/concurrency-limits';
+import { prepareCountOverflow } from './ops/count-overflow';
+import { CronReads, prepareCronReads } from './ops/cron-reads';
+import { prepareFindExpiredLeases } from './ops/leases';
+import { prepareListOverflow } from './ops/list-overflow';
+import { prepareLoadDue } from './ops/load-due';
+import { prepareReads, TaskReads } from './ops/read-tasks';
+import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
+import { prepareTenantReads } from './ops/tenant-settings';
+
+export interface ReadStatements {
+  tasks: TaskReads;
+  loadDue: ReturnType<typeof prepareLoadDue>;
+  findExpiredLeases: ReturnType<typeof prepareFindExpiredLeases>;
+  crons: CronReads;
+  tenants: ReturnType<typeof prepareTenantReads>;
+  concurrency: ReturnType<typeof prepareConcurrencyLimitReads>;
+  workflows: WorkflowReads;
+  cluster: ReturnType<typeof prepareClusterReads>;
+  listOverflow: ReturnType<typeof prepareListOverflow>;
+  countOverflow: ReturnType<typeof prepareCountOverflow>;
+}
+
+/** Prepares every read statement on `db` (an open, migrated connection). */
+export function prepareReadStatements(db: Database.Database): ReadStatements {
+  return {
+    tasks: prepareReads(db),
+    loadDue: prepareLoadDue(db),
+    findExpiredLeases: prepareFindExpiredLeases(db),
+    crons: prepareCronReads(db),
+    tenants: prepareTenantReads(db),
+    concurrency: prepareConcurrencyLimitReads(db),
+    workflows: prepareWorkflowReads(db),
+    cluster: prepareClusterReads(db),
+    listOverflow: prepareListOverflow(db),
+    countOverflow: prepareCountOverflow(db),
+  };
+}
