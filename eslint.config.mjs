@@ -17,6 +17,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS config files of the tools (dependency-cruiser).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } },
+  },
+  {
     // Tests and benchmarks read JSON bodies from HTTP and peers' libraries as they come, and fake
     // collaborators: `any` is allowed there, not in src/.
     files: ['test/**/*.ts', 'load-tests/**/*.ts', 'examples/**/*.ts'],

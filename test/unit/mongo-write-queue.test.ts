@@ -40,8 +40,8 @@ describe('MongoStore write queue: one write at a time, attempt writes first', ()
     const results: Array<Promise<string>> = [q.run(running.op)];
     const order: string[] = [];
     for (const name of ['claim-2', 'claim-3']) results.push(q.run(async () => (order.push(name), name)));
-    results.push(q.run(async () => (order.push('complete-1'), 'complete-1'), 'attempts'));
-    results.push(q.run(async () => (order.push('extend-1'), 'extend-1'), 'attempts'));
+    results.push(q.run(async () => (order.push('complete-1'), 'complete-1'), 'first'));
+    results.push(q.run(async () => (order.push('extend-1'), 'extend-1'), 'first'));
     running.open();
     expect(await Promise.all(results)).to.deep.equal(['claim-1', 'claim-2', 'claim-3', 'complete-1', 'extend-1']);
     expect(order).to.deep.equal(['complete-1', 'extend-1', 'claim-2', 'claim-3']);
@@ -67,7 +67,7 @@ describe('MongoStore write queue: one write at a time, attempt writes first', ()
     const a = gate(started, 'a');
     const b = gate(started, 'b');
     void q.run(a.op);
-    void q.run(b.op, 'attempts');
+    void q.run(b.op, 'first');
     let drained = false;
     const d = q.drain().then(() => (drained = true));
     a.open();

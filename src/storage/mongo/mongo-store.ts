@@ -177,7 +177,7 @@ export class MongoStore implements Store {
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-    return this.write((c) => completeAttempts(c, completions, now), 'attempts');
+    return this.write((c) => completeAttempts(c, completions, now), 'first');
   }
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {
@@ -197,12 +197,12 @@ export class MongoStore implements Store {
   }
 
   async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
-    return this.write((c) => extendLeases(c, items, until), 'attempts');
+    return this.write((c) => extendLeases(c, items, until), 'first');
   }
 
   async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
     const text = checkpointText(value);
-    return this.write((c) => saveCheckpoint(c, taskId, attempt, text, now), 'attempts');
+    return this.write((c) => saveCheckpoint(c, taskId, attempt, text, now), 'first');
   }
 
   async reportProgress(reports: ProgressReport[], now: number): Promise<number> {
@@ -367,7 +367,7 @@ export class MongoStore implements Store {
 
   /** Queued with the task writes: a fence must land after the writes this store issued before it. */
   async fencePartition(partition: number, epoch: number): Promise<number> {
-    return this.write((c) => fencePartition(c, partition, epoch));
+    return this.write((c) => fencePartition(c, partition, epoch), 'first');
   }
 
   // Overflow part (overflow-store.ts).

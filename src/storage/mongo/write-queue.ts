@@ -1,7 +1,7 @@
 /**
- * Runs the write operations of one MongoStore one at a time: those of the `attempts` lane (the
- * writes that end or keep alive a running attempt) before those of the `ordered` lane, each lane
- * in the order its writes were called.
+ * Runs the write operations of one MongoStore one at a time: those of the `first` lane (the writes
+ * that end or keep alive a running attempt, and the fence of a partition just acquired) before
+ * those of the `ordered` lane, each lane in the order its writes were called.
  *
  * Why one at a time: the Store contract is written against one writer (SQLite's writing
  * connection), and callers rely on it: a cancel issued right after an insert, without awaiting it,
@@ -17,22 +17,24 @@
  * Those writes are
  * compare-and-sets on an attempt already claimed (id, attempt, RUNNING), so running them ahead of
  * claims, inserts or due marks changes no outcome a caller can rely on: the claim they follow
- * committed before its worker could report.
+ * committed before its worker could report. A fence waiting behind claims delays the take-over of a
+ * dead member's partitions; run first, it only makes older-epoch writes still queued fail sooner,
+ * which is what a fence is for (writes under the new epoch start after it returns).
  *
  * `drain()` lets `close()` answer every write issued before it.
  */
-export type WriteLane = 'attempts' | 'ordered';
+export type WriteLane = 'first' | 'ordered';
 
 export class WriteQueue {
-  private readonly lanes: Record<WriteLane, Array<() => Promise<void>>> = { attempts: [], ordered: [] };
+  private readonly lanes: Record<WriteLane, Array<() => Promise<void>>> = { first: [], ordered: [] };
   private running = false;
   private idle: Array<() => void> = [];
 
   /**
-   * Runs `op` once every write queued before it in its lane (and every `attempts` write queued
+   * Runs `op` once every write queued before it in its lane (and every `first` write queued
    * before it starts) has run; resolves or rejects with its result.
-   * @param lane `attempts` for completions, lease extensions and checkpoints of running attempts;
-   *   `ordered` (default) for everything else
+   * @param lane `first` for completions, lease extensions and checkpoints of running attempts, and
+   *   partition fences; `ordered` (default) for everything else
    */
   run<T>(op: () => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -56,7 +58,7 @@ export class WriteQueue {
   private async loop(): Promise<void> {
     this.running = true;
     for (;;) {
-      const next = this.lanes.attempts.shift() ?? this.lanes.ordered.shift();
+      const next = this.lanes.first.shift() ?? this.lanes.ordered.shift();
       if (!next) break;
       await next();
     }

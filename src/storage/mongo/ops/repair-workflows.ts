@@ -45,7 +45,10 @@ export async function repairWorkflows(c: MongoCollections, now: number, limit: n
   }
   const reconcile = new Set<string>();
   for (const wf of await c.workflows.find({ status: 'RELEASING', created_at: { $lt: stale } }, { projection: { _id: 1 } }).limit(limit).toArray()) {
-    if (await completeInsert(c, wf._id, now)) (reconcile.add(wf._id), repaired++);
+    if (await completeInsert(c, wf._id, now)) {
+      reconcile.add(wf._id);
+      repaired++;
+    }
   }
 
   const cleared: Array<{ id: string; marker: 'wf_replay' | 'wf_done' }> = [];

@@ -48,12 +48,16 @@ export function prepareReads(db: Database.Database): TaskReads {
     listTasks: (q) => {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (q.status) (where.push('state = ?'), args.push(q.status));
-      if (q.taskType) (where.push('task_type = ?'), args.push(q.taskType));
-      if (q.queue) (where.push('queue = ?'), args.push(q.queue));
-      if (q.tenantId) (where.push('tenant_id = ?'), args.push(q.tenantId));
-      if (q.completedSince !== undefined) (where.push('completed_at >= ?'), args.push(q.completedSince));
-      if (q.cursor !== undefined) (where.push('seq < ?'), args.push(decodeCursor(q.cursor)));
+      const filter = (clause: string, value: unknown): void => {
+        where.push(clause);
+        args.push(value);
+      };
+      if (q.status) filter('state = ?', q.status);
+      if (q.taskType) filter('task_type = ?', q.taskType);
+      if (q.queue) filter('queue = ?', q.queue);
+      if (q.tenantId) filter('tenant_id = ?', q.tenantId);
+      if (q.completedSince !== undefined) filter('completed_at >= ?', q.completedSince);
+      if (q.cursor !== undefined) filter('seq < ?', decodeCursor(q.cursor));
       const sql = `SELECT * FROM tasks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...args, q.limit + 1) as TaskRow[];
       const page = rows.slice(0, q.limit).map(taskFromRow);

@@ -88,9 +88,13 @@ export function prepareWorkflowReads(db: Database.Database): WorkflowReads {
     listWorkflows: (q) => {
       const where: string[] = [];
       const args: unknown[] = [];
-      if (q.status) (where.push('status = ?'), args.push(q.status));
-      if (q.tenantId) (where.push('tenant_id = ?'), args.push(q.tenantId));
-      if (q.cursor !== undefined) (where.push('seq < ?'), args.push(decodeCursor(q.cursor)));
+      const filter = (clause: string, value: unknown): void => {
+        where.push(clause);
+        args.push(value);
+      };
+      if (q.status) filter('status = ?', q.status);
+      if (q.tenantId) filter('tenant_id = ?', q.tenantId);
+      if (q.cursor !== undefined) filter('seq < ?', decodeCursor(q.cursor));
       const sql = `SELECT * FROM workflows ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
       const rows = db.prepare(sql).all(...args, q.limit + 1) as WorkflowRow[];
       const page = rows.slice(0, q.limit).map(workflowFromRow);
