@@ -96,7 +96,10 @@ const DEPTH_COUNT_SERVE_STALE_MS = 250;
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
 
-export async function startScheduler(config: Config, options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {}): Promise<Scheduler> {
+export async function startScheduler(
+  config: Config,
+  options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {},
+): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   // This process's spans (submission, queue wait, external hand-off); the workers export their own.
   const tracing = registerTracing(config.tracesExporter, {
@@ -162,21 +165,47 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     }
     loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) services.operations.setOwnershipProbe(() => router.ownership());
-    runtime = await startActorRuntime({ store, clock, config, metrics, log, router, limits, cluster, spans, ...(redis ? { streams: new StreamDispatch(redis) } : {}) });
+    runtime = await startActorRuntime({
+      store,
+      clock,
+      config,
+      metrics,
+      log,
+      router,
+      limits,
+      cluster,
+      spans,
+      ...(redis ? { streams: new StreamDispatch(redis) } : {}),
+    });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
     if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
-    const apiActor = await spawnLocal(runtime.root, schedulerApiActor(service, crons, workflows, tenants, services.external), 'scheduler-api');
+    const apiActor = await spawnLocal(
+      runtime.root,
+      schedulerApiActor(service, crons, workflows, tenants, services.external),
+      'scheduler-api',
+    );
     const app = appFor(services, config, metrics, log);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     // The embedded store's WAL is checkpointed off the writer's commits (see SqliteStore.checkpoint).
-    const checkpoints = store instanceof SqliteStore
-      ? new Periodic(clock, WAL_CHECKPOINT_EVERY_MS, () => store.checkpoint(), (err) => log.warn({ err }, 'WAL checkpoint failed'))
-      : null;
+    const checkpoints =
+      store instanceof SqliteStore
+        ? new Periodic(
+            clock,
+            WAL_CHECKPOINT_EVERY_MS,
+            () => store.checkpoint(),
+            (err) => log.warn({ err }, 'WAL checkpoint failed'),
+          )
+        : null;
     checkpoints?.start();
-    const audit = new Periodic(clock, config.auditIntervalMs, () => services.operations.audit(), (err) => log.warn({ err }, 'audit pass failed'));
+    const audit = new Periodic(
+      clock,
+      config.auditIntervalMs,
+      () => services.operations.audit(),
+      (err) => log.warn({ err }, 'audit pass failed'),
+    );
     audit.start();
     const waitingCounts = new Periodic(
       clock,
@@ -186,7 +215,12 @@ export async function startScheduler(config: Config, options: { clock?: Clock; l
     );
     if (guard.countsNeeded) waitingCounts.start();
     // Held low-priority tasks (overflow) are let in as the waiting depth falls (services/overflow-release.ts).
-    const overflowRelease = new Periodic(clock, config.overflow.releaseIntervalMs, () => services.overflow.pass(), (err) => log.warn({ err }, 'overflow release pass failed'));
+    const overflowRelease = new Periodic(
+      clock,
+      config.overflow.releaseIntervalMs,
+      () => services.overflow.pass(),
+      (err) => log.warn({ err }, 'overflow release pass failed'),
+    );
     overflowRelease.start();
     const rt = runtime;
     const streamsRedis = redis;

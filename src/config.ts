@@ -6,7 +6,9 @@ import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
-const rateLimit = z.object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) }).strict();
+const rateLimit = z
+  .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) })
+  .strict();
 
 /**
  * Schema of the resolved configuration (docs/DESIGN.md §11). Every default lives in `config/default.json`;
@@ -20,7 +22,10 @@ export const ConfigSchema = z
     sqlitePath: z.string().min(1),
     mongodbUri: z.string().nullable(),
     /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
-    redisUrl: z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').nullable(),
+    redisUrl: z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      .nullable(),
     workers: int(1, 64),
     workerConcurrency: int(1, 10_000),
     partitions: int(1, 4096),
@@ -186,17 +191,18 @@ export const ConfigSchema = z
     workflowMaxTasks: int(1, 1_000_000),
     /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
     workflowBodyLimitBytes: int(1024),
-    defaults: z.object({
-      priority: z.enum(PRIORITIES),
-      maxRetries: int(0, 1000),
-      retryBackoff: z.enum(RETRY_BACKOFFS),
-      retryDelaySeconds: z.coerce.number().min(0),
-      maxRetryDelaySeconds: z.coerce.number().min(0),
-      timeoutSeconds: z.coerce.number().positive(),
-      queue: z.string().min(1),
-      tenantId: z.string().min(1),
-    })
-    .strict(),
+    defaults: z
+      .object({
+        priority: z.enum(PRIORITIES),
+        maxRetries: int(0, 1000),
+        retryBackoff: z.enum(RETRY_BACKOFFS),
+        retryDelaySeconds: z.coerce.number().min(0),
+        maxRetryDelaySeconds: z.coerce.number().min(0),
+        timeoutSeconds: z.coerce.number().positive(),
+        queue: z.string().min(1),
+        tenantId: z.string().min(1),
+      })
+      .strict(),
   })
   .strict();
 
@@ -267,18 +273,18 @@ function deepFreeze<T>(value: T): T {
  * @param options.env environment to read (default: process.env)
  * @throws ConfigError naming the first invalid key
  */
-export function loadConfig(
-  options: { configDir?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {},
-): Config {
+export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {}): Config {
   const env = options.env ?? process.env;
   const dir = options.configDir ?? path.resolve(__dirname, '..', '..', 'config');
   let raw = readJson(path.join(dir, 'default.json'));
   if (env.NODE_ENV) {
-    if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV)) throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
+    if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV))
+      throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
     raw = merge(raw, readJson(path.join(dir, `${env.NODE_ENV}.json`)));
   }
   if (env.SCHEDULER_CONFIG) {
-    if (!fs.existsSync(env.SCHEDULER_CONFIG)) throw new ConfigError(`invalid configuration: SCHEDULER_CONFIG: no file ${env.SCHEDULER_CONFIG}`);
+    if (!fs.existsSync(env.SCHEDULER_CONFIG))
+      throw new ConfigError(`invalid configuration: SCHEDULER_CONFIG: no file ${env.SCHEDULER_CONFIG}`);
     raw = merge(raw, readJson(env.SCHEDULER_CONFIG));
   }
   for (const [name, key] of Object.entries(ENV_KEYS)) {
@@ -297,9 +303,7 @@ export function loadConfig(
     const envName =
       Object.entries(ENV_KEYS).find(([, k]) => k === issue.path[0])?.[0] ??
       Object.entries(ENV_NESTED_KEYS).find(([, [o, i]]) => o === issue.path[0] && i === issue.path[1])?.[0];
-    throw new ConfigError(
-      `invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`,
-    );
+    throw new ConfigError(`invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`);
   }
   checkExternalQueues(parsed.data);
   return deepFreeze(parsed.data);

@@ -26,7 +26,10 @@ async function main(): Promise<void> {
     throw err;
   }
   const address = await scheduler.app.listen({ port: config.port, host: config.host });
-  scheduler.log.info({ address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions }, 'scheduler listening');
+  scheduler.log.info(
+    { address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions },
+    'scheduler listening',
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

@@ -25,9 +25,7 @@ export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRunti
   const system = createActorSystem([depsResource(deps)], deps.config.logLevel);
   try {
     const root = await system.rootActor();
-    const supervisor = new TypedRef<SupervisorMessages>(
-      await spawnLocal(root, SupervisorActor, 'supervisor'),
-    );
+    const supervisor = new TypedRef<SupervisorMessages>(await spawnLocal(root, SupervisorActor, 'supervisor'));
     await supervisor.ask('start', null);
     let closed: Promise<{ stillRunning: number }> | null = null;
     return {

@@ -43,7 +43,11 @@ export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter):
  * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
  * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher.
  */
-export async function attachPeers(coordination: Pick<Coordination, 'bus' | 'clock'>, router: ActorRouter, horizonMs: number): Promise<void> {
+export async function attachPeers(
+  coordination: Pick<Coordination, 'bus' | 'clock'>,
+  router: ActorRouter,
+  horizonMs: number,
+): Promise<void> {
   deliverToLocalActors(coordination.bus, router);
   router.setPeers(new ClusterPeers(coordination.bus, coordination.clock, horizonMs));
   await coordination.bus.start();

@@ -30,9 +30,7 @@ export class SupervisorActor {
   async start(): Promise<void> {
     const self = this.self as ActorContext;
     const { router, config } = this.deps;
-    const dispatcher = new TypedRef<DispatcherMessages>(
-      await spawnLocal(self, DispatcherActor, 'dispatcher'),
-    );
+    const dispatcher = new TypedRef<DispatcherMessages>(await spawnLocal(self, DispatcherActor, 'dispatcher'));
     router.setDispatcher(dispatcher);
     if (this.deps.cluster) this.leased = new LeasedOwners(self, this.deps);
     for (let p = 0; p < config.partitions && !this.leased; p++) {

@@ -3,7 +3,13 @@ import sjson from 'secure-json-parse';
 import type { Logger } from 'pino';
 import { isUtf8 } from 'node:buffer';
 import { clipEcho, ValidationError } from '../domain/errors';
-import { MalformedJsonError, MalformedRequestError, RequestTimeoutError, RouteNotFoundError, UnsupportedMediaTypeError } from './http-errors';
+import {
+  MalformedJsonError,
+  MalformedRequestError,
+  RequestTimeoutError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from './http-errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
 import type { TaskService } from '../services/task-service';
@@ -36,7 +42,11 @@ const MAX_PARAM_LENGTH = 1000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Reason phrases of the statuses answered on the socket before routing. */
-const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 export interface AppDeps {
   service: TaskService;
@@ -108,7 +118,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // number a double cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const encoding = String(req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    const encoding = String(req.headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
     if (encoding !== '' && encoding !== 'identity') {
       return done(new UnsupportedMediaTypeError(String(req.headers['content-type']), encoding), undefined);
     }
@@ -124,13 +136,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       const parsed: unknown = sjson.parse(text);
       const overflow = nonFiniteNumberPath(text, parsed);
       if (overflow !== null) {
-        return done(new ValidationError(overflow, 'is a number beyond the range of a double (about ±1.8e308): it would be stored as null'), undefined);
+        return done(
+          new ValidationError(overflow, 'is a number beyond the range of a double (about ±1.8e308): it would be stored as null'),
+          undefined,
+        );
       }
       done(null, parsed);
     } catch (err) {
       const message = (err as Error).message;
       if (/prototype property/i.test(message)) {
-        return done(new ValidationError('body', 'keys named "__proto__" (or "constructor" holding "prototype") are not accepted'), undefined);
+        return done(
+          new ValidationError('body', 'keys named "__proto__" (or "constructor" holding "prototype") are not accepted'),
+          undefined,
+        );
       }
       done(new MalformedJsonError(message), undefined);
     }

@@ -46,7 +46,10 @@ export class UnsupportedMediaTypeError extends SchedulerError {
     if (encoding === undefined) {
       super(`Content-Type "${contentType}" is not supported; send application/json`, { field: 'content-type', content_type: contentType });
     } else {
-      super(`Content-Encoding "${encoding}" is not supported; send the body uncompressed`, { field: 'content-encoding', content_encoding: encoding });
+      super(`Content-Encoding "${encoding}" is not supported; send the body uncompressed`, {
+        field: 'content-encoding',
+        content_encoding: encoding,
+      });
     }
   }
 }

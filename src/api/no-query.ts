@@ -9,12 +9,14 @@ import { clipEcho, ValidationError } from '../domain/errors';
  */
 export function refuseQueryWithoutSchema(route: RouteOptions): void {
   if (!route.url.startsWith('/api/') || route.schema?.querystring !== undefined) return;
-  const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+  const existing =
+    route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
   route.preValidation = [...existing, refuseQuery];
 }
 
 /** @throws ValidationError naming the first query parameter, if any */
 async function refuseQuery(req: FastifyRequest): Promise<void> {
   const first = Object.keys((req.query ?? {}) as Record<string, unknown>)[0];
-  if (first !== undefined) throw new ValidationError(first === '' ? 'query' : clipEcho(first), 'is not a known field: this route takes no query parameters');
+  if (first !== undefined)
+    throw new ValidationError(first === '' ? 'query' : clipEcho(first), 'is not a known field: this route takes no query parameters');
 }

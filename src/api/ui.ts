@@ -33,7 +33,8 @@ export function isUiRoute(routeUrl: string | undefined): boolean {
  * The dashboard's content security policy: scripts, styles and connections only from this origin
  * (the page talks to the REST API of the process that served it; nothing from a CDN).
  */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
  * Serves the built-in dashboard (docs/OPERATIONS.md): the static files of `ui/` (HTML, CSS, vanilla ES

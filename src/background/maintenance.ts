@@ -74,7 +74,10 @@ export class Maintenance {
       total.cronFires += fires;
       if (fires < PURGE_BATCH || this.stopping) break;
     }
-    log.debug({ purged_tasks: total.tasks, purged_idempotency_keys: total.idempotencyKeys, purged_cron_fires: total.cronFires, before }, 'retention pass');
+    log.debug(
+      { purged_tasks: total.tasks, purged_idempotency_keys: total.idempotencyKeys, purged_cron_fires: total.cronFires, before },
+      'retention pass',
+    );
     return total;
   }
 

@@ -52,7 +52,12 @@ export class ApiClient {
    * @returns the parsed JSON body (null when empty) and the status
    * @throws ApiError for a non-2xx answer; ConnectionError when the service cannot be reached
    */
-  async request<T = Json>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  async request<T = Json>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T }> {
     const url = `${this.base}${path}`;
     let res: Response;
     try {
@@ -78,7 +83,12 @@ export class ApiClient {
     }
     if (!res.ok) {
       const e = parsed?.error;
-      throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? (typeof parsed === 'string' ? parsed : res.statusText), e?.details ?? {});
+      throw new ApiError(
+        res.status,
+        e?.code ?? `HTTP_${res.status}`,
+        e?.message ?? (typeof parsed === 'string' ? parsed : res.statusText),
+        e?.details ?? {},
+      );
     }
     return { status: res.status, body: parsed as T };
   }

@@ -50,7 +50,11 @@ export interface Progress {
 export function progress(io: Io, total: number, label: string): Progress {
   if (io.json || !io.err.isTTY || total <= 1) return { increment: () => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { format: `${label} [{bar}] {value}/{total} {percentage}% | {eta_formatted} left`, stream: io.err as NodeJS.WriteStream, hideCursor: true },
+    {
+      format: `${label} [{bar}] {value}/{total} {percentage}% | {eta_formatted} left`,
+      stream: io.err as NodeJS.WriteStream,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   );
   bar.start(total, 0);

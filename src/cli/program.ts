@@ -35,7 +35,8 @@ export function buildProgram(cli: CliEnv): Command {
   workflowCommands(program, cli);
   dlqCommands(program, cli);
   benchCommand(program, cli);
-  for (const c of allCommands(program)) c.exitOverride().configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
+  for (const c of allCommands(program))
+    c.exitOverride().configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
   return program;
 }
 

@@ -10,7 +10,10 @@ export function taskView(task: Record<string, unknown>): Record<string, unknown>
   const cp = checkpoint as { attempt: number; saved_at: string; size_bytes: number; value?: unknown } | null | undefined;
   return {
     ...rest,
-    progress: progress === null || progress === undefined ? null : `${progressLine(progress as ProgressValue)}, attempt ${progress_attempt} at ${progress_at}`,
+    progress:
+      progress === null || progress === undefined
+        ? null
+        : `${progressLine(progress as ProgressValue)}, attempt ${progress_attempt} at ${progress_at}`,
     checkpoint: cp ? `attempt ${cp.attempt}, ${cp.size_bytes} bytes, saved at ${cp.saved_at}: ${JSON.stringify(cp.value)}` : null,
   };
 }
@@ -20,6 +23,9 @@ function progressLine(p: ProgressValue): string {
   const fraction = progressFraction(p);
   const percent = fraction === null ? null : `${Math.round(fraction * 1000) / 10} %`;
   if (typeof p === 'number') return percent as string;
-  const parts = [typeof p.done === 'number' ? `${p.done}${typeof p.total === 'number' ? ` of ${p.total}` : ''}` : null, p.message ?? null].filter(Boolean);
+  const parts = [
+    typeof p.done === 'number' ? `${p.done}${typeof p.total === 'number' ? ` of ${p.total}` : ''}` : null,
+    p.message ?? null,
+  ].filter(Boolean);
   return [percent, parts.length ? `(${parts.join(' · ')})` : null].filter(Boolean).join(' ');
 }

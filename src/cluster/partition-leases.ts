@@ -154,7 +154,9 @@ export class PartitionLeases {
     const held = [...this.held.entries()];
     for (const [p] of held) this.drop(p, 'shutdown');
     const { store, memberId } = this.o;
-    await Promise.all(held.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))));
+    await Promise.all(
+      held.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))),
+    );
     await store.removeMember(memberId).catch((err) => this.warn(err, 'leaving the member list failed'));
     this.joined = false;
   }
@@ -197,7 +199,10 @@ export class PartitionLeases {
   }
 
   private partitionsWhere(fenced: boolean): number[] {
-    return [...this.held.entries()].filter(([, h]) => h.fenced === fenced).map(([p]) => p).sort((a, b) => a - b);
+    return [...this.held.entries()]
+      .filter(([, h]) => h.fenced === fenced)
+      .map(([p]) => p)
+      .sort((a, b) => a - b);
   }
 
   private schedule(): void {
@@ -242,7 +247,9 @@ export class PartitionLeases {
     const { store, memberId } = this.o;
     const leaving = [...this.held.entries()].filter(([p]) => !wanted.has(p));
     for (const [p] of leaving) this.drop(p, 'handed_over');
-    await Promise.all(leaving.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))));
+    await Promise.all(
+      leaving.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))),
+    );
   }
 
   private async renew(partition: number, h: Held): Promise<void> {
@@ -361,7 +368,8 @@ export class PartitionLeases {
     if (!h) return;
     this.held.delete(partition);
     if (h.timer) this.o.clock.clearTimeout(h.timer);
-    if (why === 'lost' || why === 'expired') this.warn({ partition, epoch: h.epoch, why, fenced: h.fenced }, 'partition lease lost; its owner stops');
+    if (why === 'lost' || why === 'expired')
+      this.warn({ partition, epoch: h.epoch, why, fenced: h.fenced }, 'partition lease lost; its owner stops');
     this.o.metrics?.ended(why);
     if (!h.fenced) return;
     this.o.fences.revoke(partition);

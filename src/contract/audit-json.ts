@@ -17,7 +17,12 @@ export function auditJson(scan: AuditScan, now: number, overdueMs: number): Reco
     },
     expired_leases: {
       count: scan.expiredLeasesTotal,
-      attempts: scan.expiredLeases.map((l) => ({ task_id: l.taskId, attempt: l.attempt, worker_id: l.workerId, lease_expired_at: new Date(l.leaseExpiresAt).toISOString() })),
+      attempts: scan.expiredLeases.map((l) => ({
+        task_id: l.taskId,
+        attempt: l.attempt,
+        worker_id: l.workerId,
+        lease_expired_at: new Date(l.leaseExpiresAt).toISOString(),
+      })),
       repair: 'recorded as worker_lost by the lease sweeper within leaseMs / 2',
     },
     blocked_limbo: {

@@ -5,11 +5,7 @@
  */
 import { ISO_WITH_OFFSET, taskSubmissionSchema } from './task-schemas';
 
-const {
-  scheduled_at: _scheduledAt,
-  idempotency_key: _idempotencyKey,
-  ...taskFields
-} = taskSubmissionSchema.properties;
+const { scheduled_at: _scheduledAt, idempotency_key: _idempotencyKey, ...taskFields } = taskSubmissionSchema.properties;
 
 /** Definition fields other than the task template. */
 const definitionFields = {

@@ -32,8 +32,16 @@ export const externalCompletionSchema = {
       description: 'the attempt failed',
       properties: {
         message: { type: 'string', minLength: 1, maxLength: 10_000 },
-        permanent: { type: 'boolean', description: 'true: no retry (the task ends FAILED); default false (retried while attempts remain, else DEAD)' },
-        type: { type: 'string', minLength: 1, maxLength: 200, description: 'error class or reason, shown as `error.type` (default `ExternalError`)' },
+        permanent: {
+          type: 'boolean',
+          description: 'true: no retry (the task ends FAILED); default false (retried while attempts remain, else DEAD)',
+        },
+        type: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: 'error class or reason, shown as `error.type` (default `ExternalError`)',
+        },
       },
     },
   },

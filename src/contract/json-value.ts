@@ -79,7 +79,10 @@ export function nonJsonValue(value: unknown): NonJsonValue | null {
       continue;
     }
     if (++seen > MAX_JSON_VALUES) {
-      return { path: 'body', reason: `holds more than ${MAX_JSON_VALUES} values once written as JSON (an object in several fields is written once per field)` };
+      return {
+        path: 'body',
+        reason: `holds more than ${MAX_JSON_VALUES} values once written as JSON (an object in several fields is written once per field)`,
+      };
     }
     const { path, key } = item;
     let v = item.v;

@@ -21,7 +21,10 @@ export interface SubmitAck {
  * @param isoOf epoch ms → ISO-8601 (default {@link iso}); a batch passes {@link lastIsoMemo}'s,
  *   since its tasks share their creation time and often their scheduled time
  */
-export function ackJson(t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>, isoOf: (ms: number | null) => string | null = iso): SubmitAck {
+export function ackJson(
+  t: Pick<TaskRecord, 'id' | 'state' | 'scheduledAt' | 'createdAt'>,
+  isoOf: (ms: number | null) => string | null = iso,
+): SubmitAck {
   return { task_id: t.id, status: t.state, scheduled_at: isoOf(t.scheduledAt), created_at: isoOf(t.createdAt) as string };
 }
 
@@ -102,7 +105,10 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
   if (options.summary) {
     const { payload: _payload, result: _result, checkpoint, ...summary } = json;
     // A summary says whether there is a checkpoint, not what it holds (up to 64 KiB each).
-    return { ...summary, checkpoint: checkpoint ? { attempt: checkpoint.attempt, saved_at: checkpoint.saved_at, size_bytes: checkpoint.size_bytes } : null };
+    return {
+      ...summary,
+      checkpoint: checkpoint ? { attempt: checkpoint.attempt, saved_at: checkpoint.saved_at, size_bytes: checkpoint.size_bytes } : null,
+    };
   }
   return json;
 }
@@ -113,5 +119,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
  */
 function progressJson(t: TaskRecord): { progress: unknown; progress_attempt: number | null; progress_at: string | null } {
   const p = t.progress;
-  return p ? { progress: p.value, progress_attempt: p.attempt, progress_at: iso(p.reportedAt) } : { progress: null, progress_attempt: null, progress_at: null };
+  return p
+    ? { progress: p.value, progress_attempt: p.attempt, progress_at: iso(p.reportedAt) }
+    : { progress: null, progress_attempt: null, progress_at: null };
 }

@@ -48,9 +48,11 @@ export function checkTraceparent(value: unknown): string | null {
   if (typeof value !== 'string') throw new ValidationError('traceparent', 'header traceparent must be given once, as a string');
   const trimmed = value.trim();
   // HTTP joins a repeated header's lines with ", " (RFC 9110 §5.3); the W3C header has one value.
-  if (trimmed.includes(',')) throw new ValidationError('traceparent', 'header traceparent must be given once, with one value', { value: trimmed.slice(0, 100) });
+  if (trimmed.includes(','))
+    throw new ValidationError('traceparent', 'header traceparent must be given once, with one value', { value: trimmed.slice(0, 100) });
   const parsed = parseTraceparent(trimmed);
-  if ('invalid' in parsed) throw new ValidationError('traceparent', `header traceparent ${parsed.invalid}`, { value: trimmed.slice(0, 100) });
+  if ('invalid' in parsed)
+    throw new ValidationError('traceparent', `header traceparent ${parsed.invalid}`, { value: trimmed.slice(0, 100) });
   return trimmed;
 }
 

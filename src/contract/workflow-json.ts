@@ -28,8 +28,16 @@ export function workflowAckJson(w: NewWorkflow): WorkflowAck {
     workflow_name: w.workflowName,
     status: 'RUNNING',
     created_at: iso(w.createdAt) as string,
-    tasks: byLocalId(w.tasks, (t) => t.workflowTaskId, (t) => t.state),
-    task_ids: byLocalId(w.tasks, (t) => t.workflowTaskId, (t) => t.id),
+    tasks: byLocalId(
+      w.tasks,
+      (t) => t.workflowTaskId,
+      (t) => t.state,
+    ),
+    task_ids: byLocalId(
+      w.tasks,
+      (t) => t.workflowTaskId,
+      (t) => t.id,
+    ),
   };
 }
 
@@ -53,8 +61,16 @@ export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): 
     completed_at: iso(w.completedAt),
   };
   if (tasks) {
-    json.tasks = byLocalId(tasks, (t) => t.workflowTaskId, (t) => t.state);
-    json.task_ids = byLocalId(tasks, (t) => t.workflowTaskId, (t) => t.taskId);
+    json.tasks = byLocalId(
+      tasks,
+      (t) => t.workflowTaskId,
+      (t) => t.state,
+    );
+    json.task_ids = byLocalId(
+      tasks,
+      (t) => t.workflowTaskId,
+      (t) => t.taskId,
+    );
     const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
     for (const t of tasks) counts[t.state]++;
     json.task_counts = counts;

@@ -39,7 +39,14 @@ export interface OrphanedAttempt {
  * @param now epoch ms (the retry time is computed from it)
  * @param durationMs handler run time in ms, or null when unknown
  */
-export function attemptCompletion(taskId: string, attempt: number, outcome: AttemptOutcome, retry: RetrySettings, now: number, durationMs: number | null): AttemptCompletion {
+export function attemptCompletion(
+  taskId: string,
+  attempt: number,
+  outcome: AttemptOutcome,
+  retry: RetrySettings,
+  now: number,
+  durationMs: number | null,
+): AttemptCompletion {
   const decision = decideAttempt(outcome, attempt, retry, now);
   return {
     taskId,

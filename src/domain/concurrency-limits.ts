@@ -113,7 +113,9 @@ export class ConcurrencyLimits {
 
   /** Every limit in force with this node's running count, by key. */
   snapshot(): Array<{ key: string; maxRunning: number; running: number }> {
-    return [...this.limits].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, maxRunning]) => ({ key, maxRunning, running: this.runningOf(key) }));
+    return [...this.limits]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, maxRunning]) => ({ key, maxRunning, running: this.runningOf(key) }));
   }
 
   /** Calls `fn(key)` after a limit changed or shared slots arrived (parked tasks may start). */

@@ -69,7 +69,11 @@ export class DispatchLimits {
 
   private set(map: Map<string, RateBucket>, kind: LimitKind, key: string, limit: RateLimit | null, now: number): void {
     if (limit === null) map.delete(key);
-    else map.set(key, this.backend.bucket(kind, key, limit, now, () => this.changed()));
+    else
+      map.set(
+        key,
+        this.backend.bucket(kind, key, limit, now, () => this.changed()),
+      );
     this.changed();
   }
 

@@ -97,7 +97,10 @@ export class CronNeverFiresError extends SchedulerError {
   readonly status = 400;
   /** @param fields the day fields, quoted, for the message */
   constructor(expression: string, fields: string) {
-    super(`cron_expression: "${clipEcho(expression)}" can never fire: no date matches its ${fields} together`, { field: 'cron_expression', cron_expression: clipEcho(expression) });
+    super(`cron_expression: "${clipEcho(expression)}" can never fire: no date matches its ${fields} together`, {
+      field: 'cron_expression',
+      cron_expression: clipEcho(expression),
+    });
   }
 }
 
@@ -258,9 +261,15 @@ export class OverloadedError extends SchedulerError {
   readonly status = 503;
   override readonly retryable = true;
   /** scope `overflow`: the overflow hold is full (`waiting` is its size, `cap` its `overflow.maxTasks`). */
-  constructor(scope: 'global' | 'tenant' | 'overflow', details: { tenant_id: string; priority: string; waiting: number; cap: number; retry_after_seconds: number }) {
+  constructor(
+    scope: 'global' | 'tenant' | 'overflow',
+    details: { tenant_id: string; priority: string; waiting: number; cap: number; retry_after_seconds: number },
+  ) {
     const what = scope === 'overflow' ? 'tasks in the overflow hold' : 'waiting tasks';
-    super(`too many ${what} (${scope}: ${details.waiting} of ${details.cap}); ${details.priority} priority is refused now`, { scope, ...details });
+    super(`too many ${what} (${scope}: ${details.waiting} of ${details.cap}); ${details.priority} priority is refused now`, {
+      scope,
+      ...details,
+    });
   }
 }
 

@@ -40,7 +40,10 @@ export function defaultStreamOf(queue: string): string {
  * The external queues of `config` by name, defaults applied: `stream` `scheduler:queue:<name>`,
  * `group` `scheduler`, `leaseMs` the top-level `leaseMs`, `maxInFlight` 1000. Empty map: none.
  */
-export function externalQueueSpecs(config: { externalQueues?: Record<string, ExternalQueueSettings> | null; leaseMs: number }): Map<string, ExternalQueueSpec> {
+export function externalQueueSpecs(config: {
+  externalQueues?: Record<string, ExternalQueueSettings> | null;
+  leaseMs: number;
+}): Map<string, ExternalQueueSpec> {
   const specs = new Map<string, ExternalQueueSpec>();
   for (const [name, q] of Object.entries(config.externalQueues ?? {})) {
     specs.set(name, {

@@ -7,5 +7,12 @@ import { AttemptCompletion, attemptCompletion, OrphanedAttempt } from './attempt
  * @param message why the attempt is considered lost
  */
 export function lostAttemptCompletion(o: OrphanedAttempt, now: number, message: string): AttemptCompletion {
-  return attemptCompletion(o.taskId, o.attempt, { kind: 'failed', message, errorType: 'worker_lost', permanent: false }, o.retry, now, null);
+  return attemptCompletion(
+    o.taskId,
+    o.attempt,
+    { kind: 'failed', message, errorType: 'worker_lost', permanent: false },
+    o.retry,
+    now,
+    null,
+  );
 }

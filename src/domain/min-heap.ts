@@ -53,7 +53,8 @@ export class MinHeap<T> {
   }
 
   pop(): T | undefined {
-    if (this.head < this.run.length && (this.items.length === 0 || this.compare(this.run[this.head], this.items[0]) <= 0)) return this.takeRun();
+    if (this.head < this.run.length && (this.items.length === 0 || this.compare(this.run[this.head], this.items[0]) <= 0))
+      return this.takeRun();
     return this.popHeap();
   }
 

@@ -45,7 +45,13 @@ export type Admission =
  * @param tenantHeld tasks of the submission's tenant in the hold
  * @param held tasks in the hold in all
  */
-export function decideAdmission(priority: Priority, readings: readonly CapReading[], tenantHeld: number, held: number, settings: OverflowSettings): Admission {
+export function decideAdmission(
+  priority: Priority,
+  readings: readonly CapReading[],
+  tenantHeld: number,
+  held: number,
+  settings: OverflowSettings,
+): Admission {
   let shed = false;
   for (const r of readings) {
     if (r.cap === null) continue;

@@ -36,7 +36,8 @@ const KEYS = new Set(['done', 'total', 'message']);
 
 /** Why `value` is not a progress value, or null when it is one. */
 export function progressProblem(value: unknown): string | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 && value <= 1 ? null : 'a number must be a fraction from 0 to 1';
+  if (typeof value === 'number')
+    return Number.isFinite(value) && value >= 0 && value <= 1 ? null : 'a number must be a fraction from 0 to 1';
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'must be a number from 0 to 1 or an object {done?, total?, message?}';
   }

@@ -13,7 +13,9 @@ import { randomUUID } from 'node:crypto';
  * @param v4 a version 4 UUID in its canonical form (injectable for tests)
  */
 export function uuidv7(nowMs: number, v4: string = randomUUID()): string {
-  const ts = Math.min(0xffff_ffff_ffff, Math.max(0, Math.floor(nowMs))).toString(16).padStart(12, '0');
+  const ts = Math.min(0xffff_ffff_ffff, Math.max(0, Math.floor(nowMs)))
+    .toString(16)
+    .padStart(12, '0');
   // v4: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx → time (12 hex) - 7xxx-Vxxx-xxxxxxxxxxxx
   return `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7${v4.slice(15)}`;
 }

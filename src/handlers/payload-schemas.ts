@@ -17,7 +17,11 @@ export const BUILTIN_PAYLOAD_SCHEMAS: Readonly<Record<string, object>> = Object.
   },
   fail: {
     type: ['object', 'null'],
-    properties: { message: { type: ['string', 'null'] }, permanent: { type: ['boolean', 'null'] }, times: { type: ['number', 'null'], minimum: 0 } },
+    properties: {
+      message: { type: ['string', 'null'] },
+      permanent: { type: ['boolean', 'null'] },
+      times: { type: ['number', 'null'], minimum: 0 },
+    },
   },
   http: {
     type: 'object',
@@ -67,7 +71,8 @@ function assertHttpTarget(p: { url: string; method?: string }, at: string): void
     throw new ValidationError(`${at}.url`, 'is not a valid URL');
   }
   if (protocol !== 'http:' && protocol !== 'https:') throw new ValidationError(`${at}.url`, 'must be an http or https URL');
-  if (p.method !== undefined && !/^[A-Za-z]+$/.test(p.method)) throw new ValidationError(`${at}.method`, 'must be an HTTP method name such as POST');
+  if (p.method !== undefined && !/^[A-Za-z]+$/.test(p.method))
+    throw new ValidationError(`${at}.method`, 'must be an HTTP method name such as POST');
   try {
     new Headers((p as { headers?: Record<string, string> | null }).headers ?? undefined); // throws on a header name or value HTTP cannot carry
   } catch (err) {

@@ -28,10 +28,7 @@ export function registeredTaskTypes(configured: Readonly<Record<string, string>>
  * service checked every module at start-up; this covers a file removed since). A worker that
  * threw here would be respawned by comedy in a loop.
  */
-export function loadHandlersOrFailing(
-  configured: Readonly<Record<string, string>>,
-  baseDir: string,
-): Map<string, TaskHandler> {
+export function loadHandlersOrFailing(configured: Readonly<Record<string, string>>, baseDir: string): Map<string, TaskHandler> {
   const map = new Map<string, TaskHandler>(Object.entries(BUILTIN_HANDLERS));
   for (const [taskType, modulePath] of Object.entries(configured)) {
     try {
@@ -52,10 +49,7 @@ export function loadHandlersOrFailing(
  * `handler`, or as the module itself; they may override a built-in.
  * @throws HandlerLoadError when a module is missing or exports no function
  */
-export function loadHandlers(
-  configured: Readonly<Record<string, string>>,
-  baseDir: string,
-): Map<string, TaskHandler> {
+export function loadHandlers(configured: Readonly<Record<string, string>>, baseDir: string): Map<string, TaskHandler> {
   const map = new Map<string, TaskHandler>(Object.entries(BUILTIN_HANDLERS));
   for (const [taskType, modulePath] of Object.entries(configured)) {
     const resolved = path.isAbsolute(modulePath) ? modulePath : path.resolve(baseDir, modulePath);

@@ -19,8 +19,16 @@ export class LeaseMetrics implements OwnershipMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.ownedGauge = new Gauge({ name: 'scheduler_partitions_owned', help: 'Partitions this member holds a lease on (cluster mode).', registers });
-    this.acquisitions = new Counter({ name: 'scheduler_lease_acquisitions_total', help: 'Partition leases granted to this member.', registers });
+    this.ownedGauge = new Gauge({
+      name: 'scheduler_partitions_owned',
+      help: 'Partitions this member holds a lease on (cluster mode).',
+      registers,
+    });
+    this.acquisitions = new Counter({
+      name: 'scheduler_lease_acquisitions_total',
+      help: 'Partition leases granted to this member.',
+      registers,
+    });
     this.renewals = new Counter({ name: 'scheduler_lease_renewals_total', help: 'Partition lease renewals that succeeded.', registers });
     this.losses = new Counter({
       name: 'scheduler_lease_losses_total',
@@ -28,7 +36,11 @@ export class LeaseMetrics implements OwnershipMetrics {
       labelNames: ['reason'],
       registers,
     });
-    this.handovers = new Counter({ name: 'scheduler_lease_handovers_total', help: 'Partition leases released because rendezvous hashing moved the partition to another member.', registers });
+    this.handovers = new Counter({
+      name: 'scheduler_lease_handovers_total',
+      help: 'Partition leases released because rendezvous hashing moved the partition to another member.',
+      registers,
+    });
   }
 
   owned(count: number): void {

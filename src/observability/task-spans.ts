@@ -98,7 +98,11 @@ export class TaskSpans {
       if (!t.traceparent) continue;
       const span = this.tracer.startSpan(
         `wait ${t.taskType}`,
-        { kind: SpanKind.INTERNAL, startTime: Math.min(t.dueAt, t.startedAt), attributes: { ...attemptAttributes(t, queues.get(t.id)), [A.outcome]: 'claimed' } },
+        {
+          kind: SpanKind.INTERNAL,
+          startTime: Math.min(t.dueAt, t.startedAt),
+          attributes: { ...attemptAttributes(t, queues.get(t.id)), [A.outcome]: 'claimed' },
+        },
         parentContextOf(t.traceparent),
       );
       span.end(t.startedAt);
@@ -137,7 +141,13 @@ function taskAttributes(t: SubmittedTask): Attributes {
 }
 
 function attemptAttributes(t: ClaimedTask, queue: string | undefined): Attributes {
-  return { [A.taskId]: t.id, [A.taskType]: t.taskType, [A.attempt]: t.attempt, [A.tenant]: t.tenantId, ...(queue !== undefined ? { [A.queue]: queue } : {}) };
+  return {
+    [A.taskId]: t.id,
+    [A.taskType]: t.taskType,
+    [A.attempt]: t.attempt,
+    [A.tenant]: t.tenantId,
+    ...(queue !== undefined ? { [A.queue]: queue } : {}),
+  };
 }
 
 function failSpan(span: Span, type: string, message: string): void {
@@ -168,7 +178,11 @@ export function inSubmissionSpan<T>(
 ): Promise<T> {
   // Not tracing: the submission's own promise, nothing wrapped around it.
   if (!spans) return run(null);
-  return runInSpan(spans.submission(name, typeof callerTraceparent === 'string' ? callerTraceparent.trim() : null, clock.now()), clock, run);
+  return runInSpan(
+    spans.submission(name, typeof callerTraceparent === 'string' ? callerTraceparent.trim() : null, clock.now()),
+    clock,
+    run,
+  );
 }
 
 async function runInSpan<T>(span: SubmissionSpan, clock: Clock, run: (span: SubmissionSpan) => Promise<T>): Promise<T> {

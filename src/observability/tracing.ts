@@ -43,7 +43,10 @@ export function registerTracing(exporter: TracesExporter, opts: TracingOptions):
   if (exporter === 'none') return null;
   const spanExporter: SpanExporter =
     exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter(opts.otlpEndpoint ? { url: opts.otlpEndpoint } : {});
-  const processor = new BatchSpanProcessor(spanExporter, opts.exportDelayMs !== undefined ? { scheduledDelayMillis: opts.exportDelayMs } : {});
+  const processor = new BatchSpanProcessor(
+    spanExporter,
+    opts.exportDelayMs !== undefined ? { scheduledDelayMillis: opts.exportDelayMs } : {},
+  );
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   if (opts.global) trace.setGlobalTracerProvider(provider);
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };

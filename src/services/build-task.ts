@@ -29,7 +29,14 @@ export interface SubmitOptions {
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
  *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8 bytes)
  */
-export function buildNewTask(s: Submission, path: string, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewTask & { state: 'SCHEDULED' | 'PENDING' } {
+export function buildNewTask(
+  s: Submission,
+  path: string,
+  now: number,
+  config: Config,
+  taskTypes: ReadonlySet<string>,
+  payloads?: PayloadChecks,
+): NewTask & { state: 'SCHEDULED' | 'PENDING' } {
   const d = config.defaults;
   // Tasks of an external queue run in external consumers: their types need no handler here.
   const external = Object.prototype.hasOwnProperty.call(config.externalQueues ?? {}, s.queue ?? d.queue);

@@ -36,7 +36,13 @@ export interface WorkflowSubmission {
  *   PayloadTooLargeError (a payload or metadata over its cap; the workflow's metadata first, see
  *   assertWorkflowMetadata)
  */
-export function buildWorkflow(body: WorkflowSubmission, now: number, config: Config, taskTypes: ReadonlySet<string>, payloads?: PayloadChecks): NewWorkflow {
+export function buildWorkflow(
+  body: WorkflowSubmission,
+  now: number,
+  config: Config,
+  taskTypes: ReadonlySet<string>,
+  payloads?: PayloadChecks,
+): NewWorkflow {
   const max = config.workflowMaxTasks;
   if (body.tasks.length > max) throw new WorkflowTooLargeError(max, body.tasks.length);
   try {
@@ -55,9 +61,19 @@ export function buildWorkflow(body: WorkflowSubmission, now: number, config: Con
     const { task_id: localId, dependencies: _deps, ...submission } = t;
     const own = submission.metadata?.tenant_id;
     if (own !== undefined && own !== tenantId) {
-      throw new ValidationError(`tasks[${i}].metadata.tenant_id`, `must be the workflow's tenant "${tenantId}" (a workflow and its tasks belong to one tenant)`);
+      throw new ValidationError(
+        `tasks[${i}].metadata.tenant_id`,
+        `must be the workflow's tenant "${tenantId}" (a workflow and its tasks belong to one tenant)`,
+      );
     }
-    const task = buildNewTask({ ...submission, metadata: { ...meta, ...submission.metadata } }, `tasks[${i}].`, now, config, taskTypes, payloads);
+    const task = buildNewTask(
+      { ...submission, metadata: { ...meta, ...submission.metadata } },
+      `tasks[${i}].`,
+      now,
+      config,
+      taskTypes,
+      payloads,
+    );
     taskIds.set(localId, task.id);
     return task;
   });

@@ -71,7 +71,9 @@ export class ConcurrencyAdmin {
   /** Every limit in force, by key. @throws ForbiddenError */
   async list(caller: Caller = OPEN_CALLER): Promise<{ concurrency_limits: Array<Record<string, unknown>> }> {
     this.assertAdmin(caller, 'GET /api/v1/concurrency-limits');
-    return { concurrency_limits: this.deps.concurrency.snapshot().map((l) => ({ key: l.key, max_running: l.maxRunning, running: l.running })) };
+    return {
+      concurrency_limits: this.deps.concurrency.snapshot().map((l) => ({ key: l.key, max_running: l.maxRunning, running: l.running })),
+    };
   }
 
   private view(key: string): Record<string, unknown> {

@@ -123,7 +123,10 @@ export class CronService {
    * Lists definitions newest first. `query`: {enabled (true|false), tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError
    */
-  async list(query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async list(
+    query: unknown = {},
+    caller: Caller = OPEN_CALLER,
+  ): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
     this.validator.assertQuery(listCronsQuerySchema, q);
     const page = await this.deps.store.listCrons({
@@ -196,7 +199,11 @@ export class CronService {
    * `caught_up`, `skipped` + reason), the instance id and its current status.
    * `query`: {limit (1..1000, default 50), cursor}. @throws CronNotFoundError; ValidationError
    */
-  async runs(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async runs(
+    id: string,
+    query: unknown = {},
+    caller: Caller = OPEN_CALLER,
+  ): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = stringQuery(query);
     this.validator.assertQuery(cronRunsQuerySchema, q);
     const limit = pageLimit(q.limit);
@@ -228,7 +235,10 @@ export class CronService {
       cron_expression: schedule.expression,
       timezone,
       from: iso(from),
-      fire_times: schedule.nextFireTimes(from, b.count ?? DEFAULT_PREVIEW).filter((t) => t <= LAST_RFC3339_MS).map((t) => iso(t)),
+      fire_times: schedule
+        .nextFireTimes(from, b.count ?? DEFAULT_PREVIEW)
+        .filter((t) => t <= LAST_RFC3339_MS)
+        .map((t) => iso(t)),
       rules: describeCronRules().split('\n'),
     };
   }

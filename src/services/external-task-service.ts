@@ -1,12 +1,25 @@
 import type { Config } from '../config';
-import { externalCheckpointSchema, externalCompletionSchema, externalHeartbeatSchema, externalProgressSchema } from '../contract/external-schemas';
+import {
+  externalCheckpointSchema,
+  externalCompletionSchema,
+  externalHeartbeatSchema,
+  externalProgressSchema,
+} from '../contract/external-schemas';
 import { iso } from '../contract/task-json';
 import { checkpointText } from '../domain/checkpoint';
 import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { SchemaValidator } from '../contract/validation';
 import type { Clock } from '../domain/clock';
-import { AttemptConflictError, CheckpointTooLargeError, InternalError, NotExternalTaskError, ServiceUnavailableError, TaskNotFoundError, ValidationError } from '../domain/errors';
+import {
+  AttemptConflictError,
+  CheckpointTooLargeError,
+  InternalError,
+  NotExternalTaskError,
+  ServiceUnavailableError,
+  TaskNotFoundError,
+  ValidationError,
+} from '../domain/errors';
 import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';
@@ -89,7 +102,8 @@ export class ExternalTaskService {
     if (b.error !== undefined && b.result !== undefined) {
       throw new ValidationError('error', 'cannot be given with result: an attempt either succeeded (result) or failed (error)');
     }
-    if (b.result !== undefined && exceedsJsonDepth(b.result)) throw new ValidationError('result', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (b.result !== undefined && exceedsJsonDepth(b.result))
+      throw new ValidationError('result', `nests deeper than ${MAX_JSON_DEPTH} levels`);
     const task = await this.runningAttempt(id, b.attempt, caller);
     if (!this.deps.gateway) throw new ServiceUnavailableError('the dispatcher is not running');
     let res: ExternalCompletionResult;
@@ -137,7 +151,8 @@ export class ExternalTaskService {
     try {
       checkpointText(value);
     } catch (err) {
-      if (err instanceof CheckpointTooLargeError) throw new CheckpointTooLargeError(err.details.limit_bytes as number, err.details.actual_bytes as number, 'value');
+      if (err instanceof CheckpointTooLargeError)
+        throw new CheckpointTooLargeError(err.details.limit_bytes as number, err.details.actual_bytes as number, 'value');
       throw err;
     }
     await this.runningAttempt(id, attempt, caller);
@@ -178,13 +193,23 @@ export class ExternalTaskService {
 
   private outcomeOf(b: CompletionBody): AttemptOutcome {
     if (b.error) {
-      return { kind: 'failed', message: b.error.message, errorType: b.error.type ?? 'ExternalError', permanent: b.error.permanent === true };
+      return {
+        kind: 'failed',
+        message: b.error.message,
+        errorType: b.error.type ?? 'ExternalError',
+        permanent: b.error.permanent === true,
+      };
     }
     const text = JSON.stringify(b.result ?? null);
     const bytes = Buffer.byteLength(text, 'utf8');
     const max = this.deps.config.maxResultBytes;
     if (bytes > max) {
-      return { kind: 'failed', message: `result is ${bytes} bytes of JSON, more than the ${max} bytes allowed (maxResultBytes)`, errorType: 'result_too_large', permanent: true };
+      return {
+        kind: 'failed',
+        message: `result is ${bytes} bytes of JSON, more than the ${max} bytes allowed (maxResultBytes)`,
+        errorType: 'result_too_large',
+        permanent: true,
+      };
     }
     return { kind: 'succeeded', result: b.result ?? null };
   }

@@ -62,7 +62,12 @@ export interface ServicesDeps {
  * @param backend where the buckets live (default: in-process)
  * @param concurrencyBackend shares the concurrency limits across nodes (default: none, per process)
  */
-export function dispatchLimitsFromConfig(config: Config, now: number, backend?: RateLimiterBackend, concurrencyBackend?: ConcurrencyBackend): DispatchLimits {
+export function dispatchLimitsFromConfig(
+  config: Config,
+  now: number,
+  backend?: RateLimiterBackend,
+  concurrencyBackend?: ConcurrencyBackend,
+): DispatchLimits {
   const limits = new DispatchLimits(backend, concurrencyBackend ?? null);
   for (const [tenant, t] of Object.entries(config.tenants)) {
     if (t.weight !== undefined) limits.setWeight(tenant, t.weight);
@@ -88,8 +93,23 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
   const spans = deps.spans ?? null;
   const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans });
-  const operations = new OperationsService({ store, clock, config, metrics, gateway, accepting: () => service.isAccepting, ...(redisStatus ? { redisStatus } : {}) });
-  const crons = new CronService({ store, clock, config, taskTypes: new Set(service.registeredTypes), payloads: new PayloadChecks(config.handlers), gateway: cronGateway });
+  const operations = new OperationsService({
+    store,
+    clock,
+    config,
+    metrics,
+    gateway,
+    accepting: () => service.isAccepting,
+    ...(redisStatus ? { redisStatus } : {}),
+  });
+  const crons = new CronService({
+    store,
+    clock,
+    config,
+    taskTypes: new Set(service.registeredTypes),
+    payloads: new PayloadChecks(config.handlers),
+    gateway: cronGateway,
+  });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };

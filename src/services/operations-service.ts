@@ -91,7 +91,12 @@ export class OperationsService {
    * says whether it answers; while it does not, the node stays ready but degraded (it fires from
    * the store and applies its rate limits locally).
    */
-  async ready(): Promise<{ ready: boolean; store: boolean; partitions?: { owned: number; fencing: number; total: number }; redis?: 'up' | 'down' }> {
+  async ready(): Promise<{
+    ready: boolean;
+    store: boolean;
+    partitions?: { owned: number; fencing: number; total: number };
+    redis?: 'up' | 'down';
+  }> {
     const store = await this.deps.store.ping().catch(() => false);
     const redis = this.deps.redisStatus?.();
     const withRedis = redis ? { redis } : {};

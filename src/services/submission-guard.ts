@@ -33,7 +33,11 @@ export class SubmissionGuard {
 
   /** True when a waiting-task cap is configured (the counts are then needed). */
   get countsNeeded(): boolean {
-    return this.config.maxWaitingTasks !== null || this.config.maxWaitingPerTenant !== null || Object.values(this.config.tenants).some((t) => t.maxWaiting !== undefined);
+    return (
+      this.config.maxWaitingTasks !== null ||
+      this.config.maxWaitingPerTenant !== null ||
+      Object.values(this.config.tenants).some((t) => t.maxWaiting !== undefined)
+    );
   }
 
   /** The global waiting cap (null: none). */
@@ -92,7 +96,13 @@ export class SubmissionGuard {
         ];
         const d = decideAdmission(t.priority, readings, tenantHeld, this.heldTotal + extraHeld, settings);
         if (d.kind === 'refuse') {
-          throw new OverloadedError(d.scope, { tenant_id: tenant, priority: t.priority, waiting: d.waiting, cap: d.cap, retry_after_seconds: OVERLOAD_RETRY_AFTER_SECONDS });
+          throw new OverloadedError(d.scope, {
+            tenant_id: tenant,
+            priority: t.priority,
+            waiting: d.waiting,
+            cap: d.cap,
+            retry_after_seconds: OVERLOAD_RETRY_AFTER_SECONDS,
+          });
         }
         if (d.kind === 'overflow') {
           heldOut[i] = true;

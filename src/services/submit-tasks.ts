@@ -42,11 +42,7 @@ export const BUILD_CHUNK = 100;
  * @throws IdempotencyConflictError (409) when a key is held by a different request; what the
  *   submission guard throws (429, 503) before anything is stored
  */
-export async function storeSubmissions(
-  deps: SubmitTasksDeps,
-  tasks: NewTask[],
-  fieldPrefix: (i: number) => string,
-): Promise<SubmitAck[]> {
+export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
   const held = deps.guard?.admit(tasks, deps.clock.now()) ?? [];
   held.forEach((h, i) => {
     if (h) tasks[i].state = 'OVERFLOW';
@@ -66,7 +62,12 @@ export async function storeSubmissions(
   /** Hands the chunk's waiting tasks to their owners, and counts the chunk's submissions with them. */
   const handOver = () => {
     deps.gateway.tasksStored(entries.splice(0));
-    incGrouped(deps.metrics.submitted, submitted.slice(counted), (t) => t.taskType, (t) => ({ task_type: t.taskType }));
+    incGrouped(
+      deps.metrics.submitted,
+      submitted.slice(counted),
+      (t) => t.taskType,
+      (t) => ({ task_type: t.taskType }),
+    );
     counted = submitted.length;
   };
   for (const [i, t] of tasks.entries()) {
@@ -84,7 +85,8 @@ export async function storeSubmissions(
       acks.push({ ...ackJson(stored ?? t), task_id: r.taskId, ...(r.replayed ? { idempotent_replayed: true as const } : {}) });
       if (r.replayed) continue;
       submitted.push(t);
-      if (stored && (stored.state === 'PENDING' || stored.state === 'SCHEDULED')) entries.push(dueEntryOf({ ...stored, state: stored.state }, stored.seq));
+      if (stored && (stored.state === 'PENDING' || stored.state === 'SCHEDULED'))
+        entries.push(dueEntryOf({ ...stored, state: stored.state }, stored.seq));
       continue;
     }
     submitted.push(t);
@@ -106,15 +108,21 @@ function idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: nu
   const same = (t: NewTask) => t.tenantId === d.tenantId && t.idempotencyKey === d.key;
   // The key may be held by an earlier item of this very batch (stored by nobody: all or none).
   const holder = tasks.findIndex((t) => same(t) && t.id === d.taskId);
-  const i = Math.max(0, tasks.findIndex((t, j) => same(t) && j !== holder));
-  if (holder >= 0) return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, null, fieldPrefix(holder).replace(/\.$/, ''));
+  const i = Math.max(
+    0,
+    tasks.findIndex((t, j) => same(t) && j !== holder),
+  );
+  if (holder >= 0)
+    return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, null, fieldPrefix(holder).replace(/\.$/, ''));
   if (d.taskDeleted) return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId, undefined, true);
   return new IdempotencyConflictError(`${fieldPrefix(i)}idempotency_key`, d.key, d.taskId);
 }
 
 /** The partition owner's entry of a new waiting task (a submission, a workflow root), with the sequence the store gave it. */
 export function dueEntryOf(
-  t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'queue' | 'concurrencyKey'> & { state: DueEntry['state'] },
+  t: Pick<NewTask, 'id' | 'partition' | 'dueAt' | 'priority' | 'tenantId' | 'taskType' | 'queue' | 'concurrencyKey'> & {
+    state: DueEntry['state'];
+  },
   seq: number,
 ): DueEntry {
   return {

@@ -105,7 +105,14 @@ export class TaskService {
       const items = (body as { tasks: Submission[] }).tasks;
       const now = this.deps.clock.now();
       const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => {
-        const task = buildNewTask(withCallerTenant(s, caller, `tasks[${i}].metadata`), `tasks[${i}].`, now, this.deps.config, this.taskTypes, this.payloads);
+        const task = buildNewTask(
+          withCallerTenant(s, caller, `tasks[${i}].metadata`),
+          `tasks[${i}].`,
+          now,
+          this.deps.config,
+          this.taskTypes,
+          this.payloads,
+        );
         task.traceparent = traceparent;
         return task;
       });
@@ -166,7 +173,8 @@ export class TaskService {
       // A built-in type's payload is checked as at submission; the type is the task's own.
       const task = seen ?? (await this.deps.store.getTask(id));
       if (!task) throw new TaskNotFoundError(id);
-      if (!Object.prototype.hasOwnProperty.call(this.deps.config.externalQueues ?? {}, task.queue)) this.payloads.assert(task.taskType, b.payload, 'payload');
+      if (!Object.prototype.hasOwnProperty.call(this.deps.config.externalQueues ?? {}, task.queue))
+        this.payloads.assert(task.taskType, b.payload, 'payload');
       changes.payload = b.payload;
     }
     const res = await this.deps.store.updateWaitingTask(id, changes, this.deps.clock.now());
@@ -181,7 +189,10 @@ export class TaskService {
    * queue, tenant, since (ISO-8601 with offset: finished at or after), limit (1..1000, default 50),
    * cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async listDeadLetter(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async listDeadLetter(
+    query: unknown,
+    caller: Caller = OPEN_CALLER,
+  ): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assertQuery(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     let since: number | undefined;
@@ -253,7 +264,15 @@ export class TaskService {
         throw new TaskStateConflictError(id, res.task.state, 'cancel');
       case 'cancelled':
         this.deps.gateway.tasksEnded([id]);
-        return { code: 200, body: { task_id: id, status: 'CANCELLED', cancelled_at: iso(res.task.completedAt ?? this.deps.clock.now()), cancel_requested: false } };
+        return {
+          code: 200,
+          body: {
+            task_id: id,
+            status: 'CANCELLED',
+            cancelled_at: iso(res.task.completedAt ?? this.deps.clock.now()),
+            cancel_requested: false,
+          },
+        };
       case 'cancelling':
         this.deps.gateway.abortRunning(id, res.task.attempts);
         return { code: 202, body: { task_id: id, status: 'RUNNING', cancelled_at: null, cancel_requested: true } };

@@ -18,7 +18,8 @@ export interface TenantAdminDeps {
 
 type RateLimitJson = { rate_per_second: number; burst?: number };
 
-const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; burst: number } | null => (l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null);
+const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; burst: number } | null =>
+  l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null;
 const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
 
 /**
@@ -55,7 +56,8 @@ export class TenantAdmin {
    */
   async putTenant(tenantId: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
     this.assertAdmin(caller, 'PUT /api/v1/tenants/{id}');
-    if (tenantId.length < 1 || tenantId.length > 200) throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
+    if (tenantId.length < 1 || tenantId.length > 200)
+      throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
     this.validator.assert(tenantPutSchema, body);
     const b = body as { weight?: number; rate_limit?: RateLimitJson | null };
     const { store, limits, clock } = this.deps;

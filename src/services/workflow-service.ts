@@ -67,7 +67,9 @@ export class WorkflowService {
    *   ValidationError on `traceparent` for a malformed `options.traceparent` (applies to every task)
    */
   submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
-    return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit workflow', options.traceparent, (span) => this.submitIn(span, body, caller, options));
+    return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit workflow', options.traceparent, (span) =>
+      this.submitIn(span, body, caller, options),
+    );
   }
 
   /** {@link submit} inside its submission span (null: not tracing). */
@@ -85,7 +87,12 @@ export class WorkflowService {
     const submission = withCallerTenant(body as WorkflowSubmission, caller);
     // Tasks inherit the workflow's tenant. One naming another is refused: for a tenant's key with
     // the key's message here, for anyone else by buildWorkflow.
-    const scoped = { ...submission, tasks: submission.tasks.map((t, i) => (t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`))) };
+    const scoped = {
+      ...submission,
+      tasks: submission.tasks.map((t, i) =>
+        t.metadata?.tenant_id === undefined ? t : withCallerTenant(t, caller, `tasks[${i}].metadata`),
+      ),
+    };
     const built = buildWorkflow(scoped, this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
@@ -120,7 +127,10 @@ export class WorkflowService {
    * Lists workflows newest first, without their tasks. `query`: {status, tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
+  async list(
+    query: unknown,
+    caller: Caller = OPEN_CALLER,
+  ): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
     const q = (query ?? {}) as Record<string, string | number | undefined>;
     this.validator.assertQuery(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
     const limit = pageLimit(q.limit);

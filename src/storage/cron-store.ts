@@ -2,7 +2,15 @@
  * The cron part of the {@link Store} contract (docs/DESIGN.md §7). Every adapter implements it; the
  * conformance suite (test/storage/conformance/cron.ts) checks it.
  */
-import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../domain/cron/cron-definition';
+import type {
+  CatchUpMode,
+  CronFireRecord,
+  CronRecord,
+  FireOutcome,
+  OverlapPolicy,
+  SkipReason,
+  TaskTemplate,
+} from '../domain/cron/cron-definition';
 import type { DueEntry, NewTask, TaskState } from '../domain/task';
 
 /** Fields of a definition an edit may change; `nextFireTime` is recomputed by the caller. */

@@ -1,14 +1,6 @@
 import { StartupError } from '../domain/startup-error';
 import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
-import {
-  Priority,
-  AttemptRecord,
-  ClaimedTask,
-  DueEntry,
-  NewTask,
-  TaskRecord,
-  TaskState,
-} from '../domain/task';
+import { Priority, AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../domain/task';
 import type { AttemptCompletion, OrphanedAttempt } from '../domain/attempt-completion';
 import type { CheckpointStore } from './checkpoint-store';
 import type { ClusterStore } from './cluster-store';
@@ -111,9 +103,7 @@ export interface UpdateWaitingChanges {
 
 /** Result of {@link Store.updateWaitingTask}. */
 export type UpdateWaitingResult =
-  | { kind: 'updated'; task: TaskRecord; entry: DueEntry | null }
-  | { kind: 'conflict'; task: TaskRecord }
-  | { kind: 'not_found' };
+  { kind: 'updated'; task: TaskRecord; entry: DueEntry | null } | { kind: 'conflict'; task: TaskRecord } | { kind: 'not_found' };
 
 /** Result of {@link Store.cancelTask}. */
 export type CancelResult =
@@ -205,7 +195,14 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
    * the table's), but the id must still match, and a hint that finds no claimable row falls back
    * to the id: a wrong or stale hint changes the cost, never the result.
    */
-  claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[], seqs?: readonly number[]): Promise<ClaimedTask[]>;
+  claimTasks(
+    ids: string[],
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    epochs?: readonly number[],
+    seqs?: readonly number[],
+  ): Promise<ClaimedTask[]>;
 
   /** Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. */
   completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;

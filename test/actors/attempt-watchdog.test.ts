@@ -8,10 +8,29 @@ import { ClaimedTask } from '../../src/domain/task';
 import { AttemptCompletion, OrphanedAttempt, Store } from '../../src/storage/store';
 
 const flush = () => new Promise((r) => setImmediate(r));
-const RETRY = { maxRetries: 3, backoff: 'fixed', delaySeconds: 1, maxDelaySeconds: null, jitter: null, base: 2 } as unknown as ClaimedTask['retry'];
+const RETRY = {
+  maxRetries: 3,
+  backoff: 'fixed',
+  delaySeconds: 1,
+  maxDelaySeconds: null,
+  jitter: null,
+  base: 2,
+} as unknown as ClaimedTask['retry'];
 
 function running(id: string, workerId: string, startedAt: number, attempt = 1): RunningAttempt {
-  const task = { id, attempt, taskType: 'noop', payload: null, timeoutSeconds: 1, idempotencyKey: null, dueAt: startedAt, retry: RETRY, partition: 0, tenantId: 'default', startedAt };
+  const task = {
+    id,
+    attempt,
+    taskType: 'noop',
+    payload: null,
+    timeoutSeconds: 1,
+    idempotencyKey: null,
+    dueAt: startedAt,
+    retry: RETRY,
+    partition: 0,
+    tenantId: 'default',
+    startedAt,
+  };
   return { task: task as ClaimedTask, workerId };
 }
 
@@ -76,7 +95,10 @@ describe('AttemptWatchdog (manual clock)', () => {
     expect(f.killed).to.deep.equal(['worker-1']);
     expect(f.finished[0].map((r) => r.id).sort()).to.deep.equal(['mine', 'old']);
     expect(f.orphans).to.have.length(1);
-    expect(f.orphans[0].map((c) => [c.taskId, c.attempt])).to.deep.equal([['gone', 1], ['old', 1]]);
+    expect(f.orphans[0].map((c) => [c.taskId, c.attempt])).to.deep.equal([
+      ['gone', 1],
+      ['old', 1],
+    ]);
     f.watchdog.stop();
   });
 

@@ -11,7 +11,12 @@ describe('DelayedDueMarks', () => {
   let marks: DelayedDueMarks;
 
   function make(delayMs: number): void {
-    marks = new DelayedDueMarks(clock, delayMs, (ids, now) => written.push([ids, now]), (id) => held.has(id));
+    marks = new DelayedDueMarks(
+      clock,
+      delayMs,
+      (ids, now) => written.push([ids, now]),
+      (id) => held.has(id),
+    );
   }
 
   beforeEach(() => {
@@ -36,7 +41,10 @@ describe('DelayedDueMarks', () => {
     clock.advance(500); // second sweep: a is written, b ages
     expect(written).to.deep.equal([[['a'], T0]]);
     clock.advance(1000);
-    expect(written).to.deep.equal([[['a'], T0], [['b'], T0 + 1500]]);
+    expect(written).to.deep.equal([
+      [['a'], T0],
+      [['b'], T0 + 1500],
+    ]);
     expect(clock.pendingTimers()).to.equal(0); // nothing waits: no timer
   });
 
@@ -58,7 +66,12 @@ describe('DelayedDueMarks', () => {
       setTimeout: (fn: () => void, ms: number) => (delays.push(ms), clock.setTimeout(fn, ms)),
       clearTimeout: (h: never) => clock.clearTimeout(h),
     };
-    marks = new DelayedDueMarks(fake, 1000, (ids, at) => written.push([ids, at]), (id) => held.has(id));
+    marks = new DelayedDueMarks(
+      fake,
+      1000,
+      (ids, at) => written.push([ids, at]),
+      (id) => held.has(id),
+    );
     marks.add(['a'], T0);
     reading = T0 + 86_400_000; // the clock jumps a day ahead…
     marks.add(['b'], reading);
@@ -67,7 +80,10 @@ describe('DelayedDueMarks', () => {
     clock.advance(1000);
     clock.advance(1000);
     expect(delays).to.deep.equal([1000, 1000]); // one sweep ages both, the next writes them: no third
-    expect(written).to.deep.equal([[['a'], T0], [['b'], T0 + 86_400_000]]);
+    expect(written).to.deep.equal([
+      [['a'], T0],
+      [['b'], T0 + 86_400_000],
+    ]);
   });
 
   it('with a manual clock stepping back: nothing is written early, and the hand-out readings are kept', () => {
@@ -77,7 +93,10 @@ describe('DelayedDueMarks', () => {
     marks.add(['b'], T0 - 3_600_000);
     clock.set(T0 + 1000); // the first sweep's time comes again
     clock.set(T0 + 2000);
-    expect(written).to.deep.equal([[['a'], T0], [['b'], T0 - 3_600_000]]);
+    expect(written).to.deep.equal([
+      [['a'], T0],
+      [['b'], T0 - 3_600_000],
+    ]);
   });
 
   it('delay 0 writes at once, without a timer; empty hand-outs are ignored', () => {

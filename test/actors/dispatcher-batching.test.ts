@@ -41,12 +41,34 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       return store.claimTasks(claimIds, ...rest);
     };
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
-    dispatcher = new DispatcherActor(actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }));
+    dispatcher = new DispatcherActor(
+      actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }),
+    );
     const runs: string[][] = [];
-    const slot = { id: 'w1', pid: 1, credits: 100, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
-    const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
+    const slot = {
+      id: 'w1',
+      pid: 1,
+      credits: 100,
+      ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(msg.tasks.map((t) => t.id)) },
+    } as unknown as WorkerSlot;
+    const pool = {
+      all: () => [slot][Symbol.iterator](),
+      get: (id: string) => (id === slot.id ? slot : undefined),
+      stop: () => undefined,
+      killLeftovers: () => undefined,
+      disableRespawn: () => undefined,
+    };
     (dispatcher as unknown as { workers: unknown }).workers = pool;
-    const entries: DueEntry[] = ids.map((id, i) => ({ id, partition: 0, seq: i + 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING' }));
+    const entries: DueEntry[] = ids.map((id, i) => ({
+      id,
+      partition: 0,
+      seq: i + 1,
+      dueAt: T0,
+      priority: 'medium',
+      tenantId: 't',
+      taskType: 'noop',
+      state: 'PENDING',
+    }));
     return { ids, entries, claims, runs, slot };
   }
 

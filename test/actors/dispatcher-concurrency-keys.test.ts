@@ -30,14 +30,27 @@ describe('DispatcherActor: concurrency keys', () => {
   });
 
   async function rig(tasks: Array<{ id: string; key?: string }>, limits: Record<string, number>) {
-    await store.insertTasks(tasks.map((t) => ({ ...waitingTask(t.id, T0, T0, { state: 'PENDING' }), ...(t.key ? { concurrencyKey: t.key } : {}) })));
+    await store.insertTasks(
+      tasks.map((t) => ({ ...waitingTask(t.id, T0, T0, { state: 'PENDING' }), ...(t.key ? { concurrencyKey: t.key } : {}) })),
+    );
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
     const deps = actorDeps({ store, clock, router, overrides: { partitions: 1 } });
     for (const [k, n] of Object.entries(limits)) deps.limits.concurrency.set(k, n);
     dispatcher = new DispatcherActor(deps);
     const runs: string[] = [];
-    const slot = { id: 'w1', pid: 1, credits: 20, ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(...msg.tasks.map((t) => t.id)) } } as unknown as WorkerSlot;
-    const pool = { all: () => [slot][Symbol.iterator](), get: (id: string) => (id === slot.id ? slot : undefined), stop: () => undefined, killLeftovers: () => undefined, disableRespawn: () => undefined };
+    const slot = {
+      id: 'w1',
+      pid: 1,
+      credits: 20,
+      ref: { tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push(...msg.tasks.map((t) => t.id)) },
+    } as unknown as WorkerSlot;
+    const pool = {
+      all: () => [slot][Symbol.iterator](),
+      get: (id: string) => (id === slot.id ? slot : undefined),
+      stop: () => undefined,
+      killLeftovers: () => undefined,
+      disableRespawn: () => undefined,
+    };
     (dispatcher as unknown as { workers: unknown }).workers = pool;
     const entries: DueEntry[] = tasks.map((t, i) => ({
       id: t.id,
@@ -52,7 +65,11 @@ describe('DispatcherActor: concurrency keys', () => {
     }));
     const succeed = async (ids: string[]) => {
       clock.advance(10);
-      await dispatcher.completed({ workerId: 'w1', pid: 1, results: ids.map((id) => ({ id, attempt: 1, outcome: { kind: 'succeeded', result: null }, durationMs: 1 })) });
+      await dispatcher.completed({
+        workerId: 'w1',
+        pid: 1,
+        results: ids.map((id) => ({ id, attempt: 1, outcome: { kind: 'succeeded', result: null }, durationMs: 1 })),
+      });
       await settle();
     };
     return { entries, runs, succeed, limits: deps.limits };
@@ -80,7 +97,7 @@ describe('DispatcherActor: concurrency keys', () => {
     expect((await store.getTask('hot-7'))?.state).to.equal('PENDING');
   });
 
-  it("a raised limit starts more at once; a removed one starts every task of the key", async () => {
+  it('a raised limit starts more at once; a removed one starts every task of the key', async () => {
     const { entries, runs, limits } = await rig(hotAndCold, { hot: 1 });
     dispatcher.enqueue(entries);
     await settle();

@@ -21,7 +21,11 @@ describe('PartitionOwnerActor with a manual clock', () => {
   /** `enqueue` messages the owner sent. */
   let enqueueMessages: number;
 
-  async function makeOwner(overrides: Record<string, unknown> = {}, lease?: { epoch: number; fences: PartitionFences }, partition = 0): Promise<void> {
+  async function makeOwner(
+    overrides: Record<string, unknown> = {},
+    lease?: { epoch: number; fences: PartitionFences },
+    partition = 0,
+  ): Promise<void> {
     const router = routerWith({
       dispatcher: {
         tell: (_topic: string, entries: DueEntry[]) => {
@@ -101,7 +105,8 @@ describe('PartitionOwnerActor with a manual clock', () => {
     const real = store.loadDue.bind(store);
     let finish: () => void = () => undefined;
     (owner as unknown as { deps: { store: { loadDue: typeof real } } }).deps.store = Object.assign(Object.create(store), {
-      loadDue: (...args: Parameters<typeof real>) => new Promise<Awaited<ReturnType<typeof real>>>((resolve) => (finish = () => void real(...args).then(resolve))),
+      loadDue: (...args: Parameters<typeof real>) =>
+        new Promise<Awaited<ReturnType<typeof real>>>((resolve) => (finish = () => void real(...args).then(resolve))),
     });
     clock.advance(15_000); // the refresh starts its read…
     await settle();
@@ -172,7 +177,9 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await owner.start();
     await settle();
     await store.insertTasks([task('new', T0 + 2000)]);
-    owner.offer([{ id: 'new', partition: 0, seq: 1, dueAt: T0 + 2000, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'SCHEDULED' }]);
+    owner.offer([
+      { id: 'new', partition: 0, seq: 1, dueAt: T0 + 2000, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'SCHEDULED' },
+    ]);
     await settle();
     clock.advance(2000);
     await settle();

@@ -30,7 +30,12 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
 
   afterEach(async () => {
     // the service keeps serving after each bad request
-    const ok = await f.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: '{"task_type":"noop"}' });
+    const ok = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"task_type":"noop"}',
+    });
     expect(ok.statusCode).to.equal(202);
   });
   afterEach(async () => f.close());
@@ -54,7 +59,12 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await post('/api/v1/tasks', { task_type: 'noop', max_retries: '3' }), 400, 'VALIDATION_FAILED', 'max_retries');
     expectError(await post('/api/v1/tasks', { task_type: 42 }), 400, 'VALIDATION_FAILED', 'task_type');
     expectError(await post('/api/v1/tasks', { task_type: 'noop', metadata: 'x' }), 400, 'VALIDATION_FAILED', 'metadata');
-    expectError(await post('/api/v1/tasks', { task_type: 'noop', metadata: { tenant_id: 7 } }), 400, 'VALIDATION_FAILED', 'metadata.tenant_id');
+    expectError(
+      await post('/api/v1/tasks', { task_type: 'noop', metadata: { tenant_id: 7 } }),
+      400,
+      'VALIDATION_FAILED',
+      'metadata.tenant_id',
+    );
     await expectNothingStored();
   });
 
@@ -68,13 +78,23 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
   });
 
   it('scheduled_at without a UTC offset → 400', async () => {
-    const e = expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-06-01T12:00:00' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    const e = expectError(
+      await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-06-01T12:00:00' }),
+      400,
+      'VALIDATION_FAILED',
+      'scheduled_at',
+    );
     expect(e.details.reason).to.contain('offset');
   });
 
   it('unparseable scheduled_at → 400', async () => {
     expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: 'tomorrow' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
-    expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-13-45T99:00:00Z' }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    expectError(
+      await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: '2026-13-45T99:00:00Z' }),
+      400,
+      'VALIDATION_FAILED',
+      'scheduled_at',
+    );
     await expectNothingStored();
   });
 
@@ -82,12 +102,22 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await post('/api/v1/tasks', { task_type: 'noop', max_retries: -1 }), 400, 'VALIDATION_FAILED', 'max_retries');
     expectError(await post('/api/v1/tasks', { task_type: 'noop', timeout_seconds: -5 }), 400, 'VALIDATION_FAILED', 'timeout_seconds');
     expectError(await post('/api/v1/tasks', { task_type: 'noop', timeout_seconds: 0 }), 400, 'VALIDATION_FAILED', 'timeout_seconds');
-    expectError(await post('/api/v1/tasks', { task_type: 'noop', retry_delay_seconds: -1 }), 400, 'VALIDATION_FAILED', 'retry_delay_seconds');
+    expectError(
+      await post('/api/v1/tasks', { task_type: 'noop', retry_delay_seconds: -1 }),
+      400,
+      'VALIDATION_FAILED',
+      'retry_delay_seconds',
+    );
     await expectNothingStored();
   });
 
   it('an unknown field → 400 naming it (typos are not silently ignored)', async () => {
-    expectError(await post('/api/v1/tasks', { task_type: 'noop', schedule_at: '2026-06-01T12:00:00Z' }), 400, 'VALIDATION_FAILED', 'schedule_at');
+    expectError(
+      await post('/api/v1/tasks', { task_type: 'noop', schedule_at: '2026-06-01T12:00:00Z' }),
+      400,
+      'VALIDATION_FAILED',
+      'schedule_at',
+    );
   });
 
   it('unregistered task_type → 400 listing the registered types', async () => {
@@ -102,24 +132,45 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
   });
 
   it('a non-JSON content type → 415 (text/plain too), and a charset other than UTF-8 → 415', async () => {
-    expectError(await post('/api/v1/tasks', 'task_type=noop', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await post('/api/v1/tasks', 'task_type=noop', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json; charset=latin1' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json; charset=latin1' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     await expectNothingStored();
   });
 
   it('a compressed body (Content-Encoding other than identity) → 415 naming content-encoding, even when it happens to parse', async () => {
     for (const encoding of ['gzip', 'br', 'GZIP, identity']) {
-      const e = expectError(await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': encoding }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'content-encoding');
+      const e = expectError(
+        await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': encoding }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'content-encoding',
+      );
       expect(e.message).to.match(/send the body uncompressed/);
     }
     await expectNothingStored();
-    expect((await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': 'identity' })).statusCode).to.equal(202);
+    expect(
+      (await post('/api/v1/tasks', '{"task_type":"noop"}', { 'content-type': 'application/json', 'content-encoding': 'identity' }))
+        .statusCode,
+    ).to.equal(202);
   });
 
   it('a body that is not valid UTF-8 → 400 MALFORMED_JSON (never stored with replacement characters)', async () => {
     const body = Buffer.concat([Buffer.from('{"task_type":"echo","payload":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
-    const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: body });
+    const res = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      payload: body,
+    });
     expectError(res, 400, 'MALFORMED_JSON', 'body');
     await expectNothingStored();
   });
@@ -129,13 +180,33 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     const big = await apiFixture({ bodyLimitBytes: 1 << 20 });
     try {
       for (const n of [65, 3000, 10_000]) {
-        const res = await big.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: deep(n) });
+        const res = await big.app.inject({
+          method: 'POST',
+          url: '/api/v1/tasks',
+          headers: { 'content-type': 'application/json' },
+          payload: deep(n),
+        });
         expectError(res, 400, 'VALIDATION_FAILED', 'payload');
       }
-      const ok = await big.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: deep(64) });
+      const ok = await big.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { 'content-type': 'application/json' },
+        payload: deep(64),
+      });
       expect(ok.statusCode).to.equal(202);
       const batch = JSON.stringify({ tasks: [{ task_type: 'noop' }, JSON.parse(deep(100))] });
-      expectError(await big.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: batch }), 400, 'VALIDATION_FAILED', 'tasks[1].payload');
+      expectError(
+        await big.app.inject({
+          method: 'POST',
+          url: '/api/v1/tasks/batch',
+          headers: { 'content-type': 'application/json' },
+          payload: batch,
+        }),
+        400,
+        'VALIDATION_FAILED',
+        'tasks[1].payload',
+      );
     } finally {
       await big.close();
     }
@@ -143,19 +214,39 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
 
   it('a number beyond the range of a double → 400 naming it (never stored as null); large finite numbers and look-alike strings pass', async () => {
     expectError(await post('/api/v1/tasks', '{"task_type":"noop","payload":{"n":1e400}}'), 400, 'VALIDATION_FAILED', 'payload.n');
-    expectError(await post('/api/v1/tasks', '{"task_type":"noop","payload":{"list":[1,-1E+400]}}'), 400, 'VALIDATION_FAILED', 'payload.list[1]');
+    expectError(
+      await post('/api/v1/tasks', '{"task_type":"noop","payload":{"list":[1,-1E+400]}}'),
+      400,
+      'VALIDATION_FAILED',
+      'payload.list[1]',
+    );
     expectError(await post('/api/v1/tasks', `{"task_type":"noop","payload":${'9'.repeat(400)}}`), 400, 'VALIDATION_FAILED', 'payload');
-    expectError(await post('/api/v1/tasks/batch', '{"tasks":[{"task_type":"noop"},{"task_type":"noop","metadata":{"x":2e999}}]}'), 400, 'VALIDATION_FAILED', 'tasks[1].metadata.x');
+    expectError(
+      await post('/api/v1/tasks/batch', '{"tasks":[{"task_type":"noop"},{"task_type":"noop","metadata":{"x":2e999}}]}'),
+      400,
+      'VALIDATION_FAILED',
+      'tasks[1].metadata.x',
+    );
     expectError(await post('/api/v1/tasks', '1e400'), 400, 'VALIDATION_FAILED', 'body');
     await expectNothingStored();
-    const ok = await post('/api/v1/tasks', `{"task_type":"noop","payload":{"big":1.7e308,"tiny":1e-400,"s":"1e400","digits":${'9'.repeat(308)}}}`);
+    const ok = await post(
+      '/api/v1/tasks',
+      `{"task_type":"noop","payload":{"big":1.7e308,"tiny":1e-400,"s":"1e400","digits":${'9'.repeat(308)}}}`,
+    );
     expect(ok.statusCode).to.equal(202);
     const task = (await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${ok.json().task_id}` })).json();
     expect(task.payload).to.deep.equal({ big: 1.7e308, tiny: 0, s: '1e400', digits: Number('9'.repeat(308)) });
   });
 
   it('a date that does not exist → 400, never rolled over into another day', async () => {
-    for (const at of ['2026-02-30T00:00:00Z', '2027-02-29T00:00:00Z', '2026-04-31T10:00:00Z', '2026-12-31T24:00:00Z', '2026-06-01T12:60:00Z', '2026-06-01T12:00:00+24:00']) {
+    for (const at of [
+      '2026-02-30T00:00:00Z',
+      '2027-02-29T00:00:00Z',
+      '2026-04-31T10:00:00Z',
+      '2026-12-31T24:00:00Z',
+      '2026-06-01T12:60:00Z',
+      '2026-06-01T12:00:00+24:00',
+    ]) {
       expectError(await post('/api/v1/tasks', { task_type: 'noop', scheduled_at: at }), 400, 'VALIDATION_FAILED', 'scheduled_at');
     }
     await expectNothingStored();
@@ -175,13 +266,21 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
   });
 
   it('an id over 1,000 characters → 400 naming the url, without quoting the URL back', async () => {
-    for (const [method, url] of [['GET', `/api/v1/tasks/${'a'.repeat(5000)}`], ['POST', `/api/v1/tasks/${'b'.repeat(1001)}/cancel`]] as const) {
+    for (const [method, url] of [
+      ['GET', `/api/v1/tasks/${'a'.repeat(5000)}`],
+      ['POST', `/api/v1/tasks/${'b'.repeat(1001)}/cancel`],
+    ] as const) {
       const e = expectError(await f.app.inject({ method, url }), 400, 'VALIDATION_FAILED', 'url');
       expect(e.message).to.equal('url: a path parameter is longer than 1000 characters');
       expect(JSON.stringify(e)).to.not.include('aaaa').and.not.include('bbbb');
     }
     // A bad URL is quoted, but at most 200 characters of its message.
-    const e = expectError(await f.app.inject({ method: 'GET', url: `/api/v1/tasks/%zz${'c'.repeat(900)}` }), 400, 'VALIDATION_FAILED', 'url');
+    const e = expectError(
+      await f.app.inject({ method: 'GET', url: `/api/v1/tasks/%zz${'c'.repeat(900)}` }),
+      400,
+      'VALIDATION_FAILED',
+      'url',
+    );
     expect(e.details.reason.length).to.be.at.most(201);
     expect(e.message.length).to.be.at.most(206);
   });
@@ -225,7 +324,12 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     const tasks = Array.from({ length: 1001 }, () => ({ task_type: 'noop' }));
     const big = await apiFixture({ bodyLimitBytes: 1 << 20 });
     try {
-      const res = await big.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+      const res = await big.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks/batch',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ tasks }),
+      });
       expectError(res, 400, 'VALIDATION_FAILED', 'tasks');
       expect(big.stored).to.have.length(0);
     } finally {
@@ -248,9 +352,15 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?status=DONE' }), 400, 'VALIDATION_FAILED', 'status');
     expectError(await f.app.inject({ method: 'GET', url: '/api/v1/tasks?cursor=garbage' }), 400, 'VALIDATION_FAILED', 'cursor');
     // Given twice, a parameter arrives as an array: the message says so (not "must be string").
-    for (const url of ['/api/v1/tasks?limit=1&limit=2', '/api/v1/tasks?status=PENDING&status=RUNNING', '/api/v1/dead-letter?limit=5&limit=5']) {
+    for (const url of [
+      '/api/v1/tasks?limit=1&limit=2',
+      '/api/v1/tasks?status=PENDING&status=RUNNING',
+      '/api/v1/dead-letter?limit=5&limit=5',
+    ]) {
       const field = url.includes('status=') ? 'status' : 'limit';
-      expect(expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field).message).to.equal(`${field}: is given more than once: give it once`);
+      expect(expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', field).message).to.equal(
+        `${field}: is given more than once: give it once`,
+      );
     }
   });
 
@@ -270,9 +380,22 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     for (const url of ['/api/v1/tasks?=1', '/api/v1/dead-letter?=', '/api/v1/workflows/x?=1']) {
       expectError(await f.app.inject({ method: 'GET', url }), 400, 'VALIDATION_FAILED', 'query');
     }
-    expectError(await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?=1', payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' } }), 400, 'VALIDATION_FAILED', 'query');
+    expectError(
+      await f.app.inject({
+        method: 'POST',
+        url: '/api/v1/cron-tasks?=1',
+        payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' },
+      }),
+      400,
+      'VALIDATION_FAILED',
+      'query',
+    );
     const twice = expectError(
-      await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?preview=2&preview=2', payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' } }),
+      await f.app.inject({
+        method: 'POST',
+        url: '/api/v1/cron-tasks?preview=2&preview=2',
+        payload: { name: 'n', cron_expression: '* * * * *', task_type: 'noop' },
+      }),
       400,
       'VALIDATION_FAILED',
       'preview',
@@ -281,9 +404,27 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
   });
 
   it('a date whose offset carries it past year 9999 (or before year 0) in UTC → 400 naming it, not an answer the API cannot read back', async () => {
-    const err = expectError(await f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { task_type: 'noop', scheduled_at: '9999-12-31T23:59:59-01:00' } }), 400, 'VALIDATION_FAILED', 'scheduled_at');
+    const err = expectError(
+      await f.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        payload: { task_type: 'noop', scheduled_at: '9999-12-31T23:59:59-01:00' },
+      }),
+      400,
+      'VALIDATION_FAILED',
+      'scheduled_at',
+    );
     expect(err.message).to.include('years 0000–9999 UTC');
-    expectError(await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks/preview', payload: { cron_expression: '* * * * *', from: '0000-01-01T00:00:00+01:00' } }), 400, 'VALIDATION_FAILED', 'from');
+    expectError(
+      await f.app.inject({
+        method: 'POST',
+        url: '/api/v1/cron-tasks/preview',
+        payload: { cron_expression: '* * * * *', from: '0000-01-01T00:00:00+01:00' },
+      }),
+      400,
+      'VALIDATION_FAILED',
+      'from',
+    );
     expect(Object.values(await f.store.countByState()).reduce((a, b) => a + b, 0)).to.equal(0);
   });
 
@@ -299,7 +440,16 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     ];
     for (const [method, url] of cases) {
       const field = url.split('?')[1].split('=')[0];
-      const err = expectError(await f.app.inject({ method: method as 'GET' | 'POST', url, payload: method === 'POST' && url.endsWith('dry_run=1') ? { task_type: 'noop' } : undefined }), 400, 'VALIDATION_FAILED', field);
+      const err = expectError(
+        await f.app.inject({
+          method: method as 'GET' | 'POST',
+          url,
+          payload: method === 'POST' && url.endsWith('dry_run=1') ? { task_type: 'noop' } : undefined,
+        }),
+        400,
+        'VALIDATION_FAILED',
+        field,
+      );
       expect(err.message, url).to.include('is not a known field');
     }
     expect((await f.store.getTask(task_id))?.state).to.equal('PENDING'); // the cancel did not happen

@@ -64,25 +64,45 @@ describe('REST: payloads of the built-in task types are checked at submission', 
       ['noop', 'text'],
     ];
     for (const [task_type, payload] of ok) {
-      expect((await send('POST', '/api/v1/tasks', { task_type, payload })).statusCode, `${task_type} ${JSON.stringify(payload)}`).to.equal(202);
+      expect((await send('POST', '/api/v1/tasks', { task_type, payload })).statusCode, `${task_type} ${JSON.stringify(payload)}`).to.equal(
+        202,
+      );
     }
     // Without a payload at all, sleep sleeps 0 ms.
     expect((await send('POST', '/api/v1/tasks', { task_type: 'sleep' })).statusCode).to.equal(202);
   });
 
   it('batches, workflows and cron templates name the task; none of them is stored', async () => {
-    const batch = await refusal(await send('POST', '/api/v1/tasks/batch', { tasks: [{ task_type: 'sleep', payload: { ms: 1 } }, { task_type: 'sleep', payload: { ms: -5 } }] }));
+    const batch = await refusal(
+      await send('POST', '/api/v1/tasks/batch', {
+        tasks: [
+          { task_type: 'sleep', payload: { ms: 1 } },
+          { task_type: 'sleep', payload: { ms: -5 } },
+        ],
+      }),
+    );
     expect(batch.field).to.equal('tasks[1].payload.ms');
-    const wf = await refusal(await send('POST', '/api/v1/workflows', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'http', payload: { url: 'mailto:x@example.com' }, dependencies: ['a'] }] }));
+    const wf = await refusal(
+      await send('POST', '/api/v1/workflows', {
+        tasks: [
+          { task_id: 'a', task_type: 'noop' },
+          { task_id: 'b', task_type: 'http', payload: { url: 'mailto:x@example.com' }, dependencies: ['a'] },
+        ],
+      }),
+    );
     expect(wf.field).to.equal('tasks[1].payload.url');
-    const cron = await refusal(await send('POST', '/api/v1/cron-tasks', { name: 'nap', cron_expression: '* * * * *', task_type: 'sleep', payload: { ms: 'long' } }));
+    const cron = await refusal(
+      await send('POST', '/api/v1/cron-tasks', { name: 'nap', cron_expression: '* * * * *', task_type: 'sleep', payload: { ms: 'long' } }),
+    );
     expect(cron.field).to.equal('payload.ms');
     expect(await stored()).to.equal(0);
     expect((await f.crons.list({})).cron_tasks).to.deep.equal([]);
   });
 
   it('PATCH of a waiting task checks the new payload against its own type; the task keeps its payload', async () => {
-    const { task_id } = (await send('POST', '/api/v1/tasks', { task_type: 'sleep', payload: { ms: 10 }, scheduled_at: '2099-01-01T00:00:00Z' })).json();
+    const { task_id } = (
+      await send('POST', '/api/v1/tasks', { task_type: 'sleep', payload: { ms: 10 }, scheduled_at: '2099-01-01T00:00:00Z' })
+    ).json();
     const r = await refusal(await send('PATCH', `/api/v1/tasks/${task_id}`, { payload: { ms: -10 } }));
     expect(r.field).to.equal('payload.ms');
     expect((await f.service.get(task_id)).payload).to.deep.equal({ ms: 10 });
@@ -95,13 +115,20 @@ describe('REST: payloads of the built-in task types are checked at submission', 
   it('a task of an external queue is run by its consumer: its payload is not checked, on submission or PATCH', async () => {
     await f.close();
     f = await apiFixture({ redisUrl: 'redis://127.0.0.1:1', externalQueues: { ext: { leaseMs: 5000 } } });
-    const res = await send('POST', '/api/v1/tasks', { task_type: 'http', queue: 'ext', payload: { url: 'not a url' }, scheduled_at: '2099-01-01T00:00:00Z' });
+    const res = await send('POST', '/api/v1/tasks', {
+      task_type: 'http',
+      queue: 'ext',
+      payload: { url: 'not a url' },
+      scheduled_at: '2099-01-01T00:00:00Z',
+    });
     expect(res.statusCode, res.body).to.equal(202);
     expect((await send('PATCH', `/api/v1/tasks/${res.json().task_id}`, { payload: { ms: 'x' } })).statusCode).to.equal(200);
   });
 
-  it('a cron PATCH that changes task_type checks the template\'s payload against the new type', async () => {
-    const id = (await send('POST', '/api/v1/cron-tasks', { name: 'n', cron_expression: '0 * * * *', task_type: 'echo', payload: { ms: 'soon' } })).json().cron_id;
+  it("a cron PATCH that changes task_type checks the template's payload against the new type", async () => {
+    const id = (
+      await send('POST', '/api/v1/cron-tasks', { name: 'n', cron_expression: '0 * * * *', task_type: 'echo', payload: { ms: 'soon' } })
+    ).json().cron_id;
     const r = await refusal(await send('PATCH', `/api/v1/cron-tasks/${id}`, { task_type: 'sleep' }));
     expect(r.field).to.equal('payload.ms');
   });

@@ -18,7 +18,7 @@ describe('REST: a request aborted by the client', () => {
     f = undefined;
   });
 
-  it('only the incoming request\'s abort is the client\'s fault: a reset outgoing connection stays a 500', () => {
+  it("only the incoming request's abort is the client's fault: a reset outgoing connection stays a 500", () => {
     const abort = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
     expect(toSchedulerError(abort, 1024)).to.include({ status: 400, code: 'MALFORMED_REQUEST' });
     const outgoing = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
@@ -42,12 +42,19 @@ describe('REST: a request aborted by the client', () => {
     });
     const socket = net.connect(port, '127.0.0.1', () => {
       // 13 of the 100 bytes announced, then the connection closes.
-      socket.write('POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"task_type":', () => socket.destroy());
+      socket.write(
+        'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"task_type":',
+        () => socket.destroy(),
+      );
     });
     await logged;
     expect(lines.filter((l) => l.level >= 50)).to.deep.equal([]);
     expect(lines.find((l) => /aborted/.test(l.msg))?.level).to.equal(30);
-    const ok = await fetch(`${address}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"task_type":"noop"}' });
+    const ok = await fetch(`${address}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"task_type":"noop"}',
+    });
     expect(ok.status).to.equal(202);
     expect(fixture.stored).to.have.length(1);
   });

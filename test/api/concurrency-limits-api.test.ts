@@ -23,8 +23,16 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
     expect(await f.store.listConcurrencyLimits()).to.deep.equal([{ key: 'host:api.example.com', maxRunning: 3, updatedAt: f.clock.now() }]);
 
     f.limits.concurrency.tryAcquire('host:api.example.com', f.clock.now());
-    expect((await admin('GET', '/api/v1/concurrency-limits/host:api.example.com')).json()).to.deep.equal({ key: 'host:api.example.com', max_running: 3, running: 1 });
-    expect((await admin('GET', '/api/v1/concurrency-limits/never-set')).json()).to.deep.equal({ key: 'never-set', max_running: null, running: 0 });
+    expect((await admin('GET', '/api/v1/concurrency-limits/host:api.example.com')).json()).to.deep.equal({
+      key: 'host:api.example.com',
+      max_running: 3,
+      running: 1,
+    });
+    expect((await admin('GET', '/api/v1/concurrency-limits/never-set')).json()).to.deep.equal({
+      key: 'never-set',
+      max_running: null,
+      running: 0,
+    });
     await admin('PUT', '/api/v1/concurrency-limits/a', { max_running: 1 });
     expect((await admin('GET', '/api/v1/concurrency-limits')).json()).to.deep.equal({
       concurrency_limits: [
@@ -92,18 +100,28 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
     const plain = (await as(KEYS.acme, 'POST', '/api/v1/tasks', { task_type: 'noop' })).json();
     expect((await as(KEYS.acme, 'GET', `/api/v1/tasks/${plain.task_id}`)).json().concurrency_key).to.equal(null);
 
-    const batch = await as(KEYS.acme, 'POST', '/api/v1/tasks/batch', { tasks: [{ task_type: 'noop', concurrency_key: 'b' }, { task_type: 'noop' }] });
+    const batch = await as(KEYS.acme, 'POST', '/api/v1/tasks/batch', {
+      tasks: [{ task_type: 'noop', concurrency_key: 'b' }, { task_type: 'noop' }],
+    });
     expect(batch.statusCode).to.equal(202);
     const [b0, b1] = batch.json().tasks.map((t: { task_id: string }) => t.task_id);
     expect((await f.store.getTask(b0))?.concurrencyKey).to.equal('b');
     expect((await f.store.getTask(b1))?.concurrencyKey ?? null).to.equal(null);
 
-    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { workflow_name: 'w', tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: 'wf-key' }] });
+    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', {
+      workflow_name: 'w',
+      tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: 'wf-key' }],
+    });
     expect(wf.statusCode, wf.body).to.equal(202);
     const wfTaskId = (await f.store.listTasks({ limit: 10 })).tasks.find((t) => t.workflowId)?.id as string;
     expect((await f.store.getTask(wfTaskId))?.concurrencyKey).to.equal('wf-key');
 
-    const cron = await as(KEYS.acme, 'POST', '/api/v1/cron-tasks', { name: 'c', cron_expression: '@daily', task_type: 'noop', concurrency_key: 'nightly' });
+    const cron = await as(KEYS.acme, 'POST', '/api/v1/cron-tasks', {
+      name: 'c',
+      cron_expression: '@daily',
+      task_type: 'noop',
+      concurrency_key: 'nightly',
+    });
     expect(cron.statusCode, cron.body).to.equal(201);
     const read = (await as(KEYS.acme, 'GET', `/api/v1/cron-tasks/${cron.json().cron_id}`)).json();
     expect(read.concurrency_key).to.equal('nightly');
@@ -115,8 +133,16 @@ describe('REST: concurrency keys and /api/v1/concurrency-limits', () => {
       ['/api/v1/tasks', { task_type: 'noop', concurrency_key: 'a b' }, 'concurrency_key'],
       ['/api/v1/tasks', { task_type: 'noop', concurrency_key: 'k'.repeat(201) }, 'concurrency_key'],
       ['/api/v1/tasks', { task_type: 'noop', concurrency_key: 42 }, 'concurrency_key'],
-      ['/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', concurrency_key: 'x/y' }] }, 'tasks[1].concurrency_key'],
-      ['/api/v1/workflows', { workflow_name: 'w', tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: '' }] }, 'tasks[0].concurrency_key'],
+      [
+        '/api/v1/tasks/batch',
+        { tasks: [{ task_type: 'noop' }, { task_type: 'noop', concurrency_key: 'x/y' }] },
+        'tasks[1].concurrency_key',
+      ],
+      [
+        '/api/v1/workflows',
+        { workflow_name: 'w', tasks: [{ task_id: 'a', task_type: 'noop', concurrency_key: '' }] },
+        'tasks[0].concurrency_key',
+      ],
       ['/api/v1/cron-tasks', { name: 'c', cron_expression: '@daily', task_type: 'noop', concurrency_key: 'ü' }, 'concurrency_key'],
     ] as const) {
       const res = await as(KEYS.acme, 'POST', url, body);

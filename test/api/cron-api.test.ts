@@ -109,7 +109,11 @@ describe('REST: cron tasks', () => {
     });
 
     it('?preview out of 1..100 → 400', async () => {
-      const res = await f.app.inject({ method: 'POST', url: '/api/v1/cron-tasks?preview=500', payload: { name: 'x', cron_expression: '* * * * *', task_type: 'noop' } });
+      const res = await f.app.inject({
+        method: 'POST',
+        url: '/api/v1/cron-tasks?preview=500',
+        payload: { name: 'x', cron_expression: '* * * * *', task_type: 'noop' },
+      });
       expect(res.statusCode).to.equal(400);
       expect(res.json().error.details).to.include({ field: 'preview', reason: 'must be a whole number from 1 to 100' });
       const limit = await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks?limit=abc' });
@@ -117,7 +121,7 @@ describe('REST: cron tasks', () => {
     });
   });
 
-  it('a step beyond its field\'s span is refused when saved; a definition stored before that check still reads, edits and fires', async () => {
+  it("a step beyond its field's span is refused when saved; a definition stored before that check still reads, edits and fires", async () => {
     const refused = await create({ cron_expression: '0 */30 * * *' });
     expect(refused.statusCode).to.equal(400);
     expect(refused.json().error.details).to.include({ field: 'cron_expression' });
@@ -129,7 +133,11 @@ describe('REST: cron tasks', () => {
     const renamed = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { name: 'kept', enabled: false } });
     expect(renamed.statusCode).to.equal(200);
     expect(renamed.json()).to.include({ name: 'kept', cron_expression: '0 */30 * * *' });
-    const rewritten = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { cron_expression: '0 */31 * * *' } });
+    const rewritten = await f.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/cron-tasks/${id}`,
+      payload: { cron_expression: '0 */31 * * *' },
+    });
     expect(rewritten.statusCode).to.equal(400);
   });
 
@@ -149,7 +157,8 @@ describe('REST: cron tasks', () => {
 
   it("PATCH of the metadata keeps the definition's tenant in it, as at creation, and the cap counts it", async () => {
     const id = (await create({ metadata: { tenant_id: 'acme' } })).json().cron_id;
-    const patch = (metadata: Record<string, unknown>) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { metadata } });
+    const patch = (metadata: Record<string, unknown>) =>
+      f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { metadata } });
     const ok = await patch({ team: 'ops' });
     expect(ok.statusCode, ok.body).to.equal(200);
     expect((await f.store.getCron(id))!.template.metadata).to.deep.equal({ team: 'ops', tenant_id: 'acme' });
@@ -160,7 +169,7 @@ describe('REST: cron tasks', () => {
     expect(over.json().error.details).to.include({ field: 'metadata', actual_bytes: 16_379 + 19 });
   });
 
-  it('a zone name is stored in the tz database\'s letter case; a link keeps its own name', async () => {
+  it("a zone name is stored in the tz database's letter case; a link keeps its own name", async () => {
     expect((await create({ timezone: 'america/new_york' })).json().timezone).to.equal('America/New_York');
     expect((await create({ timezone: 'utc' })).json().timezone).to.equal('UTC');
     expect((await create({ timezone: 'US/Eastern' })).json().timezone).to.equal('US/Eastern');
@@ -208,7 +217,10 @@ describe('REST: cron tasks', () => {
       expect(res.statusCode, `${method} ${url}`).to.equal(404);
       expect(res.json().error).to.include({ code: 'CRON_NOT_FOUND' });
     }
-    expect((await f.app.inject({ method: 'DELETE', url: `/api/v1/cron-tasks/${ids[0]}` })).json()).to.deep.equal({ cron_id: ids[0], deleted: true });
+    expect((await f.app.inject({ method: 'DELETE', url: `/api/v1/cron-tasks/${ids[0]}` })).json()).to.deep.equal({
+      cron_id: ids[0],
+      deleted: true,
+    });
     expect((await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${ids[0]}` })).statusCode).to.equal(404);
   });
 

@@ -13,7 +13,8 @@ describe('REST: cron expressions that can never fire', () => {
   });
   afterEach(async () => f.close());
 
-  const send = (method: 'POST' | 'PATCH' | 'GET', url: string, payload?: unknown) => f.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const send = (method: 'POST' | 'PATCH' | 'GET', url: string, payload?: unknown) =>
+    f.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
   const create = (cron_expression: string) => send('POST', '/api/v1/cron-tasks', { name: 'n', cron_expression, task_type: 'noop' });
   const NEVER = ['0 0 30 2 *', '0 0 31 4 *', '0 0 31 2,4,6,9,11 *', '0 0 0 30 FEB ?'];
 
@@ -27,16 +28,21 @@ describe('REST: cron expressions that can never fire', () => {
 
   it('create: 400, nothing stored, the evaluator not told', async () => {
     for (const e of NEVER) expectNeverFires(await create(e), e);
-    for (const e of NEVER) expectNeverFires(await send('POST', '/api/v1/cron-tasks?preview=3', { name: 'n', cron_expression: e, task_type: 'noop' }), e);
+    for (const e of NEVER)
+      expectNeverFires(await send('POST', '/api/v1/cron-tasks?preview=3', { name: 'n', cron_expression: e, task_type: 'noop' }), e);
     expect((await send('GET', '/api/v1/cron-tasks')).json().cron_tasks).to.deep.equal([]);
-    expect(await f.store.listCrons({ limit: 10 })).to.include({ nextCursor: null }).and.have.property('crons').that.deep.equals([]);
+    expect(await f.store.listCrons({ limit: 10 }))
+      .to.include({ nextCursor: null })
+      .and.have.property('crons')
+      .that.deep.equals([]);
     expect(f.cronsChanged).to.deep.equal([]);
   });
 
   it('PATCH to one: 400 and the definition unchanged; other edits of a stored one are untouched by the check', async () => {
     const cron = (await create('0 9 * * *')).json();
     f.clock.advance(1_000);
-    for (const e of NEVER) expectNeverFires(await send('PATCH', `/api/v1/cron-tasks/${cron.cron_id}`, { cron_expression: e, enabled: false }), e);
+    for (const e of NEVER)
+      expectNeverFires(await send('PATCH', `/api/v1/cron-tasks/${cron.cron_id}`, { cron_expression: e, enabled: false }), e);
     const after = (await send('GET', `/api/v1/cron-tasks/${cron.cron_id}`)).json();
     expect(after).to.deep.equal(cron);
     expect(f.cronsChanged).to.deep.equal([cron.cron_id]);
@@ -50,7 +56,8 @@ describe('REST: cron expressions that can never fire', () => {
   });
 
   it('preview: 400', async () => {
-    for (const e of NEVER) expectNeverFires(await send('POST', '/api/v1/cron-tasks/preview', { cron_expression: e, timezone: 'Europe/Berlin' }), e);
+    for (const e of NEVER)
+      expectNeverFires(await send('POST', '/api/v1/cron-tasks/preview', { cron_expression: e, timezone: 'Europe/Berlin' }), e);
   });
 
   it('a syntax error stays VALIDATION_FAILED; the refusal comes after the expression parses', async () => {

@@ -14,7 +14,17 @@ describe('REST: dead-letter queue', () => {
     const id = (await f.service.submit({ task_type: 'fail', max_retries: 0, ...body })).task_id;
     const [claimed] = await f.store.claimTasks([id], 'worker-1', f.clock.now(), 60_000);
     await f.store.completeAttempts(
-      [{ taskId: id, attempt: claimed.attempt, state: 'DEAD', retryAt: null, result: null, durationMs: 3, error: { message: 'boom', type: 'Error', retryable: true } }],
+      [
+        {
+          taskId: id,
+          attempt: claimed.attempt,
+          state: 'DEAD',
+          retryAt: null,
+          result: null,
+          durationMs: 3,
+          error: { message: 'boom', type: 'Error', retryable: true },
+        },
+      ],
       f.clock.now(),
     );
     return id;

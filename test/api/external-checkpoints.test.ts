@@ -45,13 +45,16 @@ describe('external consumer checkpoints and progress (routes)', () => {
     expect(t).to.include({ checkpoint: null, progress: null, progress_attempt: null, progress_at: null });
   });
 
-  it('stores the running attempt\'s checkpoint and progress; GET shows them, a list entry without the value', async () => {
+  it("stores the running attempt's checkpoint and progress; GET shows them, a list entry without the value", async () => {
     const id = await runningExternal();
     const cp = await call('POST', `/api/v1/tasks/${id}/checkpoint`, { attempt: 1, value: { cursor: 'abc', n: 500 } });
     expect(cp.statusCode, cp.body).to.equal(200);
     const savedAt = new Date(f.clock.now()).toISOString();
     expect(cp.json()).to.deep.equal({ task_id: id, attempt: 1, saved_at: savedAt, size_bytes: 24 });
-    const pg = await call('POST', `/api/v1/tasks/${id}/progress`, { attempt: 1, progress: { done: 500, total: 2000, message: 'scanning' } });
+    const pg = await call('POST', `/api/v1/tasks/${id}/progress`, {
+      attempt: 1,
+      progress: { done: 500, total: 2000, message: 'scanning' },
+    });
     expect(pg.statusCode, pg.body).to.equal(200);
     expect(pg.json()).to.deep.equal({ task_id: id, attempt: 1, progress_at: savedAt });
     const t = (await call('GET', `/api/v1/tasks/${id}`)).json();
@@ -68,7 +71,10 @@ describe('external consumer checkpoints and progress (routes)', () => {
 
   it('409 ATTEMPT_CONFLICT for another attempt; nothing stored', async () => {
     const id = await runningExternal();
-    for (const [path, body] of [['checkpoint', { attempt: 2, value: 1 }], ['progress', { attempt: 2, progress: 0.1 }]] as const) {
+    for (const [path, body] of [
+      ['checkpoint', { attempt: 2, value: 1 }],
+      ['progress', { attempt: 2, progress: 0.1 }],
+    ] as const) {
       const res = await call('POST', `/api/v1/tasks/${id}/${path}`, body);
       expect(res.statusCode, res.body).to.equal(409);
       expect(res.json().error).to.deep.include({ code: 'ATTEMPT_CONFLICT' });
@@ -83,7 +89,11 @@ describe('external consumer checkpoints and progress (routes)', () => {
     const res = await call('POST', `/api/v1/tasks/${id}/checkpoint`, { attempt: 1, value: 'x'.repeat(MAX_CHECKPOINT_BYTES) });
     expect(res.statusCode, res.body).to.equal(413);
     expect(res.json().error.code).to.equal('CHECKPOINT_TOO_LARGE');
-    expect(res.json().error.details).to.include({ field: 'value', limit_bytes: MAX_CHECKPOINT_BYTES, actual_bytes: MAX_CHECKPOINT_BYTES + 2 });
+    expect(res.json().error.details).to.include({
+      field: 'value',
+      limit_bytes: MAX_CHECKPOINT_BYTES,
+      actual_bytes: MAX_CHECKPOINT_BYTES + 2,
+    });
     expect((await call('GET', `/api/v1/tasks/${id}`)).json().checkpoint.value).to.deep.equal({ n: 1 });
   });
 

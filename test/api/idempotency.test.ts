@@ -33,12 +33,25 @@ describe('REST: idempotency keys', () => {
     const adopted = (await f.store.getTask(first.json().task_id))!;
     f.stored.length = 0;
     const insertTasks = f.store.insertTasks.bind(f.store);
-    f.store.insertTasks = async (tasks) => (tasks.length === 1 ? [{ taskId: adopted.id, replayed: false, seq: adopted.seq }] : insertTasks(tasks));
+    f.store.insertTasks = async (tasks) =>
+      tasks.length === 1 ? [{ taskId: adopted.id, replayed: false, seq: adopted.seq }] : insertTasks(tasks);
     const retry = await submit({ task_type: 'echo', payload: 1, idempotency_key: 'k-adopt' });
     expect(retry.statusCode).to.equal(202);
     expect(retry.json()).to.include({ task_id: adopted.id, status: 'PENDING' });
     expect(retry.json()).to.not.have.property('idempotent_replayed');
-    expect(f.stored).to.deep.equal([{ id: adopted.id, partition: adopted.partition, seq: adopted.seq, dueAt: adopted.dueAt, priority: adopted.priority, tenantId: adopted.tenantId, taskType: 'echo', state: 'PENDING', queue: adopted.queue }]);
+    expect(f.stored).to.deep.equal([
+      {
+        id: adopted.id,
+        partition: adopted.partition,
+        seq: adopted.seq,
+        dueAt: adopted.dueAt,
+        priority: adopted.priority,
+        tenantId: adopted.tenantId,
+        taskType: 'echo',
+        state: 'PENDING',
+        queue: adopted.queue,
+      },
+    ]);
   });
 
   it('a repeat that spells out defaults, names its own tenant, or writes the same instant with another offset is the same request', async () => {
@@ -93,7 +106,12 @@ describe('REST: idempotency keys', () => {
   it('in a batch: a repeat is answered by the original, a conflict rejects the whole batch', async () => {
     const id = (await submit({ task_type: 'noop', idempotency_key: 'b1' })).json().task_id;
     const batch = (tasks: unknown[]) =>
-      f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+      f.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks/batch',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ tasks }),
+      });
     const ok = await batch([{ task_type: 'noop' }, { task_type: 'noop', idempotency_key: 'b1' }]);
     expect(ok.statusCode).to.equal(202);
     expect(ok.json().tasks[1]).to.include({ task_id: id, idempotent_replayed: true });
@@ -104,7 +122,10 @@ describe('REST: idempotency keys', () => {
     expect((await f.store.countByState()).PENDING).to.equal(before);
     // Two items of one batch with one key and different requests: the later item is named, and no
     // task is cited (the earlier item was not stored either).
-    const twice = await batch([{ task_type: 'noop', idempotency_key: 'b2' }, { task_type: 'echo', idempotency_key: 'b2' }]);
+    const twice = await batch([
+      { task_type: 'noop', idempotency_key: 'b2' },
+      { task_type: 'echo', idempotency_key: 'b2' },
+    ]);
     expect(twice.statusCode).to.equal(409);
     expect(twice.json().error.details).to.include({ field: 'tasks[1].idempotency_key', task_id: null });
     expect(twice.json().error.message).to.include('tasks[0] of this batch');

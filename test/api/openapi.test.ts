@@ -53,7 +53,9 @@ describe('OpenAPI document and reference page (issue 9)', () => {
     });
 
     it('keeps answers whole although response schemas list only some fields', async () => {
-      const ack = (await f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { task_type: 'echo', metadata: { team: 'x' } } })).json();
+      const ack = (
+        await f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { task_type: 'echo', metadata: { team: 'x' } } })
+      ).json();
       const task = (await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${ack.task_id}` })).json();
       expect(task.metadata).to.deep.include({ team: 'x', tenant_id: 'default' });
     });

@@ -68,7 +68,8 @@ describe('REST: priority shedding into the overflow hold', () => {
     const held: string[] = [];
     for (let i = 0; i < 3; i++) held.push((await submit({ priority: 'low' })).json().task_id);
     expect(await f.overflow.pass()).to.equal(0); // 8 waiting: over the mark of 5
-    for (const id of waiting.slice(0, 4)) expect((await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${id}/cancel` })).statusCode).to.equal(200);
+    for (const id of waiting.slice(0, 4))
+      expect((await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${id}/cancel` })).statusCode).to.equal(200);
     f.clock.advance(1000);
     expect(await f.overflow.pass()).to.equal(1); // 4 waiting: room for one
     expect(f.stored.slice(-1)[0]).to.include({ id: held[0], state: 'PENDING', dueAt: f.clock.now(), priority: 'low' });

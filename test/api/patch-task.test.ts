@@ -10,7 +10,12 @@ describe('REST: PATCH a task that has not started', () => {
   afterEach(async () => f.close());
 
   const patch = (id: string, body: unknown) =>
-    f.app.inject({ method: 'PATCH', url: `/api/v1/tasks/${id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    f.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/tasks/${id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   const submit = async (body: Record<string, unknown>) => (await f.service.submit({ task_type: 'echo', ...body })).task_id;
 
   it('reschedules later (→ SCHEDULED) and earlier (→ PENDING); the partition owner is told', async () => {

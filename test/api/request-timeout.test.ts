@@ -15,7 +15,15 @@ describe('REST: a request that stops arriving', function () {
   let app: ReturnType<typeof buildApp>;
   beforeEach(async () => {
     f = await apiFixture();
-    app = buildApp({ service: f.service, operations: f.operations, crons: f.crons, metrics: new SchedulerMetrics(() => f.store.countByState()), bodyLimitBytes: 4096, batchMaxTasks: 10, requestTimeoutMs: 300 });
+    app = buildApp({
+      service: f.service,
+      operations: f.operations,
+      crons: f.crons,
+      metrics: new SchedulerMetrics(() => f.store.countByState()),
+      bodyLimitBytes: 4096,
+      batchMaxTasks: 10,
+      requestTimeoutMs: 300,
+    });
   });
   afterEach(async () => {
     await app.close();
@@ -36,7 +44,9 @@ describe('REST: a request that stops arriving', function () {
   }
 
   it('a body that stops half-way: 408 REQUEST_TIMEOUT, retryable, then the connection closes; nothing stored', async () => {
-    const { answer, elapsedMs } = await stall('POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"task_type":');
+    const { answer, elapsedMs } = await stall(
+      'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"task_type":',
+    );
     expect(answer).to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
     expect(body.error).to.deep.include({ code: 'REQUEST_TIMEOUT', details: { timeout_ms: 300 } });
@@ -49,7 +59,8 @@ describe('REST: a request that stops arriving', function () {
     const socket = net.connect(Number(new URL(address).port), '127.0.0.1');
     let received = '';
     socket.on('data', (d) => (received += String(d)));
-    const request = 'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"task_type":"noop"}';
+    const request =
+      'POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"task_type":"noop"}';
     const answers = async (n: number) => {
       while ((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).length < n) await new Promise((r) => setTimeout(r, 10)); // waiting for bytes, not for time
     };
@@ -64,6 +75,8 @@ describe('REST: a request that stops arriving', function () {
 
   it('headers that stop half-way get the same answer', async () => {
     const { answer } = await stall('POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Ty');
-    expect(answer).to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/).and.match(/"REQUEST_TIMEOUT"/);
+    expect(answer)
+      .to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/)
+      .and.match(/"REQUEST_TIMEOUT"/);
   });
 });

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import type { Config } from '../../src/config';
 import { apiFixture, ApiFixture, sendJson } from '../helpers/api-fixture';
 
-
 /** Nothing reached the store (and, for submissions, no owner was told). */
 async function expectNothingStored(f: ApiFixture): Promise<void> {
   const counts = await f.store.countByState();
@@ -45,7 +44,9 @@ describe('REST: payload size cap', () => {
     const err = res.json().error;
     expect(err.code).to.equal('PAYLOAD_TOO_LARGE');
     expect(err.details).to.deep.equal({ field: 'payload', limit_bytes: CAP, actual_bytes: CAP + 1 });
-    expect(err.message).to.contain(String(CAP)).and.to.contain(String(CAP + 1));
+    expect(err.message)
+      .to.contain(String(CAP))
+      .and.to.contain(String(CAP + 1));
     await expectNothingStored(f);
   });
 
@@ -121,8 +122,13 @@ describe('REST: metadata size cap', () => {
   it('one task and a batch item: over the cap → 413 naming metadata with both sizes; at the cap → 202', async () => {
     const one = await post('/api/v1/tasks', { task_type: 'noop', metadata: metadataOf(CAP + 1) });
     expect(one.statusCode, one.body).to.equal(413);
-    expect(one.json().error).to.deep.include({ code: 'PAYLOAD_TOO_LARGE', details: { field: 'metadata', limit_bytes: CAP, actual_bytes: CAP + 1 } });
-    const batch = await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: metadataOf(CAP + 1) }] });
+    expect(one.json().error).to.deep.include({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { field: 'metadata', limit_bytes: CAP, actual_bytes: CAP + 1 },
+    });
+    const batch = await post('/api/v1/tasks/batch', {
+      tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: metadataOf(CAP + 1) }],
+    });
     expect(batch.statusCode).to.equal(413);
     expect(batch.json().error.details.field).to.equal('tasks[1].metadata');
     await expectNothingStored(f);
@@ -139,7 +145,10 @@ describe('REST: metadata size cap', () => {
     const nested = await post('/api/v1/workflows', { metadata: deep, tasks });
     expect(nested.statusCode).to.equal(400);
     expect(nested.json().error.details.field).to.equal('metadata');
-    const overlay = await post('/api/v1/workflows', { metadata: metadataOf(CAP - 20), tasks: [{ task_id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }] });
+    const overlay = await post('/api/v1/workflows', {
+      metadata: metadataOf(CAP - 20),
+      tasks: [{ task_id: 'a', task_type: 'noop', metadata: { more: 'x'.repeat(40) } }],
+    });
     expect(overlay.statusCode).to.equal(413);
     expect(overlay.json().error.details.field).to.equal('tasks[0].metadata');
     await expectNothingStored(f);

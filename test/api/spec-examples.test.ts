@@ -44,7 +44,10 @@ describe("REST: the specification's examples, sent byte for byte", () => {
     const [claimed] = await f.store.claimTasks([taskId], 'worker-1', f.clock.now(), 60_000);
     expect(claimed, `claim of ${taskId}`).to.not.equal(undefined);
     f.clock.advance(40);
-    await f.store.completeAttempts([{ taskId, attempt: claimed.attempt, state: 'SUCCEEDED', retryAt: null, result, error: null, durationMs: 35 }], f.clock.now());
+    await f.store.completeAttempts(
+      [{ taskId, attempt: claimed.attempt, state: 'SUCCEEDED', retryAt: null, result, error: null, durationMs: 35 }],
+      f.clock.now(),
+    );
   }
 
   it('POST /api/v1/tasks → 202 {task_id, status: SCHEDULED, scheduled_at, created_at}', async () => {
@@ -62,14 +65,29 @@ describe("REST: the specification's examples, sent byte for byte", () => {
     const id = (await send(f, 'POST', '/api/v1/tasks', SUBMIT_TASK)).json().task_id;
     const before = (await get(`/api/v1/tasks/${id}`)).json();
     expect(before).to.include.all.keys(...TASK_VIEW_FIELDS);
-    expect(before).to.include({ task_id: id, task_type: 'send_email', status: 'SCHEDULED', priority: 'high', attempts: 0, worker_id: null, result: null });
+    expect(before).to.include({
+      task_id: id,
+      task_type: 'send_email',
+      status: 'SCHEDULED',
+      priority: 'high',
+      attempts: 0,
+      worker_id: null,
+      result: null,
+    });
     expect(before.metadata).to.include({ tenant_id: 'acme-corp', correlation_id: 'req-abc-123' });
 
     f.clock.set(Date.parse('2024-01-15T10:00:00Z'));
     await succeed(id, { sent: true });
     const after = (await get(`/api/v1/tasks/${id}`)).json();
     expect(after).to.include.all.keys(...TASK_VIEW_FIELDS);
-    expect(after).to.include({ status: 'SUCCEEDED', attempts: 1, worker_id: 'worker-1', duration_ms: 35, started_at: '2024-01-15T10:00:00.000Z', completed_at: '2024-01-15T10:00:00.040Z' });
+    expect(after).to.include({
+      status: 'SUCCEEDED',
+      attempts: 1,
+      worker_id: 'worker-1',
+      duration_ms: 35,
+      started_at: '2024-01-15T10:00:00.000Z',
+      completed_at: '2024-01-15T10:00:00.040Z',
+    });
     expect(after.result).to.deep.equal({ sent: true });
   });
 
@@ -84,7 +102,8 @@ describe("REST: the specification's examples, sent byte for byte", () => {
     expect(twice.json().error).to.deep.include({ code: 'TASK_STATE_CONFLICT' });
     expect(twice.json().error.details.state).to.equal('CANCELLED');
 
-    const other = (await send(f, 'POST', '/api/v1/tasks', SUBMIT_TASK.replace('welcome-email-user-123', 'welcome-email-user-124'))).json().task_id;
+    const other = (await send(f, 'POST', '/api/v1/tasks', SUBMIT_TASK.replace('welcome-email-user-123', 'welcome-email-user-124'))).json()
+      .task_id;
     f.clock.set(Date.parse('2024-01-15T10:00:00Z'));
     await succeed(other, null);
     const done = await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${other}/cancel` });
@@ -142,7 +161,11 @@ describe("REST: the specification's examples, sent byte for byte", () => {
     const bare = await apiFixture();
     try {
       bare.clock.set(SPEC_NOW);
-      for (const [url, text] of [['/api/v1/tasks', SUBMIT_TASK], ['/api/v1/cron-tasks', CREATE_CRON], ['/api/v1/workflows', SUBMIT_WORKFLOW]]) {
+      for (const [url, text] of [
+        ['/api/v1/tasks', SUBMIT_TASK],
+        ['/api/v1/cron-tasks', CREATE_CRON],
+        ['/api/v1/workflows', SUBMIT_WORKFLOW],
+      ]) {
         const res = await send(bare, 'POST', url, text);
         expect(res.statusCode, url).to.equal(400);
         const { code, message, details } = res.json().error;

@@ -54,7 +54,12 @@ describe('REST: task routes (app.inject, SQLite store, manual clock)', () => {
 
   it('POST /api/v1/tasks/batch stores every task and acknowledges each', async () => {
     const tasks = Array.from({ length: 250 }, (_, i) => ({ task_type: 'echo', payload: i }));
-    const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+    const res = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks/batch',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ tasks }),
+    });
     expect(res.statusCode).to.equal(202);
     expect(res.json().tasks).to.have.length(250);
     expect((await f.store.countByState()).PENDING).to.equal(250);
@@ -62,11 +67,19 @@ describe('REST: task routes (app.inject, SQLite store, manual clock)', () => {
 
   it('a batch reaches its partition owners in submission order: each entry carries its stored seq, increasing', async () => {
     const tasks = Array.from({ length: 250 }, () => ({ task_type: 'noop', scheduled_at: '2026-06-01T14:30:00Z' }));
-    const res = await f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tasks }) });
+    const res = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks/batch',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ tasks }),
+    });
     const ids = (res.json().tasks as Array<{ task_id: string }>).map((t) => t.task_id);
     expect(f.stored.map((e) => e.id)).to.deep.equal(ids);
     const seqs = f.stored.map((e) => e.seq);
-    expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]), 'increasing').to.equal(true);
+    expect(
+      seqs.every((s, i) => i === 0 || s > seqs[i - 1]),
+      'increasing',
+    ).to.equal(true);
     expect(seqs).to.deep.equal(await Promise.all(ids.map(async (id) => (await f.store.getTask(id))!.seq)));
   });
 
@@ -103,7 +116,12 @@ describe('REST: task routes (app.inject, SQLite store, manual clock)', () => {
 
     const running = (await submit({ task_type: 'sleep', payload: { ms: 1000 } })).json().task_id;
     await f.store.claimTasks([running], 'worker-1', f.clock.now(), 60_000);
-    const res = await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${running}/cancel`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const res = await f.app.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${running}/cancel`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(res.statusCode).to.equal(202);
     expect(res.json()).to.include({ task_id: running, status: 'RUNNING', cancel_requested: true });
     expect(f.aborted).to.deep.equal([{ taskId: running, attempt: 1 }]);

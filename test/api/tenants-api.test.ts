@@ -33,7 +33,9 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     const other = await as(KEYS.acme, 'POST', '/api/v1/tasks', { task_type: 'noop', metadata: { tenant_id: 'globex' } });
     expect(other.statusCode).to.equal(400);
     expect(other.json().error.details.field).to.equal('metadata.tenant_id');
-    const batch = await as(KEYS.acme, 'POST', '/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: { tenant_id: 'x' } }] });
+    const batch = await as(KEYS.acme, 'POST', '/api/v1/tasks/batch', {
+      tasks: [{ task_type: 'noop' }, { task_type: 'noop', metadata: { tenant_id: 'x' } }],
+    });
     expect(batch.json().error.details.field).to.equal('tasks[1].metadata.tenant_id');
     const admin = await as(KEYS.admin, 'POST', '/api/v1/tasks', { task_type: 'noop', metadata: { tenant_id: 'globex' } });
     expect((await f.store.getTask(admin.json().task_id))?.tenantId).to.equal('globex');
@@ -60,7 +62,7 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect((await as(KEYS.acme, 'POST', `/api/v1/tasks/${id}/cancel`)).statusCode).to.equal(200);
   });
 
-  it("crons and workflows of another tenant are 404 too, and listings are scoped", async () => {
+  it('crons and workflows of another tenant are 404 too, and listings are scoped', async () => {
     const cron = (await as(KEYS.acme, 'POST', '/api/v1/cron-tasks', { name: 'c', cron_expression: '@daily', task_type: 'noop' })).json();
     expect(cron.metadata.tenant_id).to.equal('acme');
     for (const [method, url] of [
@@ -71,7 +73,12 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
       expect((await as(KEYS.globex, method, url)).statusCode, url).to.equal(404);
     }
     expect((await as(KEYS.globex, 'GET', '/api/v1/cron-tasks')).json().cron_tasks).to.deep.equal([]);
-    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'noop', dependencies: ['a'] }] });
+    const wf = await as(KEYS.acme, 'POST', '/api/v1/workflows', {
+      tasks: [
+        { task_id: 'a', task_type: 'noop' },
+        { task_id: 'b', task_type: 'noop', dependencies: ['a'] },
+      ],
+    });
     expect(wf.statusCode).to.equal(202);
     const wid = wf.json().workflow_id;
     expect((await as(KEYS.globex, 'GET', `/api/v1/workflows/${wid}`)).statusCode).to.equal(404);
@@ -166,7 +173,11 @@ describe('REST: backpressure at submission', () => {
   it('a per-tenant cap refuses only that tenant', async () => {
     f = await apiFixture({ maxWaitingPerTenant: 2 });
     const submit = (tenant: string) =>
-      f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: { task_type: 'noop', priority: 'high', metadata: { tenant_id: tenant } } });
+      f.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        payload: { task_type: 'noop', priority: 'high', metadata: { tenant_id: tenant } },
+      });
     expect((await submit('a')).statusCode).to.equal(202);
     expect((await submit('a')).statusCode).to.equal(202);
     const refused = await submit('a');

@@ -24,7 +24,11 @@ describe('REST: dashboard files at /ui', () => {
   });
 
   it('serves the JavaScript modules and the stylesheet without a key', async () => {
-    for (const [url, type] of [['/ui/js/app.js', /javascript/], ['/ui/js/pages/tasks.js', /javascript/], ['/ui/app.css', /text\/css/]] as const) {
+    for (const [url, type] of [
+      ['/ui/js/app.js', /javascript/],
+      ['/ui/js/pages/tasks.js', /javascript/],
+      ['/ui/app.css', /text\/css/],
+    ] as const) {
       const res = await f.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).to.equal(200);
       expect(res.headers['content-type'], url).to.match(type);
@@ -37,7 +41,9 @@ describe('REST: dashboard files at /ui', () => {
     expect(missing.json().error.code).to.equal('ROUTE_NOT_FOUND');
     expect((await f.app.inject({ method: 'GET', url: '/api/v1/tasks' })).statusCode).to.equal(401);
     expect((await f.app.inject({ method: 'GET', url: '/uix' })).statusCode).to.equal(401);
-    expect((await f.app.inject({ method: 'GET', url: '/api/v1/tasks', headers: { authorization: `Bearer ${ADMIN}` } })).statusCode).to.equal(200);
+    expect(
+      (await f.app.inject({ method: 'GET', url: '/api/v1/tasks', headers: { authorization: `Bearer ${ADMIN}` } })).statusCode,
+    ).to.equal(200);
   });
 
   it('a path under /ui cannot climb out of the folder or reach the API', async () => {

@@ -43,7 +43,12 @@ describe('REST: workflows', () => {
     expect(res.statusCode).to.equal(202);
     const ack = res.json();
     expect(ack).to.include({ workflow_name: 'diamond', status: 'RUNNING' });
-    expect(Object.entries(ack.tasks)).to.deep.equal([['a', 'PENDING'], ['b', 'BLOCKED'], ['c', 'BLOCKED'], ['d', 'BLOCKED']]);
+    expect(Object.entries(ack.tasks)).to.deep.equal([
+      ['a', 'PENDING'],
+      ['b', 'BLOCKED'],
+      ['c', 'BLOCKED'],
+      ['d', 'BLOCKED'],
+    ]);
     const ids = ack.task_ids;
     expect(Object.keys(ids)).to.deep.equal(['a', 'b', 'c', 'd']);
     expect(new Set(Object.values(ids)).size).to.equal(4);
@@ -79,7 +84,15 @@ describe('REST: workflows', () => {
   });
 
   it('any local id is a plain key of the maps (`__proto__`, digits)', async () => {
-    const ack = (await post({ tasks: [{ task_id: '__proto__', task_type: 'noop' }, { task_id: '10', task_type: 'noop', dependencies: ['__proto__'] }, { task_id: '2', task_type: 'noop' }] })).json();
+    const ack = (
+      await post({
+        tasks: [
+          { task_id: '__proto__', task_type: 'noop' },
+          { task_id: '10', task_type: 'noop', dependencies: ['__proto__'] },
+          { task_id: '2', task_type: 'noop' },
+        ],
+      })
+    ).json();
     expect(Object.keys(ack.tasks).sort()).to.deep.equal(['10', '2', '__proto__']);
     expect(Object.getPrototypeOf(ack.tasks)).to.equal(Object.prototype);
     expect(ack.tasks).to.deep.equal(JSON.parse('{"__proto__": "PENDING", "10": "BLOCKED", "2": "PENDING"}'));
@@ -90,15 +103,22 @@ describe('REST: workflows', () => {
 
   it('roots reach their partition owners with their stored seq, increasing in submission order', async () => {
     // Blocked tasks between the roots: a root's seq is its own, not the one at its place among roots.
-    const tasks = Array.from({ length: 40 }, (_, i) => ({ task_id: `r${i}`, task_type: 'noop', scheduled_at: '2026-06-01T14:30:00Z' })).flatMap((r, i) =>
-      i % 10 === 1 ? [{ task_id: `join${i}`, task_type: 'noop', dependencies: ['r0', `r${i - 1}`] }, r] : [r],
-    );
+    const tasks = Array.from({ length: 40 }, (_, i) => ({
+      task_id: `r${i}`,
+      task_type: 'noop',
+      scheduled_at: '2026-06-01T14:30:00Z',
+    })).flatMap((r, i) => (i % 10 === 1 ? [{ task_id: `join${i}`, task_type: 'noop', dependencies: ['r0', `r${i - 1}`] }, r] : [r]));
     const res = await post({ workflow_name: 'wide', tasks });
     expect(res.statusCode).to.equal(202);
-    const ids = Object.entries(res.json().task_ids as Record<string, string>).filter(([local]) => !local.startsWith('join')).map(([, id]) => id);
+    const ids = Object.entries(res.json().task_ids as Record<string, string>)
+      .filter(([local]) => !local.startsWith('join'))
+      .map(([, id]) => id);
     expect(f.stored.map((e) => e.id)).to.deep.equal(ids);
     const seqs = f.stored.map((e) => e.seq);
-    expect(seqs.every((s, i) => s > (i === 0 ? 0 : seqs[i - 1])), 'positive and increasing').to.equal(true);
+    expect(
+      seqs.every((s, i) => s > (i === 0 ? 0 : seqs[i - 1])),
+      'positive and increasing',
+    ).to.equal(true);
     expect(seqs).to.deep.equal(await Promise.all(ids.map(async (id) => (await f.store.getTask(id))!.seq)));
   });
 
@@ -150,19 +170,105 @@ describe('REST: workflows', () => {
 
   describe('validation: 400 naming the culprits, nothing stored (C6)', () => {
     const cases: Array<[string, unknown, number, string, Record<string, unknown>]> = [
-      ['duplicate ids', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'a', task_type: 'noop' }] }, 400, 'INVALID_WORKFLOW', { problem: 'duplicate_ids', duplicate_ids: ['a'] }],
-      ['unknown dependency', { tasks: [{ task_id: 'a', task_type: 'noop', dependencies: ['ghost'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'unknown_dependencies', task_id: 'a', unknown_dependencies: ['ghost'], field: 'tasks[0].dependencies' }],
-      ['X↔Y cycle', { tasks: [{ task_id: 'X', task_type: 'noop', dependencies: ['Y'] }, { task_id: 'Y', task_type: 'noop', dependencies: ['X'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'cycle', cycle: ['X', 'Y'] }],
-      ['Z depends on Z', { tasks: [{ task_id: 'Z', task_type: 'noop', dependencies: ['Z'] }] }, 400, 'INVALID_WORKFLOW', { problem: 'self_dependency', task_ids: ['Z'] }],
+      [
+        'duplicate ids',
+        {
+          tasks: [
+            { task_id: 'a', task_type: 'noop' },
+            { task_id: 'a', task_type: 'noop' },
+          ],
+        },
+        400,
+        'INVALID_WORKFLOW',
+        { problem: 'duplicate_ids', duplicate_ids: ['a'] },
+      ],
+      [
+        'unknown dependency',
+        { tasks: [{ task_id: 'a', task_type: 'noop', dependencies: ['ghost'] }] },
+        400,
+        'INVALID_WORKFLOW',
+        { problem: 'unknown_dependencies', task_id: 'a', unknown_dependencies: ['ghost'], field: 'tasks[0].dependencies' },
+      ],
+      [
+        'X↔Y cycle',
+        {
+          tasks: [
+            { task_id: 'X', task_type: 'noop', dependencies: ['Y'] },
+            { task_id: 'Y', task_type: 'noop', dependencies: ['X'] },
+          ],
+        },
+        400,
+        'INVALID_WORKFLOW',
+        { problem: 'cycle', cycle: ['X', 'Y'] },
+      ],
+      [
+        'Z depends on Z',
+        { tasks: [{ task_id: 'Z', task_type: 'noop', dependencies: ['Z'] }] },
+        400,
+        'INVALID_WORKFLOW',
+        { problem: 'self_dependency', task_ids: ['Z'] },
+      ],
       ['empty workflow', { tasks: [] }, 400, 'INVALID_WORKFLOW', { problem: 'empty', field: 'tasks' }],
-      ['bad field', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'noop', priority: 'urgent' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[1].priority' }],
+      [
+        'bad field',
+        {
+          tasks: [
+            { task_id: 'a', task_type: 'noop' },
+            { task_id: 'b', task_type: 'noop', priority: 'urgent' },
+          ],
+        },
+        400,
+        'VALIDATION_FAILED',
+        { field: 'tasks[1].priority' },
+      ],
       ['missing task_id', { tasks: [{ task_type: 'noop' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].task_id' }],
-      ['idempotency key on a workflow task', { tasks: [{ task_id: 'a', task_type: 'noop', idempotency_key: 'k' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].idempotency_key' }],
-      ['unknown task type', { tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'nope' }] }, 400, 'UNKNOWN_TASK_TYPE', { field: 'tasks[1].task_type' }],
-      ['bad date', { tasks: [{ task_id: 'a', task_type: 'noop', scheduled_at: '2026-02-30T10:00:00Z' }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].scheduled_at' }],
+      [
+        'idempotency key on a workflow task',
+        { tasks: [{ task_id: 'a', task_type: 'noop', idempotency_key: 'k' }] },
+        400,
+        'VALIDATION_FAILED',
+        { field: 'tasks[0].idempotency_key' },
+      ],
+      [
+        'unknown task type',
+        {
+          tasks: [
+            { task_id: 'a', task_type: 'noop' },
+            { task_id: 'b', task_type: 'nope' },
+          ],
+        },
+        400,
+        'UNKNOWN_TASK_TYPE',
+        { field: 'tasks[1].task_type' },
+      ],
+      [
+        'bad date',
+        { tasks: [{ task_id: 'a', task_type: 'noop', scheduled_at: '2026-02-30T10:00:00Z' }] },
+        400,
+        'VALIDATION_FAILED',
+        { field: 'tasks[0].scheduled_at' },
+      ],
       // A workflow's tenant reads all its tasks through it: one of another tenant would leak there.
-      ['a task of another tenant', { metadata: { tenant_id: 'acme' }, tasks: [{ task_id: 'a', task_type: 'noop' }, { task_id: 'b', task_type: 'noop', metadata: { tenant_id: 'globex' } }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[1].metadata.tenant_id' }],
-      ["a task naming a tenant in the default tenant's workflow", { tasks: [{ task_id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme' } }] }, 400, 'VALIDATION_FAILED', { field: 'tasks[0].metadata.tenant_id' }],
+      [
+        'a task of another tenant',
+        {
+          metadata: { tenant_id: 'acme' },
+          tasks: [
+            { task_id: 'a', task_type: 'noop' },
+            { task_id: 'b', task_type: 'noop', metadata: { tenant_id: 'globex' } },
+          ],
+        },
+        400,
+        'VALIDATION_FAILED',
+        { field: 'tasks[1].metadata.tenant_id' },
+      ],
+      [
+        "a task naming a tenant in the default tenant's workflow",
+        { tasks: [{ task_id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme' } }] },
+        400,
+        'VALIDATION_FAILED',
+        { field: 'tasks[0].metadata.tenant_id' },
+      ],
     ];
     for (const [name, body, status, code, details] of cases) {
       it(name, async () => {
@@ -175,7 +281,10 @@ describe('REST: workflows', () => {
     }
 
     it("a task that names its workflow's own tenant is accepted", async () => {
-      const res = await post({ metadata: { tenant_id: 'acme' }, tasks: [{ task_id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme', correlation_id: 'c1' } }] });
+      const res = await post({
+        metadata: { tenant_id: 'acme' },
+        tasks: [{ task_id: 'a', task_type: 'noop', metadata: { tenant_id: 'acme', correlation_id: 'c1' } }],
+      });
       expect(res.statusCode).to.equal(202);
     });
 
@@ -204,7 +313,14 @@ describe('REST: workflows', () => {
     });
 
     it('the actor-message path (service) throws the same errors', async () => {
-      const err = await f.workflows.submit({ tasks: [{ task_id: 'X', task_type: 'noop', dependencies: ['Y'] }, { task_id: 'Y', task_type: 'noop', dependencies: ['X'] }] }).catch((e) => e);
+      const err = await f.workflows
+        .submit({
+          tasks: [
+            { task_id: 'X', task_type: 'noop', dependencies: ['Y'] },
+            { task_id: 'Y', task_type: 'noop', dependencies: ['X'] },
+          ],
+        })
+        .catch((e) => e);
       expect(err.code).to.equal('INVALID_WORKFLOW');
       expect(err.details.cycle).to.deep.equal(['X', 'Y']);
     });
@@ -225,7 +341,11 @@ describe('REST: workflows', () => {
   });
 
   it('a chain of 10,000 tasks is accepted: one root PENDING, 9,999 BLOCKED', async () => {
-    const tasks = Array.from({ length: 10_000 }, (_, i) => ({ task_id: `c${i}`, task_type: 'noop', ...(i > 0 ? { dependencies: [`c${i - 1}`] } : {}) }));
+    const tasks = Array.from({ length: 10_000 }, (_, i) => ({
+      task_id: `c${i}`,
+      task_type: 'noop',
+      ...(i > 0 ? { dependencies: [`c${i - 1}`] } : {}),
+    }));
     const res = await post({ tasks });
     expect(res.statusCode).to.equal(202);
     const counts = (await get(`/api/v1/workflows/${res.json().workflow_id}`)).body.task_counts;
@@ -243,7 +363,10 @@ describe('REST: workflows', () => {
     const blocked = (await get(`/api/v1/tasks/${ack.task_ids.d}`)).body;
     expect(blocked.status).to.equal('CANCELLED');
     expect(blocked.error).to.include({ type: 'workflow_cancelled' });
-    await f.store.completeAttempts([{ taskId: a, attempt: claimed.attempt, state: 'CANCELLED', retryAt: null, result: null, error: null, durationMs: 1 }], f.clock.now());
+    await f.store.completeAttempts(
+      [{ taskId: a, attempt: claimed.attempt, state: 'CANCELLED', retryAt: null, result: null, error: null, durationMs: 1 }],
+      f.clock.now(),
+    );
     const wf = (await get(`/api/v1/workflows/${ack.workflow_id}`)).body;
     expect(wf).to.include({ status: 'CANCELLED', cancel_requested: true, open_tasks: 0 });
     expect(wf.completed_at).to.be.a('string');

@@ -111,7 +111,11 @@ describe('Maintenance (retention) with a manual clock', () => {
     expect((await store.getTask('waiting'))?.state).to.equal('PENDING');
     expect((await store.getTask('keyed'))?.state).to.equal('PENDING');
     expect(logs).to.deep.equal([
-      { level: 'debug', fields: { purged_tasks: 2, purged_idempotency_keys: 1, purged_cron_fires: 0, before: now - 7 * DAY }, msg: 'retention pass' },
+      {
+        level: 'debug',
+        fields: { purged_tasks: 2, purged_idempotency_keys: 1, purged_cron_fires: 0, before: now - 7 * DAY },
+        msg: 'retention pass',
+      },
     ]);
     expect(await purgedCounter()).to.equal(2);
     expect(clock.pendingTimers(), 'the next pass is scheduled').to.equal(1);

@@ -70,7 +70,10 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
     const handlerPath = path.join(dir.path, 'process-records.js');
     fs.writeFileSync(handlerPath, handlerSource(logPath));
     // one worker process, pinged every 200 ms: its respawn is noticed (and the attempt retried) quickly
-    svc = await startServiceProcess(dir.path, serviceConfigEnv(dir.path, { handlers: { process_records: handlerPath }, workers: 1, workerPingMs: 200 }));
+    svc = await startServiceProcess(
+      dir.path,
+      serviceConfigEnv(dir.path, { handlers: { process_records: handlerPath }, workers: 1, workerPingMs: 200 }),
+    );
   });
 
   after(async () => {
@@ -100,7 +103,13 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
     await until('the killed worker to be gone', async () => (isAlive(victim) ? undefined : true), 5_000, 5);
     const processedByFirst = countLines(logPath);
 
-    const done = await waitForTask(url, id, (t) => ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'].includes(t.status), 90_000, '?include=attempts');
+    const done = await waitForTask(
+      url,
+      id,
+      (t) => ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'].includes(t.status),
+      90_000,
+      '?include=attempts',
+    );
     expect(done.status, JSON.stringify(done)).to.equal('SUCCEEDED');
     expect(done.attempts).to.equal(2);
     expect(done.attempt_history[0].error.type).to.equal('worker_lost');
@@ -114,7 +123,9 @@ describe('chaos: SIGKILL of a worker in the middle of a checkpointed task', func
     expect(second.map((l) => l.record)).to.deep.equal(Array.from({ length: RECORDS - resumedAt }, (_, i) => resumedAt + i));
     expect(second[0].pid).to.not.equal(victim);
     const twice = processedByFirst - resumedAt;
-    console.log(`    [checkpoint] killed after ${processedByFirst} records; the next attempt resumed at ${resumedAt}: ${twice} records processed twice`);
+    console.log(
+      `    [checkpoint] killed after ${processedByFirst} records; the next attempt resumed at ${resumedAt}: ${twice} records processed twice`,
+    );
     expect(processedByFirst, 'killed at about 6,000').to.be.at.least(KILL_AT).and.below(7_000);
     expect(resumedAt % EVERY).to.equal(0);
     expect(resumedAt).to.be.at.least(5_500);

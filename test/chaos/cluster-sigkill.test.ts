@@ -85,7 +85,10 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     const acked: string[] = [];
     for (let b = 0; b * BATCH < TOTAL; b++) {
       const node = c.nodes[b % c.nodes.length];
-      const tasks = Array.from({ length: Math.min(BATCH, TOTAL - b * BATCH) }, (_, i) => ({ task_type: TASK_TYPE, payload: { n: b * BATCH + i } }));
+      const tasks = Array.from({ length: Math.min(BATCH, TOTAL - b * BATCH) }, (_, i) => ({
+        task_type: TASK_TYPE,
+        payload: { n: b * BATCH + i },
+      }));
       const res = await http('POST', `${node.svc.url}/api/v1/tasks/batch`, { tasks });
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
       acked.push(...res.body.tasks.map((t: { task_id: string }) => t.task_id));
@@ -103,40 +106,64 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     const workers = victim.svc.workerPids();
     const linesAtKill = countLines(log);
     const killedAt = Date.now();
-    console.log(`    [cluster-sigkill] submitted in ${submittedAt - t0} ms; ${linesAtKill} side effects ${killedAt - submittedAt} ms later: SIGKILL ${victim.memberId}`);
+    console.log(
+      `    [cluster-sigkill] submitted in ${submittedAt - t0} ms; ${linesAtKill} side effects ${killedAt - submittedAt} ms later: SIGKILL ${victim.memberId}`,
+    );
     await victim.svc.kill9();
     for (const pid of workers.filter(isAlive)) process.kill(pid, 'SIGKILL'); // a crash takes the workers too
     // Lease take-over, as the store sees it: every partition of the victim granted to a survivor
     // under a new epoch (polled on the lease documents).
-    const takeoverMs = await until('the victim\'s partitions granted to survivors', async () => {
-      const now = await readLeases(c.uri);
-      const moved = victimPartitions.every((p) => {
-        const l = now.get(p);
-        return l !== undefined && l.owner !== victim.memberId && l.epoch > (before.get(p)?.epoch ?? Infinity) && l.expiresAt > Date.now();
-      });
-      return moved ? Date.now() - killedAt : undefined;
-    }, 4 * TTL, 20);
+    const takeoverMs = await until(
+      "the victim's partitions granted to survivors",
+      async () => {
+        const now = await readLeases(c.uri);
+        const moved = victimPartitions.every((p) => {
+          const l = now.get(p);
+          return l !== undefined && l.owner !== victim.memberId && l.epoch > (before.get(p)?.epoch ?? Infinity) && l.expiresAt > Date.now();
+        });
+        return moved ? Date.now() - killedAt : undefined;
+      },
+      4 * TTL,
+      20,
+    );
     // Owners running again: the survivors report every partition owned (grant, fence, owner start).
-    const failoverMs = await until('the survivors own every partition', async () => {
-      const counts = await Promise.all(survivors.map((n: ClusterNode) => ownedCount(n.svc)));
-      return counts.reduce((s, x) => s + x, 0) === c.partitions ? Date.now() - killedAt : undefined;
-    }, 6 * TTL, 20);
+    const failoverMs = await until(
+      'the survivors own every partition',
+      async () => {
+        const counts = await Promise.all(survivors.map((n: ClusterNode) => ownedCount(n.svc)));
+        return counts.reduce((s, x) => s + x, 0) === c.partitions ? Date.now() - killedAt : undefined;
+      },
+      6 * TTL,
+      20,
+    );
     const after = await readLeases(c.uri);
-    for (const p of victimPartitions) expect(survivors.map((n) => n.memberId), `partition ${p} re-owned`).to.include(after.get(p)?.owner);
+    for (const p of victimPartitions)
+      expect(
+        survivors.map((n) => n.memberId),
+        `partition ${p} re-owned`,
+      ).to.include(after.get(p)?.owner);
     // The victim's record and leases expire one TTL after its last round (≤ the kill); survivors
     // wake at that instant (PartitionLeases) and acquire. Half a TTL of slack for the polling and
     // FerretDB's latency under load (a round's writes took up to 1.5 s there in full-suite runs).
     expect(takeoverMs, 'lease take-over time').to.be.at.most(TTL * 1.5);
 
     const drainStart = Date.now();
-    await until('every task SUCCEEDED', async () => {
-      const n = await metricSum(survivors[0].svc, 'scheduler_tasks\\{state="SUCCEEDED"\\}');
-      return n >= TOTAL ? true : undefined;
-    }, 90_000, 250);
+    await until(
+      'every task SUCCEEDED',
+      async () => {
+        const n = await metricSum(survivors[0].svc, 'scheduler_tasks\\{state="SUCCEEDED"\\}');
+        return n >= TOTAL ? true : undefined;
+      },
+      90_000,
+      250,
+    );
     const drainMs = Date.now() - drainStart;
 
     const succeeded = await listByStatus(survivors[0].svc.url, 'SUCCEEDED', TASK_TYPE);
-    expect(acked.filter((id) => !succeeded.has(id)), 'tasks not SUCCEEDED').to.deep.equal([]);
+    expect(
+      acked.filter((id) => !succeeded.has(id)),
+      'tasks not SUCCEEDED',
+    ).to.deep.equal([]);
     const { lines, torn } = readSideEffects(log);
     const byTask = new Map<string, typeof lines>();
     for (const l of lines) byTask.set(l.id, [...(byTask.get(l.id) ?? []), l]);

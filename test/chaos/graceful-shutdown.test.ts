@@ -89,7 +89,9 @@ describe('graceful shutdown under load (SIGTERM with 5,000 tasks in flight)', fu
     svc = await startServiceProcess(dir.path, env);
     const acked = new Set<string>();
     for (let i = 0; i < TOTAL / BATCH; i++) {
-      const res = await post(`${svc.url}/api/v1/tasks/batch`, { tasks: Array.from({ length: BATCH }, () => ({ task_type: 'slow_effect' })) });
+      const res = await post(`${svc.url}/api/v1/tasks/batch`, {
+        tasks: Array.from({ length: BATCH }, () => ({ task_type: 'slow_effect' })),
+      });
       expect(res.status).to.equal(202);
       for (const t of res.body.tasks) acked.add(t.task_id);
     }
@@ -131,7 +133,10 @@ describe('graceful shutdown under load (SIGTERM with 5,000 tasks in flight)', fu
     for (const l of lines) perId.set(l.id, (perId.get(l.id) ?? 0) + 1);
     const twice = [...perId].filter(([, n]) => n > 1).map(([id]) => id);
     expect(twice, 'side effects recorded twice').to.deep.equal([]);
-    expect([...perId.keys()].filter((id) => !acked.has(id)), 'side effects of tasks never acknowledged').to.deep.equal([]);
+    expect(
+      [...perId.keys()].filter((id) => !acked.has(id)),
+      'side effects of tasks never acknowledged',
+    ).to.deep.equal([]);
     expect(perId.size).to.equal(acked.size);
     console.log(`      ${acked.size} acknowledged; ${beforeRestart} done before SIGTERM exit (${tookMs} ms), the rest after restart`);
   });
@@ -153,7 +158,11 @@ describe('a second signal during the drain', function () {
     expect(res.status).to.equal(202);
     const id = res.body.task_id as string;
     const first = svc;
-    await until(async () => ((await (await fetch(`${first.url}/api/v1/tasks/${id}`)).json()) as { status: string }).status === 'RUNNING', 20_000, 'the attempt to start');
+    await until(
+      async () => ((await (await fetch(`${first.url}/api/v1/tasks/${id}`)).json()) as { status: string }).status === 'RUNNING',
+      20_000,
+      'the attempt to start',
+    );
     const exited = new Promise<number | null>((resolve) => first.child.once('exit', (code) => resolve(code)));
     first.child.kill('SIGTERM');
     await until(() => first.output().includes('"msg":"shutting down"'), 10_000, 'the drain to start');
@@ -161,7 +170,9 @@ describe('a second signal during the drain', function () {
     first.child.kill('SIGTERM');
     expect(await exited, first.output().slice(-3000)).to.equal(1);
     expect(Date.now() - signalledAt, 'at once, not after the 30 s grace').to.be.below(5_000);
-    expect(first.output()).to.match(/"signal":"SIGTERM","msg":"second signal: exiting now; attempts still running will run again after restart"/);
+    expect(first.output()).to.match(
+      /"signal":"SIGTERM","msg":"second signal: exiting now; attempts still running will run again after restart"/,
+    );
     expect(first.output()).to.not.contain('"msg":"stopped"');
 
     // Left RUNNING by the process that exited: taken for lost at the next start and run again.

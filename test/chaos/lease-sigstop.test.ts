@@ -22,7 +22,6 @@ import { partitionOf } from '../../src/domain/partition';
 const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
-
 async function owned(svc: ServiceProcess): Promise<number> {
   const r = await http('GET', `${svc.url}/readyz`);
   return r.body?.partitions?.owned ?? -1;
@@ -97,7 +96,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     const leasesBefore = await readLeases(withDatabase(uri, database));
     const lost = new Set([...leasesBefore].filter(([, l]) => l.owner === 'member-b').map(([p]) => p));
     expect(lost.size, 'b held partitions before the freeze').to.be.greaterThan(0);
-    expect(ids.filter((id) => lost.has(partitionOf(id, PARTITIONS))).length, 'tasks in b\'s partitions').to.be.greaterThan(0);
+    expect(ids.filter((id) => lost.has(partitionOf(id, PARTITIONS))).length, "tasks in b's partitions").to.be.greaterThan(0);
     sb.child.kill('SIGSTOP');
 
     await until('a owns every partition', async () => (await owned(sa)) === PARTITIONS, 15_000);
@@ -128,7 +127,14 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     }
     // The side-effect log: every task ran exactly once; the 16 frozen-time tasks all on a.
     const { lines } = readSideEffects(log);
-    for (const id of ids) expect(lines.filter((l) => l.id === id), `runs of ${id}`).to.have.length(1);
-    expect(lines.filter((l) => ids.slice(0, 16).includes(l.id) && l.member !== 'member-a'), 'frozen-time tasks run by b').to.deep.equal([]);
+    for (const id of ids)
+      expect(
+        lines.filter((l) => l.id === id),
+        `runs of ${id}`,
+      ).to.have.length(1);
+    expect(
+      lines.filter((l) => ids.slice(0, 16).includes(l.id) && l.member !== 'member-a'),
+      'frozen-time tasks run by b',
+    ).to.deep.equal([]);
   });
 });

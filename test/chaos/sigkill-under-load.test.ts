@@ -51,7 +51,8 @@ function markedProcesses(): number[] {
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').includes(`CHAOS_MARK=${MARK}`) && isAlive(Number(name))) out.push(Number(name));
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').includes(`CHAOS_MARK=${MARK}`) && isAlive(Number(name)))
+        out.push(Number(name));
     } catch {
       /* gone, or not ours */
     }
@@ -118,7 +119,9 @@ describe('chaos: SIGKILL of the service under load (issue 3)', function () {
     } catch {
       /* exit 1: no process matched */
     }
-    console.log(`    [chaos] after all runs: pgrep -af forked-actor-worker → ${pgrep ? `\n${pgrep}` : '(none)'}; processes of these runs still alive: ${JSON.stringify(ours)}`);
+    console.log(
+      `    [chaos] after all runs: pgrep -af forked-actor-worker → ${pgrep ? `\n${pgrep}` : '(none)'}; processes of these runs still alive: ${JSON.stringify(ours)}`,
+    );
     for (const pid of new Set([...ours, ...stillAlive])) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -206,7 +209,9 @@ describe('chaos: SIGKILL of the service under load (issue 3)', function () {
         secondWorkers.forEach((p) => seenPids.add(p));
         const recoveredMatch = /"recovered":(\d+)/.exec(second.output());
         await second.stop();
-        await until('worker processes of the stopped service to be gone', 10_000, 20, () => (secondWorkers.some(isAlive) ? undefined : true));
+        await until('worker processes of the stopped service to be gone', 10_000, 20, () =>
+          secondWorkers.some(isAlive) ? undefined : true,
+        );
 
         // ── the side-effect log against the store ─────────────────────────────────────────
         const { lines, torn } = readJsonLines<LogLine>(logPath);
@@ -222,7 +227,9 @@ describe('chaos: SIGKILL of the service under load (issue 3)', function () {
         const unknownIds = [...byTask.keys()].filter((id) => !ackedSet.has(id));
         const ranMoreThanOnce = [...byTask].filter(([, a]) => a.length > 1);
         const lost = acked.filter((id) => !succeeded.has(id));
-        const finalWithoutSideEffect = acked.filter((id) => succeeded.has(id) && !(byTask.get(id) ?? []).includes(succeeded.get(id) as number));
+        const finalWithoutSideEffect = acked.filter(
+          (id) => succeeded.has(id) && !(byTask.get(id) ?? []).includes(succeeded.get(id) as number),
+        );
         const maxAttempts = Math.max(...succeeded.values());
         const orphanLines = lines.filter((l) => l.t > killAt && workers.includes(l.pid));
         const reruns = ranMoreThanOnce.map(([, a]) => a.length);

@@ -40,7 +40,12 @@ function dag(): Array<{ task_id: string; task_type: string; payload: unknown; de
   for (let l = 0; l < LAYERS; l++) {
     for (let i = 0; i < WIDTH; i++) {
       const deps = l === 0 ? [] : [`L${l - 1}-${i}`, `L${l - 1}-${(i + 1) % WIDTH}`];
-      tasks.push({ task_id: `L${l}-${i}`, task_type: TASK_TYPE, payload: { step: `L${l}-${i}`, deps }, ...(deps.length ? { dependencies: deps } : {}) });
+      tasks.push({
+        task_id: `L${l}-${i}`,
+        task_type: TASK_TYPE,
+        payload: { step: `L${l}-${i}`, deps },
+        ...(deps.length ? { dependencies: deps } : {}),
+      });
     }
   }
   return tasks;
@@ -79,15 +84,25 @@ describe('chaos: SIGKILL in the middle of a 1,000-task workflow', function () {
       let rerun = 0;
       for (const t of wf.task_details) {
         const full = (await http('GET', `${second.url}/api/v1/tasks/${t.task_id}?include=attempts`)).body;
-        expect(full.attempt_history.filter((a: any) => a.outcome === 'SUCCEEDED'), t.workflow_task_id).to.have.length(1);
-        for (const a of full.attempt_history.filter((x: any) => x.outcome !== 'SUCCEEDED')) expect(a.error.type, t.workflow_task_id).to.equal('worker_lost');
+        expect(
+          full.attempt_history.filter((a: any) => a.outcome === 'SUCCEEDED'),
+          t.workflow_task_id,
+        ).to.have.length(1);
+        for (const a of full.attempt_history.filter((x: any) => x.outcome !== 'SUCCEEDED'))
+          expect(a.error.type, t.workflow_task_id).to.equal('worker_lost');
         if (full.attempts > 1) rerun++;
         for (const d of t.dependencies) {
-          expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(Date.parse(byLocal.get(d).completed_at));
+          expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(
+            Date.parse(byLocal.get(d).completed_at),
+          );
         }
       }
       // Each attempt's side effect happened at most once; the re-runs are the attempts the kill interrupted.
-      const lines = fs.readFileSync(logPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; attempt: number });
+      const lines = fs
+        .readFileSync(logPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; attempt: number });
       const keys = lines.map((l) => `${l.id}#${l.attempt}`);
       expect(new Set(keys).size).to.equal(keys.length);
       expect(new Set(lines.map((l) => l.id)).size).to.equal(LAYERS * WIDTH);

@@ -21,9 +21,12 @@ if (!REDIS_URL || !hasRedisServer()) {
     after(async () => {
       await redis?.stop();
     });
-    const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 5 } } }, () => ({
-      redisUrl: redis.url,
-    }));
+    const s = useInProcessScheduler(
+      { workers: 1, workerConcurrency: 4, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 5 } } },
+      () => ({
+        redisUrl: redis.url,
+      }),
+    );
 
     const readyz = async () => (await s.scheduler.app.inject({ method: 'GET', url: '/readyz' })).json();
     const metric = async (pattern: RegExp): Promise<number> => {
@@ -32,7 +35,9 @@ if (!REDIS_URL || !hasRedisServer()) {
       return m ? Number(m[1]) : 0;
     };
     const runEchoes = async (n: number) => {
-      const ids = await Promise.all(Array.from({ length: n }, (_, i) => s.scheduler.service.submit({ task_type: 'echo', payload: i }).then((a) => a.task_id)));
+      const ids = await Promise.all(
+        Array.from({ length: n }, (_, i) => s.scheduler.service.submit({ task_type: 'echo', payload: i }).then((a) => a.task_id)),
+      );
       for (const id of ids) expect(await s.waitFor(id, terminal)).to.include({ status: 'SUCCEEDED' });
     };
     /** Resolves at the next change of the Redis connection to `up` (an event, not a timer). */
@@ -77,9 +82,12 @@ if (!REDIS_URL || !hasRedisServer()) {
 
   describe('degraded mode: Redis unreachable at start', function () {
     this.timeout(60_000);
-    const s = useInProcessScheduler({ workers: 1, workerConcurrency: 2, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 10 } } }, () => ({
-      redisUrl: 'redis://127.0.0.1:1', // nothing listens on port 1
-    }));
+    const s = useInProcessScheduler(
+      { workers: 1, workerConcurrency: 2, partitions: 2, rateLimits: { echo: { ratePerSecond: 1000, burst: 10 } } },
+      () => ({
+        redisUrl: 'redis://127.0.0.1:1', // nothing listens on port 1
+      }),
+    );
 
     it('starts anyway, degraded, on the local clock, and runs tasks', async () => {
       const res = await s.scheduler.app.inject({ method: 'GET', url: '/readyz' });

@@ -35,7 +35,13 @@ if (!REDIS_URL) {
     for (const shiftMs of [0, 90_000, -3_600_000]) {
       it(`a node whose clock is off by ${shiftMs} ms reads the server clock, never ahead of it`, async () => {
         const registry = new Registry();
-        const c = await startCoordination({ url, base: new ShiftedClock(shiftMs), log: pino({ level: 'silent' }), registry, prefix: testPrefix() });
+        const c = await startCoordination({
+          url,
+          base: new ShiftedClock(shiftMs),
+          log: pino({ level: 'silent' }),
+          registry,
+          prefix: testPrefix(),
+        });
         started.push(c);
         expect(c.clock.isSynced).to.equal(true);
         expect(c.clock.correctionMs).to.be.closeTo(-shiftMs, 50); // same machine: the true offset is −shift

@@ -96,7 +96,12 @@ if (!REDIS_URL) {
     });
 
     it('refuses bad arguments', async () => {
-      const bad: Array<[number, number, number, string]> = [[0, 1, 100, 'h'], [1, 0, 100, 'h'], [1, 1, 0, 'h'], [1, 1, 100, '']];
+      const bad: Array<[number, number, number, string]> = [
+        [0, 1, 100, 'h'],
+        [1, 0, 100, 'h'],
+        [1, 1, 0, 'h'],
+        [1, 1, 100, ''],
+      ];
       for (const [limit, wanted, ttl, holder] of bad) {
         let err: unknown = null;
         await c.acquireSlots(key, limit, wanted, ttl, holder).catch((e) => (err = e));
@@ -113,7 +118,15 @@ if (!REDIS_URL) {
     });
 
     async function node(id: string, prefix: string, ttlMs = 15_000): Promise<{ coord: Coordination; limits: ConcurrencyLimits }> {
-      const coord = await startCoordination({ url, base: new SystemClock(), log: pino({ level: 'silent' }), nodeId: id, prefix, registry: new Registry(), concurrency: { ttlMs, pollMs: 20, idleMs: 20 } });
+      const coord = await startCoordination({
+        url,
+        base: new SystemClock(),
+        log: pino({ level: 'silent' }),
+        nodeId: id,
+        prefix,
+        registry: new Registry(),
+        concurrency: { ttlMs, pollMs: 20, idleMs: 20 },
+      });
       nodes.push(coord);
       return { coord, limits: new ConcurrencyLimits(coord.concurrency) };
     }
@@ -136,7 +149,7 @@ if (!REDIS_URL) {
       }
     });
 
-    it("a node that dies holding every slot: the others start once its leases expire", async () => {
+    it('a node that dies holding every slot: the others start once its leases expire', async () => {
       const prefix = testPrefix();
       const dead = await node('dead', prefix, 300);
       dead.limits.set('k', 2);
@@ -153,7 +166,7 @@ if (!REDIS_URL) {
       const t0 = Date.now();
       const running = { now: 0, max: 0 };
       await runNode(live.limits, 'k', 4, 5, running);
-      expect(Date.now() - t0, 'waited for the dead node\'s leases').to.be.at.least(150);
+      expect(Date.now() - t0, "waited for the dead node's leases").to.be.at.least(150);
       expect(running.max).to.equal(2);
       dead.limits.close();
       await dead.coord.close();

@@ -23,7 +23,16 @@ function fakeRouter(name: string, owned: number[], told: Told[], onTold: () => v
   return routerWith({ dispatcher: ref('dispatcher'), owners });
 }
 
-const entry = (id: string, partition: number, dueAt: number): DueEntry => ({ id, partition, seq: 0, dueAt, priority: 'high', tenantId: 't1', taskType: 'echo', state: 'PENDING' });
+const entry = (id: string, partition: number, dueAt: number): DueEntry => ({
+  id,
+  partition,
+  seq: 0,
+  dueAt,
+  priority: 'high',
+  tenantId: 't1',
+  taskType: 'echo',
+  state: 'PENDING',
+});
 
 if (!REDIS_URL) {
   describe('Redis pub/sub coordination', () => {

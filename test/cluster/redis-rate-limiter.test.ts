@@ -54,7 +54,8 @@ if (!REDIS_URL) {
       const rate = 200;
       const burst = 20;
       const batch = Math.floor((rate * 100) / 1000); // the default lease window: 100 ms of the rate
-      for (const id of ['a', 'b']) nodes.push(await startCoordination({ url, base: new SystemClock(), log, nodeId: id, prefix, registry: new Registry() }));
+      for (const id of ['a', 'b'])
+        nodes.push(await startCoordination({ url, base: new SystemClock(), log, nodeId: id, prefix, registry: new Registry() }));
       const probe = redisClient();
       const serverMs = async () => {
         const [s, us] = await probe.time();
@@ -68,7 +69,9 @@ if (!REDIS_URL) {
           return l;
         });
         // Each node runs until its clock (the server's, errs late) reads t0 + 500 ms.
-        const counts = await Promise.all(limitsOf.map((l, i) => runNode(l, nodes[i].clock, 'send_email', () => nodes[i].clock.now() >= t0 + 500)));
+        const counts = await Promise.all(
+          limitsOf.map((l, i) => runNode(l, nodes[i].clock, 'send_email', () => nodes[i].clock.now() >= t0 + 500)),
+        );
         const elapsed = (await serverMs()) - t0;
         const total = counts[0] + counts[1];
         expect(total).to.be.at.most(burst + Math.ceil((rate * elapsed) / 1000) + 2 * batch);

@@ -95,7 +95,13 @@ if (!REDIS_URL) {
 
     it('refuses bad arguments with an error reply and writes nothing', async () => {
       const key = `${prefix}bad`;
-      for (const [rate, burst, n] of [[0, 1, 1], [1, 0.5, 1], [1, 1, 0], [Number.NaN, 1, 1], [1, 1e12, 1]]) {
+      for (const [rate, burst, n] of [
+        [0, 1, 1],
+        [1, 0.5, 1],
+        [1, 1, 0],
+        [Number.NaN, 1, 1],
+        [1, 1e12, 1],
+      ]) {
         let err: Error | null = null;
         await a.takeTokens(key, rate, burst, n).catch((e: Error) => (err = e));
         expect(String(err)).to.match(/take-tokens: rate in/);

@@ -35,7 +35,11 @@ describe('cron evaluator (manual clock)', () => {
     a.evaluator.start();
     for (let i = 0; i < 5; i++) {
       await advance(clock, i === 0 ? SECOND / 2 : SECOND, [a]); // to T0+1s exactly, then each second
-      await runToSuccess(a.store, a.instances.map((e) => e.id), clock.now()); // a worker runs each
+      await runToSuccess(
+        a.store,
+        a.instances.map((e) => e.id),
+        clock.now(),
+      ); // a worker runs each
     }
     const expected = [1, 2, 3, 4, 5].map((s) => T0 + s * SECOND);
     expect(a.instances.map((e) => e.id)).to.deep.equal(expected.map((t) => cronInstanceId(cron.cron_id as string, t)));
@@ -55,7 +59,11 @@ describe('cron evaluator (manual clock)', () => {
       node.evaluator.start();
       for (const step of [SECOND / 2, SECOND]) {
         await advance(clock, step, [node]);
-        await runToSuccess(node.store, node.instances.map((e) => e.id), clock.now()); // ended: the next one is not an overlap
+        await runToSuccess(
+          node.store,
+          node.instances.map((e) => e.id),
+          clock.now(),
+        ); // ended: the next one is not an overlap
       }
       expect(node.instances).to.have.length(2);
       const fires = exporter.getFinishedSpans();
@@ -63,7 +71,11 @@ describe('cron evaluator (manual clock)', () => {
       for (const [i, e] of node.instances.entries()) {
         const span = fires[i];
         expect(span.parentSpanContext).to.equal(undefined);
-        expect(span.attributes).to.include({ 'scheduler.task_id': e.id, 'scheduler.cron_id': cron.cron_id, 'scheduler.outcome': 'accepted' });
+        expect(span.attributes).to.include({
+          'scheduler.task_id': e.id,
+          'scheduler.cron_id': cron.cron_id,
+          'scheduler.outcome': 'accepted',
+        });
         const task = await node.store.getTask(e.id);
         expect(task?.traceparent).to.equal(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
       }
@@ -85,12 +97,19 @@ describe('cron evaluator (manual clock)', () => {
     await settle([a, b]);
     for (let s = 0; s < 10; s++) {
       await advance(clock, SECOND, [a, b]);
-      await runToSuccess(a.store, [...a.instances, ...b.instances].map((e) => e.id), clock.now());
+      await runToSuccess(
+        a.store,
+        [...a.instances, ...b.instances].map((e) => e.id),
+        clock.now(),
+      );
     }
     const seconds = Array.from({ length: 10 }, (_, i) => T0 + (i + 1) * SECOND);
     for (const id of ids) {
       const fires = await firesOf(a.store, id);
-      expect(fires.map((f) => f.fireTime), id).to.deep.equal(seconds);
+      expect(
+        fires.map((f) => f.fireTime),
+        id,
+      ).to.deep.equal(seconds);
       expect(fires.every((f) => f.outcome === 'created' && f.taskId === cronInstanceId(id, f.fireTime))).to.equal(true);
     }
     const created = [...a.instances, ...b.instances].map((e) => e.id);
@@ -106,11 +125,16 @@ describe('cron evaluator (manual clock)', () => {
       const a = await open();
       const made: Record<string, string> = {};
       for (const mode of ['none', 'latest', 'all'] as const) {
-        made[mode] = (await a.crons.create({ name: mode, cron_expression: '* * * * *', task_type: 'noop', catch_up: mode })).cron_id as string;
+        made[mode] = (await a.crons.create({ name: mode, cron_expression: '* * * * *', task_type: 'noop', catch_up: mode }))
+          .cron_id as string;
       }
       a.evaluator.start();
       await advance(clock, MINUTE, [a]); // fires T0+1m for all three
-      await runToSuccess(a.store, a.instances.map((e) => e.id), clock.now());
+      await runToSuccess(
+        a.store,
+        a.instances.map((e) => e.id),
+        clock.now(),
+      );
       a.evaluator.stop();
       await settle([a]);
       clock.advance(10 * MINUTE + 30 * SECOND); // nobody evaluates: T0+2m … T0+11m are missed
@@ -192,7 +216,15 @@ describe('cron evaluator (manual clock)', () => {
       await a.store.claimTasks([first], 'worker-1', clock.now(), 30_000);
       return { a, id, first };
     }
-    const succeed = (taskId: string) => ({ taskId, attempt: 1, state: 'SUCCEEDED' as const, retryAt: null, result: null, error: null, durationMs: 1 });
+    const succeed = (taskId: string) => ({
+      taskId,
+      attempt: 1,
+      state: 'SUCCEEDED' as const,
+      retryAt: null,
+      result: null,
+      error: null,
+      durationMs: 1,
+    });
 
     it('skip: firings while it runs are recorded as skipped (overlap); the next one after it ends is created', async () => {
       const { a, id, first } = await runningSetup('skip');

@@ -117,7 +117,15 @@ export async function firesOf(store: Store, cronId: string) {
 export async function runToSuccess(store: Store, ids: string[], now: number): Promise<void> {
   const claimed = await store.claimTasks(ids, 'worker-test', now, 30_000);
   await store.completeAttempts(
-    claimed.map((c) => ({ taskId: c.id, attempt: c.attempt, state: 'SUCCEEDED' as const, retryAt: null, result: null, error: null, durationMs: 1 })),
+    claimed.map((c) => ({
+      taskId: c.id,
+      attempt: c.attempt,
+      state: 'SUCCEEDED' as const,
+      retryAt: null,
+      result: null,
+      error: null,
+      durationMs: 1,
+    })),
     now,
   );
 }

@@ -43,7 +43,10 @@ describe('README quick start', () => {
       .readFileSync(path.join(root, '.ci', 'run'), 'utf8')
       .split('\n')
       .filter((l) => !l.trimStart().startsWith('#'));
-    expect(ciCommands.some((l) => /\bnpm test\b/.test(l)), '.ci/run runs npm test').to.equal(true);
+    expect(
+      ciCommands.some((l) => /\bnpm test\b/.test(l)),
+      '.ci/run runs npm test',
+    ).to.equal(true);
   });
 
   describe('examples/quickstart.sh against the real service', () => {
@@ -51,11 +54,8 @@ describe('README quick start', () => {
 
     it('submits an echo task and reads it back; the task succeeds with its payload as result', async () => {
       const stdout = await new Promise<string>((resolve, reject) => {
-        execFile(
-          'bash',
-          [scriptPath],
-          { env: { ...process.env, SCHEDULER_URL: fixture.svc.url }, timeout: 15_000 },
-          (err, out, errOut) => (err ? reject(new Error(`quickstart.sh failed: ${err.message}\n${errOut}`)) : resolve(out)),
+        execFile('bash', [scriptPath], { env: { ...process.env, SCHEDULER_URL: fixture.svc.url }, timeout: 15_000 }, (err, out, errOut) =>
+          err ? reject(new Error(`quickstart.sh failed: ${err.message}\n${errOut}`)) : resolve(out),
         );
       });
       const task = JSON.parse(stdout);

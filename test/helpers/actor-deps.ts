@@ -46,7 +46,12 @@ export function routerWith(o: { dispatcher?: unknown; owners?: unknown[] } = {})
 }
 
 /** A `noop` task of partition 0 and tenant `t`, SCHEDULED at `dueAt` (or PENDING, due then), created at `createdAt`. */
-export function waitingTask(id: string, dueAt: number, createdAt: number, o: { state?: 'SCHEDULED' | 'PENDING'; queue?: string } = {}): NewTask {
+export function waitingTask(
+  id: string,
+  dueAt: number,
+  createdAt: number,
+  o: { state?: 'SCHEDULED' | 'PENDING'; queue?: string } = {},
+): NewTask {
   const state = o.state ?? 'SCHEDULED';
   return {
     id,

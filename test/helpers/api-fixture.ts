@@ -47,7 +47,11 @@ export interface ApiFixture {
  * @param logger the app's pino logger (default: a silent app)
  * @param env environment the config is loaded with (e.g. `SCHEDULER_CONFIG` naming a config file)
  */
-export async function apiFixture(overrides: Record<string, unknown> = {}, logger?: Logger, env: NodeJS.ProcessEnv = {}): Promise<ApiFixture> {
+export async function apiFixture(
+  overrides: Record<string, unknown> = {},
+  logger?: Logger,
+  env: NodeJS.ProcessEnv = {},
+): Promise<ApiFixture> {
   const dir = tempDir();
   const config = loadConfig({
     configDir: path.resolve(__dirname, '..', '..', '..', 'config'),

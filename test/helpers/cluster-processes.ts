@@ -140,11 +140,15 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
  * rendezvous assignment has settled); resolves with each node's count.
  */
 export async function untilBalanced(nodes: ClusterNode[], partitions: number, timeoutMs = 20_000): Promise<number[]> {
-  return until(`${nodes.length} members own all ${partitions} partitions`, async () => {
-    const counts = await Promise.all(nodes.map((n) => ownedCount(n.svc)));
-    const sum = counts.reduce((s, c) => s + c, 0);
-    return sum === partitions && counts.every((c) => c > 0) ? counts : undefined;
-  }, timeoutMs);
+  return until(
+    `${nodes.length} members own all ${partitions} partitions`,
+    async () => {
+      const counts = await Promise.all(nodes.map((n) => ownedCount(n.svc)));
+      const sum = counts.reduce((s, c) => s + c, 0);
+      return sum === partitions && counts.every((c) => c > 0) ? counts : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** A partition's lease as stored: its owner, epoch and `expires_at` (epoch ms). */
@@ -156,7 +160,11 @@ export interface StoredLease {
 
 /** The lease documents of the database `client` is connected to: partition → lease. */
 export async function leasesOf(client: MongoClient): Promise<Map<number, StoredLease>> {
-  const docs = await client.db().collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases').find({}).toArray();
+  const docs = await client
+    .db()
+    .collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases')
+    .find({})
+    .toArray();
   return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
 }
 

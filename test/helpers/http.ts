@@ -1,9 +1,5 @@
 /** Minimal JSON client for tests against a real server. */
-export async function http(
-  method: string,
-  url: string,
-  body?: unknown,
-): Promise<{ status: number; body: any; headers: Headers }> {
+export async function http(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(url, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -17,13 +13,7 @@ export async function http(
  * Polls `GET /api/v1/tasks/{id}` until `done(task)` holds, failing after `timeoutMs`. This waits
  * for a condition of the system under test (an event), not for a duration.
  */
-export async function waitForTask(
-  baseUrl: string,
-  id: string,
-  done: (task: any) => boolean,
-  timeoutMs = 15_000,
-  query = '',
-): Promise<any> {
+export async function waitForTask(baseUrl: string, id: string, done: (task: any) => boolean, timeoutMs = 15_000, query = ''): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any = null;
   for (;;) {
@@ -53,7 +43,8 @@ export async function waitForWorkflow(
     const res = await http('GET', `${baseUrl}/api/v1/workflows/${id}`);
     last = res.body;
     if (res.status === 200 && done(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`workflow ${id} did not reach the expected state; last seen: ${JSON.stringify(last)?.slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`workflow ${id} did not reach the expected state; last seen: ${JSON.stringify(last)?.slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -133,7 +133,9 @@ export class OtlpReceiver {
 
   /** The spans of one task (attribute `scheduler.task_id`), in start order. */
   spansOf(taskId: string): ReceivedSpan[] {
-    return this.spans.filter((s) => s.attributes['scheduler.task_id'] === taskId).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    return this.spans
+      .filter((s) => s.attributes['scheduler.task_id'] === taskId)
+      .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   }
 
   async close(): Promise<void> {

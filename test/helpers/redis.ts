@@ -54,7 +54,9 @@ export interface OwnRedis {
  */
 export async function startOwnRedis(atPort?: number): Promise<OwnRedis> {
   const port = atPort ?? (await freePort());
-  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
   // Queues the PING until the server accepts connections (retried every 50 ms), then answers.

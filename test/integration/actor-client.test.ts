@@ -58,14 +58,27 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
         }
       }
       const stored = (await client.list({ task_type: 'echo', limit: 100 })).tasks.length;
-      const kept = await client.get((await client.submit({ task_type: 'echo', payload: { at: new Date(0), left_out: undefined } })).task_id);
+      const kept = await client.get(
+        (await client.submit({ task_type: 'echo', payload: { at: new Date(0), left_out: undefined } })).task_id,
+      );
       // Handed on as its JSON round trip: a function field is left out (it used to fail the store's
       // hand-off as a 500), an object's own toJSON is honoured, and a Date works as scheduled_at.
       const later = new Date(Date.now() + 3_600_000);
       const written = await client.get(
-        (await client.submit({ task_type: 'echo', scheduled_at: later, payload: { f: () => 1, custom: { toJSON: () => 'as written' }, keep: 1 } })).task_id,
+        (
+          await client.submit({
+            task_type: 'echo',
+            scheduled_at: later,
+            payload: { f: () => 1, custom: { toJSON: () => 'as written' }, keep: 1 },
+          })
+        ).task_id,
       );
-      return { refused, stored, keptPayload: kept.payload, written: { payload: written.payload, scheduled_at: written.scheduled_at, later: later.toISOString() } };
+      return {
+        refused,
+        stored,
+        keptPayload: kept.payload,
+        written: { payload: written.payload, scheduled_at: written.scheduled_at, later: later.toISOString() },
+      };
     }
     async scheduleAndCancel() {
       const client = this.client as SchedulerClient;
@@ -148,7 +161,13 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
     const before = (await s.scheduler.service.list({ task_type: 'echo', limit: 100 })).tasks.length;
     const r = await caller.sendAndReceive('nonJsonValues');
     const refusal = (field: string) => ({ code: 'VALIDATION_FAILED', status: 400, field });
-    expect(r.refused).to.deep.equal([refusal('payload.n'), refusal('tasks[1].metadata.id'), refusal('payload.m'), refusal('payload.me'), refusal('tasks[0].payload[0]')]);
+    expect(r.refused).to.deep.equal([
+      refusal('payload.n'),
+      refusal('tasks[1].metadata.id'),
+      refusal('payload.m'),
+      refusal('payload.me'),
+      refusal('tasks[0].payload[0]'),
+    ]);
     expect(r.stored).to.equal(before);
     expect(r.keptPayload).to.deep.equal({ at: '1970-01-01T00:00:00.000Z' });
     expect(r.written.payload).to.deep.equal({ custom: 'as written', keep: 1 });

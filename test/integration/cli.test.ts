@@ -63,7 +63,11 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
   it('cron preview prints the fire times, one a line', async () => {
     const res = await run('cron', 'preview', '30 2 * * *', '--tz', 'America/New_York', '--from', '2026-03-07T00:00:00Z', '--count', '3');
     expect(res.code, res.stderr).to.equal(0);
-    expect(res.stdout.trim().split('\n')).to.deep.equal(['2026-03-07T07:30:00.000Z', '2026-03-08T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
+    expect(res.stdout.trim().split('\n')).to.deep.equal([
+      '2026-03-07T07:30:00.000Z',
+      '2026-03-08T07:30:00.000Z',
+      '2026-03-09T06:30:00.000Z',
+    ]);
   });
 
   it('cron add, list, pause and resume', async () => {
@@ -102,7 +106,11 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const ids = (JSON.parse(sub.stdout).tasks as Array<{ task_id: string }>).map((t) => t.task_id);
     for (const id of ids) await waitForTask(fixture.svc.url, id, (t) => t.status === 'DEAD');
     const list = await run('dlq', 'list', '--queue', 'dlq-test', '--json');
-    expect(JSON.parse(list.stdout).tasks.map((t: { task_id: string }) => t.task_id).sort()).to.deep.equal([...ids].sort());
+    expect(
+      JSON.parse(list.stdout)
+        .tasks.map((t: { task_id: string }) => t.task_id)
+        .sort(),
+    ).to.deep.equal([...ids].sort());
     const replay = await run('dlq', 'replay', '--all', '--queue', 'dlq-test', '--json');
     expect(replay.code, replay.stderr).to.equal(0);
     expect(JSON.parse(replay.stdout)).to.deep.equal({ replayed: 3, skipped: [] });
@@ -113,7 +121,13 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const file = path.join(dir.path, 'wf.json');
     fs.writeFileSync(
       file,
-      JSON.stringify({ workflow_name: 'cli', tasks: [{ task_id: 'a', task_type: 'echo', payload: 1 }, { task_id: 'b', task_type: 'noop', dependencies: ['a'] }] }),
+      JSON.stringify({
+        workflow_name: 'cli',
+        tasks: [
+          { task_id: 'a', task_type: 'echo', payload: 1 },
+          { task_id: 'b', task_type: 'noop', dependencies: ['a'] },
+        ],
+      }),
     );
     const sub = await run('workflow', 'submit', file, '--json');
     expect(sub.code, sub.stderr).to.equal(0);

@@ -67,7 +67,12 @@ describe('cluster: an every-second cron on three members fires once per instant 
   it('three evaluators: unique fire times, no gaps, one instance per fire; a member SIGKILLed: no gap, no double', async () => {
     // Crons defined on one member are re-read by the others every cronHorizonMs / 2; 4 s keeps the
     // test short (the instances are found by their owners' window reads, every horizonMs / 2).
-    cluster = await startCluster({ baseUri: uri, nodes: 3, leaseTtlMs: 3000, config: { cronHorizonMs: 4000, horizonMs: 2000, leaseMs: 3000, workers: 1 } });
+    cluster = await startCluster({
+      baseUri: uri,
+      nodes: 3,
+      leaseTtlMs: 3000,
+      config: { cronHorizonMs: 4000, horizonMs: 2000, leaseMs: 3000, workers: 1 },
+    });
     const c = cluster;
     await untilBalanced(c.nodes, c.partitions);
 
@@ -81,10 +86,14 @@ describe('cluster: an every-second cron on three members fires once per instant 
     const cronId = created.body.cron_id as string;
     const partition = partitionOf(cronId, c.partitions);
 
-    const first = await until('8 fire records', async () => {
-      const runs = await runsOf(c.nodes[1].svc.url, cronId);
-      return runs.length >= 8 ? runs : undefined;
-    }, 30_000);
+    const first = await until(
+      '8 fire records',
+      async () => {
+        const runs = await runsOf(c.nodes[1].svc.url, cronId);
+        return runs.length >= 8 ? runs : undefined;
+      },
+      30_000,
+    );
     checkRuns(first, cronId);
 
     // SIGKILL the member evaluating the cron (the holder of its partition's lease); a survivor
@@ -97,10 +106,14 @@ describe('cluster: an every-second cron on three members fires once per instant 
     const killedAt = Date.now();
     console.log(`    [cluster-cron] SIGKILL ${victim.memberId} at ${new Date(killedAt).toISOString()}`);
     const before = first.length;
-    const after = await until('8 more fire records after the kill', async () => {
-      const runs = await runsOf(survivors[0].svc.url, cronId);
-      return runs.length >= before + 8 + Math.ceil(c.leaseTtlMs / 1000) ? runs : undefined;
-    }, 40_000);
+    const after = await until(
+      '8 more fire records after the kill',
+      async () => {
+        const runs = await runsOf(survivors[0].svc.url, cronId);
+        return runs.length >= before + 8 + Math.ceil(c.leaseTtlMs / 1000) ? runs : undefined;
+      },
+      40_000,
+    );
     checkRuns(after, cronId);
     const newHolder = (await readLeases(c.uri)).get(partition)?.owner;
     expect(survivors.map((n) => n.memberId)).to.include(newHolder);
@@ -115,13 +128,30 @@ describe('cluster: an every-second cron on three members fires once per instant 
     try {
       await client.connect();
       const ids = final.filter((r) => r.task_id).map((r) => r.task_id as string);
-      const found = new Set((await client.db().collection<{ _id: string }>('tasks').find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const found = new Set(
+        (
+          await client
+            .db()
+            .collection<{ _id: string }>('tasks')
+            .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((d) => d._id),
+      );
       missing = ids.filter((id) => !found.has(id));
     } finally {
       await client.close();
     }
-    const errors = c.nodes.flatMap((n) => n.svc.output().split('\n').filter((l) => /cron|error/i.test(l)).map((l) => `${n.memberId}: ${l.slice(0, 400)}`));
-    expect(missing, `fire records whose instance is not in the store; killed at ${new Date(killedAt).toISOString()}; members' errors:\n${errors.join('\n')}`).to.deep.equal([]);
+    const errors = c.nodes.flatMap((n) =>
+      n.svc
+        .output()
+        .split('\n')
+        .filter((l) => /cron|error/i.test(l))
+        .map((l) => `${n.memberId}: ${l.slice(0, 400)}`),
+    );
+    expect(
+      missing,
+      `fire records whose instance is not in the store; killed at ${new Date(killedAt).toISOString()}; members' errors:\n${errors.join('\n')}`,
+    ).to.deep.equal([]);
     let succeeded = 0;
     for (const r of final.filter((x) => x.task_id)) {
       const t = await waitForTask(survivors[0].svc.url, r.task_id as string, (x) => x.status === 'SUCCEEDED', 30_000);

@@ -17,7 +17,6 @@ import { dropDatabase, withDatabase } from '../helpers/mongo-database';
 const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
-
 /** Polls `check` until it returns a value (bounded): waits for a state, not for time. */
 async function until<T>(what: string, check: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

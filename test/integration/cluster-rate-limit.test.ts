@@ -63,7 +63,10 @@ describe('a rate limit of 100/s holds across three nodes sharing one Redis token
     const handler = path.join(dir.path, 'send-email.js');
     fs.writeFileSync(handler, 'module.exports = async () => ({ sent: true });\n');
     const config = path.join(dir.path, 'cluster.json');
-    fs.writeFileSync(config, JSON.stringify({ handlers: { send_email: handler }, rateLimits: { send_email: { ratePerSecond: RATE, burst: BURST } } }));
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ handlers: { send_email: handler }, rateLimits: { send_email: { ratePerSecond: RATE, burst: BURST } } }),
+    );
     for (let n = 0; n < NODES; n++) {
       fs.mkdirSync(path.join(dir.path, `n${n}`));
       nodes.push(

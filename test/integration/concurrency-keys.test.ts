@@ -112,7 +112,10 @@ for (const mode of ['local count', 'Redis slots'] as const) {
       const events = readLog(mixed);
       const hotEvents = events.filter((e) => e.key === hot);
       const others = events.filter((e) => e.key !== hot);
-      expect(hotEvents.filter((e) => e.ev === 'end'), 'every hot task ran once').to.have.length(200);
+      expect(
+        hotEvents.filter((e) => e.ev === 'end'),
+        'every hot task ran once',
+      ).to.have.length(200);
       expect(others.filter((e) => e.ev === 'end')).to.have.length(200);
 
       const overlap = maxOverlap(events, hot);
@@ -121,13 +124,17 @@ for (const mode of ['local count', 'Redis slots'] as const) {
       const hotMs = Math.max(...hotEvents.map((e) => e.t)) - t1;
       // The hot key needs at least 200 × 25 ms / 3 ≈ 1.7 s; the others do not wait for it.
       expect(hotMs).to.be.at.least((200 * ms) / 3);
-      expect(othersMs, `others: ${othersMs.toFixed(0)} ms with the hot key, ${aloneMs.toFixed(0)} ms alone`).to.be.below(Math.max(3 * aloneMs, aloneMs + 500));
+      expect(othersMs, `others: ${othersMs.toFixed(0)} ms with the hot key, ${aloneMs.toFixed(0)} ms alone`).to.be.below(
+        Math.max(3 * aloneMs, aloneMs + 500),
+      );
       expect(othersMs, 'the others are done well before the hot key').to.be.below(hotMs / 2);
 
       const counts = await store.countByState();
       expect(counts.SUCCEEDED).to.equal(600);
       expect((await tenants.concurrency.get(hot)).running).to.equal(0);
-      console.log(`      concurrency keys (${mode}): others ${othersMs.toFixed(0)} ms with a hot key (alone ${aloneMs.toFixed(0)} ms); hot key ${hotMs.toFixed(0)} ms; max overlap ${overlap}`);
+      console.log(
+        `      concurrency keys (${mode}): others ${othersMs.toFixed(0)} ms with a hot key (alone ${aloneMs.toFixed(0)} ms); hot key ${hotMs.toFixed(0)} ms; max overlap ${overlap}`,
+      );
     });
   });
 }

@@ -44,15 +44,25 @@ describe('cron overlap policies with a handler longer than the period (real sche
   }
 
   const create = async (policy: string, ms: number) =>
-    (await s.scheduler.crons.create({ name: policy, cron_expression: '* * * * * *', task_type: 'sleep', payload: { ms }, overlap_policy: policy }))
-      .cron_id as string;
+    (
+      await s.scheduler.crons.create({
+        name: policy,
+        cron_expression: '* * * * * *',
+        task_type: 'sleep',
+        payload: { ms },
+        overlap_policy: policy,
+      })
+    ).cron_id as string;
 
   it('skip: no second instance while one is live; those firings are kept as skipped (overlap)', async () => {
     const id = await create('skip', 2500);
     await waitForRuns(id, (runs) => runs.filter((r) => r.outcome === 'created').length >= 2 && runs.some((r) => r.reason === 'overlap'));
     const tasks = await settleInstances(id);
     const runs = await runsOf(id);
-    expect(runs.every((r) => r.outcome === 'created' || (r.outcome === 'skipped' && r.reason === 'overlap')), JSON.stringify(runs)).to.equal(true);
+    expect(
+      runs.every((r) => r.outcome === 'created' || (r.outcome === 'skipped' && r.reason === 'overlap')),
+      JSON.stringify(runs),
+    ).to.equal(true);
     expect(tasks.every((t) => t.status === 'SUCCEEDED')).to.equal(true);
     expectNoOverlap(tasks);
     // One record per second: no fire time lost or doubled.

@@ -73,7 +73,10 @@ describe('cron catch-up across a real restart (SIGKILL, downtime, restart)', fun
       expect(missed.length, `${mode}: the outage spans several seconds`).to.be.at.least(3);
       const caughtUp = missed.filter((r) => r.outcome === 'caught_up');
       const skipped = missed.filter((r) => r.outcome === 'skipped');
-      expect(skipped.every((r) => r.reason === 'misfire'), `${mode}: ${JSON.stringify(records)}`).to.equal(true);
+      expect(
+        skipped.every((r) => r.reason === 'misfire'),
+        `${mode}: ${JSON.stringify(records)}`,
+      ).to.equal(true);
       if (mode === 'none') expect(caughtUp).to.have.length(0);
       if (mode === 'latest') {
         const lastMissed = records.indexOf(missed[missed.length - 1]);

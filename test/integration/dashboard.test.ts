@@ -120,7 +120,8 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   });
 
   it('tasks: finds a scheduled task by status and cancels it', async () => {
-    const id = (await call('POST', '/api/v1/tasks', { task_type: 'echo', scheduled_at: '2030-01-01T00:00:00Z', payload: { to: 'ada' } })).body.task_id;
+    const id = (await call('POST', '/api/v1/tasks', { task_type: 'echo', scheduled_at: '2030-01-01T00:00:00Z', payload: { to: 'ada' } }))
+      .body.task_id;
     await show('tasks');
     await page.selectOption('#task-filters select[name=status]', 'SCHEDULED');
     await page.click('#task-filters button[type=submit]');
@@ -148,7 +149,8 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
 
   it('dead-letter queue: a DEAD task is listed with its error and replayed from the page', async () => {
     // Fails its first attempt (no retries: DEAD), succeeds when replayed.
-    const id = (await call('POST', '/api/v1/tasks', { task_type: 'fail', max_retries: 0, payload: { permanent: false, times: 1 } })).body.task_id;
+    const id = (await call('POST', '/api/v1/tasks', { task_type: 'fail', max_retries: 0, payload: { permanent: false, times: 1 } })).body
+      .task_id;
     await waitTask(id, (t) => t.status === 'DEAD');
     await show('dead-letter');
     const row = `#dlq-list tr[data-task-id="${id}"]`;
@@ -166,7 +168,9 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   it('dead-letter queue: bulk replay of the selected entries', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      ids.push((await call('POST', '/api/v1/tasks', { task_type: 'fail', max_retries: 0, payload: { permanent: false, times: 1 } })).body.task_id);
+      ids.push(
+        (await call('POST', '/api/v1/tasks', { task_type: 'fail', max_retries: 0, payload: { permanent: false, times: 1 } })).body.task_id,
+      );
     }
     for (const id of ids) await waitTask(id, (t) => t.status === 'DEAD');
     await show('dead-letter');
@@ -177,7 +181,9 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   });
 
   it('crons: lists a cron with its next fire time, pauses it and shows its detail', async () => {
-    const c = (await call('POST', '/api/v1/cron-tasks', { name: 'nightly', cron_expression: '30 2 * * *', timezone: 'UTC', task_type: 'noop' })).body;
+    const c = (
+      await call('POST', '/api/v1/cron-tasks', { name: 'nightly', cron_expression: '30 2 * * *', timezone: 'UTC', task_type: 'noop' })
+    ).body;
     await show('crons');
     const row = `#cron-list tr[data-cron-id="${c.cron_id}"]`;
     await page.waitForSelector(`${row} time`);
@@ -193,20 +199,24 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   });
 
   it("workflows: draws a workflow's tasks as a DAG with their states", async () => {
-    const w = (await call('POST', '/api/v1/workflows', {
-      workflow_name: 'onboarding',
-      tasks: [
-        { task_id: 'create', task_type: 'echo', payload: { a: 1 } },
-        { task_id: 'email', task_type: 'echo', dependencies: ['create'] },
-        { task_id: 'later', task_type: 'noop', dependencies: ['create'], scheduled_at: '2030-01-01T00:00:00Z' },
-        { task_id: 'notify', task_type: 'echo', dependencies: ['email', 'later'] },
-      ],
-    })).body;
+    const w = (
+      await call('POST', '/api/v1/workflows', {
+        workflow_name: 'onboarding',
+        tasks: [
+          { task_id: 'create', task_type: 'echo', payload: { a: 1 } },
+          { task_id: 'email', task_type: 'echo', dependencies: ['create'] },
+          { task_id: 'later', task_type: 'noop', dependencies: ['create'], scheduled_at: '2030-01-01T00:00:00Z' },
+          { task_id: 'notify', task_type: 'echo', dependencies: ['email', 'later'] },
+        ],
+      })
+    ).body;
     await waitTask(w.task_ids.email, (t) => t.status === 'SUCCEEDED');
     await show('workflows');
     await page.click(`#workflow-list tr[data-workflow-id="${w.workflow_id}"]`);
     await page.waitForSelector('svg.dag g.dag-node[data-id="notify"]');
-    const states = await page.$$eval('svg.dag g.dag-node', (gs) => Object.fromEntries(gs.map((g) => [g.getAttribute('data-id'), g.getAttribute('data-status')])));
+    const states = await page.$$eval('svg.dag g.dag-node', (gs) =>
+      Object.fromEntries(gs.map((g) => [g.getAttribute('data-id'), g.getAttribute('data-status')])),
+    );
     expect(states).to.deep.equal({ create: 'SUCCEEDED', email: 'SUCCEEDED', later: 'SCHEDULED', notify: 'BLOCKED' });
     expect(await page.$$eval('svg.dag path[marker-end]', (p) => p.length)).to.equal(4);
     await page.click('svg.dag g.dag-node[data-id="later"]');
@@ -227,16 +237,21 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     await page.waitForSelector('#flash:has-text("Rate limit echo: saved")');
     await page.waitForSelector('td:has-text("echo")');
     expect((await call('GET', '/api/v1/tenants')).body.tenants).to.deep.include({ tenant_id: 'acme', weight: 3, rate_limit: null });
-    expect((await call('GET', '/api/v1/rate-limits')).body.rate_limits).to.deep.include({ task_type: 'echo', rate_per_second: 50, burst: 5 });
+    expect((await call('GET', '/api/v1/rate-limits')).body.rate_limits).to.deep.include({
+      task_type: 'echo',
+      rate_per_second: 50,
+      burst: 5,
+    });
     await page.fill('#concurrency-limit-form input[name=key]', 'host:api.example.com');
     await page.fill('#concurrency-limit-form input[name=max_running]', '3');
     await page.click('#concurrency-limit-form button[type=submit]');
     await page.waitForSelector('#flash:has-text("Concurrency limit host:api.example.com: saved")');
     await page.waitForSelector('td:has-text("host:api.example.com")');
-    expect((await call('GET', '/api/v1/concurrency-limits')).body.concurrency_limits).to.deep.equal([{ key: 'host:api.example.com', max_running: 3, running: 0 }]);
+    expect((await call('GET', '/api/v1/concurrency-limits')).body.concurrency_limits).to.deep.equal([
+      { key: 'host:api.example.com', max_running: 3, running: 0 },
+    ]);
     await shot('tenants');
   });
-
 });
 
 describe('dashboard in a browser without API keys', function () {
@@ -257,7 +272,11 @@ describe('dashboard in a browser without API keys', function () {
   });
 
   it('works with no key entered: the overview reads /metrics and the tasks page lists tasks', async () => {
-    const res = await fetch(`${svc.url}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task_type: 'echo', scheduled_at: '2030-01-01T00:00:00Z' }) });
+    const res = await fetch(`${svc.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task_type: 'echo', scheduled_at: '2030-01-01T00:00:00Z' }),
+    });
     const id = ((await res.json()) as { task_id: string }).task_id;
     const page = await browser.newPage();
     const errors: string[] = [];

@@ -82,13 +82,19 @@ describe('external queues through Redis Streams (integration)', function () {
   }
 
   async function complete(id: string, body: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(`${url}/api/v1/tasks/${id}/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/api/v1/tasks/${id}/complete`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   }
 
   /** Reads the next entries of a stream as consumer `tester` (the test plays the consumer). */
   async function read(stream: string): Promise<Array<{ entryId: string; f: Record<string, string> }>> {
-    const reply = (await redis.xreadgroup('GROUP', 'scheduler', 'tester', 'COUNT', 10, 'BLOCK', 10_000, 'STREAMS', stream, '>')) as Array<[string, Array<[string, string[]]>]> | null;
+    const reply = (await redis.xreadgroup('GROUP', 'scheduler', 'tester', 'COUNT', 10, 'BLOCK', 10_000, 'STREAMS', stream, '>')) as Array<
+      [string, Array<[string, string[]]>]
+    > | null;
     return (reply ?? []).flatMap(([, entries]) =>
       entries.map(([entryId, list]) => {
         const f: Record<string, string> = {};
@@ -100,7 +106,10 @@ describe('external queues through Redis Streams (integration)', function () {
 
   it('maxInFlight bounds the stream; the example consumer completes every task and the entries are deleted', async () => {
     const ids = await submitMany('jobs', 20);
-    await until('5 tasks in flight', async () => (await states(ids)).filter((st) => st === 'RUNNING').length === 5 && (await redis.xlen(streams.jobs)) === 5);
+    await until(
+      '5 tasks in flight',
+      async () => (await states(ids)).filter((st) => st === 'RUNNING').length === 5 && (await redis.xlen(streams.jobs)) === 5,
+    );
     expect((await states(ids)).filter((st) => st === 'PENDING')).to.have.length(15);
 
     const consumer = startConsumer(streams.jobs, 'c-jobs');
@@ -134,20 +143,37 @@ describe('external queues through Redis Streams (integration)', function () {
     expect(late.body.error.code).to.equal('ATTEMPT_CONFLICT');
     expect(late.body.error.details).to.include({ state: 'SUCCEEDED', attempt: 1 });
     expect(((await s.scheduler.service.get(ids[0])) as Record<string, any>).result.consumer).to.equal('c-second');
-    await until('dead consumer entries gone', async () => (await redis.xlen(streams.crash)) === 0 && (await pendingInGroup(streams.crash)) === 0);
+    await until(
+      'dead consumer entries gone',
+      async () => (await redis.xlen(streams.crash)) === 0 && (await pendingInGroup(streams.crash)) === 0,
+    );
     await stop(consumer, 'SIGTERM');
   });
 
   it('entry fields; a retryable error retries with a new attempt and entry; a duplicate report is 409; success stores the result', async () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const ack = await s.scheduler.service.submit(
-      { task_type: 'charge_card', queue: 'manual', payload: { amount: 5 }, idempotency_key: 'charge-1', max_retries: 2, retry_delay_seconds: 0 },
+      {
+        task_type: 'charge_card',
+        queue: 'manual',
+        payload: { amount: 5 },
+        idempotency_key: 'charge-1',
+        max_retries: 2,
+        retry_delay_seconds: 0,
+      },
       undefined,
       { traceparent },
     );
     const id = ack.task_id;
     const [first] = await read(streams.manual);
-    expect(first.f).to.deep.include({ task_id: id, attempt: '1', task_type: 'charge_card', payload: '{"amount":5}', idempotency_key: 'charge-1', traceparent });
+    expect(first.f).to.deep.include({
+      task_id: id,
+      attempt: '1',
+      task_type: 'charge_card',
+      payload: '{"amount":5}',
+      idempotency_key: 'charge-1',
+      traceparent,
+    });
     expect(Date.parse(first.f.deadline)).to.be.greaterThan(Date.now() + 30_000); // lease 60 s
 
     const failed = await complete(id, { attempt: 1, error: { message: 'card service timed out' } });
@@ -160,7 +186,10 @@ describe('external queues through Redis Streams (integration)', function () {
     const [second] = await read(streams.manual);
     expect(second.f).to.include({ task_id: id, attempt: '2' });
     expect(second.entryId).to.not.equal(first.entryId);
-    await until("the ended attempt's entry deleted", async () => (await redis.xrange(streams.manual, first.entryId, first.entryId)).length === 0);
+    await until(
+      "the ended attempt's entry deleted",
+      async () => (await redis.xrange(streams.manual, first.entryId, first.entryId)).length === 0,
+    );
     const ok = await complete(id, { attempt: 2, result: { charged: true } });
     expect(ok.status).to.equal(200);
     expect(ok.body).to.deep.equal({ task_id: id, attempt: 2, status: 'SUCCEEDED' });
@@ -170,12 +199,21 @@ describe('external queues through Redis Streams (integration)', function () {
   });
 
   it("a consumer's checkpoint reaches the next attempt's entry; progress shows in GET; the old attempt's checkpoint is 409", async () => {
-    const { task_id: id } = await s.scheduler.service.submit({ task_type: 'import_rows', queue: 'manual', max_retries: 2, retry_delay_seconds: 0 });
+    const { task_id: id } = await s.scheduler.service.submit({
+      task_type: 'import_rows',
+      queue: 'manual',
+      max_retries: 2,
+      retry_delay_seconds: 0,
+    });
     const [first] = await read(streams.manual);
     expect(first.f).to.include({ task_id: id, attempt: '1' });
     expect(first.f).to.not.have.property('checkpoint');
     const post = async (path: string, body: unknown): Promise<{ status: number; body: any }> => {
-      const res = await fetch(`${url}/api/v1/tasks/${id}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}/api/v1/tasks/${id}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     };
     const saved = await post('checkpoint', { attempt: 1, value: { next: 1500 } });

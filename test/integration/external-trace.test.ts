@@ -53,7 +53,9 @@ describe('external queue hand-off span and the context passed to the consumer (i
 
   it('the stream entry carries the publish span’s context, a child of the submission span, after the queue wait', async () => {
     const { task_id: id } = await scheduler.service.submit({ task_type: 'resize_image', queue: 'ext', payload: { n: 1 } });
-    const reply = (await redis.xreadgroup('GROUP', 'scheduler', 'tester', 'COUNT', 1, 'BLOCK', 10_000, 'STREAMS', stream, '>')) as Array<[string, Array<[string, string[]]>]>;
+    const reply = (await redis.xreadgroup('GROUP', 'scheduler', 'tester', 'COUNT', 1, 'BLOCK', 10_000, 'STREAMS', stream, '>')) as Array<
+      [string, Array<[string, string[]]>]
+    >;
     const fields = reply[0][1][0][1];
     const field = (k: string) => fields[fields.indexOf(k) + 1];
     expect(field('task_id')).to.equal(id);

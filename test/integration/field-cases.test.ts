@@ -26,7 +26,13 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
   it('C4b: a high task that fails once retries before the waiting low ones', async () => {
     const blocker = await submit({ task_type: 'sleep', payload: { ms: 800 } });
     await waitForTask(svc.url, blocker, (t) => t.status === 'RUNNING');
-    const high = await submit({ task_type: 'fail', priority: 'high', payload: { times: 1 }, retry_delay_seconds: 0, retry_backoff: 'fixed' });
+    const high = await submit({
+      task_type: 'fail',
+      priority: 'high',
+      payload: { times: 1 },
+      retry_delay_seconds: 0,
+      retry_backoff: 'fixed',
+    });
     const lows: string[] = [];
     for (let i = 0; i < 5; i++) lows.push(await submit({ task_type: 'sleep', priority: 'low', payload: { ms: 50 } }));
     const h = await waitForTask(svc.url, high, isTerminal);
@@ -61,7 +67,9 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     const late = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 1000).toISOString() });
     const soon = new Date(Date.now() + 1000).toISOString();
     expect((await http('PATCH', `${svc.url}/api/v1/tasks/${early}`, { scheduled_at: soon })).status).to.equal(200);
-    expect((await http('PATCH', `${svc.url}/api/v1/tasks/${late}`, { scheduled_at: new Date(Date.now() + 30_000).toISOString() })).status).to.equal(200);
+    expect(
+      (await http('PATCH', `${svc.url}/api/v1/tasks/${late}`, { scheduled_at: new Date(Date.now() + 30_000).toISOString() })).status,
+    ).to.equal(200);
     const e = await waitForTask(svc.url, early, isTerminal, 10_000);
     expect(Date.parse(e.started_at)).to.be.at.least(Date.parse(soon));
     expect((await http('GET', `${svc.url}/api/v1/tasks/${late}`)).body.status).to.equal('SCHEDULED');

@@ -39,10 +39,18 @@ describe('metrics: the instant the last task finished', function () {
     const t = await s.waitFor(task_id, terminal);
     const first = await gaugeReaching(Date.parse(t.completed_at as string));
     // Read after the end's commit answered: not before the attempt's recorded end, not in the future.
-    expect(first).to.be.at.least(Date.parse(t.completed_at as string)).and.at.least(before).and.at.most(Date.now());
+    expect(first)
+      .to.be.at.least(Date.parse(t.completed_at as string))
+      .and.at.least(before)
+      .and.at.most(Date.now());
 
     // An attempt that ends in a retry is not a finished task.
-    const flaky = await s.scheduler.service.submit({ task_type: 'fail', payload: { times: 1 }, retry_delay_seconds: 30, retry_jitter: false });
+    const flaky = await s.scheduler.service.submit({
+      task_type: 'fail',
+      payload: { times: 1 },
+      retry_delay_seconds: 30,
+      retry_jitter: false,
+    });
     await s.waitFor(flaky.task_id, (x) => x.status === 'RETRYING');
     expect(await gauge()).to.equal(first);
 

@@ -15,7 +15,10 @@ describe('worker: a promise rejection no handler awaited', function () {
     fs.writeFileSync(floating, "module.exports = async () => { Promise.reject(new Error('nobody awaits me')); return 'done'; };\n");
     // Runs until cancelled: it is in flight on the same process when the rejection happens.
     const hold = path.join(dir, 'hold.js');
-    fs.writeFileSync(hold, "module.exports = (payload, ctx) => new Promise((resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('cancelled'))));\n");
+    fs.writeFileSync(
+      hold,
+      "module.exports = (payload, ctx) => new Promise((resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('cancelled'))));\n",
+    );
     return { handlers: { floating, hold } };
   });
 
@@ -36,7 +39,10 @@ describe('worker: a promise rejection no handler awaited', function () {
     expect((await dispatcher.ask('stats', null)).workers[0].pid).to.equal(pidBefore);
 
     // Counted for alerting, per worker process.
-    const counted = async () => /scheduler_worker_unhandled_rejections_total\{worker_id="worker-1"\} 1\b/.test((await s.scheduler.app.inject({ method: 'GET', url: '/metrics' })).body);
+    const counted = async () =>
+      /scheduler_worker_unhandled_rejections_total\{worker_id="worker-1"\} 1\b/.test(
+        (await s.scheduler.app.inject({ method: 'GET', url: '/metrics' })).body,
+      );
     for (let i = 0; i < 500 && !(await counted()); i++) await new Promise((r) => setTimeout(r, 10)); // waiting for the report, not for time
     expect(await counted()).to.equal(true);
 

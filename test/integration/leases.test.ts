@@ -13,7 +13,12 @@ describe('attempt leases: heartbeat and sweeper', function () {
 
   it('a RUNNING attempt nobody heartbeats (its process is gone) is recorded as worker_lost and runs again', async () => {
     const { scheduler } = s;
-    const { task_id } = await scheduler.service.submit({ task_type: 'echo', payload: 'x', scheduled_at: new Date(Date.now() + 60_000).toISOString(), retry_delay_seconds: 0 });
+    const { task_id } = await scheduler.service.submit({
+      task_type: 'echo',
+      payload: 'x',
+      scheduled_at: new Date(Date.now() + 60_000).toISOString(),
+      retry_delay_seconds: 0,
+    });
     // A ghost claims it with a short lease, as a worker of a process that then died would have.
     await scheduler.store.updateWaitingTask(task_id, { scheduledAt: null }, Date.now());
     expect(await scheduler.store.claimTasks([task_id], 'ghost-worker', Date.now(), 100)).to.have.length(1);

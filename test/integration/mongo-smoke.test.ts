@@ -44,7 +44,10 @@ describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)',
     const client = new MongoClient(uri);
     try {
       await client.connect();
-      const doc = await client.db(database).collection('tasks').findOne({ _id: res.body.task_id } as never);
+      const doc = await client
+        .db(database)
+        .collection('tasks')
+        .findOne({ _id: res.body.task_id } as never);
       expect(doc?.state).to.equal('SUCCEEDED');
     } finally {
       await client.close();
@@ -67,7 +70,8 @@ describe('service on the MongoDB store (real process, SCHEDULER_STORE=mongodb)',
     expect(wf.task_counts).to.include({ SUCCEEDED: 4 });
     const tasks = Object.fromEntries(wf.task_details.map((t: any) => [t.workflow_task_id, t]));
     for (const t of wf.task_details) {
-      for (const dep of t.dependencies) expect(Date.parse(t.started_at), `${t.workflow_task_id} after ${dep}`).to.be.at.least(Date.parse(tasks[dep].completed_at));
+      for (const dep of t.dependencies)
+        expect(Date.parse(t.started_at), `${t.workflow_task_id} after ${dep}`).to.be.at.least(Date.parse(tasks[dep].completed_at));
     }
     const d = await waitForTask(svc!.url, tasks.d.task_id, isTerminal);
     expect(d.result.upstream_results).to.deep.equal({ b: { b: 1 }, c: { c: 2 } });

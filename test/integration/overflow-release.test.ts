@@ -26,7 +26,12 @@ describe('overflow hold on a manual clock (real scheduler): held, released oldes
   );
 
   const submit = (body: Record<string, unknown>) =>
-    s.scheduler.app.inject({ method: 'POST', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ task_type: 'echo', ...body }) });
+    s.scheduler.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ task_type: 'echo', ...body }),
+    });
   const statusOf = async (id: string) => (await s.scheduler.service.get(id)).status as string;
 
   it('low tasks over the threshold are held (202); medium and high as before; 503 with Retry-After at the cap, even for low; released oldest first as the depth falls; each SUCCEEDED once', async () => {
@@ -78,7 +83,9 @@ describe('overflow hold on a manual clock (real scheduler): held, released oldes
     // further: the next pass comes only with the next move.
     await advanceUntil(async () => (await s.scheduler.store.countOverflowByTenant()).default !== 5);
     expect((await s.scheduler.store.countOverflowByTenant()).default).to.equal(2);
-    expect(await Promise.all(held.map(statusOf))).to.satisfy((st: string[]) => st.slice(0, 3).every((x) => x !== 'OVERFLOW') && st.slice(3).every((x) => x === 'OVERFLOW'));
+    expect(await Promise.all(held.map(statusOf))).to.satisfy(
+      (st: string[]) => st.slice(0, 3).every((x) => x !== 'OVERFLOW') && st.slice(3).every((x) => x === 'OVERFLOW'),
+    );
     for (const id of held.slice(0, 3)) await s.waitFor(id, (t) => t.status === 'SUCCEEDED');
     expect(await statusOf(held[3])).to.equal('OVERFLOW');
 

@@ -10,9 +10,16 @@ import { loadConfig } from '../../src/config';
 /** A child process that takes the lock of `file`, says "held", and waits to be killed. */
 function holderProcess(file: string) {
   const lockModule = path.resolve(__dirname, '..', '..', 'src', 'storage', 'sqlite', 'store-lock.js');
-  const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(lockModule)}).StoreLock.acquire(${JSON.stringify(file)}); console.log('held'); setInterval(() => {}, 1000);`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require(${JSON.stringify(lockModule)}).StoreLock.acquire(${JSON.stringify(file)}); console.log('held'); setInterval(() => {}, 1000);`,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const held = new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d) => String(d).includes('held') && resolve());
     child.once('exit', (code) => reject(new Error(`holder exited (${code})`)));

@@ -19,7 +19,10 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 /** The one span of `spans` named `name` (and of `attempt`, when given). */
 function one(spans: ReceivedSpan[], name: string, attempt?: number): ReceivedSpan {
   const found = spans.filter((s) => s.name === name && (attempt === undefined || s.attributes['scheduler.attempt'] === attempt));
-  expect(found, `${name} ${attempt ?? ''}: ${spans.map((s) => `${s.name}/${s.attributes['scheduler.attempt']}`).join(', ')}`).to.have.length(1);
+  expect(
+    found,
+    `${name} ${attempt ?? ''}: ${spans.map((s) => `${s.name}/${s.attributes['scheduler.attempt']}`).join(', ')}`,
+  ).to.have.length(1);
   return found[0];
 }
 
@@ -50,7 +53,14 @@ describe('one trace per task: submission → queue wait → attempts, exported o
   it('a task that fails once then succeeds: the submission span, then wait + attempt 1 (error), wait + attempt 2 (ok), in one trace', async () => {
     const sub = await post(
       `${svc.url}/api/v1/tasks`,
-      { task_type: 'fail', payload: { times: 1, message: 'first try fails' }, max_retries: 2, retry_backoff: 'fixed', retry_delay_seconds: 0.3, queue: 'traced' },
+      {
+        task_type: 'fail',
+        payload: { times: 1, message: 'first try fails' },
+        max_retries: 2,
+        retry_backoff: 'fixed',
+        retry_delay_seconds: 0.3,
+        queue: 'traced',
+      },
       { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
     );
     expect(sub.status).to.equal(202);
@@ -78,12 +88,15 @@ describe('one trace per task: submission → queue wait → attempts, exported o
     // In time order: each span starts no earlier than the one before (the service's spans are on
     // its millisecond clock, the attempts' on the worker's: ≤ 1 ms of rounding between them).
     const order = [submit, wait1, run1, wait2, run2];
-    for (let i = 1; i < order.length; i++) expect(order[i].start + NS_PER_MS >= order[i - 1].start, `${order[i].name} before ${order[i - 1].name}`).to.equal(true);
+    for (let i = 1; i < order.length; i++)
+      expect(order[i].start + NS_PER_MS >= order[i - 1].start, `${order[i].name} before ${order[i - 1].name}`).to.equal(true);
     // A queue wait ends at its claim, before its attempt starts; the retry waits from its due time,
     // which is the retry delay (300 ms, fixed) after the first attempt ended.
     expect(wait1.end <= run1.start + NS_PER_MS).to.equal(true);
     expect(wait2.end <= run2.start + NS_PER_MS).to.equal(true);
-    expect(wait2.start >= run1.end + 250n * NS_PER_MS, `retry due ${(wait2.start - run1.end) / NS_PER_MS} ms after attempt 1`).to.equal(true);
+    expect(wait2.start >= run1.end + 250n * NS_PER_MS, `retry due ${(wait2.start - run1.end) / NS_PER_MS} ms after attempt 1`).to.equal(
+      true,
+    );
     expect(wait1.start >= BigInt(Date.parse(task.created_at)) * NS_PER_MS).to.equal(true);
 
     // Outcomes and attributes.
@@ -95,7 +108,12 @@ describe('one trace per task: submission → queue wait → attempts, exported o
     expect(run1.kind).to.equal(OTLP.CONSUMER);
     expect(wait1.kind).to.equal(OTLP.INTERNAL);
     for (const s of spans) {
-      expect(s.attributes, s.name).to.include({ 'scheduler.task_id': id, 'scheduler.task_type': 'fail', 'scheduler.tenant': 'default', 'scheduler.queue': 'traced' });
+      expect(s.attributes, s.name).to.include({
+        'scheduler.task_id': id,
+        'scheduler.task_type': 'fail',
+        'scheduler.tenant': 'default',
+        'scheduler.queue': 'traced',
+      });
     }
     expect(submit.attributes['scheduler.outcome']).to.equal('accepted');
     expect(wait1.attributes['scheduler.outcome']).to.equal('claimed');
@@ -113,7 +131,11 @@ describe('one trace per task: submission → queue wait → attempts, exported o
     for (const s of spans) expect(s.traceId).to.equal(submit.traceId);
     expect(one(spans, 'task noop').parentSpanId).to.equal(submit.spanId);
 
-    const refused = await post(`${svc.url}/api/v1/tasks`, { task_type: 'noop', priority: 'urgent' }, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` });
+    const refused = await post(
+      `${svc.url}/api/v1/tasks`,
+      { task_type: 'noop', priority: 'urgent' },
+      { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` },
+    );
     expect(refused.status).to.equal(400);
     const [bad] = await receiver
       .waitFor((all) => all.some((s) => s.name === 'submit task' && s.statusCode === STATUS.ERROR))

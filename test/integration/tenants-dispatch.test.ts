@@ -9,11 +9,14 @@ import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler
  */
 describe('tenants on the real scheduler: no queueing behind another tenant, exact rate limits', function () {
   this.timeout(120_000);
-  const s = useInProcessScheduler({ workers: 2, workerConcurrency: 16, partitions: 8, rateLimits: { send_sms: { ratePerSecond: 10 } } }, (dir) => {
-    const sms = path.join(dir, 'send-sms.js');
-    fs.writeFileSync(sms, 'module.exports = async () => ({ sent: true });\n');
-    return { handlers: { send_sms: sms } };
-  });
+  const s = useInProcessScheduler(
+    { workers: 2, workerConcurrency: 16, partitions: 8, rateLimits: { send_sms: { ratePerSecond: 10 } } },
+    (dir) => {
+      const sms = path.join(dir, 'send-sms.js');
+      fs.writeFileSync(sms, 'module.exports = async () => ({ sent: true });\n');
+      return { handlers: { send_sms: sms } };
+    },
+  );
 
   it("tenant B's tasks are not queued behind tenant A's 20,000-task backlog", async () => {
     const { service, store } = s.scheduler;
@@ -41,8 +44,12 @@ describe('tenants on the real scheduler: no queueing behind another tenant, exac
 
   it('C3: a limit of 10/s on send_sms: start #11 is a second after #1, no 1 s window holds more than 10; noop is not slowed', async () => {
     const { service } = s.scheduler;
-    const ids = (await service.submitBatch({ tasks: Array.from({ length: 11 }, () => ({ task_type: 'send_sms' })) })).tasks.map((t) => t.task_id);
-    const noop = (await service.submitBatch({ tasks: Array.from({ length: 5 }, () => ({ task_type: 'noop' })) })).tasks.map((t) => t.task_id);
+    const ids = (await service.submitBatch({ tasks: Array.from({ length: 11 }, () => ({ task_type: 'send_sms' })) })).tasks.map(
+      (t) => t.task_id,
+    );
+    const noop = (await service.submitBatch({ tasks: Array.from({ length: 5 }, () => ({ task_type: 'noop' })) })).tasks.map(
+      (t) => t.task_id,
+    );
     const sms = [];
     for (const id of ids) sms.push(await s.waitFor(id, terminal, 30_000));
     const starts = sms.map((t) => Date.parse(t.started_at)).sort((a, b) => a - b);
@@ -60,7 +67,9 @@ describe('tenants on the real scheduler: no queueing behind another tenant, exac
     const { service } = s.scheduler;
     const at = new Date(Date.now() + 1500).toISOString();
     const cancelled = (
-      await service.submitBatch({ tasks: Array.from({ length: 25 }, () => ({ task_type: 'send_sms', priority: 'high', scheduled_at: at })) })
+      await service.submitBatch({
+        tasks: Array.from({ length: 25 }, () => ({ task_type: 'send_sms', priority: 'high', scheduled_at: at })),
+      })
     ).tasks.map((t) => t.task_id);
     const { task_id: real } = await service.submit({ task_type: 'send_sms', priority: 'low', scheduled_at: at });
     for (const id of cancelled) await service.cancel(id);

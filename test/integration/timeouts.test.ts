@@ -9,14 +9,11 @@ import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler
  */
 describe('timeouts: a synchronous infinite loop cannot stall the service', function () {
   this.timeout(60_000);
-  const s = useInProcessScheduler(
-    { workers: 2, workerConcurrency: 4, partitions: 4, timeoutGraceMs: 500, workerPingMs: 200 },
-    (dir) => {
-      const busy = path.join(dir, 'busy-loop.js');
-      fs.writeFileSync(busy, 'module.exports = () => { for (;;) {} };\n');
-      return { handlers: { busy_loop: busy } };
-    },
-  );
+  const s = useInProcessScheduler({ workers: 2, workerConcurrency: 4, partitions: 4, timeoutGraceMs: 500, workerPingMs: 200 }, (dir) => {
+    const busy = path.join(dir, 'busy-loop.js');
+    fs.writeFileSync(busy, 'module.exports = () => { for (;;) {} };\n');
+    return { handlers: { busy_loop: busy } };
+  });
   const waitTerminal = (id: string) => s.waitFor(id, terminal);
 
   it('a busy-looping handler with timeout_seconds 1 ends DEAD after its retries; an echo submitted meanwhile succeeds', async () => {

@@ -30,8 +30,15 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
   let svc: ServiceProcess;
   before(async () => {
     const handler = path.join(dir.path, 'trace-probe.js');
-    fs.writeFileSync(handler, `module.exports = async (payload, ctx) => { ctx.log('probe ran', { probe: true }); return ctx.traceContext; };\n`);
-    svc = await startServiceProcess(dir.path, { ...serviceConfigEnv(dir.path, { handlers: { trace_probe: handler } }), LOG_LEVEL: 'info', WORKERS: '1' });
+    fs.writeFileSync(
+      handler,
+      `module.exports = async (payload, ctx) => { ctx.log('probe ran', { probe: true }); return ctx.traceContext; };\n`,
+    );
+    svc = await startServiceProcess(dir.path, {
+      ...serviceConfigEnv(dir.path, { handlers: { trace_probe: handler } }),
+      LOG_LEVEL: 'info',
+      WORKERS: '1',
+    });
   });
   after(async () => {
     await svc?.stop();
@@ -46,7 +53,9 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
     expect(t.status).to.equal('SUCCEEDED');
     expect(t.traceparent).to.equal(TRACEPARENT);
     expect(t.result.traceId).to.equal(TRACE_ID);
-    expect(t.result.spanId).to.match(/^[0-9a-f]{16}$/).and.not.equal(PARENT);
+    expect(t.result.spanId)
+      .to.match(/^[0-9a-f]{16}$/)
+      .and.not.equal(PARENT);
     expect(t.result.traceparent).to.equal(`00-${TRACE_ID}-${t.result.spanId}-01`);
     const line = logLines(svc).find((l) => l.task_id === id && l.msg === 'probe ran');
     expect(line, svc.output().slice(-2000)).to.include({ trace_id: TRACE_ID, span_id: t.result.spanId, attempt: 1, probe: true });
@@ -60,22 +69,36 @@ describe('W3C traceparent from submission to handler (issue 9, real process)', f
   });
 
   it('the header applies to every task of a batch and of a workflow', async () => {
-    const batch = await post(`${svc.url}/api/v1/tasks/batch`, { tasks: [{ task_type: 'trace_probe' }, { task_type: 'trace_probe' }] }, { traceparent: TRACEPARENT });
+    const batch = await post(
+      `${svc.url}/api/v1/tasks/batch`,
+      { tasks: [{ task_type: 'trace_probe' }, { task_type: 'trace_probe' }] },
+      { traceparent: TRACEPARENT },
+    );
     expect(batch.status).to.equal(202);
     for (const ack of batch.body.tasks) expect((await waitForTask(svc.url, ack.task_id, isTerminal)).result.traceId).to.equal(TRACE_ID);
     const wf = await post(
       `${svc.url}/api/v1/workflows`,
-      { tasks: [{ task_id: 'a', task_type: 'trace_probe' }, { task_id: 'b', task_type: 'trace_probe', dependencies: ['a'] }] },
+      {
+        tasks: [
+          { task_id: 'a', task_type: 'trace_probe' },
+          { task_id: 'b', task_type: 'trace_probe', dependencies: ['a'] },
+        ],
+      },
       { traceparent: TRACEPARENT },
     );
     expect(wf.status).to.equal(202);
     await waitForWorkflow(svc.url, wf.body.workflow_id);
-    for (const id of Object.values(wf.body.task_ids as Record<string, string>)) expect((await waitForTask(svc.url, id, isTerminal)).result.traceId).to.equal(TRACE_ID);
+    for (const id of Object.values(wf.body.task_ids as Record<string, string>))
+      expect((await waitForTask(svc.url, id, isTerminal)).result.traceId).to.equal(TRACE_ID);
   });
 
   it('a malformed traceparent is refused with 400 naming the header', async () => {
     for (const url of ['/api/v1/tasks', '/api/v1/tasks/batch', '/api/v1/workflows']) {
-      const body = url.endsWith('tasks') ? { task_type: 'noop' } : url.endsWith('batch') ? { tasks: [{ task_type: 'noop' }] } : { tasks: [{ task_id: 'a', task_type: 'noop' }] };
+      const body = url.endsWith('tasks')
+        ? { task_type: 'noop' }
+        : url.endsWith('batch')
+          ? { tasks: [{ task_type: 'noop' }] }
+          : { tasks: [{ task_id: 'a', task_type: 'noop' }] };
       const res = await post(`${svc.url}${url}`, body, { traceparent: `00-${TRACE_ID}-${PARENT}` });
       expect(res.status, url).to.equal(400);
       expect(res.body.error).to.include({ code: 'VALIDATION_FAILED' });

@@ -48,14 +48,23 @@ describe('actor message API: workflows through SchedulerClient', function () {
         }
       };
       return {
-        cycle: await codeOf(() => client.submitWorkflow({ tasks: [{ task_id: 'x', task_type: 'noop', dependencies: ['y'] }, { task_id: 'y', task_type: 'noop', dependencies: ['x'] }] })),
+        cycle: await codeOf(() =>
+          client.submitWorkflow({
+            tasks: [
+              { task_id: 'x', task_type: 'noop', dependencies: ['y'] },
+              { task_id: 'y', task_type: 'noop', dependencies: ['x'] },
+            ],
+          }),
+        ),
         missing: await codeOf(() => client.getWorkflow('nope')),
         cancelMissing: await codeOf(() => client.cancelWorkflow('nope')),
       };
     }
     async cancelLater() {
       const client = this.client as SchedulerClient;
-      const ack = await client.submitWorkflow({ tasks: [{ task_id: 'later', task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() }] });
+      const ack = await client.submitWorkflow({
+        tasks: [{ task_id: 'later', task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() }],
+      });
       return client.cancelWorkflow(ack.workflow_id);
     }
   }

@@ -28,7 +28,9 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
     for (const t of wf.task_details) {
       if (!t.started_at) continue;
       for (const d of t.dependencies) {
-        expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(Date.parse(tasks[d].completed_at));
+        expect(Date.parse(t.started_at), `${t.workflow_task_id} started before ${d} completed`).to.be.at.least(
+          Date.parse(tasks[d].completed_at),
+        );
       }
     }
   }
@@ -40,7 +42,12 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
         { task_id: 'create-account', task_type: 'echo', payload: { account: 'acme-1' } },
         { task_id: 'send-welcome-email', task_type: 'echo', payload: { email: 'sent' }, dependencies: ['create-account'] },
         { task_id: 'setup-defaults', task_type: 'echo', payload: { defaults: 'ok' }, dependencies: ['create-account'] },
-        { task_id: 'notify-sales', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['send-welcome-email', 'setup-defaults'] },
+        {
+          task_id: 'notify-sales',
+          task_type: 'echo',
+          payload: { include_upstream_results: true },
+          dependencies: ['send-welcome-email', 'setup-defaults'],
+        },
       ],
       metadata: { tenant_id: 'acme' },
     });
@@ -70,7 +77,13 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
     const wf = await waitForWorkflow(svc.url, workflowId);
     expect(wf.status).to.equal('FAILED');
     const t = byId(wf);
-    expect([t.A.status, t.B.status, t.C.status, t.D.status, t.E.status]).to.deep.equal(['SUCCEEDED', 'FAILED', 'SUCCEEDED', 'CANCELLED', 'CANCELLED']);
+    expect([t.A.status, t.B.status, t.C.status, t.D.status, t.E.status]).to.deep.equal([
+      'SUCCEEDED',
+      'FAILED',
+      'SUCCEEDED',
+      'CANCELLED',
+      'CANCELLED',
+    ]);
     expect(t.D.error).to.include({ type: 'upstream_failed' });
     expect(t.E.error).to.include({ type: 'upstream_failed' });
     expect(wf.task_counts).to.include({ PENDING: 0, BLOCKED: 0, RUNNING: 0, SCHEDULED: 0, RETRYING: 0 });
@@ -98,14 +111,19 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
   it('C6f: one task depending on 5,000 others runs once, last, and sees all 5,000 results', async () => {
     const roots = Array.from({ length: 5_000 }, (_, i) => ({ task_id: `r${i}`, task_type: 'echo', payload: i }));
     const { workflowId, ids } = await submit({
-      tasks: [...roots, { task_id: 'sink', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: roots.map((r) => r.task_id) }],
+      tasks: [
+        ...roots,
+        { task_id: 'sink', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: roots.map((r) => r.task_id) },
+      ],
     });
     // Wait on the sink (a small read) rather than polling the 5,001-task workflow view.
     const sink = await waitForTask(svc.url, ids.sink, (t) => t.status === 'SUCCEEDED', 60_000);
     const wf = await waitForWorkflow(svc.url, workflowId);
     expect(wf.status).to.equal('SUCCEEDED');
     expect(sink.attempts).to.equal(1);
-    const lastRoot = Math.max(...wf.task_details.filter((t: any) => t.workflow_task_id !== 'sink').map((t: any) => Date.parse(t.completed_at)));
+    const lastRoot = Math.max(
+      ...wf.task_details.filter((t: any) => t.workflow_task_id !== 'sink').map((t: any) => Date.parse(t.completed_at)),
+    );
     expect(Date.parse(sink.started_at)).to.be.at.least(lastRoot);
     expect(Object.keys(sink.result.upstream_results)).to.have.length(5_000);
     expect(sink.result.upstream_results.r4999).to.equal(4999);
@@ -115,7 +133,15 @@ describe('workflows end to end (real process, SQLite, forked workers)', function
     const { workflowId, ids } = await submit({
       tasks: [
         { task_id: 'A', task_type: 'echo', payload: 'a' },
-        { task_id: 'flaky', task_type: 'fail', payload: { times: 1 }, max_retries: 1, retry_backoff: 'fixed', retry_delay_seconds: 0, dependencies: ['A'] },
+        {
+          task_id: 'flaky',
+          task_type: 'fail',
+          payload: { times: 1 },
+          max_retries: 1,
+          retry_backoff: 'fixed',
+          retry_delay_seconds: 0,
+          dependencies: ['A'],
+        },
         { task_id: 'B', task_type: 'fail', payload: { times: 1 }, max_retries: 0, dependencies: ['A'] },
         { task_id: 'C', task_type: 'echo', dependencies: ['A'] },
         { task_id: 'D', task_type: 'echo', payload: { include_upstream_results: true }, dependencies: ['B', 'C'] },

@@ -31,7 +31,10 @@ describe('cpuprofile-summary: bad command lines get one line and exit code 2, no
     for (const [args, message] of cases) {
       const r = run(...args);
       expect(r.status, args.join(' ')).to.equal(2);
-      expect(r.stderr).to.match(message).and.match(/^cpuprofile-summary: .*\nusage: /).and.not.match(/\n\s+at /);
+      expect(r.stderr)
+        .to.match(message)
+        .and.match(/^cpuprofile-summary: .*\nusage: /)
+        .and.not.match(/\n\s+at /);
     }
   });
 
@@ -39,7 +42,10 @@ describe('cpuprofile-summary: bad command lines get one line and exit code 2, no
     const profile = path.join(dir.path, 'p.cpuprofile');
     const root = { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2] };
     const work = { id: 2, callFrame: { functionName: 'work', url: 'file:///a.js', lineNumber: 3, columnNumber: 0 } };
-    fs.writeFileSync(profile, JSON.stringify({ nodes: [root, work], startTime: 0, endTime: 3000, samples: [2, 2, 2], timeDeltas: [0, 1000, 1000] }));
+    fs.writeFileSync(
+      profile,
+      JSON.stringify({ nodes: [root, work], startTime: 0, endTime: 3000, samples: [2, 2, 2], timeDeltas: [0, 1000, 1000] }),
+    );
     const r = run('--top', '3', profile);
     expect(r.status).to.equal(0);
     expect(r.stdout).to.match(/self time by function[\s\S]*work/);

@@ -23,7 +23,14 @@ const RUNNER = path.join(__dirname, 'k6-shim', 'run-script.js');
 const SMOKE_ENV: Record<string, Record<string, string>> = {
   'steady-submit.js': { ITERATIONS: '3' },
   'batch-submit.js': { TASKS: '20', BATCH_SIZE: '10', CONCURRENCY: '2', COMPLETION_TIMEOUT_S: '20' },
-  'midnight-herd.js': { HERD_TASKS: '20', BATCH_SIZE: '10', CONCURRENCY: '2', LEAD_S: '1.5', COMPLETION_TIMEOUT_S: '20', LATENESS_SAMPLE: '20' },
+  'midnight-herd.js': {
+    HERD_TASKS: '20',
+    BATCH_SIZE: '10',
+    CONCURRENCY: '2',
+    LEAD_S: '1.5',
+    COMPLETION_TIMEOUT_S: '20',
+    LATENESS_SAMPLE: '20',
+  },
   'mixed-tenants.js': { ITERATIONS: '2', FLOOD_BATCH: '10', STEADY_TENANTS: '2', POLL_TIMEOUT_S: '15' },
   'cron-at-scale.js': { CRONS: '3', CONCURRENCY: '1' },
   'status-reads.js': { ITERATIONS: '3', SEED_TASKS: '5', LIST_LIMIT: '2' },
@@ -33,17 +40,22 @@ const SMOKE_ENV: Record<string, Record<string, string>> = {
 
 function runScript(script: string, env: Record<string, string>): Promise<{ code: number; summary: RunSummary | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [RUNNER, path.join(K6_DIR, script), JSON.stringify(env)], { timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? Number((err as { code?: unknown }).code ?? 1) : 0;
-      const last = stdout.trim().split('\n').pop() ?? '';
-      let summary: RunSummary | null = null;
-      try {
-        summary = last ? (JSON.parse(last) as RunSummary) : null;
-      } catch {
-        summary = null;
-      }
-      resolve({ code, summary, stderr });
-    });
+    execFile(
+      process.execPath,
+      [RUNNER, path.join(K6_DIR, script), JSON.stringify(env)],
+      { timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? Number((err as { code?: unknown }).code ?? 1) : 0;
+        const last = stdout.trim().split('\n').pop() ?? '';
+        let summary: RunSummary | null = null;
+        try {
+          summary = last ? (JSON.parse(last) as RunSummary) : null;
+        } catch {
+          summary = null;
+        }
+        resolve({ code, summary, stderr });
+      },
+    );
   });
 }
 
@@ -72,7 +84,10 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
       const s = summary as RunSummary;
       expect(s.requests, why).to.be.greaterThan(0);
       expect(s.checks.length, why).to.be.greaterThan(0);
-      expect(s.checks.filter((c) => c.fails > 0), why).to.deep.equal([]);
+      expect(
+        s.checks.filter((c) => c.fails > 0),
+        why,
+      ).to.deep.equal([]);
       // A flooding tenant may be throttled (429/503) by design; nothing else may fail.
       const failed = s.failed_requests.filter((r) => !(r.name === 'submit_flood' && (r.status === '429' || r.status === '503')));
       expect(failed, why).to.deep.equal([]);
@@ -95,7 +110,15 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
           req.url === '/api/v1/workflows' &&
           Array.isArray(body.tasks) &&
           typeof body.workflow_name === 'string' &&
-          body.tasks.every((t: any) => typeof t.task_id === 'string' && !('id' in t) && typeof t.task_type === 'string' && 'payload' in t && Array.isArray(t.dependencies) && t.dependencies.every((d: string) => ids.has(d) && d !== t.task_id));
+          body.tasks.every(
+            (t: any) =>
+              typeof t.task_id === 'string' &&
+              !('id' in t) &&
+              typeof t.task_type === 'string' &&
+              'payload' in t &&
+              Array.isArray(t.dependencies) &&
+              t.dependencies.every((d: string) => ids.has(d) && d !== t.task_id),
+          );
         res.writeHead(ok ? 202 : 400, { 'content-type': 'application/json' });
         res.end(JSON.stringify(ok ? { workflow_id: `wf-${bodies.length}`, status: 'RUNNING' } : { error: { code: 'VALIDATION_FAILED' } }));
       });
@@ -103,12 +126,19 @@ describe('k6 scripts (smoke run through k6 stand-ins)', function () {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const { code, summary, stderr } = await runScript('workflow-submit.js', { BASE_URL: url, ...SMOKE_ENV['workflow-submit.js'], ITERATIONS: '2' });
+      const { code, summary, stderr } = await runScript('workflow-submit.js', {
+        BASE_URL: url,
+        ...SMOKE_ENV['workflow-submit.js'],
+        ITERATIONS: '2',
+      });
       const why = `exit ${code}\n${stderr.slice(-3000)}\n${JSON.stringify(summary, null, 2)}`;
       expect(code, why).to.equal(0);
       expect(bodies).to.have.length(2);
       expect(bodies[0].tasks).to.have.length(4); // extract, WF_WIDTH = 2 transforms, load
-      expect((summary as RunSummary).checks.filter((c) => c.fails > 0), why).to.deep.equal([]);
+      expect(
+        (summary as RunSummary).checks.filter((c) => c.fails > 0),
+        why,
+      ).to.deep.equal([]);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -84,12 +84,7 @@ export async function startTask(store: Store, id: string, now: number, workerId 
 }
 
 /** Inserts a task and drives it to a terminal state (SUCCEEDED, FAILED or DEAD) at `now`. */
-export async function finishedTask(
-  store: Store,
-  id: string,
-  state: 'SUCCEEDED' | 'FAILED' | 'DEAD',
-  now: number,
-): Promise<void> {
+export async function finishedTask(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD', now: number): Promise<void> {
   await store.insertTasks([newTask(id)]);
   const attempt = await startTask(store, id, now);
   const err = state === 'SUCCEEDED' ? null : taskError(`${state} ${id}`, 'Error', state === 'DEAD');

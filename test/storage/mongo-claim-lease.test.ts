@@ -31,7 +31,10 @@ describe('MongoStore claims: the lease runs from the write, not from the call', 
     const client = new MongoClient(uri as string);
     try {
       await client.connect();
-      const d = await client.db(database).collection('tasks').findOne({ _id: id as never });
+      const d = await client
+        .db(database)
+        .collection('tasks')
+        .findOne({ _id: id as never });
       return { started_at: d?.started_at, lease_expires_at: d?.lease_expires_at };
     } finally {
       await client.close();
@@ -51,7 +54,7 @@ describe('MongoStore claims: the lease runs from the write, not from the call', 
     await client.close();
   });
 
-  it('with the scheduler clock past the caller\'s now (the claim waited), start and lease follow the clock', async () => {
+  it("with the scheduler clock past the caller's now (the claim waited), start and lease follow the clock", async () => {
     let clockNow = T0;
     const store = await open({ now: () => clockNow });
     await store.insertTasks([newTask('t1')]);
@@ -62,7 +65,7 @@ describe('MongoStore claims: the lease runs from the write, not from the call', 
     expect(await store.findExpiredLeases(T0 + 7000 + LEASE_MS - 1, 10)).to.deep.equal([]);
   });
 
-  it('a clock behind the caller\'s now never shortens the lease; without a clock the lease runs from now', async () => {
+  it("a clock behind the caller's now never shortens the lease; without a clock the lease runs from now", async () => {
     const behind = await open({ now: () => T0 - 60_000 });
     await behind.insertTasks([newTask('t2'), newTask('t3')]);
     await behind.claimTasks(['t2'], 'w1', T0, LEASE_MS);

@@ -67,7 +67,7 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
     });
   }
 
-  it('a seq range handed out twice (FerretDB\'s $inc is not atomic across nodes): the insert numbers the rest anew, nothing is lost', async () => {
+  it("a seq range handed out twice (FerretDB's $inc is not atomic across nodes): the insert numbers the rest anew, nothing is lost", async () => {
     const s = await node();
     await s.insertTasks([newTask('first')]); // seq 1
     await db.collection('meta').updateOne({ _id: 'task_seq' as never }, { $set: { value: 0 } }); // the next range starts at 1 again
@@ -76,7 +76,10 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
       { taskId: 'second', replayed: false },
       { taskId: 'third', replayed: false },
     ]);
-    const docs = await db.collection('tasks').find({}, { projection: { seq: 1 } }).toArray();
+    const docs = await db
+      .collection('tasks')
+      .find({}, { projection: { seq: 1 } })
+      .toArray();
     const seqs = docs.map((d) => d.seq as number);
     // The answer carries the numbers the tasks were stored with, after the renumbering.
     const stored = new Map(docs.map((d) => [String(d._id), d.seq as number]));
@@ -90,10 +93,18 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
     await s.createCron(cronRecord('cron-1'));
     await db.collection('meta').updateOne({ _id: 'cron_seq' as never }, { $set: { value: 0 } });
     await s.createCron(cronRecord('cron-2'));
-    const seqs = (await db.collection('cron_tasks').find({}, { projection: { seq: 1 } }).toArray()).map((d) => d.seq as number);
+    const seqs = (
+      await db
+        .collection('cron_tasks')
+        .find({}, { projection: { seq: 1 } })
+        .toArray()
+    ).map((d) => d.seq as number);
     expect(new Set(seqs).size).to.equal(2);
     expect((await s.getCron('cron-2'))?.id).to.equal('cron-2');
-    const err = await s.createCron(cronRecord('cron-1')).then(() => null, (e: unknown) => e);
+    const err = await s.createCron(cronRecord('cron-1')).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as { code?: number } | null)?.code).to.equal(11000);
   });
 
@@ -164,16 +175,27 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
       nextFireTime: fireTime + 1000,
       overlapPolicy: cron.overlapPolicy,
       maxQueued: cron.maxCatchUp,
-      instances: [{ fireTime, outcome: 'created' as const, reason: null, task: newTask(id, { dueAt: fireTime, scheduledAt: fireTime, state: 'PENDING' }) }],
+      instances: [
+        {
+          fireTime,
+          outcome: 'created' as const,
+          reason: null,
+          task: newTask(id, { dueAt: fireTime, scheduledAt: fireTime, state: 'PENDING' }),
+        },
+      ],
     };
     await s.fireCrons([firing], fireTime);
     // Undo the compare-and-set only: the instance and the fire record stay, as after a crash.
-    await db.collection('cron_tasks').updateOne({ _id: cron.id } as never, { $set: { next_fire_time: cron.nextFireTime, last_fire_time: null } });
+    await db
+      .collection('cron_tasks')
+      .updateOne({ _id: cron.id } as never, { $set: { next_fire_time: cron.nextFireTime, last_fire_time: null } });
 
     const [again] = await s.fireCrons([firing], fireTime + 5);
     expect(again.applied).to.equal(true);
     expect(again.entries.map((e) => e.id)).to.deep.equal([id]);
-    expect(again.records).to.deep.equal([{ cronId: cron.id, fireTime, outcome: 'created', reason: null, taskId: id, recordedAt: fireTime }]);
+    expect(again.records).to.deep.equal([
+      { cronId: cron.id, fireTime, outcome: 'created', reason: null, taskId: id, recordedAt: fireTime },
+    ]);
     expect((await s.listCronFires(cron.id, { limit: 10 })).fires).to.have.length(1);
     expect(await s.getCron(cron.id)).to.include({ nextFireTime: fireTime + 1000, lastFireTime: fireTime });
     expect((await s.listTasks({ limit: 10 })).tasks.map((t) => t.id)).to.deep.equal([id]);

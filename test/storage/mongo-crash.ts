@@ -19,7 +19,11 @@ export class SimulatedCrash extends Error {
  * false — the call runs; true — it dies before the call; a function — it dies during the call,
  * after the function did part of its work with the real method (e.g. half of an insertMany).
  */
-export type CrashPoint = (collection: string, method: string, args: unknown[]) => boolean | ((real: (...args: unknown[]) => Promise<unknown>) => Promise<unknown>);
+export type CrashPoint = (
+  collection: string,
+  method: string,
+  args: unknown[],
+) => boolean | ((real: (...args: unknown[]) => Promise<unknown>) => Promise<unknown>);
 
 /** `c` with calls failing from the {@link CrashPoint} on; `crashed()` tells whether it was reached. */
 export function crashing(c: MongoCollections, point: CrashPoint): { c: MongoCollections; crashed: () => boolean } {
@@ -60,7 +64,10 @@ export function at(collection: string, method: string, nth = 1, match: (args: un
  * `c` with `before(collection, method, args)` awaited before every call: another actor (the
  * repair pass, a second node) acting at that exact point of an operation.
  */
-export function interleaved(c: MongoCollections, before: (collection: string, method: string, args: unknown[]) => Promise<void>): MongoCollections {
+export function interleaved(
+  c: MongoCollections,
+  before: (collection: string, method: string, args: unknown[]) => Promise<void>,
+): MongoCollections {
   const wrap = (name: string, coll: object) =>
     new Proxy(coll, {
       get(target, prop, receiver) {

@@ -60,7 +60,8 @@ describe('MongoStore workflows without transactions: crash windows and their rep
 
   /** The repair pass as Maintenance runs it, `afterMs` after T0 (nothing is old enough to purge). */
   const repairAt = (afterMs: number) => store.purgeFinished(T0 - 1, T0 + afterMs, 100);
-  const states = (wf: string, locals: string[]) => Promise.all(locals.map(async (l) => (await c.tasks.findOne({ _id: `${wf}.${l}` }))?.state));
+  const states = (wf: string, locals: string[]) =>
+    Promise.all(locals.map(async (l) => (await c.tasks.findOne({ _id: `${wf}.${l}` }))?.state));
   const dueIds = async () => {
     const ids: string[] = [];
     for (let p = 0; p < PARTITIONS; p++) ids.push(...(await store.loadDue(p, T0 + 1e9, 100)).map((e) => e.id));
@@ -146,7 +147,9 @@ describe('MongoStore workflows without transactions: crash windows and their rep
   it('a success whose release died (task SUCCEEDED, downstream still BLOCKED): the marker stays, the repair releases and counts', async () => {
     await store.insertWorkflow(workflow('wc4', DIAMOND));
     const [claimed] = await store.claimTasks(['wc4.A'], 'w-1', T0 + 5, 60_000);
-    await dieDuring(at('tasks', 'findOneAndUpdate', 1, isMet), (cc) => completeAttempts(cc, [completion('wc4.A', claimed.attempt, 'SUCCEEDED')], T0 + 10));
+    await dieDuring(at('tasks', 'findOneAndUpdate', 1, isMet), (cc) =>
+      completeAttempts(cc, [completion('wc4.A', claimed.attempt, 'SUCCEEDED')], T0 + 10),
+    );
     expect(await states('wc4', ['A', 'B', 'C'])).to.deep.equal(['SUCCEEDED', 'BLOCKED', 'BLOCKED']);
     expect(await c.tasks.findOne({ _id: 'wc4.A' })).to.include({ state: 'SUCCEEDED', wf_done: false });
     // Not limbo: the marker says the release is still to be applied (by the repair pass).
@@ -190,7 +193,9 @@ describe('MongoStore workflows without transactions: crash windows and their rep
   it('the last end died between the count and the final status: the repair settles the workflow', async () => {
     await store.insertWorkflow(workflow('wc6', [['A', []]]));
     const [claimed] = await store.claimTasks(['wc6.A'], 'w-1', T0 + 5, 60_000);
-    await dieDuring(at('workflows', 'updateOne'), (cc) => completeAttempts(cc, [completion('wc6.A', claimed.attempt, 'SUCCEEDED')], T0 + 10));
+    await dieDuring(at('workflows', 'updateOne'), (cc) =>
+      completeAttempts(cc, [completion('wc6.A', claimed.attempt, 'SUCCEEDED')], T0 + 10),
+    );
     expect(await store.getWorkflow('wc6')).to.include({ status: 'RUNNING', openTasks: 0 });
     await repairAt(WORKFLOW_TAKEOVER_MS + 11);
     expect(await store.getWorkflow('wc6')).to.include({ status: 'SUCCEEDED', openTasks: 0 });

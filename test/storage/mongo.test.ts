@@ -36,7 +36,10 @@ if (!uri) {
       const client = new MongoClient(uri);
       try {
         await client.connect();
-        await client.db(databases.get(store)).collection<{ _id: string; state: string }>('tasks').updateOne({ _id: id }, { $set: { state } });
+        await client
+          .db(databases.get(store))
+          .collection<{ _id: string; state: string }>('tasks')
+          .updateOne({ _id: id }, { $set: { state } });
       } finally {
         await client.close();
       }

@@ -12,122 +12,126 @@ import { GroupCommit } from '../../src/storage/sqlite/group-commit';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { acks, newTask, PARTITIONS, T0 } from './fixtures';
 
-for (const writerThread of [true, false]) describe(`SqliteStore group commit (${writerThread ? 'writer thread' : 'in-process writer'})`, () => {
-  let dir: string;
-  let file: string;
-  let store: SqliteStore;
+for (const writerThread of [true, false])
+  describe(`SqliteStore group commit (${writerThread ? 'writer thread' : 'in-process writer'})`, () => {
+    let dir: string;
+    let file: string;
+    let store: SqliteStore;
 
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-group-commit-'));
-    file = path.join(dir, 'scheduler.db');
-    store = new SqliteStore(file, { writerThread });
-    await store.open(PARTITIONS);
-  });
+    beforeEach(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-group-commit-'));
+      file = path.join(dir, 'scheduler.db');
+      store = new SqliteStore(file, { writerThread });
+      await store.open(PARTITIONS);
+    });
 
-  afterEach(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+    afterEach(async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
-  async function stats() {
-    const s = await store.commitStats();
-    if (!s) throw new Error('commitStats() is null on an open store');
-    return { ...s };
-  }
-
-  it('a due mark and a claim of the same task, queued together: the claim goes first (deferred lane) and wins', async () => {
-    await store.insertTasks([newTask('gc-due', { scheduledAt: T0 + 10 })]);
-    const [marked, claimed] = await Promise.all([store.markPending(['gc-due'], T0 + 10), store.claimTasks(['gc-due'], 'w', T0 + 10, 1000)]);
-    expect(claimed.map((c) => c.id)).to.deep.equal(['gc-due']);
-    // In-process both share one transaction, the claim first; the writer thread may commit the
-    // mark before the claim has reached it. Either way the claim wins.
-    if (!writerThread) expect(marked).to.deep.equal([]);
-    expect((await store.getTask('gc-due'))!.state).to.equal('RUNNING');
-  });
-
-  it('batches 200 concurrent insertTasks calls into far fewer commits, all resolved', async () => {
-    const before = await stats();
-    const calls = Array.from({ length: 200 }, (_, i) => store.insertTasks([newTask(`gc-${i}`, { createdAt: T0 + i })]));
-    const settled = await Promise.allSettled(calls);
-    expect(settled.filter((s) => s.status === 'rejected')).to.have.length(0);
-
-    const after = await stats();
-    const commits = after.commits - before.commits;
-    expect(after.operations - before.operations).to.equal(200);
-    expect(commits).to.be.at.least(1);
-    expect(commits).to.be.at.most(10); // far fewer than 200
-    expect(after.largestBatch).to.be.at.least(20);
-
-    const counts = await store.countByState();
-    expect(counts.PENDING).to.equal(200);
-    for (let i = 0; i < 200; i += 37) expect((await store.getTask(`gc-${i}`))?.id).to.equal(`gc-${i}`);
-  });
-
-  it('answers a caller only after its batch is committed (visible to a fresh connection)', async () => {
-    await Promise.all(Array.from({ length: 50 }, (_, i) => store.insertTasks([newTask(`vis-${i}`)])));
-    const reader = new SqliteStore(file);
-    await reader.open(PARTITIONS);
-    try {
-      expect((await reader.countByState()).PENDING).to.equal(50);
-    } finally {
-      await reader.close();
+    async function stats() {
+      const s = await store.commitStats();
+      if (!s) throw new Error('commitStats() is null on an open store');
+      return { ...s };
     }
+
+    it('a due mark and a claim of the same task, queued together: the claim goes first (deferred lane) and wins', async () => {
+      await store.insertTasks([newTask('gc-due', { scheduledAt: T0 + 10 })]);
+      const [marked, claimed] = await Promise.all([
+        store.markPending(['gc-due'], T0 + 10),
+        store.claimTasks(['gc-due'], 'w', T0 + 10, 1000),
+      ]);
+      expect(claimed.map((c) => c.id)).to.deep.equal(['gc-due']);
+      // In-process both share one transaction, the claim first; the writer thread may commit the
+      // mark before the claim has reached it. Either way the claim wins.
+      if (!writerThread) expect(marked).to.deep.equal([]);
+      expect((await store.getTask('gc-due'))!.state).to.equal('RUNNING');
+    });
+
+    it('batches 200 concurrent insertTasks calls into far fewer commits, all resolved', async () => {
+      const before = await stats();
+      const calls = Array.from({ length: 200 }, (_, i) => store.insertTasks([newTask(`gc-${i}`, { createdAt: T0 + i })]));
+      const settled = await Promise.allSettled(calls);
+      expect(settled.filter((s) => s.status === 'rejected')).to.have.length(0);
+
+      const after = await stats();
+      const commits = after.commits - before.commits;
+      expect(after.operations - before.operations).to.equal(200);
+      expect(commits).to.be.at.least(1);
+      expect(commits).to.be.at.most(10); // far fewer than 200
+      expect(after.largestBatch).to.be.at.least(20);
+
+      const counts = await store.countByState();
+      expect(counts.PENDING).to.equal(200);
+      for (let i = 0; i < 200; i += 37) expect((await store.getTask(`gc-${i}`))?.id).to.equal(`gc-${i}`);
+    });
+
+    it('answers a caller only after its batch is committed (visible to a fresh connection)', async () => {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => store.insertTasks([newTask(`vis-${i}`)])));
+      const reader = new SqliteStore(file);
+      await reader.open(PARTITIONS);
+      try {
+        expect((await reader.countByState()).PENDING).to.equal(50);
+      } finally {
+        await reader.close();
+      }
+    });
+
+    it('rejects only the caller whose operation fails; the others in the batch commit', async () => {
+      await store.insertTasks([newTask('taken')]);
+      const before = await stats();
+
+      const calls = Array.from({ length: 200 }, (_, i) =>
+        i === 100
+          ? // A duplicate of a stored id, in a list with a valid task: the whole list must roll back.
+            store.insertTasks([newTask('bad-companion'), newTask('taken', { payload: 'overwrite?' })])
+          : store.insertTasks([newTask(`ok-${i}`)]),
+      );
+      const settled = await Promise.allSettled(calls);
+
+      const rejected = settled.map((s, i) => [s.status, i] as const).filter(([s]) => s === 'rejected');
+      expect(rejected.map(([, i]) => i)).to.deep.equal([100]);
+      expect((settled[100] as PromiseRejectedResult).reason).to.be.instanceOf(Error);
+
+      const after = await stats();
+      expect(after.commits - before.commits).to.be.at.most(10);
+      expect(await store.getTask('bad-companion')).to.equal(null);
+      expect((await store.getTask('taken'))?.payload).to.deep.equal({ n: 1 });
+      expect((await store.countByState()).PENDING).to.equal(200); // 'taken' + 199 ok-*
+      for (let i = 0; i < 200; i++) {
+        if (i !== 100) expect(await store.getTask(`ok-${i}`), `ok-${i}`).to.not.equal(null);
+      }
+    });
+
+    it('isolates a duplicate inside the same batch: the first insert of the id wins', async () => {
+      const calls = [
+        store.insertTasks([newTask('same', { payload: 'first' })]),
+        store.insertTasks([newTask('same', { payload: 'second' })]),
+        store.insertTasks([newTask('other')]),
+      ];
+      const settled = await Promise.allSettled(calls);
+      expect(settled.map((s) => s.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      expect((await store.getTask('same'))?.payload).to.equal('first');
+      expect(await store.getTask('other')).to.not.equal(null);
+    });
+
+    it('mixes different write operations in one batch', async () => {
+      await store.insertTasks([newTask('mix-1'), newTask('mix-2')]);
+      const before = await stats();
+      const [ins, claim, cancel] = await Promise.all([
+        store.insertTasks([newTask('mix-3')]),
+        store.claimTasks(['mix-1'], 'w', T0 + 1, 1000),
+        store.cancelTask('mix-2', T0 + 1),
+      ]);
+      expect(acks(ins)).to.deep.equal([{ taskId: 'mix-3', replayed: false }]);
+      expect(claim.map((c) => c.id)).to.deep.equal(['mix-1']);
+      expect(cancel.kind).to.equal('cancelled');
+      // In process the three share one transaction; across the thread boundary messages may arrive
+      // in more than one turn of the writer's event loop.
+      expect((await stats()).commits - before.commits).to.be.at.most(writerThread ? 3 : 1);
+    });
   });
-
-  it('rejects only the caller whose operation fails; the others in the batch commit', async () => {
-    await store.insertTasks([newTask('taken')]);
-    const before = await stats();
-
-    const calls = Array.from({ length: 200 }, (_, i) =>
-      i === 100
-        ? // A duplicate of a stored id, in a list with a valid task: the whole list must roll back.
-          store.insertTasks([newTask('bad-companion'), newTask('taken', { payload: 'overwrite?' })])
-        : store.insertTasks([newTask(`ok-${i}`)]),
-    );
-    const settled = await Promise.allSettled(calls);
-
-    const rejected = settled.map((s, i) => [s.status, i] as const).filter(([s]) => s === 'rejected');
-    expect(rejected.map(([, i]) => i)).to.deep.equal([100]);
-    expect((settled[100] as PromiseRejectedResult).reason).to.be.instanceOf(Error);
-
-    const after = await stats();
-    expect(after.commits - before.commits).to.be.at.most(10);
-    expect(await store.getTask('bad-companion')).to.equal(null);
-    expect((await store.getTask('taken'))?.payload).to.deep.equal({ n: 1 });
-    expect((await store.countByState()).PENDING).to.equal(200); // 'taken' + 199 ok-*
-    for (let i = 0; i < 200; i++) {
-      if (i !== 100) expect(await store.getTask(`ok-${i}`), `ok-${i}`).to.not.equal(null);
-    }
-  });
-
-  it('isolates a duplicate inside the same batch: the first insert of the id wins', async () => {
-    const calls = [
-      store.insertTasks([newTask('same', { payload: 'first' })]),
-      store.insertTasks([newTask('same', { payload: 'second' })]),
-      store.insertTasks([newTask('other')]),
-    ];
-    const settled = await Promise.allSettled(calls);
-    expect(settled.map((s) => s.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
-    expect((await store.getTask('same'))?.payload).to.equal('first');
-    expect(await store.getTask('other')).to.not.equal(null);
-  });
-
-  it('mixes different write operations in one batch', async () => {
-    await store.insertTasks([newTask('mix-1'), newTask('mix-2')]);
-    const before = await stats();
-    const [ins, claim, cancel] = await Promise.all([
-      store.insertTasks([newTask('mix-3')]),
-      store.claimTasks(['mix-1'], 'w', T0 + 1, 1000),
-      store.cancelTask('mix-2', T0 + 1),
-    ]);
-    expect(acks(ins)).to.deep.equal([{ taskId: 'mix-3', replayed: false }]);
-    expect(claim.map((c) => c.id)).to.deep.equal(['mix-1']);
-    expect(cancel.kind).to.equal('cancelled');
-    // In process the three share one transaction; across the thread boundary messages may arrive
-    // in more than one turn of the writer's event loop.
-    expect((await stats()).commits - before.commits).to.be.at.most(writerThread ? 3 : 1);
-  });
-});
 
 describe('GroupCommit bulk lane', () => {
   let db: Database.Database;

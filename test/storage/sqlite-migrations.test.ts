@@ -39,7 +39,11 @@ describe('SqliteStore schema upgrade', () => {
     insertOldRows(old, [newTask('v11-a', { createdAt: T0 })]);
     old.close();
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 11, to: SCHEMA_VERSION, applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({
+      from: 11,
+      to: SCHEMA_VERSION,
+      applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow'],
+    });
     expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
     const [claimed] = await store.claimTasks(['v11-a'], 'w', T0, 60_000);
     expect(claimed).to.not.have.property('lastCheckpoint');
@@ -53,23 +57,39 @@ describe('SqliteStore schema upgrade', () => {
     expect(migrate(old, 10)).to.have.length(10);
     const ids = Array.from({ length: PARTITIONS }, (_, p) => idsInPartition(p, 2, 'v10'));
     // Per partition: one task due at T0 + 100 (SCHEDULED), one run-now task (PENDING, due T0).
-    insertOldRows(old, ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]));
+    insertOldRows(
+      old,
+      ids.flatMap(([a, b]) => [newTask(a, { createdAt: T0, scheduledAt: T0 + 100 }), newTask(b, { createdAt: T0 })]),
+    );
     old.close();
 
     store = new SqliteStore(file);
-    expect(await store.open(PARTITIONS)).to.deep.equal({ from: 10, to: SCHEMA_VERSION, applied: ['011-due-order-waiting-index', '012-checkpoints', '013-concurrency-keys', '014-overflow'] });
+    expect(await store.open(PARTITIONS)).to.deep.equal({
+      from: 10,
+      to: SCHEMA_VERSION,
+      applied: ['011-due-order-waiting-index', '012-checkpoints', '013-concurrency-keys', '014-overflow'],
+    });
     const check = openConnection(file);
     try {
       expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION);
       for (const index of ['tasks_scheduled_due', 'tasks_ready_due']) {
-        expect((check.pragma(`index_info(${index})`) as Array<{ name: string }>).map((c) => c.name), index).to.deep.equal(['due_at', 'seq', 'partition']);
+        expect(
+          (check.pragma(`index_info(${index})`) as Array<{ name: string }>).map((c) => c.name),
+          index,
+        ).to.deep.equal(['due_at', 'seq', 'partition']);
       }
-      expect((check.pragma('index_info(tasks_overflow)') as Array<{ name: string }>).map((c) => c.name)).to.deep.equal(['seq', 'tenant_id']);
+      expect((check.pragma('index_info(tasks_overflow)') as Array<{ name: string }>).map((c) => c.name)).to.deep.equal([
+        'seq',
+        'tenant_id',
+      ]);
     } finally {
       check.close();
     }
     for (let p = 0; p < PARTITIONS; p++) {
-      expect((await store.loadDue(p, T0 + 100, 10)).map((e) => e.id), `partition ${p}`).to.deep.equal([ids[p][1], ids[p][0]]);
+      expect(
+        (await store.loadDue(p, T0 + 100, 10)).map((e) => e.id),
+        `partition ${p}`,
+      ).to.deep.equal([ids[p][1], ids[p][0]]);
     }
     const scan = await store.auditScan(T0, T0 + 1, 100);
     expect(scan.overdue.map((e) => e.id)).to.deep.equal(ids.map(([, b]) => b));
@@ -94,10 +114,15 @@ describe('SqliteStore schema upgrade', () => {
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     store = new SqliteStore(file);
-    const err = await store.open(PARTITIONS).then(() => null, (e: unknown) => e);
+    const err = await store.open(PARTITIONS).then(
+      () => null,
+      (e: unknown) => e,
+    );
     store = null;
     expect(err).to.be.instanceOf(StoreConfigError);
-    expect((err as Error).message).to.equal(`the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION})`);
+    expect((err as Error).message).to.equal(
+      `the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this build knows (${SCHEMA_VERSION})`,
+    );
     const check = openConnection(file);
     expect(check.pragma('user_version', { simple: true })).to.equal(SCHEMA_VERSION + 1);
     check.close();
@@ -111,7 +136,11 @@ describe('SqliteStore schema upgrade', () => {
     old.close();
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    const config = loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: { sqlitePath: file, partitions: PARTITIONS } });
+    const config = loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: { sqlitePath: file, partitions: PARTITIONS },
+    });
     const scheduler = await startScheduler(config, { logger });
     await scheduler.close();
     const upgrade = lines.find((l) => l.msg === 'store schema upgraded');
@@ -128,7 +157,24 @@ function insertOldRows(db: Database.Database, tasks: NewTask[]): void {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const rank = { high: 0, medium: 1, low: 2 };
   for (const t of tasks) {
-    stmt.run(t.id, t.partition, t.taskType, JSON.stringify(t.payload), rank[t.priority], t.queue, t.tenantId, JSON.stringify(t.metadata),
-      t.retry.maxRetries, t.retry.backoff, t.retry.delaySeconds, t.timeoutSeconds, t.scheduledAt, t.dueAt, t.state, t.createdAt, t.createdAt);
+    stmt.run(
+      t.id,
+      t.partition,
+      t.taskType,
+      JSON.stringify(t.payload),
+      rank[t.priority],
+      t.queue,
+      t.tenantId,
+      JSON.stringify(t.metadata),
+      t.retry.maxRetries,
+      t.retry.backoff,
+      t.retry.delaySeconds,
+      t.timeoutSeconds,
+      t.scheduledAt,
+      t.dueAt,
+      t.state,
+      t.createdAt,
+      t.createdAt,
+    );
   }
 }

@@ -62,10 +62,16 @@ describe('OffsetClock (manual local clock, fake server)', () => {
   it('reads local time before the first sample, then local + correction; timers stay local', async () => {
     const local = new ManualClock(T0);
     const server = T0 + 5000; // the server is 5 s ahead
-    const clock = new OffsetClock(local, async () => {
-      local.advance(4); // a 4 ms round trip; the server reads its clock at the end
-      return server + 4;
-    }, silent, undefined, { samplesPerRound: 1 });
+    const clock = new OffsetClock(
+      local,
+      async () => {
+        local.advance(4); // a 4 ms round trip; the server reads its clock at the end
+        return server + 4;
+      },
+      silent,
+      undefined,
+      { samplesPerRound: 1 },
+    );
     expect(clock.now()).to.equal(T0);
     await clock.measure();
     expect(clock.isSynced).to.equal(true);
@@ -82,11 +88,17 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     const local = new ManualClock(T0);
     let calls = 0;
     let fail = false;
-    const clock = new OffsetClock(local, async () => {
-      calls++;
-      if (fail) throw new Error('down');
-      return local.now() + 1000;
-    }, silent, undefined, { samplesPerRound: 2, intervalMs: 30_000 });
+    const clock = new OffsetClock(
+      local,
+      async () => {
+        calls++;
+        if (fail) throw new Error('down');
+        return local.now() + 1000;
+      },
+      silent,
+      undefined,
+      { samplesPerRound: 2, intervalMs: 30_000 },
+    );
     await clock.measure();
     expect(calls).to.equal(2);
     const before = clock.correctionMs;

@@ -29,8 +29,7 @@ describe('loadConfig', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const writeJson = (name: string, value: unknown): void =>
-    fs.writeFileSync(path.join(dir, name), JSON.stringify(value));
+  const writeJson = (name: string, value: unknown): void => fs.writeFileSync(path.join(dir, name), JSON.stringify(value));
 
   it('loads default.json as is with an empty environment', () => {
     const cfg = loadConfig({ configDir: dir, env: {} });
@@ -58,7 +57,10 @@ describe('loadConfig', () => {
 
   it('cluster keys: leaseTtlMs 15 s and memberId null by default; LEASE_TTL_MS and MEMBER_ID override; a bad TTL names the key', () => {
     expect(loadConfig({ configDir: dir, env: {} })).to.include({ leaseTtlMs: 15_000, memberId: null });
-    expect(loadConfig({ configDir: dir, env: { LEASE_TTL_MS: '6000', MEMBER_ID: 'node-7' } })).to.include({ leaseTtlMs: 6000, memberId: 'node-7' });
+    expect(loadConfig({ configDir: dir, env: { LEASE_TTL_MS: '6000', MEMBER_ID: 'node-7' } })).to.include({
+      leaseTtlMs: 6000,
+      memberId: 'node-7',
+    });
     const err = expectConfigError(() => loadConfig({ configDir: dir, env: { LEASE_TTL_MS: '10' } }));
     expect(err.message).to.match(/leaseTtlMs \(env LEASE_TTL_MS\)/);
   });

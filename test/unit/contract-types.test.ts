@@ -8,7 +8,13 @@ import type { TaskPatchBody, TaskSubmissionBody } from '../../src/contract/types
 
 describe('request types follow their JSON Schemas', () => {
   it('a task submission: required task_type, the enums and nullable fields of the schema', () => {
-    const ok: TaskSubmissionBody = { task_type: 'email', priority: 'high', scheduled_at: null, concurrency_key: null, metadata: { tenant_id: 't' } };
+    const ok: TaskSubmissionBody = {
+      task_type: 'email',
+      priority: 'high',
+      scheduled_at: null,
+      concurrency_key: null,
+      metadata: { tenant_id: 't' },
+    };
     // @ts-expect-error task_type is required
     const noType: TaskSubmissionBody = { payload: {} };
     // @ts-expect-error priority outside the schema's enum

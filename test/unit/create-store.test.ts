@@ -10,7 +10,9 @@ describe('createStore (SCHEDULER_STORE)', () => {
 
   for (const mongodbUri of [null, '', '  ']) {
     it(`refuses "mongodb" without MONGODB_URI (${JSON.stringify(mongodbUri)}) with an invalid-configuration error naming the variable`, () => {
-      expect(() => createStore({ store: 'mongodb', sqlitePath: 'unused.db', mongodbUri })).to.throw(/invalid configuration: mongodbUri \(env MONGODB_URI\)/);
+      expect(() => createStore({ store: 'mongodb', sqlitePath: 'unused.db', mongodbUri })).to.throw(
+        /invalid configuration: mongodbUri \(env MONGODB_URI\)/,
+      );
     });
   }
 

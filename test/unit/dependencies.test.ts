@@ -17,7 +17,10 @@ describe('dependency rules of src/ (dependency-cruiser)', function () {
     let output = '';
     let failed = false;
     try {
-      output = execFileSync(process.execPath, [cli, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: ROOT, encoding: 'utf8' });
+      output = execFileSync(process.execPath, [cli, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
     } catch (err) {
       failed = true;
       const e = err as { stdout?: string; stderr?: string };

@@ -1,7 +1,37 @@
 import { expect } from 'chai';
-import { CronNeverFiresError, CronNotFoundError, ForbiddenError, OverloadedError, RateLimitedError, UnauthorizedError, AttemptConflictError, NotExternalTaskError, CheckpointTooLargeError, IdempotencyConflictError, InternalError, InvalidTransitionError, PayloadTooLargeError, SchedulerError, ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, UnknownTaskTypeError, ValidationError, InvalidWorkflowError, WorkflowTooLargeError, WorkflowNotFoundError, WorkflowStateConflictError } from '../../src/domain/errors';
+import {
+  CronNeverFiresError,
+  CronNotFoundError,
+  ForbiddenError,
+  OverloadedError,
+  RateLimitedError,
+  UnauthorizedError,
+  AttemptConflictError,
+  NotExternalTaskError,
+  CheckpointTooLargeError,
+  IdempotencyConflictError,
+  InternalError,
+  InvalidTransitionError,
+  PayloadTooLargeError,
+  SchedulerError,
+  ServiceUnavailableError,
+  TaskNotFoundError,
+  TaskStateConflictError,
+  UnknownTaskTypeError,
+  ValidationError,
+  InvalidWorkflowError,
+  WorkflowTooLargeError,
+  WorkflowNotFoundError,
+  WorkflowStateConflictError,
+} from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, RemoteSchedulerError } from '../../src/contract/error-catalog';
-import { MalformedJsonError, MalformedRequestError, RequestTimeoutError, RouteNotFoundError, UnsupportedMediaTypeError } from '../../src/api/http-errors';
+import {
+  MalformedJsonError,
+  MalformedRequestError,
+  RequestTimeoutError,
+  RouteNotFoundError,
+  UnsupportedMediaTypeError,
+} from '../../src/api/http-errors';
 
 /** One sample instance of every catalog class, keyed by the code it must carry. */
 const SAMPLES: Record<ErrorCode, () => SchedulerError> = {

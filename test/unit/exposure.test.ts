@@ -22,7 +22,10 @@ describe('exposure: no open API on a public HOST', () => {
   it('the service exits 78 with one line naming HOST when started that way', async function () {
     this.timeout(20_000);
     const main = path.resolve(__dirname, '..', '..', 'src', 'main.js');
-    const child = spawn(process.execPath, [main], { env: { ...process.env, NODE_ENV: 'test', HOST: '0.0.0.0', PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], {
+      env: { ...process.env, NODE_ENV: 'test', HOST: '0.0.0.0', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -17,10 +17,28 @@ describe('external queues: configuration', () => {
   });
 
   it('applies the defaults: stream scheduler:queue:<name>, group scheduler, the top-level leaseMs, maxInFlight 1000', () => {
-    const config = load({ redisUrl: 'redis://127.0.0.1:1', leaseMs: 20_000, externalQueues: { emails: {}, sms: { stream: 's', group: 'g', leaseMs: 500, maxInFlight: 7 } } });
+    const config = load({
+      redisUrl: 'redis://127.0.0.1:1',
+      leaseMs: 20_000,
+      externalQueues: { emails: {}, sms: { stream: 's', group: 'g', leaseMs: 500, maxInFlight: 7 } },
+    });
     const specs = externalQueueSpecs(config);
-    expect(specs.get('emails')).to.deep.equal({ name: 'emails', stream: 'scheduler:queue:emails', group: 'scheduler', leaseMs: 20_000, maxInFlight: 1000, workerId: 'external:emails' });
-    expect(specs.get('sms')).to.deep.equal({ name: 'sms', stream: 's', group: 'g', leaseMs: 500, maxInFlight: 7, workerId: 'external:sms' });
+    expect(specs.get('emails')).to.deep.equal({
+      name: 'emails',
+      stream: 'scheduler:queue:emails',
+      group: 'scheduler',
+      leaseMs: 20_000,
+      maxInFlight: 1000,
+      workerId: 'external:emails',
+    });
+    expect(specs.get('sms')).to.deep.equal({
+      name: 'sms',
+      stream: 's',
+      group: 'g',
+      leaseMs: 500,
+      maxInFlight: 7,
+      workerId: 'external:sms',
+    });
     expect(isExternalWorker('external:sms')).to.equal(true);
     expect(isExternalWorker('worker-1')).to.equal(false);
     expect(isExternalWorker(null)).to.equal(false);
@@ -48,12 +66,38 @@ describe('external queues: configuration', () => {
       [{ emails: 'scheduler:queue:emails' }, /externalQueues\.emails/],
     ];
     for (const [externalQueues, message] of bad) {
-      expect(() => load({ redisUrl: 'redis://127.0.0.1:1', externalQueues }), JSON.stringify(externalQueues)).to.throw(ConfigError, message);
+      expect(() => load({ redisUrl: 'redis://127.0.0.1:1', externalQueues }), JSON.stringify(externalQueues)).to.throw(
+        ConfigError,
+        message,
+      );
     }
   });
 
   it('stream entry fields: strings, JSON payload, empty strings for absent key and traceparent, ISO deadline', () => {
-    const fields = streamFields({ taskId: 't1', attempt: 3, taskType: 'send', payload: { a: [1] }, idempotencyKey: null, traceparent: null, deadline: Date.UTC(2026, 0, 1) });
-    expect(fields).to.deep.equal(['task_id', 't1', 'attempt', '3', 'task_type', 'send', 'payload', '{"a":[1]}', 'idempotency_key', '', 'traceparent', '', 'deadline', '2026-01-01T00:00:00.000Z']);
+    const fields = streamFields({
+      taskId: 't1',
+      attempt: 3,
+      taskType: 'send',
+      payload: { a: [1] },
+      idempotencyKey: null,
+      traceparent: null,
+      deadline: Date.UTC(2026, 0, 1),
+    });
+    expect(fields).to.deep.equal([
+      'task_id',
+      't1',
+      'attempt',
+      '3',
+      'task_type',
+      'send',
+      'payload',
+      '{"a":[1]}',
+      'idempotency_key',
+      '',
+      'traceparent',
+      '',
+      'deadline',
+      '2026-01-01T00:00:00.000Z',
+    ]);
   });
 });

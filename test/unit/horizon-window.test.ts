@@ -171,7 +171,11 @@ describe('HorizonWindow', () => {
   describe('maxOutstanding', () => {
     it('caps takeDue until release()', () => {
       const w = makeWindow({ maxOutstanding: 3 });
-      load(w, T, Array.from({ length: 5 }, (_, i) => dueEntry({ id: `e${i}`, dueAt: T, seq: i })));
+      load(
+        w,
+        T,
+        Array.from({ length: 5 }, (_, i) => dueEntry({ id: `e${i}`, dueAt: T, seq: i })),
+      );
 
       const first = w.takeDue(T);
       expect(ids(first)).to.deep.equal(['e0', 'e1', 'e2']);
@@ -190,7 +194,11 @@ describe('HorizonWindow', () => {
 
     it("a tenant with nothing handed out gets a first slot past the budget (another tenant's backlog does not hold it)", () => {
       const w = makeWindow({ maxOutstanding: 3 });
-      load(w, T, Array.from({ length: 5 }, (_, i) => dueEntry({ id: `a${i}`, dueAt: T, seq: i, tenantId: 'A' })));
+      load(
+        w,
+        T,
+        Array.from({ length: 5 }, (_, i) => dueEntry({ id: `a${i}`, dueAt: T, seq: i, tenantId: 'A' })),
+      );
       expect(ids(w.takeDue(T))).to.deep.equal(['a0', 'a1', 'a2']);
       // B's first task arrives while A fills the budget: it is handed out at once, its second is not.
       w.offer(dueEntry({ id: 'b0', dueAt: T + 1, seq: 10, tenantId: 'B' }));
@@ -235,11 +243,7 @@ describe('HorizonWindow', () => {
 
     it('a truncated load (rows = limit) marks the window dirty', () => {
       const w = makeWindow();
-      w.loaded(
-        [dueEntry({ id: 'a', dueAt: T + 1 }), dueEntry({ id: 'b', dueAt: T + 2 })],
-        w.loadUntil(T),
-        2,
-      );
+      w.loaded([dueEntry({ id: 'a', dueAt: T + 1 }), dueEntry({ id: 'b', dueAt: T + 2 })], w.loadUntil(T), 2);
       expect(w.dirty).to.equal(true);
       expect(w.size).to.equal(2);
     });
@@ -301,7 +305,11 @@ describe('HorizonWindow', () => {
 
     it('loadLimit = room in the heap + everything already known', () => {
       const w = makeWindow({ maxTasks: 100 });
-      load(w, T, Array.from({ length: 10 }, (_, i) => dueEntry({ id: `e${i}`, dueAt: T + i, seq: i })));
+      load(
+        w,
+        T,
+        Array.from({ length: 10 }, (_, i) => dueEntry({ id: `e${i}`, dueAt: T + i, seq: i })),
+      );
       w.takeDue(T + 3); // 4 handed out: heap 6, known 10
       expect(w.loadLimit()).to.equal(100 - 6 + 10);
     });
@@ -395,7 +403,11 @@ describe('HorizonWindow', () => {
   describe('tenant lanes (head-of-line blocking between tenants)', () => {
     it("a tenant's backlog does not hold back another tenant's task that became due later", () => {
       const w = makeWindow({ maxTasks: 2000, maxOutstanding: 10 });
-      load(w, T, Array.from({ length: 1000 }, (_, i) => dueEntry({ id: `a${i}`, tenantId: 'A', dueAt: T, seq: i })));
+      load(
+        w,
+        T,
+        Array.from({ length: 1000 }, (_, i) => dueEntry({ id: `a${i}`, tenantId: 'A', dueAt: T, seq: i })),
+      );
       expect(w.takeDue(T)).to.have.length(10);
       w.offer(dueEntry({ id: 'b0', tenantId: 'B', dueAt: T + 5, seq: 5000 }));
       w.release(['a0', 'a1']); // the dispatcher claimed two: two credits

@@ -5,7 +5,19 @@ import { http as httpHandler } from '../../src/handlers/builtins/http';
 import { HandlerContext, isPermanent } from '../../src/handlers/types';
 
 function ctx(): HandlerContext {
-  return { taskId: 't-1', attempt: 1, idempotencyKey: null, signal: new AbortController().signal, heartbeat: () => undefined, log: () => undefined, upstreamResults: {}, traceContext: null, lastCheckpoint: null, checkpoint: async () => undefined, progress: () => undefined };
+  return {
+    taskId: 't-1',
+    attempt: 1,
+    idempotencyKey: null,
+    signal: new AbortController().signal,
+    heartbeat: () => undefined,
+    log: () => undefined,
+    upstreamResults: {},
+    traceContext: null,
+    lastCheckpoint: null,
+    checkpoint: async () => undefined,
+    progress: () => undefined,
+  };
 }
 
 async function failure(payload: unknown): Promise<unknown> {
@@ -41,7 +53,14 @@ describe('http handler', () => {
   });
 
   it('bad url, scheme, method or header → permanent (retrying cannot help)', async () => {
-    for (const payload of [{}, { url: 'not a url' }, { url: 'file:///etc/passwd' }, { url: base, method: 'BAD METHOD' }, { url: base, method: 5 }, { url: base, headers: { 'bad name': 'x' } }]) {
+    for (const payload of [
+      {},
+      { url: 'not a url' },
+      { url: 'file:///etc/passwd' },
+      { url: base, method: 'BAD METHOD' },
+      { url: base, method: 5 },
+      { url: base, headers: { 'bad name': 'x' } },
+    ]) {
       expect(isPermanent(await failure(payload)), JSON.stringify(payload)).to.equal(true);
     }
   });

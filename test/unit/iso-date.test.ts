@@ -9,7 +9,13 @@ describe('parseIsoWithOffset (RFC 3339 with an offset)', () => {
   const at = Date.UTC(2030, 0, 1, 10, 0, 0);
 
   it('T and Z in either case (RFC 3339 §5.6), offsets, fractions', () => {
-    for (const text of ['2030-01-01T10:00:00Z', '2030-01-01t10:00:00z', '2030-01-01t10:00:00Z', '2030-01-01T11:00:00+01:00', '2030-01-01T05:30:00-04:30']) {
+    for (const text of [
+      '2030-01-01T10:00:00Z',
+      '2030-01-01t10:00:00z',
+      '2030-01-01t10:00:00Z',
+      '2030-01-01T11:00:00+01:00',
+      '2030-01-01T05:30:00-04:30',
+    ]) {
       expect(both(text), text).to.deep.equal({ pattern: true, parsed: at });
     }
     expect(parseIsoWithOffset('2030-01-01T10:00:00.123456789Z')).to.equal(at + 123);
@@ -20,7 +26,16 @@ describe('parseIsoWithOffset (RFC 3339 with an offset)', () => {
   });
 
   it('refuses no offset, a space, days and times that do not exist, offsets beyond ±23:59, five-digit years', () => {
-    for (const text of ['2030-01-01T10:00:00', '2030-01-01 10:00:00Z', '2030-02-30T10:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01T10:60:00Z', '2030-01-01T10:00:60Z', '2030-01-01T10:00:00+24:00', '+010000-01-01T00:00:00.000Z']) {
+    for (const text of [
+      '2030-01-01T10:00:00',
+      '2030-01-01 10:00:00Z',
+      '2030-02-30T10:00:00Z',
+      '2030-01-01T24:00:00Z',
+      '2030-01-01T10:60:00Z',
+      '2030-01-01T10:00:60Z',
+      '2030-01-01T10:00:00+24:00',
+      '+010000-01-01T00:00:00.000Z',
+    ]) {
       expect(parseIsoWithOffset(text), text).to.equal(null);
     }
   });

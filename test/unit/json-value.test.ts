@@ -24,7 +24,10 @@ describe('nonJsonValue: values JSON.stringify would not keep as they are', () =>
   });
 
   it('names a Map, a Set, a class instance or a typed array, which JSON would not keep', () => {
-    expect(nonJsonValue({ payload: { m: new Map([['a', 1]]) } })).to.deep.equal({ path: 'payload.m', reason: 'is a Map, not a plain object: JSON would not keep it as it is' });
+    expect(nonJsonValue({ payload: { m: new Map([['a', 1]]) } })).to.deep.equal({
+      path: 'payload.m',
+      reason: 'is a Map, not a plain object: JSON would not keep it as it is',
+    });
     expect(nonJsonValue({ payload: new Set([1]) })!.path).to.equal('payload');
     class Point {
       constructor(readonly x = 1) {}
@@ -37,14 +40,24 @@ describe('nonJsonValue: values JSON.stringify would not keep as they are', () =>
     expect(nonJsonValue({ at: new Date(0), custom: { toJSON: () => ({ n: 1 }) } })).to.equal(null);
     expect(nonJsonValue({ custom: { toJSON: () => ({ n: Infinity }) } })).to.deep.include({ path: 'custom.n' });
     expect(nonJsonValue({ at: new Date('x') })).to.deep.equal({ path: 'at', reason: 'is an invalid Date (JSON would write null)' });
-    const bad = { toJSON: () => { throw new Error('nope'); } };
-    expect(nonJsonValue({ list: [bad] })).to.deep.include({ path: 'list[0]' }).and.have.property('reason').that.match(/toJSON threw "nope"/);
+    const bad = {
+      toJSON: () => {
+        throw new Error('nope');
+      },
+    };
+    expect(nonJsonValue({ list: [bad] }))
+      .to.deep.include({ path: 'list[0]' })
+      .and.have.property('reason')
+      .that.match(/toJSON threw "nope"/);
   });
 
   it('refuses a value of more than a million values once written out (an object shared by many fields counts each time)', () => {
     let shared: unknown = [1];
     for (let i = 0; i < 22; i++) shared = { a: shared, b: shared }; // 2^22 paths, 23 objects
-    expect(nonJsonValue({ payload: shared })).to.deep.include({ path: 'body' }).and.have.property('reason').that.match(/more than 1000000 values/);
+    expect(nonJsonValue({ payload: shared }))
+      .to.deep.include({ path: 'body' })
+      .and.have.property('reason')
+      .that.match(/more than 1000000 values/);
     expect(nonJsonValue({ payload: Array.from({ length: 100_000 }, (_, i) => ({ i })) })).to.equal(null);
   });
 

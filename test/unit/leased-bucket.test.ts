@@ -156,7 +156,16 @@ describe('LeasedBucket (tokens leased in batches from a shared bucket)', () => {
   it('drives ReadyQueues: a parked type starts once the lease arrives, other types flow meanwhile', async () => {
     const { source, bucket } = setup();
     const q = new ReadyQueues({ typeBucket: (t) => (t === 'limited' ? bucket : null) });
-    const entry = (id: string, taskType: string): DueEntry => ({ id, partition: 0, seq: 0, dueAt: T0, priority: 'medium', tenantId: 't', taskType, state: 'PENDING' });
+    const entry = (id: string, taskType: string): DueEntry => ({
+      id,
+      partition: 0,
+      seq: 0,
+      dueAt: T0,
+      priority: 'medium',
+      tenantId: 't',
+      taskType,
+      state: 'PENDING',
+    });
     q.add(entry('a', 'limited'));
     q.add(entry('b', 'free'));
     expect(q.take(10, T0).map((e) => e.id)).to.deep.equal(['b']);

@@ -43,7 +43,7 @@ async function bothSlotsTaken() {
   return { clock, f, slots };
 }
 
-describe('LeasedSlots (a concurrency key\'s slots leased from a shared set)', () => {
+describe("LeasedSlots (a concurrency key's slots leased from a shared set)", () => {
   it('asks for slots on the first start (false meanwhile), then spends the grant synchronously', async () => {
     const clock = new ManualClock(T0);
     const f = fakeSource(3);
@@ -109,7 +109,10 @@ describe('LeasedSlots (a concurrency key\'s slots leased from a shared set)', ()
     const clock = new ManualClock(T0);
     const f = fakeSource(1);
     let fallbacks = 0;
-    const slots = new LeasedSlots(1, 'n1', f.source, clock, OPTIONS, () => undefined, { lease: () => undefined, fallback: () => fallbacks++ });
+    const slots = new LeasedSlots(1, 'n1', f.source, clock, OPTIONS, () => undefined, {
+      lease: () => undefined,
+      fallback: () => fallbacks++,
+    });
     f.source.up = false;
     expect([slots.tryTake(T0), slots.tryTake(T0)]).to.deep.equal([true, true]);
     expect(fallbacks).to.equal(2);

@@ -13,8 +13,18 @@ describe('incGrouped: one counter increment per label set', () => {
       { type: 'a', status: 'FAILED' },
       { type: 'a', status: 'SUCCEEDED' },
     ];
-    incGrouped(counter, items, (i) => `${i.type}\u0000${i.status}`, (i) => ({ task_type: i.type, status: i.status }));
-    incGrouped(counter, [], (i: { type: string }) => i.type, () => ({}));
+    incGrouped(
+      counter,
+      items,
+      (i) => `${i.type}\u0000${i.status}`,
+      (i) => ({ task_type: i.type, status: i.status }),
+    );
+    incGrouped(
+      counter,
+      [],
+      (i: { type: string }) => i.type,
+      () => ({}),
+    );
     const values = (await counter.get()).values.map((v) => [v.labels.task_type, v.labels.status, v.value]);
     expect(values).to.have.deep.members([
       ['a', 'SUCCEEDED', 2],

@@ -56,8 +56,18 @@ describe('MongoStore write queue: one write at a time, attempt writes first', ()
       throw new Error('thrown before any await');
     });
     const next = q.run(async () => 'next');
-    expect(await failed.then(() => 'resolved', (e: Error) => e.message)).to.equal('write refused');
-    expect(await sync.then(() => 'resolved', (e: Error) => e.message)).to.equal('thrown before any await');
+    expect(
+      await failed.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      ),
+    ).to.equal('write refused');
+    expect(
+      await sync.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      ),
+    ).to.equal('thrown before any await');
     expect(await next).to.equal('next');
   });
 

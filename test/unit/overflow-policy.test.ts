@@ -90,7 +90,11 @@ describe('overflow policy: release plan', () => {
 
 describe('submission guard with overflow', () => {
   const config = (overflow: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: { maxWaitingTasks: 10, overflow, ...extra } });
+    loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: { maxWaitingTasks: 10, overflow, ...extra },
+    });
 
   it('marks the held items of a batch, counts them apart, and refuses the whole batch at the hard cap', () => {
     const guard = new SubmissionGuard(config({ enabled: true, maxTasks: 2 }));
@@ -109,9 +113,15 @@ describe('submission guard with overflow', () => {
     // 9 waiting, 1 held: low is held (the hold has room for one more), then the hold is full.
     expect(guard.admit([{ tenantId: 't', priority: 'low' }], 0)).to.deep.equal([true]);
     guard.stored([{ tenantId: 't', state: 'OVERFLOW' }]);
-    expect(() => guard.admit([{ tenantId: 't', priority: 'low' }], 0)).to.throw(OverloadedError).with.property('details').that.includes({ scope: 'overflow', waiting: 2, cap: 2 });
+    expect(() => guard.admit([{ tenantId: 't', priority: 'low' }], 0))
+      .to.throw(OverloadedError)
+      .with.property('details')
+      .that.includes({ scope: 'overflow', waiting: 2, cap: 2 });
     guard.stored([{ tenantId: 't', state: 'PENDING' }]);
-    expect(() => guard.admit([{ tenantId: 't', priority: 'low' }], 0)).to.throw(OverloadedError).with.property('details').that.includes({ scope: 'global', waiting: 10 });
+    expect(() => guard.admit([{ tenantId: 't', priority: 'low' }], 0))
+      .to.throw(OverloadedError)
+      .with.property('details')
+      .that.includes({ scope: 'global', waiting: 10 });
   });
 
   it('a workflow is never held: its low tasks are refused as without overflow', () => {
@@ -126,13 +136,19 @@ describe('submission guard with overflow', () => {
     expect(loadConfig({ configDir: dir, env: {} }).overflow.enabled).to.equal(false);
     expect(loadConfig({ configDir: dir, env: { OVERFLOW_ENABLED: 'true' } }).overflow).to.include({ enabled: true, lowWaterMark: 0.5 });
     expect(() => loadConfig({ configDir: dir, env: { OVERFLOW_ENABLED: 'maybe' } })).to.throw(/overflow\.enabled \(env OVERFLOW_ENABLED\)/);
-    expect(() => loadConfig({ configDir: dir, env: {}, overrides: { overflow: { lowWaterMark: 0.9 } } })).to.throw(/overflow\.lowWaterMark/);
+    expect(() => loadConfig({ configDir: dir, env: {}, overrides: { overflow: { lowWaterMark: 0.9 } } })).to.throw(
+      /overflow\.lowWaterMark/,
+    );
   });
 });
 
 describe('overflow release pass', () => {
   const config = (enabled: boolean) =>
-    loadConfig({ configDir: path.resolve(__dirname, '..', '..', '..', 'config'), env: {}, overrides: { maxWaitingTasks: 10, overflow: { enabled } } });
+    loadConfig({
+      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+      env: {},
+      overrides: { maxWaitingTasks: 10, overflow: { enabled } },
+    });
 
   /** A release over a store that only counts held tasks (nothing held) and records its reads. */
   function releaseOver(enabled: boolean) {

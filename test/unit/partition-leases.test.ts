@@ -60,7 +60,8 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
         return (...args: unknown[]) => {
           if (m.mode === 'frozen') return new Promise((_, reject) => m.hanging.push(reject));
           if (m.mode === 'failing') return Promise.reject(new Error('store unreachable'));
-          if (prop === 'fencePartition' && m.fenceGate) return m.fenceGate.then(() => (v as (...a: unknown[]) => unknown).apply(target, args));
+          if (prop === 'fencePartition' && m.fenceGate)
+            return m.fenceGate.then(() => (v as (...a: unknown[]) => unknown).apply(target, args));
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       },

@@ -14,7 +14,9 @@ function system(rate: number, herdP99: number, early = 0): Record<string, unknow
   };
 }
 
-function report(rounds: Array<{ systems: Record<string, Record<string, unknown>>; ratios: Record<string, Record<string, number | null>> }>): Record<string, any> {
+function report(
+  rounds: Array<{ systems: Record<string, Record<string, unknown>>; ratios: Record<string, Record<string, number | null>> }>,
+): Record<string, any> {
   return { machine: { cpus: 2, node: 'v20', loadavg_at_start: [0, 0, 0], loadavg_at_end: [0, 0, 0] }, rounds, systems: {}, ratios: {} };
 }
 
@@ -37,13 +39,21 @@ describe('bench-peers rounds', () => {
   it('several rounds: the median of each figure and of each ratio, the ratio ranges, and any early start', () => {
     const r = report([
       { systems: { ours: system(100, 10), peer: system(50, 40) }, ratios: { 'ours/peer': { end_to_end_per_s: 2, herd_p99_ms: 0.25 } } },
-      { systems: { ours: system(300, 30, 1), peer: { error: 'peer died' } }, ratios: { 'ours/peer': { end_to_end_per_s: null, herd_p99_ms: null } } },
+      {
+        systems: { ours: system(300, 30, 1), peer: { error: 'peer died' } },
+        ratios: { 'ours/peer': { end_to_end_per_s: null, herd_p99_ms: null } },
+      },
       { systems: { ours: system(200, 20), peer: system(100, 80) }, ratios: { 'ours/peer': { end_to_end_per_s: 2.5, herd_p99_ms: 0.125 } } },
     ]);
     summarizeRounds(r);
     expect(r.systems).to.equal(r.rounds[0].systems);
     expect(r.median.rounds).to.equal(3);
-    expect(r.median.headline.ours).to.include({ end_to_end_per_s: 200, backlog_processing_per_s: 200, herd_p99_ms: 20, herd_started_early: 1 });
+    expect(r.median.headline.ours).to.include({
+      end_to_end_per_s: 200,
+      backlog_processing_per_s: 200,
+      herd_p99_ms: 20,
+      herd_started_early: 1,
+    });
     // The failed round has no figures: the peer's medians are over the two other rounds.
     expect(r.median.headline.peer).to.include({ end_to_end_per_s: 75, herd_p99_ms: 60, herd_started_early: 0 });
     expect(r.median.ratios['ours/peer']).to.deep.equal({ end_to_end_per_s: 2.3, herd_p99_ms: 0.19 });
@@ -94,6 +104,7 @@ describe('bench-peers rounds', () => {
   it('--warmup takes 0..1,000,000 jobs (default 0: every system starts cold)', () => {
     expect(parsePeerOptions([])?.warmup).to.equal(0);
     expect(parsePeerOptions(['--warmup', '5000'])?.warmup).to.equal(5000);
-    for (const bad of ['-1', '1.5', 'many', '1000001']) expect(() => parsePeerOptions(['--warmup', bad]), bad).to.throw(UsageError, /--warmup/);
+    for (const bad of ['-1', '1.5', 'many', '1000001'])
+      expect(() => parsePeerOptions(['--warmup', bad]), bad).to.throw(UsageError, /--warmup/);
   });
 });

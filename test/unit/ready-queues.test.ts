@@ -70,7 +70,7 @@ describe('ReadyQueues', () => {
     });
 
     it('follows the tenant weights (3:1)', () => {
-      const q = new ReadyQueues({ weightOf: (t) => (t === "gold" ? 3 : 1) });
+      const q = new ReadyQueues({ weightOf: (t) => (t === 'gold' ? 3 : 1) });
       for (let i = 0; i < 40; i++) {
         q.add(dueEntry({ id: `g${i}`, tenantId: 'gold', seq: i }));
         q.add(dueEntry({ id: `s${i}`, tenantId: 'silver', seq: 100 + i }));
@@ -80,7 +80,7 @@ describe('ReadyQueues', () => {
       expect(taken.filter((t) => t === 'silver')).to.have.lengthOf(10);
     });
 
-    it('keeps each tenant\'s own priority order while interleaving', () => {
+    it("keeps each tenant's own priority order while interleaving", () => {
       const q = new ReadyQueues();
       q.add(dueEntry({ id: 'A-low', tenantId: 'A', priority: 'low', seq: 1 }));
       q.add(dueEntry({ id: 'A-high', tenantId: 'A', priority: 'high', seq: 2 }));
@@ -143,7 +143,12 @@ describe('ReadyQueues', () => {
       expect(ids(q.take(2, 0))).to.deep.equal(['a1', 'b1']); // A now empty and forgotten
       q.add(dueEntry({ id: 'a2', tenantId: 'A' }));
       q.add(dueEntry({ id: 'b3', tenantId: 'B' }));
-      expect(q.take(3, 0).map((e) => e.tenantId).sort()).to.deep.equal(['A', 'B', 'B']);
+      expect(
+        q
+          .take(3, 0)
+          .map((e) => e.tenantId)
+          .sort(),
+      ).to.deep.equal(['A', 'B', 'B']);
       expect(q.size).to.equal(0);
     });
   });

@@ -66,7 +66,9 @@ describe('retry policy', () => {
       expect(retryDelayMs({ ...s, maxDelaySeconds: 100 }, 3, () => 0.999999)).to.equal(99_999);
       for (let n = 1; n <= 3; n++) {
         const d = retryDelayMs(s, n);
-        expect(d).to.be.at.least(0).and.below(60_000 * 2 ** (n - 1));
+        expect(d)
+          .to.be.at.least(0)
+          .and.below(60_000 * 2 ** (n - 1));
       }
     });
 
@@ -105,9 +107,7 @@ describe('retry policy', () => {
     });
 
     it('success on the last allowed attempt is still SUCCEEDED', () => {
-      expect(decideAttempt({ kind: 'succeeded', result: null }, 3, settings('fixed', 1, 2), now).state).to.equal(
-        'SUCCEEDED',
-      );
+      expect(decideAttempt({ kind: 'succeeded', result: null }, 3, settings('fixed', 1, 2), now).state).to.equal('SUCCEEDED');
     });
 
     it('permanent error → FAILED, even with attempts left', () => {

@@ -129,10 +129,14 @@ describe('state machine', () => {
   describe('terminal states', () => {
     // The only ways out of a terminal state: an operator's dead-letter replay, and the workflow
     // resume it triggers for the descendants that task had cancelled.
-    const revivals: Partial<Record<TaskState, TransitionEvent[]>> = { DEAD: ['replay'], CANCELLED: ['resume', 'resumeReady', 'resumeLater'] };
+    const revivals: Partial<Record<TaskState, TransitionEvent[]>> = {
+      DEAD: ['replay'],
+      CANCELLED: ['resume', 'resumeReady', 'resumeLater'],
+    };
     for (const state of TERMINAL) {
       it(`${state} has no outgoing edge but the revivals (${(revivals[state] ?? []).join(', ') || 'none'})`, () => {
-        for (const event of (revivals[state] ?? []) as TransitionEvent[]) expect(canTransition(state, event), `${event} from ${state}`).to.equal(true);
+        for (const event of (revivals[state] ?? []) as TransitionEvent[])
+          expect(canTransition(state, event), `${event} from ${state}`).to.equal(true);
         for (const event of EVENTS.filter((e) => !(revivals[state] ?? []).includes(e))) {
           expect(canTransition(state, event), `${event} from ${state}`).to.equal(false);
           expect(() => transition(state, event)).to.throw(InvalidTransitionError);
@@ -148,7 +152,10 @@ describe('state machine', () => {
 
     it('every non-terminal state has at least one outgoing edge', () => {
       for (const state of TASK_STATES.filter((s) => !TERMINAL.includes(s))) {
-        expect(EVENTS.some((e) => canTransition(state, e)), state).to.equal(true);
+        expect(
+          EVENTS.some((e) => canTransition(state, e)),
+          state,
+        ).to.equal(true);
       }
     });
   });

@@ -92,7 +92,15 @@ describe('TaskRunner timeout and cancel (manual clock)', () => {
     const log = pino({ level: 'info' }, sink);
     const quiet: TaskHandler = () => 'ok';
     const chatty: TaskHandler = (_p, ctx) => ctx.log('hello', { n: 1 });
-    const runner = new TaskRunner(new Map([['quiet', quiet], ['chatty', chatty]]), () => undefined, clock, { log });
+    const runner = new TaskRunner(
+      new Map([
+        ['quiet', quiet],
+        ['chatty', chatty],
+      ]),
+      () => undefined,
+      clock,
+      { log },
+    );
     runner.run([
       { id: 'q1', attempt: 1, taskType: 'quiet', payload: null, timeoutMs: 1000, idempotencyKey: null },
       { id: 'c1', attempt: 2, taskType: 'chatty', payload: null, timeoutMs: 1000, idempotencyKey: null },

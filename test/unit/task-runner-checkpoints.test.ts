@@ -20,7 +20,15 @@ function held(): { handler: TaskHandler; ctx: () => HandlerContext; finish: (v?:
   };
 }
 
-const item = (over: Partial<WorkItem> = {}): WorkItem => ({ id: 't1', attempt: 2, taskType: 'long', payload: null, timeoutMs: 60_000, idempotencyKey: null, ...over });
+const item = (over: Partial<WorkItem> = {}): WorkItem => ({
+  id: 't1',
+  attempt: 2,
+  taskType: 'long',
+  payload: null,
+  timeoutMs: 60_000,
+  idempotencyKey: null,
+  ...over,
+});
 const turn = () => new Promise((r) => setImmediate(r));
 
 /** The worker side of checkpoints and progress (manual clock; the dispatcher is a stub). */
@@ -40,7 +48,10 @@ describe('TaskRunner: ctx.checkpoint, ctx.lastCheckpoint, ctx.progress', () => {
     await turn();
     expect(h.ctx().lastCheckpoint).to.deep.equal({ next: 500 });
     let resolved = false;
-    const saving = h.ctx().checkpoint({ next: 1000 }).then(() => (resolved = true));
+    const saving = h
+      .ctx()
+      .checkpoint({ next: 1000 })
+      .then(() => (resolved = true));
     await turn();
     expect(sent).to.deep.equal([['t1', 2, { next: 1000 }]]);
     expect(resolved, 'not before the dispatcher answered (the commit)').to.equal(false);
@@ -68,11 +79,22 @@ describe('TaskRunner: ctx.checkpoint, ctx.lastCheckpoint, ctx.progress', () => {
     });
     runner.run([item()]);
     await turn();
-    const big = await h.ctx().checkpoint('x'.repeat(MAX_CHECKPOINT_BYTES)).catch((e: unknown) => e);
+    const big = await h
+      .ctx()
+      .checkpoint('x'.repeat(MAX_CHECKPOINT_BYTES))
+      .catch((e: unknown) => e);
     expect(big).to.be.instanceOf(SchedulerError).and.include({ code: 'CHECKPOINT_TOO_LARGE' });
-    expect(await h.ctx().checkpoint(undefined).catch((e: unknown) => e)).to.be.instanceOf(ValidationError);
+    expect(
+      await h
+        .ctx()
+        .checkpoint(undefined)
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(ValidationError);
     expect(sends).to.equal(0);
-    const stale = await h.ctx().checkpoint({ next: 1 }).catch((e: unknown) => e);
+    const stale = await h
+      .ctx()
+      .checkpoint({ next: 1 })
+      .catch((e: unknown) => e);
     expect(stale).to.be.instanceOf(SchedulerError).and.include({ code: 'ATTEMPT_CONFLICT' });
     expect(sends).to.equal(1);
   });

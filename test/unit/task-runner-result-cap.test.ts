@@ -58,7 +58,9 @@ describe('TaskRunner result size cap', () => {
     const runner = new TaskRunner(handlers, report, clock, 21);
     const r = await runOne(runner, item('mb', 'multibyte'));
     expect(r.outcome).to.include({ kind: 'failed', errorType: 'result_too_large' });
-    expect((r.outcome as { message: string }).message).to.contain('22').and.to.contain('21');
+    expect((r.outcome as { message: string }).message)
+      .to.contain('22')
+      .and.to.contain('21');
     const fits = await runOne(new TaskRunner(handlers, report, clock, 22), item('mb2', 'multibyte'));
     expect(fits.outcome).to.deep.equal({ kind: 'succeeded', result: 'é'.repeat(10) });
   });

@@ -64,7 +64,9 @@ describe('attempt tracing in the TaskRunner (issue 9)', () => {
     await settle();
     const tc = seen[0].traceContext!;
     expect(tc.traceId).to.equal(TRACE_ID);
-    expect(tc.spanId).to.match(/^[0-9a-f]{16}$/).and.not.equal(PARENT);
+    expect(tc.spanId)
+      .to.match(/^[0-9a-f]{16}$/)
+      .and.not.equal(PARENT);
     expect(tc.traceparent).to.equal(`00-${TRACE_ID}-${tc.spanId}-01`);
     expect('invalid' in parseTraceparent(tc.traceparent)).to.equal(false);
     const probe = lines.find((l) => l.msg === 'probe says hi');
@@ -84,7 +86,10 @@ describe('attempt tracing in the TaskRunner (issue 9)', () => {
   it('with an SDK: one span per attempt, a child of the submitted parent, ending with the outcome', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const runner = new TaskRunner(handlers, (r) => reported.push(...r), new ManualClock(), { tracer: provider.getTracer('test'), log: capture(lines) });
+    const runner = new TaskRunner(handlers, (r) => reported.push(...r), new ManualClock(), {
+      tracer: provider.getTracer('test'),
+      log: capture(lines),
+    });
     runner.run([item('t3', 'probe', TRACEPARENT), item('t4', 'boom', TRACEPARENT)]);
     await settle();
     const spans = exporter.getFinishedSpans();
@@ -115,7 +120,10 @@ describe('attempt tracing in the TaskRunner (issue 9)', () => {
       `${TRACEPARENT}-extra`,
       `00-${TRACE_ID}-${PARENT}`,
     ]) {
-      expect(() => checkTraceparent(bad), bad).to.throw(/traceparent/).with.property('details').that.includes({ field: 'traceparent' });
+      expect(() => checkTraceparent(bad), bad)
+        .to.throw(/traceparent/)
+        .with.property('details')
+        .that.includes({ field: 'traceparent' });
     }
   });
 });

@@ -34,7 +34,17 @@ function claimed(id: string, over: Partial<ClaimedTask> = {}): ClaimedTask {
   };
 }
 
-const entry = (id: string, queue?: string): DueEntry => ({ id, partition: 0, seq: 1, dueAt: T0 + 1_000, priority: 'medium', tenantId: 'acme', taskType: 'echo', state: 'PENDING', ...(queue ? { queue } : {}) });
+const entry = (id: string, queue?: string): DueEntry => ({
+  id,
+  partition: 0,
+  seq: 1,
+  dueAt: T0 + 1_000,
+  priority: 'medium',
+  tenantId: 'acme',
+  taskType: 'echo',
+  state: 'PENDING',
+  ...(queue ? { queue } : {}),
+});
 
 describe('the service process spans of a task (TaskSpans)', () => {
   let exporter: InMemorySpanExporter;
@@ -61,7 +71,12 @@ describe('the service process spans of a task (TaskSpans)', () => {
     expect(s.spanContext().traceId).to.equal(TRACE_ID);
     expect(s.parentSpanContext?.spanId).to.equal(PARENT);
     expect(kept).to.equal(`00-${TRACE_ID}-${s.spanContext().spanId}-01`);
-    expect(s.attributes).to.include({ 'scheduler.task_id': 't1', 'scheduler.tenant': 'acme', 'scheduler.queue': 'q', 'scheduler.outcome': 'accepted' });
+    expect(s.attributes).to.include({
+      'scheduler.task_id': 't1',
+      'scheduler.tenant': 'acme',
+      'scheduler.queue': 'q',
+      'scheduler.outcome': 'accepted',
+    });
     expect([ms(s.startTime), ms(s.endTime)]).to.deep.equal([T0 + 5_000, T0 + 5_007]);
   });
 
@@ -92,7 +107,13 @@ describe('the service process spans of a task (TaskSpans)', () => {
     expect(w.parentSpanContext?.spanId).to.equal(PARENT);
     expect(w.spanContext().traceId).to.equal(TRACE_ID);
     expect([ms(w.startTime), ms(w.endTime)]).to.deep.equal([T0 + 1_000, T0 + 1_250]);
-    expect(w.attributes).to.include({ 'scheduler.task_id': 'a', 'scheduler.attempt': 2, 'scheduler.tenant': 'acme', 'scheduler.queue': 'reports', 'scheduler.outcome': 'claimed' });
+    expect(w.attributes).to.include({
+      'scheduler.task_id': 'a',
+      'scheduler.attempt': 2,
+      'scheduler.tenant': 'acme',
+      'scheduler.queue': 'reports',
+      'scheduler.outcome': 'claimed',
+    });
   });
 
   it('an external hand-off is a PRODUCER span whose context goes to the consumer; a failed XADD is an error', () => {

@@ -265,11 +265,14 @@ export class CronEvaluator {
     if (at === this.timerAt) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = this.deps.clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, at - this.deps.clock.now()));
+    this.timer = this.deps.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - this.deps.clock.now()),
+    );
   }
 
   private clearTimer(): void {

@@ -105,7 +105,12 @@ export class AttemptWatchdog {
         attempt: r.task.attempt,
         durationMs: now - r.task.startedAt,
         outcome: timedOut.has(r.task.id)
-          ? ({ kind: 'failed', message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`, errorType: 'timeout', permanent: false } as const)
+          ? ({
+              kind: 'failed',
+              message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`,
+              errorType: 'timeout',
+              permanent: false,
+            } as const)
           : lostOutcome(),
       }));
     void this.host.finish(results);
@@ -120,32 +125,39 @@ export class AttemptWatchdog {
       ids.add(id);
       stuckWorkers.set(run.workerId, ids);
     }
-    for (const [workerId, stuck] of stuckWorkers) this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
+    for (const [workerId, stuck] of stuckWorkers)
+      this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
   }
 
   private armLeaseSweep(): void {
     const { clock, config, store, log } = this.deps;
-    this.sweepTimer = clock.setTimeout(async () => {
-      this.sweepTimer = null;
-      try {
-        const now = clock.now();
-        const expired = await store.findExpiredLeases(now, 1000);
-        const stuckWorkers = new Set<string>();
-        const orphans: typeof expired = [];
-        for (const o of expired) {
-          const run = this.host.running.get(o.taskId);
-          if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
-          // External attempts are swept by their lanes (their own, usually shorter, leases).
-          else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
+    this.sweepTimer = clock.setTimeout(
+      async () => {
+        this.sweepTimer = null;
+        try {
+          const now = clock.now();
+          const expired = await store.findExpiredLeases(now, 1000);
+          const stuckWorkers = new Set<string>();
+          const orphans: typeof expired = [];
+          for (const o of expired) {
+            const run = this.host.running.get(o.taskId);
+            if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
+            // External attempts are swept by their lanes (their own, usually shorter, leases).
+            else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
+          }
+          for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
+          if (orphans.length > 0) {
+            await this.host.recordOrphans(
+              orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')),
+              now,
+            );
+          }
+        } catch (err) {
+          log.error({ err }, 'lease sweep failed');
         }
-        for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
-        if (orphans.length > 0) {
-          await this.host.recordOrphans(orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')), now);
-        }
-      } catch (err) {
-        log.error({ err }, 'lease sweep failed');
-      }
-      if (!this.host.draining()) this.armLeaseSweep();
-    }, Math.max(100, config.leaseMs / 2));
+        if (!this.host.draining()) this.armLeaseSweep();
+      },
+      Math.max(100, config.leaseMs / 2),
+    );
   }
 }

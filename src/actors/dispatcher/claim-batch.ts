@@ -11,7 +11,12 @@ import { ActorRouter, byPartition } from '../router';
  * @param now the clock's reading the claim was written with (epoch ms)
  * @returns the refused entries (cancelled, rescheduled or claimed meanwhile, or early)
  */
-export function returnToOwners(router: ActorRouter, entries: readonly DueEntry[], claimed: readonly ClaimedTask[], now: number): DueEntry[] {
+export function returnToOwners(
+  router: ActorRouter,
+  entries: readonly DueEntry[],
+  claimed: readonly ClaimedTask[],
+  now: number,
+): DueEntry[] {
   if (claimed.length === entries.length) {
     // The usual case: every entry was claimed (a claim answers only ids it was given, each once),
     // so all are released and none refused; no set of ids to build and look up.
@@ -24,7 +29,11 @@ export function returnToOwners(router: ActorRouter, entries: readonly DueEntry[]
     if (!router.hasOwner(p)) continue;
     const again = list.filter(early);
     const done = again.length === 0 ? list : list.filter((e) => !early(e));
-    if (done.length > 0) router.released(p, done.map((e) => e.id));
+    if (done.length > 0)
+      router.released(
+        p,
+        done.map((e) => e.id),
+      );
     if (again.length > 0) router.offerLocal(p, again);
   }
   return entries.filter((e) => !won.has(e.id));

@@ -255,11 +255,14 @@ export class DispatcherActor {
     if (at === null || at >= this.releaseAt) return;
     if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
     this.releaseAt = at;
-    this.releaseTimer = this.deps.clock.setTimeout(() => {
-      this.releaseTimer = null;
-      this.releaseAt = Infinity;
-      this.pump();
-    }, Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())));
+    this.releaseTimer = this.deps.clock.setTimeout(
+      () => {
+        this.releaseTimer = null;
+        this.releaseAt = Infinity;
+        this.pump();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())),
+    );
   }
 
   private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {
@@ -272,7 +275,14 @@ export class DispatcherActor {
       const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
       // Each entry's seq is a lookup hint (SQLite: the rowid); the id still decides.
       const seqs = entries.map((e) => e.seq);
-      claimed = await store.claimTasks(entries.map((e) => e.id), slot.id, now, this.deps.config.leaseMs, epochs, seqs);
+      claimed = await store.claimTasks(
+        entries.map((e) => e.id),
+        slot.id,
+        now,
+        this.deps.config.leaseMs,
+        epochs,
+        seqs,
+      );
     } catch (err) {
       log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
     } finally {
@@ -365,4 +375,3 @@ export class DispatcherActor {
     if (this.idle()) for (const w of this.drainWaiters.splice(0)) w();
   }
 }
-

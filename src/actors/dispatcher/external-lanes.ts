@@ -157,7 +157,17 @@ export class ExternalLanes {
     const now = this.deps.clock.now();
     void this.hooks
       .record(
-        [{ taskId: msg.taskId, attempt: msg.attempt, state: 'CANCELLED', retryAt: null, result: null, error: { message: 'cancelled while running', type: 'cancelled', retryable: false }, durationMs: null }],
+        [
+          {
+            taskId: msg.taskId,
+            attempt: msg.attempt,
+            state: 'CANCELLED',
+            retryAt: null,
+            result: null,
+            error: { message: 'cancelled while running', type: 'cancelled', retryable: false },
+            durationMs: null,
+          },
+        ],
         now,
       )
       .then(() => this.hooks.pump());
@@ -186,7 +196,9 @@ export class ExternalLanes {
   }
 
   private removeEntries(lane: Lane, ids: string[]): void {
-    this.streams.remove(lane.spec, ids).catch((err) => this.deps.log.warn({ err, queue: lane.spec.name }, 'could not delete stream entries of ended attempts'));
+    this.streams
+      .remove(lane.spec, ids)
+      .catch((err) => this.deps.log.warn({ err, queue: lane.spec.name }, 'could not delete stream entries of ended attempts'));
   }
 
   /**
@@ -201,7 +213,13 @@ export class ExternalLanes {
     try {
       // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
       const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
-      claimed = await store.claimTasks(entries.map((e) => e.id), lane.spec.workerId, now, lane.spec.leaseMs, epochs);
+      claimed = await store.claimTasks(
+        entries.map((e) => e.id),
+        lane.spec.workerId,
+        now,
+        lane.spec.leaseMs,
+        epochs,
+      );
     } catch (err) {
       log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
     }
@@ -217,7 +235,10 @@ export class ExternalLanes {
     const handOffs = spans ? claimed.map((t) => spans.handOff(t, lane.spec.name)) : null;
     let ids: Array<string | null>;
     try {
-      ids = await this.streams.append(lane.spec, claimed.map((t, i) => messageOf(t, now + lane.spec.leaseMs, handOffs?.[i]?.traceparent)));
+      ids = await this.streams.append(
+        lane.spec,
+        claimed.map((t, i) => messageOf(t, now + lane.spec.leaseMs, handOffs?.[i]?.traceparent)),
+      );
     } catch (err) {
       log.error({ err, queue: lane.spec.name }, 'XADD failed; the attempts will be retried');
       ids = claimed.map(() => null);
@@ -232,7 +253,12 @@ export class ExternalLanes {
       const id = ids[i];
       const f = lane.inFlight.get(t.id);
       if (id === null) {
-        const outcome: AttemptOutcome = { kind: 'failed', message: `could not append to stream ${lane.spec.stream}`, errorType: 'dispatch_failed', permanent: false };
+        const outcome: AttemptOutcome = {
+          kind: 'failed',
+          message: `could not append to stream ${lane.spec.stream}`,
+          errorType: 'dispatch_failed',
+          permanent: false,
+        };
         failed.push(attemptCompletion(t.id, t.attempt, outcome, t.retry, now, 0));
       } else if (f && f.attempt === t.attempt) {
         f.entryId = id;
@@ -282,7 +308,11 @@ export class ExternalLanes {
     for (const lane of this.lanes.values()) {
       const reclaimed = await this.streams.reclaim(lane.spec, RECLAIM_CONSUMER, lane.spec.leaseMs, 1000);
       const stale = reclaimed.filter((r) => r.taskId === null || r.attempt === null || lane.inFlight.get(r.taskId)?.attempt !== r.attempt);
-      if (stale.length > 0) this.removeEntries(lane, stale.map((r) => r.entryId));
+      if (stale.length > 0)
+        this.removeEntries(
+          lane,
+          stale.map((r) => r.entryId),
+        );
     }
   }
 }

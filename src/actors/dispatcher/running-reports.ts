@@ -31,7 +31,10 @@ export class RunningReports {
         ? await store.saveCheckpoint(msg.taskId, msg.attempt, msg.value, clock.now())
         : await this.notRunning(msg.taskId);
       if (res.kind === 'saved') return { ok: true, savedAt: res.savedAt, bytes: res.bytes };
-      const err = res.kind === 'not_found' ? new TaskNotFoundError(msg.taskId) : new AttemptConflictError(msg.taskId, msg.attempt, res.state, res.attempt);
+      const err =
+        res.kind === 'not_found'
+          ? new TaskNotFoundError(msg.taskId)
+          : new AttemptConflictError(msg.taskId, msg.attempt, res.state, res.attempt);
       return { ok: false, error: err.toJSON().error };
     } catch (err) {
       if (err instanceof SchedulerError) return { ok: false, error: err.toJSON().error };

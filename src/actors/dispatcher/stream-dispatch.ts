@@ -34,13 +34,20 @@ export interface ReclaimedEntry {
 /** Fields of a {@link StreamMessage}, in XADD argument order. */
 export function streamFields(m: StreamMessage): string[] {
   const fields = [
-    'task_id', m.taskId,
-    'attempt', String(m.attempt),
-    'task_type', m.taskType,
-    'payload', JSON.stringify(m.payload ?? null),
-    'idempotency_key', m.idempotencyKey ?? '',
-    'traceparent', m.traceparent ?? '',
-    'deadline', new Date(m.deadline).toISOString(),
+    'task_id',
+    m.taskId,
+    'attempt',
+    String(m.attempt),
+    'task_type',
+    m.taskType,
+    'payload',
+    JSON.stringify(m.payload ?? null),
+    'idempotency_key',
+    m.idempotencyKey ?? '',
+    'traceparent',
+    m.traceparent ?? '',
+    'deadline',
+    new Date(m.deadline).toISOString(),
   ];
   if (m.upstreamResults) fields.push('upstream_results', JSON.stringify(m.upstreamResults));
   if ('lastCheckpoint' in m) fields.push('checkpoint', JSON.stringify(m.lastCheckpoint ?? null));
@@ -89,7 +96,11 @@ export class StreamDispatch {
    */
   async remove(spec: ExternalQueueSpec, entryIds: string[]): Promise<void> {
     if (entryIds.length === 0) return;
-    await this.redis.pipeline().xack(spec.stream, spec.group, ...entryIds).xdel(spec.stream, ...entryIds).exec();
+    await this.redis
+      .pipeline()
+      .xack(spec.stream, spec.group, ...entryIds)
+      .xdel(spec.stream, ...entryIds)
+      .exec();
   }
 
   /**
@@ -101,11 +112,15 @@ export class StreamDispatch {
     const out: ReclaimedEntry[] = [];
     let cursor = '0-0';
     do {
-      const reply = (await this.redis.xautoclaim(spec.stream, spec.group, consumer, minIdleMs, cursor, 'COUNT', Math.min(100, max - out.length))) as [
-        string,
-        Array<[string, string[] | null] | null>,
-        string[]?,
-      ];
+      const reply = (await this.redis.xautoclaim(
+        spec.stream,
+        spec.group,
+        consumer,
+        minIdleMs,
+        cursor,
+        'COUNT',
+        Math.min(100, max - out.length),
+      )) as [string, Array<[string, string[] | null] | null>, string[]?];
       cursor = reply[0];
       for (const entry of reply[1] ?? []) {
         if (!entry) continue;

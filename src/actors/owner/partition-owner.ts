@@ -46,7 +46,9 @@ export class PartitionOwnerActor {
         // The later of the two readings: a mark only takes a task due by then (one moved later
         // since is left alone), and its updated_at never goes back, unless the clock stepped back
         // since the hand-out, which must not make the mark refuse a task the owner saw due.
-        deps.store.markPending(ids, Math.max(handedOutAt, deps.clock.now()), this.epoch).catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
+        deps.store
+          .markPending(ids, Math.max(handedOutAt, deps.clock.now()), this.epoch)
+          .catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
       },
       (id) => this.window.isOutstanding(id),
     );
@@ -106,7 +108,9 @@ export class PartitionOwnerActor {
       // (each a synchronous store read of up to windowMaxTasks rows) are spread over the half
       // horizon instead of all falling in one event-loop turn: measured, 64 owners refreshing
       // together during a 100,000-task burst stalled the main thread for ~240 ms.
-      const stagger = this.loadedOnce ? 0 : Math.floor(((this.partition % this.deps.config.partitions) / this.deps.config.partitions) * (this.deps.config.horizonMs / 2));
+      const stagger = this.loadedOnce
+        ? 0
+        : Math.floor(((this.partition % this.deps.config.partitions) / this.deps.config.partitions) * (this.deps.config.horizonMs / 2));
       const until = this.window.loadUntil(this.deps.clock.now()) - stagger;
       const limit = this.window.loadLimit();
       const rows = await this.deps.store.loadDue(this.partition, until, limit);
@@ -142,7 +146,10 @@ export class PartitionOwnerActor {
     // task directly), in the store's deferred lane. The dispatcher releases every entry it was
     // given, claimed or not (e.g. cancelled meanwhile), and gives back the rate-limit tokens of a
     // refused claim.
-    this.marks.add(due.filter((e) => e.state !== 'PENDING').map((e) => e.id), now);
+    this.marks.add(
+      due.filter((e) => e.state !== 'PENDING').map((e) => e.id),
+      now,
+    );
     this.deps.router.enqueue(due, (err) => {
       this.deps.log.error({ err }, 'dispatcher refused tasks; they will be reloaded');
       this.window.release(due.map((e) => e.id));

@@ -225,7 +225,11 @@ export class TaskRunner {
     this.progress.ended(a.item.id, a.item.attempt);
     const durationMs = this.clock.now() - a.startedAt;
     a.trace.end(outcome);
-    if (outcome.kind === 'failed') a.log()?.warn({ outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs }, 'attempt failed');
+    if (outcome.kind === 'failed')
+      a.log()?.warn(
+        { outcome: 'failed', error_type: outcome.errorType, err_message: outcome.message, duration_ms: durationMs },
+        'attempt failed',
+      );
     else if (this.log?.isLevelEnabled('debug')) a.log()?.debug({ outcome: outcome.kind, duration_ms: durationMs }, 'attempt finished');
     this.outbox.push({ id: a.item.id, attempt: a.item.attempt, outcome, durationMs });
     if (!this.flushScheduled) {

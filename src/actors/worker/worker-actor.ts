@@ -89,7 +89,10 @@ class WorkerActor {
     // The dispatcher counts them (`scheduler_worker_unhandled_rejections_total`), told only once it
     // has spoken to this worker: a message while comedy creates it would pass for the handshake.
     process.on('unhandledRejection', (reason) => {
-      log.error({ err: reason }, 'unhandled promise rejection in this worker process (most likely a handler that did not await a promise); the worker goes on');
+      log.error(
+        { err: reason },
+        'unhandled promise rejection in this worker process (most likely a handler that did not await a promise); the worker goes on',
+      );
       if (this.greeted) parent.tell('unhandledRejection', { workerId: p.workerId, pid: process.pid });
     });
     this.runner = new TaskRunner(
@@ -99,7 +102,8 @@ class WorkerActor {
       {
         maxResultBytes: p.maxResultBytes,
         log,
-        checkpoint: (taskId, attempt, value) => parent.ask('checkpoint', { workerId: p.workerId, pid: process.pid, taskId, attempt, value }),
+        checkpoint: (taskId, attempt, value) =>
+          parent.ask('checkpoint', { workerId: p.workerId, pid: process.pid, taskId, attempt, value }),
         progress: (reports) => parent.tell('progress', { workerId: p.workerId, pid: process.pid, reports }),
       },
     );

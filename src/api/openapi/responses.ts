@@ -65,7 +65,10 @@ export const taskSchema = {
     status: { type: 'string', enum: TASK_STATES },
     priority: { type: 'string', enum: ['high', 'medium', 'low'] },
     queue: { type: 'string' },
-    concurrency_key: { type: ['string', 'null'], description: 'Tasks with the same key share its concurrency limit (`/api/v1/concurrency-limits`)' },
+    concurrency_key: {
+      type: ['string', 'null'],
+      description: 'Tasks with the same key share its concurrency limit (`/api/v1/concurrency-limits`)',
+    },
     payload: { description: 'the submitted payload (not in list entries)' },
     metadata: { type: 'object' },
     idempotency_key: { type: ['string', 'null'] },

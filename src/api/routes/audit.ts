@@ -11,7 +11,10 @@ export function auditRoutes(app: FastifyInstance, service: OperationsService): v
       schema: {
         summary: 'Run an audit pass now: overdue tasks, expired leases, blocked workflow tasks in limbo',
         tags: ['admin'],
-        response: responses({ 200: ['`{checked_at, overdue, expired_leases, blocked_limbo}`, each with a count and up to 100 ids', objectSchema] }, [400, 403]),
+        response: responses(
+          { 200: ['`{checked_at, overdue, expired_leases, blocked_limbo}`, each with a count and up to 100 ids', objectSchema] },
+          [400, 403],
+        ),
       },
     },
     async (req) => {

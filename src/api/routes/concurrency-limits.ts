@@ -64,7 +64,12 @@ export function concurrencyLimitRoutes(app: FastifyInstance, admin: ConcurrencyA
       schema: {
         summary: 'List the concurrency limits',
         tags,
-        response: responses({ 200: ['`{concurrency_limits: [...]}`', { type: 'object', properties: { concurrency_limits: { type: 'array', items: limit } } }] }, [400, 403]),
+        response: responses(
+          {
+            200: ['`{concurrency_limits: [...]}`', { type: 'object', properties: { concurrency_limits: { type: 'array', items: limit } } }],
+          },
+          [400, 403],
+        ),
       },
     },
     async (req) => admin.list(req.caller),

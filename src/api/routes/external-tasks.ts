@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { externalCheckpointSchema, externalCompletionSchema, externalHeartbeatSchema, externalProgressSchema } from '../../contract/external-schemas';
+import {
+  externalCheckpointSchema,
+  externalCompletionSchema,
+  externalHeartbeatSchema,
+  externalProgressSchema,
+} from '../../contract/external-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
 import type { ExternalTaskService } from '../../services/external-task-service';
 import { objectSchema, responses } from '../openapi/responses';
@@ -19,7 +24,10 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
         tags,
         params: taskIdParamsSchema,
         body: externalCompletionSchema,
-        response: responses({ 200: ['Recorded: `{task_id, attempt, status}` (the state the attempt moved the task to)', objectSchema] }, [400, 404, 409, 415, 503]),
+        response: responses(
+          { 200: ['Recorded: `{task_id, attempt, status}` (the state the attempt moved the task to)', objectSchema] },
+          [400, 404, 409, 415, 503],
+        ),
       },
       ...validatedByService,
     },
@@ -45,7 +53,8 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
     '/api/v1/tasks/:id/checkpoint',
     {
       schema: {
-        summary: "Save a checkpoint of an external task's running attempt (`{attempt, value}`; at most 64 KiB of JSON): its next attempt resumes from it",
+        summary:
+          "Save a checkpoint of an external task's running attempt (`{attempt, value}`; at most 64 KiB of JSON): its next attempt resumes from it",
         tags,
         params: taskIdParamsSchema,
         body: externalCheckpointSchema,

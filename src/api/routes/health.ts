@@ -32,14 +32,19 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
           'Cluster mode only: partitions this member owns (lease held and fenced: their owners run), leases it holds whose partitions are still being fenced (fencing), of all (total)',
         properties: { owned: { type: 'integer' }, fencing: { type: 'integer' }, total: { type: 'integer' } },
       },
-      redis: { type: 'string', enum: ['up', 'down'], description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)' },
+      redis: {
+        type: 'string',
+        enum: ['up', 'down'],
+        description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)',
+      },
     },
   };
   app.get(
     '/readyz',
     {
       schema: {
-        summary: 'Readiness probe: accepting work and the store answers; in cluster mode, joined, with the partitions owned (no key needed)',
+        summary:
+          'Readiness probe: accepting work and the store answers; in cluster mode, joined, with the partitions owned (no key needed)',
         tags,
         security: [],
         response: responses({

@@ -33,7 +33,10 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
         headers: traceparentHeadersSchema,
         body: taskSubmissionSchema,
         response: responses(
-          { 202: ['Stored', ackSchema], 200: ['A repeat of an idempotent request: the original task (header `Idempotent-Replayed: true`)', ackSchema] },
+          {
+            202: ['Stored', ackSchema],
+            200: ['A repeat of an idempotent request: the original task (header `Idempotent-Replayed: true`)', ackSchema],
+          },
           [400, 409, 413, 415, 429, 503],
         ),
       },
@@ -55,7 +58,10 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
         tags,
         headers: traceparentHeadersSchema,
         body: batchSubmissionSchema(batchMax),
-        response: responses({ 202: ['Every task stored', { type: 'object', properties: { tasks: { type: 'array', items: ackSchema } } }] }, [400, 413, 415, 429, 503]),
+        response: responses(
+          { 202: ['Every task stored', { type: 'object', properties: { tasks: { type: 'array', items: ackSchema } } }] },
+          [400, 413, 415, 429, 503],
+        ),
       },
       ...validatedByService,
     },

@@ -39,7 +39,10 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List tenants with settings',
         tags,
-        response: responses({ 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] }, [400, 403]),
+        response: responses(
+          { 200: ['`{tenants: [...]}`', { type: 'object', properties: { tenants: { type: 'array', items: tenant } } }] },
+          [400, 403],
+        ),
       },
     },
     async (req) => admin.listTenants(req.caller),
@@ -77,7 +80,10 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       schema: {
         summary: 'List task-type start limits',
         tags,
-        response: responses({ 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] }, [400, 403]),
+        response: responses(
+          { 200: ['`{rate_limits: [...]}`', { type: 'object', properties: { rate_limits: { type: 'array', items: rateLimit } } }] },
+          [400, 403],
+        ),
       },
     },
     async (req) => admin.listRateLimits(req.caller),

@@ -16,8 +16,11 @@ export function benchCommand(program: Command, cli: CliEnv): void {
       const tasks = Array.from({ length: f.count }, () => ({ task_type: f.type }));
       const { acks, seconds } = await submitInBatches(client, io, tasks, f.batchSize);
       const rate = acks.length / Math.max(seconds, 1e-6);
-      print(io, { submitted: acks.length, batch_size: f.batchSize, seconds, tasks_per_second: Math.round(rate) }, () =>
-        `submitted ${acks.length} ${f.type} tasks in batches of ${f.batchSize}: ${seconds.toFixed(2)} s, ${Math.round(rate)} tasks/s\n`,
+      print(
+        io,
+        { submitted: acks.length, batch_size: f.batchSize, seconds, tasks_per_second: Math.round(rate) },
+        () =>
+          `submitted ${acks.length} ${f.type} tasks in batches of ${f.batchSize}: ${seconds.toFixed(2)} s, ${Math.round(rate)} tasks/s\n`,
       );
     });
 }

@@ -58,7 +58,10 @@ export function cronCommands(program: Command, cli: CliEnv): void {
       print(io, page, () => table(page.cron_tasks, CRON_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
     });
 
-  for (const [verb, enabled] of [['pause', false], ['resume', true]] as const) {
+  for (const [verb, enabled] of [
+    ['pause', false],
+    ['resume', true],
+  ] as const) {
     cron
       .command(verb)
       .description(enabled ? 'resume a paused cron task (from now; the paused period is not caught up)' : 'pause a cron task')

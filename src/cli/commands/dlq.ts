@@ -17,7 +17,14 @@ async function allDeadIds(client: ApiClient, f: DlqFilter): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.get('/api/v1/dead-letter', { task_type: f.type, queue: f.queue, tenant: f.tenant, since: f.since, limit: 1000, cursor });
+    const page = await client.get('/api/v1/dead-letter', {
+      task_type: f.type,
+      queue: f.queue,
+      tenant: f.tenant,
+      since: f.since,
+      limit: 1000,
+      cursor,
+    });
     ids.push(...page.tasks.map((t: { task_id: string }) => t.task_id));
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -39,7 +46,14 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (f: DlqFilter & { limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.get('/api/v1/dead-letter', { task_type: f.type, queue: f.queue, tenant: f.tenant, since: f.since, limit: f.limit, cursor: f.cursor });
+      const page = await client.get('/api/v1/dead-letter', {
+        task_type: f.type,
+        queue: f.queue,
+        tenant: f.tenant,
+        since: f.since,
+        limit: f.limit,
+        cursor: f.cursor,
+      });
       print(io, page, () => table(page.tasks, TASK_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
     });
 
@@ -74,8 +88,13 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
       } finally {
         bar.stop();
       }
-      print(io, { replayed: replayed.length, skipped: failed }, () =>
-        `replayed ${replayed.length} of ${ids.length} DEAD tasks` + (failed.length ? ` (${failed.length} skipped: no longer DEAD)` : '') + '\n',
+      print(
+        io,
+        { replayed: replayed.length, skipped: failed },
+        () =>
+          `replayed ${replayed.length} of ${ids.length} DEAD tasks` +
+          (failed.length ? ` (${failed.length} skipped: no longer DEAD)` : '') +
+          '\n',
       );
     });
 }

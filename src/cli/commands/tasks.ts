@@ -102,18 +102,31 @@ export function taskCommands(program: Command, cli: CliEnv): void {
         let tasks: unknown[];
         if (flags.file) {
           const data = readJsonFile(flags.file, true);
-          tasks = Array.isArray(data) ? data : (data as { tasks?: unknown[] })?.tasks ?? [data];
+          tasks = Array.isArray(data) ? data : ((data as { tasks?: unknown[] })?.tasks ?? [data]);
         } else {
           tasks = Array.from({ length: flags.count as number }, () => submissionOf(taskType as string, flags));
         }
         const { acks, seconds } = await submitInBatches(client, io, tasks, flags.batchSize, headers);
-        print(io, { submitted: acks.length, seconds, tasks: acks }, () =>
-          `submitted ${acks.length} tasks in ${seconds.toFixed(2)} s (${Math.round(acks.length / Math.max(seconds, 1e-6))} tasks/s)\n`,
+        print(
+          io,
+          { submitted: acks.length, seconds, tasks: acks },
+          () =>
+            `submitted ${acks.length} tasks in ${seconds.toFixed(2)} s (${Math.round(acks.length / Math.max(seconds, 1e-6))} tasks/s)\n`,
         );
         return;
       }
       const res = await client.request('POST', '/api/v1/tasks', submissionOf(taskType as string, flags), headers);
-      print(io, res.body, () => table([res.body], [['TASK_ID', 'task_id'], ['STATUS', 'status'], ['SCHEDULED_AT', 'scheduled_at'], ['CREATED', 'created_at']]));
+      print(io, res.body, () =>
+        table(
+          [res.body],
+          [
+            ['TASK_ID', 'task_id'],
+            ['STATUS', 'status'],
+            ['SCHEDULED_AT', 'scheduled_at'],
+            ['CREATED', 'created_at'],
+          ],
+        ),
+      );
     });
 
   program
@@ -137,7 +150,13 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (flags: { status?: string; type?: string; queue?: string; limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.get('/api/v1/tasks', { status: flags.status, task_type: flags.type, queue: flags.queue, limit: flags.limit, cursor: flags.cursor });
+      const page = await client.get('/api/v1/tasks', {
+        status: flags.status,
+        task_type: flags.type,
+        queue: flags.queue,
+        limit: flags.limit,
+        cursor: flags.cursor,
+      });
       print(io, page, () => table(page.tasks, TASK_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
     });
 

@@ -78,10 +78,18 @@ export class RedisConcurrency implements ConcurrencyBackend {
       },
     };
     const metrics = this.metrics;
-    const slots = new LeasedSlots(maxRunning, this.nodeId, source, this.clock, lease, wake, metrics && {
-      lease: (result) => metrics.leaseRequests.inc({ limit: 'concurrency', result }),
-      fallback: () => metrics.fallbacks.inc({ limit: 'concurrency' }),
-    });
+    const slots = new LeasedSlots(
+      maxRunning,
+      this.nodeId,
+      source,
+      this.clock,
+      lease,
+      wake,
+      metrics && {
+        lease: (result) => metrics.leaseRequests.inc({ limit: 'concurrency', result }),
+        fallback: () => metrics.fallbacks.inc({ limit: 'concurrency' }),
+      },
+    );
     this.slotsByKey.get(key)?.slots.close();
     this.slotsByKey.set(key, { slots, wake });
     return slots;

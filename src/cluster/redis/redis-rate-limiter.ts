@@ -71,10 +71,19 @@ export class RedisRateLimiter implements RateLimiterBackend {
       retryAfterMs: this.options.retryAfterMs ?? 1000,
     };
     const metrics = this.metrics;
-    const bucket = new LeasedBucket(kind, limit, now, source, this.clock, lease, wake, metrics && {
-      lease: (k, result) => metrics.leaseRequests.inc({ limit: k, result }),
-      fallback: (k) => metrics.fallbacks.inc({ limit: k }),
-    });
+    const bucket = new LeasedBucket(
+      kind,
+      limit,
+      now,
+      source,
+      this.clock,
+      lease,
+      wake,
+      metrics && {
+        lease: (k, result) => metrics.leaseRequests.inc({ limit: k, result }),
+        fallback: (k) => metrics.fallbacks.inc({ limit: k }),
+      },
+    );
     const id = `${kind}:${key}`;
     this.buckets.get(id)?.bucket.release();
     this.buckets.set(id, { bucket, wake });

@@ -122,7 +122,10 @@ export function validateDag(tasks: ReadonlyArray<DagTask>, maxTasks: number): Da
   }
   if (tail < n) {
     const cycle = extractCycle(deps, remaining).map((i) => tasks[i].id);
-    const shown = cycle.length <= MESSAGE_CYCLE_IDS ? [...cycle, cycle[0]].join(' → ') : `${cycle.slice(0, MESSAGE_CYCLE_IDS).join(' → ')} → … (${cycle.length} tasks)`;
+    const shown =
+      cycle.length <= MESSAGE_CYCLE_IDS
+        ? [...cycle, cycle[0]].join(' → ')
+        : `${cycle.slice(0, MESSAGE_CYCLE_IDS).join(' → ')} → … (${cycle.length} tasks)`;
     throw new ValidationError('tasks', `the dependencies form a cycle: ${shown}`, { cycle });
   }
 
@@ -133,7 +136,10 @@ export function validateDag(tasks: ReadonlyArray<DagTask>, maxTasks: number): Da
   const depth = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const id = tasks[i].id;
-    dependents.set(id, dependentsIdx[i].map((j) => tasks[j].id));
+    dependents.set(
+      id,
+      dependentsIdx[i].map((j) => tasks[j].id),
+    );
     unmetCount.set(id, deps[i].length);
     depth.set(id, depthIdx[i]);
   }

@@ -6,7 +6,11 @@ import { TaskHandler } from '../types';
  * by workflow-local id): a way to see what a workflow task received.
  */
 export const echo: TaskHandler = (payload, ctx) => {
-  if (payload !== null && typeof payload === 'object' && (payload as { include_upstream_results?: unknown }).include_upstream_results === true) {
+  if (
+    payload !== null &&
+    typeof payload === 'object' &&
+    (payload as { include_upstream_results?: unknown }).include_upstream_results === true
+  ) {
     return { ...(payload as Record<string, unknown>), upstream_results: ctx.upstreamResults };
   }
   return payload;

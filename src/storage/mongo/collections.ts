@@ -10,7 +10,8 @@
  */
 import type { Collection, Db, Document } from 'mongodb';
 import { StoreConfigError } from '../store';
-import type { CronDoc, CronFireDoc, IdempotencyKeyDoc, TaskDoc } from './documents';
+import type { CronDoc, CronFireDoc } from './cron-documents';
+import type { IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
 import type { ConcurrencyLimitDoc } from './ops/concurrency-limits';
 import type { WorkflowDoc } from './workflow-documents';
@@ -112,7 +113,12 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   const caps = { ttlIndexes: true, partialIndexes: true };
 
   /** A partial index where supported, else the same keys without the filter. */
-  async function partial<T extends Document>(coll: Collection<T>, keys: Record<string, 1 | -1>, name: string, filter: Record<string, unknown>): Promise<void> {
+  async function partial<T extends Document>(
+    coll: Collection<T>,
+    keys: Record<string, 1 | -1>,
+    name: string,
+    filter: Record<string, unknown>,
+  ): Promise<void> {
     if (caps.partialIndexes) {
       try {
         await coll.createIndex(keys, { name, partialFilterExpression: filter });

@@ -1,16 +1,27 @@
 /**
  * Document mapping of the MongoDB adapter: the shape of every stored document and the conversions
  * to and from the domain records. Field names follow the SQLite columns (snake_case), so both
- * adapters read alike. JSON values (payload, metadata, result, error, cron template) are stored as
+ * adapters read alike (cron definitions and firings: cron-documents.ts). JSON values (payload,
+ * metadata, result, error, cron template) are stored as
  * JSON text, as in SQLite: BSON keys may not contain `.` or start with `$` (FerretDB refuses them
  * outright), and text keeps key order, NUL characters and number formatting exactly.
  *
  * `findOneAndUpdate` calls in ops/ take no `projection` option: FerretDB 1.x refuses it on
  * findAndModify (NotImplemented), so they return the whole document.
  */
-import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../../domain/cron/cron-definition';
 import { checkpointOf, CheckpointColumns, progressOf } from '../checkpoint-columns';
-import { AttemptRecord, ClaimedTask, DueEntry, NewTask, PRIORITIES, PRIORITY_RANK, Priority, RetrySettings, TaskRecord, TaskState } from '../../domain/task';
+import {
+  AttemptRecord,
+  ClaimedTask,
+  DueEntry,
+  NewTask,
+  PRIORITIES,
+  PRIORITY_RANK,
+  Priority,
+  RetrySettings,
+  TaskRecord,
+  TaskState,
+} from '../../domain/task';
 
 /** One archived attempt, embedded in its task document (`history`). */
 export interface HistoryDoc {
@@ -100,7 +111,9 @@ export type WorkflowHold = 'PENDING' | 'SCHEDULED' | 'BLOCKED';
  *   (repair-workflows.ts). A replay or a resume sets it false again.
  * - `wf_replay`: the same for a dead-letter replay (descendants back to BLOCKED, workflow reopened).
  */
-export type WorkflowTaskFields = Required<Pick<TaskDoc, 'workflow_id' | 'workflow_task_id' | 'unmet_deps' | 'upstream_ids' | 'downstream_ids' | 'met_deps'>>;
+export type WorkflowTaskFields = Required<
+  Pick<TaskDoc, 'workflow_id' | 'workflow_task_id' | 'unmet_deps' | 'upstream_ids' | 'downstream_ids' | 'met_deps'>
+>;
 
 /** An `idempotency_keys` document (unique on tenant_id + key). */
 export interface IdempotencyKeyDoc {
@@ -115,37 +128,6 @@ export interface IdempotencyKeyDoc {
   batch: string;
   /** When the claiming call started (its tasks' createdAt): a stale pending claim may be taken over. */
   claimed_at: number;
-}
-
-/** A `cron_tasks` document; `_id` is the cron id. */
-export interface CronDoc {
-  _id: string;
-  partition: number;
-  name: string;
-  cron_expression: string;
-  timezone: string;
-  template: string;
-  tenant_id: string;
-  overlap_policy: string;
-  catch_up: string;
-  max_catch_up: number;
-  enabled: boolean;
-  next_fire_time: number | null;
-  last_fire_time: number | null;
-  version: number;
-  seq: number;
-  created_at: number;
-  updated_at: number;
-}
-
-/** A `cron_fires` document (unique on cron_id + fire_time). */
-export interface CronFireDoc {
-  cron_id: string;
-  fire_time: number;
-  outcome: string;
-  reason: string | null;
-  task_id: string | null;
-  recorded_at: number;
 }
 
 /** JSON text of a value; `undefined` and null are stored as null. */
@@ -216,7 +198,9 @@ export function retryFromDoc(
     maxRetries: d.max_retries,
     backoff: d.retry_backoff as RetrySettings['backoff'],
     delaySeconds: d.retry_delay_seconds,
-    ...(d.max_retry_delay_seconds !== null && d.max_retry_delay_seconds !== undefined ? { maxDelaySeconds: d.max_retry_delay_seconds } : {}),
+    ...(d.max_retry_delay_seconds !== null && d.max_retry_delay_seconds !== undefined
+      ? { maxDelaySeconds: d.max_retry_delay_seconds }
+      : {}),
     ...(d.retry_jitter !== null && d.retry_jitter !== undefined ? { jitter: d.retry_jitter } : {}),
     ...(d.retry_base > 0 ? { attemptBase: d.retry_base } : {}),
   };
@@ -272,10 +256,24 @@ export function taskFromDoc(d: TaskDoc): TaskRecord {
 }
 
 /** Projection of the fields a {@link DueEntry} needs. */
-export const DUE_FIELDS = { _id: 1, partition: 1, seq: 1, due_at: 1, priority: 1, tenant_id: 1, task_type: 1, state: 1, queue: 1, concurrency_key: 1 } as const;
+export const DUE_FIELDS = {
+  _id: 1,
+  partition: 1,
+  seq: 1,
+  due_at: 1,
+  priority: 1,
+  tenant_id: 1,
+  task_type: 1,
+  state: 1,
+  queue: 1,
+  concurrency_key: 1,
+} as const;
 
 export function dueEntryFromDoc(
-  d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string; concurrency_key?: string | null },
+  d: Pick<TaskDoc, '_id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & {
+    queue?: string;
+    concurrency_key?: string | null;
+  },
 ): DueEntry {
   return {
     id: d._id,
@@ -320,60 +318,6 @@ export function attemptFromHistory(taskId: string, h: HistoryDoc): AttemptRecord
     endedAt: h.ended_at,
     outcome: h.outcome as TaskState,
     error: fromJson(h.error) as AttemptRecord['error'],
-  };
-}
-
-export function cronToDoc(c: CronRecord, seq: number): CronDoc {
-  return {
-    _id: c.id,
-    partition: c.partition,
-    name: c.name,
-    cron_expression: c.cronExpression,
-    timezone: c.timezone,
-    template: JSON.stringify(c.template),
-    tenant_id: c.tenantId,
-    overlap_policy: c.overlapPolicy,
-    catch_up: c.catchUp,
-    max_catch_up: c.maxCatchUp,
-    enabled: c.enabled,
-    next_fire_time: c.nextFireTime,
-    last_fire_time: c.lastFireTime,
-    version: c.version,
-    seq,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-  };
-}
-
-export function cronFromDoc(d: CronDoc): CronRecord {
-  return {
-    id: d._id,
-    partition: d.partition,
-    name: d.name,
-    cronExpression: d.cron_expression,
-    timezone: d.timezone,
-    template: JSON.parse(d.template) as TaskTemplate,
-    tenantId: d.tenant_id,
-    overlapPolicy: d.overlap_policy as OverlapPolicy,
-    catchUp: d.catch_up as CatchUpMode,
-    maxCatchUp: d.max_catch_up,
-    enabled: d.enabled,
-    nextFireTime: d.next_fire_time,
-    lastFireTime: d.last_fire_time,
-    version: d.version,
-    createdAt: d.created_at,
-    updatedAt: d.updated_at,
-  };
-}
-
-export function fireFromDoc(d: CronFireDoc): CronFireRecord {
-  return {
-    cronId: d.cron_id,
-    fireTime: d.fire_time,
-    outcome: d.outcome as FireOutcome,
-    reason: d.reason as SkipReason | null,
-    taskId: d.task_id,
-    recordedAt: d.recorded_at,
   };
 }
 

@@ -259,7 +259,10 @@ export class MongoStore implements Store {
     return this.write((c) => fireCrons(c, firings, now));
   }
 
-  async listCronFires(cronId: string, query: { limit: number; cursor?: string }): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
+  async listCronFires(
+    cronId: string,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
     return listCronFires(this.c, cronId, query);
   }
 
@@ -383,4 +386,3 @@ export class MongoStore implements Store {
     return this.write((c) => releaseOverflow(c, ids, now));
   }
 }
-

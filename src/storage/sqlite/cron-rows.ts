@@ -1,4 +1,12 @@
-import type { CatchUpMode, CronFireRecord, CronRecord, FireOutcome, OverlapPolicy, SkipReason, TaskTemplate } from '../../domain/cron/cron-definition';
+import type {
+  CatchUpMode,
+  CronFireRecord,
+  CronRecord,
+  FireOutcome,
+  OverlapPolicy,
+  SkipReason,
+  TaskTemplate,
+} from '../../domain/cron/cron-definition';
 
 /** A `cron_tasks` row as better-sqlite3 returns it. */
 export interface CronRow {

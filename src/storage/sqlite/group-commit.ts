@@ -90,7 +90,12 @@ export class GroupCommit {
   run<T>(op: () => T, rows = 1, deferred = false): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      (deferred ? this.deferred : rows > this.bulkRows ? this.bulk : this.queue).push({ op, rows, resolve: resolve as (v: unknown) => void, reject });
+      (deferred ? this.deferred : rows > this.bulkRows ? this.bulk : this.queue).push({
+        op,
+        rows,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       this.schedule();
     });
   }

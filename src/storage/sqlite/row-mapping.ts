@@ -118,7 +118,10 @@ export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, tas
 
 /** Due entry of a row selected with {@link DUE_COLUMNS}. */
 export function dueEntryFromRow(
-  r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & { queue?: string; concurrency_key?: string | null },
+  r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & {
+    queue?: string;
+    concurrency_key?: string | null;
+  },
 ): DueEntry {
   return {
     id: r.id,

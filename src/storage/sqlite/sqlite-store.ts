@@ -164,7 +164,14 @@ export class SqliteStore implements Store {
     return this.w.run('markPending', epoch === undefined ? [ids, now] : [ids, now, epoch]);
   }
 
-  async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[], seqs?: readonly number[]): Promise<ClaimedTask[]> {
+  async claimTasks(
+    ids: string[],
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    epochs?: readonly number[],
+    seqs?: readonly number[],
+  ): Promise<ClaimedTask[]> {
     return this.w.run('claimTasks', [ids, workerId, now, leaseMs, epochs, seqs]);
   }
 
@@ -240,7 +247,10 @@ export class SqliteStore implements Store {
     return this.w.run('fireCrons', [firings, now]);
   }
 
-  async listCronFires(cronId: string, query: { limit: number; cursor?: string }): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
+  async listCronFires(
+    cronId: string,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
     return this.r.crons.listCronFires(cronId, query);
   }
 

@@ -47,10 +47,12 @@ if (port) {
       port.postMessage({ id: req.id, ok: false, error: { name: 'Error', message: `unknown write op ${req.op}` } });
       return;
     }
-    commit.run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? []), isDeferred(req.op)).then(
-      (result) => port.postMessage({ id: req.id, ok: true, result }),
-      (err: Error & { code?: string }) =>
-        port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),
-    );
+    commit
+      .run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? []), isDeferred(req.op))
+      .then(
+        (result) => port.postMessage({ id: req.id, ok: true, result }),
+        (err: Error & { code?: string }) =>
+          port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),
+      );
   });
 }

@@ -62,7 +62,11 @@ export function durationMs(v: unknown, def: number): number {
   return total;
 }
 
-const canonical = (name: string) => name.split('-').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('-');
+const canonical = (name: string) =>
+  name
+    .split('-')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('-');
 
 /** gjson-like path ("tasks", "tasks.0.task_id", "tasks.#") into parsed JSON. */
 function jsonPath(value: unknown, path?: string): unknown {
@@ -82,13 +86,18 @@ interface Params {
 }
 
 /** Builds the module objects, keyed by the specifier the scripts import. */
-export function k6Modules(rec: Recorder, ctx: ExecContext, sleepCapS: number): { modules: Record<string, Record<string, unknown>>; close: () => Promise<number> } {
+export function k6Modules(
+  rec: Recorder,
+  ctx: ExecContext,
+  sleepCapS: number,
+): { modules: Record<string, Record<string, unknown>>; close: () => Promise<number> } {
   const sync = new SyncHttp();
 
   function request(method: string, url: string, body?: unknown, params: Params = {}) {
     const headers: Record<string, string> = { ...(params.headers ?? {}) };
     const payload = body === undefined || body === null ? null : typeof body === 'string' ? body : JSON.stringify(body);
-    if (payload !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    if (payload !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
     const r = sync.request({ method, url, body: payload, headers, timeoutMs: durationMs(params.timeout, 60_000) });
     const tags = { name: url, ...(params.tags ?? {}), method, status: String(r.status) };
     rec.add('http_req_duration', r.durationMs, tags);
@@ -107,7 +116,15 @@ export function k6Modules(rec: Recorder, ctx: ExecContext, sleepCapS: number): {
       error: r.error ?? '',
       error_code: r.error ? 1000 : 0,
       request: { method, url, body: payload, headers },
-      timings: { duration: r.durationMs, waiting: r.waitingMs, blocked: 0, connecting: 0, tls_handshaking: 0, sending: 0, receiving: r.durationMs - r.waitingMs },
+      timings: {
+        duration: r.durationMs,
+        waiting: r.waitingMs,
+        blocked: 0,
+        connecting: 0,
+        tls_handshaking: 0,
+        sending: 0,
+        receiving: r.durationMs - r.waitingMs,
+      },
       json(path?: string) {
         if (!parsedOk) {
           parsed = JSON.parse(r.body ?? ''); // throws like k6 on a body that is not JSON
@@ -180,7 +197,14 @@ export function k6Modules(rec: Recorder, ctx: ExecContext, sleepCapS: number): {
 
   const execution = {
     get scenario() {
-      return { name: ctx.scenario, iterationInTest: ctx.iterationInTest, iterationInInstance: ctx.iterationInTest, executor: 'smoke', startTime: Date.now(), progress: 0 };
+      return {
+        name: ctx.scenario,
+        iterationInTest: ctx.iterationInTest,
+        iterationInInstance: ctx.iterationInTest,
+        executor: 'smoke',
+        startTime: Date.now(),
+        progress: 0,
+      };
     },
     get vu() {
       return { idInTest: ctx.vu, idInInstance: ctx.vu, iterationInInstance: ctx.iterationInTest, iterationInScenario: ctx.iterationInTest };

@@ -25,7 +25,26 @@ export interface RunSummary {
   problems: string[];
 }
 
-const BUILTIN = new Set(['checks', 'data_received', 'data_sent', 'dropped_iterations', 'group_duration', 'http_req_blocked', 'http_req_connecting', 'http_req_duration', 'http_req_failed', 'http_req_receiving', 'http_req_sending', 'http_req_tls_handshaking', 'http_req_waiting', 'http_reqs', 'iteration_duration', 'iterations', 'vus', 'vus_max']);
+const BUILTIN = new Set([
+  'checks',
+  'data_received',
+  'data_sent',
+  'dropped_iterations',
+  'group_duration',
+  'http_req_blocked',
+  'http_req_connecting',
+  'http_req_duration',
+  'http_req_failed',
+  'http_req_receiving',
+  'http_req_sending',
+  'http_req_tls_handshaking',
+  'http_req_waiting',
+  'http_reqs',
+  'iteration_duration',
+  'iterations',
+  'vus',
+  'vus_max',
+]);
 const EXPR = /^(avg|min|max|med|count|rate|value|p\((\d+(?:\.\d+)?)\))\s*(<=|>=|==|===|!=|<|>)\s*(-?\d+(?:\.\d+)?)$/;
 const MAX_ITERATIONS = 50;
 const SLEEP_CAP_S = Number(process.env.K6_SMOKE_SLEEP_CAP_S ?? 0.25);
@@ -79,7 +98,10 @@ export function runScript(scriptPath: string, env: Record<string, string>): RunS
   (Module as unknown as { _load: typeof load })._load = function (request: string, parent: unknown, isMain: boolean) {
     if (request === 'k6' || request.startsWith('k6/')) {
       const mod = modules[request];
-      if (!mod) throw new Error(`the smoke test has no stand-in for k6 module ${JSON.stringify(request)}: add one to test/load-tests/k6-shim/k6-modules.ts`);
+      if (!mod)
+        throw new Error(
+          `the smoke test has no stand-in for k6 module ${JSON.stringify(request)}: add one to test/load-tests/k6-shim/k6-modules.ts`,
+        );
       return { __esModule: true, default: mod, ...mod };
     }
     return load.call(this, request, parent, isMain);
@@ -92,16 +114,27 @@ export function runScript(scriptPath: string, env: Record<string, string>): RunS
   const problems: string[] = [];
 
   const scenarios: RunSummary['scenarios'] = [];
-  for (const [name, sc] of Object.entries((options.scenarios ?? { default: { executor: 'per-vu-iterations', vus: 1, iterations: 1 } }) as Record<string, any>)) {
+  for (const [name, sc] of Object.entries(
+    (options.scenarios ?? { default: { executor: 'per-vu-iterations', vus: 1, iterations: 1 } }) as Record<string, any>,
+  )) {
     const exec = sc.exec ?? 'default';
     if (typeof script[exec] !== 'function') problems.push(`scenario ${name}: exec ${exec} is not an exported function`);
     let iterations = 1;
     if (sc.executor === 'shared-iterations') iterations = sc.iterations ?? 1;
     else if (sc.executor === 'per-vu-iterations') iterations = (sc.iterations ?? 1) * (sc.vus ?? 1);
-    if (iterations > MAX_ITERATIONS) problems.push(`scenario ${name}: ${iterations} iterations; give the smoke run smaller sizes through __ENV`);
+    if (iterations > MAX_ITERATIONS)
+      problems.push(`scenario ${name}: ${iterations} iterations; give the smoke run smaller sizes through __ENV`);
     scenarios.push({ name, exec, iterations });
   }
-  const thresholds: Array<{ key: string; metric: string; tags: Record<string, string>; expression: string; agg: string; op: string; bound: number }> = [];
+  const thresholds: Array<{
+    key: string;
+    metric: string;
+    tags: Record<string, string>;
+    expression: string;
+    agg: string;
+    op: string;
+    bound: number;
+  }> = [];
   for (const [key, list] of Object.entries((options.thresholds ?? {}) as Record<string, unknown[]>)) {
     const { metric, tags } = thresholdKey(key);
     if (!BUILTIN.has(metric) && !rec.customMetrics.has(metric)) problems.push(`threshold ${key}: no metric named ${metric}`);
@@ -139,11 +172,15 @@ export function runScript(scriptPath: string, env: Record<string, string>): RunS
     scenarios,
     checks: [...rec.checks.values()],
     requests: http.length,
-    failed_requests: rec.samples.filter((s) => s.metric === 'http_req_failed' && s.value === 1).map((s) => ({ name: s.tags.name, method: s.tags.method, status: s.tags.status })),
+    failed_requests: rec.samples
+      .filter((s) => s.metric === 'http_req_failed' && s.value === 1)
+      .map((s) => ({ name: s.tags.name, method: s.tags.method, status: s.tags.status })),
     custom_metrics: custom,
     thresholds: thresholds.map((t) => {
       const type = rec.customMetrics.get(t.metric) ?? (t.metric === 'http_reqs' || t.metric === 'iterations' ? 'counter' : 'trend');
-      const values = rec.samples.filter((s) => s.metric === t.metric && Object.entries(t.tags).every(([k, v]) => s.tags[k] === v)).map((s) => s.value);
+      const values = rec.samples
+        .filter((s) => s.metric === t.metric && Object.entries(t.tags).every(([k, v]) => s.tags[k] === v))
+        .map((s) => s.value);
       const value = aggregate(values, t.agg, type);
       return { metric: t.key, expression: t.expression, value, ok: value === null ? null : compare(value, t.op, t.bound) };
     }),

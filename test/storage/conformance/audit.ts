@@ -15,7 +15,9 @@ export function describeAudit(ctx: ConformanceContext): void {
       const [retrying, running, later] = idsInPartition(1, 3, 'not-overdue');
       await ctx.store().insertTasks([newTask(retrying, { createdAt: T0 })]);
       const attempt = await startTask(ctx.store(), retrying, T0);
-      await ctx.store().completeAttempts([completion(retrying, attempt, 'RETRYING', { retryAt: T0 + 12, error: taskError('boom') })], T0 + 1);
+      await ctx
+        .store()
+        .completeAttempts([completion(retrying, attempt, 'RETRYING', { retryAt: T0 + 12, error: taskError('boom') })], T0 + 1);
       await ctx.store().insertTasks([newTask(running, { createdAt: T0 })]);
       await startTask(ctx.store(), running, T0);
       await ctx.store().insertTasks([newTask(later, { createdAt: T0, scheduledAt: T0 + 10_000 })]);

@@ -8,11 +8,17 @@ import { ConformanceContext } from './context';
 export function describeCheckpoints(ctx: ConformanceContext): void {
   describe('saveCheckpoint, reportProgress', () => {
     /** Ends attempt `attempt` of `id` as a retry due at once, and claims the next attempt. */
-    async function retry(id: string, attempt: number, now: number): Promise<{ attempt: number; lastCheckpoint?: unknown; hasCheckpoint: boolean }> {
-      const [r] = await ctx.store().completeAttempts(
-        [completion(id, attempt, 'RETRYING', { retryAt: now, error: taskError('worker process was lost', 'worker_lost') })],
-        now,
-      );
+    async function retry(
+      id: string,
+      attempt: number,
+      now: number,
+    ): Promise<{ attempt: number; lastCheckpoint?: unknown; hasCheckpoint: boolean }> {
+      const [r] = await ctx
+        .store()
+        .completeAttempts(
+          [completion(id, attempt, 'RETRYING', { retryAt: now, error: taskError('worker process was lost', 'worker_lost') })],
+          now,
+        );
       expect(r.applied).to.equal(true);
       const claimed = await ctx.store().claimTasks([id], 'worker-2', now + 1, 60_000);
       expect(claimed).to.have.lengthOf(1);
@@ -22,7 +28,11 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
     it('the next attempt reads the last checkpoint; the task shows it', async () => {
       await ctx.store().insertTasks([newTask('cp-a')]);
       const first = await startTask(ctx.store(), 'cp-a', T0);
-      expect(await ctx.store().saveCheckpoint('cp-a', first, { next: 500 }, T0 + 1)).to.deep.equal({ kind: 'saved', savedAt: T0 + 1, bytes: 12 });
+      expect(await ctx.store().saveCheckpoint('cp-a', first, { next: 500 }, T0 + 1)).to.deep.equal({
+        kind: 'saved',
+        savedAt: T0 + 1,
+        bytes: 12,
+      });
       expect(await ctx.store().saveCheckpoint('cp-a', first, { next: 1000 }, T0 + 2)).to.include({ kind: 'saved' });
       const task = await ctx.store().getTask('cp-a');
       expect(task?.checkpoint).to.deep.equal({ value: { next: 1000 }, attempt: first, savedAt: T0 + 2, bytes: 13 });
@@ -47,16 +57,30 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
       const second = await retry('cp-stale', first, T0 + 10);
       expect(await ctx.store().saveCheckpoint('cp-stale', second.attempt, { next: 700 }, T0 + 20)).to.include({ kind: 'saved' });
       // the lost first attempt is still running somewhere and tries to save
-      expect(await ctx.store().saveCheckpoint('cp-stale', first, { next: 9000 }, T0 + 30)).to.deep.equal({ kind: 'conflict', state: 'RUNNING', attempt: second.attempt });
-      expect((await ctx.store().getTask('cp-stale'))?.checkpoint).to.include({ attempt: second.attempt }).and.deep.include({ value: { next: 700 } });
+      expect(await ctx.store().saveCheckpoint('cp-stale', first, { next: 9000 }, T0 + 30)).to.deep.equal({
+        kind: 'conflict',
+        state: 'RUNNING',
+        attempt: second.attempt,
+      });
+      expect((await ctx.store().getTask('cp-stale'))?.checkpoint)
+        .to.include({ attempt: second.attempt })
+        .and.deep.include({ value: { next: 700 } });
     });
 
     it('a finished, waiting or unknown task takes no checkpoint', async () => {
       await ctx.store().insertTasks([newTask('cp-done'), newTask('cp-wait')]);
       const attempt = await startTask(ctx.store(), 'cp-done', T0);
       await ctx.store().completeAttempts([completion('cp-done', attempt, 'SUCCEEDED')], T0 + 5);
-      expect(await ctx.store().saveCheckpoint('cp-done', attempt, { n: 1 }, T0 + 6)).to.deep.equal({ kind: 'conflict', state: 'SUCCEEDED', attempt });
-      expect(await ctx.store().saveCheckpoint('cp-wait', 0, { n: 1 }, T0 + 6)).to.deep.equal({ kind: 'conflict', state: 'PENDING', attempt: 0 });
+      expect(await ctx.store().saveCheckpoint('cp-done', attempt, { n: 1 }, T0 + 6)).to.deep.equal({
+        kind: 'conflict',
+        state: 'SUCCEEDED',
+        attempt,
+      });
+      expect(await ctx.store().saveCheckpoint('cp-wait', 0, { n: 1 }, T0 + 6)).to.deep.equal({
+        kind: 'conflict',
+        state: 'PENDING',
+        attempt: 0,
+      });
       expect(await ctx.store().saveCheckpoint('cp-missing', 1, { n: 1 }, T0 + 6)).to.deep.equal({ kind: 'not_found' });
       expect(await ctx.store().getTask('cp-done')).to.not.have.property('checkpoint');
     });
@@ -69,7 +93,11 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
       expect(await ctx.store().saveCheckpoint('cp-big', attempt, atCap, T0 + 2)).to.include({ kind: 'saved', bytes: MAX_CHECKPOINT_BYTES });
       const err = await rejectionOf(() => ctx.store().saveCheckpoint('cp-big', attempt, `${atCap}y`, T0 + 3));
       expect(err).to.be.instanceOf(CheckpointTooLargeError);
-      expect((err as CheckpointTooLargeError).details).to.include({ field: 'checkpoint', limit_bytes: MAX_CHECKPOINT_BYTES, actual_bytes: MAX_CHECKPOINT_BYTES + 1 });
+      expect((err as CheckpointTooLargeError).details).to.include({
+        field: 'checkpoint',
+        limit_bytes: MAX_CHECKPOINT_BYTES,
+        actual_bytes: MAX_CHECKPOINT_BYTES + 1,
+      });
       expect((await ctx.store().getTask('cp-big'))?.checkpoint).to.include({ value: atCap, savedAt: T0 + 2 });
       expect(await rejectionOf(() => ctx.store().saveCheckpoint('cp-big', attempt, undefined, T0 + 4))).to.be.instanceOf(ValidationError);
     });
@@ -95,7 +123,11 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
         T0 + 5,
       );
       expect(written).to.equal(2);
-      expect((await ctx.store().getTask('pg-a'))?.progress).to.deep.equal({ value: { done: 600, total: 1000, message: 'copying' }, attempt: first, reportedAt: T0 + 5 });
+      expect((await ctx.store().getTask('pg-a'))?.progress).to.deep.equal({
+        value: { done: 600, total: 1000, message: 'copying' },
+        attempt: first,
+        reportedAt: T0 + 5,
+      });
       await ctx.store().completeAttempts([completion('pg-a', first, 'SUCCEEDED')], T0 + 6);
       expect(await ctx.store().reportProgress([{ taskId: 'pg-a', attempt: first, value: 1 }], T0 + 7)).to.equal(0);
       expect((await ctx.store().getTask('pg-a'))?.progress).to.include({ reportedAt: T0 + 5 });
@@ -105,7 +137,15 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask('pg-bad')]);
       const attempt = await startTask(ctx.store(), 'pg-bad', T0);
       for (const value of [1.5, -0.1, { done: 5, total: 2 }, { pct: 3 }, 'half', {}]) {
-        const err = await rejectionOf(() => ctx.store().reportProgress([{ taskId: 'pg-bad', attempt, value: 0.5 }, { taskId: 'pg-bad', attempt, value: value as never }], T0 + 1));
+        const err = await rejectionOf(() =>
+          ctx.store().reportProgress(
+            [
+              { taskId: 'pg-bad', attempt, value: 0.5 },
+              { taskId: 'pg-bad', attempt, value: value as never },
+            ],
+            T0 + 1,
+          ),
+        );
         expect(err, JSON.stringify(value)).to.be.instanceOf(ValidationError);
         expect((err as ValidationError).details.field).to.equal('progress');
       }

@@ -86,23 +86,17 @@ export function describeClaim(ctx: ConformanceContext): void {
     });
 
     it('does not claim SCHEDULED or RETRYING tasks before they are due, nor CANCELLED, terminal or unknown ones', async () => {
-      await ctx.store().insertTasks([
-        newTask('cl-sched', { scheduledAt: T0 + 10_000 }),
-        newTask('cl-cancel'),
-        newTask('cl-retry'),
-        newTask('cl-ok'),
-      ]);
+      await ctx
+        .store()
+        .insertTasks([newTask('cl-sched', { scheduledAt: T0 + 10_000 }), newTask('cl-cancel'), newTask('cl-retry'), newTask('cl-ok')]);
       await ctx.store().cancelTask('cl-cancel', T0);
       const attempt = await startTask(ctx.store(), 'cl-retry', T0);
       await ctx.store().completeAttempts([completion('cl-retry', attempt, 'RETRYING', { retryAt: T0 + 5 })], T0 + 1);
       await finishedTask(ctx.store(), 'cl-done', 'SUCCEEDED', T0);
 
-      const claimed = await ctx.store().claimTasks(
-        ['cl-sched', 'cl-cancel', 'cl-retry', 'cl-done', 'cl-unknown', 'cl-ok'],
-        'w',
-        T0 + 4,
-        1000,
-      );
+      const claimed = await ctx
+        .store()
+        .claimTasks(['cl-sched', 'cl-cancel', 'cl-retry', 'cl-done', 'cl-unknown', 'cl-ok'], 'w', T0 + 4, 1000);
       expect(claimed.map((c) => c.id)).to.deep.equal(['cl-ok']);
       expect(await ctx.stateOf('cl-sched')).to.equal('SCHEDULED');
       expect(await ctx.stateOf('cl-cancel')).to.equal('CANCELLED');

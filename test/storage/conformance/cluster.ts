@@ -39,7 +39,10 @@ export function describeCluster(ctx: ConformanceContext): void {
   describe('partition leases', () => {
     it('acquireLease grants a never-leased partition with epoch 1, and refuses it while held (even to its holder)', async () => {
       const s = ctx.store();
-      expect(await s.acquireLease(3, 'a', T0, TTL)).to.deep.equal({ granted: true, lease: { partition: 3, owner: 'a', epoch: 1, expiresAt: T0 + TTL } });
+      expect(await s.acquireLease(3, 'a', T0, TTL)).to.deep.equal({
+        granted: true,
+        lease: { partition: 3, owner: 'a', epoch: 1, expiresAt: T0 + TTL },
+      });
       const refused = await s.acquireLease(3, 'b', T0 + TTL - 1, TTL);
       expect(refused).to.deep.equal({ granted: false, current: { partition: 3, owner: 'a', epoch: 1, expiresAt: T0 + TTL } });
       expect((await s.acquireLease(3, 'a', T0 + 1, TTL)).granted).to.equal(false);
@@ -59,11 +62,21 @@ export function describeCluster(ctx: ConformanceContext): void {
     it('renewLease extends a held lease (compare-and-set on owner and epoch) and never shortens it', async () => {
       const s = ctx.store();
       await s.acquireLease(1, 'a', T0, TTL);
-      expect(await s.renewLease(1, 'a', 1, T0 + 5000, TTL)).to.deep.equal({ partition: 1, owner: 'a', epoch: 1, expiresAt: T0 + 5000 + TTL });
+      expect(await s.renewLease(1, 'a', 1, T0 + 5000, TTL)).to.deep.equal({
+        partition: 1,
+        owner: 'a',
+        epoch: 1,
+        expiresAt: T0 + 5000 + TTL,
+      });
       expect(await s.renewLease(1, 'a', 2, T0 + 6000, TTL)).to.equal(null); // wrong epoch
       expect(await s.renewLease(1, 'b', 1, T0 + 6000, TTL)).to.equal(null); // wrong owner
       // the holder's clock stepped back 10 s: the renewal succeeds but keeps the later expiry
-      expect(await s.renewLease(1, 'a', 1, T0 - 5000, TTL)).to.deep.equal({ partition: 1, owner: 'a', epoch: 1, expiresAt: T0 + 5000 + TTL });
+      expect(await s.renewLease(1, 'a', 1, T0 - 5000, TTL)).to.deep.equal({
+        partition: 1,
+        owner: 'a',
+        epoch: 1,
+        expiresAt: T0 + 5000 + TTL,
+      });
       // expired: lost, even though nobody took it yet
       expect(await s.renewLease(1, 'a', 1, T0 + 5000 + TTL, TTL)).to.equal(null);
     });
@@ -73,7 +86,10 @@ export function describeCluster(ctx: ConformanceContext): void {
       await s.acquireLease(2, 'a', T0, TTL);
       expect(await s.releaseLease(2, 'a', 1)).to.equal(true);
       expect(await s.renewLease(2, 'a', 1, T0 + 1, TTL)).to.equal(null);
-      expect(await s.acquireLease(2, 'b', T0 + 1, TTL)).to.deep.equal({ granted: true, lease: { partition: 2, owner: 'b', epoch: 2, expiresAt: T0 + 1 + TTL } });
+      expect(await s.acquireLease(2, 'b', T0 + 1, TTL)).to.deep.equal({
+        granted: true,
+        lease: { partition: 2, owner: 'b', epoch: 2, expiresAt: T0 + 1 + TTL },
+      });
       expect(await s.releaseLease(2, 'b', 2)).to.equal(true);
       expect(await s.acquireLease(2, 'a', T0 + 2, TTL)).to.deep.include({ granted: true });
       expect((await s.listLeases()).map((l) => [l.partition, l.owner, l.epoch])).to.deep.equal([[2, 'a', 3]]);

@@ -9,10 +9,7 @@ export function describeComplete(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask('ca-ok', { taskType: 'echo' })]);
       const attempt = await startTask(ctx.store(), 'ca-ok', T0);
       const result = { echoed: { text: 'héllo 🌍', list: [1, null] } };
-      const [r] = await ctx.store().completeAttempts(
-        [completion('ca-ok', attempt, 'SUCCEEDED', { result, durationMs: 123 })],
-        T0 + 200,
-      );
+      const [r] = await ctx.store().completeAttempts([completion('ca-ok', attempt, 'SUCCEEDED', { result, durationMs: 123 })], T0 + 200);
       expect(r.taskId).to.equal('ca-ok');
       expect(r.applied).to.equal(true);
       expect(r.state).to.equal('SUCCEEDED');
@@ -37,10 +34,9 @@ export function describeComplete(ctx: ConformanceContext): void {
       const [again] = await ctx.store().completeAttempts([completion('ca-dup', attempt, 'SUCCEEDED', { result: 'second' })], T0 + 20);
       expect(again.applied).to.equal(false);
       expect(again.state).to.equal('SUCCEEDED');
-      const [asFailure] = await ctx.store().completeAttempts(
-        [completion('ca-dup', attempt, 'FAILED', { error: taskError('late', 'Error', false) })],
-        T0 + 30,
-      );
+      const [asFailure] = await ctx
+        .store()
+        .completeAttempts([completion('ca-dup', attempt, 'FAILED', { error: taskError('late', 'Error', false) })], T0 + 30);
       expect(asFailure.applied).to.equal(false);
       expect(asFailure.state).to.equal('SUCCEEDED');
 
@@ -78,10 +74,9 @@ export function describeComplete(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask(id, { priority: 'low', tenantId: 'tenant-r', taskType: 'fail' })]);
       const attempt = await startTask(ctx.store(), id, T0);
       const err = taskError('connection reset', 'ECONNRESET');
-      const [r] = await ctx.store().completeAttempts(
-        [completion(id, attempt, 'RETRYING', { retryAt: T0 + 2000, error: err, durationMs: 40 })],
-        T0 + 50,
-      );
+      const [r] = await ctx
+        .store()
+        .completeAttempts([completion(id, attempt, 'RETRYING', { retryAt: T0 + 2000, error: err, durationMs: 40 })], T0 + 50);
       expect(r.applied).to.equal(true);
       expect(r.state).to.equal('RETRYING');
       expect(r.entry).to.not.equal(null);
@@ -112,10 +107,9 @@ export function describeComplete(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask(id)]);
       const attempt = await startTask(ctx.store(), id, T0);
       expect((await ctx.store().cancelTask(id, T0 + 5)).kind).to.equal('cancelling');
-      const [r] = await ctx.store().completeAttempts(
-        [completion(id, attempt, 'RETRYING', { retryAt: T0 + 1000, error: taskError('aborted', 'cancelled') })],
-        T0 + 10,
-      );
+      const [r] = await ctx
+        .store()
+        .completeAttempts([completion(id, attempt, 'RETRYING', { retryAt: T0 + 1000, error: taskError('aborted', 'cancelled') })], T0 + 10);
       expect(r.applied).to.equal(true);
       expect(r.state).to.equal('CANCELLED');
       const t = await ctx.store().getTask(id);
@@ -140,14 +134,16 @@ export function describeComplete(ctx: ConformanceContext): void {
     it('FAILED, DEAD and CANCELLED targets are terminal and keep the error', async () => {
       await ctx.store().insertTasks([newTask('ca-f'), newTask('ca-d'), newTask('ca-c')]);
       for (const id of ['ca-f', 'ca-d', 'ca-c']) await startTask(ctx.store(), id, T0);
-      const results = await ctx.store().completeAttempts(
-        [
-          completion('ca-f', 1, 'FAILED', { error: taskError('bad input', 'PermanentError', false) }),
-          completion('ca-d', 1, 'DEAD', { error: taskError('gave up', 'Error', true) }),
-          completion('ca-c', 1, 'CANCELLED', { error: taskError('aborted', 'cancelled', false) }),
-        ],
-        T0 + 30,
-      );
+      const results = await ctx
+        .store()
+        .completeAttempts(
+          [
+            completion('ca-f', 1, 'FAILED', { error: taskError('bad input', 'PermanentError', false) }),
+            completion('ca-d', 1, 'DEAD', { error: taskError('gave up', 'Error', true) }),
+            completion('ca-c', 1, 'CANCELLED', { error: taskError('aborted', 'cancelled', false) }),
+          ],
+          T0 + 30,
+        );
       expect(results.map((r) => [r.taskId, r.applied, r.state])).to.deep.equal([
         ['ca-f', true, 'FAILED'],
         ['ca-d', true, 'DEAD'],
@@ -167,15 +163,17 @@ export function describeComplete(ctx: ConformanceContext): void {
       await ctx.store().insertTasks([newTask('ca-b1'), newTask('ca-b2')]);
       await startTask(ctx.store(), 'ca-b1', T0);
       await startTask(ctx.store(), 'ca-b2', T0);
-      const results = await ctx.store().completeAttempts(
-        [
-          completion('ca-b2', 1, 'SUCCEEDED'),
-          completion('ca-missing', 1, 'SUCCEEDED'),
-          completion('ca-b1', 9, 'SUCCEEDED'),
-          completion('ca-b1', 1, 'FAILED', { error: taskError('x', 'Error', false) }),
-        ],
-        T0 + 5,
-      );
+      const results = await ctx
+        .store()
+        .completeAttempts(
+          [
+            completion('ca-b2', 1, 'SUCCEEDED'),
+            completion('ca-missing', 1, 'SUCCEEDED'),
+            completion('ca-b1', 9, 'SUCCEEDED'),
+            completion('ca-b1', 1, 'FAILED', { error: taskError('x', 'Error', false) }),
+          ],
+          T0 + 5,
+        );
       expect(results.map((r) => [r.taskId, r.applied, r.state])).to.deep.equal([
         ['ca-b2', true, 'SUCCEEDED'],
         ['ca-missing', false, null],

@@ -23,7 +23,10 @@ export function describeConcurrencyLimits(ctx: ConformanceContext): void {
     it("keeps a task's concurrency key: in its record, its due entry, and the entry of its retry", async () => {
       const s = ctx.store();
       const [keyed, plain] = idsInPartition(0, 2, 'ck');
-      await s.insertTasks([newTask(keyed, { concurrencyKey: 'tenant-42', retry: { maxRetries: 1, backoff: 'fixed', delaySeconds: 0 } }), newTask(plain)]);
+      await s.insertTasks([
+        newTask(keyed, { concurrencyKey: 'tenant-42', retry: { maxRetries: 1, backoff: 'fixed', delaySeconds: 0 } }),
+        newTask(plain),
+      ]);
       expect((await s.getTask(keyed))?.concurrencyKey).to.equal('tenant-42');
       expect((await s.getTask(plain))?.concurrencyKey ?? null).to.equal(null);
       const due = await s.loadDue(0, T0, 10);

@@ -35,7 +35,10 @@ function planned(cronId: string, fireTime: number, outcome: PlannedInstance['out
     fireTime,
     outcome,
     reason: outcome === 'skipped' ? 'misfire' : null,
-    task: outcome === 'skipped' ? null : newTask(cronInstanceId(cronId, fireTime), { dueAt: fireTime, scheduledAt: fireTime, state: 'PENDING' }),
+    task:
+      outcome === 'skipped'
+        ? null
+        : newTask(cronInstanceId(cronId, fireTime), { dueAt: fireTime, scheduledAt: fireTime, state: 'PENDING' }),
   };
 }
 
@@ -100,7 +103,9 @@ export function describeCron(ctx: ConformanceContext): void {
       const id = cronInstanceId('f1', T0 + SEC);
       expect(r.applied).to.equal(true);
       expect(r.entries.map((e) => [e.id, e.state])).to.deep.equal([[id, 'PENDING']]);
-      expect(r.records).to.deep.equal([{ cronId: 'f1', fireTime: T0 + SEC, outcome: 'created', reason: null, taskId: id, recordedAt: T0 + SEC + 3 }]);
+      expect(r.records).to.deep.equal([
+        { cronId: 'f1', fireTime: T0 + SEC, outcome: 'created', reason: null, taskId: id, recordedAt: T0 + SEC + 3 },
+      ]);
       expect(await s.getCron('f1')).to.include({ nextFireTime: T0 + 2 * SEC, lastFireTime: T0 + SEC, version: 1 });
       expect(await s.getTask(id)).to.include({ state: 'PENDING', cronId: 'f1' });
       const [again] = await s.fireCrons([firing(cron, [T0 + SEC])], T0 + SEC + 4);
@@ -192,7 +197,10 @@ export function describeCron(ctx: ConformanceContext): void {
       const cron = cronRecord('cu', { overlapPolicy: 'skip' });
       await s.createCron(cron);
       const times = [1, 2, 3].map((i) => T0 + i * SEC);
-      const [r] = await s.fireCrons([{ ...firing(cron, times), instances: times.map((t) => ({ ...planned('cu', t), outcome: 'caught_up' as const })) }], T0 + 10 * SEC);
+      const [r] = await s.fireCrons(
+        [{ ...firing(cron, times), instances: times.map((t) => ({ ...planned('cu', t), outcome: 'caught_up' as const })) }],
+        T0 + 10 * SEC,
+      );
       expect(r.records.map((x) => x.outcome)).to.deep.equal(['caught_up', 'caught_up', 'caught_up']);
       expect(await Promise.all(times.map((t) => ctx.stateOf(cronInstanceId('cu', t))))).to.deep.equal(['PENDING', 'BLOCKED', 'BLOCKED']);
     });

@@ -48,7 +48,10 @@ export function describeDeadLetter(ctx: ConformanceContext): void {
 
     it('listTasks filters by tenant and by completion time', async () => {
       await ctx.store().insertTasks([newTask('dl-a', { tenantId: 'acme' }), newTask('dl-b', { tenantId: 'other' })]);
-      for (const [id, at] of [['dl-a', T0], ['dl-b', T0 + 1000]] as const) {
+      for (const [id, at] of [
+        ['dl-a', T0],
+        ['dl-b', T0 + 1000],
+      ] as const) {
         const attempt = await startTask(ctx.store(), id, at);
         await ctx.store().completeAttempts([completion(id, attempt, 'DEAD')], at + 10);
       }

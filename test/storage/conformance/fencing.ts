@@ -34,7 +34,10 @@ export function describeFencing(ctx: ConformanceContext): void {
     it('the new epoch fires and claims them; the stale owner cannot claim what the new owner fired', async () => {
       const s = ctx.store();
       const [a, b] = idsInPartition(P, 2, 'fence-new');
-      const [{ seq: seqA }] = await s.insertTasks([newTask(a, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }), newTask(b, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' })]);
+      const [{ seq: seqA }] = await s.insertTasks([
+        newTask(a, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }),
+        newTask(b, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }),
+      ]);
       await s.fencePartition(P, 2);
       expect(await s.markPending([a, b], T0, 2)).to.have.members([a, b]);
       expect(await s.claimTasks([a], 'stale', T0, 30_000, [1])).to.deep.equal([]);
@@ -46,7 +49,7 @@ export function describeFencing(ctx: ConformanceContext): void {
       expect((await s.getTask(a))!.workerId).to.equal('fresh');
     });
 
-    it('a stale owner\'s markPending stamps its epoch, so a later fence by the next owner still wins', async () => {
+    it("a stale owner's markPending stamps its epoch, so a later fence by the next owner still wins", async () => {
       const s = ctx.store();
       const [id] = idsInPartition(P, 1, 'fence-stamp');
       await s.insertTasks([newTask(id, { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' })]);

@@ -17,18 +17,23 @@ export function describeIdempotency(ctx: ConformanceContext): void {
 
     it('a held key with another hash rejects the whole list with IdempotencyConflict', async () => {
       await ctx.store().insertTasks([keyed('ik-a', 'k', 'h1')]);
-      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-free'), keyed('ik-b', 'k', 'h2')]))) as { name: string; code: string };
+      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-free'), keyed('ik-b', 'k', 'h2')]))) as {
+        name: string;
+        code: string;
+      };
       expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
       expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-a', key: 'k' });
       expect(await ctx.store().getTask('ik-free')).to.equal(null);
     });
 
-    it("a held key whose task was deleted (dead-letter delete) rejects the same request with taskDeleted: no replay of a missing task, no second run", async () => {
+    it('a held key whose task was deleted (dead-letter delete) rejects the same request with taskDeleted: no replay of a missing task, no second run', async () => {
       await ctx.store().insertTasks([keyed('ik-dead', 'kd', 'h1')]);
       const attempt = await startTask(ctx.store(), 'ik-dead', T0 + 1);
       await ctx.store().completeAttempts([completion('ik-dead', attempt, 'DEAD')], T0 + 2);
       expect(await ctx.store().deleteDead('ik-dead')).to.equal(true);
-      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-dfree'), keyed('ik-dead2', 'kd', 'h1', { createdAt: T0 + 3 })]))) as { name: string; code: string };
+      const err = (await rejectionOf(() =>
+        ctx.store().insertTasks([newTask('ik-dfree'), keyed('ik-dead2', 'kd', 'h1', { createdAt: T0 + 3 })]),
+      )) as { name: string; code: string };
       expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
       expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-dead', key: 'kd', taskDeleted: true });
       expect(await ctx.store().getTask('ik-dfree')).to.equal(null);
@@ -41,7 +46,11 @@ export function describeIdempotency(ctx: ConformanceContext): void {
     it('keys are per tenant, and released at their expiry', async () => {
       await ctx.store().insertTasks([keyed('ik-t1', 'k', 'h1', { tenantId: 't1' })]);
       expect((await ctx.store().insertTasks([keyed('ik-t2', 'k', 'h9', { tenantId: 't2' })]))[0].replayed).to.equal(false);
-      const later = keyed('ik-late', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1000, idempotency: { requestHash: 'h9', expiresAt: T0 + 5000 } });
+      const later = keyed('ik-late', 'k', 'h9', {
+        tenantId: 't1',
+        createdAt: T0 + 1000,
+        idempotency: { requestHash: 'h9', expiresAt: T0 + 5000 },
+      });
       expect(acks(await ctx.store().insertTasks([later]))).to.deep.equal([{ taskId: 'ik-late', replayed: false }]);
       expect((await ctx.store().insertTasks([keyed('ik-late2', 'k', 'h9', { tenantId: 't1', createdAt: T0 + 1001 })]))[0]).to.deep.equal({
         taskId: 'ik-late',

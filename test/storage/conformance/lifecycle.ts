@@ -53,7 +53,8 @@ interface Operation {
 }
 
 const attemptOf = async (s: Store, id: string) => (await s.getTask(id))?.attempts ?? 0;
-const complete = (state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED' | 'RETRYING', retryAt: number | null = null) =>
+const complete =
+  (state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED' | 'RETRYING', retryAt: number | null = null) =>
   async (s: Store, t: Subject) => {
     const error = state === 'SUCCEEDED' ? null : taskError(`${state} ${t.id}`);
     const [r] = await s.completeAttempts([completion(t.id, await attemptOf(s, t.id), state, { error, retryAt })], T1);
@@ -63,7 +64,12 @@ const complete = (state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED' | 'RETRYI
 /** Every store operation that changes a task's state, or writes under a state guard. */
 export const OPERATIONS: Operation[] = [
   { name: 'markPending', events: ['due'], subject: 'plain', apply: async (s, t) => (await s.markPending([t.id], T1), undefined) },
-  { name: 'claimTasks', events: ['claim', 'dueClaim'], subject: 'plain', apply: async (s, t) => (await s.claimTasks([t.id], 'w-lc', T1, 60_000)).length === 1 },
+  {
+    name: 'claimTasks',
+    events: ['claim', 'dueClaim'],
+    subject: 'plain',
+    apply: async (s, t) => (await s.claimTasks([t.id], 'w-lc', T1, 60_000)).length === 1,
+  },
   { name: 'completeAttempts SUCCEEDED', events: ['succeed'], subject: 'plain', apply: complete('SUCCEEDED') },
   { name: 'completeAttempts RETRYING, backoff ahead', events: ['retry'], subject: 'plain', apply: complete('RETRYING', LATER) },
   { name: 'completeAttempts RETRYING, backoff over', events: ['retryNow'], subject: 'plain', apply: complete('RETRYING', T1) },
@@ -92,7 +98,12 @@ export const OPERATIONS: Operation[] = [
     apply: async (s, t) => (await s.updateWaitingTask(t.id, { scheduledAt: null }, T1)).kind === 'updated',
   },
   { name: 'replayDead', events: ['replay'], subject: 'plain', apply: async (s, t) => (await s.replayDead(t.id, T1)) !== null },
-  { name: 'releaseOverflow', events: ['release'], subject: 'plain', apply: async (s, t) => (await s.releaseOverflow([t.id], T1)).length === 1 },
+  {
+    name: 'releaseOverflow',
+    events: ['release'],
+    subject: 'plain',
+    apply: async (s, t) => (await s.releaseOverflow([t.id], T1)).length === 1,
+  },
   {
     name: 'releaseOverflow, own time ahead',
     events: ['releaseLater'],
@@ -194,7 +205,14 @@ async function drive(s: Store, id: string, state: TaskState): Promise<boolean> {
 }
 
 /** Makes a subject of `kind` in `state` (keyed `key`, unique per store; `scheduledAt`: its own time, for held and blocked subjects). */
-async function makeSubject(s: Store, kind: SubjectKind, key: string, state: TaskState, scheduledAt: number | null, force: ForceState | undefined): Promise<Subject> {
+async function makeSubject(
+  s: Store,
+  kind: SubjectKind,
+  key: string,
+  state: TaskState,
+  scheduledAt: number | null,
+  force: ForceState | undefined,
+): Promise<Subject> {
   let subject: Subject;
   let reached: boolean;
   if (kind === 'plain') {
@@ -211,11 +229,26 @@ async function makeSubject(s: Store, kind: SubjectKind, key: string, state: Task
     subject = { id: cronInstanceId(key, T0), cronId: key };
     reached = await drive(s, subject.id, state);
   } else if (kind === 'workflowRoot') {
-    await s.insertWorkflow(workflow(key, state === 'BLOCKED' ? [['up', []], ['t', ['up']]] : [['t', []]]));
+    await s.insertWorkflow(
+      workflow(
+        key,
+        state === 'BLOCKED'
+          ? [
+              ['up', []],
+              ['t', ['up']],
+            ]
+          : [['t', []]],
+      ),
+    );
     subject = { id: `${key}.t`, workflowId: key };
     reached = state === 'BLOCKED' || (await drive(s, subject.id, state));
   } else {
-    await s.insertWorkflow(workflow(key, [['up', []], ['t', ['up'], { scheduledAt }]]));
+    await s.insertWorkflow(
+      workflow(key, [
+        ['up', []],
+        ['t', ['up'], { scheduledAt }],
+      ]),
+    );
     subject = { id: `${key}.t`, workflowId: key, upstream: `${key}.up` };
     if (kind === 'replayedChild') {
       // The upstream ends DEAD: the child is CANCELLED (upstream_failed), which a replay resumes.
@@ -249,7 +282,10 @@ export function describeLifecycle(ctx: ConformanceContext, force: ForceState | u
       const missing = (Object.keys(TRANSITIONS) as TransitionEvent[]).filter((e) => !covered.has(e) && !NOT_BY_CONTRACT[e]);
       expect(missing, 'edges without an operation in OPERATIONS').to.deep.equal([]);
       const guards = new Set(OPERATIONS.map((o) => o.guard));
-      expect((Object.keys(GUARDS) as GuardName[]).filter((g) => !guards.has(g) && g !== 'fence'), 'guards without an operation').to.deep.equal([]);
+      expect(
+        (Object.keys(GUARDS) as GuardName[]).filter((g) => !guards.has(g) && g !== 'fence'),
+        'guards without an operation',
+      ).to.deep.equal([]);
     });
 
     for (const op of OPERATIONS) {
@@ -266,7 +302,9 @@ export function describeLifecycle(ctx: ConformanceContext, force: ForceState | u
           const expected = edge ? edge.to : state;
           if (after !== expected) mismatches.push(`${state} → ${after} (table: ${edge ? `${edge.event} → ${edge.to}` : 'no edge, stays'})`);
           if (reported !== undefined && reported !== (edge !== null || guarded)) {
-            mismatches.push(`${state}: reported ${reported ? 'done' : 'not done'}, table says ${edge ? edge.event : guarded ? `guard ${op.guard}` : 'no edge'}`);
+            mismatches.push(
+              `${state}: reported ${reported ? 'done' : 'not done'}, table says ${edge ? edge.event : guarded ? `guard ${op.guard}` : 'no edge'}`,
+            );
           }
         }
         expect(mismatches).to.deep.equal([]);

@@ -93,7 +93,10 @@ export function describeList(ctx: ConformanceContext): void {
       const pages = await allPages({ limit: 5, queue: 'even' });
       expect(pages.map((p) => p.length)).to.deep.equal([5, 5, 3]);
       const seen = pages.flat().map((t) => t.id);
-      const expected = tasks.filter((t) => t.queue === 'even').map((t) => t.id).reverse();
+      const expected = tasks
+        .filter((t) => t.queue === 'even')
+        .map((t) => t.id)
+        .reverse();
       expect(seen).to.deep.equal(expected);
     });
 

@@ -1,16 +1,6 @@
 /** Store conformance, loadDue (see ./index.ts). */
 import { expect } from 'chai';
-import {
-  completion,
-  finishedTask,
-  idOutsidePartition,
-  idsInPartition,
-  newTask,
-  PARTITIONS,
-  startTask,
-  T0,
-  taskError,
-} from '../fixtures';
+import { completion, finishedTask, idOutsidePartition, idsInPartition, newTask, PARTITIONS, startTask, T0, taskError } from '../fixtures';
 import { partitionOf } from '../../../src/domain/partition';
 import { ConformanceContext } from './context';
 
@@ -35,7 +25,9 @@ export function describeLoadDue(ctx: ConformanceContext): void {
       await ctx.store().cancelTask(cancelled, T0);
       await ctx.store().insertTasks([newTask(retrying, { createdAt: T0 })]);
       const attempt = await startTask(ctx.store(), retrying, T0);
-      await ctx.store().completeAttempts([completion(retrying, attempt, 'RETRYING', { retryAt: T0 + 200, error: taskError('boom') })], T0 + 1);
+      await ctx
+        .store()
+        .completeAttempts([completion(retrying, attempt, 'RETRYING', { retryAt: T0 + 200, error: taskError('boom') })], T0 + 1);
 
       const due = await ctx.store().loadDue(P, T0 + 300, 100);
       expect(due.map((e) => e.id)).to.deep.equal([b, a, c, retrying]);
@@ -79,14 +71,16 @@ export function describeLoadDue(ctx: ConformanceContext): void {
       expect(await ctx.store().loadDue(P, T0 + 1000, 1)).to.have.length(1);
     });
 
-    it('counts the limit in the partition\'s own tasks when other partitions\' tasks share their due instant', async () => {
+    it("counts the limit in the partition's own tasks when other partitions' tasks share their due instant", async () => {
       // Submitted in turns over every partition, all due at one instant (a herd): the other
       // partitions' tasks come between this partition's in submission order.
       const mine = idsInPartition(P, 4, 'herd');
       const others = Array.from({ length: PARTITIONS }, (_, p) => (p === P ? [] : idsInPartition(p, 4, 'herd'))).flat();
       for (let i = 0; i < 4; i++) {
         const turn = [mine[i], ...others.filter((_, j) => j % 4 === i)];
-        await ctx.store().insertTasks(turn.map((id, j) => newTask(id, { createdAt: T0, scheduledAt: T0 + 500, ...(j % 2 ? {} : { priority: 'high' }) })));
+        await ctx
+          .store()
+          .insertTasks(turn.map((id, j) => newTask(id, { createdAt: T0, scheduledAt: T0 + 500, ...(j % 2 ? {} : { priority: 'high' }) })));
       }
       await ctx.store().insertTasks([newTask('herd-now', { createdAt: T0 + 500 })]); // PENDING, due at the same instant
       const due = await ctx.store().loadDue(P, T0 + 500, 3);

@@ -16,13 +16,15 @@ export function describeMarkPending(ctx: ConformanceContext): void {
     });
 
     it('returns already-PENDING ids, and not unknown, cancelled, running or terminal ones', async () => {
-      await ctx.store().insertTasks([
-        newTask('mp-pending'),
-        newTask('mp-due', { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }),
-        newTask('mp-later', { scheduledAt: T0 + 5000 }),
-        newTask('mp-cancelled', { scheduledAt: T0 + 10 }),
-        newTask('mp-running'),
-      ]);
+      await ctx
+        .store()
+        .insertTasks([
+          newTask('mp-pending'),
+          newTask('mp-due', { createdAt: T0 - 100, scheduledAt: T0 - 10, state: 'SCHEDULED' }),
+          newTask('mp-later', { scheduledAt: T0 + 5000 }),
+          newTask('mp-cancelled', { scheduledAt: T0 + 10 }),
+          newTask('mp-running'),
+        ]);
       await ctx.store().cancelTask('mp-cancelled', T0);
       await startTask(ctx.store(), 'mp-running', T0);
       await finishedTask(ctx.store(), 'mp-done', 'SUCCEEDED', T0);

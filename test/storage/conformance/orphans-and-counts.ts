@@ -7,12 +7,14 @@ import { ConformanceContext } from './context';
 export function describeOrphansAndCounts(ctx: ConformanceContext): void {
   describe('findOrphanedAttempts', () => {
     it('returns the RUNNING tasks with their attempt, worker and retry settings', async () => {
-      await ctx.store().insertTasks([
-        newTask('or-1', { retry: { maxRetries: 4, backoff: 'linear', delaySeconds: 2 } }),
-        newTask('or-2', { retry: { maxRetries: 1, backoff: 'fixed', delaySeconds: 0.5 } }),
-        newTask('or-pending'),
-        newTask('or-sched', { scheduledAt: T0 + 1000 }),
-      ]);
+      await ctx
+        .store()
+        .insertTasks([
+          newTask('or-1', { retry: { maxRetries: 4, backoff: 'linear', delaySeconds: 2 } }),
+          newTask('or-2', { retry: { maxRetries: 1, backoff: 'fixed', delaySeconds: 0.5 } }),
+          newTask('or-pending'),
+          newTask('or-sched', { scheduledAt: T0 + 1000 }),
+        ]);
       await startTask(ctx.store(), 'or-1', T0, 'w-1');
       await ctx.store().completeAttempts([completion('or-1', 1, 'RETRYING', { retryAt: T0 + 10 })], T0 + 1);
       await startTask(ctx.store(), 'or-1', T0 + 10, 'w-1b');
@@ -49,17 +51,19 @@ export function describeOrphansAndCounts(ctx: ConformanceContext): void {
     });
 
     it('counts every state', async () => {
-      await ctx.store().insertTasks([
-        newTask('cs-s1', { scheduledAt: T0 + 1000 }),
-        newTask('cs-s2', { scheduledAt: T0 + 2000 }),
-        newTask('cs-p1'),
-        newTask('cs-p2'),
-        newTask('cs-p3'),
-        newTask('cs-r'),
-        newTask('cs-rt'),
-        newTask('cs-c'),
-        newTask('cs-h', { state: 'OVERFLOW', priority: 'low' }),
-      ]);
+      await ctx
+        .store()
+        .insertTasks([
+          newTask('cs-s1', { scheduledAt: T0 + 1000 }),
+          newTask('cs-s2', { scheduledAt: T0 + 2000 }),
+          newTask('cs-p1'),
+          newTask('cs-p2'),
+          newTask('cs-p3'),
+          newTask('cs-r'),
+          newTask('cs-rt'),
+          newTask('cs-c'),
+          newTask('cs-h', { state: 'OVERFLOW', priority: 'low' }),
+        ]);
       await startTask(ctx.store(), 'cs-r', T0);
       await startTask(ctx.store(), 'cs-rt', T0);
       await ctx.store().completeAttempts([completion('cs-rt', 1, 'RETRYING', { retryAt: T0 + 100 })], T0 + 1);

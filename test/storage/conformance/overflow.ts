@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { newTask, T0 } from '../fixtures';
 import { ConformanceContext } from './context';
 
-const held = (id: string, overrides: Parameters<typeof newTask>[1] = {}) => newTask(id, { priority: 'low', state: 'OVERFLOW', ...overrides });
+const held = (id: string, overrides: Parameters<typeof newTask>[1] = {}) =>
+  newTask(id, { priority: 'low', state: 'OVERFLOW', ...overrides });
 
 export function describeOverflow(ctx: ConformanceContext): void {
   describe('overflow hold', () => {

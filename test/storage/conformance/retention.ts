@@ -46,15 +46,19 @@ export function describeRetention(ctx: ConformanceContext): void {
     });
 
     it('never touches waiting or RUNNING tasks, however old (a replayed DEAD task included)', async () => {
-      await ctx.store().insertTasks([
-        newTask('rt-pending'),
-        newTask('rt-scheduled', { scheduledAt: T0 + 1000 }),
-        newTask('rt-running'),
-        newTask('rt-retrying'),
-      ]);
+      await ctx
+        .store()
+        .insertTasks([
+          newTask('rt-pending'),
+          newTask('rt-scheduled', { scheduledAt: T0 + 1000 }),
+          newTask('rt-running'),
+          newTask('rt-retrying'),
+        ]);
       await startTask(ctx.store(), 'rt-running', T0);
       await startTask(ctx.store(), 'rt-retrying', T0);
-      await ctx.store().completeAttempts([completion('rt-retrying', 1, 'RETRYING', { retryAt: T0 + 10 * HOUR, error: taskError('x') })], T0 + 5);
+      await ctx
+        .store()
+        .completeAttempts([completion('rt-retrying', 1, 'RETRYING', { retryAt: T0 + 10 * HOUR, error: taskError('x') })], T0 + 5);
       await finishedTask(ctx.store(), 'rt-replayed', 'DEAD', T0);
       expect(await ctx.store().replayDead('rt-replayed', T0 + 20)).to.not.equal(null);
       const far = T0 + 1000 * HOUR;
@@ -89,7 +93,11 @@ export function describeRetention(ctx: ConformanceContext): void {
       expect(await ctx.store().purgeFinished(T0, T0 + 200, 10)).to.deep.equal({ tasks: 0, idempotencyKeys: 1 });
       expect(await ctx.store().purgeFinished(T0, T0 + 200, 10)).to.deep.equal({ tasks: 0, idempotencyKeys: 0 });
       // 'c' is still held: the same request at T0 + 250 is a replay of rk-3
-      const again = newTask('rk-3b', { createdAt: T0 + 250, idempotencyKey: 'c', idempotency: { requestHash: 'h-c', expiresAt: T0 + 999 } });
+      const again = newTask('rk-3b', {
+        createdAt: T0 + 250,
+        idempotencyKey: 'c',
+        idempotency: { requestHash: 'h-c', expiresAt: T0 + 999 },
+      });
       expect(await ctx.store().insertTasks([again])).to.deep.equal([{ taskId: 'rk-3', replayed: true, seq: 0 }]);
       // the tasks themselves are waiting: untouched
       for (const id of ['rk-1', 'rk-2', 'rk-3']) expect(await ctx.stateOf(id)).to.equal('PENDING');

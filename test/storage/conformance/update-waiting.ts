@@ -23,7 +23,12 @@ export function describeUpdateWaiting(ctx: ConformanceContext): void {
     it('priority and payload leave the schedule alone; a RUNNING task is a conflict; an unknown id is not found', async () => {
       await ctx.store().insertTasks([newTask('uw-b', { scheduledAt: T0 + 5_000 }), newTask('uw-run')]);
       const res = await ctx.store().updateWaitingTask('uw-b', { priority: 'high', payload: { v: 2 } }, T0 + 1);
-      expect(res.kind === 'updated' && res.task).to.deep.include({ state: 'SCHEDULED', dueAt: T0 + 5_000, priority: 'high', payload: { v: 2 } });
+      expect(res.kind === 'updated' && res.task).to.deep.include({
+        state: 'SCHEDULED',
+        dueAt: T0 + 5_000,
+        priority: 'high',
+        payload: { v: 2 },
+      });
       await startTask(ctx.store(), 'uw-run', T0);
       const conflict = await ctx.store().updateWaitingTask('uw-run', { scheduledAt: T0 + 9_000 }, T0 + 2);
       expect(conflict.kind).to.equal('conflict');

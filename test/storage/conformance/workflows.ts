@@ -33,7 +33,13 @@ export function workflow(id: string, spec: Spec, now = T0): NewWorkflow {
 }
 
 /** Claims task `id` and records its end; returns the completion result. */
-export async function run(store: Store, id: string, state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED', now: number, result: unknown = null) {
+export async function run(
+  store: Store,
+  id: string,
+  state: 'SUCCEEDED' | 'FAILED' | 'DEAD' | 'CANCELLED',
+  now: number,
+  result: unknown = null,
+) {
   const [claimed] = await store.claimTasks([id], 'w-1', now, 60_000);
   if (!claimed) throw new Error(`could not claim ${id}`);
   const error = state === 'SUCCEEDED' ? null : taskError(`${state} ${id}`, 'Error', state === 'DEAD');
@@ -56,7 +62,16 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     it('insertWorkflow stores the workflow RUNNING, roots waiting and the rest BLOCKED (not due), with their edges', async () => {
       await ctx.store().insertWorkflow(workflow('w1', DIAMOND));
       const wf = await ctx.store().getWorkflow('w1');
-      expect(wf).to.include({ id: 'w1', workflowName: 'wf w1', status: 'RUNNING', taskCount: 5, openTasks: 5, cancelRequested: false, completedAt: null, tenantId: 'tenant-a' });
+      expect(wf).to.include({
+        id: 'w1',
+        workflowName: 'wf w1',
+        status: 'RUNNING',
+        taskCount: 5,
+        openTasks: 5,
+        cancelRequested: false,
+        completedAt: null,
+        tenantId: 'tenant-a',
+      });
       const tasks = await ctx.store().getWorkflowTasks('w1');
       expect(tasks.map((t) => [t.workflowTaskId, t.state, t.unmetDependencies])).to.deep.equal([
         ['A', 'PENDING', 0],
@@ -77,7 +92,14 @@ export function describeWorkflows(ctx: ConformanceContext): void {
 
     it('insertWorkflow answers each task its stored seq, in input order and increasing', async () => {
       await ctx.store().insertTasks([newTask('before-wseq')]);
-      const seqs = await ctx.store().insertWorkflow(workflow('wseq', [['R1', []], ['X', ['R1']], ['R2', []], ['R3', []]]));
+      const seqs = await ctx.store().insertWorkflow(
+        workflow('wseq', [
+          ['R1', []],
+          ['X', ['R1']],
+          ['R2', []],
+          ['R3', []],
+        ]),
+      );
       const stored = await Promise.all(['R1', 'X', 'R2', 'R3'].map(async (l) => (await ctx.store().getTask(`wseq.${l}`))!.seq));
       expect(seqs).to.deep.equal(stored);
       expect(seqs[0]).to.be.greaterThan((await ctx.store().getTask('before-wseq'))!.seq);
@@ -118,11 +140,21 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     });
 
     it('several tasks of one workflow completed in one call (a dispatcher batch): each release and count applies once', async () => {
-      const wide: Spec = [['A', []], ['B', []], ['C', []], ['D', []], ['J', ['A', 'B', 'C', 'D']], ['K', ['A', 'B']]];
+      const wide: Spec = [
+        ['A', []],
+        ['B', []],
+        ['C', []],
+        ['D', []],
+        ['J', ['A', 'B', 'C', 'D']],
+        ['K', ['A', 'B']],
+      ];
       await ctx.store().insertWorkflow(workflow('wb', wide));
       const ids = ['wb.A', 'wb.B', 'wb.C', 'wb.D'];
       const claimed = await ctx.store().claimTasks(ids, 'w-1', T0 + 5, 60_000);
-      const results = await ctx.store().completeAttempts(claimed.map((t) => completion(t.id, t.attempt, 'SUCCEEDED', { result: t.id })), T0 + 10);
+      const results = await ctx.store().completeAttempts(
+        claimed.map((t) => completion(t.id, t.attempt, 'SUCCEEDED', { result: t.id })),
+        T0 + 10,
+      );
       expect(results.map((r) => r.applied)).to.deep.equal([true, true, true, true]);
       expect(results.flatMap((r) => r.released ?? []).map((e) => e.id)).to.have.members(['wb.J', 'wb.K']);
       expect(await states('wb', ['J', 'K'])).to.deep.equal(['PENDING', 'PENDING']);
@@ -132,7 +164,12 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     });
 
     it('a released task with its own later scheduledAt becomes SCHEDULED, due at that time', async () => {
-      await ctx.store().insertWorkflow(workflow('w4', [['A', []], ['L', ['A'], { scheduledAt: T0 + 60_000 }]]));
+      await ctx.store().insertWorkflow(
+        workflow('w4', [
+          ['A', []],
+          ['L', ['A'], { scheduledAt: T0 + 60_000 }],
+        ]),
+      );
       const a = await run(ctx.store(), 'w4.A', 'SUCCEEDED', T0 + 10);
       expect(a.result.released?.map((e) => [e.id, e.state, e.dueAt])).to.deep.equal([['w4.L', 'SCHEDULED', T0 + 60_000]]);
     });
@@ -167,7 +204,13 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     });
 
     it('cancelWorkflow: waiting tasks CANCELLED, RUNNING ones returned to abort; CANCELLED when the last ends; then conflict', async () => {
-      await ctx.store().insertWorkflow(workflow('w8', [['A', []], ['B', []], ['C', ['A', 'B']]]));
+      await ctx.store().insertWorkflow(
+        workflow('w8', [
+          ['A', []],
+          ['B', []],
+          ['C', ['A', 'B']],
+        ]),
+      );
       const { claimed } = { claimed: (await ctx.store().claimTasks(['w8.A'], 'w-1', T0, 60_000))[0] };
       const res = await ctx.store().cancelWorkflow('w8', T0 + 5);
       expect(res.kind).to.equal('cancelled');
@@ -231,7 +274,12 @@ export function describeWorkflows(ctx: ConformanceContext): void {
     });
 
     it('purgeFinished keeps the finished tasks of a RUNNING workflow; deletes a finished workflow past retention', async () => {
-      await ctx.store().insertWorkflow(workflow('p1', [['A', []], ['B', ['A']]]));
+      await ctx.store().insertWorkflow(
+        workflow('p1', [
+          ['A', []],
+          ['B', ['A']],
+        ]),
+      );
       await run(ctx.store(), 'p1.A', 'SUCCEEDED', T0 + 10);
       await ctx.store().purgeFinished(T0 + 1e9, T0 + 1e9, 100);
       expect(await ctx.stateOf('p1.A')).to.equal('SUCCEEDED');

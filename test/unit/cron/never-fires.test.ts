@@ -9,7 +9,15 @@ const canFire = (expression: string) => dayFieldsCanMatch(parseCronFields(expres
 
 describe('cron: expressions that can never fire', () => {
   it('no listed month has the day, and a day-of-week starting with * does not rescue it', () => {
-    for (const e of ['0 0 30 2 *', '0 0 31 4 *', '0 0 31 2,4,6,9,11 *', '0 0 30 FEB ?', '0 0 30 2 */1', '0 0 0 30 2 *', '0 0 30,31 2 */3']) {
+    for (const e of [
+      '0 0 30 2 *',
+      '0 0 31 4 *',
+      '0 0 31 2,4,6,9,11 *',
+      '0 0 30 FEB ?',
+      '0 0 30 2 */1',
+      '0 0 0 30 2 *',
+      '0 0 30,31 2 */3',
+    ]) {
       expect(canFire(e), e).to.equal(false);
     }
   });
@@ -19,7 +27,9 @@ describe('cron: expressions that can never fire', () => {
       expect(canFire(e), e).to.equal(true);
     }
     // The OR rule: 30 February never comes, but February's Mondays do.
-    expect(parseCronSchedule('0 0 30 2 MON', 'UTC').nextFireTime(Date.parse('2026-06-01T00:00:00Z'))).to.equal(Date.parse('2027-02-01T00:00:00Z'));
+    expect(parseCronSchedule('0 0 30 2 MON', 'UTC').nextFireTime(Date.parse('2026-06-01T00:00:00Z'))).to.equal(
+      Date.parse('2027-02-01T00:00:00Z'),
+    );
   });
 
   it('L, the last weekday and the n-th weekday with a stepped day-of-month (AND): exact, per month length', () => {

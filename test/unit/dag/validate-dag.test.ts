@@ -169,11 +169,7 @@ describe('validateDag', () => {
 
     it('rejects a self-dependency Z → Z (C6c), naming every self-dependent task', () => {
       expect(rejection(() => validateDag([{ id: 'Z', dependencies: ['Z'] }], MAX)).details.task_ids).to.deep.equal(['Z']);
-      const tasks: DagTask[] = [
-        { id: 'A' },
-        { id: 'Y', dependencies: ['A', 'Y'] },
-        { id: 'Z', dependencies: ['Z'] },
-      ];
+      const tasks: DagTask[] = [{ id: 'A' }, { id: 'Y', dependencies: ['A', 'Y'] }, { id: 'Z', dependencies: ['Z'] }];
       const err = rejection(() => validateDag(tasks, MAX));
       expect(err.details.field).to.equal('tasks');
       expect(err.details.task_ids).to.deep.equal(['Y', 'Z']);
@@ -227,7 +223,10 @@ describe('validateDag', () => {
     it('checks in the documented order: duplicates before unknown dependencies before self before cycles', () => {
       const dupAndUnknown: DagTask[] = [{ id: 'A', dependencies: ['ghost'] }, { id: 'A' }];
       expect(rejection(() => validateDag(dupAndUnknown, MAX)).details).to.have.property('duplicate_ids');
-      const unknownAndSelf: DagTask[] = [{ id: 'A', dependencies: ['A'] }, { id: 'B', dependencies: ['ghost'] }];
+      const unknownAndSelf: DagTask[] = [
+        { id: 'A', dependencies: ['A'] },
+        { id: 'B', dependencies: ['ghost'] },
+      ];
       expect(rejection(() => validateDag(unknownAndSelf, MAX)).details).to.have.property('unknown_dependencies');
       const selfAndCycle: DagTask[] = [
         { id: 'A', dependencies: ['B'] },
@@ -292,7 +291,10 @@ describe('validateDag', () => {
 
     /** A random DAG: each task depends on up to 3 tasks (repeats possible) earlier in a shuffled order. */
     function randomDag(rand: () => number, n: number): Array<{ id: string; dependencies: string[] }> {
-      const ids = shuffle(rand, Array.from({ length: n }, (_, i) => `n${i}`));
+      const ids = shuffle(
+        rand,
+        Array.from({ length: n }, (_, i) => `n${i}`),
+      );
       const tasks = ids.map((id, k) => {
         const count = k === 0 ? 0 : Math.floor(rand() * Math.min(k, 4));
         const dependencies = Array.from({ length: count }, () => ids[Math.floor(rand() * k)]);

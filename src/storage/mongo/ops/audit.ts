@@ -33,7 +33,12 @@ export async function auditScan(c: MongoCollections, now: number, overdueBefore:
   return {
     overdue: overdue.map(dueEntryFromDoc),
     overdueTotal,
-    expiredLeases: leases.map((d) => ({ taskId: d._id, attempt: d.attempts, workerId: d.worker_id, leaseExpiresAt: d.lease_expires_at as number })),
+    expiredLeases: leases.map((d) => ({
+      taskId: d._id,
+      attempt: d.attempts,
+      workerId: d.worker_id,
+      leaseExpiresAt: d.lease_expires_at as number,
+    })),
     expiredLeasesTotal,
     blockedLimbo: limbo.slice(0, limit),
     blockedLimboTotal: limbo.length,

@@ -36,7 +36,8 @@ export async function cancelTask(c: MongoCollections, id: string, now: number): 
     if (running) return { kind: 'cancelling', task: taskFromDoc(running) };
     const doc = await c.tasks.findOne({ _id: id });
     if (!doc || doc.wf_hold !== undefined) return { kind: 'not_found' };
-    if (!inSet(GUARDS.attempt, doc.state) && !canTransition(doc.state as TaskState, 'cancel')) return { kind: 'conflict', task: taskFromDoc(doc) };
+    if (!inSet(GUARDS.attempt, doc.state) && !canTransition(doc.state as TaskState, 'cancel'))
+      return { kind: 'conflict', task: taskFromDoc(doc) };
     // It moved between the steps (e.g. RUNNING → RETRYING): try again from its new state.
   }
   throw new Error(`task ${id} kept changing state while being updated`);

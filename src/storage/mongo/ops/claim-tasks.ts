@@ -34,8 +34,17 @@ export async function claimTasks(
   ids.forEach((id, i) => {
     if (!tokens.has(id)) tokens.set(id, epochs === undefined ? undefined : (epochs[i] ?? -1));
   });
-  const claimable = { $or: [{ state: inStates(TRANSITIONS.claim.from) }, { state: inStates(TRANSITIONS.dueClaim.from), due_at: { $lte: now } }] };
-  const running = { state: TRANSITIONS.claim.to, worker_id: workerId, started_at: now, lease_expires_at: now + leaseMs, cancel_requested: false, updated_at: now };
+  const claimable = {
+    $or: [{ state: inStates(TRANSITIONS.claim.from) }, { state: inStates(TRANSITIONS.dueClaim.from), due_at: { $lte: now } }],
+  };
+  const running = {
+    state: TRANSITIONS.claim.to,
+    worker_id: workerId,
+    started_at: now,
+    lease_expires_at: now + leaseMs,
+    cancel_requested: false,
+    updated_at: now,
+  };
   const docs = await mapBounded([...tokens], WRITE_PARALLELISM, async ([id, epoch]) => {
     if (epoch !== undefined && epoch < 0) return null;
     return c.tasks.findOneAndUpdate(

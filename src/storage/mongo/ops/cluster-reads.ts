@@ -8,7 +8,10 @@ import type { MongoCollections } from '../collections';
 import { leaseFromDoc } from './acquire-lease';
 
 export async function listLiveMembers(c: MongoCollections, now: number): Promise<MemberRecord[]> {
-  const docs = await c.members.find({ expires_at: { $gt: now } }).sort({ _id: 1 }).toArray();
+  const docs = await c.members
+    .find({ expires_at: { $gt: now } })
+    .sort({ _id: 1 })
+    .toArray();
   return docs.map((d) => ({ memberId: d._id, address: d.address ?? null, heartbeatAt: d.heartbeat_at, expiresAt: d.expires_at }));
 }
 

@@ -74,7 +74,13 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
     doc = await c.tasks.findOneAndUpdate(
       { ...cas, cancel_requested: false },
       {
-        $set: { ...common, state: retryAt <= now ? TRANSITIONS.retryNow.to : TRANSITIONS.retry.to, due_at: retryAt, completed_at: null, result: null },
+        $set: {
+          ...common,
+          state: retryAt <= now ? TRANSITIONS.retryNow.to : TRANSITIONS.retry.to,
+          due_at: retryAt,
+          completed_at: null,
+          result: null,
+        },
         $push: { history: entry },
       },
       { returnDocument: 'after' },
@@ -102,5 +108,11 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
 
 async function notApplied(c: MongoCollections, taskId: string): Promise<CompletionResult> {
   const found = await c.tasks.findOne({ _id: taskId }, { projection: { state: 1, task_type: 1 } });
-  return { taskId, applied: false, state: (found?.state as TaskState | undefined) ?? null, entry: null, taskType: found?.task_type ?? null };
+  return {
+    taskId,
+    applied: false,
+    state: (found?.state as TaskState | undefined) ?? null,
+    entry: null,
+    taskType: found?.task_type ?? null,
+  };
 }

@@ -13,7 +13,12 @@ export interface ConcurrencyLimitDoc {
   updated_at: number;
 }
 
-export async function putConcurrencyLimit(coll: Collection<ConcurrencyLimitDoc>, key: string, maxRunning: number | null, now: number): Promise<void> {
+export async function putConcurrencyLimit(
+  coll: Collection<ConcurrencyLimitDoc>,
+  key: string,
+  maxRunning: number | null,
+  now: number,
+): Promise<void> {
   if (maxRunning === null) await coll.deleteOne({ _id: key });
   else await coll.replaceOne({ _id: key }, { max_running: maxRunning, updated_at: now }, { upsert: true });
 }

@@ -13,7 +13,7 @@
 import { CronRecord } from '../../../domain/cron/cron-definition';
 import { CronChanges } from '../../cron-store';
 import type { MongoCollections } from '../collections';
-import { cronFromDoc, cronToDoc } from '../documents';
+import { cronFromDoc, cronToDoc } from '../cron-documents';
 import { insertNumbered } from './seq-counter';
 
 export async function createCron(c: MongoCollections, cron: CronRecord): Promise<void> {

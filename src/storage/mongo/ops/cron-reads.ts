@@ -10,7 +10,7 @@ import { TaskState } from '../../../domain/task';
 import { CronFireView, CronListQuery } from '../../cron-store';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import type { MongoCollections } from '../collections';
-import { cronFromDoc, fireFromDoc } from '../documents';
+import { cronFromDoc, fireFromDoc } from '../cron-documents';
 
 export async function getCron(c: MongoCollections, id: string): Promise<CronRecord | null> {
   const doc = await c.crons.findOne({ _id: id });
@@ -22,7 +22,11 @@ export async function listCrons(c: MongoCollections, q: CronListQuery): Promise<
   if (q.cursor !== undefined) filter.seq = { $lt: decodeCursor(q.cursor) };
   if (q.tenantId !== undefined) filter.tenant_id = q.tenantId;
   if (q.enabled !== undefined) filter.enabled = q.enabled;
-  const docs = await c.crons.find(filter).sort({ seq: -1 }).limit(q.limit + 1).toArray();
+  const docs = await c.crons
+    .find(filter)
+    .sort({ seq: -1 })
+    .limit(q.limit + 1)
+    .toArray();
   const page = docs.slice(0, q.limit);
   return { crons: page.map(cronFromDoc), nextCursor: docs.length > q.limit ? encodeCursor(page[page.length - 1].seq) : null };
 }
@@ -44,7 +48,11 @@ export async function listCronFires(
 ): Promise<{ fires: CronFireView[]; nextCursor: string | null }> {
   const filter: Record<string, unknown> = { cron_id: cronId };
   if (q.cursor !== undefined) filter.fire_time = { $lt: decodeCursor(q.cursor) };
-  const docs = await c.cronFires.find(filter).sort({ fire_time: -1 }).limit(q.limit + 1).toArray();
+  const docs = await c.cronFires
+    .find(filter)
+    .sort({ fire_time: -1 })
+    .limit(q.limit + 1)
+    .toArray();
   const page = docs.slice(0, q.limit);
   const taskIds = page.map((d) => d.task_id).filter((id): id is string => id !== null);
   const states = new Map<string, TaskState>();

@@ -40,7 +40,9 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
     };
     update.$push = { history: archived };
   }
-  const doc = await c.tasks.findOneAndUpdate({ _id: id, state: inStates(TRANSITIONS.replay.from), attempts: dead.attempts }, update, { returnDocument: 'after' });
+  const doc = await c.tasks.findOneAndUpdate({ _id: id, state: inStates(TRANSITIONS.replay.from), attempts: dead.attempts }, update, {
+    returnDocument: 'after',
+  });
   if (!doc) return null;
   // A death whose own follow-up never finished left the workflow's count unknown: recount it.
   if (doc.workflow_id) await finishReplay(c, doc, now, dead.wf_done === false);

@@ -30,7 +30,8 @@ import { CronFireRecord, FireOutcome, SkipReason } from '../../../domain/cron/cr
 import { TERMINAL_STATES } from '../../../domain/task';
 import { CronFiring, CronFiringResult } from '../../cron-store';
 import type { MongoCollections } from '../collections';
-import { CronFireDoc, DUE_FIELDS, dueEntryFromDoc, fireFromDoc, isDuplicateKey, TaskDoc, taskToDoc } from '../documents';
+import { CronFireDoc, fireFromDoc } from '../cron-documents';
+import { DUE_FIELDS, dueEntryFromDoc, isDuplicateKey, TaskDoc, taskToDoc } from '../documents';
 import { cancelTask } from './cancel-task';
 import { reserveSeq } from './seq-counter';
 
@@ -38,7 +39,10 @@ import { reserveSeq } from './seq-counter';
 export async function liveInstances(c: MongoCollections, cronId: string, exclude: string[]): Promise<TaskDoc[]> {
   const filter: Record<string, unknown> = { cron_id: cronId, state: { $nin: [...TERMINAL_STATES] } };
   if (exclude.length > 0) filter._id = { $nin: exclude };
-  return c.tasks.find(filter, { projection: { ...DUE_FIELDS, attempts: 1 } }).sort({ due_at: 1, seq: 1 }).toArray();
+  return c.tasks
+    .find(filter, { projection: { ...DUE_FIELDS, attempts: 1 } })
+    .sort({ due_at: 1, seq: 1 })
+    .toArray();
 }
 
 export async function fireCrons(c: MongoCollections, firings: CronFiring[], now: number): Promise<CronFiringResult[]> {

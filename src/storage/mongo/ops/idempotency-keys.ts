@@ -34,7 +34,12 @@ export type KeyClaim =
 /** The error insertTasks rejects with for a conflicting key (see IDEMPOTENCY_CONFLICT in store.ts). */
 export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean, taskDeleted = false): Error {
   const why = inUse ? 'is in use by a request still being stored' : `is held by task ${heldBy}${taskDeleted ? ', deleted' : ''}`;
-  return idempotencyConflictError(`idempotency key "${t.idempotencyKey}" ${why}`, { taskId: heldBy, tenantId: t.tenantId, key: t.idempotencyKey as string, taskDeleted });
+  return idempotencyConflictError(`idempotency key "${t.idempotencyKey}" ${why}`, {
+    taskId: heldBy,
+    tenantId: t.tenantId,
+    key: t.idempotencyKey as string,
+    taskDeleted,
+  });
 }
 
 export async function claimKey(c: MongoCollections, t: NewTask, batch: string, takeoverMs: number): Promise<KeyClaim> {
@@ -57,12 +62,15 @@ export async function claimKey(c: MongoCollections, t: NewTask, batch: string, t
     const held = await c.idempotencyKeys.findOne({ tenant_id: t.tenantId, key });
     if (!held || held.expires_at <= t.createdAt) continue; // released or purged meanwhile: claim again
     const same = held.request_hash === hash;
-    if (held.batch === batch) return same ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false };
+    if (held.batch === batch)
+      return same ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false };
     if (held.status === 'committed') {
       if (!same) return { kind: 'conflict', heldBy: held.task_id, inUse: false };
       // A committed key's task was stored; if it is gone now, it was deleted (dead-letter delete, retention).
       const stored = await c.tasks.findOne({ _id: held.task_id }, { projection: { _id: 1 } });
-      return stored ? { kind: 'replay', taskId: held.task_id } : { kind: 'conflict', heldBy: held.task_id, inUse: false, taskDeleted: true };
+      return stored
+        ? { kind: 'replay', taskId: held.task_id }
+        : { kind: 'conflict', heldBy: held.task_id, inUse: false, taskDeleted: true };
     }
     if (held.claimed_at > t.createdAt - takeoverMs) return { kind: 'conflict', heldBy: held.task_id, inUse: true };
     // A stale pending claim: its call died before answering. Take it over.

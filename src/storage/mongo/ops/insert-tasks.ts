@@ -92,12 +92,7 @@ export async function insertTasks(c: MongoCollections, partitions: number, tasks
  * Inserts `docs` in order, collecting the ids inserted into `inserted`. A duplicate id of an
  * adopted task (reserved by a dead claim of the same request) is skipped; any other error throws.
  */
-async function insertInOrder(
-  c: MongoCollections,
-  docs: TaskDoc[],
-  plan: Array<{ adopted: boolean }>,
-  inserted: string[],
-): Promise<void> {
+async function insertInOrder(c: MongoCollections, docs: TaskDoc[], plan: Array<{ adopted: boolean }>, inserted: string[]): Promise<void> {
   let from = 0;
   let renumbered = 0;
   while (from < docs.length) {

@@ -101,8 +101,14 @@ export async function insertWorkflow(c: MongoCollections, w: NewWorkflow): Promi
  */
 export async function completeInsert(c: MongoCollections, workflowId: string, now: number): Promise<boolean> {
   const held = { workflow_id: workflowId, state: inStates(TRANSITIONS.unblock.from) };
-  await c.tasks.updateMany({ ...held, wf_hold: 'PENDING' }, { $set: { state: TRANSITIONS.unblock.to, updated_at: now }, $unset: { wf_hold: '' } });
-  await c.tasks.updateMany({ ...held, wf_hold: 'SCHEDULED' }, { $set: { state: TRANSITIONS.unblockLater.to, updated_at: now }, $unset: { wf_hold: '' } });
+  await c.tasks.updateMany(
+    { ...held, wf_hold: 'PENDING' },
+    { $set: { state: TRANSITIONS.unblock.to, updated_at: now }, $unset: { wf_hold: '' } },
+  );
+  await c.tasks.updateMany(
+    { ...held, wf_hold: 'SCHEDULED' },
+    { $set: { state: TRANSITIONS.unblockLater.to, updated_at: now }, $unset: { wf_hold: '' } },
+  );
   await c.tasks.updateMany({ ...held, wf_hold: 'BLOCKED' }, { $unset: { wf_hold: '' } });
   const wf = await c.workflows.findOneAndUpdate(
     { _id: workflowId, status: 'RELEASING' },
@@ -112,7 +118,12 @@ export async function completeInsert(c: MongoCollections, workflowId: string, no
   if (wf && wf.open_tasks < wf.task_count) {
     // Tasks ended while RELEASING (only after a crash, or from another node): a held task whose
     // upstreams succeeded then was counted but not released (held tasks are not); release it now.
-    const ready = await c.tasks.find({ workflow_id: workflowId, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } }, { projection: { _id: 1, scheduled_at: 1 } }).toArray();
+    const ready = await c.tasks
+      .find(
+        { workflow_id: workflowId, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } },
+        { projection: { _id: 1, scheduled_at: 1 } },
+      )
+      .toArray();
     for (const t of ready) await releaseBlocked(c, t, now);
     await settleIfDone(c, wf, now);
   }
@@ -127,7 +138,10 @@ export async function completeInsert(c: MongoCollections, workflowId: string, no
  * @returns false when the workflow is in another status (its insert went on): nothing is deleted
  */
 export async function abortInsert(c: MongoCollections, workflowId: string): Promise<boolean> {
-  const mine = await c.workflows.updateOne({ _id: workflowId, status: { $in: ['CREATING', 'ABORTING'] } }, { $set: { status: 'ABORTING' } });
+  const mine = await c.workflows.updateOne(
+    { _id: workflowId, status: { $in: ['CREATING', 'ABORTING'] } },
+    { $set: { status: 'ABORTING' } },
+  );
   if (mine.matchedCount !== 1 && (await c.workflows.findOne({ _id: workflowId }, { projection: { _id: 1 } })) !== null) return false;
   await c.tasks.deleteMany({ workflow_id: workflowId });
   await c.workflows.deleteOne({ _id: workflowId, status: 'ABORTING' });

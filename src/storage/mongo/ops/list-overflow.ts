@@ -9,6 +9,10 @@ import type { MongoCollections } from '../collections';
 
 export async function listOverflow(c: MongoCollections, limit: number, excludeTenants: readonly string[] = []): Promise<HeldTask[]> {
   const filter = excludeTenants.length > 0 ? { state: 'OVERFLOW', tenant_id: { $nin: [...excludeTenants] } } : { state: 'OVERFLOW' };
-  const docs = await c.tasks.find(filter, { projection: { _id: 1, tenant_id: 1 } }).sort({ seq: 1 }).limit(limit).toArray();
+  const docs = await c.tasks
+    .find(filter, { projection: { _id: 1, tenant_id: 1 } })
+    .sort({ seq: 1 })
+    .limit(limit)
+    .toArray();
   return docs.map((d) => ({ id: d._id, tenantId: d.tenant_id }));
 }

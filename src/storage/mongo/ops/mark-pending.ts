@@ -25,10 +25,17 @@ export async function markPending(c: MongoCollections, partitions: number, ids: 
   const fence = { partition: owned.length === 1 ? owned[0] : { $in: owned }, ...(epoch === undefined ? {} : epochAtMost(epoch)) };
   await c.tasks.updateMany(
     { _id: { $in: unique }, state: inStates(TRANSITIONS.due.from), due_at: { $lte: now }, ...fence },
-    { $set: epoch === undefined ? { state: TRANSITIONS.due.to, updated_at: now } : { state: TRANSITIONS.due.to, updated_at: now, owner_epoch: epoch } },
+    {
+      $set:
+        epoch === undefined
+          ? { state: TRANSITIONS.due.to, updated_at: now }
+          : { state: TRANSITIONS.due.to, updated_at: now, owner_epoch: epoch },
+    },
   );
   const pending = new Set(
-    (await c.tasks.find({ _id: { $in: unique }, state: TRANSITIONS.due.to, ...fence }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+    (await c.tasks.find({ _id: { $in: unique }, state: TRANSITIONS.due.to, ...fence }, { projection: { _id: 1 } }).toArray()).map(
+      (d) => d._id,
+    ),
   );
   return ids.filter((id) => pending.has(id));
 }

@@ -9,7 +9,13 @@ import type { MongoCollections } from '../collections';
 export async function purgeCronFires(c: MongoCollections, before: number, limit: number): Promise<number> {
   const n = Math.max(0, Math.floor(limit));
   if (n === 0) return 0;
-  const ids = (await c.cronFires.find({ fire_time: { $lt: before } }, { projection: { _id: 1 } }).sort({ fire_time: 1 }).limit(n).toArray()).map((d) => d._id);
+  const ids = (
+    await c.cronFires
+      .find({ fire_time: { $lt: before } }, { projection: { _id: 1 } })
+      .sort({ fire_time: 1 })
+      .limit(n)
+      .toArray()
+  ).map((d) => d._id);
   if (ids.length === 0) return 0;
   return (await c.cronFires.deleteMany({ _id: { $in: ids } })).deletedCount;
 }

@@ -26,7 +26,12 @@ import { WorkflowStatus } from '../../../domain/workflow';
 /** Workflow statuses whose tasks may be purged. */
 const FINISHED_WORKFLOW: WorkflowStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 
-export async function purgeFinished(c: MongoCollections, before: number, now: number, limit: number): Promise<{ tasks: number; idempotencyKeys: number }> {
+export async function purgeFinished(
+  c: MongoCollections,
+  before: number,
+  now: number,
+  limit: number,
+): Promise<{ tasks: number; idempotencyKeys: number }> {
   const n = Math.max(0, Math.floor(limit));
   if (n === 0) return { tasks: 0, idempotencyKeys: 0 };
   await repairWorkflows(c, now, n);
@@ -37,13 +42,29 @@ export async function purgeFinished(c: MongoCollections, before: number, now: nu
     completed_at: { $lt: before },
     ...(open.length > 0 ? { workflow_id: { $nin: open } } : {}),
   };
-  const ids = (await c.tasks.find(finished, { projection: { _id: 1 } }).limit(n).toArray()).map((d) => d._id);
+  const ids = (
+    await c.tasks
+      .find(finished, { projection: { _id: 1 } })
+      .limit(n)
+      .toArray()
+  ).map((d) => d._id);
   const tasks = ids.length === 0 ? 0 : (await c.tasks.deleteMany({ _id: { $in: ids }, ...finished })).deletedCount;
   const oldWorkflows = { status: { $in: FINISHED_WORKFLOW }, completed_at: { $lt: before } };
-  const wfIds = (await c.workflows.find(oldWorkflows, { projection: { _id: 1 } }).limit(n).toArray()).map((w) => w._id);
+  const wfIds = (
+    await c.workflows
+      .find(oldWorkflows, { projection: { _id: 1 } })
+      .limit(n)
+      .toArray()
+  ).map((w) => w._id);
   if (wfIds.length > 0) await c.workflows.deleteMany({ _id: { $in: wfIds }, ...oldWorkflows });
   const released = { expires_at: { $lte: now } };
-  const keyIds = (await c.idempotencyKeys.find(released, { projection: { _id: 1 } }).limit(n).toArray()).map((d) => d._id);
-  const idempotencyKeys = keyIds.length === 0 ? 0 : (await c.idempotencyKeys.deleteMany({ _id: { $in: keyIds }, ...released })).deletedCount;
+  const keyIds = (
+    await c.idempotencyKeys
+      .find(released, { projection: { _id: 1 } })
+      .limit(n)
+      .toArray()
+  ).map((d) => d._id);
+  const idempotencyKeys =
+    keyIds.length === 0 ? 0 : (await c.idempotencyKeys.deleteMany({ _id: { $in: keyIds }, ...released })).deletedCount;
   return { tasks, idempotencyKeys };
 }

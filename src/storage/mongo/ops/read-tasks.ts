@@ -52,7 +52,11 @@ export async function listTasks(c: MongoCollections, q: TaskListQuery): Promise<
   if (q.tenantId) filter.tenant_id = q.tenantId;
   if (q.completedSince !== undefined) filter.completed_at = { $gte: q.completedSince };
   if (q.cursor !== undefined) filter.seq = { $lt: decodeCursor(q.cursor) };
-  const docs = await c.tasks.find(filter).sort({ seq: -1 }).limit(q.limit + 1).toArray();
+  const docs = await c.tasks
+    .find(filter)
+    .sort({ seq: -1 })
+    .limit(q.limit + 1)
+    .toArray();
   const page = docs.slice(0, q.limit).map(taskFromDoc);
   const nextCursor = docs.length > q.limit && page.length > 0 ? encodeCursor(page[page.length - 1].seq) : null;
   return { tasks: page, nextCursor };

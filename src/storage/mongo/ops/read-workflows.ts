@@ -30,8 +30,18 @@ export async function getWorkflowTasks(c: MongoCollections, id: string): Promise
       { workflow_id: id },
       {
         projection: {
-          _id: 1, workflow_task_id: 1, task_type: 1, state: 1, unmet_deps: 1, upstream_ids: 1, attempts: 1,
-          created_at: 1, started_at: 1, completed_at: 1, duration_ms: 1, error: 1,
+          _id: 1,
+          workflow_task_id: 1,
+          task_type: 1,
+          state: 1,
+          unmet_deps: 1,
+          upstream_ids: 1,
+          attempts: 1,
+          created_at: 1,
+          started_at: 1,
+          completed_at: 1,
+          duration_ms: 1,
+          error: 1,
         },
       },
     )
@@ -60,7 +70,11 @@ export async function listWorkflows(c: MongoCollections, q: WorkflowListQuery): 
   const filter: Record<string, unknown> = { status: q.status ?? { $in: [...WORKFLOW_STATUSES] } };
   if (q.tenantId) filter.tenant_id = q.tenantId;
   if (q.cursor !== undefined) filter.seq = { $lt: decodeCursor(q.cursor) };
-  const docs = await c.workflows.find(filter).sort({ seq: -1 }).limit(q.limit + 1).toArray();
+  const docs = await c.workflows
+    .find(filter)
+    .sort({ seq: -1 })
+    .limit(q.limit + 1)
+    .toArray();
   const page = docs.slice(0, q.limit).map(workflowFromDoc);
   const nextCursor = docs.length > q.limit && page.length > 0 ? encodeCursor(page[page.length - 1].seq) : null;
   return { workflows: page, nextCursor };

@@ -27,7 +27,15 @@ export async function releaseOverflow(c: MongoCollections, ids: readonly string[
       const set = later
         ? { state: TRANSITIONS.releaseLater.to, due_at: held.scheduled_at as number, updated_at: now }
         : { state: TRANSITIONS.release.to, due_at: now, updated_at: now };
-      const doc = await c.tasks.findOneAndUpdate({ _id: id, state: inStates(later ? TRANSITIONS.releaseLater.from : TRANSITIONS.release.from), scheduled_at: held.scheduled_at ?? null }, { $set: set }, { returnDocument: 'after' });
+      const doc = await c.tasks.findOneAndUpdate(
+        {
+          _id: id,
+          state: inStates(later ? TRANSITIONS.releaseLater.from : TRANSITIONS.release.from),
+          scheduled_at: held.scheduled_at ?? null,
+        },
+        { $set: set },
+        { returnDocument: 'after' },
+      );
       if (doc) {
         out.push(dueEntryFromDoc(doc));
         break;

@@ -37,14 +37,23 @@ export async function repairWorkflows(c: MongoCollections, now: number, limit: n
   const stale = now - WORKFLOW_TAKEOVER_MS;
   let repaired = 0;
 
-  for (const wf of await c.workflows.find({ status: 'CREATING', created_at: { $lt: stale } }, { projection: { _id: 1 } }).limit(limit).toArray()) {
+  for (const wf of await c.workflows
+    .find({ status: 'CREATING', created_at: { $lt: stale } }, { projection: { _id: 1 } })
+    .limit(limit)
+    .toArray()) {
     if (await abortInsert(c, wf._id)) repaired++;
   }
-  for (const wf of await c.workflows.find({ status: 'ABORTING', updated_at: { $lt: stale } }, { projection: { _id: 1 } }).limit(limit).toArray()) {
+  for (const wf of await c.workflows
+    .find({ status: 'ABORTING', updated_at: { $lt: stale } }, { projection: { _id: 1 } })
+    .limit(limit)
+    .toArray()) {
     if (await abortInsert(c, wf._id)) repaired++;
   }
   const reconcile = new Set<string>();
-  for (const wf of await c.workflows.find({ status: 'RELEASING', created_at: { $lt: stale } }, { projection: { _id: 1 } }).limit(limit).toArray()) {
+  for (const wf of await c.workflows
+    .find({ status: 'RELEASING', created_at: { $lt: stale } }, { projection: { _id: 1 } })
+    .limit(limit)
+    .toArray()) {
     if (await completeInsert(c, wf._id, now)) {
       reconcile.add(wf._id);
       repaired++;
@@ -52,13 +61,19 @@ export async function repairWorkflows(c: MongoCollections, now: number, limit: n
   }
 
   const cleared: Array<{ id: string; marker: 'wf_replay' | 'wf_done' }> = [];
-  for (const t of await c.tasks.find({ wf_replay: true, updated_at: { $lt: stale } }, { projection: { history: 0 } }).limit(limit).toArray()) {
+  for (const t of await c.tasks
+    .find({ wf_replay: true, updated_at: { $lt: stale } }, { projection: { history: 0 } })
+    .limit(limit)
+    .toArray()) {
     await resumeDescendants(c, t, now);
     reconcile.add(t.workflow_id as string);
     cleared.push({ id: t._id, marker: 'wf_replay' });
   }
   const unfinished = { wf_done: false, state: { $in: [...TERMINAL_STATES] }, updated_at: { $lt: stale } };
-  for (const t of await c.tasks.find(unfinished, { projection: { history: 0 } }).limit(limit).toArray()) {
+  for (const t of await c.tasks
+    .find(unfinished, { projection: { history: 0 } })
+    .limit(limit)
+    .toArray()) {
     if (t.state === 'SUCCEEDED') await releaseDownstream(c, t, now);
     else await cancelDescendants(c, t, now);
     reconcile.add(t.workflow_id as string);

@@ -11,7 +11,11 @@ import type { MongoCollections } from '../collections';
 import { GUARDS } from '../../../domain/state-machine';
 import { inStates } from '../state-filter';
 
-export async function reportProgress(c: MongoCollections, reports: Array<{ taskId: string; attempt: number; text: string }>, now: number): Promise<number> {
+export async function reportProgress(
+  c: MongoCollections,
+  reports: Array<{ taskId: string; attempt: number; text: string }>,
+  now: number,
+): Promise<number> {
   let n = 0;
   for (const r of reports) {
     const res = await c.tasks.updateOne(

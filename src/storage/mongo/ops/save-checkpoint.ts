@@ -16,7 +16,13 @@ import type { MongoCollections } from '../collections';
 import { GUARDS } from '../../../domain/state-machine';
 import { inStates } from '../state-filter';
 
-export async function saveCheckpoint(c: MongoCollections, taskId: string, attempt: number, text: string | null, now: number): Promise<CheckpointSaveResult> {
+export async function saveCheckpoint(
+  c: MongoCollections,
+  taskId: string,
+  attempt: number,
+  text: string | null,
+  now: number,
+): Promise<CheckpointSaveResult> {
   const res = await c.tasks.updateOne(
     { _id: taskId, attempts: attempt, state: inStates(GUARDS.attempt) },
     { $set: { checkpoint: text, checkpoint_attempt: attempt, checkpoint_at: now } },

@@ -43,13 +43,26 @@ export async function listTenantSettings(coll: Collection<TenantSettingsDoc>): P
   }));
 }
 
-export async function putTaskTypeLimit(coll: Collection<TaskTypeLimitDoc>, taskType: string, limit: RateLimit | null, now: number): Promise<void> {
+export async function putTaskTypeLimit(
+  coll: Collection<TaskTypeLimitDoc>,
+  taskType: string,
+  limit: RateLimit | null,
+  now: number,
+): Promise<void> {
   if (limit === null) await coll.deleteOne({ _id: taskType });
-  else await coll.replaceOne({ _id: taskType }, { rate_per_second: limit.ratePerSecond, burst: limit.burst, updated_at: now }, { upsert: true });
+  else
+    await coll.replaceOne(
+      { _id: taskType },
+      { rate_per_second: limit.ratePerSecond, burst: limit.burst, updated_at: now },
+      { upsert: true },
+    );
 }
 
 export async function listTaskTypeLimits(coll: Collection<TaskTypeLimitDoc>): Promise<Array<{ taskType: string; limit: RateLimit }>> {
-  return (await coll.find({}).sort({ _id: 1 }).toArray()).map((d) => ({ taskType: d._id, limit: { ratePerSecond: d.rate_per_second, burst: d.burst } }));
+  return (await coll.find({}).sort({ _id: 1 }).toArray()).map((d) => ({
+    taskType: d._id,
+    limit: { ratePerSecond: d.rate_per_second, burst: d.burst },
+  }));
 }
 
 export async function countWaitingByTenant(tasks: Collection<TaskDoc>): Promise<Record<string, number>> {

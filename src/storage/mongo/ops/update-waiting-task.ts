@@ -19,7 +19,12 @@ import { GUARDS, TRANSITIONS, canTransition } from '../../../domain/state-machin
 import { inSet } from '../state-filter';
 import { TaskState } from '../../../domain/task';
 
-export async function updateWaitingTask(c: MongoCollections, id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
+export async function updateWaitingTask(
+  c: MongoCollections,
+  id: string,
+  changes: UpdateWaitingChanges,
+  now: number,
+): Promise<UpdateWaitingResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const current = await c.tasks.findOne({ _id: id }, { projection: { history: 0 } });
     // A task held by a workflow insert under way does not exist yet for callers (insert-workflow.ts).
@@ -37,7 +42,12 @@ export async function updateWaitingTask(c: MongoCollections, id: string, changes
     if (changes.priority !== undefined) set.priority = rankOfPriority(changes.priority);
     if (changes.payload !== undefined) set.payload = JSON.stringify(changes.payload);
     const doc = await c.tasks.findOneAndUpdate({ _id: id, state: current.state }, { $set: set }, { returnDocument: 'after' });
-    if (doc) return { kind: 'updated', task: taskFromDoc(doc), entry: canTransition(doc.state as TaskState, 'reschedule') ? dueEntryFromDoc(doc) : null };
+    if (doc)
+      return {
+        kind: 'updated',
+        task: taskFromDoc(doc),
+        entry: canTransition(doc.state as TaskState, 'reschedule') ? dueEntryFromDoc(doc) : null,
+      };
   }
   throw new Error(`task ${id} kept changing state while being updated`);
 }

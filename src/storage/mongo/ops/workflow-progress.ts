@@ -55,7 +55,11 @@ const NODE_FIELDS = { _id: 1, state: 1, error: 1, scheduled_at: 1, upstream_ids:
  * Release step of SUCCEEDED task `upId`: see the header. Idempotent.
  * @returns the entries of the tasks released (PENDING or SCHEDULED)
  */
-export async function releaseDownstream(c: MongoCollections, up: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<DueEntry[]> {
+export async function releaseDownstream(
+  c: MongoCollections,
+  up: Pick<TaskDoc, '_id' | 'downstream_ids'>,
+  now: number,
+): Promise<DueEntry[]> {
   const released = await mapBounded(up.downstream_ids ?? [], WRITE_PARALLELISM, async (id) => {
     let t = await c.tasks.findOneAndUpdate(
       { _id: id, state: inStates(TRANSITIONS.unblock.from), met_deps: { $ne: up._id } },
@@ -78,7 +82,13 @@ export async function releaseBlocked(c: MongoCollections, t: Pick<TaskDoc, '_id'
   const later = t.scheduled_at !== null && t.scheduled_at > now;
   const doc = await c.tasks.findOneAndUpdate(
     { _id: t._id, state: inStates(TRANSITIONS.unblock.from), unmet_deps: { $lte: 0 } },
-    { $set: { state: later ? TRANSITIONS.unblockLater.to : TRANSITIONS.unblock.to, due_at: Math.max(t.scheduled_at ?? now, now), updated_at: now } },
+    {
+      $set: {
+        state: later ? TRANSITIONS.unblockLater.to : TRANSITIONS.unblock.to,
+        due_at: Math.max(t.scheduled_at ?? now, now),
+        updated_at: now,
+      },
+    },
     { returnDocument: 'after' },
   );
   return doc ? dueEntryFromDoc(doc) : null;
@@ -135,7 +145,11 @@ export async function cancelDescendants(
 /** Close step: `n` more tasks of the workflow are terminal; settles it at 0. */
 export async function closeTasks(c: MongoCollections, workflowId: string, n: number, now: number): Promise<void> {
   if (n === 0) return;
-  const wf = await c.workflows.findOneAndUpdate({ _id: workflowId }, { $inc: { open_tasks: -n }, $set: { updated_at: now } }, { returnDocument: 'after' });
+  const wf = await c.workflows.findOneAndUpdate(
+    { _id: workflowId },
+    { $inc: { open_tasks: -n }, $set: { updated_at: now } },
+    { returnDocument: 'after' },
+  );
   await settleIfDone(c, wf, now);
 }
 
@@ -199,7 +213,11 @@ export async function finishProgress(c: MongoCollections, task: TaskDoc, now: nu
  * released at once instead of BLOCKED. Idempotent (a resumed task is no longer CANCELLED).
  * @returns how many tasks it resumed
  */
-export async function resumeDescendants(c: MongoCollections, replayed: Pick<TaskDoc, '_id' | 'downstream_ids'>, now: number): Promise<number> {
+export async function resumeDescendants(
+  c: MongoCollections,
+  replayed: Pick<TaskDoc, '_id' | 'downstream_ids'>,
+  now: number,
+): Promise<number> {
   const found = await descendantsOf(c, replayed);
   const isCandidate = (d: Node) => d.state === 'CANCELLED' && (fromJson(d.error) as { type?: string } | null)?.type === UPSTREAM_FAILED;
   const candidates = new Map([...found].filter(([, d]) => isCandidate(d)));
@@ -208,7 +226,8 @@ export async function resumeDescendants(c: MongoCollections, replayed: Pick<Task
   const state = new Map<string, TaskState>([...found].map(([id, d]) => [id, d.state as TaskState]));
   const missing = [...new Set([...candidates.values()].flatMap((d) => d.upstream_ids ?? []))].filter((id) => !state.has(id));
   for (const ids of chunks(missing)) {
-    for (const u of await c.tasks.find({ _id: { $in: ids } }, { projection: { _id: 1, state: 1 } }).toArray()) state.set(u._id, u.state as TaskState);
+    for (const u of await c.tasks.find({ _id: { $in: ids } }, { projection: { _id: 1, state: 1 } }).toArray())
+      state.set(u._id, u.state as TaskState);
   }
   // Kahn's algorithm over the candidates: a task is decided after all its candidate upstreams.
   const waiting = new Map<string, number>();

@@ -22,7 +22,11 @@ export function prepareAuditScan(db: Database.Database): (now: number, overdueBe
   const waiting = WAITING_INDEXES.map(({ index, states }) => `tasks INDEXED BY ${index} WHERE ${states} AND due_at < ?`);
   const overdueIn = waiting.map((w) => db.prepare(`SELECT ${DUE_COLUMNS} FROM ${w} ORDER BY due_at, seq LIMIT ?`));
   const overdueCountIn = waiting.map((w) => db.prepare(`SELECT COUNT(*) FROM ${w}`).pluck());
-  const overdue = (before: number, limit: number): TaskRow[] => mergeByDue(overdueIn.map((s) => s.all(before, limit) as TaskRow[]), limit);
+  const overdue = (before: number, limit: number): TaskRow[] =>
+    mergeByDue(
+      overdueIn.map((s) => s.all(before, limit) as TaskRow[]),
+      limit,
+    );
   const overdueCount = (before: number): number => overdueCountIn.reduce((n, s) => n + (s.get(before) as number), 0);
   const leases = db.prepare(`
     SELECT id, attempts, worker_id, lease_expires_at FROM tasks

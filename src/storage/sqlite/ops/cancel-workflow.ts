@@ -32,7 +32,10 @@ export function prepareCancelWorkflow(db: Database.Database): (id: string, now: 
       return row ? { kind: 'conflict', workflow: workflowFromRow(row) } : { kind: 'not_found' };
     }
     const cancelled = cancelWaiting.run({ id, now, error }).changes;
-    const running = (requestRunning.all({ id, now }) as Array<{ id: string; attempts: number }>).map((r) => ({ taskId: r.id, attempt: r.attempts }));
+    const running = (requestRunning.all({ id, now }) as Array<{ id: string; attempts: number }>).map((r) => ({
+      taskId: r.id,
+      attempt: r.attempts,
+    }));
     workflows.closed(id, cancelled, now);
     return { kind: 'cancelled', workflow: workflowFromRow(read.get(id) as WorkflowRow), running };
   };

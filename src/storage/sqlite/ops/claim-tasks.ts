@@ -34,7 +34,22 @@ const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, i
 const RETRY_AT = 13;
 
 /** A claimable row: `seq` first, then the columns the worker's view is built from. */
-type ClaimRow = [number, string, number, string, string | null, number, string | null, number, number, string, string | null, string | null, string | null, ...unknown[]];
+type ClaimRow = [
+  number,
+  string,
+  number,
+  string,
+  string | null,
+  number,
+  string | null,
+  number,
+  number,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  ...unknown[],
+];
 
 /** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
 const CLAIM_SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
@@ -50,7 +65,9 @@ export function prepareClaimTasks(
   const find = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE}`).raw(true);
   const findFenced = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE id = ? AND ${CLAIMABLE} AND owner_epoch <= ?`).raw(true);
   const findBySeq = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE seq = ? AND id = ? AND ${CLAIMABLE}`).raw(true);
-  const findFencedBySeq = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE seq = ? AND id = ? AND ${CLAIMABLE} AND owner_epoch <= ?`).raw(true);
+  const findFencedBySeq = db
+    .prepare(`SELECT ${CLAIM_COLUMNS} FROM tasks WHERE seq = ? AND id = ? AND ${CLAIMABLE} AND owner_epoch <= ?`)
+    .raw(true);
   const claim = db.prepare(`UPDATE tasks SET ${CLAIM_SET} WHERE seq = ?`);
   const claimFenced = db.prepare(`UPDATE tasks SET ${CLAIM_SET}, owner_epoch = ? WHERE seq = ?`);
   const upstream = db.prepare(`
@@ -60,10 +77,19 @@ export function prepareClaimTasks(
   const upstreamResultsOf = (id: string): Record<string, unknown> =>
     Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
   /** Claims ids[i] under its fencing token: a negative (or missing) token never claims. */
-  const claimOneFenced = (ids: string[], i: number, workerId: string, now: number, leaseMs: number, epochs: readonly number[], seq: number | undefined) => {
+  const claimOneFenced = (
+    ids: string[],
+    i: number,
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    epochs: readonly number[],
+    seq: number | undefined,
+  ) => {
     const epoch = epochs[i] ?? -1;
     if (epoch < 0) return undefined;
-    const r = ((seq !== undefined ? findFencedBySeq.get(seq, ids[i], now, epoch) : undefined) ?? findFenced.get(ids[i], now, epoch)) as ClaimRow | undefined;
+    const r = ((seq !== undefined ? findFencedBySeq.get(seq, ids[i], now, epoch) : undefined) ?? findFenced.get(ids[i], now, epoch)) as
+      ClaimRow | undefined;
     if (r) claimFenced.run(workerId, now, now + leaseMs, now, epoch, r[0]);
     return r;
   };
@@ -76,14 +102,16 @@ export function prepareClaimTasks(
   const retryOf = (r: ClaimRow): RetrySettings => {
     const columns = r.slice(RETRY_AT);
     if (lastRetry && columns.every((v, i) => v === lastRetry?.columns[i])) return lastRetry.settings;
-    const settings = Object.freeze(retryFromRow({
-      max_retries: columns[0] as number,
-      retry_backoff: columns[1] as string,
-      retry_delay_seconds: columns[2] as number,
-      max_retry_delay_seconds: columns[3] as number | null,
-      retry_jitter: columns[4] as number | null,
-      retry_base: columns[5] as number,
-    }));
+    const settings = Object.freeze(
+      retryFromRow({
+        max_retries: columns[0] as number,
+        retry_backoff: columns[1] as string,
+        retry_delay_seconds: columns[2] as number,
+        max_retry_delay_seconds: columns[3] as number | null,
+        retry_jitter: columns[4] as number | null,
+        retry_base: columns[5] as number,
+      }),
+    );
     lastRetry = { columns, settings };
     return settings;
   };
@@ -118,7 +146,8 @@ export function prepareClaimTasks(
     const claimed: ClaimedTask[] = [];
     for (let i = 0; i < ids.length; i++) {
       const seq = seqs?.[i];
-      const r = epochs === undefined ? claimOne(ids[i], seq, workerId, now, leaseMs) : claimOneFenced(ids, i, workerId, now, leaseMs, epochs, seq);
+      const r =
+        epochs === undefined ? claimOne(ids[i], seq, workerId, now, leaseMs) : claimOneFenced(ids, i, workerId, now, leaseMs, epochs, seq);
       if (r) claimed.push(claimedFromRow(r, now));
     }
     return claimed;

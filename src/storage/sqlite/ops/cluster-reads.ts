@@ -21,12 +21,14 @@ export function prepareClusterReads(db: Database.Database) {
   const leases = db.prepare(`SELECT partition, owner, epoch, expires_at FROM partition_leases ORDER BY partition`);
   return {
     listLiveMembers(now: number): MemberRecord[] {
-      return (members.all(now) as Array<{ member_id: string; address: string | null; heartbeat_at: number; expires_at: number }>).map((r) => ({
-        memberId: r.member_id,
-        address: r.address,
-        heartbeatAt: r.heartbeat_at,
-        expiresAt: r.expires_at,
-      }));
+      return (members.all(now) as Array<{ member_id: string; address: string | null; heartbeat_at: number; expires_at: number }>).map(
+        (r) => ({
+          memberId: r.member_id,
+          address: r.address,
+          heartbeatAt: r.heartbeat_at,
+          expiresAt: r.expires_at,
+        }),
+      );
     },
     listLeases(): PartitionLease[] {
       return (leases.all() as LeaseRow[]).map(leaseFromRow);

@@ -30,9 +30,7 @@ import { sqlState, sqlStates } from '../state-sql';
 /** The attempt being completed is still the task's current one, running. */
 const RUNNING = sqlStates(TRANSITIONS.succeed.from);
 
-export function prepareCompleteAttempts(
-  db: Database.Database,
-): (completions: AttemptCompletion[], now: number) => CompletionResult[] {
+export function prepareCompleteAttempts(db: Database.Database): (completions: AttemptCompletion[], now: number) => CompletionResult[] {
   const retry = db.prepare(`
     UPDATE tasks SET
       state = CASE WHEN cancel_requested = 1 THEN ${sqlState(TRANSITIONS.cancelRunning.to)} WHEN @retryAt <= @now THEN ${sqlState(TRANSITIONS.retryNow.to)} ELSE ${sqlState(TRANSITIONS.retry.to)} END,
@@ -47,8 +45,12 @@ export function prepareCompleteAttempts(
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
   // A final target: the running attempt's row is read, then written by its rowid (both inside the
   // writer's one transaction, so nothing changes the row in between).
-  const running = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE id = ? AND attempts = ? AND ${RUNNING}`).raw(true);
-  const runningBySeq = db.prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE seq = ? AND id = ? AND attempts = ? AND ${RUNNING}`).raw(true);
+  const running = db
+    .prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE id = ? AND attempts = ? AND ${RUNNING}`)
+    .raw(true);
+  const runningBySeq = db
+    .prepare(`SELECT seq, task_type, workflow_id, workflow_task_id FROM tasks WHERE seq = ? AND id = ? AND attempts = ? AND ${RUNNING}`)
+    .raw(true);
   const final = db.prepare(`
     UPDATE tasks SET state = ?, completed_at = ?, duration_ms = ?, result = ?, error = ?, lease_expires_at = NULL, updated_at = ?
     WHERE seq = ?`);
@@ -61,8 +63,7 @@ export function prepareCompleteAttempts(
   const toFinal = (c: AttemptCompletion, error: string | null, now: number): CompletionResult => {
     const result = c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null;
     const row = ((c.seq !== undefined ? runningBySeq.get(c.seq, c.taskId, c.attempt) : undefined) ?? running.get(c.taskId, c.attempt)) as
-      | [number, string, string | null, string | null]
-      | undefined;
+      [number, string, string | null, string | null] | undefined;
     if (!row) return notApplied(c.taskId);
     const [seq, taskType, workflowId, workflowTaskId] = row;
     final.run(c.state, now, c.durationMs, result, error, now, seq);
@@ -78,8 +79,7 @@ export function prepareCompleteAttempts(
       const error = c.error === null ? null : JSON.stringify(c.error);
       if (c.state !== 'RETRYING') return toFinal(c, error, now);
       const row = retry.get({ id: c.taskId, attempt: c.attempt, retryAt: c.retryAt ?? now, now, durationMs: c.durationMs, error }) as
-        | (TaskRow & { started_at: number; worker_id: string | null })
-        | undefined;
+        (TaskRow & { started_at: number; worker_id: string | null }) | undefined;
       if (!row) return notApplied(c.taskId);
       const state = row.state as TaskState;
       if (state === 'CANCELLED') {

@@ -7,6 +7,8 @@
 import type Database from 'better-sqlite3';
 
 export function prepareCountOverflow(db: Database.Database): () => Record<string, number> {
-  const stmt = db.prepare(`SELECT tenant_id, COUNT(*) AS n FROM tasks INDEXED BY tasks_overflow WHERE state = 'OVERFLOW' GROUP BY tenant_id`);
+  const stmt = db.prepare(
+    `SELECT tenant_id, COUNT(*) AS n FROM tasks INDEXED BY tasks_overflow WHERE state = 'OVERFLOW' GROUP BY tenant_id`,
+  );
   return () => Object.fromEntries((stmt.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));
 }

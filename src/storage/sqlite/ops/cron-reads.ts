@@ -28,10 +28,12 @@ export function prepareCronReads(db: Database.Database) {
     SELECT f.*, t.state AS task_state FROM cron_fires f LEFT JOIN tasks t ON t.id = f.task_id
     WHERE f.cron_id = ? AND f.fire_time < ? ORDER BY f.fire_time DESC LIMIT ?`);
   const queued = db
-    .prepare(`
+    .prepare(
+      `
     SELECT DISTINCT cron_id FROM tasks
     WHERE cron_id IS NOT NULL AND ${sqlNotStates([...TERMINAL_STATES])} AND ${sqlStates(TRANSITIONS.releaseQueued.from)}
-    LIMIT ?`)
+    LIMIT ?`,
+    )
     .pluck();
 
   return {

@@ -49,7 +49,14 @@ export function prepareFireCrons(db: Database.Database): (firings: CronFiring[],
     firings.map((f) => {
       const result: CronFiringResult = { cronId: f.cronId, applied: false, entries: [], aborts: [], records: [] };
       const last = f.instances.length > 0 ? f.instances[f.instances.length - 1].fireTime : null;
-      const changed = cas.run({ id: f.cronId, next: f.nextFireTime, last, now, expected: f.expectedNextFireTime, version: f.expectedVersion });
+      const changed = cas.run({
+        id: f.cronId,
+        next: f.nextFireTime,
+        last,
+        now,
+        expected: f.expectedNextFireTime,
+        version: f.expectedVersion,
+      });
       if (changed.changes === 0) return result;
       result.applied = true;
       let createdInBatch = false;

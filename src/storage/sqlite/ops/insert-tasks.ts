@@ -16,7 +16,6 @@ import { InsertResult } from '../../store';
 import { idempotencyConflictError } from '../../idempotency-conflict';
 import { rankOfPriority } from '../row-mapping';
 
-
 export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => InsertResult[] {
   const stmt = db.prepare(`
     INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
@@ -39,12 +38,15 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
           // A replay answers with the task the key stands for, unless that task was deleted.
           const gone = same && taskExists.get(held.task_id) === undefined;
           if (same && !gone) return { taskId: held.task_id, replayed: true, seq: 0 };
-          throw idempotencyConflictError(`idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`, {
-            taskId: held.task_id,
-            tenantId: t.tenantId,
-            key: t.idempotencyKey,
-            taskDeleted: gone,
-          });
+          throw idempotencyConflictError(
+            `idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`,
+            {
+              taskId: held.task_id,
+              tenantId: t.tenantId,
+              key: t.idempotencyKey,
+              taskDeleted: gone,
+            },
+          );
         }
         holdKey.run(t.tenantId, t.idempotencyKey, t.id, t.idempotency.requestHash, t.idempotency.expiresAt);
       }

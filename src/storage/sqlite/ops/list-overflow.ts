@@ -13,5 +13,8 @@ export function prepareListOverflow(db: Database.Database): (limit: number, excl
     WHERE state = 'OVERFLOW' AND tenant_id NOT IN (SELECT value FROM json_each(?))
     ORDER BY seq LIMIT ?`);
   return (limit, excludeTenants = []) =>
-    (stmt.all(JSON.stringify(excludeTenants), limit) as Array<{ id: string; tenant_id: string }>).map((r) => ({ id: r.id, tenantId: r.tenant_id }));
+    (stmt.all(JSON.stringify(excludeTenants), limit) as Array<{ id: string; tenant_id: string }>).map((r) => ({
+      id: r.id,
+      tenantId: r.tenant_id,
+    }));
 }

@@ -24,7 +24,10 @@ export const WAITING_INDEXES = [
 
 /** Merges rows sorted by (due_at, seq) into one such list of at most `limit`. */
 export function mergeByDue(lists: TaskRow[][], limit: number): TaskRow[] {
-  return lists.flat().sort((a, b) => a.due_at - b.due_at || a.seq - b.seq).slice(0, limit);
+  return lists
+    .flat()
+    .sort((a, b) => a.due_at - b.due_at || a.seq - b.seq)
+    .slice(0, limit);
 }
 
 export function prepareLoadDue(db: Database.Database): (partition: number, until: number, limit: number) => DueEntry[] {
@@ -35,5 +38,9 @@ export function prepareLoadDue(db: Database.Database): (partition: number, until
       ORDER BY due_at, seq
       LIMIT ?`),
   );
-  return (partition, until, limit) => mergeByDue(stmts.map((s) => s.all(partition, until, limit) as TaskRow[]), limit).map(dueEntryFromRow);
+  return (partition, until, limit) =>
+    mergeByDue(
+      stmts.map((s) => s.all(partition, until, limit) as TaskRow[]),
+      limit,
+    ).map(dueEntryFromRow);
 }

@@ -24,7 +24,8 @@ export function prepareMarkPending(db: Database.Database): (ids: string[], now: 
     const pending: string[] = [];
     if (epoch !== undefined) {
       for (const id of ids) {
-        if (fencedUpdate.run(now, epoch, id, now, epoch).changes === 1 || fencedCheck.get(id, epoch) === TRANSITIONS.due.to) pending.push(id);
+        if (fencedUpdate.run(now, epoch, id, now, epoch).changes === 1 || fencedCheck.get(id, epoch) === TRANSITIONS.due.to)
+          pending.push(id);
       }
       return pending;
     }

@@ -20,13 +20,15 @@ export function preparePurgeFinished(
   db: Database.Database,
 ): (before: number, now: number, limit: number) => { tasks: number; idempotencyKeys: number } {
   const tasks = db
-    .prepare(`
+    .prepare(
+      `
     DELETE FROM tasks WHERE id IN (
       SELECT id FROM tasks
       WHERE ${sqlStates([...TERMINAL_STATES])} AND completed_at < ?
         AND (workflow_id IS NULL OR workflow_id NOT IN (SELECT id FROM workflows WHERE status = 'RUNNING'))
       LIMIT ?)
-    RETURNING id`)
+    RETURNING id`,
+    )
     .pluck();
   const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
   const edgesFrom = db.prepare(`DELETE FROM workflow_edges WHERE upstream_id = ?`);

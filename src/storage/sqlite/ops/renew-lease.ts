@@ -10,10 +10,14 @@ import { PartitionLease } from '../../cluster-store';
 export function prepareRenewLease(
   db: Database.Database,
 ): (partition: number, owner: string, epoch: number, now: number, ttlMs: number) => PartitionLease | null {
-  const stmt = db.prepare(`
+  const stmt = db
+    .prepare(
+      `
     UPDATE partition_leases SET expires_at = MAX(expires_at, ?)
     WHERE partition = ? AND owner = ? AND epoch = ? AND expires_at > ?
-    RETURNING expires_at`).pluck();
+    RETURNING expires_at`,
+    )
+    .pluck();
   return (partition, owner, epoch, now, ttlMs) => {
     const expiresAt = stmt.get(now + ttlMs, partition, owner, epoch, now) as number | undefined;
     return expiresAt === undefined ? null : { partition, owner, epoch, expiresAt };

@@ -10,7 +10,11 @@ import type Database from 'better-sqlite3';
 import { GUARDS } from '../../../domain/state-machine';
 import { sqlStates } from '../state-sql';
 
-export function prepareReportProgress(db: Database.Database): (reports: Array<{ taskId: string; attempt: number; text: string }>, now: number) => number {
-  const stmt = db.prepare(`UPDATE tasks SET progress = ?, progress_attempt = ?, progress_at = ? WHERE id = ? AND attempts = ? AND ${sqlStates(GUARDS.attempt)}`);
+export function prepareReportProgress(
+  db: Database.Database,
+): (reports: Array<{ taskId: string; attempt: number; text: string }>, now: number) => number {
+  const stmt = db.prepare(
+    `UPDATE tasks SET progress = ?, progress_attempt = ?, progress_at = ? WHERE id = ? AND attempts = ? AND ${sqlStates(GUARDS.attempt)}`,
+  );
   return (reports, now) => reports.reduce((n, r) => n + stmt.run(r.text, r.attempt, now, r.taskId, r.attempt).changes, 0);
 }

@@ -14,8 +14,12 @@ import type { CheckpointSaveResult } from '../../checkpoint-store';
 import { GUARDS } from '../../../domain/state-machine';
 import { sqlStates } from '../state-sql';
 
-export function prepareSaveCheckpoint(db: Database.Database): (taskId: string, attempt: number, text: string | null, now: number) => CheckpointSaveResult {
-  const save = db.prepare(`UPDATE tasks SET checkpoint = ?, checkpoint_attempt = ?, checkpoint_at = ? WHERE id = ? AND attempts = ? AND ${sqlStates(GUARDS.attempt)}`);
+export function prepareSaveCheckpoint(
+  db: Database.Database,
+): (taskId: string, attempt: number, text: string | null, now: number) => CheckpointSaveResult {
+  const save = db.prepare(
+    `UPDATE tasks SET checkpoint = ?, checkpoint_attempt = ?, checkpoint_at = ? WHERE id = ? AND attempts = ? AND ${sqlStates(GUARDS.attempt)}`,
+  );
   const current = db.prepare(`SELECT state, attempts FROM tasks WHERE id = ?`);
   return (taskId, attempt, text, now) => {
     if (save.run(text, attempt, now, taskId, attempt).changes === 1) {

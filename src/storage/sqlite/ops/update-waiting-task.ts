@@ -41,7 +41,12 @@ export function prepareUpdateWaitingTask(
       setPayload: changes.payload !== undefined ? 1 : 0,
       payload: changes.payload === undefined ? null : JSON.stringify(changes.payload),
     }) as TaskRow | undefined;
-    if (row) return { kind: 'updated', task: taskFromRow(row), entry: canTransition(row.state as TaskState, 'reschedule') ? dueEntryFromRow(row) : null };
+    if (row)
+      return {
+        kind: 'updated',
+        task: taskFromRow(row),
+        entry: canTransition(row.state as TaskState, 'reschedule') ? dueEntryFromRow(row) : null,
+      };
     const found = read.get(id) as TaskRow | undefined;
     return found ? { kind: 'conflict', task: taskFromRow(found) } : { kind: 'not_found' };
   };
