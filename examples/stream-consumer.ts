@@ -64,7 +64,18 @@ export async function runConsumer(options: ConsumerOptions, signal: AbortSignal)
     while (!signal.aborted) {
       let reply: Array<[string, Array<[string, string[]]>]> | null;
       try {
-        reply = (await redis.xreadgroup('GROUP', options.group, options.consumer, 'COUNT', options.batch, 'BLOCK', 1000, 'STREAMS', options.stream, '>')) as typeof reply;
+        reply = (await redis.xreadgroup(
+          'GROUP',
+          options.group,
+          options.consumer,
+          'COUNT',
+          options.batch,
+          'BLOCK',
+          1000,
+          'STREAMS',
+          options.stream,
+          '>',
+        )) as typeof reply;
       } catch (err) {
         if (signal.aborted) return;
         throw err;

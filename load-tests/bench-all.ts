@@ -39,7 +39,9 @@ const STEPS: Step[] = [
 function runStep(step: Step, out: string, extra: string[]): Promise<{ code: number; seconds: number }> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(__dirname, step.entry), ...step.args, '--out', out, ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(__dirname, step.entry), ...step.args, '--out', out, ...extra], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const forward = (sig: NodeJS.Signals) => child.kill(sig);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
@@ -78,7 +80,8 @@ export function figures(runs: Record<string, any>): Record<string, unknown> {
     f['cron.create_per_s'] = c.create.crons_per_s;
     f['cron.fire_lag_p99_ms'] = c.fire_lag.p99_ms;
     f['cron.start_lag_p99_ms'] = c.start_lag.p99_ms;
-    f['cron.missing_duplicate_offgrid'] = `${c.exactness.missing_fire_times}/${c.exactness.duplicate_fire_times}/${c.exactness.off_grid_fire_times}`;
+    f['cron.missing_duplicate_offgrid'] =
+      `${c.exactness.missing_fire_times}/${c.exactness.duplicate_fire_times}/${c.exactness.off_grid_fire_times}`;
   }
   const p = runs.peers;
   for (const [name, sys] of Object.entries((p?.systems ?? {}) as Record<string, Record<string, any>>)) {
@@ -87,7 +90,8 @@ export function figures(runs: Record<string, any>): Record<string, unknown> {
     f[`peers.${name}.enqueue_per_s`] = h.enqueue_per_s;
     f[`peers.${name}.backlog_per_s`] = h.backlog_processing_per_s;
     f[`peers.${name}.end_to_end_per_s`] = h.end_to_end_per_s;
-    f[`peers.${name}.herd_p50_p99_max_ms`] = `${h.herd_p50_ms}/${h.herd_p99_ms}/${h.herd_max_ms} (n=${h.herd_tasks}, early ${h.herd_started_early})`;
+    f[`peers.${name}.herd_p50_p99_max_ms`] =
+      `${h.herd_p50_ms}/${h.herd_p99_ms}/${h.herd_max_ms} (n=${h.herd_tasks}, early ${h.herd_started_early})`;
   }
   for (const [pair, r] of Object.entries((p?.ratios ?? {}) as Record<string, Record<string, number | null>>)) {
     f[`peers.${pair}.end_to_end_ratio`] = r.end_to_end_per_s;
@@ -110,7 +114,9 @@ async function main(): Promise<number> {
   const extra = dash >= 0 ? argv.slice(dash + 1) : [];
   const own = dash >= 0 ? argv.slice(0, dash) : argv;
   if (own.includes('--help')) {
-    process.stdout.write('bench-all: quick throughput, cron and peer benchmarks into load-tests/results/latest.json\n  --only LIST   comma list of throughput,cron,peers\n  -- ARGS       extra arguments for every benchmark\n');
+    process.stdout.write(
+      'bench-all: quick throughput, cron and peer benchmarks into load-tests/results/latest.json\n  --only LIST   comma list of throughput,cron,peers\n  -- ARGS       extra arguments for every benchmark\n',
+    );
     return 0;
   }
   const onlyAt = own.indexOf('--only');
@@ -144,8 +150,11 @@ async function main(): Promise<number> {
   const file = path.join(RESULTS_DIR, 'latest.json');
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  const lines = [`bench (quick)  load average 1/5/15 min at start ${report.machine.loadavg_at_start.join(' ')}, at end ${report.machine.loadavg_at_end.join(' ')}`];
-  for (const [name, s] of Object.entries(report.steps as Record<string, { exit_code: number; seconds: number }>)) lines.push(`  ${name}: exit ${s.exit_code}, ${s.seconds} s`);
+  const lines = [
+    `bench (quick)  load average 1/5/15 min at start ${report.machine.loadavg_at_start.join(' ')}, at end ${report.machine.loadavg_at_end.join(' ')}`,
+  ];
+  for (const [name, s] of Object.entries(report.steps as Record<string, { exit_code: number; seconds: number }>))
+    lines.push(`  ${name}: exit ${s.exit_code}, ${s.seconds} s`);
   for (const [k, v] of Object.entries(report.figures as Record<string, unknown>)) lines.push(`  ${k.padEnd(48)} ${v ?? '-'}`);
   lines.push(`written to ${path.relative(process.cwd(), file)}`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -102,7 +102,10 @@ function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: (
       const tasks = batchOf(b, n, true);
       for (let tries = 0; ; tries++) {
         const live = targets();
-        const res = await http('POST', `${live[(b + tries) % live.length].url}/api/v1/tasks/batch`, { tasks }).catch((err: Error) => ({ status: 0, body: String(err) }));
+        const res = await http('POST', `${live[(b + tries) % live.length].url}/api/v1/tasks/batch`, { tasks }).catch((err: Error) => ({
+          status: 0,
+          body: String(err),
+        }));
         if (res.status === 200 || res.status === 202) {
           ids.push(...res.body.tasks.map((t: { task_id: string }) => t.task_id));
           break;
@@ -123,14 +126,24 @@ function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: (
  */
 async function drained(url: string, n: number, timeoutMs: number, uri?: string): Promise<void> {
   if (uri === undefined) {
-    await until(`${n} tasks SUCCEEDED`, async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined), timeoutMs, 250);
+    await until(
+      `${n} tasks SUCCEEDED`,
+      async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined),
+      timeoutMs,
+      250,
+    );
     return;
   }
   const client = new MongoClient(uri);
   try {
     await client.connect();
     const tasks = client.db().collection('tasks');
-    await until(`${n} tasks SUCCEEDED`, async () => ((await tasks.countDocuments({ state: 'SUCCEEDED' })) >= n ? true : undefined), timeoutMs, 250);
+    await until(
+      `${n} tasks SUCCEEDED`,
+      async () => ((await tasks.countDocuments({ state: 'SUCCEEDED' })) >= n ? true : undefined),
+      timeoutMs,
+      250,
+    );
   } finally {
     await client.close();
   }
@@ -150,7 +163,16 @@ async function measure(url: string, ids: string[], store: string, nodes: number,
     }
   }
   const e2e = last - first;
-  return { store, nodes, redis: store === 'mongodb' && redisEnv().REDIS_URL !== '', tasks: ids.length, submit_ms: submitMs, end_to_end_ms: e2e, tasks_per_s: round((ids.length * 1000) / e2e), dispatch_lag: distribution(lags) };
+  return {
+    store,
+    nodes,
+    redis: store === 'mongodb' && redisEnv().REDIS_URL !== '',
+    tasks: ids.length,
+    submit_ms: submitMs,
+    end_to_end_ms: e2e,
+    tasks_per_s: round((ids.length * 1000) / e2e),
+    dispatch_lag: distribution(lags),
+  };
 }
 
 /** REDIS_URL for the cluster processes: the benchmark's own, or none (the service-process helper clears it). */
@@ -226,9 +248,14 @@ async function trackedCluster(o: Parameters<typeof startCluster>[0]): Promise<Cl
 async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
   const cluster = await trackedCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
   try {
-    await until('balanced', async () => ((await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined));
+    await until('balanced', async () =>
+      (await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined,
+    );
     const t0 = Date.now();
-    const ids = await submit(cluster.nodes.map((n) => n.svc), tasks);
+    const ids = await submit(
+      cluster.nodes.map((n) => n.svc),
+      tasks,
+    );
     const submitMs = Date.now() - t0;
     await drained(cluster.nodes[0].svc.url, tasks, timeoutMs, cluster.uri);
     return await measure(cluster.nodes[0].svc.url, ids, 'mongodb', nodes, submitMs);
@@ -237,8 +264,22 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
   }
 }
 
-async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptLeaseMs: number, timeoutMs: number): Promise<Record<string, unknown>> {
-  const cluster: Cluster = await trackedCluster({ baseUri, nodes: 3, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, config: { leaseMs: attemptLeaseMs }, env: redisEnv() });
+async function failoverRun(
+  baseUri: string,
+  tasks: number,
+  ttl: number,
+  attemptLeaseMs: number,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  const cluster: Cluster = await trackedCluster({
+    baseUri,
+    nodes: 3,
+    leaseTtlMs: ttl,
+    partitions: 12,
+    configIn: handlerConfig,
+    config: { leaseMs: attemptLeaseMs },
+    env: redisEnv(),
+  });
   const log = path.join(cluster.scratch, 'side-effects.log');
   const lines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').length - 1 : 0);
   try {
@@ -268,17 +309,27 @@ async function failoverRun(baseUri: string, tasks: number, ttl: number, attemptL
     const atDeath = await readLeases(cluster.uri);
     const expiresAt = Math.max(...lost.map((p) => (atDeath.get(p)?.owner === victim.memberId ? atDeath.get(p)!.expiresAt : 0)));
     const takeoverMs = await pollLeases(cluster.uri, 10 * ttl, (now) =>
-      lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0)) ? Date.now() - killedAt : undefined,
+      lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0))
+        ? Date.now() - killedAt
+        : undefined,
     );
-    const ownersMs = await until('owners running', async () => {
-      const counts = await Promise.all(survivors.map((n) => ownedCount(n.svc)));
-      return counts.reduce((s, x) => s + x, 0) === 12 ? Date.now() - killedAt : undefined;
-    }, 20 * ttl, 20);
+    const ownersMs = await until(
+      'owners running',
+      async () => {
+        const counts = await Promise.all(survivors.map((n) => ownedCount(n.svc)));
+        return counts.reduce((s, x) => s + x, 0) === 12 ? Date.now() - killedAt : undefined;
+      },
+      20 * ttl,
+      20,
+    );
     const ids = await submission.done;
     const t0 = Date.now();
     await drained(survivors[0].svc.url, tasks, timeoutMs, cluster.uri);
     const drainMs = Date.now() - t0;
-    const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce((a, b) => a + b, 0);
+    const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce(
+      (a, b) => a + b,
+      0,
+    );
     const succeeded = await listByStatus(survivors[0].svc.url, 'SUCCEEDED', TASK_TYPE);
     const { lines: effects, torn } = readSideEffects(log);
     const byId = new Map<string, number>();
@@ -366,7 +417,10 @@ async function main(): Promise<number> {
     say(`failover: 3 nodes, ${failoverTasks} tasks, SIGKILL one`);
     report.failover = await failoverRun(uri, failoverTasks, ttl, attemptLeaseMs, timeoutMs);
   }
-  for (const r of runs) say(`${r.store} ×${r.nodes}${r.redis ? ' (redis)' : ''}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`);
+  for (const r of runs)
+    say(
+      `${r.store} ×${r.nodes}${r.redis ? ' (redis)' : ''}: ${r.tasks_per_s} tasks/s end to end, dispatch lag p50 ${r.dispatch_lag.p50_ms} ms p99 ${r.dispatch_lag.p99_ms} ms`,
+    );
   if (report.failover) say(`failover: ${JSON.stringify(report.failover)}`);
   const out = path.resolve(__dirname, '..', '..', 'load-tests', 'results');
   fs.mkdirSync(out, { recursive: true });

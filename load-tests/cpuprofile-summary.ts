@@ -228,7 +228,10 @@ function main(): void {
   for (const p of positionals) {
     if (!fs.existsSync(p)) throw new UsageError(`${p}: no such file or folder`);
     if (fs.statSync(p).isDirectory()) {
-      const found = fs.readdirSync(p).sort().filter((f) => f.endsWith('.cpuprofile'));
+      const found = fs
+        .readdirSync(p)
+        .sort()
+        .filter((f) => f.endsWith('.cpuprofile'));
       if (found.length === 0) throw new UsageError(`${p}: no .cpuprofile files in this folder`);
       for (const f of found) files.push(path.join(p, f));
     } else files.push(p);

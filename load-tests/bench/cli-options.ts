@@ -70,7 +70,24 @@ const SCENARIOS = ['throughput', 'paced', 'scheduled', 'workflow'] as const;
 export function parseOptions(argv: string[]): Options | null {
   const v = parseFlags(
     argv,
-    ['tasks', 'batch-size', 'concurrency', 'lag-sample', 'paced-seconds', 'rate', 'paced-lag-sample', 'scheduled-count', 'scheduled-delay-ms', 'scenarios', 'poll-ms', 'cpu-prof', 'dag-layers', 'dag-width', 'dag-fan-in', ...SERVICE_FLAGS],
+    [
+      'tasks',
+      'batch-size',
+      'concurrency',
+      'lag-sample',
+      'paced-seconds',
+      'rate',
+      'paced-lag-sample',
+      'scheduled-count',
+      'scheduled-delay-ms',
+      'scenarios',
+      'poll-ms',
+      'cpu-prof',
+      'dag-layers',
+      'dag-width',
+      'dag-fan-in',
+      ...SERVICE_FLAGS,
+    ],
     ['keep-tmp'],
   );
   if (v === null) return null;

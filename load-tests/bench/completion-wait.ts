@@ -61,7 +61,9 @@ export async function waitForCompletions(
       lastTerminal = terminal;
       lastProgress = snap.at;
     } else if (snap.at - lastProgress > stallMs) {
-      throw new Error(`no completions for ${stallMs / 1000} s: ${terminal}/${expected} terminal (${JSON.stringify(counts)}), depth ${JSON.stringify(snap.depth)}`);
+      throw new Error(
+        `no completions for ${stallMs / 1000} s: ${terminal}/${expected} terminal (${JSON.stringify(counts)}), depth ${JSON.stringify(snap.depth)}`,
+      );
     }
     await sleep(pollMs - (performance.now() - started));
   }

@@ -45,12 +45,14 @@ export function num(values: FlagValues, name: string, def: number, min: number, 
   const raw = str(values, name);
   if (raw === undefined) return def;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a number in [${min}, ${max}], got ${JSON.stringify(raw)}`);
   return n;
 }
 
 /** As num(), rounded down to an integer (a fraction is accepted and truncated). */
-export const int = (values: FlagValues, name: string, def: number, min: number, max?: number): number => Math.floor(num(values, name, def, min, max));
+export const int = (values: FlagValues, name: string, def: number, min: number, max?: number): number =>
+  Math.floor(num(values, name, def, min, max));
 
 /** As int(), but null when absent (the service's own config then applies). */
 export const intOrNull = (values: FlagValues, name: string, min: number, max: number): number | null =>
@@ -64,7 +66,8 @@ export function strictInt(values: FlagValues, name: string, def: number, min: nu
   const raw = str(values, name);
   if (raw === undefined) return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -73,10 +76,21 @@ export function strictInt(values: FlagValues, name: string, def: number, min: nu
  * `noun` names an entry in the error ("scenario", "system"); `listKnown` adds the known names.
  * @throws UsageError for a name not in `known`
  */
-export function nameList<T extends string>(values: FlagValues, name: string, def: string, known: readonly T[], noun: string, listKnown = false): Set<T> {
+export function nameList<T extends string>(
+  values: FlagValues,
+  name: string,
+  def: string,
+  known: readonly T[],
+  noun: string,
+  listKnown = false,
+): Set<T> {
   const out = new Set<T>();
-  for (const s of (str(values, name) ?? def).split(',').map((x) => x.trim()).filter(Boolean)) {
-    if (!(known as readonly string[]).includes(s)) throw new UsageError(`--${name}: unknown ${noun} ${JSON.stringify(s)}${listKnown ? ` (known: ${known.join(', ')})` : ''}`);
+  for (const s of (str(values, name) ?? def)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (!(known as readonly string[]).includes(s))
+      throw new UsageError(`--${name}: unknown ${noun} ${JSON.stringify(s)}${listKnown ? ` (known: ${known.join(', ')})` : ''}`);
     out.add(s as T);
   }
   return out;

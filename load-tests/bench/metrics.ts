@@ -87,7 +87,15 @@ export async function scrape(client: HttpClient): Promise<MetricsSnapshot> {
   const lagBuckets = histogramBuckets(samples, 'scheduler_dispatch_lag_seconds_bucket');
   const finished = samples.find((x) => x.name === 'scheduler_last_task_finished_timestamp_seconds')?.value;
   const lastFinishedMs = finished === undefined || finished <= 0 ? null : Math.round(finished * 1000);
-  return { at, completed, depth, lagBuckets, lagCount: metricValue(samples, 'scheduler_dispatch_lag_seconds_count'), scrapeMs: at - t0, lastFinishedMs };
+  return {
+    at,
+    completed,
+    depth,
+    lagBuckets,
+    lagCount: metricValue(samples, 'scheduler_dispatch_lag_seconds_count'),
+    scrapeMs: at - t0,
+    lastFinishedMs,
+  };
 }
 
 /**
@@ -95,7 +103,10 @@ export async function scrape(client: HttpClient): Promise<MetricsSnapshot> {
  * started in between, including other scenarios' stragglers): the upper bound of the bucket that
  * holds the quantile, in ms.
  */
-export function histogramDelta(before: MetricsSnapshot, after: MetricsSnapshot): { count: number; p50_le_ms: number | null; p99_le_ms: number | null; max_le_ms: number | null } {
+export function histogramDelta(
+  before: MetricsSnapshot,
+  after: MetricsSnapshot,
+): { count: number; p50_le_ms: number | null; p99_le_ms: number | null; max_le_ms: number | null } {
   const les = [...after.lagBuckets.keys()].sort((a, b) => a - b);
   const delta = les.map((le) => ({ le, n: (after.lagBuckets.get(le) ?? 0) - (before.lagBuckets.get(le) ?? 0) }));
   const count = after.lagCount - before.lagCount;

@@ -22,4 +22,8 @@ export const RESULTS_DIR = path.join(ROOT, 'load-tests', 'results');
  *   each taking turns: a new service's first backlog of 20,000 drained at a median of 37,800
  *   against 32,700 tasks/s).
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--min-semi-space-size=16', '--initial-old-space-size=256'];
+export const SERVICE_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=64',
+  '--min-semi-space-size=16',
+  '--initial-old-space-size=256',
+];

@@ -142,7 +142,12 @@ export class TreeSampler {
     this.phase = { mainRss: 0, totalRss: 0, workersRss: 0, samples: 0 };
     const wt = new Map<number, number>();
     for (const k of descendantsOf(this.pid)) wt.set(k, readStat(k)?.cpuTicks ?? 0);
-    this.phaseStart = { wall: performance.now(), mainTicks: readStat(this.pid)?.cpuTicks ?? 0, workerTicks: wt, harness: process.cpuUsage() };
+    this.phaseStart = {
+      wall: performance.now(),
+      mainTicks: readStat(this.pid)?.cpuTicks ?? 0,
+      workerTicks: wt,
+      harness: process.cpuUsage(),
+    };
     this.tick();
   }
 
@@ -165,7 +170,14 @@ export class TreeSampler {
     };
   }
 
-  overallPeaks(): { main_peak_rss_mb: number; workers_peak_rss_mb: number; total_peak_rss_mb: number; main_vmhwm_mb: number | null; workers_vmhwm_sum_mb: number; worker_processes: number } {
+  overallPeaks(): {
+    main_peak_rss_mb: number;
+    workers_peak_rss_mb: number;
+    total_peak_rss_mb: number;
+    main_vmhwm_mb: number | null;
+    workers_vmhwm_sum_mb: number;
+    worker_processes: number;
+  } {
     this.tick();
     const mb = (kb: number) => round(kb / 1024) as number;
     const kids = descendantsOf(this.pid);

@@ -10,14 +10,19 @@ import { gitInfo, machineInfo, readServiceDefaults, serviceInfo, Table, writeRes
 export function humanTable(r: Record<string, any>): string {
   const table = new Table(44);
   const { lines, row } = table;
-  lines.push(`bench-throughput  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, worker_concurrency=${r.service.worker_concurrency})`);
+  lines.push(
+    `bench-throughput  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, worker_concurrency=${r.service.worker_concurrency})`,
+  );
   const t = r.throughput;
   if (t?.submit) {
     lines.push(`throughput (${t.tasks} noop, batches of ${t.batch_size}, ${t.concurrency} in flight)`);
     row('submit rate (tasks/s acknowledged)', t.submit.tasks_per_s);
     row('end-to-end rate (tasks/s, all SUCCEEDED)', t.end_to_end.tasks_per_s);
     row('end-to-end time (s)', t.end_to_end.seconds);
-    row('dispatch lag p50 / p99 / max (ms)', `${t.dispatch_lag.p50_ms} / ${t.dispatch_lag.p99_ms} / ${t.dispatch_lag.max_ms}  (n=${t.dispatch_lag.count})`);
+    row(
+      'dispatch lag p50 / p99 / max (ms)',
+      `${t.dispatch_lag.p50_ms} / ${t.dispatch_lag.p99_ms} / ${t.dispatch_lag.max_ms}  (n=${t.dispatch_lag.count})`,
+    );
     row('peak RSS main / total (MB)', `${t.resources.main_peak_rss_mb} / ${t.resources.total_peak_rss_mb}`);
     row('CPU s main / workers / harness', `${t.resources.main_cpu_s} / ${t.resources.workers_cpu_s} / ${t.resources.harness_cpu_s}`);
   } else if (t?.error) lines.push(`throughput: FAILED ${t.error}`);
@@ -26,7 +31,10 @@ export function humanTable(r: Record<string, any>): string {
     lines.push(`paced (${p.target_rate_per_s}/s for ${p.seconds} s, single submissions)`);
     row('acknowledged / achieved send rate', `${p.acknowledged} / ${p.achieved_send_rate_per_s}/s`);
     row('ack latency p50 / p99 (ms)', `${p.ack_latency.p50_ms} / ${p.ack_latency.p99_ms}`);
-    row('dispatch lag p50 / p99 / max (ms)', `${p.dispatch_lag.p50_ms} / ${p.dispatch_lag.p99_ms} / ${p.dispatch_lag.max_ms}  (n=${p.dispatch_lag.count})`);
+    row(
+      'dispatch lag p50 / p99 / max (ms)',
+      `${p.dispatch_lag.p50_ms} / ${p.dispatch_lag.p99_ms} / ${p.dispatch_lag.max_ms}  (n=${p.dispatch_lag.count})`,
+    );
     row('target p99 <= 50 ms', p.target.met ? 'met' : 'NOT met');
   } else if (p?.error) lines.push(`paced: FAILED ${p.error}`);
   const s = r.scheduled;

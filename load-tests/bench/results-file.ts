@@ -15,8 +15,18 @@ import { ROOT, SERVICE_ENTRY } from './paths';
 export function gitInfo(): { commit: string | null; dirty_paths: string[] } {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'config', 'package.json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return { commit, dirty_paths: status.split('\n').filter(Boolean).map((l) => l.slice(3)) };
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'config', 'package.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return {
+      commit,
+      dirty_paths: status
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(3)),
+    };
   } catch {
     return { commit: null, dirty_paths: [] };
   }
@@ -52,7 +62,11 @@ export function machineInfo(): { cpus: number; cpu_model: string | null; total_m
  * The opening of a report's service block: entry point, store, and workers, worker concurrency
  * and partitions as set by the flags or else by the service's config/default.json (`defaults`).
  */
-export function serviceInfo(o: Pick<ServiceFlags, 'workers' | 'workerConcurrency' | 'partitions'>, store: string, defaults: Record<string, unknown>): Record<string, unknown> {
+export function serviceInfo(
+  o: Pick<ServiceFlags, 'workers' | 'workerConcurrency' | 'partitions'>,
+  store: string,
+  defaults: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     entry: path.relative(ROOT, SERVICE_ENTRY),
     store,

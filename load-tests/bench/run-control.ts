@@ -24,10 +24,13 @@ export function sleep(ms: number): Promise<void> {
       clearTimeout(timer);
       reject(abortReason());
     };
-    const timer = setTimeout(() => {
-      run.signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        run.signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     run.signal.addEventListener('abort', onAbort, { once: true });
   });
 }

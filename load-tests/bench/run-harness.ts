@@ -62,11 +62,14 @@ function armFailsafes(h: Harness<HarnessOptions>, timeoutS: number): RunGuard & 
   const overall = setTimeout(() => run.abort(new Error(`overall timeout of ${timeoutS} s reached`)), timeoutMs);
   overall.unref();
   // Last resort if graceful cleanup itself hangs.
-  const hard = setTimeout(() => {
-    process.stderr.write(`${h.name}: hard timeout, killing ${h.hardKills ?? 'the service'}\n`);
-    kill.now();
-    process.exit(124);
-  }, timeoutMs + (h.hardMarginMs ?? 25_000));
+  const hard = setTimeout(
+    () => {
+      process.stderr.write(`${h.name}: hard timeout, killing ${h.hardKills ?? 'the service'}\n`);
+      kill.now();
+      process.exit(124);
+    },
+    timeoutMs + (h.hardMarginMs ?? 25_000),
+  );
   hard.unref();
   const onSignal = (sig: NodeJS.Signals) => {
     if (run.signal.aborted) {
@@ -133,7 +136,13 @@ export async function runHarness<O extends HarnessOptions>(h: Harness<O>, argv: 
  * recorded as `into[key] = {error}` and in `errors` as `label: message`, and does not throw.
  * @returns whether the step succeeded
  */
-export async function recordStep(into: Record<string, unknown>, key: string, label: string, errors: string[], fn: () => Promise<Record<string, unknown>>): Promise<boolean> {
+export async function recordStep(
+  into: Record<string, unknown>,
+  key: string,
+  label: string,
+  errors: string[],
+  fn: () => Promise<Record<string, unknown>>,
+): Promise<boolean> {
   try {
     into[key] = await fn();
     return true;

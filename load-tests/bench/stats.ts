@@ -21,7 +21,8 @@ export function median(values: ReadonlyArray<number | null | undefined>): number
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-export const round = (n: number | null, digits = 1): number | null => (n === null || !Number.isFinite(n) ? null : Number(n.toFixed(digits)));
+export const round = (n: number | null, digits = 1): number | null =>
+  n === null || !Number.isFinite(n) ? null : Number(n.toFixed(digits));
 
 export interface Distribution {
   count: number;

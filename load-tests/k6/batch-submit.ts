@@ -26,7 +26,13 @@ const BATCHES = Math.ceil(TASKS / BATCH_SIZE);
 
 export const options: Options = {
   scenarios: {
-    submit_batches: { executor: 'shared-iterations', vus: Math.min(CONCURRENCY, BATCHES), iterations: BATCHES, maxDuration: '5m', exec: 'submitBatch' },
+    submit_batches: {
+      executor: 'shared-iterations',
+      vus: Math.min(CONCURRENCY, BATCHES),
+      iterations: BATCHES,
+      maxDuration: '5m',
+      exec: 'submitBatch',
+    },
   },
   thresholds: {
     'http_req_duration{name:submit_batch}': ['p(95)<500'],
@@ -78,7 +84,8 @@ function readMetrics(): Scrape {
     let l: RegExpExecArray | null;
     while ((l = re.exec(m[2] || '')) !== null) labels[l[1]] = l[2];
     const value = Number(m[3]);
-    if (m[1] === 'scheduler_tasks_completed_total' && labels.task_type === 'noop') completed[labels.status] = (completed[labels.status] || 0) + value;
+    if (m[1] === 'scheduler_tasks_completed_total' && labels.task_type === 'noop')
+      completed[labels.status] = (completed[labels.status] || 0) + value;
     else if (m[1] === 'scheduler_dispatch_lag_seconds_bucket') buckets[labels.le] = value;
     else if (m[1] === 'scheduler_dispatch_lag_seconds_count') lagCount = value;
   }
@@ -91,7 +98,10 @@ function readMetrics(): Scrape {
 function bucketQuantile(before: Scrape, after: Scrape, q: number): number | null {
   const count = after.lagCount - before.lagCount;
   if (count <= 0) return null;
-  const les = Object.keys(after.buckets).filter((le) => le !== '+Inf').map(Number).sort((a, b) => a - b);
+  const les = Object.keys(after.buckets)
+    .filter((le) => le !== '+Inf')
+    .map(Number)
+    .sort((a, b) => a - b);
   for (const le of les) {
     if ((after.buckets[String(le)] || 0) - (before.buckets[String(le)] || 0) >= q * count) return le * 1000;
   }

@@ -23,7 +23,13 @@ const CLEANUP = (__ENV.CLEANUP || 'true') !== 'false';
 
 export const options: Options = {
   scenarios: {
-    create_crons: { executor: 'shared-iterations', vus: Math.min(CONCURRENCY, CRONS), iterations: CRONS, maxDuration: '10m', exec: 'createCron' },
+    create_crons: {
+      executor: 'shared-iterations',
+      vus: Math.min(CONCURRENCY, CRONS),
+      iterations: CRONS,
+      maxDuration: '10m',
+      exec: 'createCron',
+    },
   },
   thresholds: {
     'http_req_duration{name:create_cron}': ['p(95)<200', 'p(99)<500'],
@@ -72,7 +78,10 @@ export function teardown(data: { tenant: string }): void {
   const ids: string[] = [];
   let cursor = '';
   for (;;) {
-    const res = http.get(`${BASE_URL}/api/v1/cron-tasks?tenant=${encodeURIComponent(data.tenant)}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { tags: { name: 'list_crons' } });
+    const res = http.get(
+      `${BASE_URL}/api/v1/cron-tasks?tenant=${encodeURIComponent(data.tenant)}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { tags: { name: 'list_crons' } },
+    );
     if (!check(res, { 'cron list: 200': (r) => r.status === 200 })) return;
     const page = res.json() as { cron_tasks: Array<{ cron_id: string }>; next_cursor: string | null };
     for (const c of page.cron_tasks) ids.push(c.cron_id);
@@ -80,7 +89,11 @@ export function teardown(data: { tenant: string }): void {
     cursor = page.next_cursor;
   }
   for (let i = 0; i < ids.length; i += 20) {
-    const responses = http.batch(ids.slice(i, i + 20).map((id) => ({ method: 'DELETE', url: `${BASE_URL}/api/v1/cron-tasks/${id}`, params: { tags: { name: 'delete_cron' } } })));
+    const responses = http.batch(
+      ids
+        .slice(i, i + 20)
+        .map((id) => ({ method: 'DELETE', url: `${BASE_URL}/api/v1/cron-tasks/${id}`, params: { tags: { name: 'delete_cron' } } })),
+    );
     for (const r of responses) if (check(r, { 'cron delete: 200': (x) => x.status === 200 })) deleted.add(1);
   }
 }

@@ -29,7 +29,13 @@ const BATCHES = Math.ceil(HERD_TASKS / BATCH_SIZE);
 
 export const options: Options = {
   scenarios: {
-    submit_herd: { executor: 'shared-iterations', vus: Math.min(CONCURRENCY, BATCHES), iterations: BATCHES, maxDuration: '10m', exec: 'submitHerdBatch' },
+    submit_herd: {
+      executor: 'shared-iterations',
+      vus: Math.min(CONCURRENCY, BATCHES),
+      iterations: BATCHES,
+      maxDuration: '10m',
+      exec: 'submitHerdBatch',
+    },
   },
   thresholds: {
     'http_req_duration{name:submit_herd_batch}': ['p(95)<1000'],
@@ -91,7 +97,8 @@ export function submitHerdBatch(data: HerdData): void {
   if (Date.now() >= data.atMs) ackedAfterDue.add(1);
   check(res, {
     'herd batch: 202': (r) => r.status === 202,
-    'herd batch: all SCHEDULED': (r) => r.status === 202 && (r.json('tasks') as Array<{ status: string }>).every((t) => t.status === 'SCHEDULED'),
+    'herd batch: all SCHEDULED': (r) =>
+      r.status === 202 && (r.json('tasks') as Array<{ status: string }>).every((t) => t.status === 'SCHEDULED'),
   });
 }
 
@@ -112,7 +119,10 @@ export function teardown(data: HerdData): void {
   let read = 0;
   while (read < LATENESS_SAMPLE) {
     const limit = Math.min(1000, LATENESS_SAMPLE - read);
-    const res = http.get(`${BASE_URL}/api/v1/tasks?queue=${encodeURIComponent(data.queue)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { tags: { name: 'list_herd' } });
+    const res = http.get(
+      `${BASE_URL}/api/v1/tasks?queue=${encodeURIComponent(data.queue)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { tags: { name: 'list_herd' } },
+    );
     if (!check(res, { 'herd: list 200': (r) => r.status === 200 })) break;
     const page = res.json() as { tasks: Array<{ started_at: string | null; status: string }>; next_cursor: string | null };
     for (const t of page.tasks) {

@@ -28,7 +28,15 @@ const ITERATIONS = parseInt(__ENV.ITERATIONS || '0', 10);
 function scenario(exec: string, rate: number, maxVUs: number): Scenario {
   return ITERATIONS > 0
     ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec }
-    : { executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration: DURATION, preAllocatedVUs: Math.min(maxVUs, Math.max(2, rate)), maxVUs, exec };
+    : {
+        executor: 'constant-arrival-rate',
+        rate,
+        timeUnit: '1s',
+        duration: DURATION,
+        preAllocatedVUs: Math.min(maxVUs, Math.max(2, rate)),
+        maxVUs,
+        exec,
+      };
 }
 
 export const options: Options = {

@@ -23,7 +23,15 @@ const ITERATIONS = parseInt(__ENV.ITERATIONS || '0', 10);
 function scenario(exec: string, rate: number): Scenario {
   return ITERATIONS > 0
     ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec }
-    : { executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration: DURATION, preAllocatedVUs: Math.max(5, Math.ceil(rate / 50)), maxVUs: Math.max(20, rate), exec };
+    : {
+        executor: 'constant-arrival-rate',
+        rate,
+        timeUnit: '1s',
+        duration: DURATION,
+        preAllocatedVUs: Math.max(5, Math.ceil(rate / 50)),
+        maxVUs: Math.max(20, rate),
+        exec,
+      };
 }
 
 export const options: Options = {
@@ -46,7 +54,11 @@ export function setup(): { ids: string[] } {
   for (let left = SEED_TASKS; left > 0; left -= 1000) {
     const tasks = [];
     for (let i = 0; i < Math.min(1000, left); i++) tasks.push({ task_type: 'echo', payload: { seed: i } });
-    const res = http.post(`${BASE_URL}/api/v1/tasks/batch`, JSON.stringify({ tasks }), { headers: HEADERS, tags: { name: 'seed' }, timeout: '60s' });
+    const res = http.post(`${BASE_URL}/api/v1/tasks/batch`, JSON.stringify({ tasks }), {
+      headers: HEADERS,
+      tags: { name: 'seed' },
+      timeout: '60s',
+    });
     if (res.status !== 202) throw new Error(`seeding: POST /api/v1/tasks/batch answered ${res.status}: ${String(res.body).slice(0, 200)}`);
     for (const t of res.json('tasks') as Array<{ task_id: string }>) ids.push(t.task_id);
   }
@@ -56,7 +68,9 @@ export function setup(): { ids: string[] } {
 export function poll(data: { ids: string[] }): void {
   const id = data.ids[Math.floor(Math.random() * data.ids.length)];
   const withAttempts = INCLUDE_ATTEMPTS_EVERY > 0 && __ITER % INCLUDE_ATTEMPTS_EVERY === 0;
-  const res = http.get(`${BASE_URL}/api/v1/tasks/${id}${withAttempts ? '?include=attempts' : ''}`, { tags: { name: withAttempts ? 'get_task_attempts' : 'get_task' } });
+  const res = http.get(`${BASE_URL}/api/v1/tasks/${id}${withAttempts ? '?include=attempts' : ''}`, {
+    tags: { name: withAttempts ? 'get_task_attempts' : 'get_task' },
+  });
   check(res, {
     'get: 200': (r) => r.status === 200,
     'get: the task asked for': (r) => r.status === 200 && r.json('task_id') === id,
@@ -66,7 +80,10 @@ export function poll(data: { ids: string[] }): void {
 export function list(): void {
   let cursor = '';
   for (let page = 0; page < 3; page++) {
-    const res = http.get(`${BASE_URL}/api/v1/tasks?status=SUCCEEDED&limit=${LIST_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { tags: { name: 'list_tasks' } });
+    const res = http.get(
+      `${BASE_URL}/api/v1/tasks?status=SUCCEEDED&limit=${LIST_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { tags: { name: 'list_tasks' } },
+    );
     if (!check(res, { 'list: 200': (r) => r.status === 200 })) return;
     const next = res.json('next_cursor') as string | null;
     if (!next) return;

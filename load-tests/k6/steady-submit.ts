@@ -21,9 +21,18 @@ const ITERATIONS = parseInt(__ENV.ITERATIONS || '0', 10);
 
 export const options: Options = {
   scenarios: {
-    steady: ITERATIONS > 0
-      ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec: 'submitOne' }
-      : { executor: 'constant-arrival-rate', rate: RATE, timeUnit: '1s', duration: DURATION, preAllocatedVUs: Math.max(10, Math.ceil(RATE / 20)), maxVUs: Math.max(50, RATE), exec: 'submitOne' },
+    steady:
+      ITERATIONS > 0
+        ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec: 'submitOne' }
+        : {
+            executor: 'constant-arrival-rate',
+            rate: RATE,
+            timeUnit: '1s',
+            duration: DURATION,
+            preAllocatedVUs: Math.max(10, Math.ceil(RATE / 20)),
+            maxVUs: Math.max(50, RATE),
+            exec: 'submitOne',
+          },
   },
   thresholds: {
     'http_req_duration{name:submit}': ['p(95)<100', 'p(99)<250'],

@@ -22,9 +22,18 @@ const WAIT_FOR_COMPLETION = __ENV.WAIT_FOR_COMPLETION === 'true';
 
 export const options: Options = {
   scenarios: {
-    workflows: ITERATIONS > 0
-      ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec: 'submitWorkflow' }
-      : { executor: 'constant-arrival-rate', rate: WF_RATE, timeUnit: '1s', duration: DURATION, preAllocatedVUs: Math.max(5, WF_RATE), maxVUs: Math.max(50, WF_RATE * 10), exec: 'submitWorkflow' },
+    workflows:
+      ITERATIONS > 0
+        ? { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, exec: 'submitWorkflow' }
+        : {
+            executor: 'constant-arrival-rate',
+            rate: WF_RATE,
+            timeUnit: '1s',
+            duration: DURATION,
+            preAllocatedVUs: Math.max(5, WF_RATE),
+            maxVUs: Math.max(50, WF_RATE * 10),
+            exec: 'submitWorkflow',
+          },
   },
   thresholds: {
     'http_req_duration{name:submit_workflow}': ['p(95)<200', 'p(99)<500'],
@@ -41,7 +50,8 @@ const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'DEAD'];
 
 function workflowBody(): string {
   const transforms = [];
-  for (let i = 1; i <= WF_WIDTH; i++) transforms.push({ task_id: `transform-${i}`, task_type: 'noop', payload: { part: i }, dependencies: ['extract'] });
+  for (let i = 1; i <= WF_WIDTH; i++)
+    transforms.push({ task_id: `transform-${i}`, task_type: 'noop', payload: { part: i }, dependencies: ['extract'] });
   return JSON.stringify({
     workflow_name: `k6 etl ${__VU}-${__ITER}`,
     tasks: [

@@ -17,7 +17,10 @@ export function loadAgenda(): { Agenda: typeof AgendaModule.Agenda; RedisBackend
     return { Agenda, RedisBackend };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ERR_REQUIRE_ESM') throw new Error(`Agenda 6 is an ES module: the Agenda runs need Node >= 20.19 (this is ${process.version}); run --systems ours,bullmq`);
+    if (e.code === 'ERR_REQUIRE_ESM')
+      throw new Error(
+        `Agenda 6 is an ES module: the Agenda runs need Node >= 20.19 (this is ${process.version}); run --systems ours,bullmq`,
+      );
     throw err;
   }
 }

@@ -149,9 +149,16 @@ export async function oursHerd(client: HttpClient, svc: Service, s: OursSetup): 
   const enqueuedAt = Date.now();
   await waitForCompletions(client, baseline, s.herd, s.pollMs, performance.now(), s.herdLeadMs + s.timeBoundS * 1000);
   const resources = svc.sampler?.endPhase() ?? null;
-  const tasks = await fetchTasks(client, acks.map((a) => a.task_id));
+  const tasks = await fetchTasks(
+    client,
+    acks.map((a) => a.task_id),
+  );
   const lateness = tasks.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - due);
-  return { ...herdFigures(s.herd, due, enqueuedAt, lateness, false), not_succeeded: tasks.filter((t) => t.status !== 'SUCCEEDED').length, service_resources: resources };
+  return {
+    ...herdFigures(s.herd, due, enqueuedAt, lateness, false),
+    not_succeeded: tasks.filter((t) => t.status !== 'SUCCEEDED').length,
+    service_resources: resources,
+  };
 }
 
 /**

@@ -85,18 +85,45 @@ export interface PeerOptions {
 export { UsageError };
 
 /** Every value flag bench-peers takes (the help text names each one; a test checks). */
-export const FLAGS = ['systems', 'tasks', 'agenda-tasks', 'herd', 'agenda-herd', 'herd-lead-ms', 'backlog-lead-ms', 'bullmq-concurrency', 'worker-concurrency', 'agenda-concurrency', 'agenda-process-every-ms', 'agenda-lock-limit', 'ours-poll-ms', 'batch-size', 'in-flight', 'agenda-in-flight', 'time-bound-s', 'agenda-time-bound-s', 'warmup', 'rounds', 'timeout', 'log-level', 'out', 'cpu-prof'] as const;
+export const FLAGS = [
+  'systems',
+  'tasks',
+  'agenda-tasks',
+  'herd',
+  'agenda-herd',
+  'herd-lead-ms',
+  'backlog-lead-ms',
+  'bullmq-concurrency',
+  'worker-concurrency',
+  'agenda-concurrency',
+  'agenda-process-every-ms',
+  'agenda-lock-limit',
+  'ours-poll-ms',
+  'batch-size',
+  'in-flight',
+  'agenda-in-flight',
+  'time-bound-s',
+  'agenda-time-bound-s',
+  'warmup',
+  'rounds',
+  'timeout',
+  'log-level',
+  'out',
+  'cpu-prof',
+] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
   const values = parseFlags(argv, FLAGS, ['quick', 'keep-tmp']);
   if (values === null) return null;
   const quick = values.quick === true;
-  const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number => strictInt(values, name, quick ? quickDef : def, min, max);
+  const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number =>
+    strictInt(values, name, quick ? quickDef : def, min, max);
   const rounds = int('rounds', 1, 1, 1, 20);
   const systems: Set<string> = nameList(values, 'systems', 'ours,bullmq,agenda', ['ours', 'bullmq', 'agenda'], 'system');
   const conc = (str(values, 'bullmq-concurrency') ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
-  if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000)) throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
+  if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000))
+    throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
   return {
     systems,
     tasks: int('tasks', 20_000, 5_000, 1),

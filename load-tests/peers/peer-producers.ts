@@ -31,7 +31,12 @@ function chunks(n: number, size: number): number[] {
 export class BullProducer implements Producer {
   private readonly queue: Queue;
 
-  constructor(redisUrl: string, name: string, private readonly batch: number, private readonly inFlight: number) {
+  constructor(
+    redisUrl: string,
+    name: string,
+    private readonly batch: number,
+    private readonly inFlight: number,
+  ) {
     this.queue = new Queue(name, { connection: { url: redisUrl } });
   }
 
@@ -59,7 +64,11 @@ export class AgendaProducer implements Producer {
   private readonly agenda: Agenda;
   private readonly backend: RedisBackend;
 
-  constructor(redisUrl: string, namespace: string, private readonly inFlight: number) {
+  constructor(
+    redisUrl: string,
+    namespace: string,
+    private readonly inFlight: number,
+  ) {
     const { Agenda, RedisBackend } = loadAgenda();
     this.backend = new RedisBackend({ connectionString: redisUrl, keyPrefix: `${namespace}:`, channelName: `${namespace}:notifications` });
     this.agenda = new Agenda({ backend: this.backend });

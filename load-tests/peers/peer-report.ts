@@ -31,7 +31,12 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
     ok: false,
     machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: loadavgs() },
     git: gitInfo(),
-    versions: { bullmq: pkgVersion('bullmq'), agenda: pkgVersion('agenda'), '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'), ioredis: pkgVersion('ioredis') },
+    versions: {
+      bullmq: pkgVersion('bullmq'),
+      agenda: pkgVersion('agenda'),
+      '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'),
+      ioredis: pkgVersion('ioredis'),
+    },
     settings: {
       ours: `${ourSlots(o.workerConcurrency, d.workerConcurrency)} (workers ${d.workers}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
       bullmq: `one Worker process per run, concurrency ${o.bullmqConcurrency.join(' / ')}; addBulk of ${o.batchSize}, ${o.inFlight} in flight; completed jobs kept (removeOnComplete unset)`,
@@ -84,7 +89,8 @@ export function ratios(systems: Record<string, Record<string, any>>): Record<str
     if (name === 'ours') continue;
     const p = headline(sys);
     // Two significant digits, so that a ratio far below 1 does not round to 0.
-    const r = (k: string) => (ours[k] !== null && p[k] !== null && p[k] !== 0 ? Number(((ours[k] as number) / (p[k] as number)).toPrecision(2)) : null);
+    const r = (k: string) =>
+      ours[k] !== null && p[k] !== null && p[k] !== 0 ? Number(((ours[k] as number) / (p[k] as number)).toPrecision(2)) : null;
     out[`ours/${name}`] = {
       enqueue_per_s: r('enqueue_per_s'),
       backlog_processing_per_s: r('backlog_processing_per_s'),
@@ -111,7 +117,10 @@ function partialRate(sys: Record<string, any> | undefined, scenario: 'backlog' |
  * ("bullmq_c50 e2e"). A round that lacks a figure (a failed scenario) is left out of its median.
  */
 export function summarizeRounds(report: Record<string, any>): void {
-  const rounds = report.rounds as Array<{ systems: Record<string, Record<string, any>>; ratios: Record<string, Record<string, number | null>> }>;
+  const rounds = report.rounds as Array<{
+    systems: Record<string, Record<string, any>>;
+    ratios: Record<string, Record<string, number | null>>;
+  }>;
   report.systems = rounds[0]?.systems ?? {};
   report.ratios = rounds[0]?.ratios ?? {};
   if (rounds.length < 2) return;
@@ -131,7 +140,15 @@ export function summarizeRounds(report: Record<string, any>): void {
     );
   report.median = {
     rounds: rounds.length,
-    headline: Object.fromEntries(over((r) => r.systems).map(([name, list]) => [name, medianOf(list.map((sys) => (sys ? headline(sys) : undefined)), (x) => round(x, 2) as number)])),
+    headline: Object.fromEntries(
+      over((r) => r.systems).map(([name, list]) => [
+        name,
+        medianOf(
+          list.map((sys) => (sys ? headline(sys) : undefined)),
+          (x) => round(x, 2) as number,
+        ),
+      ]),
+    ),
     ratios: Object.fromEntries(over((r) => r.ratios).map(([pair, list]) => [pair, medianOf(list, (x) => Number(x.toPrecision(2)))])),
     // "system scenario" of each rate that hit its time bound in some round: its median is partial too.
     partial: over((r) => r.systems).flatMap(([name, list]) =>
@@ -156,14 +173,33 @@ export function peerTable(r: Record<string, any>): string {
   const table = new Table();
   const { lines } = table;
   const la = (x: number[] | undefined) => (x ? x.join(' ') : '-');
-  lines.push(`bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`);
+  lines.push(
+    `bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`,
+  );
   const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
   const w = [20, 7, 10, 10, 8, 11, 6, 22, 5];
-  const fmt = (cells: unknown[]) => cells.map((c, i) => String(c ?? '-').padStart(i === 0 ? 0 : w[i]).padEnd(i === 0 ? w[0] : 0)).join(' ');
+  const fmt = (cells: unknown[]) =>
+    cells
+      .map((c, i) =>
+        String(c ?? '-')
+          .padStart(i === 0 ? 0 : w[i])
+          .padEnd(i === 0 ? w[0] : 0),
+      )
+      .join(' ');
   const ms = (x: number | null) => x ?? '-';
   /** One system's line; `mark(scenario)` is '*' for a rate over the jobs finished within the time bound. */
   const row = (label: string, h: Record<string, number | null>, mark: (scenario: 'backlog' | 'e2e') => string) =>
-    fmt([label, h.tasks, h.enqueue_per_s, `${h.backlog_processing_per_s ?? '-'}${mark('backlog')}`, `${h.end_to_end_per_s ?? '-'}${mark('e2e')}`, `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`, h.herd_tasks, `${ms(h.herd_p50_ms)} / ${ms(h.herd_p99_ms)} / ${ms(h.herd_max_ms)}`, h.herd_started_early]);
+    fmt([
+      label,
+      h.tasks,
+      h.enqueue_per_s,
+      `${h.backlog_processing_per_s ?? '-'}${mark('backlog')}`,
+      `${h.end_to_end_per_s ?? '-'}${mark('e2e')}`,
+      `${h.end_to_end_system_cpu_s ?? '-'}+${h.end_to_end_bench_cpu_s ?? '-'}`,
+      h.herd_tasks,
+      `${ms(h.herd_p50_ms)} / ${ms(h.herd_p99_ms)} / ${ms(h.herd_max_ms)}`,
+      h.herd_started_early,
+    ]);
   lines.push(fmt(cols));
   const rounds = (r.rounds as Array<{ systems: Record<string, Record<string, any>> }> | undefined) ?? [{ systems: r.systems }];
   rounds.forEach((round, i) => {
@@ -186,12 +222,16 @@ export function peerTable(r: Record<string, any>): string {
   lines.push('  * = time bound reached: rate over the jobs finished within it');
   lines.push('  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server) + bench process (HTTP client / producer)');
   const ratioLine = (k: string, v: Record<string, number | null>) =>
-    lines.push(`  ${k.padEnd(28)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`);
+    lines.push(
+      `  ${k.padEnd(28)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`,
+    );
   const ratioRounds = (r.rounds as Array<{ ratios: Record<string, Record<string, number | null>> }> | undefined) ?? [{ ratios: r.ratios }];
   ratioRounds.forEach((round, i) => {
-    for (const [k, v] of Object.entries(round.ratios as Record<string, Record<string, number | null>>)) ratioLine(ratioRounds.length > 1 ? `${i + 1}: ${k}` : k, v);
+    for (const [k, v] of Object.entries(round.ratios as Record<string, Record<string, number | null>>))
+      ratioLine(ratioRounds.length > 1 ? `${i + 1}: ${k}` : k, v);
   });
-  for (const [k, v] of Object.entries((r.median?.ratios ?? {}) as Record<string, Record<string, number | null>>)) ratioLine(`median ${k}`, v);
+  for (const [k, v] of Object.entries((r.median?.ratios ?? {}) as Record<string, Record<string, number | null>>))
+    ratioLine(`median ${k}`, v);
   return table.text(r);
 }
 

@@ -55,7 +55,14 @@ async function withPeer<T>(
   fn: (w: PeerWorkerProcess, p: Producer) => Promise<T>,
 ): Promise<T & { consumer_resources: unknown; redis_cpu_s: number | null; consumer_errors: string[] }> {
   const ns = namespace(s, scenario);
-  const cfg: WorkerConfig = { system: s.system, redisUrl: s.redisUrl, namespace: ns, concurrency: s.concurrency, processEveryMs: s.processEveryMs, lockLimit: s.lockLimit };
+  const cfg: WorkerConfig = {
+    system: s.system,
+    redisUrl: s.redisUrl,
+    namespace: ns,
+    concurrency: s.concurrency,
+    processEveryMs: s.processEveryMs,
+    lockLimit: s.lockLimit,
+  };
   const worker = new PeerWorkerProcess(cfg);
   const producer = producerFor(s, ns);
   try {
@@ -111,7 +118,13 @@ export async function peerBacklog(s: PeerSetup): Promise<Record<string, unknown>
     return {
       tasks: s.tasks,
       enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
-      processing: { seconds: round(ms / 1000, 3), completed, complete: done.at !== null, failed: done.failed, tasks_per_s: rate(completed, ms) },
+      processing: {
+        seconds: round(ms / 1000, 3),
+        completed,
+        complete: done.at !== null,
+        failed: done.failed,
+        tasks_per_s: rate(completed, ms),
+      },
     };
   });
 }
@@ -129,7 +142,13 @@ export async function peerEndToEnd(s: PeerSetup): Promise<Record<string, unknown
     return {
       tasks: s.tasks,
       enqueue: { seconds: round((enqueuedAt - t0) / 1000, 3), tasks_per_s: rate(s.tasks, enqueuedAt - t0) },
-      end_to_end: { seconds: round(ms / 1000, 3), completed, complete: done.at !== null, failed: done.failed, tasks_per_s: rate(completed, ms) },
+      end_to_end: {
+        seconds: round(ms / 1000, 3),
+        completed,
+        complete: done.at !== null,
+        failed: done.failed,
+        tasks_per_s: rate(completed, ms),
+      },
     };
   });
 }
@@ -148,7 +167,13 @@ export async function peerHerd(s: PeerSetup): Promise<Record<string, unknown>> {
 }
 
 /** The herd figures shared with ours: lateness over the jobs that started, how many did not, early starts. */
-export function herdFigures(count: number, due: number, enqueuedAt: number, lateness: number[], timedOut: boolean): Record<string, unknown> {
+export function herdFigures(
+  count: number,
+  due: number,
+  enqueuedAt: number,
+  lateness: number[],
+  timedOut: boolean,
+): Record<string, unknown> {
   return {
     tasks: count,
     due_at: new Date(due).toISOString(),

@@ -62,7 +62,10 @@ async function main(): Promise<void> {
       send({ ev: 'done', at: Date.now(), completed });
     }
   };
-  const consumer = cfg.system === 'bullmq' ? await bullConsumer(cfg, onStart, onComplete, () => failed++) : await agendaConsumer(cfg, onStart, onComplete, () => failed++);
+  const consumer =
+    cfg.system === 'bullmq'
+      ? await bullConsumer(cfg, onStart, onComplete, () => failed++)
+      : await agendaConsumer(cfg, onStart, onComplete, () => failed++);
   let ticker: NodeJS.Timeout | null = null;
   process.on('message', (m: Msg) => {
     if (m.cmd === 'warmup') {
@@ -90,7 +93,12 @@ async function main(): Promise<void> {
 }
 
 /** A BullMQ Worker created with autorun false; run() starts consuming. */
-async function bullConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, onComplete: () => void, onFail: () => void): Promise<Consumer> {
+async function bullConsumer(
+  cfg: WorkerConfig,
+  onStart: (d: unknown) => void,
+  onComplete: () => void,
+  onFail: () => void,
+): Promise<Consumer> {
   const worker = new Worker(
     cfg.namespace,
     async (job: Job) => {
@@ -111,7 +119,10 @@ async function bullWarmup(cfg: WorkerConfig, queue: string, expect: number): Pro
   let reached: () => void = () => undefined;
   let broke: (err: Error) => void = () => undefined;
   const done = new Promise<void>((resolve, reject) => ((reached = resolve), (broke = reject)));
-  const worker = new Worker(queue, async () => undefined, { connection: { url: cfg.redisUrl, maxRetriesPerRequest: null }, concurrency: cfg.concurrency });
+  const worker = new Worker(queue, async () => undefined, {
+    connection: { url: cfg.redisUrl, maxRetriesPerRequest: null },
+    concurrency: cfg.concurrency,
+  });
   worker.on('completed', () => {
     if (++completed >= expect) reached();
   });
@@ -126,10 +137,19 @@ async function bullWarmup(cfg: WorkerConfig, queue: string, expect: number): Pro
 }
 
 /** An Agenda instance on the Redis backend; start() begins polling and locking jobs. */
-async function agendaConsumer(cfg: WorkerConfig, onStart: (d: unknown) => void, onComplete: () => void, onFail: () => void): Promise<Consumer> {
+async function agendaConsumer(
+  cfg: WorkerConfig,
+  onStart: (d: unknown) => void,
+  onComplete: () => void,
+  onFail: () => void,
+): Promise<Consumer> {
   const { Agenda, RedisBackend } = loadAgenda();
   const agenda = new Agenda({
-    backend: new RedisBackend({ connectionString: cfg.redisUrl, keyPrefix: `${cfg.namespace}:`, channelName: `${cfg.namespace}:notifications` }),
+    backend: new RedisBackend({
+      connectionString: cfg.redisUrl,
+      keyPrefix: `${cfg.namespace}:`,
+      channelName: `${cfg.namespace}:notifications`,
+    }),
     processEvery: cfg.processEveryMs,
     defaultConcurrency: cfg.concurrency,
     maxConcurrency: cfg.concurrency,

@@ -35,14 +35,24 @@ function canConnect(port: number): Promise<boolean> {
 /** Uses `REDIS_URL` or starts `redis-server` (must be on PATH; `.ci/services.sh` installs it). */
 export async function ensureRedis(dir: string): Promise<RedisHandle> {
   const external = process.env.REDIS_URL;
-  if (external) return { url: external, owned: false, pid: null, settings: `external REDIS_URL (${external})`, stop: async () => undefined, killNow: () => undefined };
+  if (external)
+    return {
+      url: external,
+      owned: false,
+      pid: null,
+      settings: `external REDIS_URL (${external})`,
+      stop: async () => undefined,
+      killNow: () => undefined,
+    };
   const port = await freePort();
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''];
   const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr?.on('data', (d) => (err += d));
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (e) => reject(new Error(`redis-server could not start (${e.message}); install it (apt-get install redis-server) or set REDIS_URL`)));
+    child.once('error', (e) =>
+      reject(new Error(`redis-server could not start (${e.message}); install it (apt-get install redis-server) or set REDIS_URL`)),
+    );
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${err.slice(0, 300)}`)));
   });
   failed.catch(() => undefined);

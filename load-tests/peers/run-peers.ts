@@ -39,10 +39,23 @@ async function runScenarios(name: string, scenarios: Scenario[], into: Record<st
  * Our service (its own process, a fresh temp SQLite file in `tmpDir`) through backlog → e2e →
  * herd into `systems.ours`; failures also go to `errors`.
  */
-async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, unknown>, errors: string[], guard: RunGuard, redisKill: () => void): Promise<boolean> {
+async function runOurs(
+  o: PeerOptions,
+  tmpDir: string,
+  systems: Record<string, unknown>,
+  errors: string[],
+  guard: RunGuard,
+  redisKill: () => void,
+): Promise<boolean> {
   fs.mkdirSync(tmpDir, { recursive: true });
   const port = await freePort();
-  const svc = new Service(tmpDir, port, { workers: null, workerConcurrency: o.workerConcurrency, partitions: null, logLevel: o.logLevel, cpuProfDir: o.cpuProfDir });
+  const svc = new Service(tmpDir, port, {
+    workers: null,
+    workerConcurrency: o.workerConcurrency,
+    partitions: null,
+    logLevel: o.logLevel,
+    cpuProfDir: o.cpuProfDir,
+  });
   guard.onKill(() => {
     svc.killNow();
     redisKill();
@@ -56,13 +69,27 @@ async function runOurs(o: PeerOptions, tmpDir: string, systems: Record<string, u
     sys.pid = svc.child?.pid ?? null; // names the service's --cpu-prof file (CPU.<date>.<time>.<pid>.…)
     await svc.waitReady(client);
     await sleep(300); // let the workers report in
-    const s: OursSetup = { tasks: o.tasks, herd: o.herd, herdLeadMs: o.herdLeadMs, backlogLeadMs: o.backlogLeadMs, pollMs: o.oursPollMs, batchSize: o.batchSize, inFlight: o.inFlight, timeBoundS: o.timeBoundS };
-    const ok = await runScenarios('ours', [
-      ...(o.warmup > 0 ? ([['warmup', () => oursWarmup(client, s, o.warmup)]] as Scenario[]) : []),
-      ['backlog', () => oursBacklog(client, svc, s)],
-      ['e2e', () => oursEndToEnd(client, svc, s)],
-      ['herd', () => oursHerd(client, svc, s)],
-    ], sys, errors);
+    const s: OursSetup = {
+      tasks: o.tasks,
+      herd: o.herd,
+      herdLeadMs: o.herdLeadMs,
+      backlogLeadMs: o.backlogLeadMs,
+      pollMs: o.oursPollMs,
+      batchSize: o.batchSize,
+      inFlight: o.inFlight,
+      timeBoundS: o.timeBoundS,
+    };
+    const ok = await runScenarios(
+      'ours',
+      [
+        ...(o.warmup > 0 ? ([['warmup', () => oursWarmup(client, s, o.warmup)]] as Scenario[]) : []),
+        ['backlog', () => oursBacklog(client, svc, s)],
+        ['e2e', () => oursEndToEnd(client, svc, s)],
+        ['herd', () => oursHerd(client, svc, s)],
+      ],
+      sys,
+      errors,
+    );
     failed ||= !ok;
   } catch (err) {
     failed = true;
@@ -85,12 +112,39 @@ function stopReason(): string {
 /** One setup per peer run: BullMQ at each concurrency, then Agenda. */
 function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
   const peers: PeerSetup[] = [];
-  const common = { redisUrl: redis.url, redisPid: redis.pid, batchSize: o.batchSize, herdLeadMs: o.herdLeadMs, processEveryMs: o.agendaProcessEveryMs, lockLimit: o.agendaLockLimit, warmup: o.warmup };
+  const common = {
+    redisUrl: redis.url,
+    redisPid: redis.pid,
+    batchSize: o.batchSize,
+    herdLeadMs: o.herdLeadMs,
+    processEveryMs: o.agendaProcessEveryMs,
+    lockLimit: o.agendaLockLimit,
+    warmup: o.warmup,
+  };
   if (o.systems.has('bullmq')) {
-    for (const c of o.bullmqConcurrency) peers.push({ ...common, system: 'bullmq', label: `bullmq_c${c}`, concurrency: c, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS });
+    for (const c of o.bullmqConcurrency)
+      peers.push({
+        ...common,
+        system: 'bullmq',
+        label: `bullmq_c${c}`,
+        concurrency: c,
+        inFlight: o.inFlight,
+        tasks: o.tasks,
+        herd: o.herd,
+        timeBoundS: o.timeBoundS,
+      });
   }
   if (o.systems.has('agenda')) {
-    peers.push({ ...common, system: 'agenda', label: `agenda_c${o.agendaConcurrency}`, concurrency: o.agendaConcurrency, inFlight: o.agendaInFlight, tasks: o.agendaTasks, herd: o.agendaHerd, timeBoundS: o.agendaTimeBoundS });
+    peers.push({
+      ...common,
+      system: 'agenda',
+      label: `agenda_c${o.agendaConcurrency}`,
+      concurrency: o.agendaConcurrency,
+      inFlight: o.agendaInFlight,
+      tasks: o.agendaTasks,
+      herd: o.agendaHerd,
+      timeBoundS: o.agendaTimeBoundS,
+    });
   }
   return peers;
 }
@@ -135,7 +189,8 @@ export function mainPeers(): Promise<number> {
           const round = { systems: {} as Record<string, Record<string, unknown>>, ratios: {} as Record<string, unknown> };
           report.rounds.push(round);
           const errors: string[] = [];
-          if (o.systems.has('ours')) failed = (await runOurs(o, path.join(tmpDir, `ours-${n}`), round.systems, errors, guard, killRedis)) || failed;
+          if (o.systems.has('ours'))
+            failed = (await runOurs(o, path.join(tmpDir, `ours-${n}`), round.systems, errors, guard, killRedis)) || failed;
           for (const p of peers) {
             if (run.signal.aborted) {
               failed = true;
@@ -144,11 +199,16 @@ export function mainPeers(): Promise<number> {
             }
             const sys: Record<string, unknown> = {};
             round.systems[p.label] = sys;
-            const ok = await runScenarios(p.label, [
-              ['backlog', () => peerBacklog(p)],
-              ['e2e', () => peerEndToEnd(p)],
-              ['herd', () => peerHerd(p)],
-            ], sys, errors);
+            const ok = await runScenarios(
+              p.label,
+              [
+                ['backlog', () => peerBacklog(p)],
+                ['e2e', () => peerEndToEnd(p)],
+                ['herd', () => peerHerd(p)],
+              ],
+              sys,
+              errors,
+            );
             failed ||= !ok;
           }
           round.ratios = ratios(round.systems);

@@ -118,7 +118,14 @@ export class PeerWorkerProcess {
         fn();
       };
       const listener = (m: Record<string, any>) => {
-        if (m.ev === 'exit') done(() => reject(new Error(`${this.cfg.system} worker exited (code ${m.code}, signal ${m.signal}) while waiting for ${what}; ${this.errors.join('; ')}`)));
+        if (m.ev === 'exit')
+          done(() =>
+            reject(
+              new Error(
+                `${this.cfg.system} worker exited (code ${m.code}, signal ${m.signal}) while waiting for ${what}; ${this.errors.join('; ')}`,
+              ),
+            ),
+          );
         else if (m.ev === 'error' && what !== 'completion') done(() => reject(new Error(`${this.cfg.system} worker: ${m.message}`)));
         else if (pred(m)) done(() => resolve(m));
       };

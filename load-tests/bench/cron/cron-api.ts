@@ -29,7 +29,14 @@ export interface Throttle {
   retried: number;
 }
 
-async function call(client: HttpClient, method: string, urlPath: string, body: string | undefined, ok: number, throttle: Throttle): Promise<HttpResult> {
+async function call(
+  client: HttpClient,
+  method: string,
+  urlPath: string,
+  body: string | undefined,
+  ok: number,
+  throttle: Throttle,
+): Promise<HttpResult> {
   for (let tries = 0; ; tries++) {
     const res = method === 'GET' ? await client.get(urlPath) : await client.request(method, urlPath, body, 30_000);
     if (res.status === ok) return res;
@@ -55,7 +62,14 @@ export async function createCron(client: HttpClient, name: string, expression: s
 
 /** `PATCH /api/v1/cron-tasks/{id}` `{enabled: false}`: the definition as it was paused. */
 export async function pauseCron(client: HttpClient, id: string, throttle: Throttle): Promise<CronView> {
-  const res = await call(client, 'PATCH', `/api/v1/cron-tasks/${encodeURIComponent(id)}`, JSON.stringify({ enabled: false }), 200, throttle);
+  const res = await call(
+    client,
+    'PATCH',
+    `/api/v1/cron-tasks/${encodeURIComponent(id)}`,
+    JSON.stringify({ enabled: false }),
+    200,
+    throttle,
+  );
   return JSON.parse(res.body) as CronView;
 }
 
@@ -64,7 +78,12 @@ export async function pauseCron(client: HttpClient, id: string, throttle: Thrott
  * following `next_cursor`, stopping at the first page that reaches back before `since`.
  * @returns the records and the number of pages read
  */
-export async function readRuns(client: HttpClient, id: string, since: number, throttle: Throttle): Promise<{ runs: FireRun[]; pages: number }> {
+export async function readRuns(
+  client: HttpClient,
+  id: string,
+  since: number,
+  throttle: Throttle,
+): Promise<{ runs: FireRun[]; pages: number }> {
   const runs: FireRun[] = [];
   let cursor: string | null = null;
   let pages = 0;

@@ -55,7 +55,11 @@ export interface CronOptions extends ServiceFlags {
  * @throws UsageError for an unknown flag or a number out of range
  */
 export function parseCronOptions(argv: string[]): CronOptions | null {
-  const v = parseFlags(argv, ['crons', 'seconds', 'settle-ms', 'lag-sample', 'concurrency', 'cpu-prof', ...SERVICE_FLAGS], ['every-minute', 'keep-tmp']);
+  const v = parseFlags(
+    argv,
+    ['crons', 'seconds', 'settle-ms', 'lag-sample', 'concurrency', 'cpu-prof', ...SERVICE_FLAGS],
+    ['every-minute', 'keep-tmp'],
+  );
   if (v === null) return null;
   const everyMinute = v['every-minute'] === true;
   // Read in the order of the flags above, so that the first bad one is the one reported.

@@ -42,7 +42,9 @@ export function cronTable(r: Record<string, any>): string {
   const table = new Table(44);
   const { lines, row } = table;
   const c = r.cron;
-  lines.push(`bench-cron  (${r.machine.cpus} cpus, node ${r.machine.node}, load ${r.machine.loadavg_1m_at_start} at start, workers=${r.service.workers})`);
+  lines.push(
+    `bench-cron  (${r.machine.cpus} cpus, node ${r.machine.node}, load ${r.machine.loadavg_1m_at_start} at start, workers=${r.service.workers})`,
+  );
   if (c?.exactness) {
     const e = c.exactness;
     const fl = c.fire_lag;
@@ -60,7 +62,10 @@ export function cronTable(r: Record<string, any>): string {
     row('crons exact', `${e.crons_exact} of ${c.crons}`);
     row('outcomes created / skipped / caught_up', `${e.outcomes.created} / ${e.outcomes.skipped} / ${e.outcomes.caught_up}`);
     row('service CPU while firing (% of one core)', `${cpu.service_total} (main ${cpu.main}, workers ${cpu.workers})`);
-    row('peak RSS main / total while firing (MB)', `${c.firing_phase.resources.main_peak_rss_mb} / ${c.firing_phase.resources.total_peak_rss_mb}`);
+    row(
+      'peak RSS main / total while firing (MB)',
+      `${c.firing_phase.resources.main_peak_rss_mb} / ${c.firing_phase.resources.total_peak_rss_mb}`,
+    );
   } else if (c?.error) lines.push(`cron: FAILED ${c.error}`);
   if (r.resources) row('overall peak RSS main / total (MB)', `${r.resources.main_peak_rss_mb} / ${r.resources.total_peak_rss_mb}`);
   return table.text(r);

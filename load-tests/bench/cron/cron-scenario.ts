@@ -30,7 +30,12 @@ const log = (msg: string) => process.stderr.write(`[bench-cron] ${msg}\n`);
 /** CPU of a phase as % of one core (user + system time ÷ wall time). */
 function cpuPct(r: PhaseResources): { main: number | null; workers: number | null; service_total: number | null; harness: number | null } {
   const pct = (s: number) => (r.wall_s > 0 ? round((100 * s) / r.wall_s, 1) : null);
-  return { main: pct(r.main_cpu_s), workers: pct(r.workers_cpu_s), service_total: pct(r.main_cpu_s + r.workers_cpu_s), harness: pct(r.harness_cpu_s) };
+  return {
+    main: pct(r.main_cpu_s),
+    workers: pct(r.workers_cpu_s),
+    service_total: pct(r.main_cpu_s + r.workers_cpu_s),
+    harness: pct(r.harness_cpu_s),
+  };
 }
 
 /** Polls /metrics until no task is PENDING or RUNNING; returns the wait (ms), null when it timed out. */

@@ -35,7 +35,10 @@ export function mainCron(): Promise<number> {
           report.machine.loadavg_1m_at_end = loadavg1m();
         },
       };
-      const failed = await withService(spec, async ({ svc, client }) => !(await recordStep(report, 'cron', 'cron', report.errors, () => cronScenario(client, svc, o))));
+      const failed = await withService(
+        spec,
+        async ({ svc, client }) => !(await recordStep(report, 'cron', 'cron', report.errors, () => cronScenario(client, svc, o))),
+      );
       return { report, failed };
     },
   });

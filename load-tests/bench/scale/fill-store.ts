@@ -43,7 +43,7 @@ export async function fillStore(spec: FillSpec): Promise<number> {
     const firstDue = now + spec.startAfterMs;
     const step = (spec.spreadHours * 3_600_000) / Math.max(1, spec.count);
     const createdFrom = now - spec.count; // one fake millisecond per task, ending now
-    for (let done = 0; done < spec.count; ) {
+    for (let done = 0; done < spec.count;) {
       const n = Math.min(ROWS_PER_TRANSACTION, spec.count - done);
       const tasks: NewTask[] = new Array(n);
       for (let i = 0; i < n; i++) {

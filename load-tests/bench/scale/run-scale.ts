@@ -78,7 +78,12 @@ function linkBigStore(working: string, tmpDir: string, phase: Record<string, unk
 }
 
 /** One phase: a service on its store, its start-up, RSS when ready, and the throughput run. */
-async function phase(o: ScaleOptions, report: Record<string, any>, guard: Parameters<Parameters<typeof runHarness<ScaleOptions>>[0]['run']>[1], bigFile: string | null): Promise<{ phase: Record<string, any>; failed: boolean }> {
+async function phase(
+  o: ScaleOptions,
+  report: Record<string, any>,
+  guard: Parameters<Parameters<typeof runHarness<ScaleOptions>>[0]['run']>[1],
+  bigFile: string | null,
+): Promise<{ phase: Record<string, any>; failed: boolean }> {
   const big = bigFile !== null;
   const out: Record<string, any> = { stored_tasks: big ? o.stored : 0, service: {}, errors: [] as string[] };
   const spec = {
@@ -109,9 +114,14 @@ function table(r: Record<string, any>): string {
     const p = r[key];
     if (!p) continue;
     const fillMs = key === 'big' ? r.big_store?.fill_ms : undefined;
-    t.lines.push(`${key} store${p.store_mb !== undefined ? ` (${p.store_mb} MB${fillMs !== undefined ? `, built in ${round(fillMs / 1000, 1)} s` : ''})` : ''}`);
+    t.lines.push(
+      `${key} store${p.store_mb !== undefined ? ` (${p.store_mb} MB${fillMs !== undefined ? `, built in ${round(fillMs / 1000, 1)} s` : ''})` : ''}`,
+    );
     t.row('start-up: spawn → /readyz (ms)', p.service?.ready_after_ms);
-    t.row('RSS when ready / peak main / peak total (MB)', `${p.rss_when_ready_mb} / ${p.resources?.main_peak_rss_mb} / ${p.resources?.total_peak_rss_mb}`);
+    t.row(
+      'RSS when ready / peak main / peak total (MB)',
+      `${p.rss_when_ready_mb} / ${p.resources?.main_peak_rss_mb} / ${p.resources?.total_peak_rss_mb}`,
+    );
     const tp = p.throughput;
     if (tp?.end_to_end) {
       t.row('submit / end-to-end (tasks/s)', `${tp.submit.tasks_per_s} / ${tp.end_to_end.tasks_per_s}`);
@@ -125,7 +135,10 @@ function table(r: Record<string, any>): string {
   if (r.verdict) {
     t.row(`big-store peak RSS <= ${RSS_LIMIT_MB} MB (main process)`, r.verdict.rss_ok ? 'met' : 'NOT met');
     const which = r.rounds.length > 1 ? `median of ${r.rounds.length}` : 'end-to-end';
-    t.row(`${which} big / empty >= ${THROUGHPUT_RATIO_MIN}`, `${r.verdict.end_to_end_ratio} ${r.verdict.throughput_ok ? 'met' : 'NOT met'}`);
+    t.row(
+      `${which} big / empty >= ${THROUGHPUT_RATIO_MIN}`,
+      `${r.verdict.end_to_end_ratio} ${r.verdict.throughput_ok ? 'met' : 'NOT met'}`,
+    );
   }
   return t.text(r);
 }
@@ -144,7 +157,15 @@ export function mainScale(): Promise<number> {
         machine: machineInfo(),
         git: gitInfo(),
         service: { ...serviceInfo(o, 'sqlite (temp file)', readServiceDefaults()), log_level: o.logLevel },
-        options: { stored: o.stored, spread_hours: o.spreadHours, start_after_hours: o.startAfterHours, tasks: o.tasks, batch_size: o.batchSize, concurrency: o.concurrency, timeout_s: o.timeoutS },
+        options: {
+          stored: o.stored,
+          spread_hours: o.spreadHours,
+          start_after_hours: o.startAfterHours,
+          tasks: o.tasks,
+          batch_size: o.batchSize,
+          concurrency: o.concurrency,
+          timeout_s: o.timeoutS,
+        },
         errors: [] as string[],
       };
       let failed = false;
@@ -170,7 +191,13 @@ export function mainScale(): Promise<number> {
         const sorted = (ratios as number[]).slice().sort((a, b) => a - b);
         const ratio = sorted[Math.floor((sorted.length - 1) / 2)];
         const peak = Math.max(...(report.rounds as Array<Record<string, any>>).map((p) => p.big.resources?.main_peak_rss_mb as number));
-        report.verdict = { end_to_end_ratio: ratio, end_to_end_ratios: ratios, throughput_ok: ratio >= THROUGHPUT_RATIO_MIN, big_main_peak_rss_mb: peak, rss_ok: peak <= RSS_LIMIT_MB };
+        report.verdict = {
+          end_to_end_ratio: ratio,
+          end_to_end_ratios: ratios,
+          throughput_ok: ratio >= THROUGHPUT_RATIO_MIN,
+          big_main_peak_rss_mb: peak,
+          rss_ok: peak <= RSS_LIMIT_MB,
+        };
       }
       return { report, failed };
     },

@@ -56,7 +56,19 @@ export interface ScaleOptions extends ServiceFlags {
 export function parseScaleOptions(argv: string[]): ScaleOptions | null {
   const v = parseFlags(
     argv,
-    ['stored', 'spread-hours', 'start-after-hours', 'tasks', 'rounds', 'batch-size', 'concurrency', 'lag-sample', 'poll-ms', 'store-cache', ...SERVICE_FLAGS],
+    [
+      'stored',
+      'spread-hours',
+      'start-after-hours',
+      'tasks',
+      'rounds',
+      'batch-size',
+      'concurrency',
+      'lag-sample',
+      'poll-ms',
+      'store-cache',
+      ...SERVICE_FLAGS,
+    ],
     ['keep-tmp'],
   );
   if (v === null) return null;

@@ -28,7 +28,10 @@ export async function scheduledScenario(client: HttpClient, svc: Service, opts: 
   const origin = performance.now();
   const wait = await waitForCompletions(client, baseline, count, opts.pollMs, origin, opts.scheduledDelayMs + 30_000);
   const resources = sampler.endPhase();
-  const tasks = await fetchTasks(client, acks.map((a) => a.task_id));
+  const tasks = await fetchTasks(
+    client,
+    acks.map((a) => a.task_id),
+  );
   const late: number[] = [];
   let early = 0;
   let dueMismatch = 0;

@@ -65,7 +65,12 @@ export async function workflowScenario(client: HttpClient, svc: Service, opts: O
   const dag = layeredDag(layers, width, fanIn);
   const sampler = svc.sampler as TreeSampler;
 
-  const flat = await runWorkflow(client, opts, 'bench-flat', dag.tasks.map((t) => ({ task_id: t.task_id, task_type: t.task_type })));
+  const flat = await runWorkflow(
+    client,
+    opts,
+    'bench-flat',
+    dag.tasks.map((t) => ({ task_id: t.task_id, task_type: t.task_type })),
+  );
   sampler.beginPhase();
   const run = await runWorkflow(client, opts, 'bench-dag', dag.tasks);
   const resources = sampler.endPhase();

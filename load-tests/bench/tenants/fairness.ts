@@ -44,8 +44,12 @@ function splitLag(tasks: TaskView[], splitWall: number | null): Record<string, u
   const after = tasks.filter((t) => t.due_at !== null && Date.parse(t.due_at) > splitWall);
   return {
     ...all,
-    while_a_submitting: distribution(before.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string))),
-    after_a_last_ack: distribution(after.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string))),
+    while_a_submitting: distribution(
+      before.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)),
+    ),
+    after_a_last_ack: distribution(
+      after.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)),
+    ),
   };
 }
 
@@ -74,7 +78,11 @@ function lagBySecond(tasks: TaskView[], origin: number): Array<Record<string, nu
  */
 function startAfterSend(tasks: TaskView[], pacer: Pacer) {
   const sentAt = new Map(pacer.tasks.map((t) => [t.task_id, t.sent_wall]));
-  return distribution(tasks.filter((t) => t.started_at && sentAt.has(t.task_id)).map((t) => Date.parse(t.started_at as string) - (sentAt.get(t.task_id) as number)));
+  return distribution(
+    tasks
+      .filter((t) => t.started_at && sentAt.has(t.task_id))
+      .map((t) => Date.parse(t.started_at as string) - (sentAt.get(t.task_id) as number)),
+  );
 }
 
 /** Runs B's trickle alone for `--baseline-seconds`; its lag figures. */
@@ -99,9 +107,18 @@ async function baseline(ss: ScenarioService, o: TenantsOptions, bBody: string): 
     },
   );
   await pacer.stop();
-  await pollUntil(control, o.pollMs, (s) => delta(s.terminal, before.terminal, 'noop') >= pacer.tasks.length, (s) => delta(s.terminal, before.terminal, 'noop'));
+  await pollUntil(
+    control,
+    o.pollMs,
+    (s) => delta(s.terminal, before.terminal, 'noop') >= pacer.tasks.length,
+    (s) => delta(s.terminal, before.terminal, 'noop'),
+  );
   const resources = sampler.endPhase();
-  const tasks = await fetchTasks(control, pacer.tasks.map((t) => t.task_id), o.lagConcurrency);
+  const tasks = await fetchTasks(
+    control,
+    pacer.tasks.map((t) => t.task_id),
+    o.lagConcurrency,
+  );
   return {
     b: { submissions: pacer.summary(), dispatch_lag: lagReport(tasks, tasks.length), start_after_send: startAfterSend(tasks, pacer) },
     service_event_loop_max_per_scrape: distribution(loopMax),
@@ -177,7 +194,11 @@ async function contention(ss: ScenarioService, o: TenantsOptions, bBody: string)
   const load_at_end = loadavg1m();
   log(`A drained after ${((drained.snap.at - a.first_send_at) / 1000).toFixed(2)} s; reading ${pacer.tasks.length} B tasks back`);
 
-  const bTasks = await fetchTasks(control, pacer.tasks.map((t) => t.task_id), o.lagConcurrency);
+  const bTasks = await fetchTasks(
+    control,
+    pacer.tasks.map((t) => t.task_id),
+    o.lagConcurrency,
+  );
   const aSample = await fetchTasks(control, sample(a.ids.flat(), 1000), o.lagConcurrency);
   const bLag = splitLag(bTasks, a.last_ack_wall);
   const drainS = (drained.snap.at - a.first_send_at) / 1000;
@@ -193,7 +214,12 @@ async function contention(ss: ScenarioService, o: TenantsOptions, bBody: string)
       dispatch_lag_sample: lagReport(aSample, o.aTasks),
       polls: drained.polls,
     },
-    b: { submissions: pacer.summary(), dispatch_lag: bLag, start_after_send: startAfterSend(bTasks, pacer), lag_by_second_of_due: lagBySecond(bTasks, a.first_send_wall) },
+    b: {
+      submissions: pacer.summary(),
+      dispatch_lag: bLag,
+      start_after_send: startAfterSend(bTasks, pacer),
+      lag_by_second_of_due: lagBySecond(bTasks, a.first_send_wall),
+    },
     terminal_by_type: deltas(bDone.snap.terminal, before.terminal),
     started_by_tenant: deltas(bDone.snap.dispatched, before.dispatched),
     target: { b_p99_ms: B_P99_TARGET_MS, met: p99 !== null && p99 <= B_P99_TARGET_MS },

@@ -26,14 +26,25 @@ const log = (msg: string) => process.stderr.write(`[bench-tenants] rate_limit: $
 
 /** Dispatch lag (started_at − due_at, ms) of listed tasks. */
 const lagOf = (tasks: ListedTask[]) =>
-  distribution(tasks.filter((t) => t.started_at && t.due_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)));
+  distribution(
+    tasks.filter((t) => t.started_at && t.due_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)),
+  );
 
 /** `n` noop tasks alone: drain time from the first send to the scrape that shows them terminal. */
 async function noopAlone(ss: ScenarioService, o: TenantsOptions): Promise<Record<string, unknown>> {
   const control = ss.client(4);
   const before = await scrapeTenants(control);
-  const sub = await submitBacklog(ss.client(o.concurrency * 2), backlogBodies({ task_type: 'noop' }, o.rlNoopTasks, o.batchSize), o.concurrency);
-  const done = await pollUntil(control, o.pollMs, (s) => delta(s.terminal, before.terminal, 'noop') >= o.rlNoopTasks, (s) => delta(s.terminal, before.terminal, 'noop'));
+  const sub = await submitBacklog(
+    ss.client(o.concurrency * 2),
+    backlogBodies({ task_type: 'noop' }, o.rlNoopTasks, o.batchSize),
+    o.concurrency,
+  );
+  const done = await pollUntil(
+    control,
+    o.pollMs,
+    (s) => delta(s.terminal, before.terminal, 'noop') >= o.rlNoopTasks,
+    (s) => delta(s.terminal, before.terminal, 'noop'),
+  );
   return {
     tasks: o.rlNoopTasks,
     submit: backlogSummary(sub),
@@ -44,7 +55,10 @@ async function noopAlone(ss: ScenarioService, o: TenantsOptions): Promise<Record
 
 /** Figures of the limited type's start instants. */
 function startFigures(tasks: ListedTask[], o: TenantsOptions): Record<string, unknown> {
-  const starts = tasks.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string)).sort((a, b) => a - b);
+  const starts = tasks
+    .filter((t) => t.started_at)
+    .map((t) => Date.parse(t.started_at as string))
+    .sort((a, b) => a - b);
   if (starts.length === 0) return { started: 0 };
   const { min, max } = minMax(starts);
   const spanS = (max - min) / 1000;

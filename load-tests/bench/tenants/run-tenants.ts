@@ -50,7 +50,9 @@ export function mainTenants(): Promise<number> {
         });
         if (!ok) {
           failed = true;
-          process.stderr.write(`[bench-tenants] ${name} failed: ${report[name].error}\n[bench-tenants] service log tail:\n${ss.logTail(30)}\n`);
+          process.stderr.write(
+            `[bench-tenants] ${name} failed: ${report[name].error}\n[bench-tenants] service log tail:\n${ss.logTail(30)}\n`,
+          );
         }
         try {
           Object.assign(service, await ss.stop());

@@ -64,7 +64,8 @@ export async function scrapeTenants(client: HttpClient): Promise<TenantSnapshot>
 }
 
 /** Increase of a counter between two scrapes (0 when absent). */
-export const delta = (after: Map<string, number>, before: Map<string, number>, key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+export const delta = (after: Map<string, number>, before: Map<string, number>, key: string): number =>
+  (after.get(key) ?? 0) - (before.get(key) ?? 0);
 
 /**
  * Polls /metrics every `pollMs` until `done(snapshot)` is true; `onScrape` sees every scrape.

@@ -22,7 +22,15 @@ export interface ListedTask {
 }
 
 /** Sends `method urlPath` until it answers `ok`, retrying a 429/503 (at most `maxTries`). */
-export async function call(client: HttpClient, method: string, urlPath: string, body: string | undefined, ok: number, counters: { throttled: number }, maxTries = 100): Promise<HttpResult> {
+export async function call(
+  client: HttpClient,
+  method: string,
+  urlPath: string,
+  body: string | undefined,
+  ok: number,
+  counters: { throttled: number },
+  maxTries = 100,
+): Promise<HttpResult> {
   for (let tries = 0; ; tries++) {
     const res = method === 'GET' ? await client.get(urlPath) : await client.request(method, urlPath, body, 60_000);
     if (res.status === ok) return res;
@@ -36,7 +44,8 @@ export async function call(client: HttpClient, method: string, urlPath: string, 
 }
 
 /** The JSON body of one batch request: `size` copies of `task`. */
-export const batchBody = (task: Record<string, unknown>, size: number): string => JSON.stringify({ tasks: Array.from({ length: size }, () => task) });
+export const batchBody = (task: Record<string, unknown>, size: number): string =>
+  JSON.stringify({ tasks: Array.from({ length: size }, () => task) });
 
 /**
  * Bodies for `n` copies of `task` in batches of `batchSize` (the last one may be smaller); the
@@ -131,7 +140,15 @@ export function backlogSummary(b: BacklogResult): Record<string, unknown> {
 
 /** `PUT /api/v1/tenants/{id}` `{weight}`: the tenant's settings as the service answers them. */
 export async function putTenantWeight(client: HttpClient, tenant: string, weight: number): Promise<Record<string, unknown>> {
-  const res = await call(client, 'PUT', `/api/v1/tenants/${encodeURIComponent(tenant)}`, JSON.stringify({ weight }), 200, { throttled: 0 }, 5);
+  const res = await call(
+    client,
+    'PUT',
+    `/api/v1/tenants/${encodeURIComponent(tenant)}`,
+    JSON.stringify({ weight }),
+    200,
+    { throttled: 0 },
+    5,
+  );
   return JSON.parse(res.body) as Record<string, unknown>;
 }
 
@@ -150,7 +167,10 @@ export async function listTasksOfType(client: HttpClient, taskType: string): Pro
   let cursor: string | null = null;
   for (;;) {
     const q = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-    const page = (await getJson(client, `/api/v1/tasks?task_type=${encodeURIComponent(taskType)}&limit=1000${q}`)) as { tasks: ListedTask[]; next_cursor: string | null };
+    const page = (await getJson(client, `/api/v1/tasks?task_type=${encodeURIComponent(taskType)}&limit=1000${q}`)) as {
+      tasks: ListedTask[];
+      next_cursor: string | null;
+    };
     out.push(...page.tasks);
     if (page.next_cursor === null || page.tasks.length === 0) return out;
     cursor = page.next_cursor;

@@ -72,7 +72,24 @@ export interface TenantsOptions extends ServiceFlags {
 export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
   const v = parseFlags(
     argv,
-    ['scenarios', 'a-tasks', 'b-interval-ms', 'baseline-seconds', 'batch-size', 'concurrency', 'rl-tasks', 'rl-rate', 'rl-burst', 'rl-noop-tasks', 'weight-tasks', 'weight-c', 'poll-ms', 'lag-concurrency', 'cpu-prof', ...SERVICE_FLAGS],
+    [
+      'scenarios',
+      'a-tasks',
+      'b-interval-ms',
+      'baseline-seconds',
+      'batch-size',
+      'concurrency',
+      'rl-tasks',
+      'rl-rate',
+      'rl-burst',
+      'rl-noop-tasks',
+      'weight-tasks',
+      'weight-c',
+      'poll-ms',
+      'lag-concurrency',
+      'cpu-prof',
+      ...SERVICE_FLAGS,
+    ],
     ['keep-tmp'],
   );
   if (v === null) return null;

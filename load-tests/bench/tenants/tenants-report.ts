@@ -46,7 +46,9 @@ const dist = (x: any) => (x ? `${x.p50_ms} / ${x.p99_ms} / ${x.max_ms}  (n=${x.c
 export function tenantsTable(r: Record<string, any>): string {
   const table = new Table(46);
   const { lines, row } = table;
-  lines.push(`bench-tenants  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, load ${r.machine.loadavg_1m_at_start} at start)`);
+  lines.push(
+    `bench-tenants  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, load ${r.machine.loadavg_1m_at_start} at start)`,
+  );
   const f = r.fairness;
   if (f?.with_a_backlog) {
     const w = f.with_a_backlog;
@@ -55,11 +57,14 @@ export function tenantsTable(r: Record<string, any>): string {
     if (b) row('B alone: lag p50 / p99 / max (ms)', `${dist(b.b.dispatch_lag)}  load ${b.load_at_start}`);
     row('B with A: lag p50 / p99 / max (ms)', `${dist(w.b.dispatch_lag)}  load ${w.load_at_start}`);
     row('  while A was submitting', dist(w.b.dispatch_lag.while_a_submitting));
-    row('  after A\'s last ack', dist(w.b.dispatch_lag.after_a_last_ack));
+    row("  after A's last ack", dist(w.b.dispatch_lag.after_a_last_ack));
     if (b) row('B alone: start - send p50 / p99 / max (ms)', dist(b.b.start_after_send));
     row('B with A: start - send p50 / p99 / max (ms)', dist(w.b.start_after_send));
     row('B with A: submission ack p50 / p99 (ms)', `${w.b.submissions.ack_latency.p50_ms} / ${w.b.submissions.ack_latency.p99_ms}`);
-    row('service event-loop max per scrape p50/p99/max', `alone ${b ? dist(b.service_event_loop_max_per_scrape) : '-'}; with A ${dist(w.service_event_loop_max_per_scrape)}`);
+    row(
+      'service event-loop max per scrape p50/p99/max',
+      `alone ${b ? dist(b.service_event_loop_max_per_scrape) : '-'}; with A ${dist(w.service_event_loop_max_per_scrape)}`,
+    );
     row(`B p99 <= ${w.target.b_p99_ms} ms`, w.target.met ? 'met' : 'NOT met');
     row('A submit / drain / all started (s)', `${w.a.submit.seconds} / ${w.a.drain_s} / ${w.a.all_started_s}`);
     row('A drain rate (tasks/s)', w.a.drain_tasks_per_s);
@@ -68,8 +73,13 @@ export function tenantsTable(r: Record<string, any>): string {
   const l = r.rate_limit;
   if (l?.send_email) {
     const e = l.send_email;
-    lines.push(`rate_limit (send_email ${r.options.rl_rate}/s burst ${r.options.rl_burst}; ${e.tasks} send_email + ${l.noop_alongside.tasks} noop at once)`);
-    row('max starts in any 1 s window', `${e.max_starts_in_any_1s_window} (allowed ${e.allowed_in_any_1s_window}: ${e.target.met ? 'met' : 'NOT met'})`);
+    lines.push(
+      `rate_limit (send_email ${r.options.rl_rate}/s burst ${r.options.rl_burst}; ${e.tasks} send_email + ${l.noop_alongside.tasks} noop at once)`,
+    );
+    row(
+      'max starts in any 1 s window',
+      `${e.max_starts_in_any_1s_window} (allowed ${e.allowed_in_any_1s_window}: ${e.target.met ? 'met' : 'NOT met'})`,
+    );
     row('first -> last start (s) / expected', `${e.first_to_last_start_s} / ${e.expected_first_to_last_s}`);
     row('mean rate (starts/s)', e.mean_rate_per_s);
     row('noop drain alone / alongside (s)', `${l.noop_alone?.drain_s} / ${l.noop_alongside.drain_s}  load ${l.load_at_start}`);
@@ -79,7 +89,10 @@ export function tenantsTable(r: Record<string, any>): string {
   const g = r.weights;
   if (g?.both_busy) {
     lines.push(`weights (C weight ${g.weights.C}, D weight 1, ${g.tasks_per_tenant} noop each)`);
-    row('C : D starts while both had work', `${g.both_busy.c_starts} : ${g.both_busy.d_starts} = ${g.both_busy.ratio_c_to_d} (expected ${g.both_busy.expected_ratio})`);
+    row(
+      'C : D starts while both had work',
+      `${g.both_busy.c_starts} : ${g.both_busy.d_starts} = ${g.both_busy.ratio_c_to_d} (expected ${g.both_busy.expected_ratio})`,
+    );
     row('same from /metrics counters', g.metrics_cross_check.ratio);
     row('both-busy interval (s) / all terminal (s)', `${g.both_busy.seconds} / ${g.all_terminal_s}  load ${g.load_at_start}`);
   } else if (g?.error) lines.push(`weights: FAILED ${g.error}`);

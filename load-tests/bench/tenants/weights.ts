@@ -78,7 +78,13 @@ export async function weightsScenario(ss: ScenarioService, o: TenantsOptions): P
       scrapes.push({ c, d });
       if (s.at - lastTimeline >= 1000) {
         lastTimeline = s.at;
-        timeline.push({ t_s: round((s.at - t0) / 1000, 2) as number, c_started: c, d_started: d, c_ready: s.ready.get('C') ?? 0, d_ready: s.ready.get('D') ?? 0 });
+        timeline.push({
+          t_s: round((s.at - t0) / 1000, 2) as number,
+          c_started: c,
+          d_started: d,
+          c_ready: s.ready.get('C') ?? 0,
+          d_ready: s.ready.get('D') ?? 0,
+        });
       }
     },
   );
@@ -101,9 +107,21 @@ export async function weightsScenario(ss: ScenarioService, o: TenantsOptions): P
   const to = Math.min(cr.max, dr.max);
   const both = shareIn(c, d, from, to);
   const origin = Math.min(cr.min, dr.min);
-  const cPerS = perBucket(c.filter((t) => t >= from && t <= to), from, 1000);
-  const dPerS = perBucket(d.filter((t) => t >= from && t <= to), from, 1000);
-  const perSecond = cPerS.map((n, i) => ({ c: n, d: dPerS[i] ?? 0, ratio: (dPerS[i] ?? 0) > 0 ? round(n / (dPerS[i] as number), 2) : null }));
+  const cPerS = perBucket(
+    c.filter((t) => t >= from && t <= to),
+    from,
+    1000,
+  );
+  const dPerS = perBucket(
+    d.filter((t) => t >= from && t <= to),
+    from,
+    1000,
+  );
+  const perSecond = cPerS.map((n, i) => ({
+    c: n,
+    d: dPerS[i] ?? 0,
+    ratio: (dPerS[i] ?? 0) > 0 ? round(n / (dPerS[i] as number), 2) : null,
+  }));
   return {
     weights: { C: o.weightC, D: 1 },
     settings_answered: settings,
