@@ -1,3 +1,6 @@
+/** The lane of a write: `first` runs before every queued `ordered` write (see {@link WriteQueue}). */
+export type WriteLane = 'first' | 'ordered';
+
 /**
  * Runs the write operations of one MongoStore one at a time: those of the `first` lane (the writes
  * that end or keep alive a running attempt, and the fence of a partition just acquired) before
@@ -23,12 +26,10 @@
  *
  * `drain()` lets `close()` answer every write issued before it.
  */
-export type WriteLane = 'first' | 'ordered';
-
 export class WriteQueue {
   private readonly lanes: Record<WriteLane, Array<() => Promise<void>>> = { first: [], ordered: [] };
   private running = false;
-  private idle: Array<() => void> = [];
+  private readonly idle: Array<() => void> = [];
 
   /**
    * Runs `op` once every write queued before it in its lane (and every `first` write queued
