@@ -6,21 +6,10 @@
  * compile time (test/unit/contract-types.test.ts).
  */
 import { ERROR_CATALOG } from '../../contract/error-catalog';
+import { TASK_STATES } from '../../domain/task';
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 const iso = { type: 'string', format: 'date-time' } as const;
-const TASK_STATES = [
-  'SCHEDULED',
-  'PENDING',
-  'RUNNING',
-  'SUCCEEDED',
-  'FAILED',
-  'RETRYING',
-  'DEAD',
-  'CANCELLED',
-  'BLOCKED',
-  'OVERFLOW',
-] as const;
 
 /** `{error: {code, message, details}}`: every error answer. */
 export const errorSchema = {
