@@ -1,9 +1,84 @@
 import { DEFAULT_MAX_RETRY_DELAY_SECONDS, jitterOf } from '../domain/retry-policy';
-import { AttemptRecord, TaskRecord } from '../domain/task';
+import { AttemptRecord, Priority, RetryBackoff, TaskError, TaskRecord, TaskState } from '../domain/task';
 
 /** ISO-8601 UTC of epoch ms; null stays null. */
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
 export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** One finished attempt of a task (`?include=attempts`). */
+export interface AttemptView {
+  attempt: number;
+  worker_id: string | null;
+  started_at: string;
+  ended_at: string;
+  outcome: TaskState;
+  error: TaskError | null;
+}
+
+/** The last checkpoint an attempt saved; a list entry (summary) leaves out its `value`. */
+export interface CheckpointView {
+  attempt: number;
+  saved_at: string;
+  size_bytes: number;
+  value?: unknown;
+}
+
+/**
+ * A task as `GET /api/v1/tasks/{id}` answers it (response schema `taskSchema`, api/openapi/responses.ts;
+ * test/unit/contract-types.test.ts checks the two agree). List entries leave out `payload` and
+ * `result`, and the checkpoint's `value`. Times are ISO-8601 UTC.
+ */
+export interface TaskView {
+  task_id: string;
+  task_type: string;
+  status: TaskState;
+  priority: Priority;
+  queue: string;
+  payload?: unknown;
+  metadata: Record<string, unknown>;
+  idempotency_key: string | null;
+  concurrency_key: string | null;
+  scheduled_at: string | null;
+  due_at: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  attempts: number;
+  max_retries: number;
+  retry_backoff: RetryBackoff;
+  retry_delay_seconds: number;
+  max_retry_delay_seconds: number;
+  retry_jitter: boolean;
+  timeout_seconds: number;
+  worker_id: string | null;
+  result?: unknown;
+  error: TaskError | null;
+  cancel_requested: boolean;
+  /** A fraction 0..1 or `{done?, total?, message?}`; null before any report. */
+  progress: unknown;
+  progress_attempt: number | null;
+  progress_at: string | null;
+  checkpoint: CheckpointView | null;
+  /** Instances of a cron only. */
+  cron_id?: string;
+  /** Tasks submitted with a W3C trace context only. */
+  traceparent?: string;
+  /** Workflow tasks only. */
+  workflow_id?: string;
+  workflow_task_id?: string | null;
+  /** With `?include=attempts` only. */
+  attempt_history?: AttemptView[];
+}
+
+/** A page of tasks (summaries): `GET /api/v1/tasks`, `GET /api/v1/dead-letter`. */
+export interface TaskPageView {
+  tasks: TaskView[];
+  next_cursor: string | null;
 }
 
 /** Acknowledgement of a submission (docs/DESIGN.md §10). */
@@ -39,7 +114,7 @@ export function lastIsoMemo(): (ms: number | null) => string | null {
   return (ms) => {
     if (ms === null) return null;
     for (const [k, v] of known) if (k === ms) return v;
-    const text = iso(ms) as string;
+    const text = iso(ms);
     known.unshift([ms, text]);
     known.length = Math.min(known.length, 2);
     return text;
@@ -50,8 +125,8 @@ export function lastIsoMemo(): (ms: number | null) => string | null {
  * The API's view of a task (snake_case, ISO-8601 UTC times). With `summary`, `payload` and
  * `result` are left out (list pages).
  */
-export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { summary?: boolean } = {}): Record<string, unknown> {
-  const json = {
+export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { summary?: boolean } = {}): TaskView {
+  const json: TaskView = {
     task_id: t.id,
     task_type: t.taskType,
     status: t.state,
@@ -117,7 +192,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
  * `progress` (the value: a fraction 0..1 or `{done?, total?, message?}`), `progress_attempt` and
  * `progress_at` (ISO-8601 UTC), all null before any report.
  */
-function progressJson(t: TaskRecord): { progress: unknown; progress_attempt: number | null; progress_at: string | null } {
+function progressJson(t: TaskRecord): Pick<TaskView, 'progress' | 'progress_attempt' | 'progress_at'> {
   const p = t.progress;
   return p
     ? { progress: p.value, progress_attempt: p.attempt, progress_at: iso(p.reportedAt) }

@@ -1,5 +1,5 @@
-import { TASK_STATES, TaskState } from '../domain/task';
-import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../domain/workflow';
+import { TASK_STATES, TaskError, TaskState } from '../domain/task';
+import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
 import { iso } from './task-json';
 
 /**
@@ -17,8 +17,56 @@ export interface WorkflowAck {
   task_ids: Record<string, string>;
 }
 
+/** One task of a workflow read by id (`task_details`), in input order. */
+export interface WorkflowTaskView {
+  /** The workflow-local id (the request's `tasks[i].task_id`). */
+  workflow_task_id: string;
+  task_id: string;
+  task_type: string;
+  status: TaskState;
+  /** Workflow-local ids. */
+  dependencies: string[];
+  unmet_dependencies: number;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  error: TaskError | null;
+}
+
+/**
+ * A workflow as the workflow routes answer it (response schema `workflowSchema`,
+ * api/openapi/responses.ts). A read by id adds the maps, the counts and `task_details`; a list entry
+ * has none of them.
+ */
+export interface WorkflowView {
+  workflow_id: string;
+  workflow_name: string | null;
+  status: WorkflowStatus;
+  metadata: Record<string, unknown>;
+  task_count: number;
+  open_tasks: number;
+  cancel_requested: boolean;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  /** Local id → current state. */
+  tasks?: Record<string, TaskState>;
+  /** Local id → the scheduler's task id. */
+  task_ids?: Record<string, string>;
+  task_counts?: Record<TaskState, number>;
+  task_details?: WorkflowTaskView[];
+}
+
+/** A page of workflows, without their tasks (`GET /api/v1/workflows`). */
+export interface WorkflowPageView {
+  workflows: WorkflowView[];
+  next_cursor: string | null;
+}
+
 /** Local id → value for each task. `Object.fromEntries` defines own keys, so `__proto__` is a plain key. */
-function byLocalId<T>(tasks: readonly T[], localId: (t: T) => string, value: (t: T) => string): Record<string, string> {
+function byLocalId<T, V extends string>(tasks: readonly T[], localId: (t: T) => string, value: (t: T) => V): Record<string, V> {
   return Object.fromEntries(tasks.map((t) => [localId(t), value(t)]));
 }
 
@@ -27,7 +75,7 @@ export function workflowAckJson(w: NewWorkflow): WorkflowAck {
     workflow_id: w.id,
     workflow_name: w.workflowName,
     status: 'RUNNING',
-    created_at: iso(w.createdAt) as string,
+    created_at: iso(w.createdAt),
     tasks: byLocalId(
       w.tasks,
       (t) => t.workflowTaskId,
@@ -47,8 +95,8 @@ export function workflowAckJson(w: NewWorkflow): WorkflowAck {
  * `task_details`, one entry per task in input order: `workflow_task_id` (the local id, as in
  * `GET /api/v1/tasks/{task_id}`), `task_id`, type, state, dependencies (local ids), timings, error.
  */
-export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): Record<string, unknown> {
-  const json: Record<string, unknown> = {
+export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): WorkflowView {
+  const json: WorkflowView = {
     workflow_id: w.id,
     workflow_name: w.workflowName,
     status: w.status,

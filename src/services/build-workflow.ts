@@ -1,19 +1,18 @@
 import type { Config } from '../config';
+import type { WorkflowSubmissionBody } from '../contract/types';
 import { validateDag } from '../domain/dag/validate-dag';
 import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTooLargeError } from '../domain/errors';
 import { assertJsonSize } from '../contract/json-size';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
-import { buildNewTask, Submission } from './build-task';
+import { buildNewTask } from './build-task';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 
-/** A workflow submission as the API receives it (already checked against the JSON Schema). */
-export interface WorkflowSubmission {
-  workflow_name?: string | null;
-  /** `task_id` is the task's workflow-local id (the scheduler gives each task its own id). */
-  tasks: Array<Omit<Submission, 'idempotency_key'> & { task_id: string; dependencies?: string[] }>;
-  metadata?: Record<string, unknown> & { tenant_id?: string; correlation_id?: string | null };
-}
+/**
+ * A workflow submission as the API receives it (already checked against the JSON Schema, whose type
+ * it is): `tasks[i].task_id` is the task's workflow-local id (the scheduler gives each task its own id).
+ */
+export type WorkflowSubmission = WorkflowSubmissionBody;
 
 /**
  * Turns a schema-valid workflow submission into a {@link NewWorkflow} (docs/DESIGN.md §8):

@@ -1,4 +1,6 @@
+import type { ConcurrencyLimitView } from '../contract/admin-json';
 import { concurrencyLimitPutSchema } from '../contract/tenant-schemas';
+import type { ConcurrencyLimitPutBody } from '../contract/types';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { CONCURRENCY_KEY_PATTERN, ConcurrencyLimits } from '../domain/concurrency-limits';
@@ -39,21 +41,22 @@ export class ConcurrencyAdmin {
   }
 
   /**
-   * Sets the limit of `key` from `{max_running}` (an integer 1..100,000).
+   * Sets the limit of `key` from `{max_running}` (an integer 1..100,000). `body` is validated
+   * against its schema here (REST and actor messages hand it over unchecked).
    * @throws ForbiddenError (403) for a tenant's key; ValidationError (400) naming `key` or `max_running`
    */
-  async put(key: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async put(key: string, body: ConcurrencyLimitPutBody, caller: Caller = OPEN_CALLER): Promise<ConcurrencyLimitView> {
     this.assertAdmin(caller, 'PUT /api/v1/concurrency-limits/{key}');
     this.assertKey(key);
     this.validator.assert(concurrencyLimitPutSchema, body);
-    const maxRunning = (body as { max_running: number }).max_running;
+    const maxRunning = body.max_running;
     await this.deps.store.putConcurrencyLimit(key, maxRunning, this.deps.clock.now());
     this.deps.concurrency.set(key, maxRunning);
     return this.view(key);
   }
 
   /** The limit of `key` (null: unlimited) and its running count here. @throws ForbiddenError; ValidationError */
-  async get(key: string, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async get(key: string, caller: Caller = OPEN_CALLER): Promise<ConcurrencyLimitView> {
     this.assertAdmin(caller, 'GET /api/v1/concurrency-limits/{key}');
     this.assertKey(key);
     return this.view(key);
@@ -69,14 +72,14 @@ export class ConcurrencyAdmin {
   }
 
   /** Every limit in force, by key. @throws ForbiddenError */
-  async list(caller: Caller = OPEN_CALLER): Promise<{ concurrency_limits: Array<Record<string, unknown>> }> {
+  async list(caller: Caller = OPEN_CALLER): Promise<{ concurrency_limits: ConcurrencyLimitView[] }> {
     this.assertAdmin(caller, 'GET /api/v1/concurrency-limits');
     return {
       concurrency_limits: this.deps.concurrency.snapshot().map((l) => ({ key: l.key, max_running: l.maxRunning, running: l.running })),
     };
   }
 
-  private view(key: string): Record<string, unknown> {
+  private view(key: string): ConcurrencyLimitView {
     const c = this.deps.concurrency;
     return { key, max_running: c.maxRunningOf(key), running: c.runningOf(key) };
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { cronJson, fireJson } from '../contract/cron-json';
+import { CronPageView, CronPreviewView, CronRunPageView, CronView, cronJson, fireJson } from '../contract/cron-json';
 import {
   cronCreateSchema,
   cronPatchSchema,
@@ -11,8 +11,17 @@ import {
 import { LAST_RFC3339_MS, NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { iso } from '../contract/task-json';
 import { SchemaValidator } from '../contract/validation';
+import type {
+  CronCreateBody,
+  CronPatchBody,
+  CronPreviewBody,
+  CronRunsQuery,
+  GetCronQuery,
+  ListCronsQuery,
+  ServiceQuery,
+} from '../contract/types';
 import { Clock } from '../domain/clock';
-import { CatchUpMode, CronRecord, OverlapPolicy, TaskTemplate } from '../domain/cron/cron-definition';
+import { CronRecord, TaskTemplate } from '../domain/cron/cron-definition';
 import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cron/cron-schedule';
 import { canonicalTimeZone } from '../domain/cron/zone-offset';
 import { assertCronSteps } from '../domain/cron/field-steps';
@@ -50,7 +59,9 @@ const DEFAULT_MAX_CATCH_UP = 100;
  * Cron definitions (docs/DESIGN.md §7) as the REST API and the actor-message API offer them: create, read,
  * list, edit (including pause/resume through `enabled`), delete, fire records, and the preview of
  * fire times computed by exactly the code the evaluator fires with (domain/cron/cron-schedule.ts).
- * Every method validates like the task operations: ValidationError (400) naming the field.
+ * Every method validates like the task operations: ValidationError (400) naming the field. Bodies
+ * and queries are typed from their schemas (contract/types.ts) and still validated here: REST and
+ * the actor messages hand them over unchecked.
  */
 export class CronService {
   private readonly validator = new SchemaValidator();
@@ -67,33 +78,33 @@ export class CronService {
    *   expression no date matches), UnknownTaskTypeError, PayloadTooLargeError (413),
    *   ServiceUnavailableError while shutting down
    */
-  async create(body: unknown, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async create(body: CronCreateBody, query: ServiceQuery<GetCronQuery> = {}, caller: Caller = OPEN_CALLER): Promise<CronView> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
-    const q = stringQuery(query);
+    const q = stringQuery<GetCronQuery>(query);
     this.validator.assertQuery(getCronQuerySchema, q);
     const preview = q.preview === undefined ? 0 : Number(q.preview);
     this.validator.assert(cronCreateSchema, body);
-    const b = withCallerTenant(body as Record<string, unknown> & { metadata?: Record<string, unknown> }, caller);
-    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? 'UTC');
+    const b = withCallerTenant(body, caller);
+    const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
     assertCronSteps(b.cron_expression);
-    const schedule = parseCronSchedule(b.cron_expression as string, timezone);
+    const schedule = parseCronSchedule(b.cron_expression, timezone);
     assertCronCanFire(schedule.expression);
     const template = templateOf(b);
     const now = this.deps.clock.now();
     const task = this.checkTemplate(template, now);
     const id = uuidv7(now);
-    const enabled = (b.enabled as boolean | undefined) ?? true;
+    const enabled = b.enabled ?? true;
     const cron: CronRecord = {
       id,
       partition: partitionOf(id, this.deps.config.partitions),
-      name: b.name as string,
+      name: b.name,
       cronExpression: schedule.expression,
       timezone,
       template,
       tenantId: task.tenantId,
-      overlapPolicy: (b.overlap_policy as OverlapPolicy | undefined) ?? 'skip',
-      catchUp: (b.catch_up as CatchUpMode | undefined) ?? 'latest',
-      maxCatchUp: (b.max_catch_up as number | undefined) ?? DEFAULT_MAX_CATCH_UP,
+      overlapPolicy: b.overlap_policy ?? 'skip',
+      catchUp: b.catch_up ?? 'latest',
+      maxCatchUp: b.max_catch_up ?? DEFAULT_MAX_CATCH_UP,
       enabled,
       nextFireTime: schedule.nextFireTime(now),
       lastFireTime: null,
@@ -110,8 +121,8 @@ export class CronService {
    * One definition; `query.preview` (1..100) adds the next fire times from now.
    * @throws CronNotFoundError; ValidationError for a bad `preview`
    */
-  async get(id: string, query: unknown = {}, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
-    const q = stringQuery(query);
+  async get(id: string, query: ServiceQuery<GetCronQuery> = {}, caller: Caller = OPEN_CALLER): Promise<CronView> {
+    const q = stringQuery<GetCronQuery>(query);
     this.validator.assertQuery(getCronQuerySchema, q);
     const cron = await this.mustGet(id, caller);
     const count = q.preview === undefined ? 0 : Number(q.preview);
@@ -123,11 +134,8 @@ export class CronService {
    * Lists definitions newest first. `query`: {enabled (true|false), tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError
    */
-  async list(
-    query: unknown = {},
-    caller: Caller = OPEN_CALLER,
-  ): Promise<{ cron_tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
-    const q = stringQuery(query);
+  async list(query: ServiceQuery<ListCronsQuery> = {}, caller: Caller = OPEN_CALLER): Promise<CronPageView> {
+    const q = stringQuery<ListCronsQuery>(query);
     this.validator.assertQuery(listCronsQuerySchema, q);
     const page = await this.deps.store.listCrons({
       enabled: q.enabled === undefined ? undefined : q.enabled === 'true',
@@ -144,25 +152,25 @@ export class CronService {
    * @throws CronNotFoundError; ValidationError, CronNeverFiresError (a new expression only: a
    *   stored one keeps its schedule) and the template errors of {@link create}
    */
-  async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async update(id: string, body: CronPatchBody, caller: Caller = OPEN_CALLER): Promise<CronView> {
     this.validator.assert(cronPatchSchema, body);
-    const b = body as Record<string, unknown>;
+    const b = body;
     const current = await this.mustGet(id, caller);
     const now = this.deps.clock.now();
     const changes: CronChanges = {};
-    const expression = (b.cron_expression as string | undefined) ?? current.cronExpression;
-    const timezone = canonicalTimeZone((b.timezone as string | undefined) ?? current.timezone);
+    const expression = b.cron_expression ?? current.cronExpression;
+    const timezone = canonicalTimeZone(b.timezone ?? current.timezone);
     if (b.cron_expression !== undefined) assertCronSteps(b.cron_expression); // a stored one keeps firing as saved
     const schedule = parseCronSchedule(expression, timezone);
     if (b.cron_expression !== undefined) assertCronCanFire(schedule.expression);
-    if (b.name !== undefined) changes.name = b.name as string;
+    if (b.name !== undefined) changes.name = b.name;
     if (b.cron_expression !== undefined) changes.cronExpression = schedule.expression;
     if (b.timezone !== undefined) changes.timezone = timezone;
-    if (b.overlap_policy !== undefined) changes.overlapPolicy = b.overlap_policy as OverlapPolicy;
-    if (b.catch_up !== undefined) changes.catchUp = b.catch_up as CatchUpMode;
-    if (b.max_catch_up !== undefined) changes.maxCatchUp = b.max_catch_up as number;
-    if (b.enabled !== undefined) changes.enabled = b.enabled as boolean;
-    const templateChanges = templateOf(b) as Partial<TaskTemplate>;
+    if (b.overlap_policy !== undefined) changes.overlapPolicy = b.overlap_policy;
+    if (b.catch_up !== undefined) changes.catchUp = b.catch_up;
+    if (b.max_catch_up !== undefined) changes.maxCatchUp = b.max_catch_up;
+    if (b.enabled !== undefined) changes.enabled = b.enabled;
+    const templateChanges: Partial<TaskTemplate> = templateOf(b);
     if (Object.keys(templateChanges).length > 0) {
       const metadata = templateChanges.metadata;
       if (metadata && metadata.tenant_id !== undefined && metadata.tenant_id !== current.tenantId) {
@@ -199,12 +207,8 @@ export class CronService {
    * `caught_up`, `skipped` + reason), the instance id and its current status.
    * `query`: {limit (1..1000, default 50), cursor}. @throws CronNotFoundError; ValidationError
    */
-  async runs(
-    id: string,
-    query: unknown = {},
-    caller: Caller = OPEN_CALLER,
-  ): Promise<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> {
-    const q = stringQuery(query);
+  async runs(id: string, query: ServiceQuery<CronRunsQuery> = {}, caller: Caller = OPEN_CALLER): Promise<CronRunPageView> {
+    const q = stringQuery<CronRunsQuery>(query);
     this.validator.assertQuery(cronRunsQuerySchema, q);
     const limit = pageLimit(q.limit);
     await this.mustGet(id, caller);
@@ -218,9 +222,9 @@ export class CronService {
    * Instants after year 9999 are left out: RFC 3339 cannot write them.
    * @throws ValidationError (cron_expression, timezone, from, count); CronNeverFiresError
    */
-  preview(body: unknown): Record<string, unknown> {
+  preview(body: CronPreviewBody): CronPreviewView {
     this.validator.assert(cronPreviewSchema, body);
-    const b = body as { cron_expression: string; timezone?: string; from?: string; count?: number };
+    const b = body;
     const timezone = canonicalTimeZone(b.timezone ?? 'UTC');
     assertCronSteps(b.cron_expression);
     const schedule = parseCronSchedule(b.cron_expression, timezone);
@@ -269,23 +273,30 @@ export class CronService {
   }
 }
 
-/** The task fields of a create or patch body (those present). */
-function templateOf(b: Record<string, unknown>): TaskTemplate {
+/**
+ * The task fields of a create or patch body (those present): a whole template for a create body, the
+ * fields to change for a patch.
+ */
+function templateOf(b: CronCreateBody): TaskTemplate;
+function templateOf(b: CronPatchBody): Partial<TaskTemplate>;
+function templateOf(b: CronPatchBody): Partial<TaskTemplate> {
   const template: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(b)) {
     if (!(DEFINITION_KEYS as readonly string[]).includes(k) && v !== undefined) template[k] = v;
   }
-  return template as unknown as TaskTemplate;
+  return template as Partial<TaskTemplate>;
 }
 
 /**
  * Query values as strings (REST gives strings; the message API may give numbers). An array (REST:
- * a parameter given twice) is kept as it is, for `assertQuery` to refuse as such.
+ * a parameter given twice) is kept as it is, for `assertQuery` to refuse as such. Typed as the
+ * query `Q` the schema describes: the caller validates the result with `assertQuery` before it
+ * reads a value.
  */
-function stringQuery(query: unknown): Record<string, string | undefined> {
+function stringQuery<Q>(query: ServiceQuery<Q>): Q {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     out[k] = Array.isArray(v) ? (v as unknown as string) : v === undefined ? undefined : String(v);
   }
-  return out;
+  return out as Q;
 }

@@ -6,6 +6,7 @@ import {
   externalProgressSchema,
 } from '../contract/external-schemas';
 import { iso } from '../contract/task-json';
+import type { ExternalCheckpointBody, ExternalCompletionBody, ExternalHeartbeatBody, ExternalProgressBody } from '../contract/types';
 import { checkpointText } from '../domain/checkpoint';
 import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
@@ -33,13 +34,6 @@ export interface ExternalTaskServiceDeps {
   config: Config;
   /** Null when no dispatcher runs (route tests without actors): completions answer 503. */
   gateway: ExternalGateway | null;
-}
-
-/** Body of `POST /api/v1/tasks/{id}/complete` (validated). */
-interface CompletionBody {
-  attempt: number;
-  result?: unknown;
-  error?: { message: string; permanent?: boolean; type?: string };
 }
 
 /** Answer of a completion: the state the attempt moved its task to. */
@@ -79,6 +73,8 @@ export interface ProgressAnswer {
  * the fencing token, so a report on an attempt that is not the task's current RUNNING attempt
  * (stale, duplicated, lease expired and retried, cancelled) is refused with 409
  * `ATTEMPT_CONFLICT` and changes nothing. Tenant keys see only their tenant's tasks (404 otherwise).
+ * Each report is validated against its schema here, whatever its declared type: REST and the
+ * actor messages hand it over unchecked.
  */
 export class ExternalTaskService {
   private readonly validator = new SchemaValidator();
@@ -96,9 +92,9 @@ export class ExternalTaskService {
    * @throws ValidationError (400, `details.field`); TaskNotFoundError (404); NotExternalTaskError
    *   (409); AttemptConflictError (409); ServiceUnavailableError (503) without a dispatcher
    */
-  async complete(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<CompletionAnswer> {
+  async complete(id: string, body: ExternalCompletionBody, caller: Caller = OPEN_CALLER): Promise<CompletionAnswer> {
     this.validator.assert(externalCompletionSchema, body);
-    const b = body as CompletionBody;
+    const b = body;
     if (b.error !== undefined && b.result !== undefined) {
       throw new ValidationError('error', 'cannot be given with result: an attempt either succeeded (result) or failed (error)');
     }
@@ -128,9 +124,9 @@ export class ExternalTaskService {
    * @throws ValidationError (400); TaskNotFoundError (404); NotExternalTaskError (409);
    *   AttemptConflictError (409)
    */
-  async heartbeat(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<HeartbeatAnswer> {
+  async heartbeat(id: string, body: ExternalHeartbeatBody, caller: Caller = OPEN_CALLER): Promise<HeartbeatAnswer> {
     this.validator.assert(externalHeartbeatSchema, body);
-    const { attempt } = body as { attempt: number };
+    const { attempt } = body;
     const task = await this.runningAttempt(id, attempt, caller);
     const until = this.deps.clock.now() + (this.specs.get(task.queue) as ExternalQueueSpec).leaseMs;
     const extended = await this.deps.store.extendLeases([{ taskId: id, attempt }], until);
@@ -144,9 +140,9 @@ export class ExternalTaskService {
    * @throws ValidationError (400); CheckpointTooLargeError (413, `details.field` value, over
    *   64 KiB of JSON); TaskNotFoundError (404); NotExternalTaskError (409); AttemptConflictError (409)
    */
-  async checkpoint(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<CheckpointAnswer> {
+  async checkpoint(id: string, body: ExternalCheckpointBody, caller: Caller = OPEN_CALLER): Promise<CheckpointAnswer> {
     this.validator.assert(externalCheckpointSchema, body);
-    const { attempt, value } = body as { attempt: number; value: unknown };
+    const { attempt, value } = body;
     if (exceedsJsonDepth(value)) throw new ValidationError('value', `nests deeper than ${MAX_JSON_DEPTH} levels`);
     try {
       checkpointText(value);
@@ -159,7 +155,7 @@ export class ExternalTaskService {
     const res = await this.deps.store.saveCheckpoint(id, attempt, value, this.deps.clock.now());
     if (res.kind === 'not_found') throw new TaskNotFoundError(id);
     if (res.kind === 'conflict') throw new AttemptConflictError(id, attempt, res.state, res.attempt);
-    return { task_id: id, attempt, saved_at: iso(res.savedAt) as string, size_bytes: res.bytes };
+    return { task_id: id, attempt, saved_at: iso(res.savedAt), size_bytes: res.bytes };
   }
 
   /**
@@ -167,14 +163,14 @@ export class ExternalTaskService {
    * @throws ValidationError (400, `progress`); TaskNotFoundError (404); NotExternalTaskError (409);
    *   AttemptConflictError (409)
    */
-  async progress(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<ProgressAnswer> {
+  async progress(id: string, body: ExternalProgressBody, caller: Caller = OPEN_CALLER): Promise<ProgressAnswer> {
     this.validator.assert(externalProgressSchema, body);
-    const { attempt, progress } = body as { attempt: number; progress: unknown };
+    const { attempt, progress } = body;
     const value = assertProgress(progress);
     await this.runningAttempt(id, attempt, caller);
     const now = this.deps.clock.now();
     if ((await this.deps.store.reportProgress([{ taskId: id, attempt, value }], now)) === 0) throw await this.conflict(id, attempt);
-    return { task_id: id, attempt, progress_at: iso(now) as string };
+    return { task_id: id, attempt, progress_at: iso(now) };
   }
 
   /** The task, checked: visible to the caller, of an external queue, running this attempt. */
@@ -191,7 +187,7 @@ export class ExternalTaskService {
     return task ? new AttemptConflictError(id, attempt, task.state, task.attempts) : new TaskNotFoundError(id);
   }
 
-  private outcomeOf(b: CompletionBody): AttemptOutcome {
+  private outcomeOf(b: ExternalCompletionBody): AttemptOutcome {
     if (b.error) {
       return {
         kind: 'failed',

@@ -1,4 +1,4 @@
-import { auditJson } from '../contract/audit-json';
+import { auditJson, AuditView } from '../contract/audit-json';
 import type { Clock } from '../domain/clock';
 import { lostAttemptCompletion } from '../domain/lost-attempt';
 import type { SchedulerMetrics } from '../observability/metrics';
@@ -64,7 +64,7 @@ export class OperationsService {
    * tasks whose upstreams are all terminal (in limbo) are reported: there must never be any.
    * @returns the report (at most 100 ids of each kind)
    */
-  async audit(): Promise<Record<string, unknown>> {
+  async audit(): Promise<AuditView> {
     const { store, clock, config, metrics, gateway } = this.deps;
     const now = clock.now();
     const scan = await store.auditScan(now, now - config.auditOverdueMs, 100);

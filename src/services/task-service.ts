@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { iso, SubmitAck, taskJson } from '../contract/task-json';
+import { iso, SubmitAck, taskJson, TaskPageView, TaskView } from '../contract/task-json';
 import {
   batchSubmissionSchema,
   deadLetterQuerySchema,
@@ -10,10 +10,11 @@ import {
 } from '../contract/task-schemas';
 import { assertJsonSize } from '../contract/json-size';
 import { SchemaValidator } from '../contract/validation';
+import type { DeadLetterQuery, ListTasksQuery, ServiceQuery, TaskPatchBody } from '../contract/types';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { Clock } from '../domain/clock';
 import { ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
-import { NewTask, Priority, TaskRecord, TaskState } from '../domain/task';
+import { NewTask, TaskRecord, TaskState } from '../domain/task';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
@@ -22,7 +23,7 @@ import { buildNewTask, Submission, SubmitOptions } from './build-task';
 import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submit-tasks';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, TaskSpans } from '../observability/task-spans';
-import { pageLimit } from '../contract/page-limit';
+import { limitAsString, pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import type { SubmissionGuard } from './submission-guard';
@@ -122,7 +123,7 @@ export class TaskService {
   }
 
   /** @throws TaskNotFoundError (also for another tenant's task) */
-  async get(id: string, include?: { attempts?: boolean }, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async get(id: string, include?: { attempts?: boolean }, caller: Caller = OPEN_CALLER): Promise<TaskView> {
     const task = await this.deps.store.getTask(id);
     if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
     return taskJson(task, include?.attempts ? await this.deps.store.getAttempts(id) : undefined);
@@ -134,15 +135,15 @@ export class TaskService {
    * queue, limit (1..1000, default 50), cursor}.
    * @throws ValidationError for a bad filter, limit or cursor
    */
-  async list(query: unknown, caller: Caller = OPEN_CALLER): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
-    const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assertQuery(listTasksQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+  async list(query: ServiceQuery<ListTasksQuery>, caller: Caller = OPEN_CALLER): Promise<TaskPageView> {
+    const q = limitAsString<ListTasksQuery>(query);
+    this.validator.assertQuery(listTasksQuerySchema, q);
     const page = await this.deps.store.listTasks({
-      status: q.status as TaskState | undefined,
-      taskType: q.task_type as string | undefined,
-      queue: q.queue as string | undefined,
+      status: q.status,
+      taskType: q.task_type,
+      queue: q.queue,
       tenantId: tenantFilter(caller, undefined),
-      cursor: q.cursor as string | undefined,
+      cursor: q.cursor,
       limit: pageLimit(q.limit),
     });
     return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };
@@ -155,12 +156,13 @@ export class TaskService {
    * held (OVERFLOW) task stays held, and its release follows the new time and priority.
    * @returns the task as it is now
    * @throws ValidationError (400); TaskNotFoundError; TaskStateConflictError (409, `details.state`)
-   *   once the task is RUNNING or finished
+   *   once the task is RUNNING or finished. `body` is validated here whatever its declared type:
+   *   REST and the actor messages hand it over unchecked.
    */
-  async update(id: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async update(id: string, body: TaskPatchBody, caller: Caller = OPEN_CALLER): Promise<TaskView> {
     this.validator.assert(taskPatchSchema, body);
     const seen = await this.assertVisibleTask(id, caller);
-    const b = body as { scheduled_at?: string | null; priority?: Priority; payload?: unknown };
+    const b = body;
     const changes: UpdateWaitingChanges = {};
     if (b.scheduled_at !== undefined) {
       const at = b.scheduled_at === null ? null : parseIsoWithOffset(b.scheduled_at);
@@ -189,24 +191,21 @@ export class TaskService {
    * queue, tenant, since (ISO-8601 with offset: finished at or after), limit (1..1000, default 50),
    * cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async listDeadLetter(
-    query: unknown,
-    caller: Caller = OPEN_CALLER,
-  ): Promise<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> {
-    const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assertQuery(deadLetterQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+  async listDeadLetter(query: ServiceQuery<DeadLetterQuery>, caller: Caller = OPEN_CALLER): Promise<TaskPageView> {
+    const q = limitAsString<DeadLetterQuery>(query);
+    this.validator.assertQuery(deadLetterQuerySchema, q);
     let since: number | undefined;
     if (q.since !== undefined) {
-      since = parseIsoWithOffset(String(q.since)) ?? undefined;
+      since = parseIsoWithOffset(q.since) ?? undefined;
       if (since === undefined) throw new ValidationError('since', NOT_A_DATE_TIME);
     }
     const page = await this.deps.store.listTasks({
       status: 'DEAD',
-      taskType: q.task_type as string | undefined,
-      queue: q.queue as string | undefined,
-      tenantId: tenantFilter(caller, q.tenant as string | undefined),
+      taskType: q.task_type,
+      queue: q.queue,
+      tenantId: tenantFilter(caller, q.tenant),
       completedSince: since,
-      cursor: q.cursor as string | undefined,
+      cursor: q.cursor,
       limit: pageLimit(q.limit),
     });
     return { tasks: page.tasks.map((t) => taskJson(t, undefined, { summary: true })), next_cursor: page.nextCursor };

@@ -1,5 +1,7 @@
 import type { Config } from '../config';
+import { rateLimitJson, TaskTypeLimitView, TenantView } from '../contract/admin-json';
 import { rateLimitPutSchema, tenantPutSchema } from '../contract/tenant-schemas';
+import type { RateLimitPutBody, TenantPutBody } from '../contract/types';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
@@ -16,11 +18,7 @@ export interface TenantAdminDeps {
   limits: DispatchLimits;
 }
 
-type RateLimitJson = { rate_per_second: number; burst?: number };
-
-const toJson = (l: RateLimit | null | undefined): { rate_per_second: number; burst: number } | null =>
-  l ? { rate_per_second: l.ratePerSecond, burst: l.burst } : null;
-const fromJson = (l: RateLimitJson): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
+const fromJson = (l: RateLimitPutBody): RateLimit => ({ ratePerSecond: l.rate_per_second, burst: l.burst ?? 1 });
 
 /**
  * Admin operations on dispatch settings (docs/TENANTS.md): tenant weights, tenant start limits and
@@ -52,14 +50,15 @@ export class TenantAdmin {
 
   /**
    * Sets a tenant's `weight` and/or `rate_limit` (`{rate_per_second, burst}`, or null for none).
+   * `body` is validated against its schema here (REST and actor messages hand it over unchecked).
    * @throws ForbiddenError (403) for a tenant's key; ValidationError (400)
    */
-  async putTenant(tenantId: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async putTenant(tenantId: string, body: TenantPutBody, caller: Caller = OPEN_CALLER): Promise<TenantView> {
     this.assertAdmin(caller, 'PUT /api/v1/tenants/{id}');
     if (tenantId.length < 1 || tenantId.length > 200)
       throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
     this.validator.assert(tenantPutSchema, body);
-    const b = body as { weight?: number; rate_limit?: RateLimitJson | null };
+    const b = body;
     const { store, limits, clock } = this.deps;
     const now = clock.now();
     const current = limits.snapshot();
@@ -68,27 +67,27 @@ export class TenantAdmin {
     await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
     if (weight !== null) limits.setWeight(tenantId, weight);
     limits.setTenantLimit(tenantId, rateLimit, now);
-    return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: toJson(rateLimit) };
+    return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: rateLimitJson(rateLimit) };
   }
 
   /** Every tenant with a weight or limit (config or stored), with its waiting-task count. */
-  async listTenants(caller: Caller = OPEN_CALLER): Promise<{ tenants: Array<Record<string, unknown>> }> {
+  async listTenants(caller: Caller = OPEN_CALLER): Promise<{ tenants: TenantView[] }> {
     this.assertAdmin(caller, 'GET /api/v1/tenants');
     const snap = this.deps.limits.snapshot();
     const ids = [...new Set([...Object.keys(snap.weights), ...Object.keys(snap.tenants)])].sort();
-    return { tenants: ids.map((id) => ({ tenant_id: id, weight: snap.weights[id] ?? 1, rate_limit: toJson(snap.tenants[id]) })) };
+    return { tenants: ids.map((id) => ({ tenant_id: id, weight: snap.weights[id] ?? 1, rate_limit: rateLimitJson(snap.tenants[id]) })) };
   }
 
   /** Sets the start limit of a registered task type. @throws ForbiddenError; ValidationError; UnknownTaskTypeError */
-  async putRateLimit(taskType: string, body: unknown, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async putRateLimit(taskType: string, body: RateLimitPutBody, caller: Caller = OPEN_CALLER): Promise<TaskTypeLimitView> {
     this.assertAdmin(caller, 'PUT /api/v1/rate-limits/{task_type}');
     this.assertKnownType(taskType);
     this.validator.assert(rateLimitPutSchema, body);
-    const limit = fromJson(body as RateLimitJson);
+    const limit = fromJson(body);
     const now = this.deps.clock.now();
     await this.deps.store.putTaskTypeLimit(taskType, limit, now);
     this.deps.limits.setTypeLimit(taskType, limit, now);
-    return { task_type: taskType, ...toJson(limit) };
+    return { task_type: taskType, ...rateLimitJson(limit) };
   }
 
   /** Removes the limit of a task type; removing one that is not set also answers (idempotent). @throws ForbiddenError */
@@ -101,10 +100,10 @@ export class TenantAdmin {
   }
 
   /** Every task-type limit in force. @throws ForbiddenError */
-  async listRateLimits(caller: Caller = OPEN_CALLER): Promise<{ rate_limits: Array<Record<string, unknown>> }> {
+  async listRateLimits(caller: Caller = OPEN_CALLER): Promise<{ rate_limits: TaskTypeLimitView[] }> {
     this.assertAdmin(caller, 'GET /api/v1/rate-limits');
     const snap = this.deps.limits.snapshot();
-    return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...toJson(l) })) };
+    return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...rateLimitJson(l) })) };
   }
 
   /** A limit on a type no handler serves would never apply: refused like a task of that type. */

@@ -1,21 +1,22 @@
 import type { Config } from '../config';
-import { pageLimit } from '../contract/page-limit';
+import { limitAsString, pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import type { SubmissionGuard } from './submission-guard';
 import { SchemaValidator } from '../contract/validation';
-import { WorkflowAck, workflowAckJson, workflowJson } from '../contract/workflow-json';
+import { WorkflowAck, workflowAckJson, workflowJson, WorkflowPageView, WorkflowView } from '../contract/workflow-json';
+import type { ListWorkflowsQuery, ServiceQuery, WorkflowSubmissionBody } from '../contract/types';
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
 import { Clock } from '../domain/clock';
 import { ServiceUnavailableError, WorkflowNotFoundError, WorkflowStateConflictError, WorkflowTooLargeError } from '../domain/errors';
 import { DueEntry } from '../domain/task';
-import { WorkflowStatus } from '../domain/workflow';
+import type { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
 import type { SchedulingGateway } from './ports';
 import { Store } from '../storage/store';
-import { buildWorkflow, WorkflowSubmission } from './build-workflow';
+import { buildWorkflow } from './build-workflow';
 import type { SubmitOptions } from './build-task';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, SubmissionSpan, TaskSpans } from '../observability/task-spans';
@@ -64,27 +65,33 @@ export class WorkflowService {
    * @throws WorkflowTooLargeError (413) above `workflowMaxTasks`; ValidationError (400, field path
    *   `tasks[i].…`) for a bad field; InvalidWorkflowError (400) for a bad graph, naming the ids;
    *   UnknownTaskTypeError (400); PayloadTooLargeError (413); ServiceUnavailableError (503);
-   *   ValidationError on `traceparent` for a malformed `options.traceparent` (applies to every task)
+   *   ValidationError on `traceparent` for a malformed `options.traceparent` (applies to every task).
+   *   `body` is validated here whatever its declared type: REST and the actor messages hand it over unchecked.
    */
-  submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
+  submit(body: WorkflowSubmissionBody, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<WorkflowAck> {
     return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit workflow', options.traceparent, (span) =>
       this.submitIn(span, body, caller, options),
     );
   }
 
   /** {@link submit} inside its submission span (null: not tracing). */
-  private async submitIn(span: SubmissionSpan | null, body: unknown, caller: Caller, options: SubmitOptions): Promise<WorkflowAck> {
+  private async submitIn(
+    span: SubmissionSpan | null,
+    body: WorkflowSubmissionBody,
+    caller: Caller,
+    options: SubmitOptions,
+  ): Promise<WorkflowAck> {
     if (!this.accepting) throw new ServiceUnavailableError('shutting down');
     const checked = checkTraceparent(options.traceparent);
     // While the service traces, the submission span is the trace context kept with every task.
     const traceparent = span?.traceparent ?? checked;
     // The size limit first, so a huge body is refused before it is validated item by item.
-    const count = (body as { tasks?: unknown } | null)?.tasks;
+    const count: unknown = (body as { tasks?: unknown } | null)?.tasks; // not validated yet
     if (Array.isArray(count) && count.length > this.deps.config.workflowMaxTasks) {
       throw new WorkflowTooLargeError(this.deps.config.workflowMaxTasks, count.length);
     }
     this.validator.assert(workflowSubmissionSchema, body);
-    const submission = withCallerTenant(body as WorkflowSubmission, caller);
+    const submission = withCallerTenant(body, caller);
     // Tasks inherit the workflow's tenant. One naming another is refused: for a tenant's key with
     // the key's message here, for anyone else by buildWorkflow.
     const scoped = {
@@ -117,7 +124,7 @@ export class WorkflowService {
    * state, dependencies, timings, error — `upstream_failed` for tasks cancelled by an upstream
    * failure). @throws WorkflowNotFoundError
    */
-  async get(id: string, caller: Caller = OPEN_CALLER): Promise<Record<string, unknown>> {
+  async get(id: string, caller: Caller = OPEN_CALLER): Promise<WorkflowView> {
     const workflow = await this.deps.store.getWorkflow(id);
     if (!workflow || !canAccess(caller, workflow.tenantId)) throw new WorkflowNotFoundError(id);
     return workflowJson(workflow, await this.deps.store.getWorkflowTasks(id));
@@ -127,17 +134,14 @@ export class WorkflowService {
    * Lists workflows newest first, without their tasks. `query`: {status, tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
-  async list(
-    query: unknown,
-    caller: Caller = OPEN_CALLER,
-  ): Promise<{ workflows: Array<Record<string, unknown>>; next_cursor: string | null }> {
-    const q = (query ?? {}) as Record<string, string | number | undefined>;
-    this.validator.assertQuery(listWorkflowsQuerySchema, { ...q, ...(q.limit !== undefined ? { limit: String(q.limit) } : {}) });
+  async list(query: ServiceQuery<ListWorkflowsQuery>, caller: Caller = OPEN_CALLER): Promise<WorkflowPageView> {
+    const q = limitAsString<ListWorkflowsQuery>(query);
+    this.validator.assertQuery(listWorkflowsQuerySchema, q);
     const limit = pageLimit(q.limit);
     const page = await this.deps.store.listWorkflows({
-      status: q.status as WorkflowStatus | undefined,
-      tenantId: tenantFilter(caller, q.tenant as string | undefined),
-      cursor: q.cursor as string | undefined,
+      status: q.status,
+      tenantId: tenantFilter(caller, q.tenant),
+      cursor: q.cursor,
       limit,
     });
     return { workflows: page.workflows.map((w) => workflowJson(w)), next_cursor: page.nextCursor };

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ManualClock } from '../../src/domain/clock';
 import { TaskSpans } from '../../src/observability/task-spans';
-import { cronInstanceId } from '../../src/domain/cron/cron-definition';
+import { cronInstanceId, OverlapPolicy } from '../../src/domain/cron/cron-definition';
 import { tempDir } from '../helpers/temp-dir';
 import { T0, advance, cronTestConfig, evaluatorNode, EvaluatorNode, firesOf, runToSuccess, settle } from './cron-harness';
 
@@ -206,7 +206,7 @@ describe('cron evaluator (manual clock)', () => {
   });
 
   describe('overlap policies while the previous instance runs', () => {
-    async function runningSetup(policy: string) {
+    async function runningSetup(policy: OverlapPolicy) {
       const a = await open();
       const cron = await a.crons.create({ name: policy, cron_expression: '* * * * * *', task_type: 'noop', overlap_policy: policy });
       const id = cron.cron_id as string;

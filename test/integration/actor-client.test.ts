@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { SchedulerClient } from '../../src/client/scheduler-client';
+import type { CronRunView } from '../../src/contract/cron-json';
 import { RemoteSchedulerError } from '../../src/contract/error-catalog';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 
@@ -97,7 +98,7 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
       const client = this.client as SchedulerClient;
       const cron = await client.createCron({ name: 'tick', cron_expression: '* * * * * *', task_type: 'noop' }, 2);
       const id = cron.cron_id as string;
-      let runs: Array<Record<string, unknown>> = [];
+      let runs: CronRunView[] = [];
       while (runs.length === 0) {
         runs = (await client.cronRuns(id)).runs;
         await new Promise((r) => setTimeout(r, 20)); // waiting for a fire record, not for time

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { OverlapPolicy } from '../../src/domain/cron/cron-definition';
 import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
 
 /**
@@ -43,7 +44,7 @@ describe('cron overlap policies with a handler longer than the period (real sche
     for (let i = 1; i < ran.length; i++) expect(ran[i][0], 'an instance started while another ran').to.be.at.least(ran[i - 1][1]);
   }
 
-  const create = async (policy: string, ms: number) =>
+  const create = async (policy: OverlapPolicy, ms: number) =>
     (
       await s.scheduler.crons.create({
         name: policy,

@@ -1,13 +1,15 @@
 /**
  * Response schemas of the REST API, for its OpenAPI description (docs/OPERATIONS.md). They document what the
  * routes answer; they do not shape it: the app serialises every reply with `JSON.stringify`
- * (see app.ts), so a field left out here is still sent.
+ * (see app.ts), so a field left out here is still sent. The view types the services return
+ * (`TaskView`, `CronView`, `WorkflowView` in src/contract/) are checked to fit these schemas at
+ * compile time (test/unit/contract-types.test.ts).
  */
 import { ERROR_CATALOG } from '../../contract/error-catalog';
+import { TASK_STATES } from '../../domain/task';
 
 const isoOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 const iso = { type: 'string', format: 'date-time' } as const;
-const TASK_STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED', 'OVERFLOW'];
 
 /** `{error: {code, message, details}}`: every error answer. */
 export const errorSchema = {
@@ -140,11 +142,12 @@ export const cronSchema = {
   },
 } as const;
 
-const localIdMap = (what: string, values: object) => ({
-  type: 'object',
-  additionalProperties: values,
-  description: `workflow-local id (the request's \`tasks[i].task_id\`) → ${what}`,
-});
+const localIdMap = <const V extends object>(what: string, values: V) =>
+  ({
+    type: 'object',
+    additionalProperties: values,
+    description: `workflow-local id (the request's \`tasks[i].task_id\`) → ${what}`,
+  }) as const;
 
 /**
  * A workflow as the workflow routes answer it: the submission's 202 has `tasks` and `task_ids`;

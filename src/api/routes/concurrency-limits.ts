@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { concurrencyKeyParamsSchema, concurrencyLimitPutSchema } from '../../contract/tenant-schemas';
+import type { ConcurrencyLimitPutBody } from '../../contract/types';
 import type { ConcurrencyAdmin } from '../../services/concurrency-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
@@ -19,7 +20,7 @@ const limit = {
 
 /** Admin routes for the limits per concurrency key. */
 export function concurrencyLimitRoutes(app: FastifyInstance, admin: ConcurrencyAdmin): void {
-  app.put<{ Params: { key: string } }>(
+  app.put<{ Params: { key: string }; Body: ConcurrencyLimitPutBody }>(
     '/api/v1/concurrency-limits/:key',
     {
       schema: {

@@ -7,6 +7,7 @@ import {
   getCronQuerySchema,
   listCronsQuerySchema,
 } from '../../contract/cron-schemas';
+import type { CronCreateBody, CronPatchBody, CronPreviewBody, CronRunsQuery, GetCronQuery, ListCronsQuery } from '../../contract/types';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
 import type { CronService } from '../../services/cron-service';
 import { cronSchema, objectSchema, pageSchema, responses } from '../openapi/responses';
@@ -43,7 +44,7 @@ const preview = {
  * delete, fire records (`/runs`), and the preview of fire times.
  */
 export function cronRoutes(app: FastifyInstance, crons: CronService): void {
-  app.post(
+  app.post<{ Body: CronCreateBody; Querystring: GetCronQuery }>(
     '/api/v1/cron-tasks',
     {
       schema: {
@@ -58,7 +59,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     async (req, reply) => reply.status(201).send(await crons.create(req.body, req.query, req.caller)),
   );
 
-  app.post(
+  app.post<{ Body: CronPreviewBody }>(
     '/api/v1/cron-tasks/preview',
     {
       schema: {
@@ -72,7 +73,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     async (req) => crons.preview(req.body),
   );
 
-  app.get(
+  app.get<{ Querystring: ListCronsQuery }>(
     '/api/v1/cron-tasks',
     {
       schema: {
@@ -85,7 +86,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     async (req) => crons.list(req.query, req.caller),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: { id: string }; Querystring: GetCronQuery }>(
     '/api/v1/cron-tasks/:id',
     {
       schema: {
@@ -99,7 +100,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     async (req) => crons.get(req.params.id, req.query, req.caller),
   );
 
-  app.patch<{ Params: { id: string } }>(
+  app.patch<{ Params: { id: string }; Body: CronPatchBody }>(
     '/api/v1/cron-tasks/:id',
     {
       schema: {
@@ -128,7 +129,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
     async (req) => crons.delete(req.params.id, req.caller),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: { id: string }; Querystring: CronRunsQuery }>(
     '/api/v1/cron-tasks/:id/runs',
     {
       schema: {

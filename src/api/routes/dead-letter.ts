@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { deadLetterQuerySchema, taskIdParamsSchema } from '../../contract/task-schemas';
+import type { DeadLetterQuery } from '../../contract/types';
 import type { TaskService } from '../../services/task-service';
 import { objectSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { refuseBody } from '../no-body';
@@ -8,7 +9,7 @@ const tags = ['dead-letter'];
 
 /** Dead-letter queue routes (docs/FAILURES.md): list, replay, delete. */
 export function deadLetterRoutes(app: FastifyInstance, service: TaskService): void {
-  app.get(
+  app.get<{ Querystring: DeadLetterQuery }>(
     '/api/v1/dead-letter',
     {
       schema: {

@@ -6,6 +6,7 @@ import {
   externalProgressSchema,
 } from '../../contract/external-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
+import type { ExternalCheckpointBody, ExternalCompletionBody, ExternalHeartbeatBody, ExternalProgressBody } from '../../contract/types';
 import type { ExternalTaskService } from '../../services/external-task-service';
 import { objectSchema, responses } from '../openapi/responses';
 
@@ -16,7 +17,7 @@ const tags = ['external consumers'];
 
 /** Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint, progress. */
 export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskService): void {
-  app.post<{ Params: { id: string } }>(
+  app.post<{ Params: { id: string }; Body: ExternalCompletionBody }>(
     '/api/v1/tasks/:id/complete',
     {
       schema: {
@@ -34,7 +35,7 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
     async (req) => external.complete(req.params.id, req.body, req.caller),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post<{ Params: { id: string }; Body: ExternalHeartbeatBody }>(
     '/api/v1/tasks/:id/heartbeat',
     {
       schema: {
@@ -49,7 +50,7 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
     async (req) => external.heartbeat(req.params.id, req.body, req.caller),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post<{ Params: { id: string }; Body: ExternalCheckpointBody }>(
     '/api/v1/tasks/:id/checkpoint',
     {
       schema: {
@@ -65,7 +66,7 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
     async (req) => external.checkpoint(req.params.id, req.body, req.caller),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post<{ Params: { id: string }; Body: ExternalProgressBody }>(
     '/api/v1/tasks/:id/progress',
     {
       schema: {

@@ -8,6 +8,7 @@ import {
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
+import type { GetTaskQuery, ListTasksQuery, TaskPatchBody } from '../../contract/types';
 import type { TaskService } from '../../services/task-service';
 import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
@@ -68,7 +69,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
     async (req, reply) => reply.status(202).send(await service.submitBatch(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
 
-  app.get<{ Params: { id: string }; Querystring: { include?: string } }>(
+  app.get<{ Params: { id: string }; Querystring: GetTaskQuery }>(
     '/api/v1/tasks/:id',
     {
       schema: {
@@ -82,7 +83,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
     async (req) => service.get(req.params.id, { attempts: req.query.include === 'attempts' }, req.caller),
   );
 
-  app.get(
+  app.get<{ Querystring: ListTasksQuery }>(
     '/api/v1/tasks',
     {
       schema: {
@@ -95,7 +96,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
     async (req) => service.list(req.query, req.caller),
   );
 
-  app.patch<{ Params: { id: string } }>(
+  app.patch<{ Params: { id: string }; Body: TaskPatchBody }>(
     '/api/v1/tasks/:id',
     {
       schema: {

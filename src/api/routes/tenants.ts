@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { rateLimitPutSchema, taskTypeParamsSchema, tenantIdParamsSchema, tenantPutSchema } from '../../contract/tenant-schemas';
+import type { RateLimitPutBody, TenantPutBody } from '../../contract/types';
 import type { TenantAdmin } from '../../services/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
@@ -19,7 +20,7 @@ const rateLimit = {
 
 /** Admin routes for tenant weights and rate limits (docs/TENANTS.md). */
 export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
-  app.put<{ Params: { id: string } }>(
+  app.put<{ Params: { id: string }; Body: TenantPutBody }>(
     '/api/v1/tenants/:id',
     {
       schema: {
@@ -47,7 +48,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
     },
     async (req) => admin.listTenants(req.caller),
   );
-  app.put<{ Params: { task_type: string } }>(
+  app.put<{ Params: { task_type: string }; Body: RateLimitPutBody }>(
     '/api/v1/rate-limits/:task_type',
     {
       schema: {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listWorkflowsQuerySchema, workflowIdParamsSchema, workflowSubmissionSchema } from '../../contract/workflow-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
+import type { ListWorkflowsQuery, WorkflowSubmissionBody } from '../../contract/types';
 import type { WorkflowService } from '../../services/workflow-service';
 import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
@@ -16,7 +17,7 @@ const tags = ['workflows'];
  * @param bodyLimit largest workflow body in bytes (`workflowBodyLimitBytes`)
  */
 export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService, bodyLimit: number): void {
-  app.post(
+  app.post<{ Body: WorkflowSubmissionBody }>(
     '/api/v1/workflows',
     {
       bodyLimit,
@@ -45,7 +46,7 @@ export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService,
     async (req) => workflows.get(req.params.id, req.caller),
   );
 
-  app.get(
+  app.get<{ Querystring: ListWorkflowsQuery }>(
     '/api/v1/workflows',
     {
       schema: {
