@@ -22,7 +22,9 @@ import type {
   ListWorkflowsQuery,
   RateLimitPutBody,
   ServiceQuery,
+  TaskBatchBody,
   TaskPatchBody,
+  TaskSubmissionBody,
   TenantPutBody,
   WorkflowSubmissionBody,
 } from '../contract/types';
@@ -81,10 +83,10 @@ export function schedulerApiActor(
   };
   return class SchedulerApiActor {
     submit(body: unknown) {
-      return replyWith(body, (b: unknown) => service.submit(b));
+      return replyWith(body, (b: TaskSubmissionBody) => service.submit(b));
     }
     submitBatch(body: unknown) {
-      return replyWith(body, (b: unknown) => service.submitBatch(b));
+      return replyWith(body, (b: TaskBatchBody) => service.submitBatch(b));
     }
     get(msg: { id: string; include?: { attempts?: boolean } }) {
       return reply(() => service.get(String(msg?.id ?? ''), msg?.include));

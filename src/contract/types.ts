@@ -34,6 +34,11 @@ import type { listWorkflowsQuerySchema, workflowSubmissionSchema } from './workf
 /** `POST /api/v1/tasks`, one task of a batch, and a cron's or a workflow task's template fields. */
 export type TaskSubmissionBody = FromSchema<typeof taskSubmissionSchema>;
 
+/** `POST /api/v1/tasks/batch`: 1..`batchMaxTasks` submissions (the bound is the config's, checked at run time). */
+export interface TaskBatchBody {
+  tasks: TaskSubmissionBody[];
+}
+
 /** `PATCH /api/v1/tasks/{id}`. */
 export type TaskPatchBody = FromSchema<typeof taskPatchSchema>;
 

@@ -10,7 +10,7 @@ import {
 } from '../contract/task-schemas';
 import { assertJsonSize } from '../contract/json-size';
 import { SchemaValidator } from '../contract/validation';
-import type { DeadLetterQuery, ListTasksQuery, ServiceQuery, TaskPatchBody } from '../contract/types';
+import type { DeadLetterQuery, ListTasksQuery, ServiceQuery, TaskBatchBody, TaskPatchBody, TaskSubmissionBody } from '../contract/types';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { Clock } from '../domain/clock';
 import { ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
@@ -19,7 +19,7 @@ import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
 import { Store, UpdateWaitingChanges } from '../storage/store';
-import { buildNewTask, Submission, SubmitOptions } from './build-task';
+import { buildNewTask, SubmitOptions } from './build-task';
 import { BUILD_CHUNK, mapYielding, storeSubmissions } from './submit-tasks';
 import { checkTraceparent } from '../contract/traceparent';
 import { inSubmissionSpan, TaskSpans } from '../observability/task-spans';
@@ -79,11 +79,11 @@ export class TaskService {
    * @throws ValidationError | UnknownTaskTypeError (400; field `traceparent` when it is malformed),
    *   ServiceUnavailableError (503)
    */
-  submit(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<SubmitAck> {
+  submit(body: TaskSubmissionBody, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<SubmitAck> {
     return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit task', options.traceparent, async (span) => {
       this.validator.assert(taskSubmissionSchema, body);
       const checked = checkTraceparent(options.traceparent);
-      const s = withCallerTenant(body as Submission, caller);
+      const s = withCallerTenant(body, caller);
       const task = buildNewTask(s, '', this.deps.clock.now(), this.deps.config, this.taskTypes, this.payloads);
       task.traceparent = span?.traceparent ?? checked;
       span?.describe([task]);
@@ -98,12 +98,12 @@ export class TaskService {
    * batch's one submission span does: the tasks of a batch share its trace).
    * @throws ValidationError naming `tasks[i].field` for the first bad item
    */
-  submitBatch(body: unknown, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<{ tasks: SubmitAck[] }> {
+  submitBatch(body: TaskBatchBody, caller: Caller = OPEN_CALLER, options: SubmitOptions = {}): Promise<{ tasks: SubmitAck[] }> {
     return inSubmissionSpan(this.deps.spans, this.deps.clock, 'submit batch', options.traceparent, async (span) => {
       this.validator.assert(this.batchSchema, body);
       const checked = checkTraceparent(options.traceparent);
       const traceparent = span?.traceparent ?? checked;
-      const items = (body as { tasks: Submission[] }).tasks;
+      const items = body.tasks;
       const now = this.deps.clock.now();
       const tasks = await mapYielding(items, BUILD_CHUNK, (s, i) => {
         const task = buildNewTask(

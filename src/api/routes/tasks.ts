@@ -8,7 +8,7 @@ import {
   taskSubmissionSchema,
 } from '../../contract/task-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
-import type { GetTaskQuery, ListTasksQuery, TaskPatchBody } from '../../contract/types';
+import type { GetTaskQuery, ListTasksQuery, TaskBatchBody, TaskPatchBody, TaskSubmissionBody } from '../../contract/types';
 import type { TaskService } from '../../services/task-service';
 import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
@@ -25,7 +25,7 @@ const tags = ['tasks'];
 
 /** Task routes of docs/DESIGN.md §10: submit, batch submit, get, list, cancel. */
 export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax: number): void {
-  app.post(
+  app.post<{ Body: TaskSubmissionBody }>(
     '/api/v1/tasks',
     {
       schema: {
@@ -51,7 +51,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
     },
   );
 
-  app.post(
+  app.post<{ Body: TaskBatchBody }>(
     '/api/v1/tasks/batch',
     {
       schema: {
