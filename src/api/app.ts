@@ -12,6 +12,7 @@ import {
 } from './http-errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import { nonFiniteNumberPath } from '../contract/json-numbers';
+import { httpStatusOf } from '../contract/error-catalog';
 import type { TaskService } from '../services/task-service';
 import type { OperationsService } from '../services/operations-service';
 import { errorHandler } from './error-handler';
@@ -99,7 +100,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // URL errors found before routing get the same error envelope as everything else.
     frameworkErrors: (error, _req, reply) => {
       const err = new ValidationError('url', frameworkReason(error));
-      void (reply as unknown as FastifyReply).status(err.status).send(err.toJSON());
+      void (reply as unknown as FastifyReply).status(httpStatusOf(err.code)).send(err.toJSON());
     },
     // Unparseable HTTP (bad method, bad header line) never reaches fastify: answer on the socket.
     clientErrorHandler: (error, socket) => {
@@ -162,7 +163,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerUi(app);
   app.setNotFoundHandler((req, reply) => {
     const err = new RouteNotFoundError(req.method, req.url.split('?')[0]);
-    void reply.status(err.status).send(err.toJSON());
+    void reply.status(httpStatusOf(err.code)).send(err.toJSON());
   });
   // Registered after the OpenAPI plugin so that its onRoute hook sees every route.
   void app.register(async (api) => {

@@ -1,12 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusOf } from '../contract/error-catalog';
 import { validationErrorOf } from '../contract/validation';
 import { InternalError, PayloadTooLargeError, SchedulerError } from '../domain/errors';
 import { MalformedJsonError, MalformedRequestError, UnsupportedMediaTypeError } from './http-errors';
 
 /**
- * Maps any error to the catalog's `{error: {code, message, details}}` with its HTTP status: the
- * one place where errors become HTTP (fastify's errors included). Unknown errors are logged and
- * answered 500 without internals.
+ * Maps any error to the catalog's `{error: {code, message, details}}`; its HTTP status is the
+ * catalog's for its code ({@link httpStatusOf}): the one place where errors become HTTP (fastify's
+ * errors included). Unknown errors are logged and answered 500 without internals.
  */
 export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, req?: FastifyRequest): SchedulerError {
   if (err instanceof SchedulerError) return err;
@@ -39,15 +40,16 @@ function isClientAbort(err: FastifyError | Error): boolean {
 export function errorHandler(bodyLimit: number) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     const mapped = toSchedulerError(err, bodyLimit, req);
+    const status = httpStatusOf(mapped.code);
     // A 503 the service chose (shutting down, overloaded) is expected: not an error with a stack.
-    if (mapped.status >= 500 && !(mapped.retryable && mapped.status === 503)) req.log.error({ err }, 'request failed');
+    if (status >= 500 && !(mapped.retryable && status === 503)) req.log.error({ err }, 'request failed');
     // The client's fault, and nobody is left to answer: not an error of the service.
     else if (isClientAbort(err)) req.log.info({ code: 'ECONNRESET' }, 'request aborted by the client before its body arrived');
-    else if (mapped.status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');
+    else if (status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');
     const retryAfter = mapped.details.retry_after_seconds;
     if (typeof retryAfter === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
-    else if (mapped.retryable && mapped.status === 503) reply.header('retry-after', '1');
-    if (mapped.status === 401) reply.header('www-authenticate', 'Bearer');
-    void reply.status(mapped.status).send(mapped.toJSON());
+    else if (mapped.retryable && status === 503) reply.header('retry-after', '1');
+    if (status === 401) reply.header('www-authenticate', 'Bearer');
+    void reply.status(status).send(mapped.toJSON());
   };
 }

@@ -3,13 +3,13 @@ import { clipEcho, SchedulerError } from '../domain/errors';
 /*
  * The errors of the HTTP transport (a body that is not JSON, not HTTP, too slow, of another media
  * type, or a route that does not exist): catalog errors like the domain's, raised only by the
- * REST API's parser, hooks and not-found handler.
+ * REST API's parser, hooks and not-found handler. Like the domain's, they carry no status: the
+ * catalog's table gives it (httpStatusOf in ./error-handler.ts).
  */
 
 /** The request body is not valid JSON. */
 export class MalformedJsonError extends SchedulerError {
   readonly code = 'MALFORMED_JSON';
-  readonly status = 400;
   constructor(reason: string) {
     super(`request body is not valid JSON: ${reason}`, { field: 'body', reason });
   }
@@ -18,7 +18,6 @@ export class MalformedJsonError extends SchedulerError {
 /** The request is not valid HTTP (answered on the socket before routing). */
 export class MalformedRequestError extends SchedulerError {
   readonly code = 'MALFORMED_REQUEST';
-  readonly status = 400;
   constructor() {
     super('the request is not valid HTTP/1.1');
   }
@@ -30,7 +29,6 @@ export class MalformedRequestError extends SchedulerError {
  */
 export class RequestTimeoutError extends SchedulerError {
   readonly code = 'REQUEST_TIMEOUT';
-  readonly status = 408;
   override readonly retryable = true;
   constructor(timeoutMs: number) {
     super(`the request did not arrive in full within ${timeoutMs / 1000} s`, { timeout_ms: timeoutMs });
@@ -40,7 +38,6 @@ export class RequestTimeoutError extends SchedulerError {
 /** The request's Content-Type is not application/json. */
 export class UnsupportedMediaTypeError extends SchedulerError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  readonly status = 415;
   /** @param encoding a Content-Encoding other than `identity` (RFC 9110 §8.4: 415 for a coding the server does not take) */
   constructor(contentType: string, encoding?: string) {
     if (encoding === undefined) {
@@ -57,7 +54,6 @@ export class UnsupportedMediaTypeError extends SchedulerError {
 /** No such route. */
 export class RouteNotFoundError extends SchedulerError {
   readonly code = 'ROUTE_NOT_FOUND';
-  readonly status = 404;
   constructor(method: string, url: string) {
     super(`no route ${method} ${clipEcho(url)}`, { method, url: clipEcho(url) });
   }

@@ -1,6 +1,11 @@
 import { SchedulerError } from '../domain/errors';
 
-/** Every error class of the catalog, for the docs test and for rebuilding errors from messages. */
+/**
+ * Every error code with the HTTP status the REST API answers it with and whether the same request
+ * may succeed later: the one code → status table (the error classes carry no status; the REST API's
+ * error handler and {@link RemoteSchedulerError} read it through {@link httpStatusOf}). docs/API.md
+ * lists the same rows (checked by test/unit/errors-catalog-docs.test.ts).
+ */
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
   MALFORMED_JSON: { status: 400, retryable: false },
@@ -33,6 +38,16 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
+/** The catalog's row of `code`; undefined for a code it lacks (own keys only: `constructor` is no code). */
+export function catalogEntryOf(code: string): (typeof ERROR_CATALOG)[ErrorCode] | undefined {
+  return Object.hasOwn(ERROR_CATALOG, code) ? ERROR_CATALOG[code as ErrorCode] : undefined;
+}
+
+/** The HTTP status of an error `code`: the catalog's, 500 for a code it lacks. */
+export function httpStatusOf(code: string): number {
+  return catalogEntryOf(code)?.status ?? 500;
+}
+
 /** Error body as it crosses a process or actor boundary. */
 export interface ErrorBody {
   code: string;
@@ -40,7 +55,11 @@ export interface ErrorBody {
   details: Record<string, unknown>;
 }
 
-/** An error rebuilt on the caller's side from an {@link ErrorBody} (actor-message client). */
+/**
+ * An error rebuilt on the caller's side from an {@link ErrorBody} (actor-message client), with the
+ * HTTP status the REST API would have answered (`status`, from the catalog; 500 and not retryable
+ * for a code the catalog lacks), so a caller of either API can branch on the same number.
+ */
 export class RemoteSchedulerError extends SchedulerError {
   readonly code: string;
   readonly status: number;
@@ -48,8 +67,7 @@ export class RemoteSchedulerError extends SchedulerError {
   constructor(body: ErrorBody) {
     super(body.message, body.details);
     this.code = body.code;
-    const known = ERROR_CATALOG[body.code as ErrorCode];
-    this.status = known?.status ?? 500;
-    this.retryable = known?.retryable ?? false;
+    this.status = httpStatusOf(body.code);
+    this.retryable = catalogEntryOf(body.code)?.retryable ?? false;
   }
 }

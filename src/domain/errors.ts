@@ -1,13 +1,13 @@
 /**
- * The domain's errors: every error an operation reports to a caller, with a stable `code`, the
- * HTTP status the REST API answers with, and whether retrying the same request may succeed. The
- * errors of the HTTP transport itself are in src/api/http-errors.ts; the catalog of every code
- * (checked against docs/API.md by a test) and the error body that crosses a process boundary are in
- * src/contract/error-catalog.ts.
+ * The domain's errors: every error an operation reports to a caller, with a stable `code`, a
+ * message, `details` and whether retrying the same request may succeed. They know no transport:
+ * the HTTP status of each code is in the catalog (src/contract/error-catalog.ts, checked against
+ * docs/API.md by a test), read only by the REST API (src/api/error-handler.ts). The errors of the
+ * HTTP transport itself are in src/api/http-errors.ts; the error body that crosses a process
+ * boundary is in the catalog's file.
  */
 export abstract class SchedulerError extends Error {
   abstract readonly code: string;
-  abstract readonly status: number;
   /** True when the same request may succeed later without change. */
   readonly retryable: boolean = false;
 
@@ -28,7 +28,6 @@ export abstract class SchedulerError extends Error {
 /** A request field is missing, of the wrong type or out of range. `details.field` names it. */
 export class ValidationError extends SchedulerError {
   readonly code = 'VALIDATION_FAILED';
-  readonly status = 400;
   constructor(field: string, reason: string, extra: Record<string, unknown> = {}) {
     super(`${field}: ${reason}`, { field, reason, ...extra });
   }
@@ -40,7 +39,6 @@ export const REGISTER_TASK_TYPE_DOCS = 'docs/API.md#task-types-and-handlers';
 /** No handler for `task_type`: `details.registered_types`; how to register one: `config_key`, `docs`. */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
-  readonly status = 400;
   constructor(field: string, taskType: string, registered: string[]) {
     const shown = JSON.stringify({ handlers: { [clipEcho(taskType)]: './handlers/your-module.js' } });
     super(
@@ -59,7 +57,6 @@ export class UnknownTaskTypeError extends SchedulerError {
  */
 export class PayloadTooLargeError extends SchedulerError {
   readonly code = 'PAYLOAD_TOO_LARGE';
-  readonly status = 413;
   constructor(limitBytes: number, field = 'body', actualBytes?: number, note?: string) {
     super(
       field === 'body'
@@ -73,7 +70,6 @@ export class PayloadTooLargeError extends SchedulerError {
 /** No task with this id (or not visible to the caller). */
 export class TaskNotFoundError extends SchedulerError {
   readonly code = 'TASK_NOT_FOUND';
-  readonly status = 404;
   constructor(taskId: string) {
     super(`task ${taskId} not found`, { task_id: taskId });
   }
@@ -82,7 +78,6 @@ export class TaskNotFoundError extends SchedulerError {
 /** No cron definition with this id (or it was deleted). */
 export class CronNotFoundError extends SchedulerError {
   readonly code = 'CRON_NOT_FOUND';
-  readonly status = 404;
   constructor(cronId: string) {
     super(`cron task ${cronId} not found`, { cron_id: cronId });
   }
@@ -94,7 +89,6 @@ export class CronNotFoundError extends SchedulerError {
  */
 export class CronNeverFiresError extends SchedulerError {
   readonly code = 'CRON_NEVER_FIRES';
-  readonly status = 400;
   /** @param fields the day fields, quoted, for the message */
   constructor(expression: string, fields: string) {
     super(`cron_expression: "${clipEcho(expression)}" can never fire: no date matches its ${fields} together`, {
@@ -115,7 +109,6 @@ export function clipEcho(text: string): string {
 /** The task's current state does not allow the operation; `details.state` is that state. */
 export class TaskStateConflictError extends SchedulerError {
   readonly code = 'TASK_STATE_CONFLICT';
-  readonly status = 409;
   constructor(taskId: string, state: string, operation: string) {
     super(`cannot ${operation} task ${taskId}: it is ${state}`, { task_id: taskId, state, operation });
   }
@@ -129,7 +122,6 @@ export class TaskStateConflictError extends SchedulerError {
  */
 export class IdempotencyConflictError extends SchedulerError {
   readonly code = 'IDEMPOTENCY_CONFLICT';
-  readonly status = 409;
   /**
    * @param taskId the task holding the key; null when it is an earlier item of the same batch (`earlierItem`)
    * @param taskDeleted the same request's task, deleted since (dead-letter delete or retention): it is not run again
@@ -148,7 +140,6 @@ export class IdempotencyConflictError extends SchedulerError {
 /** A state-machine edge that docs/DESIGN.md §3 does not have (a bug or a race lost). */
 export class InvalidTransitionError extends SchedulerError {
   readonly code = 'INVALID_TRANSITION';
-  readonly status = 409;
   constructor(from: string, event: string) {
     super(`no transition "${event}" from state ${from}`, { state: from, event });
   }
@@ -157,7 +148,6 @@ export class InvalidTransitionError extends SchedulerError {
 /** The service is starting or shutting down; retry shortly. */
 export class ServiceUnavailableError extends SchedulerError {
   readonly code = 'SERVICE_UNAVAILABLE';
-  readonly status = 503;
   override readonly retryable = true;
   constructor(reason: string) {
     super(`service unavailable: ${reason}`, { reason });
@@ -167,7 +157,6 @@ export class ServiceUnavailableError extends SchedulerError {
 /** Anything unexpected. The message is generic; the log has the cause. */
 export class InternalError extends SchedulerError {
   readonly code = 'INTERNAL_ERROR';
-  readonly status = 500;
   override readonly retryable = true;
   constructor(message = 'internal error') {
     super(message);
@@ -183,7 +172,6 @@ export class InternalError extends SchedulerError {
  */
 export class InvalidWorkflowError extends SchedulerError {
   readonly code = 'INVALID_WORKFLOW';
-  readonly status = 400;
   constructor(field: string, problem: string, reason: string, culprits: Record<string, unknown> = {}) {
     super(`${field}: ${reason}`, { field, problem, reason, ...culprits });
   }
@@ -192,7 +180,6 @@ export class InvalidWorkflowError extends SchedulerError {
 /** The workflow has more tasks than `workflowMaxTasks` (default 10,000). Nothing is stored. */
 export class WorkflowTooLargeError extends SchedulerError {
   readonly code = 'WORKFLOW_TOO_LARGE';
-  readonly status = 413;
   constructor(max: number, count: number) {
     super(`tasks: a workflow may have at most ${max} tasks; this one has ${count}`, { field: 'tasks', max, count });
   }
@@ -201,7 +188,6 @@ export class WorkflowTooLargeError extends SchedulerError {
 /** No workflow with this id (or it finished more than `resultRetentionMs` ago and was purged). */
 export class WorkflowNotFoundError extends SchedulerError {
   readonly code = 'WORKFLOW_NOT_FOUND';
-  readonly status = 404;
   constructor(workflowId: string) {
     super(`workflow ${workflowId} not found`, { workflow_id: workflowId });
   }
@@ -210,7 +196,6 @@ export class WorkflowNotFoundError extends SchedulerError {
 /** The workflow's status does not allow the operation (cancel of a finished workflow); `details.status`. */
 export class WorkflowStateConflictError extends SchedulerError {
   readonly code = 'WORKFLOW_STATE_CONFLICT';
-  readonly status = 409;
   constructor(workflowId: string, status: string, operation: string) {
     super(`cannot ${operation} workflow ${workflowId}: it is ${status}`, { workflow_id: workflowId, status, operation });
   }
@@ -219,7 +204,6 @@ export class WorkflowStateConflictError extends SchedulerError {
 /** No valid API key: `Authorization: Bearer <key>` is missing or unknown (keys are configured). */
 export class UnauthorizedError extends SchedulerError {
   readonly code = 'UNAUTHORIZED';
-  readonly status = 401;
   constructor(reason: string) {
     super(`unauthorized: ${reason}`, { reason });
   }
@@ -228,7 +212,6 @@ export class UnauthorizedError extends SchedulerError {
 /** The API key is valid but may not do this (an admin operation with a tenant's key). */
 export class ForbiddenError extends SchedulerError {
   readonly code = 'FORBIDDEN';
-  readonly status = 403;
   constructor(operation: string) {
     super(`forbidden: ${operation} needs an admin key`, { operation });
   }
@@ -240,7 +223,6 @@ export class ForbiddenError extends SchedulerError {
  */
 export class RateLimitedError extends SchedulerError {
   readonly code = 'RATE_LIMITED';
-  readonly status = 429;
   override readonly retryable = true;
   constructor(tenantId: string, retryAfterSeconds: number, limit: { rate_per_second: number; burst: number }) {
     super(`tenant ${tenantId} submits faster than ${limit.rate_per_second}/s (burst ${limit.burst})`, {
@@ -258,7 +240,6 @@ export class RateLimitedError extends SchedulerError {
  */
 export class OverloadedError extends SchedulerError {
   readonly code = 'OVERLOADED';
-  readonly status = 503;
   override readonly retryable = true;
   /** scope `overflow`: the overflow hold is full (`waiting` is its size, `cap` its `overflow.maxTasks`). */
   constructor(
@@ -281,7 +262,6 @@ export class OverloadedError extends SchedulerError {
  */
 export class AttemptConflictError extends SchedulerError {
   readonly code = 'ATTEMPT_CONFLICT';
-  readonly status = 409;
   constructor(taskId: string, attempt: number, state: string, currentAttempt: number) {
     super(`task ${taskId}: attempt ${attempt} is not running (the task is ${state}, attempt ${currentAttempt})`, {
       task_id: taskId,
@@ -295,7 +275,6 @@ export class AttemptConflictError extends SchedulerError {
 /** A consumer's report on a task whose queue is not an external queue (config `externalQueues`). */
 export class NotExternalTaskError extends SchedulerError {
   readonly code = 'NOT_EXTERNAL_TASK';
-  readonly status = 409;
   constructor(taskId: string, queue: string) {
     super(`task ${taskId} is in queue "${queue}", which is not an external queue: its worker reports it`, { task_id: taskId, queue });
   }
@@ -308,7 +287,6 @@ export class NotExternalTaskError extends SchedulerError {
  */
 export class CheckpointTooLargeError extends SchedulerError {
   readonly code = 'CHECKPOINT_TOO_LARGE';
-  readonly status = 413;
   /** @param field the request field at fault (`checkpoint` for a handler's call, `value` in a consumer's report body) */
   constructor(limitBytes: number, actualBytes: number, field = 'checkpoint') {
     super(`${field}: ${actualBytes} bytes of JSON exceed the ${limitBytes} bytes allowed for a checkpoint`, {

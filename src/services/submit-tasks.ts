@@ -12,8 +12,8 @@ import { ackJson, lastIsoMemo, SubmitAck } from '../contract/task-json';
 import { incGrouped } from '../observability/inc-grouped';
 import { IdempotencyConflictError } from '../domain/errors';
 import { DueEntry, NewTask } from '../domain/task';
-import { IDEMPOTENCY_CONFLICT, InsertResult } from '../storage/store';
-import type { IdempotencyConflictDetails } from '../storage/idempotency-conflict';
+import type { InsertResult } from '../storage/store';
+import { IdempotencyKeyConflict } from '../storage/idempotency-conflict';
 
 /** What storing submissions needs: the store, the clock, metrics, the actors' port and the guard. */
 export interface SubmitTasksDeps {
@@ -100,11 +100,10 @@ export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], 
   return acks;
 }
 
-/** The catalog error for the store's idempotency conflict (it crosses the writer thread as data). */
+/** The catalog error for the store's {@link IdempotencyKeyConflict}; null for any other error. */
 function idempotencyConflict(err: unknown, tasks: NewTask[], fieldPrefix: (i: number) => string): IdempotencyConflictError | null {
-  const e = err as { name?: string; code?: string };
-  if (e?.name !== IDEMPOTENCY_CONFLICT || !e.code) return null;
-  const d = JSON.parse(e.code) as IdempotencyConflictDetails;
+  if (!(err instanceof IdempotencyKeyConflict)) return null;
+  const d = err.details;
   const same = (t: NewTask) => t.tenantId === d.tenantId && t.idempotencyKey === d.key;
   // The key may be held by an earlier item of this very batch (stored by nobody: all or none).
   const holder = tasks.findIndex((t) => same(t) && t.id === d.taskId);

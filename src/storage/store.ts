@@ -13,8 +13,8 @@ export type { AttemptCompletion, OrphanedAttempt };
 
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
- * request, or by the same request whose task was deleted since; its `code` is JSON
- * `{taskId, tenantId, key, taskDeleted?}` (plain data, so it survives a thread hop).
+ * request, or by the same request whose task was deleted since: an IdempotencyKeyConflict
+ * (./idempotency-conflict.ts), whose `details` are `{taskId, tenantId, key, taskDeleted?}`.
  */
 export const IDEMPOTENCY_CONFLICT = 'IdempotencyConflict';
 
@@ -143,7 +143,7 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
    * Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. A task whose idempotency key
    * (per tenant) is held by an earlier task with the same request hash is not inserted: its result
    * names the earlier task (`replayed: true`). Keys past `expiresAt` are released at that moment.
-   * @throws IdempotencyConflictError (whole list rolled back) when a held key has another hash, or
+   * @throws IdempotencyKeyConflict (whole list rolled back) when a held key has another hash, or
    *   the same hash but its task no longer exists (`taskDeleted`: a dead-letter delete or retention
    *   purge; the request is neither replayed with a missing task nor run again)
    */

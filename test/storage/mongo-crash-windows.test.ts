@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Db, MongoClient } from 'mongodb';
 import { cronInstanceId } from '../../src/domain/cron/cron-definition';
 import { IDEMPOTENCY_CONFLICT } from '../../src/storage/store';
+import { IdempotencyKeyConflict } from '../../src/storage/idempotency-conflict';
 import { MongoStore } from '../../src/storage/mongo/mongo-store';
 import { KEY_TAKEOVER_MS } from '../../src/storage/mongo/ops/insert-tasks';
 import { cronRecord } from './conformance/cron';
@@ -133,10 +134,11 @@ describe('MongoStore without transactions: crash windows and racing nodes', () =
   it('a fresh pending claim of the same request answers IdempotencyConflict (in use), a stale one of another request is simply taken', async () => {
     const s = await node();
     await deadClaim('reserved-2', 'h', T0);
-    const err = (await rejectionOf(() => s.insertTasks([keyed('early', 'h', T0 + 10)]))) as { name: string; code: string; message: string };
+    const err = (await rejectionOf(() => s.insertTasks([keyed('early', 'h', T0 + 10)]))) as IdempotencyKeyConflict;
     expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
+    expect(err).to.be.instanceOf(IdempotencyKeyConflict);
     expect(err.message).to.match(/in use/);
-    expect(JSON.parse(err.code)).to.include({ taskId: 'reserved-2', key: 'k' });
+    expect(err.details).to.include({ taskId: 'reserved-2', key: 'k' });
     const [r] = await s.insertTasks([keyed('other-request', 'h2', T0 + KEY_TAKEOVER_MS + 1)]);
     expect(acks([r])).to.deep.equal([{ taskId: 'other-request', replayed: false }]);
   });

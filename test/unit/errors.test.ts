@@ -24,7 +24,9 @@ import {
   WorkflowNotFoundError,
   WorkflowStateConflictError,
 } from '../../src/domain/errors';
-import { ERROR_CATALOG, ErrorCode, RemoteSchedulerError } from '../../src/contract/error-catalog';
+import * as domainErrors from '../../src/domain/errors';
+import { ERROR_CATALOG, ErrorCode, httpStatusOf, RemoteSchedulerError } from '../../src/contract/error-catalog';
+import * as httpErrors from '../../src/api/http-errors';
 import {
   MalformedJsonError,
   MalformedRequestError,
@@ -72,13 +74,28 @@ describe('error catalog', () => {
     expect(Object.keys(SAMPLES)).to.have.lengthOf(CODES.length);
   });
 
+  it('every error class of domain/errors.ts and api/http-errors.ts has a sample, so its code has a status in the catalog', () => {
+    const exported: unknown[] = [...Object.values(domainErrors), ...Object.values(httpErrors)];
+    const classes = exported.filter(
+      (v): v is { name: string; prototype: unknown } => typeof v === 'function' && v.prototype instanceof SchedulerError,
+    );
+    const sampled = new Set<unknown>(Object.values(SAMPLES).map((make) => make().constructor));
+    expect(classes.length).to.be.greaterThan(20);
+    for (const cls of classes) expect(sampled.has(cls), `${cls.name} has no sample`).to.equal(true);
+    for (const code of CODES) expect(ERROR_CATALOG[code].status, code).to.be.within(400, 599);
+  });
+
   for (const code of CODES) {
     describe(code, () => {
       it('instance code/status/retryable match the catalog', () => {
         const err = SAMPLES[code]();
         expect(err.code).to.equal(code);
-        expect(err.status).to.equal(ERROR_CATALOG[code].status);
+        expect(httpStatusOf(err.code)).to.equal(ERROR_CATALOG[code].status);
         expect(err.retryable).to.equal(ERROR_CATALOG[code].retryable);
+      });
+
+      it('carries no HTTP status of its own (the catalog has it)', () => {
+        expect(SAMPLES[code]()).not.to.have.property('status');
       });
 
       it('is an Error and a SchedulerError named after its class', () => {
@@ -103,7 +120,7 @@ describe('error catalog', () => {
         const remote = new RemoteSchedulerError(original.toJSON().error);
         expect(remote).to.be.instanceOf(SchedulerError);
         expect(remote.code).to.equal(code);
-        expect(remote.status).to.equal(original.status);
+        expect(remote.status).to.equal(httpStatusOf(original.code));
         expect(remote.retryable).to.equal(original.retryable);
         expect(remote.message).to.equal(original.message);
         expect(remote.details).to.deep.equal(original.details);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { InvalidTransitionError, SchedulerError } from '../../src/domain/errors';
+import { httpStatusOf } from '../../src/contract/error-catalog';
 import { canTransition, GUARDS, isTerminal, transition, TransitionEvent, TRANSITIONS } from '../../src/domain/state-machine';
 import { TASK_STATES, TaskState } from '../../src/domain/task';
 
@@ -17,7 +18,7 @@ function expectInvalid(from: TaskState, event: TransitionEvent): void {
   const err = caught as InvalidTransitionError;
   expect(err).to.be.instanceOf(SchedulerError);
   expect(err.code).to.equal('INVALID_TRANSITION');
-  expect(err.status).to.equal(409);
+  expect(httpStatusOf(err.code)).to.equal(409);
   expect(err.details).to.deep.equal({ state: from, event });
 }
 

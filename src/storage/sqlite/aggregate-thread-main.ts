@@ -14,6 +14,7 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { AggregateName, prepareAggregates } from './ops/aggregates';
+import { threadErrorOf } from './thread-errors';
 
 /** Nice value of this thread (0 normal, 19 lowest). */
 const AGGREGATE_THREAD_NICE = 10;
@@ -40,8 +41,7 @@ if (port) {
       if (!fn) throw new Error(`unknown aggregate ${String(req.op)}`);
       port.postMessage({ id: req.id, ok: true, result: fn(...(req.args ?? [])) });
     } catch (err) {
-      const e = err as Error & { code?: string };
-      port.postMessage({ id: req.id, ok: false, error: { name: e.name, message: e.message, code: e.code } });
+      port.postMessage({ id: req.id, ok: false, error: threadErrorOf(err) });
     }
   });
 }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { errorOfThread, ThreadError } from './thread-errors';
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -10,14 +11,14 @@ export interface ThreadReply {
   id: number;
   ok: boolean;
   result?: unknown;
-  error?: { name: string; message: string; code?: string };
+  error?: ThreadError;
 }
 
 /**
  * Request/reply over a store thread (worker_threads) that answers `{id, op, args}` with a
  * {@link ThreadReply}: the writer thread and the aggregate-reads thread. Errors come back with
- * their `name`, `message` and SQLite `code`. If the thread dies, every pending and later request is
- * rejected.
+ * their `name`, `message` and SQLite `code`, and a typed storage error as its class again
+ * (./thread-errors.ts). If the thread dies, every pending and later request is rejected.
  */
 export class ThreadRpc {
   private readonly worker: Worker;
@@ -37,7 +38,7 @@ export class ThreadRpc {
       if (!p) return;
       this.pending.delete(msg.id);
       if (msg.ok) p.resolve(msg.result);
-      else p.reject(Object.assign(new Error(msg.error?.message), { name: msg.error?.name, code: msg.error?.code }));
+      else p.reject(errorOfThread(msg.error));
     });
     this.worker.on('error', (err) => this.fail(err));
     this.worker.on('exit', (code) => this.fail(new Error(`${label} thread exited (code ${code})`)));

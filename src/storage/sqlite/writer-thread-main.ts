@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { GroupCommit } from './group-commit';
+import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 
 /** WAL pages (4 KiB) after which the writer checkpoints itself: ~400 MiB, if the checkpointer stalls. */
@@ -51,8 +52,7 @@ if (port) {
       .run(() => fn(...(req.args ?? [])), rowsOf(req.op, req.args ?? []), isDeferred(req.op))
       .then(
         (result) => port.postMessage({ id: req.id, ok: true, result }),
-        (err: Error & { code?: string }) =>
-          port.postMessage({ id: req.id, ok: false, error: { name: err.name, message: err.message, code: err.code } }),
+        (err: unknown) => port.postMessage({ id: req.id, ok: false, error: threadErrorOf(err) }),
       );
   });
 }

@@ -1,6 +1,7 @@
 /** Store conformance, idempotency keys in insertTasks (see ./index.ts). */
 import { expect } from 'chai';
 import { IDEMPOTENCY_CONFLICT } from '../../../src/storage/store';
+import { IdempotencyKeyConflict } from '../../../src/storage/idempotency-conflict';
 import { acks, completion, newTask, rejectionOf, startTask, T0 } from '../fixtures';
 import { ConformanceContext } from './context';
 
@@ -17,12 +18,13 @@ export function describeIdempotency(ctx: ConformanceContext): void {
 
     it('a held key with another hash rejects the whole list with IdempotencyConflict', async () => {
       await ctx.store().insertTasks([keyed('ik-a', 'k', 'h1')]);
-      const err = (await rejectionOf(() => ctx.store().insertTasks([newTask('ik-free'), keyed('ik-b', 'k', 'h2')]))) as {
-        name: string;
-        code: string;
-      };
+      const err = (await rejectionOf(() =>
+        ctx.store().insertTasks([newTask('ik-free'), keyed('ik-b', 'k', 'h2')]),
+      )) as IdempotencyKeyConflict;
       expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
-      expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-a', key: 'k' });
+      // The typed error on both adapters, the SQLite writer thread's hop included.
+      expect(err).to.be.instanceOf(IdempotencyKeyConflict);
+      expect(err.details).to.deep.equal({ taskId: 'ik-a', tenantId: 'tenant-a', key: 'k' });
       expect(await ctx.store().getTask('ik-free')).to.equal(null);
     });
 
@@ -33,9 +35,10 @@ export function describeIdempotency(ctx: ConformanceContext): void {
       expect(await ctx.store().deleteDead('ik-dead')).to.equal(true);
       const err = (await rejectionOf(() =>
         ctx.store().insertTasks([newTask('ik-dfree'), keyed('ik-dead2', 'kd', 'h1', { createdAt: T0 + 3 })]),
-      )) as { name: string; code: string };
+      )) as IdempotencyKeyConflict;
       expect(err.name).to.equal(IDEMPOTENCY_CONFLICT);
-      expect(JSON.parse(err.code)).to.deep.include({ taskId: 'ik-dead', key: 'kd', taskDeleted: true });
+      expect(err).to.be.instanceOf(IdempotencyKeyConflict);
+      expect(err.details).to.deep.include({ taskId: 'ik-dead', key: 'kd', taskDeleted: true });
       expect(await ctx.store().getTask('ik-dfree')).to.equal(null);
       expect(await ctx.store().getTask('ik-dead2')).to.equal(null);
       // Once the key's window is over, the same request is a new task.

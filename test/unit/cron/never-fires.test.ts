@@ -3,6 +3,7 @@ import { parseCronFields } from '../../../src/domain/cron/cron-fields';
 import { parseCronSchedule } from '../../../src/domain/cron/cron-schedule';
 import { assertCronCanFire, dayFieldsCanMatch } from '../../../src/domain/cron/never-fires';
 import { CronNeverFiresError } from '../../../src/domain/errors';
+import { httpStatusOf } from '../../../src/contract/error-catalog';
 import { oracleEverFires } from './brute-force-oracle';
 
 const canFire = (expression: string) => dayFieldsCanMatch(parseCronFields(expression));
@@ -68,7 +69,7 @@ describe('cron: expressions that can never fire', () => {
     } catch (err) {
       expect(err).to.be.instanceOf(CronNeverFiresError);
       const e = err as CronNeverFiresError;
-      expect(e).to.include({ code: 'CRON_NEVER_FIRES', status: 400 });
+      expect({ code: e.code, status: httpStatusOf(e.code) }).to.include({ code: 'CRON_NEVER_FIRES', status: 400 });
       expect(e.details).to.deep.equal({ field: 'cron_expression', cron_expression: '0 0 31 4 *' });
       expect(e.message).to.include('"0 0 31 4 *" can never fire').and.include('day-of-month "31", month "4"');
     }

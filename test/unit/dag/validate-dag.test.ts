@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ValidationError } from '../../../src/domain/errors';
+import { httpStatusOf } from '../../../src/contract/error-catalog';
 import { DagTask, validateDag } from '../../../src/domain/dag/validate-dag';
 import { seededRandom } from '../helpers/fixtures';
 
@@ -13,7 +14,7 @@ function rejection(fn: () => unknown): ValidationError {
     expect(err).to.be.instanceOf(ValidationError);
     const v = err as ValidationError;
     expect(v.code).to.equal('VALIDATION_FAILED');
-    expect(v.status).to.equal(400);
+    expect(httpStatusOf(v.code)).to.equal(400);
     return v;
   }
   expect.fail('expected a ValidationError, nothing was thrown');

@@ -22,7 +22,7 @@
  * (insert-tasks.ts) instead of creating a second one.
  */
 import { NewTask } from '../../../domain/task';
-import { idempotencyConflictError } from '../../idempotency-conflict';
+import { IdempotencyKeyConflict } from '../../idempotency-conflict';
 import type { MongoCollections } from '../collections';
 import { isDuplicateKey } from '../documents';
 
@@ -32,9 +32,9 @@ export type KeyClaim =
   | { kind: 'conflict'; heldBy: string; inUse: boolean; taskDeleted?: boolean };
 
 /** The error insertTasks rejects with for a conflicting key (see IDEMPOTENCY_CONFLICT in store.ts). */
-export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean, taskDeleted = false): Error {
+export function idempotencyConflict(t: NewTask, heldBy: string, inUse: boolean, taskDeleted = false): IdempotencyKeyConflict {
   const why = inUse ? 'is in use by a request still being stored' : `is held by task ${heldBy}${taskDeleted ? ', deleted' : ''}`;
-  return idempotencyConflictError(`idempotency key "${t.idempotencyKey}" ${why}`, {
+  return new IdempotencyKeyConflict(`idempotency key "${t.idempotencyKey}" ${why}`, {
     taskId: heldBy,
     tenantId: t.tenantId,
     key: t.idempotencyKey as string,

@@ -4,16 +4,16 @@
  * replay, and its `seq` (the rowid, AUTOINCREMENT: increasing in submission order; 0 for a
  * replay). Guarantee: runs inside one group-commit savepoint, so the whole list is stored or none
  * of it: a duplicate id, or an idempotency key held (per tenant, until its expiry) by a request
- * with another hash, throws and rolls the list back; so does a key whose task was deleted since
- * (a dead-letter delete, or retention shorter than the key's window): a replay never answers
- * with a task that does not exist, and the request does not run again either. The key check and
- * the insert are one atomic step on the single writing connection, so concurrent duplicates
- * create one task.
+ * with another hash, throws (an IdempotencyKeyConflict for the key) and rolls the list back; so
+ * does a key whose task was deleted since (a dead-letter delete, or retention shorter than the
+ * key's window): a replay never answers with a task that does not exist, and the request does not
+ * run again either. The key check and the insert are one atomic step on the single writing
+ * connection, so concurrent duplicates create one task.
  */
 import type Database from 'better-sqlite3';
 import { NewTask } from '../../../domain/task';
 import { InsertResult } from '../../store';
-import { idempotencyConflictError } from '../../idempotency-conflict';
+import { IdempotencyKeyConflict } from '../../idempotency-conflict';
 import { rankOfPriority } from '../row-mapping';
 
 export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => InsertResult[] {
@@ -38,7 +38,7 @@ export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) =>
           // A replay answers with the task the key stands for, unless that task was deleted.
           const gone = same && taskExists.get(held.task_id) === undefined;
           if (same && !gone) return { taskId: held.task_id, replayed: true, seq: 0 };
-          throw idempotencyConflictError(
+          throw new IdempotencyKeyConflict(
             `idempotency key "${t.idempotencyKey}" is held by task ${held.task_id}${gone ? ', deleted' : ''}`,
             {
               taskId: held.task_id,
