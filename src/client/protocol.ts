@@ -2,6 +2,7 @@ import type { SubmitAck } from '../contract/task-json';
 import type { CancelResponse } from '../services/task-service';
 import type { ErrorBody } from '../contract/error-catalog';
 import type { WorkflowAck } from '../contract/workflow-json';
+import type { AttemptLogJson } from '../contract/attempt-log-json';
 import type { WorkflowCancelResponse } from '../services/workflow-service';
 import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../services/external-task-service';
 
@@ -14,6 +15,8 @@ export type SchedulerApiMessages = {
   submitBatch: { req: unknown; res: Reply<{ tasks: SubmitAck[] }> };
   get: { req: { id: string; include?: { attempts?: boolean } }; res: Reply<Record<string, unknown>> };
   list: { req: unknown; res: Reply<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };
+  /** An attempt's kept `ctx.log` lines (REST: GET /api/v1/tasks/{id}/attempts/{n}/logs). */
+  attemptLog: { req: { id: string; attempt: number }; res: Reply<AttemptLogJson> };
   cancel: { req: { id: string }; res: Reply<CancelResponse['body']> };
   update: { req: { id: string; changes: unknown }; res: Reply<Record<string, unknown>> };
   listDeadLetter: { req: unknown; res: Reply<{ tasks: Array<Record<string, unknown>>; next_cursor: string | null }> };

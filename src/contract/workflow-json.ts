@@ -1,6 +1,7 @@
 import { TASK_STATES, TaskState } from '../domain/task';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../domain/workflow';
 import { iso } from './task-json';
+import { taskErrorJson } from './error-json';
 
 /**
  * Acknowledgement of a workflow submission (202), in the specification's shape: `tasks` maps each
@@ -86,7 +87,7 @@ export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): 
       started_at: iso(t.startedAt),
       completed_at: iso(t.completedAt),
       duration_ms: t.durationMs,
-      error: t.error,
+      error: taskErrorJson(t.error),
     }));
   }
   return json;

@@ -1,4 +1,5 @@
 import { checkpointText } from '../../domain/checkpoint';
+import { AttemptLogAppend, AttemptLogWindow } from '../../domain/attempt-log';
 import type { Clock, TimerHandle } from '../../domain/clock';
 import { InternalError } from '../../domain/errors';
 import { RemoteSchedulerError } from '../../contract/error-catalog';
@@ -70,6 +71,56 @@ export class ProgressThrottle {
     this.lastSent = this.clock.now();
     const batch = [...this.pending.values()];
     this.pending.clear();
+    this.send(batch);
+  }
+}
+
+/**
+ * The `ctx.log` lines of a worker's attempts, kept per attempt in a bounded window
+ * (domain/attempt-log.ts) and sent to the dispatcher at most once every `intervalMs` (on the
+ * injected clock), as the new lines of each attempt with the first line number still kept. An
+ * attempt that ends has its last lines sent at once, before its completion report. Lines are
+ * advisory like progress: those of the last interval are lost with a process that dies.
+ */
+export class LogShipper {
+  private readonly windows = new Map<string, { attempt: number; window: AttemptLogWindow }>();
+  private timer: TimerHandle | null = null;
+  private lastSent = -Infinity;
+
+  /** @param send receives each batch (the worker tells the dispatcher) */
+  constructor(
+    private readonly clock: Clock,
+    private readonly intervalMs: number,
+    private readonly send: (logs: AttemptLogAppend[]) => void,
+  ) {}
+
+  /** Keeps one line of attempt `attempt` of task `id` and schedules a send. */
+  log(id: string, attempt: number, message: unknown, fields?: unknown): void {
+    let w = this.windows.get(id);
+    if (!w || w.attempt !== attempt) {
+      w = { attempt, window: new AttemptLogWindow() };
+      this.windows.set(id, w);
+    }
+    w.window.add(this.clock.now(), message, fields);
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastSent + this.intervalMs - this.clock.now());
+    this.timer = this.clock.setTimeout(() => this.flush(), wait);
+  }
+
+  /** The attempt ended: its unsent lines (if any) go now, and its window is forgotten. */
+  ended(id: string, attempt: number): void {
+    const w = this.windows.get(id);
+    if (!w || w.attempt !== attempt) return;
+    this.windows.delete(id);
+    if (w.window.hasNew) this.send([{ taskId: id, attempt, ...w.window.takeNew() }]);
+  }
+
+  private flush(): void {
+    this.timer = null;
+    const batch: AttemptLogAppend[] = [];
+    for (const [taskId, w] of this.windows) if (w.window.hasNew) batch.push({ taskId, attempt: w.attempt, ...w.window.takeNew() });
+    if (batch.length === 0) return;
+    this.lastSent = this.clock.now();
     this.send(batch);
   }
 }
