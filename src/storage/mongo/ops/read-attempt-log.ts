@@ -11,6 +11,6 @@ export async function getAttemptLog(c: MongoCollections, taskId: string, attempt
   return attemptLogOf(
     taskId,
     attempt,
-    docs.map((d) => ({ n: d.n, at: d.at, message: d.message, fields: d.fields, truncated: d.truncated })),
+    docs.map((d) => ({ n: d.n, at: d.at, message: d.message, fields: d.fields ?? null, truncated: d.truncated === true })),
   );
 }
