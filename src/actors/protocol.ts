@@ -7,6 +7,7 @@
 import type { ErrorBody } from '../contract/error-catalog';
 import { AttemptOutcome } from '../domain/retry-policy';
 import type { DueEntry } from '../domain/task';
+import type { AttemptLogAppend } from '../domain/attempt-log';
 import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';
 
 /** One attempt sent to a worker process. */
@@ -84,6 +85,8 @@ export type WorkerToDispatcher = {
   checkpoint: { req: { workerId: string; pid: number; taskId: string; attempt: number; value: unknown }; res: CheckpointReply };
   /** The latest `ctx.progress(value)` of running attempts, at most one message per `progressIntervalMs`. */
   progress: { req: { workerId: string; pid: number; reports: ProgressItem[] }; res: void };
+  /** New `ctx.log` lines of running attempts (bounded per attempt), at most one message per `progressIntervalMs`. */
+  logs: { req: { workerId: string; pid: number; logs: AttemptLogAppend[] }; res: void };
   /** A promise rejection nothing handled in the worker process (logged there; counted by the dispatcher). */
   unhandledRejection: { req: { workerId: string; pid: number }; res: void };
 };

@@ -6,6 +6,7 @@ import { cronCommands } from './commands/cron';
 import { workflowCommands } from './commands/workflow';
 import { dlqCommands } from './commands/dlq';
 import { benchCommand } from './commands/bench';
+import { logsCommand } from './commands/logs';
 import { packageVersion } from '../version';
 
 /** Exit codes of the CLI (sysexits-like where one fits). */
@@ -31,6 +32,7 @@ export function buildProgram(cli: CliEnv): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
   taskCommands(program, cli);
+  logsCommand(program, cli);
   cronCommands(program, cli);
   workflowCommands(program, cli);
   dlqCommands(program, cli);

@@ -4,6 +4,7 @@ import type { TaskTypeLimitView, TenantView } from '../contract/admin-json';
 import type { CancelResponse } from '../services/task-service';
 import type { ErrorBody } from '../contract/error-catalog';
 import type { WorkflowAck, WorkflowPageView, WorkflowView } from '../contract/workflow-json';
+import type { AttemptLogJson } from '../contract/attempt-log-json';
 import type { WorkflowCancelResponse } from '../services/workflow-service';
 import type { CompletionAnswer, HeartbeatAnswer, CheckpointAnswer, ProgressAnswer } from '../services/external-task-service';
 
@@ -16,6 +17,8 @@ export type SchedulerApiMessages = {
   submitBatch: { req: unknown; res: Reply<{ tasks: SubmitAck[] }> };
   get: { req: { id: string; include?: { attempts?: boolean } }; res: Reply<TaskView> };
   list: { req: unknown; res: Reply<TaskPageView> };
+  /** An attempt's kept `ctx.log` lines (REST: GET /api/v1/tasks/{id}/attempts/{n}/logs). */
+  attemptLog: { req: { id: string; attempt: number }; res: Reply<AttemptLogJson> };
   cancel: { req: { id: string }; res: Reply<CancelResponse['body']> };
   update: { req: { id: string; changes: unknown }; res: Reply<TaskView> };
   listDeadLetter: { req: unknown; res: Reply<TaskPageView> };

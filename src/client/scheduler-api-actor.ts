@@ -91,6 +91,9 @@ export function schedulerApiActor(
     get(msg: { id: string; include?: { attempts?: boolean } }) {
       return reply(() => service.get(String(msg?.id ?? ''), msg?.include));
     }
+    attemptLog(msg: { id: string; attempt: number }) {
+      return reply(() => service.attemptLog(String(msg?.id ?? ''), msg?.attempt));
+    }
     list(query: unknown) {
       return replyWith(query, (q: ServiceQuery<ListTasksQuery>) => service.list(q));
     }

@@ -31,6 +31,11 @@ export class SchedulerClient {
     return this.call(this.api.ask('get', { id, include }));
   }
 
+  /** An attempt's kept `ctx.log` lines, oldest first (REST: GET /api/v1/tasks/{id}/attempts/{n}/logs). */
+  attemptLog(id: string, attempt: number) {
+    return this.call(this.api.ask('attemptLog', { id, attempt }));
+  }
+
   /** Lists tasks (REST: GET /api/v1/tasks). Query values as in the REST query string. */
   list(query: Record<string, string | number> = {}) {
     return this.call(this.api.ask('list', query));

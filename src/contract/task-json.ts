@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_RETRY_DELAY_SECONDS, jitterOf } from '../domain/retry-policy';
 import { AttemptRecord, Priority, RetryBackoff, TaskError, TaskRecord, TaskState } from '../domain/task';
+import { taskErrorJson } from './error-json';
 
 /** ISO-8601 UTC of epoch ms; null stays null. */
 export function iso(ms: number): string;
@@ -152,7 +153,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     timeout_seconds: t.timeoutSeconds,
     worker_id: t.workerId,
     result: t.result,
-    error: t.error,
+    error: taskErrorJson(t.error),
     cancel_requested: t.cancelRequested,
     // Long tasks: the last progress an attempt reported and the last checkpoint it saved.
     ...progressJson(t),
@@ -172,7 +173,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
             started_at: iso(a.startedAt),
             ended_at: iso(a.endedAt),
             outcome: a.outcome,
-            error: a.error,
+            error: taskErrorJson(a.error),
           })),
         }
       : {}),
@@ -182,6 +183,8 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     // A summary says whether there is a checkpoint, not what it holds (up to 64 KiB each).
     return {
       ...summary,
+      // A summary leaves out the error's stack (up to 4 KiB each); GET the task for it.
+      error: taskErrorJson(t.error, { stack: false }),
       checkpoint: checkpoint ? { attempt: checkpoint.attempt, saved_at: checkpoint.saved_at, size_bytes: checkpoint.size_bytes } : null,
     };
   }

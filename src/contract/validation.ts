@@ -10,6 +10,7 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
   from: ISO_REASON,
   limit: 'must be a whole number from 1 to 1000',
   preview: 'must be a whole number from 1 to 100',
+  attempt: 'must be an attempt number: a whole number from 1',
 };
 
 /**

@@ -1,6 +1,7 @@
 import { TASK_STATES, TaskError, TaskState } from '../domain/task';
 import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
 import { iso } from './task-json';
+import { taskErrorJson } from './error-json';
 
 /**
  * Acknowledgement of a workflow submission (202), in the specification's shape: `tasks` maps each
@@ -134,7 +135,7 @@ export function workflowJson(w: WorkflowRecord, tasks?: WorkflowTaskSummary[]): 
       started_at: iso(t.startedAt),
       completed_at: iso(t.completedAt),
       duration_ms: t.durationMs,
-      error: t.error,
+      error: taskErrorJson(t.error),
     }));
   }
   return json;

@@ -56,7 +56,7 @@ export function attemptCompletion(
     result: outcome.kind === 'succeeded' ? outcome.result : null,
     error:
       outcome.kind === 'failed'
-        ? { message: outcome.message, type: outcome.errorType, retryable: !outcome.permanent }
+        ? { message: outcome.message, type: outcome.errorType, retryable: !outcome.permanent, ...outcome.detail }
         : outcome.kind === 'cancelled'
           ? { message: 'cancelled while running', type: 'cancelled', retryable: false }
           : null,

@@ -1,3 +1,4 @@
+import type { ErrorDetail } from './attempt-error';
 import { RetrySettings, TaskState } from './task';
 
 /** Default cap on one retry delay: one hour. */
@@ -41,7 +42,14 @@ export function retryDelayMs(settings: RetrySettings, retryNumber: number, rando
 /** Outcome of an attempt as reported by a worker (or inferred for a lost worker). */
 export type AttemptOutcome =
   | { kind: 'succeeded'; result: unknown }
-  | { kind: 'failed'; message: string; errorType: string; permanent: boolean }
+  | {
+      kind: 'failed';
+      message: string;
+      errorType: string;
+      permanent: boolean;
+      /** What else is known of the error: code, cause chain, stack, HTTP status, a lost process's exit. */
+      detail?: ErrorDetail;
+    }
   | { kind: 'cancelled' };
 
 /** The state a finished attempt moves its task to, and when a retry becomes due. */

@@ -1,4 +1,5 @@
 /** Task model shared by every layer (docs/DESIGN.md §3, §10). Times are epoch milliseconds. */
+import type { ErrorDetail } from './attempt-error';
 import type { CheckpointRecord } from './checkpoint';
 import type { ProgressRecord } from './progress';
 
@@ -103,8 +104,11 @@ export interface TaskRecord extends Omit<NewTask, 'state'> {
   progress?: ProgressRecord;
 }
 
-/** Error recorded for a failed attempt. */
-export interface TaskError {
+/**
+ * Error recorded for a failed attempt. Besides message, type and retryability it may keep the
+ * error's code, cause chain, bounded stack, HTTP status or a lost process's exit (domain/attempt-error.ts).
+ */
+export interface TaskError extends ErrorDetail {
   message: string;
   /** Error class name or a stable reason such as `timeout`, `worker_lost`, `cancelled`. */
   type: string;

@@ -18,7 +18,11 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** Tells the scheduler the handler is alive (extends the attempt's lease). */
   heartbeat(): void;
-  /** Writes an info line to the worker's log with `task_id`, `attempt` and (when traced) `trace_id`, `span_id`. */
+  /**
+   * Writes an info line to the worker's log with `task_id`, `attempt` and (when traced) `trace_id`,
+   * `span_id`, and keeps it with the attempt (the last 200 lines / 64 KiB; GET
+   * /api/v1/tasks/{id}/attempts/{n}/logs). `fields` should be JSON (others are left out, marked).
+   */
   log: (message: string, fields?: Record<string, unknown>) => void;
   /**
    * The attempt's trace context: a child span of the `traceparent` the task was submitted with;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { iso, SubmitAck, taskJson, TaskPageView, TaskView } from '../contract/task-json';
+import { AttemptLogJson, attemptLogJson } from '../contract/attempt-log-json';
 import {
   batchSubmissionSchema,
   deadLetterQuerySchema,
@@ -127,6 +128,24 @@ export class TaskService {
     const task = await this.deps.store.getTask(id);
     if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
     return taskJson(task, include?.attempts ? await this.deps.store.getAttempts(id) : undefined);
+  }
+
+  /**
+   * The kept `ctx.log` lines of attempt `attempt` of a task (bounded per attempt: the last 200
+   * lines, 64 KiB; domain/attempt-log.ts); no lines for an attempt that logged nothing.
+   * @throws TaskNotFoundError (also for another tenant's task); ValidationError (`attempt`) for an
+   *   attempt the task has not started
+   */
+  async attemptLog(id: string, attempt: number, caller: Caller = OPEN_CALLER): Promise<AttemptLogJson> {
+    if (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1) {
+      throw new ValidationError('attempt', 'must be an integer of at least 1');
+    }
+    const task = await this.deps.store.getTask(id);
+    if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
+    if (attempt > task.attempts) {
+      throw new ValidationError('attempt', `task ${id} has started ${task.attempts} attempt(s); there is no attempt ${attempt}`);
+    }
+    return attemptLogJson(await this.deps.store.getAttemptLog(id, attempt));
   }
 
   /**

@@ -2,6 +2,7 @@ import { StartupError } from '../domain/startup-error';
 import { NewWorkflow, WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../domain/workflow';
 import { Priority, AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../domain/task';
 import type { AttemptCompletion, OrphanedAttempt } from '../domain/attempt-completion';
+import type { AttemptLogStore } from './attempt-log-store';
 import type { CheckpointStore } from './checkpoint-store';
 import type { ClusterStore } from './cluster-store';
 import type { CronStore } from './cron-store';
@@ -120,7 +121,7 @@ export type CancelResult =
  *   share one commit between many callers).
  * - State changes are compare-and-set on the expected state (and attempt), never blind writes.
  */
-export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore, OverflowStore, CheckpointStore {
+export interface Store extends CronStore, TenantStore, ConcurrencyStore, ClusterStore, OverflowStore, CheckpointStore, AttemptLogStore {
   /** Human name of the adapter (logs, /readyz). */
   readonly name: string;
 

@@ -37,6 +37,19 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     expect(task.result).to.deep.equal({ order: 42 });
   });
 
+  it("logs shows an attempt's kept ctx.log lines (the latest attempt by default)", async () => {
+    const sub = JSON.parse((await run('submit', 'echo', '--payload', '"x"', '--json')).stdout);
+    await waitForTask(fixture.svc.url, sub.task_id, isTerminal);
+    const human = await run('logs', sub.task_id);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.equal('(attempt 1 kept no log lines)\n');
+    const json = await run('logs', sub.task_id, '--attempt', '1', '--json');
+    expect(JSON.parse(json.stdout)).to.include({ task_id: sub.task_id, attempt: 1, dropped_lines: 0 }).and.deep.include({ lines: [] });
+    const none = await run('logs', sub.task_id, '--attempt', '2');
+    expect(none.code).to.equal(1);
+    expect(none.stderr).to.match(/VALIDATION_FAILED/);
+  });
+
   it('an invalid request exits non-zero with the API error message on stderr', async () => {
     const res = await run('submit', 'no_such_type');
     expect(res.code).to.equal(1);

@@ -81,7 +81,13 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   before(async function () {
     requireChromium(this);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const env = serviceConfigEnv(dir.path, { apiKeys: [{ sha256: hashApiKey(ADMIN_KEY), admin: true }] });
+    // A handler that writes ctx.log lines, for the task page's logs.
+    const logger = path.join(dir.path, 'logger.js');
+    fs.writeFileSync(
+      logger,
+      "module.exports = async (payload, ctx) => { ctx.log('loading rows', { rows: 3 }); ctx.log('rows loaded'); return 'ok'; };\n",
+    );
+    const env = serviceConfigEnv(dir.path, { apiKeys: [{ sha256: hashApiKey(ADMIN_KEY), admin: true }], handlers: { logger } });
     svc = await startServiceProcess(dir.path, env);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -133,6 +139,15 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
     expect((await call('GET', `/api/v1/tasks/${id}`)).body.status).to.equal('CANCELLED');
     await page.waitForSelector('#task-detail .s-CANCELLED');
     await shot('tasks');
+  });
+
+  it("tasks: the task page shows an attempt's ctx.log lines", async () => {
+    const id = (await call('POST', '/api/v1/tasks', { task_type: 'logger' })).body.task_id;
+    await waitTask(id, (t) => t.status === 'SUCCEEDED');
+    await show(`tasks?id=${id}`);
+    await page.waitForSelector('#attempt-logs:has-text("rows loaded")');
+    expect(await page.textContent('#attempt-logs')).to.contain('loading rows {"rows":3}');
+    expect(await page.inputValue('#logs-attempt')).to.equal('1');
   });
 
   it('tasks: reschedules a scheduled task (PATCH scheduled_at)', async () => {

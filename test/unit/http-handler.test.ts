@@ -3,6 +3,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { http as httpHandler } from '../../src/handlers/builtins/http';
 import { HandlerContext, isPermanent } from '../../src/handlers/types';
+import { describeError } from '../../src/domain/attempt-error';
 
 function ctx(): HandlerContext {
   return {
@@ -70,6 +71,18 @@ describe('http handler', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    expect(isPermanent(await failure({ url: `http://127.0.0.1:${port}/` }))).to.equal(false);
+    const err = (await failure({ url: `http://127.0.0.1:${port}/` })) as Error & { code?: string; cause?: unknown };
+    expect(isPermanent(err)).to.equal(false);
+    // The network cause is named, not only undici's "fetch failed"; the original stays as its cause.
+    expect(err.message).to.equal(`POST http://127.0.0.1:${port}/: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(err).to.include({ name: 'HttpRequestError', code: 'ECONNREFUSED' });
+    expect(describeError(err).cause).to.include({ message: 'fetch failed', type: 'TypeError' });
+  });
+
+  it('an HTTP failure carries its status (kept as http_status)', async () => {
+    const notFound = await failure({ url: `${base}/?status=404`, method: 'GET' });
+    expect(notFound).to.include({ status: 404, message: `HTTP 404 from GET ${base}/` });
+    expect(describeError(notFound)).to.include({ type: 'PermanentError', httpStatus: 404 });
+    expect(describeError(await failure({ url: `${base}/?status=503` }))).to.include({ type: 'Error', httpStatus: 503 });
   });
 });

@@ -2,7 +2,7 @@ import type { AttemptOutcome } from '../../domain/retry-policy';
 import { ClaimedTask } from '../../domain/task';
 import { TimerHandle } from '../../domain/clock';
 import { AttemptCompletion } from '../../storage/store';
-import { lostAttemptCompletion } from '../../domain/lost-attempt';
+import { lostAttemptCompletion, ProcessExit, workerLostMessage } from '../../domain/lost-attempt';
 import { isExternalWorker } from '../../domain/external-queues';
 import { SchedulerDeps } from '../deps';
 import { WorkerPool } from './worker-pool';
@@ -23,9 +23,18 @@ export interface FinishedAttempt {
   durationMs: number;
 }
 
-/** The outcome of an attempt whose worker process was lost: retryable `worker_lost`. */
-export function lostOutcome(): AttemptOutcome {
-  return { kind: 'failed', message: 'worker process was lost', errorType: 'worker_lost', permanent: false };
+/**
+ * The outcome of an attempt whose worker process was lost: retryable `worker_lost`; with how the
+ * process ended when that was seen (its exit code or signal, also kept as `exitCode`/`signal`).
+ */
+export function lostOutcome(exit?: ProcessExit | null): AttemptOutcome {
+  return {
+    kind: 'failed',
+    message: workerLostMessage(exit),
+    errorType: 'worker_lost',
+    permanent: false,
+    ...(exit ? { detail: { exitCode: exit.code, signal: exit.signal } } : {}),
+  };
 }
 
 /** What the watchdog reads and calls on its dispatcher. */

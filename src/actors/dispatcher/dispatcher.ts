@@ -1,5 +1,7 @@
 import type { ActorContext } from '../runtime/comedy';
 import { attemptCompletion } from '../../domain/attempt-completion';
+import type { ProcessExit } from '../../domain/lost-attempt';
+import type { AttemptLogAppend } from '../../domain/attempt-log';
 import { ReadyQueues } from '../../domain/ready-queues';
 import { ClaimedTask, DueEntry } from '../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
@@ -83,8 +85,8 @@ export class DispatcherActor {
     if (deps.streams && specs.size > 0) {
       this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
     }
-    this.workers = new WorkerPool(deps, (slot) => {
-      this.loseAttemptsOf(slot.id);
+    this.workers = new WorkerPool(deps, (slot, exit) => {
+      this.loseAttemptsOf(slot.id, exit);
       this.pump();
     });
     this.reports = new RunningReports(deps, (taskId, attempt, workerId) => {
@@ -141,6 +143,11 @@ export class DispatcherActor {
   /** The latest `ctx.progress(value)` of a worker's attempts (throttled there). */
   progress(msg: { workerId: string; pid: number; reports: ProgressItem[] }): Promise<void> {
     return this.reports.progress(msg);
+  }
+
+  /** New `ctx.log` lines of a worker's attempts (bounded per attempt there), kept with the attempt. */
+  logs(msg: { workerId: string; pid: number; logs: AttemptLogAppend[] }): Promise<void> {
+    return this.reports.logs(msg);
   }
 
   /** comedy hook at system shutdown. */
@@ -323,9 +330,10 @@ export class DispatcherActor {
     });
   }
 
-  private loseAttemptsOf(workerId: string): void {
+  /** The attempts of a worker whose process was respawned are lost; `exit` is how the old process ended, when seen. */
+  private loseAttemptsOf(workerId: string, exit: ProcessExit | null = null): void {
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
-    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(), durationMs: 0 })));
+    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(exit), durationMs: 0 })));
   }
 
   /** Records finished attempts, then dispatches again. */

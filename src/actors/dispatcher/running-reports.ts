@@ -1,5 +1,6 @@
 import { AttemptConflictError, InternalError, SchedulerError, TaskNotFoundError } from '../../domain/errors';
 import type { ProgressValue } from '../../domain/progress';
+import type { AttemptLogAppend } from '../../domain/attempt-log';
 import type { CheckpointSaveResult } from '../../storage/checkpoint-store';
 import type { SchedulerDeps } from '../deps';
 import type { CheckpointReply, ProgressItem } from '../protocol';
@@ -51,6 +52,14 @@ export class RunningReports {
     if (reports.length === 0) return;
     const { store, clock, log } = this.deps;
     await store.reportProgress(reports, clock.now()).catch((err) => log.warn({ err }, 'progress reports were not stored'));
+  }
+
+  /** Appends the `ctx.log` lines of attempts this dispatcher runs on that worker (others are dropped). */
+  async logs(msg: { workerId: string; logs: AttemptLogAppend[] }): Promise<void> {
+    const logs = msg.logs.filter((l) => this.runs(l.taskId, l.attempt, msg.workerId));
+    if (logs.length === 0) return;
+    const { store, clock, log } = this.deps;
+    await store.appendAttemptLogs(logs, clock.now()).catch((err) => log.warn({ err }, 'attempt log lines were not stored'));
   }
 
   /** The conflict answer for an attempt this dispatcher does not run: what the task is now. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ActorContext, disableRespawn, killChildProcess, spawnForked } from '../runtime/comedy';
+import { ActorContext, ChildExit, disableRespawn, killChildProcess, onChildExit, spawnForked } from '../runtime/comedy';
 import { TimerHandle } from '../../domain/clock';
 import { withDeadline } from './deadline';
 import { SchedulerDeps } from '../deps';
@@ -21,7 +21,8 @@ export interface WorkerSlot {
  * `onCrash: "respawn"`). A worker never messages its parent unasked while comedy creates it, so
  * the pool asks each one `hello` after creation (bounded by `workerStartTimeoutMs`) and then every
  * `workerPingMs`: a new pid means comedy respawned the process, and `onRestart` is told so the
- * dispatcher can count that worker's attempts as lost. Timers use the injected clock.
+ * dispatcher can count that worker's attempts as lost (with how the old process exited, when that
+ * was seen). Timers use the injected clock.
  */
 export class WorkerPool {
   private readonly slots = new Map<string, WorkerSlot>();
@@ -32,8 +33,11 @@ export class WorkerPool {
 
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
-    private readonly onRestart: (slot: WorkerSlot) => void,
+    private readonly onRestart: (slot: WorkerSlot, exit: ChildExit | null) => void,
   ) {}
+
+  /** How each worker process that ended exited, by pid (read and forgotten when its respawn is noticed). */
+  private readonly exits = new Map<number, ChildExit>();
 
   /** Every worker slot, in start order. */
   all(): IterableIterator<WorkerSlot> {
@@ -67,6 +71,10 @@ export class WorkerPool {
         tracesExportDelayMs: config.tracesExportDelayMs,
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
+      onChildExit(ref.ref, (exit) => {
+        this.exits.set(exit.pid, exit);
+        if (this.exits.size > 64) this.exits.delete(this.exits.keys().next().value as number);
+      });
       const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
       this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
     }
@@ -135,9 +143,11 @@ export class WorkerPool {
         if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
         metrics.workerRestarts.inc({ worker_id: slot.id });
         log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid }, 'worker process restarted; its attempts are lost');
+        const exit = this.exits.get(slot.pid) ?? null;
+        this.exits.delete(slot.pid);
         slot.pid = hello.pid;
         slot.credits = hello.credits;
-        this.onRestart(slot);
+        this.onRestart(slot, exit);
       }),
     );
     this.schedulePing();

@@ -79,3 +79,43 @@ export function customParameters<T>(self: ActorContext): T {
 export function parentOf(self: ActorContext): ActorRef {
   return self.getParent() as unknown as ActorRef;
 }
+
+/** How a forked child's process ended: the ChildProcess `exit` event's code and signal. */
+export interface ChildExit {
+  pid: number;
+  /** Exit code (null when a signal ended it). */
+  code: number | null;
+  /** The signal that ended it (null when it exited by itself). */
+  signal: string | null;
+}
+
+/**
+ * Calls `listener` each time a process of the forked child `ref` exits: the one running now and
+ * every one comedy respawns after it. comedy 2.1.7 forks in its parent's `_createForkedWorker`
+ * (also on respawn) and keeps the process in `workerProcess`, deleting it on exit; the method is
+ * wrapped on this instance so that each new process is watched once its creation is over (a
+ * process that dies while being created is never answered by comedy either).
+ */
+export function onChildExit(ref: unknown, listener: (exit: ChildExit) => void): void {
+  type Proc = { pid?: number; once(event: 'exit', l: (code: number | null, signal: string | null) => void): void };
+  // createChild answers a ClientActorProxy; the ForkedActorParent that owns the process is inside.
+  const proxy = ref as { getWrapped?: () => unknown };
+  const inner = typeof proxy.getWrapped === 'function' ? proxy.getWrapped() : ref;
+  const parent = inner as { workerProcess?: Proc; _createForkedWorker?: () => Promise<unknown> };
+  const watched = new WeakSet<Proc>();
+  const watch = () => {
+    const proc = parent.workerProcess;
+    if (!proc || watched.has(proc)) return;
+    watched.add(proc);
+    const pid = proc.pid ?? 0;
+    proc.once('exit', (code, signal) => listener({ pid, code, signal }));
+  };
+  const create = parent._createForkedWorker;
+  if (typeof create !== 'function') return;
+  parent._createForkedWorker = function (this: unknown) {
+    const created = create.call(this);
+    void created.then(watch, () => undefined);
+    return created;
+  };
+  watch();
+}

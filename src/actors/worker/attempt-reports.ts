@@ -1,4 +1,5 @@
 import { checkpointText } from '../../domain/checkpoint';
+import { AttemptLogAppend, AttemptLogWindow } from '../../domain/attempt-log';
 import type { Clock, TimerHandle } from '../../domain/clock';
 import { InternalError } from '../../domain/errors';
 import { RemoteSchedulerError } from '../../contract/error-catalog';
@@ -34,15 +35,16 @@ export async function sendCheckpoint(send: CheckpointSender | null, taskId: stri
  */
 export class ProgressThrottle {
   private readonly pending = new Map<string, ProgressItem>();
-  private timer: TimerHandle | null = null;
-  private lastSent = -Infinity;
+  private readonly gate: IntervalGate;
 
   /** @param send receives each batch (the worker tells the dispatcher) */
   constructor(
-    private readonly clock: Clock,
-    private readonly intervalMs: number,
+    clock: Clock,
+    intervalMs: number,
     private readonly send: (reports: ProgressItem[]) => void,
-  ) {}
+  ) {
+    this.gate = new IntervalGate(clock, intervalMs, () => this.flush());
+  }
 
   /**
    * Keeps `value` as the attempt's latest progress and schedules a send.
@@ -51,9 +53,7 @@ export class ProgressThrottle {
   report(id: string, attempt: number, value: unknown): void {
     assertProgress(value);
     this.pending.set(id, { id, attempt, value });
-    if (this.timer) return;
-    const wait = Math.max(0, this.lastSent + this.intervalMs - this.clock.now());
-    this.timer = this.clock.setTimeout(() => this.flush(), wait);
+    this.gate.arm();
   }
 
   /** The attempt ended: its pending value (if any) goes now, ahead of its completion. */
@@ -64,12 +64,87 @@ export class ProgressThrottle {
     this.send([p]);
   }
 
-  private flush(): void {
-    this.timer = null;
-    if (this.pending.size === 0) return;
-    this.lastSent = this.clock.now();
+  /** @returns whether a batch went */
+  private flush(): boolean {
+    if (this.pending.size === 0) return false;
     const batch = [...this.pending.values()];
     this.pending.clear();
     this.send(batch);
+    return true;
+  }
+}
+
+/**
+ * The `ctx.log` lines of a worker's attempts, kept per attempt in a bounded window
+ * (domain/attempt-log.ts) and sent to the dispatcher at most once every `intervalMs` (on the
+ * injected clock), as the new lines of each attempt with the first line number still kept. An
+ * attempt that ends has its last lines sent at once, before its completion report. Lines are
+ * advisory like progress: those of the last interval are lost with a process that dies.
+ */
+export class LogShipper {
+  private readonly windows = new Map<string, { attempt: number; window: AttemptLogWindow }>();
+  private readonly gate: IntervalGate;
+
+  /** @param send receives each batch (the worker tells the dispatcher) */
+  constructor(
+    private readonly clock: Clock,
+    intervalMs: number,
+    private readonly send: (logs: AttemptLogAppend[]) => void,
+  ) {
+    this.gate = new IntervalGate(clock, intervalMs, () => this.flush());
+  }
+
+  /** Keeps one line of attempt `attempt` of task `id` and schedules a send. */
+  log(id: string, attempt: number, message: unknown, fields?: unknown): void {
+    let w = this.windows.get(id);
+    if (!w || w.attempt !== attempt) {
+      w = { attempt, window: new AttemptLogWindow() };
+      this.windows.set(id, w);
+    }
+    w.window.add(this.clock.now(), message, fields);
+    this.gate.arm();
+  }
+
+  /** The attempt ended: its unsent lines (if any) go now, and its window is forgotten. */
+  ended(id: string, attempt: number): void {
+    const w = this.windows.get(id);
+    if (!w || w.attempt !== attempt) return;
+    this.windows.delete(id);
+    if (w.window.hasNew) this.send([{ taskId: id, attempt, ...w.window.takeNew() }]);
+  }
+
+  /** @returns whether a batch went */
+  private flush(): boolean {
+    const batch: AttemptLogAppend[] = [];
+    for (const [taskId, w] of this.windows) if (w.window.hasNew) batch.push({ taskId, attempt: w.attempt, ...w.window.takeNew() });
+    if (batch.length === 0) return false;
+    this.send(batch);
+    return true;
+  }
+}
+
+/**
+ * Runs `flush` at most once every `intervalMs` on the injected clock: `arm` (after new data)
+ * starts one timer unless one is armed, due `intervalMs` after the last flush that sent something.
+ */
+class IntervalGate {
+  private timer: TimerHandle | null = null;
+  private lastSent = -Infinity;
+
+  /** @param flush sends what is pending; @returns whether it sent anything */
+  constructor(
+    private readonly clock: Clock,
+    private readonly intervalMs: number,
+    private readonly flush: () => boolean,
+  ) {}
+
+  arm(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastSent + this.intervalMs - this.clock.now());
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      const now = this.clock.now();
+      if (this.flush()) this.lastSent = now;
+    }, wait);
   }
 }

@@ -1,8 +1,10 @@
 import { AttemptOutcome } from '../../domain/retry-policy';
+import { describeError, errorDetail } from '../../domain/attempt-error';
 import { Clock } from '../../domain/clock';
 import { HandlerContext, isPermanent, TaskHandler } from '../../handlers/types';
 import { ProgressItem, WorkItem, WorkResult } from '../protocol';
-import { CheckpointSender, DEFAULT_PROGRESS_INTERVAL_MS, ProgressThrottle, sendCheckpoint } from './attempt-reports';
+import { CheckpointSender, DEFAULT_PROGRESS_INTERVAL_MS, LogShipper, ProgressThrottle, sendCheckpoint } from './attempt-reports';
+import type { AttemptLogAppend } from '../../domain/attempt-log';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { AttemptTrace, startAttemptTrace, withAttemptContext } from './attempt-trace';
@@ -55,8 +57,13 @@ export interface TaskRunnerOptions {
   checkpoint?: CheckpointSender;
   /** Receives batches of `ctx.progress(value)` reports (the worker tells the dispatcher); without it they are dropped. */
   progress?: (reports: ProgressItem[]) => void;
-  /** At most one progress batch per this many ms (default 1000). */
+  /** At most one progress batch per this many ms (default 1000); also the interval of log batches. */
   progressIntervalMs?: number;
+  /**
+   * Receives batches of `ctx.log` lines, kept per attempt (bounded, domain/attempt-log.ts); without
+   * it the lines only go to the worker's log.
+   */
+  logs?: (logs: AttemptLogAppend[]) => void;
 }
 
 /**
@@ -90,6 +97,7 @@ export class TaskRunner {
     this.log = o.log ?? null;
     this.sendCheckpoint = o.checkpoint ?? null;
     this.progress = new ProgressThrottle(clock, o.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, o.progress ?? (() => undefined));
+    this.logs = o.logs ? new LogShipper(clock, o.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, o.logs) : null;
   }
 
   private readonly maxResultBytes: number;
@@ -97,6 +105,7 @@ export class TaskRunner {
   private readonly log: Logger | null;
   private readonly sendCheckpoint: CheckpointSender | null;
   private readonly progress: ProgressThrottle;
+  private readonly logs: LogShipper | null;
 
   get running(): number {
     return this.attempts.size;
@@ -202,7 +211,10 @@ export class TaskRunner {
         return signalOf(attempt);
       },
       heartbeat: () => this.requestHeartbeat(),
-      log: (message, fields) => attemptLog()?.info(fields ?? {}, message),
+      log: (message, fields) => {
+        attemptLog()?.info(fields ?? {}, message);
+        if (!attempt.done) this.logs?.log(item.id, item.attempt, message, fields);
+      },
       upstreamResults: item.upstreamResults ?? {},
       traceContext: tc,
       lastCheckpoint: item.lastCheckpoint ?? null,
@@ -223,6 +235,7 @@ export class TaskRunner {
     this.clock.clearTimeout(a.timer);
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
     this.progress.ended(a.item.id, a.item.attempt);
+    this.logs?.ended(a.item.id, a.item.attempt);
     const durationMs = this.clock.now() - a.startedAt;
     a.trace.end(outcome);
     if (outcome.kind === 'failed')
@@ -280,9 +293,17 @@ function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
   }
 }
 
+/** A handler's throw: its message and type, and its code, causes and bounded stack (domain/attempt-error.ts). */
 function failed(err: unknown): AttemptOutcome {
-  const e = err instanceof Error ? err : new Error(String(err));
-  return { kind: 'failed', message: e.message, errorType: e.name || 'Error', permanent: isPermanent(err) };
+  const described = describeError(err);
+  const detail = errorDetail(described);
+  return {
+    kind: 'failed',
+    message: described.message,
+    errorType: described.type,
+    permanent: isPermanent(err),
+    ...(Object.keys(detail).length > 0 ? { detail } : {}),
+  };
 }
 
 function outcomeOfAbort(reason: unknown): AttemptOutcome {

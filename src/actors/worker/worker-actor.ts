@@ -105,6 +105,7 @@ class WorkerActor {
         checkpoint: (taskId, attempt, value) =>
           parent.ask('checkpoint', { workerId: p.workerId, pid: process.pid, taskId, attempt, value }),
         progress: (reports) => parent.tell('progress', { workerId: p.workerId, pid: process.pid, reports }),
+        logs: (logs) => parent.tell('logs', { workerId: p.workerId, pid: process.pid, logs }),
       },
     );
     this.runner.startHeartbeats(p.heartbeatMs, (attempts) =>

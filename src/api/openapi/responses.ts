@@ -53,9 +53,40 @@ export const cancelSchema = {
   },
 } as const;
 
+/** One cause of an attempt's error (nested: its own `cause` below it). */
+const errorCause = {
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    type: { type: 'string' },
+    code: { type: 'string' },
+    cause: { type: 'object', description: 'the next cause, same shape' },
+    cause_omitted: {
+      type: 'string',
+      enum: ['depth', 'circular'],
+      description: 'its cause was not kept: the chain is deeper than 5, or a cycle',
+    },
+  },
+} as const;
+
+/** An attempt's error (src/contract/error-json.ts): fields other than message, type and retryable only when known. */
 const taskError = {
   type: ['object', 'null'],
-  properties: { message: { type: 'string' }, type: { type: 'string' }, retryable: { type: 'boolean' } },
+  properties: {
+    message: { type: 'string' },
+    type: {
+      type: 'string',
+      description: "the error's name (`TypeError`, `PermanentError`) or a reason (`timeout`, `worker_lost`, `cancelled`)",
+    },
+    retryable: { type: 'boolean' },
+    code: { type: 'string', description: "the error's `code` (`ECONNREFUSED`, `ERR_INVALID_URL`, …)" },
+    http_status: { type: 'integer', description: 'the HTTP status of the failed request (`http` handler)' },
+    exit_code: { type: ['integer', 'null'], description: 'a lost worker process: its exit code (null when a signal ended it)' },
+    signal: { type: ['string', 'null'], description: 'a lost worker process: the signal that ended it (`SIGKILL`)' },
+    cause: errorCause,
+    cause_omitted: errorCause.properties.cause_omitted,
+    stack: { type: 'string', description: 'the first 30 lines / 4096 characters of the stack' },
+  },
 } as const;
 
 /** A task as `GET /api/v1/tasks/{id}` answers it (list entries leave out `payload` and `result`). */

@@ -13,6 +13,7 @@ import type { TaskService } from '../../services/task-service';
 import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';
+import { attemptLogParamsSchema, attemptLogSchema } from '../../contract/attempt-log-json';
 
 /**
  * Submission bodies are validated once, by the service, against these same schemas (so REST and
@@ -81,6 +82,19 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
       },
     },
     async (req) => service.get(req.params.id, { attempts: req.query.include === 'attempts' }, req.caller),
+  );
+
+  app.get<{ Params: { id: string; attempt: string } }>(
+    '/api/v1/tasks/:id/attempts/:attempt/logs',
+    {
+      schema: {
+        summary: "An attempt's `ctx.log` lines (the last 200 lines / 64 KiB of each attempt)",
+        tags,
+        params: attemptLogParamsSchema,
+        response: responses({ 200: ["The attempt's kept lines, oldest first", attemptLogSchema] }, [400, 404]),
+      },
+    },
+    async (req) => service.attemptLog(req.params.id, Number(req.params.attempt), req.caller),
   );
 
   app.get<{ Querystring: ListTasksQuery }>(

@@ -1,3 +1,4 @@
+import { describeError } from '../../domain/attempt-error';
 import { PermanentError, TaskHandler } from '../types';
 
 interface HttpPayload {
@@ -10,7 +11,8 @@ interface HttpPayload {
 /**
  * Webhook delivery with Node's fetch (undici). Payload `{url, method = POST, headers, body}`.
  * 2xx → `{status, body}`; 4xx → PermanentError (retrying the same request cannot help);
- * 5xx and network errors → retryable. Aborts with the task's signal.
+ * 5xx and network errors → retryable. Aborts with the task's signal. An HTTP failure carries its
+ * `status`; a network failure names its cause and code (`connect ECONNREFUSED 127.0.0.1:9999`).
  */
 export const http: TaskHandler = async (payload, ctx) => {
   const p = (payload ?? {}) as Partial<HttpPayload>;
@@ -38,7 +40,12 @@ export const http: TaskHandler = async (payload, ctx) => {
   } catch (err) {
     throw new PermanentError(`payload.headers: ${(err as Error).message}`);
   }
-  const res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(p.body) : undefined, signal: ctx.signal });
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body: hasBody ? JSON.stringify(p.body) : undefined, signal: ctx.signal });
+  } catch (err) {
+    throw networkError(err, method, url);
+  }
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -47,7 +54,37 @@ export const http: TaskHandler = async (payload, ctx) => {
     /* keep the text */
   }
   if (res.status >= 200 && res.status < 300) return { status: res.status, body };
-  const message = `HTTP ${res.status} from ${url.origin}${url.pathname}`;
-  if (res.status >= 400 && res.status < 500) throw new PermanentError(message);
-  throw new Error(message);
+  const message = `HTTP ${res.status} from ${method} ${url.origin}${url.pathname}`;
+  // `status` is kept with the attempt's error as `http_status` (domain/attempt-error.ts).
+  if (res.status >= 400 && res.status < 500) throw Object.assign(new PermanentError(message), { status: res.status });
+  throw Object.assign(new Error(message), { status: res.status });
 };
+
+/**
+ * fetch's network failure (undici's `TypeError: fetch failed`) with its cause in the message and
+ * its code on the error: `POST http://127.0.0.1:9999/: fetch failed: connect ECONNREFUSED 127.0.0.1:9999`, code
+ * `ECONNREFUSED`. The original stays as its `cause`. Anything else (an abort: timeout, cancel) is
+ * rethrown as is.
+ */
+function networkError(err: unknown, method: string, url: URL): unknown {
+  // undici's network failures are TypeErrors; an abort rejects with the signal's reason, kept as it is.
+  if (!(err instanceof TypeError)) return err;
+  const root = rootCause(err);
+  const reason = root === err ? err.message : `${err.message}: ${describeError(root).message}`;
+  const code = (root as { code?: unknown }).code;
+  return Object.assign(new Error(`${method} ${url.origin}${url.pathname}: ${reason}`, { cause: err }), {
+    name: 'HttpRequestError',
+    ...(typeof code === 'string' ? { code } : {}),
+  });
+}
+
+/** The innermost `cause` of `err` (at most 5 down). */
+function rootCause(err: Error): object {
+  let e: object = err;
+  for (let i = 0; i < 5; i++) {
+    const next = (e as { cause?: unknown }).cause;
+    if (next === null || typeof next !== 'object') break;
+    e = next;
+  }
+  return e;
+}

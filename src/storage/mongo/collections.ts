@@ -15,6 +15,7 @@ import type { IdempotencyKeyDoc, TaskDoc } from './documents';
 import type { TaskTypeLimitDoc, TenantSettingsDoc } from './ops/tenant-settings';
 import type { ConcurrencyLimitDoc } from './ops/concurrency-limits';
 import type { WorkflowDoc } from './workflow-documents';
+import type { AttemptLogDoc } from './attempt-log-documents';
 
 /** Version of the document layout this code writes; refused when the database is newer. */
 export const SCHEMA_VERSION = 1;
@@ -63,6 +64,7 @@ export interface MongoCollections {
   tenantSettings: Collection<TenantSettingsDoc>;
   taskTypeLimits: Collection<TaskTypeLimitDoc>;
   concurrencyLimits: Collection<ConcurrencyLimitDoc>;
+  attemptLogs: Collection<AttemptLogDoc>;
 }
 
 /** What the server was found to support at open. */
@@ -95,6 +97,7 @@ export function collectionsOf(db: Db): MongoCollections {
     tenantSettings: db.collection<TenantSettingsDoc>('tenant_settings'),
     taskTypeLimits: db.collection<TaskTypeLimitDoc>('task_type_limits'),
     concurrencyLimits: db.collection<ConcurrencyLimitDoc>('concurrency_limits'),
+    attemptLogs: db.collection<AttemptLogDoc>('attempt_logs'),
   };
 }
 
@@ -180,6 +183,8 @@ export async function ensureIndexes(c: MongoCollections): Promise<Omit<MongoCapa
   // expires_at with `now` itself); partition leases are never deleted (see LeaseDoc).
   await ttl(c.members, 'gc_at', 'members_gc');
   await c.members.createIndex({ expires_at: 1 }, { name: 'members_expires' });
+  // attempt logs: an attempt's lines in order (read, trim); a task's lines (deleted with it).
+  await c.attemptLogs.createIndex({ task_id: 1, attempt: 1, n: 1 }, { name: 'attempt_logs_attempt_n' });
   return caps;
 }
 

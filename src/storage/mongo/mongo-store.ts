@@ -60,6 +60,9 @@ import { releaseOverflow } from './ops/release-overflow';
 import type { HeldTask } from '../../domain/overflow-policy';
 import { saveCheckpoint } from './ops/save-checkpoint';
 import { reportProgress } from './ops/report-progress';
+import { appendAttemptLogs } from './ops/append-attempt-logs';
+import { getAttemptLog } from './ops/read-attempt-log';
+import type { AttemptLog, AttemptLogAppend } from '../../domain/attempt-log';
 import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
@@ -209,6 +212,15 @@ export class MongoStore implements Store {
     if (reports.length === 0) return 0;
     const rows = progressRows(reports);
     return this.write((c) => reportProgress(c, rows, now));
+  }
+
+  async appendAttemptLogs(logs: AttemptLogAppend[], _now: number): Promise<number> {
+    if (logs.length === 0) return 0;
+    return this.write((c) => appendAttemptLogs(c, logs));
+  }
+
+  async getAttemptLog(taskId: string, attempt: number): Promise<AttemptLog> {
+    return getAttemptLog(this.c, taskId, attempt);
   }
 
   async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {

@@ -14,6 +14,7 @@ import { prepareLoadDue } from './ops/load-due';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { prepareTenantReads } from './ops/tenant-settings';
+import { prepareGetAttemptLog } from './ops/read-attempt-log';
 
 export interface ReadStatements {
   tasks: TaskReads;
@@ -26,6 +27,7 @@ export interface ReadStatements {
   cluster: ReturnType<typeof prepareClusterReads>;
   listOverflow: ReturnType<typeof prepareListOverflow>;
   countOverflow: ReturnType<typeof prepareCountOverflow>;
+  attemptLog: ReturnType<typeof prepareGetAttemptLog>;
 }
 
 /** Prepares every read statement on `db` (an open, migrated connection). */
@@ -41,5 +43,6 @@ export function prepareReadStatements(db: Database.Database): ReadStatements {
     cluster: prepareClusterReads(db),
     listOverflow: prepareListOverflow(db),
     countOverflow: prepareCountOverflow(db),
+    attemptLog: prepareGetAttemptLog(db),
   };
 }

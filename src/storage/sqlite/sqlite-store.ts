@@ -36,6 +36,7 @@ import type { HeldTask } from '../../domain/overflow-policy';
 import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
+import type { AttemptLog, AttemptLogAppend } from '../../domain/attempt-log';
 import { CronRecord } from '../../domain/cron/cron-definition';
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 
@@ -294,6 +295,15 @@ export class SqliteStore implements Store {
     if (reports.length === 0) return 0;
     const rows = progressRows(reports);
     return this.w.run('reportProgress', [rows, now]);
+  }
+
+  async appendAttemptLogs(logs: AttemptLogAppend[], now: number): Promise<number> {
+    if (logs.length === 0) return 0;
+    return this.w.run('appendAttemptLogs', [logs, now]);
+  }
+
+  async getAttemptLog(taskId: string, attempt: number): Promise<AttemptLog> {
+    return this.r.attemptLog(taskId, attempt);
   }
 
   async putTenantSettings(settings: TenantSettings): Promise<void> {

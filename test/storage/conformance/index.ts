@@ -38,6 +38,7 @@ import { describeFencing } from './fencing';
 import { describeOverflow } from './overflow';
 import { describeCheckpoints } from './checkpoints';
 import { describeLifecycle } from './lifecycle';
+import { describeAttemptLogs } from './attempt-logs';
 
 export type { ConformanceContext, StoreFactory } from './context';
 
@@ -83,6 +84,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory): v
     describeIdempotency(ctx);
     describeLeases(ctx);
     describeCheckpoints(ctx);
+    describeAttemptLogs(ctx);
     describeAudit(ctx);
     describeList(ctx);
     describeOrphansAndCounts(ctx);

@@ -1,10 +1,11 @@
 import { api, seg } from '../api.js';
 import { h, input, json, replace, select, status, table, time } from '../dom.js';
 import { STATES } from './overview.js';
+import { attemptLogs } from './attempt-logs.js';
 
 /**
  * Tasks: list filtered by status, type and queue (newest first, "More" follows `next_cursor`);
- * a task's detail (payload, result, error, progress, checkpoint, attempts) with Cancel and
+ * a task's detail (payload, result, error, progress, checkpoint, attempts, an attempt's logs) with Cancel and
  * Reschedule (PATCH `scheduled_at`). The filters and the selected task live in the URL hash.
  */
 export async function render(root, ctx) {
@@ -99,7 +100,8 @@ export async function showTask(el, id, ctx, changed = () => {}) {
       { label: 'started', value: (a) => time(a.started_at) },
       { label: 'ended', value: (a) => time(a.ended_at) },
       { label: 'error', value: (a) => (a.error ? a.error.message ?? JSON.stringify(a.error) : '') },
-    ], t.attempt_history ?? []));
+    ], t.attempt_history ?? []),
+    attemptLogs(t.task_id, t.attempts));
 }
 
 /**

@@ -11,7 +11,8 @@
  * `wf_replay` is unset last. Crash window: a process dying in between leaves `wf_replay`; the
  * repair pass (repair-workflows.ts) resumes the descendants and recounts the workflow.
  * deleteDead — inputs: id. Deletes a DEAD task (compare-and-set on DEAD) with its embedded
- * history, in one `deleteOne`. Output: whether it did.
+ * history, in one `deleteOne`, then its attempts' log lines (`attempt_logs`; a crash in between
+ * leaves lines of a task that is gone, which no read reaches). Output: whether it did.
  */
 import { DueEntry } from '../../../domain/task';
 import type { MongoCollections } from '../collections';
@@ -50,5 +51,7 @@ export async function replayDead(c: MongoCollections, id: string, now: number): 
 }
 
 export async function deleteDead(c: MongoCollections, id: string): Promise<boolean> {
-  return (await c.tasks.deleteOne({ _id: id, state: TRANSITIONS.exhaust.to })).deletedCount === 1;
+  if ((await c.tasks.deleteOne({ _id: id, state: TRANSITIONS.exhaust.to })).deletedCount !== 1) return false;
+  await c.attemptLogs.deleteMany({ task_id: id });
+  return true;
 }

@@ -5,7 +5,7 @@
  *    untouched for WORKFLOW_TAKEOVER_MS before `now`), so nothing below sees them half-done;
  * 2. deletes up to `limit` finished tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) whose
  *    completed_at < before — their attempt history is embedded, so it goes with them in the same
- *    delete — except tasks of a workflow not finished (RUNNING, or still being inserted: a
+ *    delete; their attempts' log lines (`attempt_logs`) are deleted next — except tasks of a workflow not finished (RUNNING, or still being inserted: a
  *    replay may need their results); a purged task's edges are ids in its neighbours' documents,
  *    which readers skip once the task is gone (as SQLite deletes the edge rows);
  * 3. deletes up to `limit` finished workflows whose completed_at < before;
@@ -49,6 +49,11 @@ export async function purgeFinished(
       .toArray()
   ).map((d) => d._id);
   const tasks = ids.length === 0 ? 0 : (await c.tasks.deleteMany({ _id: { $in: ids }, ...finished })).deletedCount;
+  if (tasks > 0) {
+    // The log lines of the tasks really deleted (not of one replayed meantime).
+    const kept = new Set((await c.tasks.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    await c.attemptLogs.deleteMany({ task_id: { $in: ids.filter((id) => !kept.has(id)) } });
+  }
   const oldWorkflows = { status: { $in: FINISHED_WORKFLOW }, completed_at: { $lt: before } };
   const wfIds = (
     await c.workflows

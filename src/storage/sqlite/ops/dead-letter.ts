@@ -6,7 +6,8 @@
  * null. Guarantee: one replay per DEAD state; the dead attempt is archived into the history first.
  * A workflow task's descendants that its death cancelled come back to BLOCKED, and its workflow
  * to RUNNING, in the same savepoint (workflow-progress.ts).
- * deleteDead — inputs: id. Deletes a DEAD task and its attempt history. Output: whether it did.
+ * deleteDead — inputs: id. Deletes a DEAD task, its attempt history and its attempts' log lines.
+ * Output: whether it did.
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
@@ -39,9 +40,11 @@ export function prepareReplayDead(db: Database.Database): (id: string, now: numb
 export function prepareDeleteDead(db: Database.Database): (id: string) => boolean {
   const task = db.prepare(`DELETE FROM tasks WHERE id = ? AND ${sqlStates([TRANSITIONS.exhaust.to])}`);
   const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
+  const logs = db.prepare(`DELETE FROM attempt_logs WHERE task_id = ?`);
   return (id) => {
     if (task.run(id).changes === 0) return false;
     history.run(id);
+    logs.run(id);
     return true;
   };
 }

@@ -1,7 +1,7 @@
 /**
  * purgeFinished — inputs: before, now, limit (epoch ms, ms, count). Deletes up to `limit` finished
  * tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) whose `completed_at < before`, with their attempt
- * history, and up to `limit` idempotency keys whose `expires_at <= now` (released already: see
+ * history and their attempts' log lines, and up to `limit` idempotency keys whose `expires_at <= now` (released already: see
  * insert-tasks.ts, a key is held while `expires_at > now`). DEAD tasks are the dead-letter queue:
  * they go too, but only once they are as old as any other finished task. Output: how many tasks
  * and keys were deleted. Guarantee: one savepoint, so a task and its history go together; never
@@ -31,6 +31,7 @@ export function preparePurgeFinished(
     )
     .pluck();
   const history = db.prepare(`DELETE FROM attempts WHERE task_id = ?`);
+  const logs = db.prepare(`DELETE FROM attempt_logs WHERE task_id = ?`);
   const edgesFrom = db.prepare(`DELETE FROM workflow_edges WHERE upstream_id = ?`);
   const edgesTo = db.prepare(`DELETE FROM workflow_edges WHERE downstream_id = ?`);
   const workflows = db.prepare(`
@@ -45,6 +46,7 @@ export function preparePurgeFinished(
     const ids = tasks.all(before, n) as string[];
     for (const id of ids) {
       history.run(id);
+      logs.run(id);
       edgesFrom.run(id);
       edgesTo.run(id);
     }
