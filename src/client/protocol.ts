@@ -27,6 +27,7 @@ export type SchedulerApiMessages = {
   cronRuns: { req: { id: string; query?: unknown }; res: Reply<{ runs: Array<Record<string, unknown>>; next_cursor: string | null }> };
   previewCron: { req: unknown; res: Reply<Record<string, unknown>> };
   putTenant: { req: { id: string; settings: unknown }; res: Reply<Record<string, unknown>> };
+  deleteTenant: { req: { id: string }; res: Reply<{ tenant_id: string; deleted: boolean; weight: number; rate_limit: unknown }> };
   listTenants: { req: null; res: Reply<{ tenants: Array<Record<string, unknown>> }> };
   putRateLimit: { req: { taskType: string; limit: unknown }; res: Reply<Record<string, unknown>> };
   deleteRateLimit: { req: { taskType: string }; res: Reply<{ task_type: string; deleted: true }> };

@@ -1,5 +1,6 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { clipEcho, ValidationError } from '../domain/errors';
+import { TENANT_ID_RULE } from '../domain/tenant-id';
 
 const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
 
@@ -10,6 +11,7 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
   from: ISO_REASON,
   limit: 'must be a whole number from 1 to 1000',
   preview: 'must be a whole number from 1 to 100',
+  tenant_id: TENANT_ID_RULE,
 };
 
 /**

@@ -9,6 +9,7 @@ import {
   AttemptConflictError,
   NotExternalTaskError,
   CheckpointTooLargeError,
+  DuplicateHeaderError,
   IdempotencyConflictError,
   InternalError,
   InvalidTransitionError,
@@ -62,6 +63,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   ATTEMPT_CONFLICT: () => new AttemptConflictError('t-1', 1, 'RETRYING', 1),
   NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
+  DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
