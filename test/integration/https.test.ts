@@ -3,7 +3,7 @@ import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { freePort } from '../helpers/service-process';
+import { freePort, serviceEnv } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 
 const MAIN = path.resolve(__dirname, '..', '..', 'src', 'main.js');
@@ -47,17 +47,7 @@ function spawnService(
   env: Record<string, string>,
 ): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number> } {
   const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      REDIS_URL: '',
-      NODE_ENV: 'test',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SQLITE_PATH: path.join(dir, 'scheduler.db'),
-      WORKERS: '1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
+    env: serviceEnv(dir, port, { WORKERS: '1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
