@@ -12,6 +12,7 @@ import { SchedulerMetrics } from './observability/metrics';
 import type { TaskService } from './services/task-service';
 import { createServices } from './services';
 import { appFor } from './api/app-for';
+import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
@@ -85,6 +86,7 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  * @param options.globalTracing with `tracesExporter` set, also register this process's tracer
  *   provider as the OpenTelemetry API's global one (the service's `main` does; once per process)
+ * @throws ConfigError (exit 78) naming a TLS file (`tls.*`) that cannot be read or is not a matching PEM certificate and key
  * @throws StoreInUseError (a StoreConfigError: `npm start` exits 78 with its one line) when another
  *   running service holds the embedded store's file
  */
@@ -101,6 +103,8 @@ export async function startScheduler(
   options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {},
 ): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
+  // The certificate and key (HTTPS) are read and checked before anything is opened: a bad file stops start-up (exit 78).
+  const https = httpsOptionsOf(config.tls);
   // This process's spans (submission, queue wait, external hand-off); the workers export their own.
   const tracing = registerTracing(config.tracesExporter, {
     otlpEndpoint: config.otlpTracesEndpoint,
@@ -186,7 +190,7 @@ export async function startScheduler(
       schedulerApiActor(service, crons, workflows, tenants, services.external),
       'scheduler-api',
     );
-    const app = appFor(services, config, metrics, log);
+    const app = appFor(services, config, metrics, log, https);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     // The embedded store's WAL is checkpointed off the writer's commits (see SqliteStore.checkpoint).

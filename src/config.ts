@@ -3,12 +3,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from './domain/tenant-id';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
 const rateLimit = z
   .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) })
   .strict();
+/** A tenant id (domain/tenant-id.ts), as in `metadata.tenant_id`. */
+const tenantId = z.string().regex(new RegExp(TENANT_ID_PATTERN), TENANT_ID_RULE);
+/** A file path, or null for none. */
+const fileOrNull = z.string().min(1).nullable();
 
 /**
  * Schema of the resolved configuration (docs/DESIGN.md §11). Every default lives in `config/default.json`;
@@ -115,6 +120,7 @@ export const ConfigSchema = z
     priorityAgingMs: int(1),
     /** Per tenant: weight in the round-robin between tenants (default 1) and a limit on its starts. */
     tenants: z.record(
+      tenantId,
       z
         .object({
           weight: z.number().positive().finite().optional(),
@@ -155,13 +161,27 @@ export const ConfigSchema = z
       z
         .object({
           sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the key, 64 hex digits'),
-          tenant: z.string().min(1).optional(),
+          tenant: tenantId.optional(),
           admin: z.boolean().optional(),
           name: z.string().optional(),
         })
         .strict()
         .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true'),
     ),
+    /**
+     * HTTPS (docs/OPERATIONS.md "HTTPS"): with `certFile` and `keyFile` (PEM; env TLS_CERT_FILE,
+     * TLS_KEY_FILE) the service serves HTTPS only, on the same HOST and PORT. `caFile` (PEM, env
+     * TLS_CA_FILE): clients must present a certificate issued by one of its CAs (mutual TLS).
+     * All null (the default): plain HTTP. Files are read at start-up; a missing or bad one stops it.
+     */
+    tls: z
+      .object({ certFile: fileOrNull, keyFile: fileOrNull, caFile: fileOrNull })
+      .strict()
+      .refine(
+        (t) => (t.certFile === null) === (t.keyFile === null),
+        'certFile (env TLS_CERT_FILE) and keyFile (env TLS_KEY_FILE) go together',
+      )
+      .refine((t) => t.caFile === null || t.certFile !== null, 'caFile (env TLS_CA_FILE) needs certFile and keyFile'),
     /** Serve without API keys on a non-loopback HOST (env ALLOW_UNAUTHENTICATED=true). */
     allowUnauthenticated: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
     /** Per task type: a token-bucket limit on starts. */
@@ -200,7 +220,7 @@ export const ConfigSchema = z
         maxRetryDelaySeconds: z.coerce.number().min(0),
         timeoutSeconds: z.coerce.number().positive(),
         queue: z.string().min(1),
-        tenantId: z.string().min(1),
+        tenantId,
       })
       .strict(),
   })
@@ -230,6 +250,9 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
 /** Environment variable → nested config key (`overflow.enabled`). */
 const ENV_NESTED_KEYS: Record<string, [string, string]> = {
   OVERFLOW_ENABLED: ['overflow', 'enabled'],
+  TLS_CERT_FILE: ['tls', 'certFile'],
+  TLS_KEY_FILE: ['tls', 'keyFile'],
+  TLS_CA_FILE: ['tls', 'caFile'],
 };
 
 /** Thrown when configuration is invalid; the message is one line naming the key. */

@@ -34,6 +34,7 @@ import { registerUi } from './ui';
 import { refuseQueryWithoutSchema } from './no-query';
 import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
+import type { HttpsOptions } from './tls';
 import type { ExternalTaskService } from '../services/external-task-service';
 
 /** Longest path parameter routed (characters); the id schemas allow up to the same length. */
@@ -72,6 +73,8 @@ export interface AppDeps {
   external?: ExternalTaskService;
   /** A request not received in full within this many ms is answered 408 and closed (default 30,000). */
   requestTimeoutMs?: number;
+  /** Serve HTTPS with these (tls.ts: the config's certificate and key, read and checked); absent or null: HTTP. */
+  https?: HttpsOptions | null;
 }
 
 /**
@@ -82,6 +85,15 @@ export interface AppDeps {
  */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // A client that stops sending (headers or body) is answered 408 and cut off after
+  // `requestTimeout`. Node checks the deadlines only while `headersTimeout` ≤ `requestTimeout`
+  // (its default of 60 s stayed above fastify's requestTimeout, set after the server was made,
+  // so nothing was cut off: a stalled body was answered after 77 s in a trial), and every
+  // `connectionsCheckingInterval` (30 s by default): here a tenth of the timeout, at most 2 s.
+  const deadlines = {
+    headersTimeout: requestTimeout,
+    connectionsCheckingInterval: Math.min(2_000, Math.max(10, Math.floor(requestTimeout / 10))),
+  };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger | undefined,
     bodyLimit: deps.bodyLimitBytes,
@@ -90,13 +102,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     // Long ids reach the route (and get 404), instead of fastify's bare 414.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // A client that stops sending (headers or body) is answered 408 and cut off after
-    // `requestTimeout`. Node checks the deadlines only while `headersTimeout` ≤ `requestTimeout`
-    // (its default of 60 s stayed above fastify's requestTimeout, set after the server was made,
-    // so nothing was cut off: a stalled body was answered after 77 s in a trial), and every
-    // `connectionsCheckingInterval` (30 s by default): here a tenth of the timeout, at most 2 s.
     requestTimeout,
-    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(2_000, Math.max(10, Math.floor(requestTimeout / 10))) },
+    http: deadlines,
+    // With a certificate, fastify makes an HTTPS server from these options alone (not `http`'s):
+    // the same deadlines go with them. (Typed apart: fastify's types tie `https` to another server type.)
+    ...((deps.https ? { https: { ...deps.https, ...deadlines } } : {}) as object),
     // URL errors found before routing get the same error envelope as everything else.
     frameworkErrors: (error, _req, reply) => {
       const err = new ValidationError('url', frameworkReason(error));

@@ -58,3 +58,15 @@ export class RouteNotFoundError extends SchedulerError {
     super(`no route ${method} ${clipEcho(url)}`, { method, url: clipEcho(url) });
   }
 }
+
+/**
+ * A request with more than one `Authorization` header. The field is a singleton (RFC 9110 §11.6.2
+ * defines one credentials value), and which copy a server, a proxy or a log would use differs, so
+ * the request is refused instead of picking one. `details.field` `authorization`, `details.count`.
+ */
+export class DuplicateHeaderError extends SchedulerError {
+  readonly code = 'DUPLICATE_HEADER';
+  constructor(header: string, count: number) {
+    super(`${header}: the header is sent ${count} times; send it once`, { field: header, count });
+  }
+}

@@ -1,7 +1,10 @@
 /**
- * The CLI's REST client: JSON over fetch (Node's undici) to the scheduler's `/api/v1` routes,
- * with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message}}`.
+ * The CLI's REST client: JSON over Node's http and https modules to the scheduler's `/api/v1`
+ * routes, with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message}}`.
+ * (Not fetch: Node 20's fetch cannot be given a CA or a client certificate without undici's API.)
  */
+import http from 'node:http';
+import https from 'node:https';
 
 /**
  * A JSON body as the server sent it. The CLI prints it and reads the few fields docs/API.md
@@ -23,12 +26,29 @@ export class ApiError extends Error {
   }
 }
 
-/** The service could not be reached (refused, DNS, reset). */
+/** TLS errors of a server certificate the client does not trust (Node's codes). */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+/** The service could not be reached (refused, DNS, reset, a certificate not trusted). */
 export class ConnectionError extends Error {
   constructor(url: string, cause: unknown) {
-    super(`cannot reach the scheduler at ${url}: ${(cause as Error)?.message ?? String(cause)}`);
+    const code = (cause as { code?: string })?.code;
+    const hint = code && UNTRUSTED_CERTIFICATE.has(code) ? ' (give the CA of its certificate with --ca-file or SCHEDULER_CA_FILE)' : '';
+    super(`cannot reach the scheduler at ${url}: ${(cause as Error)?.message ?? String(cause)}${hint}`);
     this.name = 'ConnectionError';
   }
+}
+
+/** PEM files for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
+export interface TlsFiles {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
 }
 
 /** Where the API is and how to authenticate. */
@@ -36,9 +56,11 @@ export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
   url: string;
   apiKey?: string;
+  /** For an https URL (ignored for http). */
+  tls?: TlsFiles;
 }
 
-/** A small JSON client over fetch; one instance per command run. */
+/** A small JSON client over node:http and node:https; one instance per command run. */
 export class ApiClient {
   private readonly base: string;
 
@@ -59,29 +81,25 @@ export class ApiClient {
     headers: Record<string, string> = {},
   ): Promise<{ status: number; body: T }> {
     const url = `${this.base}${path}`;
-    let res: Response;
+    let res: { status: number; statusText: string; text: string };
     try {
-      res = await fetch(url, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-          ...headers,
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
+      res = await this.send(method, url, body === undefined ? undefined : JSON.stringify(body), {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+        ...headers,
       });
     } catch (err) {
-      throw new ConnectionError(this.base, (err as { cause?: unknown }).cause ?? err);
+      throw new ConnectionError(this.base, err);
     }
-    const text = await res.text();
+    const text = res.text;
     let parsed: Json = null;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       parsed = text;
     }
-    if (!res.ok) {
+    if (res.status < 200 || res.status > 299) {
       const e = parsed?.error;
       throw new ApiError(
         res.status,
@@ -91,6 +109,34 @@ export class ApiClient {
       );
     }
     return { status: res.status, body: parsed as T };
+  }
+
+  /** One HTTP exchange (keep-alive: Node's global agents); rejects when no answer comes (refused, DNS, TLS, reset). */
+  private send(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; statusText: string; text: string }> {
+    return new Promise((resolve, reject) => {
+      const target = new URL(url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new TypeError(`${target.protocol} URLs are not supported (http or https)`);
+      const onResponse = (res: http.IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      };
+      const req =
+        target.protocol === 'https:'
+          ? https.request(target, { method, headers, ...this.options.tls }, onResponse)
+          : http.request(target, { method, headers }, onResponse);
+      req.on('error', reject);
+      req.end(body);
+    });
   }
 
   /** GET with a query built from the defined entries of `query`. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { ApiClient } from './api-client';
+import { ApiClient, TlsFiles } from './api-client';
 import { Io } from './output';
 
 /** What every command runs with: the client, the output streams and the global flags. */
@@ -16,12 +16,39 @@ export interface CliEnv {
   err: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
-/** Builds the context of a command from its global options (`--url`, `--api-key`, `--json`). */
+/**
+ * Builds the context of a command from its global options (`--url`, `--api-key`, `--json`, and for
+ * an https URL `--ca-file`, `--cert-file`, `--key-file`).
+ * @throws InvalidArgumentError naming a TLS file that cannot be read
+ */
 export function contextOf(cmd: Command, cli: CliEnv): CliContext {
-  const o = cmd.optsWithGlobals() as { url?: string; apiKey?: string; json?: boolean };
+  const o = cmd.optsWithGlobals() as {
+    url?: string;
+    apiKey?: string;
+    json?: boolean;
+    caFile?: string;
+    certFile?: string;
+    keyFile?: string;
+  };
   const url = o.url ?? cli.env.SCHEDULER_URL ?? 'http://127.0.0.1:8080';
   const apiKey = o.apiKey ?? (cli.env.SCHEDULER_API_KEY || undefined);
-  return { client: new ApiClient({ url, apiKey }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
+  const tls: TlsFiles = {};
+  for (const [name, file] of [
+    ['ca', o.caFile ?? (cli.env.SCHEDULER_CA_FILE || undefined)],
+    ['cert', o.certFile ?? (cli.env.SCHEDULER_CERT_FILE || undefined)],
+    ['key', o.keyFile ?? (cli.env.SCHEDULER_KEY_FILE || undefined)],
+  ] as const) {
+    if (file !== undefined) tls[name] = readTlsFile(file);
+  }
+  return { client: new ApiClient({ url, apiKey, tls }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
+}
+
+function readTlsFile(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new InvalidArgumentError(`cannot read ${file}: ${(err as Error).message}`);
+  }
 }
 
 /** commander argument parser for a JSON value (`--payload '{"a":1}'`). */

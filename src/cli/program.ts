@@ -7,6 +7,7 @@ import { workflowCommands } from './commands/workflow';
 import { dlqCommands } from './commands/dlq';
 import { benchCommand } from './commands/bench';
 import { logsCommand } from './commands/logs';
+import { backupCommand } from './commands/backup';
 import { packageVersion } from '../version';
 
 /** Exit codes of the CLI (sysexits-like where one fits). */
@@ -27,6 +28,9 @@ export function buildProgram(cli: CliEnv): Command {
     .version(packageVersion())
     .option('--url <url>', 'base URL of the service (env SCHEDULER_URL; default http://127.0.0.1:8080)')
     .option('--api-key <key>', 'API key sent as Authorization: Bearer (env SCHEDULER_API_KEY)')
+    .option('--ca-file <file>', 'CA certificate(s), PEM, to trust for an https URL besides the system ones (env SCHEDULER_CA_FILE)')
+    .option('--cert-file <file>', 'client certificate, PEM, for a service that requires one (env SCHEDULER_CERT_FILE)')
+    .option('--key-file <file>', 'key of the client certificate, PEM (env SCHEDULER_KEY_FILE)')
     .option('--json', 'print JSON for scripts instead of tables')
     .showHelpAfterError()
     .exitOverride()
@@ -37,6 +41,7 @@ export function buildProgram(cli: CliEnv): Command {
   workflowCommands(program, cli);
   dlqCommands(program, cli);
   benchCommand(program, cli);
+  backupCommand(program, cli);
   for (const c of allCommands(program))
     c.exitOverride().configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
   return program;

@@ -1,6 +1,6 @@
 import type { SubmitAck, TaskPageView, TaskView } from '../contract/task-json';
 import type { CronPageView, CronPreviewView, CronRunPageView, CronView } from '../contract/cron-json';
-import type { TaskTypeLimitView, TenantView } from '../contract/admin-json';
+import type { TaskTypeLimitView, TenantDeleteView, TenantView } from '../contract/admin-json';
 import type { CancelResponse } from '../services/task-service';
 import type { ErrorBody } from '../contract/error-catalog';
 import type { WorkflowAck, WorkflowPageView, WorkflowView } from '../contract/workflow-json';
@@ -32,6 +32,7 @@ export type SchedulerApiMessages = {
   cronRuns: { req: { id: string; query?: unknown }; res: Reply<CronRunPageView> };
   previewCron: { req: unknown; res: Reply<CronPreviewView> };
   putTenant: { req: { id: string; settings: unknown }; res: Reply<TenantView> };
+  deleteTenant: { req: { id: string }; res: Reply<TenantDeleteView> };
   listTenants: { req: null; res: Reply<{ tenants: TenantView[] }> };
   putRateLimit: { req: { taskType: string; limit: unknown }; res: Reply<TaskTypeLimitView> };
   deleteRateLimit: { req: { taskType: string }; res: Reply<{ task_type: string; deleted: true }> };

@@ -136,6 +136,9 @@ export function schedulerApiActor(
     putTenant(msg: { id: string; settings: unknown }) {
       return replyWith(msg?.settings, async (v: TenantPutBody) => (await admin()).putTenant(String(msg?.id ?? ''), v));
     }
+    deleteTenant(msg: { id: string }) {
+      return reply(async () => (await admin()).deleteTenant(String(msg?.id ?? '')));
+    }
     listTenants() {
       return reply(async () => (await admin()).listTenants());
     }

@@ -149,6 +149,11 @@ export class SchedulerClient {
     return this.call(this.api.ask('putTenant', { id, settings }));
   }
 
+  /** Deletes a tenant's stored settings; its tasks are not touched (REST: DELETE /api/v1/tenants/{id}). */
+  deleteTenant(id: string) {
+    return this.call(this.api.ask('deleteTenant', { id }));
+  }
+
   /** Tenants with settings (REST: GET /api/v1/tenants). */
   listTenants() {
     return this.call(this.api.ask('listTenants', null));

@@ -15,6 +15,11 @@ export interface TenantView {
   rate_limit: RateLimitJson | null;
 }
 
+/** `DELETE /api/v1/tenants/{id}`: whether stored settings were removed, and the settings now in force. */
+export interface TenantDeleteView extends TenantView {
+  deleted: boolean;
+}
+
 /** A task type's start limit (`PUT /api/v1/rate-limits/{task_type}`, `GET /api/v1/rate-limits`). */
 export interface TaskTypeLimitView extends RateLimitJson {
   task_type: string;

@@ -6,6 +6,7 @@
 
 import { ISO_WITH_OFFSET } from './iso-date';
 import { CONCURRENCY_KEY_PATTERN } from '../domain/concurrency-limits';
+import { TENANT_ID_PATTERN } from '../domain/tenant-id';
 
 /** The pattern of every date field: RFC 3339 with an offset (contract/iso-date.ts). */
 export { ISO_WITH_OFFSET };
@@ -31,7 +32,8 @@ export const taskSubmissionSchema = {
     metadata: {
       type: 'object',
       properties: {
-        tenant_id: { type: 'string', minLength: 1, maxLength: 200 },
+        /** The tenant id syntax of domain/tenant-id.ts. */
+        tenant_id: { type: 'string', pattern: TENANT_ID_PATTERN },
         correlation_id: { type: ['string', 'null'], maxLength: 200 },
       },
     },

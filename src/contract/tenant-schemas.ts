@@ -1,6 +1,7 @@
 /** JSON Schemas of the tenant, rate-limit and concurrency-limit admin API (docs/TENANTS.md). */
 
 import { CONCURRENCY_KEY_PATTERN, MAX_RUNNING_LIMIT } from '../domain/concurrency-limits';
+import { TENANT_ID_PATTERN } from '../domain/tenant-id';
 
 const rateLimit = {
   type: 'object',
@@ -28,10 +29,11 @@ export const tenantPutSchema = {
 /** `PUT /api/v1/rate-limits/{task_type}`. */
 export const rateLimitPutSchema = rateLimit;
 
+/** A tenant id in a path: the tenant id syntax of domain/tenant-id.ts (as `metadata.tenant_id`). */
 export const tenantIdParamsSchema = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+  properties: { id: { type: 'string', pattern: TENANT_ID_PATTERN } },
 } as const;
 
 export const taskTypeParamsSchema = {

@@ -1,5 +1,6 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { clipEcho, ValidationError } from '../domain/errors';
+import { TENANT_ID_RULE } from '../domain/tenant-id';
 
 const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
 
@@ -11,6 +12,7 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
   limit: 'must be a whole number from 1 to 1000',
   preview: 'must be a whole number from 1 to 100',
   attempt: 'must be an attempt number: a whole number from 1',
+  tenant_id: TENANT_ID_RULE,
 };
 
 /**

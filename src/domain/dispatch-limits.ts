@@ -45,6 +45,11 @@ export class DispatchLimits {
     this.changed();
   }
 
+  /** Removes a tenant's weight: it competes with the default weight, 1. */
+  removeWeight(tenantId: string): void {
+    if (this.weights.delete(tenantId)) this.changed();
+  }
+
   /** Sets (or with null removes) the limit of a task type. `now`: epoch ms. */
   setTypeLimit(taskType: string, limit: RateLimit | null, now: number): void {
     this.set(this.typeBuckets, 'task_type', taskType, limit, now);

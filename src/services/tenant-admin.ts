@@ -1,11 +1,12 @@
 import type { Config } from '../config';
-import { rateLimitJson, TaskTypeLimitView, TenantView } from '../contract/admin-json';
+import { rateLimitJson, TaskTypeLimitView, TenantDeleteView, TenantView } from '../contract/admin-json';
 import { rateLimitPutSchema, tenantPutSchema } from '../contract/tenant-schemas';
 import type { RateLimitPutBody, TenantPutBody } from '../contract/types';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
 import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
+import { isTenantId, TENANT_ID_RULE } from '../domain/tenant-id';
 import { registeredTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
@@ -55,8 +56,7 @@ export class TenantAdmin {
    */
   async putTenant(tenantId: string, body: TenantPutBody, caller: Caller = OPEN_CALLER): Promise<TenantView> {
     this.assertAdmin(caller, 'PUT /api/v1/tenants/{id}');
-    if (tenantId.length < 1 || tenantId.length > 200)
-      throw new ValidationError('id', 'a tenant id has 1 to 200 characters (as metadata.tenant_id)');
+    assertTenantIdParam(tenantId);
     this.validator.assert(tenantPutSchema, body);
     const b = body;
     const { store, limits, clock } = this.deps;
@@ -68,6 +68,27 @@ export class TenantAdmin {
     if (weight !== null) limits.setWeight(tenantId, weight);
     limits.setTenantLimit(tenantId, rateLimit, now);
     return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: rateLimitJson(rateLimit) };
+  }
+
+  /**
+   * Deletes a tenant's settings stored by `PUT /api/v1/tenants/{id}` (weight, start limit): the
+   * tenant competes again with the config file's `tenants.<id>` values, or the defaults (weight 1,
+   * no limit). A tenant is named by its tasks, not registered, so nothing else is deleted: its
+   * tasks, cron definitions and workflows keep running, and new tasks for it are accepted (cancel
+   * them to stop them; docs/TENANTS.md). Deleting a tenant without stored settings also answers.
+   * @returns `deleted`: whether stored settings were removed; `weight` and `rate_limit`: now in force
+   * @throws ForbiddenError (403) for a tenant's key; ValidationError (400, `id`) for an id outside the tenant id syntax
+   */
+  async deleteTenant(tenantId: string, caller: Caller = OPEN_CALLER): Promise<TenantDeleteView> {
+    this.assertAdmin(caller, 'DELETE /api/v1/tenants/{id}');
+    assertTenantIdParam(tenantId);
+    const { store, limits, clock, config } = this.deps;
+    const deleted = await store.deleteTenantSettings(tenantId);
+    const configured = config.tenants[tenantId];
+    if (configured?.weight !== undefined) limits.setWeight(tenantId, configured.weight);
+    else limits.removeWeight(tenantId);
+    limits.setTenantLimit(tenantId, configured?.rateLimit ?? null, clock.now());
+    return { tenant_id: tenantId, deleted, weight: configured?.weight ?? 1, rate_limit: rateLimitJson(configured?.rateLimit) };
   }
 
   /** Every tenant with a weight or limit (config or stored), with its waiting-task count. */
@@ -115,4 +136,9 @@ export class TenantAdmin {
   private assertAdmin(caller: Caller, operation: string): void {
     if (!caller.admin) throw new ForbiddenError(operation);
   }
+}
+
+/** A tenant id in a URL path (`/api/v1/tenants/{id}`). @throws ValidationError (`id`) outside the tenant id syntax */
+function assertTenantIdParam(tenantId: string): void {
+  if (!isTenantId(tenantId)) throw new ValidationError('id', `a tenant id ${TENANT_ID_RULE}`);
 }

@@ -15,6 +15,11 @@ export interface TenantSettings {
 export interface TenantStore {
   /** Creates or replaces a tenant's settings. */
   putTenantSettings(settings: TenantSettings): Promise<void>;
+  /**
+   * Removes a tenant's stored settings (weight and start limit), if any; its tasks are not
+   * touched. @returns true when settings were stored (and are now gone), false when there were none
+   */
+  deleteTenantSettings(tenantId: string): Promise<boolean>;
   /** Every tenant with stored settings, by id. */
   listTenantSettings(): Promise<TenantSettings[]>;
   /** Sets (or with null removes) the stored start limit of a task type. */

@@ -32,27 +32,31 @@ export interface ServiceProcess {
 }
 
 /**
+ * The environment of a service process on `port` with its SQLite file in `dataDir`: the embedded
+ * profile (unless `env` passes REDIS_URL itself: CI exports one for the Redis tests; an empty value
+ * is ignored by the config loader), loopback, warnings only, then `env`.
+ */
+export function serviceEnv(dataDir: string, port: number, env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    REDIS_URL: '',
+    NODE_ENV: 'test',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SQLITE_PATH: path.join(dataDir, 'scheduler.db'),
+    LOG_LEVEL: 'warn',
+    ...env,
+  };
+}
+
+/**
  * Starts the service on a free port with the SQLite file in `dataDir`, and resolves once
  * `/readyz` answers 200 (bounded by `timeoutMs`).
  */
 export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServiceProcess> {
   const port = await freePort();
   const main = path.resolve(__dirname, '..', '..', 'src', 'main.js');
-  const child = spawn(process.execPath, [main], {
-    env: {
-      ...process.env,
-      // The embedded profile unless a test passes REDIS_URL itself (CI exports one for the
-      // Redis tests; an empty value is ignored by the config loader).
-      REDIS_URL: '',
-      NODE_ENV: 'test',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SQLITE_PATH: path.join(dataDir, 'scheduler.db'),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, [main], { env: serviceEnv(dataDir, port, env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));

@@ -129,7 +129,8 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
       const tenants = await client.listTenants();
       const limits = await client.listRateLimits();
       await client.deleteRateLimit('echo');
-      return { tenant, limit, tenants, limits, after: await client.listRateLimits() };
+      const deleted = await client.deleteTenant('acme');
+      return { tenant, limit, tenants, limits, after: await client.listRateLimits(), deleted, tenantsAfter: await client.listTenants() };
     }
   }
 
@@ -206,6 +207,8 @@ describe('actor message API: SchedulerClient from an in-cluster actor', function
     expect(r.tenants.tenants).to.deep.include({ tenant_id: 'acme', weight: 2, rate_limit: null });
     expect(r.limits.rate_limits).to.deep.equal([{ task_type: 'echo', rate_per_second: 50, burst: 1 }]);
     expect(r.after.rate_limits).to.deep.equal([]);
+    expect(r.deleted).to.deep.equal({ tenant_id: 'acme', deleted: true, weight: 1, rate_limit: null });
+    expect(r.tenantsAfter.tenants.map((t: { tenant_id: string }) => t.tenant_id)).not.to.include('acme');
     await caller.destroy();
   });
 });

@@ -28,6 +28,7 @@ import * as domainErrors from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, httpStatusOf, RemoteSchedulerError } from '../../src/contract/error-catalog';
 import * as httpErrors from '../../src/api/http-errors';
 import {
+  DuplicateHeaderError,
   MalformedJsonError,
   MalformedRequestError,
   RequestTimeoutError,
@@ -64,6 +65,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   ATTEMPT_CONFLICT: () => new AttemptConflictError('t-1', 1, 'RETRYING', 1),
   NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
+  DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -11,7 +11,12 @@ const validatedByService = { validatorCompiler: () => () => true };
 const tags = ['admin'];
 const tenant = {
   type: 'object',
-  properties: { tenant_id: { type: 'string' }, weight: { type: 'number' }, rate_limit: { type: ['object', 'null'] } },
+  properties: {
+    tenant_id: { type: 'string' },
+    weight: { type: 'number' },
+    rate_limit: { type: ['object', 'null'] },
+    deleted: { type: 'boolean', description: 'DELETE only: whether stored settings were removed' },
+  },
 } as const;
 const rateLimit = {
   type: 'object',
@@ -33,6 +38,31 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
       ...validatedByService,
     },
     async (req) => admin.putTenant(req.params.id, req.body, req.caller),
+  );
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/tenants/:id',
+    {
+      schema: {
+        summary: "Delete a tenant's stored settings (its tasks are not touched)",
+        description:
+          "Removes the weight and start rate limit stored for the tenant: the config file's values (or weight 1, no limit) apply " +
+          'again. A tenant is named by its tasks, not registered: its tasks, cron tasks and workflows keep running. Idempotent.',
+        tags,
+        params: tenantIdParamsSchema,
+        response: responses(
+          {
+            200: [
+              '`{tenant_id, deleted, weight, rate_limit}`: whether stored settings were removed, and the settings now in force',
+              tenant,
+            ],
+          },
+          [400, 403],
+        ),
+      },
+      ...refuseBody,
+      ...validatedByService,
+    },
+    async (req) => admin.deleteTenant(req.params.id, req.caller),
   );
   app.get(
     '/api/v1/tenants',

@@ -53,6 +53,7 @@ import { fencePartition } from './ops/fence-partition';
 import { heartbeatMember } from './ops/heartbeat-member';
 import { releaseLease } from './ops/release-lease';
 import { removeMember } from './ops/remove-member';
+import { deleteTenantSettings } from './ops/delete-tenant-settings';
 import { renewLease } from './ops/renew-lease';
 import { listOverflow } from './ops/list-overflow';
 import { countOverflowByTenant } from './ops/count-overflow';
@@ -291,6 +292,10 @@ export class MongoStore implements Store {
   }
   async putTenantSettings(settings: TenantSettings): Promise<void> {
     return this.write((c) => putTenantSettings(c.tenantSettings, settings));
+  }
+
+  async deleteTenantSettings(tenantId: string): Promise<boolean> {
+    return this.write((c) => deleteTenantSettings(c.tenantSettings, tenantId));
   }
 
   async listTenantSettings(): Promise<TenantSettings[]> {

@@ -310,6 +310,10 @@ export class SqliteStore implements Store {
     return this.w.run('putTenantSettings', [settings]);
   }
 
+  async deleteTenantSettings(tenantId: string): Promise<boolean> {
+    return this.w.run('deleteTenantSettings', [tenantId]);
+  }
+
   async listTenantSettings(): Promise<TenantSettings[]> {
     return this.r.tenants.listTenantSettings();
   }

@@ -13,6 +13,7 @@ import { prepareFireCrons } from './ops/fire-crons';
 import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
 import { preparePurgeCronFires } from './ops/purge-cron-fires';
 import { prepareTenantWrites } from './ops/tenant-settings';
+import { prepareDeleteTenantSettings } from './ops/delete-tenant-settings';
 import { prepareInsertWorkflow } from './ops/insert-workflow';
 import { prepareCancelWorkflow } from './ops/cancel-workflow';
 import { prepareHeartbeatMember } from './ops/heartbeat-member';
@@ -33,6 +34,7 @@ export function prepareWriteOps(db: Database.Database) {
   return {
     putTenantSettings: tenants.putTenantSettings,
     putTaskTypeLimit: tenants.putTaskTypeLimit,
+    deleteTenantSettings: prepareDeleteTenantSettings(db),
     putConcurrencyLimit: prepareConcurrencyLimitWrites(db).putConcurrencyLimit,
     insertTasks: prepareInsertTasks(db),
     markPending: prepareMarkPending(db),

@@ -16,6 +16,24 @@ export function describeTenants(ctx: ConformanceContext): void {
       ]);
     });
 
+    it("deletes one tenant's settings, leaves the others and the tenant's tasks, and says whether there were any", async () => {
+      const s = ctx.store();
+      await s.insertTasks([newTask('t-a', { tenantId: 'a' })]);
+      await s.putTenantSettings({ tenantId: 'a', weight: 2, rateLimit: { ratePerSecond: 5, burst: 1 }, updatedAt: T0 });
+      await s.putTenantSettings({ tenantId: 'b', weight: 3, rateLimit: null, updatedAt: T0 });
+      expect(await s.deleteTenantSettings('a')).to.equal(true);
+      expect(await s.listTenantSettings()).to.deep.equal([{ tenantId: 'b', weight: 3, rateLimit: null, updatedAt: T0 }]);
+      expect(await s.deleteTenantSettings('a')).to.equal(false);
+      expect(await s.deleteTenantSettings('never-set')).to.equal(false);
+      expect((await s.getTask('t-a'))?.tenantId).to.equal('a');
+      expect(await s.countWaitingByTenant()).to.deep.equal({ a: 1 });
+      await s.putTenantSettings({ tenantId: 'a', weight: 4, rateLimit: null, updatedAt: T0 + 1 });
+      expect((await s.listTenantSettings()).map((t) => [t.tenantId, t.weight])).to.deep.equal([
+        ['a', 4],
+        ['b', 3],
+      ]);
+    });
+
     it('sets, replaces and removes task-type limits', async () => {
       const s = ctx.store();
       await s.putTaskTypeLimit('send_email', { ratePerSecond: 100, burst: 10 }, T0);

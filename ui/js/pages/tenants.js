@@ -5,7 +5,7 @@ import { h, input, replace, table } from '../dom.js';
  * Tenants and limits (admin key when keys are configured): the tenants with settings, the
  * per-task-type rate limits and the concurrency limits per key (with the attempts running on the
  * node that answered), with forms to PUT a tenant's weight and rate limit, a task type's limit
- * and a key's `max_running`, and to DELETE a task type's or a key's limit.
+ * and a key's `max_running`, and to DELETE a tenant's stored settings (its tasks stay), a task type's or a key's limit.
  */
 export async function render(root, ctx) {
   const body = h('div', {});
@@ -58,6 +58,7 @@ export async function render(root, ctx) {
       { label: 'tenant', value: (x) => x.tenant_id },
       { label: 'weight', value: (x) => String(x.weight) },
       { label: 'rate limit', value: (x) => (x.rate_limit ? `${x.rate_limit.rate_per_second}/s, burst ${x.rate_limit.burst ?? 1}` : 'none') },
+      { label: '', value: (x) => h('button', { onclick: () => act(`Delete tenant ${x.tenant_id}`, () => api('DELETE', `/api/v1/tenants/${seg(x.tenant_id)}`)) }, 'Delete settings') },
     ], t.tenants),
     tenantForm,
     h('h3', {}, 'Rate limits by task type'),
