@@ -15,6 +15,45 @@ const tenantId = z.string().regex(new RegExp(TENANT_ID_PATTERN), TENANT_ID_RULE)
 /** A file path, or null for none. */
 const fileOrNull = z.string().min(1).nullable();
 
+/** A string holding JSON (from an environment variable) is parsed; anything else, or text that is not JSON, is left to the schema. */
+function jsonText(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+/** One worker pool of `workerPools`: its name (worker ids `<name>-worker-<n>`), its task types, its processes × concurrency. */
+const workerPool = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,39}$/, 'must start with a lower-case letter and hold only a-z, 0-9, "-" and "_" (at most 40)'),
+    taskTypes: z.array(z.string().min(1).max(200)).min(1),
+    processes: int(1, 64),
+    concurrency: int(1, 10_000),
+  })
+  .strict();
+
+/** Pool names are unique and not `default` (the pool of every other type); a task type is pinned to one pool at most. */
+function checkWorkerPools(pools: Array<z.infer<typeof workerPool>>, ctx: z.RefinementCtx): void {
+  const names = new Set<string>(['default']);
+  const pinned = new Map<string, string>();
+  pools.forEach((p, i) => {
+    if (names.has(p.name))
+      ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${p.name}" is taken (pool names are unique; "default" is reserved)` });
+    names.add(p.name);
+    p.taskTypes.forEach((t, j) => {
+      const other = pinned.get(t);
+      if (other !== undefined)
+        ctx.addIssue({ code: 'custom', path: [i, 'taskTypes', j], message: `"${t}" is already pinned to pool "${other}"` });
+      pinned.set(t, p.name);
+    });
+  });
+}
+
 /**
  * Schema of the resolved configuration (docs/DESIGN.md §11). Every default lives in `config/default.json`;
  * this schema only checks shapes and ranges.
@@ -207,6 +246,14 @@ export const ConfigSchema = z
         })
         .strict(),
     ),
+    /**
+     * Worker pools of their own for some task types (docs/OPERATIONS.md "Worker pools"): each pool
+     * is `processes` forked worker processes running up to `concurrency` attempts each, and its
+     * `taskTypes` run only there, so a CPU-heavy or runaway handler cannot hold up the others. Every
+     * type not named here runs in the default pool (`workers` × `workerConcurrency`). Env
+     * `WORKER_POOLS` takes the same array as JSON text.
+     */
+    workerPools: z.preprocess(jsonText, z.array(workerPool).max(16).superRefine(checkWorkerPools)),
     /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
     workflowMaxTasks: int(1, 1_000_000),
     /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
@@ -245,6 +292,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   ALLOW_UNAUTHENTICATED: 'allowUnauthenticated',
   LEASE_TTL_MS: 'leaseTtlMs',
   MEMBER_ID: 'memberId',
+  WORKER_POOLS: 'workerPools',
 };
 
 /** Environment variable → nested config key (`overflow.enabled`). */

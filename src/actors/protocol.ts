@@ -101,7 +101,7 @@ export type DispatcherMessages = WorkerToDispatcher & {
   abort: { req: { taskId: string; attempt: number }; res: void };
   /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
   drain: { req: { graceMs: number }; res: { stillRunning: number } };
-  stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number }> } };
+  stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number; pool: string }> } };
   /** A consumer's report on an attempt of an external queue (REST `POST /api/v1/tasks/{id}/complete`). */
   completeExternal: { req: ExternalCompletion; res: ExternalCompletionResult };
 };

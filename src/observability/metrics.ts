@@ -39,6 +39,9 @@ export class SchedulerMetrics {
   /** Held tasks released from the overflow hold (to PENDING or SCHEDULED). */
   readonly overflowReleased: Counter<string>;
   readonly overflowDepth: Gauge<string>;
+  /** Slots of each worker process by pool, busy and free (read at scrape time). */
+  readonly workerSlots: Gauge<'pool' | 'worker_id' | 'state'>;
+  private workerSource: () => Iterable<{ pool: string; id: string; pid: number; credits: number; busy: number }> = () => [];
 
   /**
    * @param depthByState reads the number of tasks per state when /metrics is scraped
@@ -173,6 +176,20 @@ export class SchedulerMetrics {
         for (const { key, running } of concurrency()) this.set({ key }, running);
       },
     });
+    const workers = () => this.workerSource();
+    this.workerSlots = new Gauge({
+      name: 'scheduler_worker_slots',
+      help: 'Attempt slots of each worker process, by pool: busy (claimed or running) and free; 0 and 0 while the process is down.',
+      labelNames: ['pool', 'worker_id', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) {
+          this.set({ pool: w.pool, worker_id: w.id, state: 'busy' }, w.busy);
+          this.set({ pool: w.pool, worker_id: w.id, state: 'free' }, w.pid === 0 ? 0 : w.credits);
+        }
+      },
+    });
     this.cronFireLag = new Histogram({
       name: 'scheduler_cron_fire_lag_seconds',
       help: 'When a cron firing was made minus its scheduled fire time (on-time firings).',
@@ -208,6 +225,11 @@ export class SchedulerMetrics {
   /** Where the ready depth per tenant is read at scrape time (the dispatcher registers itself). */
   setReadySource(source: () => Iterable<[string, number]>): void {
     this.readyByTenant = source;
+  }
+
+  /** Where the worker slots are read at scrape time (the dispatcher registers them). */
+  setWorkerSource(source: () => Iterable<{ pool: string; id: string; pid: number; credits: number; busy: number }>): void {
+    this.workerSource = source;
   }
 
   /** Where the running count per limited concurrency key is read at scrape time (the dispatcher registers it). */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
+import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -41,9 +42,6 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       return store.claimTasks(claimIds, ...rest);
     };
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
-    dispatcher = new DispatcherActor(
-      actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }),
-    );
     const runs: string[][] = [];
     const slot = {
       id: 'w1',
@@ -58,7 +56,10 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       killLeftovers: () => undefined,
       disableRespawn: () => undefined,
     };
-    (dispatcher as unknown as { workers: unknown }).workers = pool;
+    dispatcher = new DispatcherActor(
+      actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }),
+      () => pool as unknown as PoolWorkers,
+    );
     const entries: DueEntry[] = ids.map((id, i) => ({
       id,
       partition: 0,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
+import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
@@ -36,7 +37,6 @@ describe('DispatcherActor: concurrency keys', () => {
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
     const deps = actorDeps({ store, clock, router, overrides: { partitions: 1 } });
     for (const [k, n] of Object.entries(limits)) deps.limits.concurrency.set(k, n);
-    dispatcher = new DispatcherActor(deps);
     const runs: string[] = [];
     const slot = {
       id: 'w1',
@@ -51,7 +51,7 @@ describe('DispatcherActor: concurrency keys', () => {
       killLeftovers: () => undefined,
       disableRespawn: () => undefined,
     };
-    (dispatcher as unknown as { workers: unknown }).workers = pool;
+    dispatcher = new DispatcherActor(deps, () => pool as unknown as PoolWorkers);
     const entries: DueEntry[] = tasks.map((t, i) => ({
       id: t.id,
       partition: 0,

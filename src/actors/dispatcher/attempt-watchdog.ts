@@ -41,7 +41,8 @@ export function lostOutcome(exit?: ProcessExit | null): AttemptOutcome {
 export interface WatchdogHost {
   /** Attempts this dispatcher runs, by task id (read only). */
   readonly running: ReadonlyMap<string, RunningAttempt>;
-  readonly workers: WorkerPool;
+  /** The worker processes by id (of every pool), and their kill. */
+  readonly workers: Pick<WorkerPool, 'get' | 'kill'>;
   /** The dispatcher is draining: the lease sweep stops re-arming. */
   draining(): boolean;
   /** External queues are configured: their attempts are swept by their own lanes. */

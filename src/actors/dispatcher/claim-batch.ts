@@ -1,5 +1,101 @@
 import type { ClaimedTask, DueEntry } from '../../domain/task';
+import type { ReadyQueues } from '../../domain/ready-queues';
+import { queuesOf } from '../../observability/task-spans';
 import { ActorRouter, byPartition } from '../router';
+import type { SchedulerDeps } from '../deps';
+import type { WorkItem } from '../protocol';
+import type { RunningAttempt } from './attempt-watchdog';
+import type { WorkerSlot } from './worker-pool';
+import { observeStarts, workItemOf } from './work-item';
+
+/** What a claim reads and calls on its dispatcher. */
+export interface ClaimHost {
+  /** Attempts the dispatcher runs, by task id: a claimed attempt is added. */
+  readonly running: Map<string, RunningAttempt>;
+  /** Attempts were added to `running` (the watchdog's overrun check arms). */
+  attemptsStarted(): void;
+  /** Queues the claimed attempts for `slot`'s next `run` message. */
+  send(slot: WorkerSlot, items: WorkItem[]): void;
+  /** A claim was answered with nothing to run (a drain may be over). */
+  settle(): void;
+  /** Dispatches again (credits or concurrency slots came back). */
+  pump(): void;
+}
+
+/**
+ * The dispatcher's claims: one store claim (PENDING → RUNNING, lease, worker id) per batch of
+ * ready entries for one worker, the entries returned to their owners, refused ones' credits and
+ * limits given back, and the claimed attempts queued for the worker.
+ */
+export class ClaimBatches {
+  /** Claims sent to the store and not yet answered (a drain waits for them too). */
+  private inFlight = 0;
+
+  constructor(
+    private readonly deps: SchedulerDeps,
+    private readonly host: ClaimHost,
+  ) {}
+
+  /** Claims sent and not yet answered. */
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * Claims `entries` for `slot` (whose credits the caller took for them) and queues what was
+   * claimed for it. A failed claim (store error) claims nothing: the tasks stay waiting.
+   * @param ready the ready queues the entries came from (refused ones' tokens and key slots go back there)
+   */
+  async claimAndSend(slot: WorkerSlot, entries: DueEntry[], ready: Pick<ReadyQueues, 'refund'>): Promise<void> {
+    const { store, clock, metrics, log } = this.deps;
+    const now = clock.now();
+    let claimed: ClaimedTask[] = [];
+    this.inFlight++;
+    try {
+      // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
+      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
+      // Each entry's seq is a lookup hint (SQLite: the rowid); the id still decides.
+      const seqs = entries.map((e) => e.seq);
+      claimed = await store.claimTasks(
+        entries.map((e) => e.id),
+        slot.id,
+        now,
+        this.deps.config.leaseMs,
+        epochs,
+        seqs,
+      );
+    } catch (err) {
+      log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
+    } finally {
+      this.inFlight--;
+    }
+    const refused = returnToOwners(this.deps.router, entries, claimed, now);
+    slot.credits += entries.length - claimed.length;
+    ready.refund(refused, now);
+    if (claimed.length === 0) {
+      this.host.settle();
+      return this.host.pump();
+    }
+    const items: WorkItem[] = [];
+    // Tracing configured: each attempt's queue wait (due → claim) becomes a span of its task's trace.
+    const queues = this.deps.spans ? queuesOf(entries) : null;
+    if (queues) this.deps.spans?.queueWaits(claimed, queues);
+    // Only claims with keyed tasks pay for the id → key map (most claims have none).
+    const keys = entries.some((e) => e.concurrencyKey !== undefined)
+      ? new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]))
+      : null;
+    for (const t of claimed) {
+      const concurrencyKey = keys?.get(t.id);
+      this.host.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
+      items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
+    }
+    this.host.attemptsStarted();
+    observeStarts(metrics, claimed);
+    this.host.send(slot, items);
+    // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
+    if (refused.length > 0) this.host.pump();
+  }
+}
 
 /**
  * Gives the entries of a claim batch back to their partition owners: `released` for those

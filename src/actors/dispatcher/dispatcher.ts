@@ -2,16 +2,16 @@ import type { ActorContext } from '../runtime/comedy';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import type { ProcessExit } from '../../domain/lost-attempt';
 import type { AttemptLogAppend } from '../../domain/attempt-log';
-import { ReadyQueues } from '../../domain/ready-queues';
-import { ClaimedTask, DueEntry } from '../../domain/task';
+import { DueEntry } from '../../domain/task';
+import type { ReadyPolicy } from '../../domain/ready-queues';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { TimerHandle } from '../../domain/clock';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { WorkerPool, WorkerSlot } from './worker-pool';
+import { PoolWorkers, WorkerPools } from './worker-pools';
+import { PoolSpec, poolSpecs } from './pool-specs';
 import { WorkItem, WorkResult } from '../protocol';
-import { observeStarts, workItemOf } from './work-item';
-import { queuesOf } from '../../observability/task-spans';
-import { returnToOwners } from './claim-batch';
+import { ClaimBatches } from './claim-batch';
 import { RunOutbox } from './run-outbox';
 import { ExternalLanes } from './external-lanes';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
@@ -25,10 +25,11 @@ import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../proto
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * The dispatcher (docs/DESIGN.md §5): ready tasks per tenant (priority inside, weighted round-robin
- * between), worker credits (a worker gets work only for its free slots), claims (PENDING →
- * RUNNING, batched per worker message), and completions (the retry policy decides the next state;
- * the store applies it as a compare-and-set). Retries go back to their partition owner.
+ * The dispatcher (docs/DESIGN.md §5): ready tasks per worker pool and tenant (priority inside,
+ * weighted round-robin between), worker credits (a worker gets work only for its free slots; the
+ * least loaded worker of its task type's pool first), claims (PENDING → RUNNING, batched per
+ * worker message), and completions (the retry policy decides the next state; the store applies
+ * it as a compare-and-set). Retries go back to their partition owner.
  */
 export class DispatcherActor {
   static inject(): string[] {
@@ -36,10 +37,10 @@ export class DispatcherActor {
   }
 
   private self: ActorContext | null = null;
-  private readonly ready: ReadyQueues;
   private releaseTimer: TimerHandle | null = null;
   private releaseAt = Infinity;
-  private readonly workers: WorkerPool;
+  /** The worker pools, each with the ready queues of its task types. */
+  private readonly pools: WorkerPools;
   private readonly running = new Map<string, RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
@@ -47,8 +48,8 @@ export class DispatcherActor {
   private pumpScheduled = false;
   /** The `run` messages of this iteration's claims, one per worker. */
   private readonly outbox = new RunOutbox((slot, items) => this.sendRun(slot, items));
-  /** Claims sent to the store and not yet answered (a drain waits for them too). */
-  private claiming = 0;
+  /** Claims in flight to the store (a drain waits for them too). */
+  private readonly claims: ClaimBatches;
   /** Overrun check and lease sweep over `running`. */
   private readonly watchdog: AttemptWatchdog;
   /** External queues (Redis streams) when configured: they replace "send to a worker" for their tasks. */
@@ -58,25 +59,40 @@ export class DispatcherActor {
   /** Writes completions and routes what they released, what waits again and which cron instances ended. */
   private readonly recorder: CompletionRecorder;
 
-  constructor(private readonly deps: SchedulerDeps) {
+  /**
+   * @param workersOf the worker processes of a pool (default: a {@link WorkerPool} forking them;
+   *   tests give fakes)
+   */
+  constructor(
+    private readonly deps: SchedulerDeps,
+    workersOf?: (spec: PoolSpec, onRestart: (slot: WorkerSlot, exit: ProcessExit | null) => void) => PoolWorkers,
+  ) {
     const { limits, config, metrics } = deps;
-    this.ready = new ReadyQueues({
+    const onRestart = (slot: WorkerSlot, exit: ProcessExit | null) => {
+      this.loseAttemptsOf(slot.id, exit);
+      this.pump();
+    };
+    const policy: ReadyPolicy = {
       weightOf: limits.weightOf,
       agingMs: config.priorityAgingMs,
       typeBucket: limits.typeBucket,
       tenantBucket: limits.tenantBucket,
       onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
       concurrency: limits.concurrency,
-    });
+    };
+    this.pools = new WorkerPools(poolSpecs(config), policy, (spec) =>
+      workersOf ? workersOf(spec, onRestart) : new WorkerPool(deps, onRestart, spec),
+    );
     limits.onChange(() => this.pump());
     // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
     // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
     limits.concurrency.onChange((key) => {
-      this.ready.reconsiderKey(key, limits.concurrency.maxRunningOf(key) ?? Infinity);
+      this.pools.reconsiderKey(key, limits.concurrency.maxRunningOf(key) ?? Infinity);
       this.pump();
     });
     metrics.setConcurrencySource(() => limits.concurrency.snapshot());
-    metrics.setReadySource(() => [...this.ready.tenants()].map((t) => [t, this.ready.sizeOf(t)] as [string, number]));
+    metrics.setReadySource(() => this.pools.readyByTenant());
+    metrics.setWorkerSource(() => this.pools.snapshot());
     this.recorder = new CompletionRecorder(deps, {
       settled: (completions) => this.external?.settled(completions),
       ready: (entry) => this.addReady(entry),
@@ -85,9 +101,12 @@ export class DispatcherActor {
     if (deps.streams && specs.size > 0) {
       this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
     }
-    this.workers = new WorkerPool(deps, (slot, exit) => {
-      this.loseAttemptsOf(slot.id, exit);
-      this.pump();
+    this.claims = new ClaimBatches(deps, {
+      running: this.running,
+      attemptsStarted: () => this.watchdog.attemptsStarted(),
+      send: (slot, items) => this.outbox.add(slot, items),
+      settle: () => this.settleDrain(),
+      pump: () => this.pump(),
     });
     this.reports = new RunningReports(deps, (taskId, attempt, workerId) => {
       const run = this.running.get(taskId);
@@ -95,7 +114,7 @@ export class DispatcherActor {
     });
     this.watchdog = new AttemptWatchdog(deps, {
       running: this.running,
-      workers: this.workers,
+      workers: this.pools,
       draining: () => this.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
@@ -111,7 +130,7 @@ export class DispatcherActor {
   }
 
   async startWorkers(): Promise<void> {
-    await this.workers.start(this.self as ActorContext);
+    await this.pools.start(this.self as ActorContext);
     await this.external?.start();
     this.watchdog.start();
     this.pump();
@@ -153,8 +172,8 @@ export class DispatcherActor {
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.external?.stop();
-    this.workers.stop();
-    this.workers.killLeftovers();
+    this.pools.stop();
+    this.pools.killLeftovers();
     this.watchdog.stop();
     if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
     this.releaseTimer = null;
@@ -175,10 +194,10 @@ export class DispatcherActor {
     });
   }
 
-  /** A ready task joins the ready queues of its worker pool, or of its external queue. */
+  /** A ready task joins the ready queues of its task type's worker pool, or of its external queue. */
   private addReady(e: DueEntry): void {
     if (this.external?.handles(e)) this.external.add(e);
-    else this.ready.add(e);
+    else this.pools.poolOf(e.taskType).ready.add(e);
   }
 
   /** An external consumer's report: recorded like a worker's report, then dispatch goes on. */
@@ -193,7 +212,7 @@ export class DispatcherActor {
     if (this.external?.abort(msg)) return;
     const run = this.running.get(msg.taskId);
     if (!run || run.task.attempt !== msg.attempt) return;
-    this.workers.get(run.workerId)?.ref.tell('abort', msg);
+    this.pools.get(run.workerId)?.ref.tell('abort', msg);
   }
 
   /**
@@ -202,7 +221,7 @@ export class DispatcherActor {
    * freed slot cannot go to a lower-priority task ahead of it.
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
-    const slot = this.workers.get(msg.workerId);
+    const slot = this.pools.get(msg.workerId);
     const live = slot !== undefined && slot.pid === msg.pid;
     const now = this.deps.clock.now();
     const completions = this.decide(msg.results, now, msg.workerId);
@@ -216,7 +235,7 @@ export class DispatcherActor {
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
-    this.workers.disableRespawn(); // pings go on: running attempts may still report
+    this.pools.disableRespawn(); // pings go on: running attempts may still report
     if (this.idle()) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
       const done = () => resolve({ stillRunning: this.running.size });
@@ -230,31 +249,29 @@ export class DispatcherActor {
 
   stats(): DispatcherMessages['stats']['res'] {
     return {
-      ready: this.ready.size,
+      ready: this.pools.readySize,
       running: this.running.size,
-      workers: [...this.workers.all()].map((w) => ({ id: w.id, pid: w.pid, credits: w.credits })),
+      workers: this.pools.snapshot().map((w) => ({ id: w.id, pid: w.pid, credits: w.credits, pool: w.pool })),
     };
   }
 
   /**
-   * Gives every worker with free credits a batch of ready tasks allowed to start now. When work is
-   * left only behind empty token buckets, one timer wakes the pump at the next token (no polling).
+   * Gives the workers of every pool with free credits batches of their pool's ready tasks allowed
+   * to start now, least loaded worker first (`DispatchPool.fill`). When work is left only
+   * behind empty token buckets, one timer wakes the pump at the next token (no polling).
    */
   private pump(): void {
     if (this.draining) return;
     const { config, clock } = this.deps;
     const now = clock.now();
-    let idleCredits = false;
-    for (const slot of this.workers.all()) {
-      while (slot.credits > 0 && slot.pid !== 0 && this.ready.size > 0) {
-        const entries = this.ready.take(Math.min(slot.credits, config.workerBatchMax), now);
-        if (entries.length === 0) break;
-        slot.credits -= entries.length;
-        void this.claimAndSend(slot, entries);
-      }
-      if (slot.credits > 0 && slot.pid !== 0) idleCredits = true;
+    for (const pool of this.pools.all()) {
+      const idleCredits = pool.fill(
+        now,
+        config.workerBatchMax,
+        (slot, entries) => void this.claims.claimAndSend(slot, entries, pool.ready),
+      );
+      if (idleCredits && pool.ready.size > 0) this.armRelease(pool.ready.nextReleaseAt(now));
     }
-    if (idleCredits && this.ready.size > 0) this.armRelease(this.ready.nextReleaseAt(now));
     if (this.external) this.armRelease(this.external.pump(now));
   }
 
@@ -270,56 +287,6 @@ export class DispatcherActor {
       },
       Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())),
     );
-  }
-
-  private async claimAndSend(slot: WorkerSlot, entries: DueEntry[]): Promise<void> {
-    const { store, clock, metrics, log } = this.deps;
-    const now = clock.now();
-    let claimed: ClaimedTask[] = [];
-    this.claiming++;
-    try {
-      // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
-      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
-      // Each entry's seq is a lookup hint (SQLite: the rowid); the id still decides.
-      const seqs = entries.map((e) => e.seq);
-      claimed = await store.claimTasks(
-        entries.map((e) => e.id),
-        slot.id,
-        now,
-        this.deps.config.leaseMs,
-        epochs,
-        seqs,
-      );
-    } catch (err) {
-      log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
-    } finally {
-      this.claiming--;
-    }
-    const refused = returnToOwners(this.deps.router, entries, claimed, now);
-    slot.credits += entries.length - claimed.length;
-    this.ready.refund(refused, now);
-    if (claimed.length === 0) {
-      this.settleDrain();
-      return this.pump();
-    }
-    const items: WorkItem[] = [];
-    // Tracing configured: each attempt's queue wait (due → claim) becomes a span of its task's trace.
-    const queues = this.deps.spans ? queuesOf(entries) : null;
-    if (queues) this.deps.spans?.queueWaits(claimed, queues);
-    // Only claims with keyed tasks pay for the id → key map (most claims have none).
-    const keys = entries.some((e) => e.concurrencyKey !== undefined)
-      ? new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]))
-      : null;
-    for (const t of claimed) {
-      const concurrencyKey = keys?.get(t.id);
-      this.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
-      this.watchdog.attemptsStarted();
-      items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
-    }
-    observeStarts(metrics, claimed);
-    this.outbox.add(slot, items);
-    // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
-    if (refused.length > 0) this.pump();
   }
 
   /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
@@ -357,7 +324,7 @@ export class DispatcherActor {
         continue;
       }
       this.running.delete(r.id);
-      if (run.concurrencyKey !== undefined) this.ready.releaseKey(run.concurrencyKey, now);
+      if (run.concurrencyKey !== undefined) this.pools.poolOf(run.task.taskType).ready.releaseKey(run.concurrencyKey, now);
       const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
       if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
       completions.push(c);
@@ -375,7 +342,7 @@ export class DispatcherActor {
 
   /** Nothing runs and no claim is in flight (a claim answered during a drain still runs). */
   private idle(): boolean {
-    return this.running.size === 0 && this.claiming === 0;
+    return this.running.size === 0 && this.claims.pending === 0;
   }
 
   /** Answers drain waiters once idle. */

@@ -5,6 +5,7 @@ import { withDeadline } from './deadline';
 import { SchedulerDeps } from '../deps';
 import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
+import { DEFAULT_POOL, PoolSpec, workerIdOf } from './pool-specs';
 
 /** One worker process as the dispatcher sees it. */
 export interface WorkerSlot {
@@ -17,8 +18,9 @@ export interface WorkerSlot {
 }
 
 /**
- * Starts and supervises the `WORKERS` forked worker actors (comedy `mode: "forked"`,
- * `onCrash: "respawn"`). A worker never messages its parent unasked while comedy creates it, so
+ * Starts and supervises the forked worker actors of one pool (comedy `mode: "forked"`,
+ * `onCrash: "respawn"`): `WORKERS` × `WORKER_CONCURRENCY` for the default pool, `processes` ×
+ * `concurrency` for one of `workerPools`. A worker never messages its parent unasked while comedy creates it, so
  * the pool asks each one `hello` after creation (bounded by `workerStartTimeoutMs`) and then every
  * `workerPingMs`: a new pid means comedy respawned the process, and `onRestart` is told so the
  * dispatcher can count that worker's attempts as lost (with how the old process exited, when that
@@ -34,6 +36,12 @@ export class WorkerPool {
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
     private readonly onRestart: (slot: WorkerSlot, exit: ChildExit | null) => void,
+    /** The pool's processes and their concurrency (default: the default pool of `config`). */
+    readonly spec: Pick<PoolSpec, 'name' | 'processes' | 'concurrency'> = {
+      name: DEFAULT_POOL,
+      processes: deps.config.workers,
+      concurrency: deps.config.workerConcurrency,
+    },
   ) {}
 
   /** How each worker process that ended exited, by pid (read and forgotten when its respawn is noticed). */
@@ -55,11 +63,11 @@ export class WorkerPool {
   async start(parent: ActorContext): Promise<void> {
     const { config, clock } = this.deps;
     const modulePath = path.join(__dirname, '..', 'worker', 'worker-actor.js');
-    for (let i = 0; i < config.workers; i++) {
-      const id = `worker-${i + 1}`;
+    for (let i = 0; i < this.spec.processes; i++) {
+      const id = workerIdOf(this.spec.name, i);
       const created = spawnForked(parent, modulePath, id, {
         workerId: id,
-        concurrency: config.workerConcurrency,
+        concurrency: this.spec.concurrency,
         handlers: { ...config.handlers },
         baseDir: process.cwd(),
         orphanAfterMs: orphanAfterMs(config.workerPingMs),
