@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   ATTEMPT_CONFLICT: { status: 409, retryable: false },
   NOT_EXTERNAL_TASK: { status: 409, retryable: false },
   CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
+  STORE_UNAVAILABLE: { status: 503, retryable: true },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -23,6 +23,7 @@ import {
   WorkflowTooLargeError,
   WorkflowNotFoundError,
   WorkflowStateConflictError,
+  StoreUnavailableError,
 } from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, RemoteSchedulerError } from '../../src/contract/error-catalog';
 import {
@@ -62,6 +63,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   ATTEMPT_CONFLICT: () => new AttemptConflictError('t-1', 1, 'RETRYING', 1),
   NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
+  STORE_UNAVAILABLE: () => new StoreUnavailableError('disk_full', '/data/scheduler.db', 'SQLITE_FULL database or disk is full', true),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

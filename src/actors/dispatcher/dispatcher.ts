@@ -4,6 +4,7 @@ import { ReadyQueues } from '../../domain/ready-queues';
 import { ClaimedTask, DueEntry } from '../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { TimerHandle } from '../../domain/clock';
+import { StoreUnavailableError } from '../../domain/errors';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { WorkerPool, WorkerSlot } from './worker-pool';
 import { WorkItem, WorkResult } from '../protocol';
@@ -55,6 +56,7 @@ export class DispatcherActor {
   private readonly reports: RunningReports;
   /** Writes completions and routes what they released, what waits again and which cron instances ended. */
   private readonly recorder: CompletionRecorder;
+  private readonly unwatchStore: () => void;
 
   constructor(private readonly deps: SchedulerDeps) {
     const { limits, config, metrics } = deps;
@@ -67,6 +69,10 @@ export class DispatcherActor {
       concurrency: limits.concurrency,
     });
     limits.onChange(() => this.pump());
+    // No claims while the store cannot take writes (they would fail); dispatch resumes with it.
+    this.unwatchStore = deps.store.health.onChange((fault) => {
+      if (!fault) this.pump();
+    });
     // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
     // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
     limits.concurrency.onChange((key) => {
@@ -81,7 +87,11 @@ export class DispatcherActor {
     });
     const specs = externalQueueSpecs(config);
     if (deps.streams && specs.size > 0) {
-      this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
+      this.external = new ExternalLanes(deps, deps.streams, specs, {
+        record: (c, now) => this.record(c, now),
+        pump: () => this.pump(),
+        unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
+      });
     }
     this.workers = new WorkerPool(deps, (slot) => {
       this.loseAttemptsOf(slot.id);
@@ -97,6 +107,7 @@ export class DispatcherActor {
       draining: () => this.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
+      unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
       recordOrphans: async (completions, now) => {
         await this.record(completions, now);
         this.pump(); // a retry due at once is in the ready queue now
@@ -128,7 +139,8 @@ export class DispatcherActor {
         return run !== undefined && run.workerId === msg.workerId && run.task.attempt === a.attempt;
       })
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
-    if (items.length === 0) return;
+    // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
+    if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;
     await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
   }
@@ -146,6 +158,8 @@ export class DispatcherActor {
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.external?.stop();
+    this.recorder.stop();
+    this.unwatchStore();
     this.workers.stop();
     this.workers.killLeftovers();
     this.watchdog.stop();
@@ -212,7 +226,7 @@ export class DispatcherActor {
     this.workers.disableRespawn(); // pings go on: running attempts may still report
     if (this.idle()) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
-      const done = () => resolve({ stillRunning: this.running.size });
+      const done = () => resolve({ stillRunning: this.running.size + this.recorder.unwrittenCount });
       const timer = this.deps.clock.setTimeout(done, msg.graceMs);
       this.drainWaiters.push(() => {
         this.deps.clock.clearTimeout(timer);
@@ -232,9 +246,10 @@ export class DispatcherActor {
   /**
    * Gives every worker with free credits a batch of ready tasks allowed to start now. When work is
    * left only behind empty token buckets, one timer wakes the pump at the next token (no polling).
+   * Nothing is claimed while the store has a fault (its recovery pumps again).
    */
   private pump(): void {
-    if (this.draining) return;
+    if (this.draining || this.deps.store.health.fault) return;
     const { config, clock } = this.deps;
     const now = clock.now();
     let idleCredits = false;
@@ -284,7 +299,8 @@ export class DispatcherActor {
         seqs,
       );
     } catch (err) {
-      log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
+      // A store fault is logged once, by the store's health.
+      if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
     } finally {
       this.claiming--;
     }
@@ -365,9 +381,9 @@ export class DispatcherActor {
     return results;
   }
 
-  /** Nothing runs and no claim is in flight (a claim answered during a drain still runs). */
+  /** Nothing runs, no claim is in flight (a claim answered during a drain still runs) and no completion waits for the store. */
   private idle(): boolean {
-    return this.running.size === 0 && this.claiming === 0;
+    return this.running.size === 0 && this.claiming === 0 && this.recorder.unwrittenCount === 0;
   }
 
   /** Answers drain waiters once idle. */

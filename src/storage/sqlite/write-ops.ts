@@ -25,6 +25,7 @@ import { prepareReleaseOverflow } from './ops/release-overflow';
 import { prepareConcurrencyLimitWrites } from './ops/concurrency-limits';
 import { prepareSaveCheckpoint } from './ops/save-checkpoint';
 import { prepareReportProgress } from './ops/report-progress';
+import { prepareProbeWrite } from './ops/probe-write';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -60,6 +61,7 @@ export function prepareWriteOps(db: Database.Database) {
     releaseOverflow: prepareReleaseOverflow(db),
     saveCheckpoint: prepareSaveCheckpoint(db),
     reportProgress: prepareReportProgress(db),
+    probeWrite: prepareProbeWrite(db),
   };
 }
 
