@@ -12,12 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { freePort, ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
-import { newTask, PARTITIONS } from '../storage/fixtures';
-import { corruptSchemaPage } from '../helpers/store-files';
+import { makeCorruptStore } from '../helpers/store-files';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
 const START_MS = 60_000;
@@ -303,11 +301,7 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
 
     it('a corrupt store', async () => {
       const file = path.join(dir.path, 'corrupt.db');
-      const store = new SqliteStore(file, { writerThread: false });
-      await store.open(PARTITIONS);
-      await store.insertTasks([newTask('c-1')]);
-      await store.close();
-      corruptSchemaPage(file);
+      await makeCorruptStore(file);
       const r = await startOn(file);
       expectRefusal(r, file, /is corrupt .*restore it from a backup/);
       console.log(`      corrupt → exit ${r.code}: ${r.stderr}`);

@@ -12,7 +12,7 @@ import { checkStorePath } from '../../src/storage/sqlite/store-preflight';
 import { StoreConfigError } from '../../src/storage/store';
 import { StartupError } from '../../src/domain/startup-error';
 import { tempDir } from '../helpers/temp-dir';
-import { corruptSchemaPage } from '../helpers/store-files';
+import { makeCorruptStore } from '../helpers/store-files';
 import { newTask, PARTITIONS, rejectionOf } from './fixtures';
 
 describe('SqliteStore: its file deleted or replaced while open', function () {
@@ -114,11 +114,7 @@ describe('embedded store start-up checks', () => {
 
   it('a corrupt store is refused at open with one line naming the file (no stack, exit 78)', async () => {
     const file = path.join(dir.path, 'corrupt.db');
-    const store = new SqliteStore(file, { writerThread: false });
-    await store.open(PARTITIONS);
-    await store.insertTasks([newTask('c-1')]);
-    await store.close();
-    corruptSchemaPage(file);
+    await makeCorruptStore(file);
     checkStorePath(file, false); // its header is intact: only SQLite can tell
     const err = await rejectionOf(() => new SqliteStore(file).open(PARTITIONS));
     expect(err).to.be.instanceOf(StoreConfigError);
