@@ -5,7 +5,7 @@ import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './background/maintenance';
 import { Periodic } from './background/periodic';
 import { schedulerApiActor } from './client/scheduler-api-actor';
-import { ConfigError, type Config } from './config';
+import { ConfigError, mayCreateSqliteDir, type Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
 import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
@@ -17,8 +17,11 @@ import type { CronService } from './services/cron-service';
 import { loadHandlers } from './handlers/registry';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { StoreLock } from './storage/sqlite/store-lock';
+import { checkStorePath } from './storage/sqlite/store-preflight';
+import { logStoreHealth } from './storage/store-health';
 import { MongoStore } from './storage/mongo/mongo-store';
 import { Store } from './storage/store';
+import { StoreUnavailableError } from './domain/errors';
 import { ActorRouter } from './actors/router';
 import { actorGateway, cronGateway, externalGateway } from './actors/gateway';
 import type { TenantAdmin } from './services/tenant-admin';
@@ -62,10 +65,15 @@ export interface Scheduler {
  * leases, see src/cluster/partition-leases.ts).
  * @param clock the scheduler's clock: MongoDB starts a claim's attempt and lease when its write
  *   runs, which can be later than the caller's `now` (its writes queue); SQLite writes at once
+ * @param watchClock the timers of the SQLite file watch (default: the system clock)
  * @throws ConfigError (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
  */
-export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>, clock?: Pick<Clock, 'now'>): Store {
-  if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath);
+export function createStore(
+  config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>,
+  clock?: Pick<Clock, 'now'>,
+  watchClock?: Clock,
+): Store {
+  if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath, watchClock ? { clock: watchClock } : {});
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
     throw new ConfigError('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
   }
@@ -88,7 +96,9 @@ export function createStore(config: Pick<Config, 'store' | 'sqlitePath' | 'mongo
  *   provider as the OpenTelemetry API's global one (the service's `main` does; once per process)
  * @throws ConfigError (exit 78) naming a TLS file (`tls.*`) that cannot be read or is not a matching PEM certificate and key
  * @throws StoreInUseError (a StoreConfigError: `npm start` exits 78 with its one line) when another
- *   running service holds the embedded store's file
+ *   running service holds the embedded store's file; StoreConfigError when the embedded store's
+ *   path cannot be used (a missing directory without `sqliteCreateDir`, an unwritable directory, a
+ *   foreign or corrupt file: storage/sqlite/store-preflight.ts)
  */
 /** Largest share of time spent counting tasks by state for /metrics. */
 const DEPTH_COUNT_DUTY_CYCLE = 0.02;
@@ -113,16 +123,21 @@ export async function startScheduler(
   });
   const spans = tracing ? new TaskSpans(tracing.tracer) : null;
   const localClock = options.clock ?? new SystemClock();
+  // The path is checked before anything creates a file there (a missing volume, a foreign file).
+  if (config.store === 'sqlite') checkStorePath(config.sqlitePath, mayCreateSqliteDir(config));
   // One service per embedded store file (see store-lock.ts); taken before anything reads the store.
   const lock = config.store === 'sqlite' && config.sqlitePath !== ':memory:' ? StoreLock.acquire(config.sqlitePath) : null;
   // The store reads the scheduler's clock (chosen below, once coordination is up) when a queued claim runs.
   let schedulerClock: Clock = localClock;
-  const store = createStore(config, { now: () => schedulerClock.now() });
+  const store = createStore(config, { now: () => schedulerClock.now() }, localClock);
+  // One log line per change of the store's health (a fault, its end), never one per request.
+  const unlogHealth = logStoreHealth(store.health, log, () => localClock.now());
   try {
     const schema = await store.open(config.partitions);
     if (schema?.from === 0) log.info({ store: store.name, schema_version: schema.to }, 'store created');
     else if (schema) log.info({ store: store.name, from: schema.from, to: schema.to, applied: schema.applied }, 'store schema upgraded');
   } catch (err) {
+    unlogHealth();
     lock?.release();
     await tracing?.shutdown().catch(() => undefined);
     throw err;
@@ -200,7 +215,8 @@ export async function startScheduler(
             clock,
             WAL_CHECKPOINT_EVERY_MS,
             () => store.checkpoint(),
-            (err) => log.warn({ err }, 'WAL checkpoint failed'),
+            // A store fault is logged once, by its health (above).
+            (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'WAL checkpoint failed')),
           )
         : null;
     checkpoints?.start();
@@ -223,7 +239,7 @@ export async function startScheduler(
       clock,
       config.overflow.releaseIntervalMs,
       () => services.overflow.pass(),
-      (err) => log.warn({ err }, 'overflow release pass failed'),
+      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'overflow release pass failed')),
     );
     overflowRelease.start();
     const rt = runtime;
@@ -259,6 +275,7 @@ export async function startScheduler(
           await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await coord?.close();
           await store.close();
+          unlogHealth();
           lock?.release();
           // Spans still queued in the batch processor are exported before the process exits.
           await tracing?.shutdown().catch((err) => log.warn({ err }, 'exporting the last spans failed'));
@@ -269,6 +286,7 @@ export async function startScheduler(
     redis?.disconnect();
     await coordination?.close().catch(() => undefined);
     await store.close();
+    unlogHealth();
     lock?.release();
     await tracing?.shutdown().catch(() => undefined);
     throw err;

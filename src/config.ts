@@ -64,6 +64,13 @@ export const ConfigSchema = z
     host: z.string().min(1),
     store: z.enum(['sqlite', 'mongodb']),
     sqlitePath: z.string().min(1),
+    /**
+     * Create the SQLite file's directory when it is missing (env `SQLITE_CREATE_DIR`): `true`
+     * always, `false` never (start-up refuses, exit 78: a missing directory is often a volume
+     * that is not mounted), `null` (default) only for the default path {@link DEFAULT_SQLITE_PATH},
+     * so `npm start` works on a fresh clone while an explicitly configured path is never created.
+     */
+    sqliteCreateDir: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean().nullable()),
     mongodbUri: z.string().nullable(),
     /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
     redisUrl: z
@@ -281,6 +288,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   HOST: 'host',
   SCHEDULER_STORE: 'store',
   SQLITE_PATH: 'sqlitePath',
+  SQLITE_CREATE_DIR: 'sqliteCreateDir',
   MONGODB_URI: 'mongodbUri',
   REDIS_URL: 'redisUrl',
   WORKERS: 'workers',
@@ -302,6 +310,14 @@ const ENV_NESTED_KEYS: Record<string, [string, string]> = {
   TLS_KEY_FILE: ['tls', 'keyFile'],
   TLS_CA_FILE: ['tls', 'caFile'],
 };
+
+/** The `sqlitePath` of `config/default.json`: its directory (`./data`) is created when missing unless `sqliteCreateDir` is false. */
+export const DEFAULT_SQLITE_PATH = './data/scheduler.db';
+
+/** Whether start-up may create the SQLite file's missing directory (see `sqliteCreateDir`). */
+export function mayCreateSqliteDir(config: Pick<Config, 'sqlitePath' | 'sqliteCreateDir'>): boolean {
+  return config.sqliteCreateDir ?? config.sqlitePath === DEFAULT_SQLITE_PATH;
+}
 
 /** Thrown when configuration is invalid; the message is one line naming the key. */
 export class ConfigError extends StartupError {}

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Clock, TimerHandle } from '../domain/clock';
+import { StoreUnavailableError } from '../domain/errors';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
 
@@ -86,7 +87,12 @@ export class Maintenance {
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;
       this.pass = this.runOnce()
-        .catch((err: unknown) => this.deps.log.warn({ err }, 'retention pass failed; retrying at the next interval'))
+        .catch((err: unknown) =>
+          // A store fault is logged once, by the store's health.
+          err instanceof StoreUnavailableError
+            ? undefined
+            : this.deps.log.warn({ err }, 'retention pass failed; retrying at the next interval'),
+        )
         .finally(() => {
           this.pass = null;
           this.schedule();

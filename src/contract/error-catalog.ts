@@ -35,6 +35,7 @@ export const ERROR_CATALOG = {
   NOT_EXTERNAL_TASK: { status: 409, retryable: false },
   CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
   DUPLICATE_HEADER: { status: 400, retryable: false },
+  STORE_UNAVAILABLE: { status: 503, retryable: true },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

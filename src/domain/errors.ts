@@ -296,3 +296,32 @@ export class CheckpointTooLargeError extends SchedulerError {
     });
   }
 }
+
+/**
+ * The store cannot make a write durable now: its file was deleted or replaced under the service,
+ * the disk is full, a write failed with an I/O error, or the database server does not answer.
+ * Nothing was stored. `details.fault` says which (`disk_full`, `file_deleted`, …), `details.target`
+ * names the file or server, `details.recoverable` whether the service resumes by itself (a freed
+ * disk, a connection back) or needs its operator (docs/OPERATIONS.md "Store faults"). Retryable
+ * after `details.retry_after_seconds` (also the `Retry-After` header).
+ */
+export class StoreUnavailableError extends SchedulerError {
+  readonly code = 'STORE_UNAVAILABLE';
+  override readonly retryable = true;
+  /**
+   * @param fault the fault's kind (`disk_full`, `file_deleted`, `connection_lost`, …)
+   * @param target the file or server
+   * @param cause one line: what failed
+   * @param recoverable true when the service resumes by itself once the store takes writes again
+   * @param retryAfterSeconds the `Retry-After` given to the client (s)
+   */
+  constructor(fault: string, target: string, cause: string, recoverable: boolean, retryAfterSeconds = 5) {
+    super(`store unavailable (${fault} on ${target}): ${cause}; nothing was stored`, {
+      fault,
+      target,
+      cause,
+      recoverable,
+      retry_after_seconds: retryAfterSeconds,
+    });
+  }
+}

@@ -3,6 +3,29 @@ import type { Clock } from '../domain/clock';
 import { lostAttemptCompletion } from '../domain/lost-attempt';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
+import { describeFault, StoreFault } from '../storage/store-health';
+
+/** A store fault as `/readyz` shows it: what, where, since when (ISO 8601), and whether it ends by itself. */
+export interface StoreFaultView {
+  fault: string;
+  target: string;
+  cause: string;
+  recoverable: boolean;
+  since: string;
+  /** One line: the fault, the file or server, the cause. */
+  message: string;
+}
+
+function faultView(f: StoreFault): StoreFaultView {
+  return {
+    fault: f.kind,
+    target: f.target,
+    cause: f.cause,
+    recoverable: f.recoverable,
+    since: new Date(f.since).toISOString(),
+    message: describeFault(f),
+  };
+}
 import type { Config } from '../config';
 import type { SchedulingGateway } from './ports';
 
@@ -89,17 +112,21 @@ export class OperationsService {
    * has more members than partitions: it still serves the API) and those whose new lease it
    * holds while their tasks are being fenced (their owners start after). With Redis configured, `redis`
    * says whether it answers; while it does not, the node stays ready but degraded (it fires from
-   * the store and applies its rate limits locally).
+   * the store and applies its rate limits locally). A store fault (the store's health: a file
+   * deleted or replaced, a full disk, a failed write, a lost connection) makes it unready, with
+   * the fault in `storeFault`.
    */
   async ready(): Promise<{
     ready: boolean;
     store: boolean;
     partitions?: { owned: number; fencing: number; total: number };
     redis?: 'up' | 'down';
+    storeFault?: StoreFaultView;
   }> {
-    const store = await this.deps.store.ping().catch(() => false);
+    const fault = this.deps.store.health.fault;
+    const store = fault === null && (await this.deps.store.ping().catch(() => false));
     const redis = this.deps.redisStatus?.();
-    const withRedis = redis ? { redis } : {};
+    const withRedis = { ...(redis ? { redis } : {}), ...(fault ? { storeFault: faultView(fault) } : {}) };
     if (!this.ownership) return { ready: this.deps.accepting() && store, store, ...withRedis };
     const o = this.ownership();
     return {

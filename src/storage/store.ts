@@ -9,6 +9,7 @@ import type { CronStore } from './cron-store';
 import type { TenantStore } from './tenant-store';
 import type { OverflowStore } from './overflow-store';
 import type { ConcurrencyStore } from './concurrency-store';
+import type { StoreHealth } from './store-health';
 
 export type { AttemptCompletion, OrphanedAttempt };
 
@@ -139,6 +140,13 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
 
   /** True when the store answers a trivial read. */
   ping(): Promise<boolean>;
+
+  /**
+   * What the adapter knows of its ability to make writes durable now (store-health.ts): SQLite
+   * watches its file and its failed writes, MongoDB its connection. While a fault is in force
+   * writes reject with `StoreUnavailableError` (503 `STORE_UNAVAILABLE`), never a generic error.
+   */
+  readonly health: StoreHealth;
 
   /**
    * Inserts new tasks (SCHEDULED or PENDING) atomically: all or none. A task whose idempotency key

@@ -6,6 +6,7 @@ import type { Config } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { ClaimedTask } from '../../src/domain/task';
 import { AttemptCompletion, OrphanedAttempt, Store } from '../../src/storage/store';
+import { StoreHealth } from '../../src/storage/store-health';
 
 const flush = () => new Promise((r) => setImmediate(r));
 const RETRY = {
@@ -42,6 +43,8 @@ function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
   const finished: FinishedAttempt[][] = [];
   const orphans: AttemptCompletion[][] = [];
   let draining = false;
+  /** Task ids whose completion the recorder keeps for the store. */
+  const unwritten = new Set<string>();
   const slots = new Map<string, WorkerSlot>([['worker-1', { id: 'worker-1', pid: 11, credits: 0 } as WorkerSlot]]);
   const workers = { get: (id: string) => slots.get(id), kill: (slot: WorkerSlot) => killed.push(slot.id) } as unknown as WorkerPool;
   const host: WatchdogHost = {
@@ -53,14 +56,16 @@ function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
       finished.push(results);
       for (const r of results) run.delete(r.id);
     },
+    unwritten: (taskId) => unwritten.has(taskId),
     recordOrphans: async (completions) => {
       orphans.push(completions);
     },
   };
-  const store = { findExpiredLeases: async () => expired } as unknown as Store;
+  const health = new StoreHealth();
+  const store = { findExpiredLeases: async () => expired, health } as unknown as Store;
   const config = { leaseMs: 1000, timeoutGraceMs: 200 } as Config;
   const watchdog = new AttemptWatchdog({ clock, config, store, log: pino({ level: 'silent' }) }, host);
-  return { clock, run, killed, finished, orphans, watchdog, drain: () => (draining = true) };
+  return { clock, run, killed, finished, orphans, watchdog, unwritten, health, drain: () => (draining = true) };
 }
 
 describe('AttemptWatchdog (manual clock)', () => {
@@ -113,6 +118,41 @@ describe('AttemptWatchdog (manual clock)', () => {
     await flush();
     expect(f.killed).to.deep.equal([]);
     expect(f.orphans.map((b) => b.map((c) => c.taskId))).to.deep.equal([['gone']]);
+    f.watchdog.stop();
+  });
+
+  it('lease sweep: an attempt whose completion waits in memory for the store (a full disk) is not an orphan: never run again', async () => {
+    const expired: OrphanedAttempt[] = [
+      { taskId: 'done', attempt: 1, retry: RETRY, workerId: 'worker-1' },
+      { taskId: 'gone', attempt: 1, retry: RETRY, workerId: 'worker-9' },
+    ];
+    const f = fixture(expired);
+    f.unwritten.add('done');
+    f.watchdog.start();
+    f.clock.advance(500);
+    await flush();
+    expect(f.killed).to.deep.equal([]);
+    expect(f.orphans.map((b) => b.map((c) => c.taskId))).to.deep.equal([['gone']]);
+    f.watchdog.stop();
+  });
+
+  it('no lease is judged while the store has a fault, nor for one lease after it ended (heartbeats renew them first)', async () => {
+    const f = fixture([{ taskId: 'mine', attempt: 1, retry: RETRY, workerId: 'worker-1' }]);
+    f.run.set('mine', running('mine', 'worker-1', f.clock.now()));
+    f.watchdog.start();
+    f.health.report({ kind: 'disk_full', target: 'x.db', cause: 'SQLITE_FULL', recoverable: true, since: f.clock.now() });
+    for (let i = 0; i < 6; i++) {
+      f.clock.advance(500);
+      await flush();
+    }
+    expect(f.killed).to.deep.equal([]);
+    f.health.recovered();
+    f.clock.advance(500);
+    await flush();
+    expect(f.killed).to.deep.equal([]); // 500 ms after the fault: still within one lease (1,000 ms)
+    f.clock.advance(500);
+    await flush();
+    expect(f.killed).to.deep.equal(['worker-1']); // a lease expired one lease after the fault is judged again
     f.watchdog.stop();
   });
 

@@ -198,3 +198,25 @@ describe('GroupCommit bulk lane', () => {
     );
   });
 });
+
+describe('GroupCommit afterCommit (the check that the file committed to is still the store)', () => {
+  it('an afterCommit that throws makes every caller of the batch get its error, never a result', async () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (k TEXT)');
+    let moved = false;
+    const commit = new GroupCommit(db, {
+      afterCommit: () => {
+        if (moved) throw Object.assign(new Error('the database file was deleted'), { code: 'SCHEDULER_STORE_FILE_MOVED' });
+      },
+    });
+    const insert = (k: string) => () => db.prepare('INSERT INTO t VALUES (?)').run(k).changes;
+    expect(await commit.run(insert('a'))).to.equal(1);
+    moved = true;
+    const settled = await Promise.allSettled([commit.run(insert('b')), commit.run(insert('c'))]);
+    expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as { code: string }).code : 'resolved'))).to.deep.equal([
+      'SCHEDULER_STORE_FILE_MOVED',
+      'SCHEDULER_STORE_FILE_MOVED',
+    ]);
+    db.close();
+  });
+});

@@ -23,6 +23,7 @@ import {
   WorkflowTooLargeError,
   WorkflowNotFoundError,
   WorkflowStateConflictError,
+  StoreUnavailableError,
 } from '../../src/domain/errors';
 import * as domainErrors from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, httpStatusOf, RemoteSchedulerError } from '../../src/contract/error-catalog';
@@ -66,6 +67,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   NOT_EXTERNAL_TASK: () => new NotExternalTaskError('t-1', 'default'),
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
   DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
+  STORE_UNAVAILABLE: () => new StoreUnavailableError('disk_full', '/data/scheduler.db', 'SQLITE_FULL database or disk is full', true),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

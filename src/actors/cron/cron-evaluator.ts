@@ -10,6 +10,10 @@ import { DueEntry, NewTask } from '../../domain/task';
 import { SchedulerMetrics } from '../../observability/metrics';
 import { CronFiring, CronFiringResult } from '../../storage/cron-store';
 import { Store } from '../../storage/store';
+import { StoreUnavailableError } from '../../domain/errors';
+
+/** While the store cannot take writes, a due firing is tried again at most this often (ms). */
+const STORE_FAULT_RETRY_MS = 1000;
 import { buildCronInstance } from './cron-instance';
 import type { SubmissionSpan, TaskSpans } from '../../observability/task-spans';
 
@@ -61,7 +65,8 @@ export class CronEvaluator {
 
   constructor(private readonly deps: CronEvaluatorDeps) {
     this.pumper = new SerialPump(() => this.pumpOnce(), {
-      onError: (err) => deps.log.error({ err }, 'cron evaluator pass failed'),
+      // A store fault is logged once, by the store's health.
+      onError: (err) => (err instanceof StoreUnavailableError ? undefined : deps.log.error({ err }, 'cron evaluator pass failed')),
       onIdle: () => this.arm(),
       stopped: () => this.stopped,
     });
@@ -261,7 +266,8 @@ export class CronEvaluator {
   private arm(): void {
     if (this.stopped) return;
     const next = this.heap.peek();
-    const at = Math.min(next ? next.at : Infinity, this.reloadAt);
+    const due = Math.min(next ? next.at : Infinity, this.reloadAt);
+    const at = this.deps.store.health.fault ? Math.max(due, this.deps.clock.now() + STORE_FAULT_RETRY_MS) : due;
     if (at === this.timerAt) return;
     this.clearTimer();
     this.timerAt = at;

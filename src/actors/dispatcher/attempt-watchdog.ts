@@ -49,6 +49,8 @@ export interface WatchdogHost {
   readonly hasExternal: boolean;
   /** Applies the retry policy to these attempts it runs, records them, and dispatches again. */
   finish(results: FinishedAttempt[]): Promise<void>;
+  /** True while the completion of this attempt is kept in memory for the store: its lease is not lost. */
+  unwritten(taskId: string, attempt: number): boolean;
   /** Records completions decided here (orphans) in the store, then dispatches again. */
   recordOrphans(completions: AttemptCompletion[], now: number): Promise<void>;
 }
@@ -64,17 +66,25 @@ export interface WatchdogHost {
  * - Lease sweep, every `leaseMs / 2` (at least 100 ms): a RUNNING attempt whose lease expired has
  *   had no heartbeat for `leaseMs`. If this dispatcher runs it, its worker is unresponsive and is
  *   killed (its attempts are lost and retried); otherwise the attempt is an orphan (its process
- *   is gone) and is recorded as `worker_lost` through the retry policy. Correctness never rests
+ *   is gone) and is recorded as `worker_lost` through the retry policy, unless its completion
+ *   is kept in memory for the store (the attempt ended; its write waits for a full disk or a lost
+ *   connection): that one is left alone. No lease is judged while the store has a fault (none can
+ *   be extended) nor for one lease after it ended (the heartbeats renew them first). Correctness never rests
  *   on this alone: respawns and start-up recovery catch the usual cases first.
  */
 export class AttemptWatchdog {
   private overrunTimer: TimerHandle | null = null;
   private sweepTimer: TimerHandle | null = null;
+  /** When the store's health last changed (epoch ms): leases are judged again one lease after a fault ended. */
+  private storeChangedAt = -Infinity;
+  private readonly unwatchStore: () => void;
 
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'store' | 'log'>,
     private readonly host: WatchdogHost,
-  ) {}
+  ) {
+    this.unwatchStore = deps.store.health.onChange(() => (this.storeChangedAt = deps.clock.now()));
+  }
 
   /** Starts the lease sweep (after the workers started). */
   start(): void {
@@ -94,6 +104,7 @@ export class AttemptWatchdog {
 
   /** Clears both timers (system shutdown). */
   stop(): void {
+    this.unwatchStore();
     if (this.overrunTimer) this.deps.clock.clearTimeout(this.overrunTimer);
     this.overrunTimer = null;
     if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
@@ -146,12 +157,17 @@ export class AttemptWatchdog {
         this.sweepTimer = null;
         try {
           const now = clock.now();
+          // While the store cannot take writes no lease is extended, so an expired one says nothing;
+          // after the fault the workers' heartbeats (every third of a lease) renew them first.
+          if (store.health.fault || now - this.storeChangedAt < config.leaseMs) return;
           const expired = await store.findExpiredLeases(now, 1000);
           const stuckWorkers = new Set<string>();
           const orphans: typeof expired = [];
           for (const o of expired) {
             const run = this.host.running.get(o.taskId);
             if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
+            // Finished, but its completion waits for the store (a full disk): not lost, never run again.
+            else if (this.host.unwritten(o.taskId, o.attempt)) continue;
             // External attempts are swept by their lanes (their own, usually shorter, leases).
             else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
           }
@@ -164,8 +180,9 @@ export class AttemptWatchdog {
           }
         } catch (err) {
           log.error({ err }, 'lease sweep failed');
+        } finally {
+          if (!this.host.draining()) this.armLeaseSweep();
         }
-        if (!this.host.draining()) this.armLeaseSweep();
       },
       Math.max(100, config.leaseMs / 2),
     );

@@ -1,4 +1,5 @@
 import type { ClaimedTask, DueEntry } from '../../domain/task';
+import { StoreUnavailableError } from '../../domain/errors';
 import type { ReadyQueues } from '../../domain/ready-queues';
 import { queuesOf } from '../../observability/task-spans';
 import { ActorRouter, byPartition } from '../router';
@@ -65,7 +66,8 @@ export class ClaimBatches {
         seqs,
       );
     } catch (err) {
-      log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
+      // A store fault is logged once, by the store's health.
+      if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'claim failed; the tasks stay waiting and will be reloaded');
     } finally {
       this.inFlight--;
     }

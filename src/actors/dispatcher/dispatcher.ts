@@ -58,6 +58,7 @@ export class DispatcherActor {
   private readonly reports: RunningReports;
   /** Writes completions and routes what they released, what waits again and which cron instances ended. */
   private readonly recorder: CompletionRecorder;
+  private readonly unwatchStore: () => void;
 
   /**
    * @param workersOf the worker processes of a pool (default: a {@link WorkerPool} forking them;
@@ -84,6 +85,10 @@ export class DispatcherActor {
       workersOf ? workersOf(spec, onRestart) : new WorkerPool(deps, onRestart, spec),
     );
     limits.onChange(() => this.pump());
+    // No claims while the store cannot take writes (they would fail); dispatch resumes with it.
+    this.unwatchStore = deps.store.health.onChange((fault) => {
+      if (!fault) this.pump();
+    });
     // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
     // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
     limits.concurrency.onChange((key) => {
@@ -99,7 +104,11 @@ export class DispatcherActor {
     });
     const specs = externalQueueSpecs(config);
     if (deps.streams && specs.size > 0) {
-      this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
+      this.external = new ExternalLanes(deps, deps.streams, specs, {
+        record: (c, now) => this.record(c, now),
+        pump: () => this.pump(),
+        unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
+      });
     }
     this.claims = new ClaimBatches(deps, {
       running: this.running,
@@ -118,6 +127,7 @@ export class DispatcherActor {
       draining: () => this.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
+      unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
       recordOrphans: async (completions, now) => {
         await this.record(completions, now);
         this.pump(); // a retry due at once is in the ready queue now
@@ -149,7 +159,8 @@ export class DispatcherActor {
         return run !== undefined && run.workerId === msg.workerId && run.task.attempt === a.attempt;
       })
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
-    if (items.length === 0) return;
+    // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
+    if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;
     await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
   }
@@ -172,6 +183,8 @@ export class DispatcherActor {
   /** comedy hook at system shutdown. */
   destroy(): void {
     this.external?.stop();
+    this.recorder.stop();
+    this.unwatchStore();
     this.pools.stop();
     this.pools.killLeftovers();
     this.watchdog.stop();
@@ -238,7 +251,7 @@ export class DispatcherActor {
     this.pools.disableRespawn(); // pings go on: running attempts may still report
     if (this.idle()) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
-      const done = () => resolve({ stillRunning: this.running.size });
+      const done = () => resolve({ stillRunning: this.running.size + this.recorder.unwrittenCount });
       const timer = this.deps.clock.setTimeout(done, msg.graceMs);
       this.drainWaiters.push(() => {
         this.deps.clock.clearTimeout(timer);
@@ -259,9 +272,10 @@ export class DispatcherActor {
    * Gives the workers of every pool with free credits batches of their pool's ready tasks allowed
    * to start now, least loaded worker first (`DispatchPool.fill`). When work is left only
    * behind empty token buckets, one timer wakes the pump at the next token (no polling).
+   * Nothing is claimed while the store has a fault (its recovery pumps again).
    */
   private pump(): void {
-    if (this.draining) return;
+    if (this.draining || this.deps.store.health.fault) return;
     const { config, clock } = this.deps;
     const now = clock.now();
     for (const pool of this.pools.all()) {
@@ -340,9 +354,9 @@ export class DispatcherActor {
     return results;
   }
 
-  /** Nothing runs and no claim is in flight (a claim answered during a drain still runs). */
+  /** Nothing runs, no claim is in flight (a claim answered during a drain still runs) and no completion waits for the store. */
   private idle(): boolean {
-    return this.running.size === 0 && this.claims.pending === 0;
+    return this.running.size === 0 && this.claims.pending === 0 && this.recorder.unwrittenCount === 0;
   }
 
   /** Answers drain waiters once idle. */

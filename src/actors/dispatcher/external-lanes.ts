@@ -1,3 +1,4 @@
+import { storeUnavailable } from '../../storage/store-health';
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
@@ -25,6 +26,8 @@ export interface ExternalLanesHooks {
   record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null>;
   /** Dispatches again (capacity was freed). */
   pump(): void;
+  /** True while the completion of this attempt is kept in memory for the store: its lease is not lost. */
+  unwritten?(taskId: string, attempt: number): boolean;
 }
 
 interface InFlight {
@@ -133,14 +136,19 @@ export class ExternalLanes {
   /**
    * A consumer's report on an attempt: the retry policy decides the next state (as for a worker's
    * report) and the dispatcher records it as a compare-and-set on (id, attempt, RUNNING).
-   * @throws Error when the store write failed (nothing changed; the consumer may report again)
+   * @throws StoreUnavailableError (503) while the store has a fault, Error when the store write
+   *   failed otherwise (the completion is kept and written later; the consumer may report again)
    */
   async complete(c: ExternalCompletion): Promise<ExternalCompletionResult> {
     const now = this.deps.clock.now();
     const durationMs = c.startedAt === null ? null : Math.max(0, now - c.startedAt);
     const completion = attemptCompletion(c.taskId, c.attempt, c.outcome, c.retry, now, durationMs);
     const results = await this.hooks.record([completion], now);
-    if (results === null) throw new Error(`recording the completion of ${c.taskId} failed`);
+    if (results === null) {
+      // Kept by the recorder and written once the store takes writes: the consumer may report again.
+      const fault = this.deps.store.health.fault;
+      throw fault ? storeUnavailable(fault) : new Error(`recording the completion of ${c.taskId} failed`);
+    }
     if (durationMs !== null && results[0]?.applied) this.deps.metrics.duration.observe(durationMs / 1000);
     return { applied: results[0]?.applied ?? false, state: results[0]?.state ?? null };
   }
@@ -297,7 +305,9 @@ export class ExternalLanes {
   private async sweep(): Promise<void> {
     const { store, clock } = this.deps;
     const now = clock.now();
-    const expired = (await store.findExpiredLeases(now, 1000)).filter((o) => isExternalWorker(o.workerId));
+    const expired = (await store.findExpiredLeases(now, 1000)).filter(
+      (o) => isExternalWorker(o.workerId) && !this.hooks.unwritten?.(o.taskId, o.attempt),
+    );
     if (expired.length > 0) {
       await this.hooks.record(
         expired.map((o) => lostAttemptCompletion(o, now, 'no completion or heartbeat from an external consumer within the lease')),

@@ -1,4 +1,4 @@
-import { AttemptConflictError, InternalError, SchedulerError, TaskNotFoundError } from '../../domain/errors';
+import { AttemptConflictError, InternalError, SchedulerError, StoreUnavailableError, TaskNotFoundError } from '../../domain/errors';
 import type { ProgressValue } from '../../domain/progress';
 import type { AttemptLogAppend } from '../../domain/attempt-log';
 import type { CheckpointSaveResult } from '../../storage/checkpoint-store';
@@ -51,7 +51,10 @@ export class RunningReports {
       .map((r) => ({ taskId: r.id, attempt: r.attempt, value: r.value as ProgressValue }));
     if (reports.length === 0) return;
     const { store, clock, log } = this.deps;
-    await store.reportProgress(reports, clock.now()).catch((err) => log.warn({ err }, 'progress reports were not stored'));
+    // A store fault is logged once, by the store's health; progress is not kept (the next report replaces it).
+    await store
+      .reportProgress(reports, clock.now())
+      .catch((err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'progress reports were not stored')));
   }
 
   /** Appends the `ctx.log` lines of attempts this dispatcher runs on that worker (others are dropped). */

@@ -1,5 +1,6 @@
 import { ActorContext, customParameters } from '../runtime/comedy';
 import { TimerHandle } from '../../domain/clock';
+import { StoreUnavailableError } from '../../domain/errors';
 import { HorizonWindow } from '../../domain/horizon-window';
 import { SerialPump } from '../../domain/serial-pump';
 import { DueEntry } from '../../domain/task';
@@ -46,9 +47,12 @@ export class PartitionOwnerActor {
         // The later of the two readings: a mark only takes a task due by then (one moved later
         // since is left alone), and its updated_at never goes back, unless the clock stepped back
         // since the hand-out, which must not make the mark refuse a task the owner saw due.
-        deps.store
-          .markPending(ids, Math.max(handedOutAt, deps.clock.now()), this.epoch)
-          .catch((err) => deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'));
+        deps.store.markPending(ids, Math.max(handedOutAt, deps.clock.now()), this.epoch).catch((err) =>
+          // A store fault is logged once, by the store's health.
+          err instanceof StoreUnavailableError
+            ? undefined
+            : deps.log.error({ err, partition: this.partition }, 'due mark failed; the tasks can still be claimed'),
+        );
       },
       (id) => this.window.isOutstanding(id),
     );

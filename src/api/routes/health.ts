@@ -37,6 +37,19 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
         enum: ['up', 'down'],
         description: 'Only with REDIS_URL set. `down`: status `degraded` (local rate limits)',
       },
+      store_fault: {
+        type: 'object',
+        description:
+          'Only while the store cannot take writes (status `not_ready`): `fault` (`file_deleted`, `file_replaced`, `corrupt`, `disk_full`, `io_error`, `read_only`, `cannot_open`, `connection_lost`), the file or server (`target`), the `cause`, whether the service resumes by itself (`recoverable`), `since` (ISO 8601) and one `message` line',
+        properties: {
+          fault: { type: 'string' },
+          target: { type: 'string' },
+          cause: { type: 'string' },
+          recoverable: { type: 'boolean' },
+          since: { type: 'string', format: 'date-time' },
+          message: { type: 'string' },
+        },
+      },
     },
   };
   app.get(
@@ -49,16 +62,20 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
         security: [],
         response: responses({
           200: ['Ready (`degraded`: Redis is configured but unreachable; the node fires from the store with local rate limits)', readiness],
-          503: ['Starting, draining or the store does not answer', readiness],
+          503: ['Starting, draining, the store does not answer or cannot take writes (`store_fault`)', readiness],
         }),
       },
     },
     async (_req, reply) => {
       const r = await service.ready();
       const status = !r.ready ? 'not_ready' : r.redis === 'down' ? 'degraded' : 'ready';
-      return reply
-        .status(r.ready ? 200 : 503)
-        .send({ status, store: r.store, ...(r.partitions ? { partitions: r.partitions } : {}), ...(r.redis ? { redis: r.redis } : {}) });
+      return reply.status(r.ready ? 200 : 503).send({
+        status,
+        store: r.store,
+        ...(r.partitions ? { partitions: r.partitions } : {}),
+        ...(r.redis ? { redis: r.redis } : {}),
+        ...(r.storeFault ? { store_fault: r.storeFault } : {}),
+      });
     },
   );
 

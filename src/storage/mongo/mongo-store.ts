@@ -68,6 +68,13 @@ import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
 
+import { StoreHealth } from '../store-health';
+import { Clock, SystemClock } from '../../domain/clock';
+import { serversOf, watchedWrite, watchTopology } from './connection-health';
+
+/** The time of a fault's `since` when the store is given no clock. */
+const SYSTEM_CLOCK = new SystemClock();
+
 export type { MongoStoreOptions } from './session';
 export { databaseOfUri } from './session';
 
@@ -83,6 +90,9 @@ export { databaseOfUri } from './session';
  */
 export class MongoStore implements Store {
   readonly name = 'mongodb';
+  /** A lost connection (connection-health.ts): writes answer `STORE_UNAVAILABLE` and `/readyz` 503 until a writable server is seen again. */
+  readonly health = new StoreHealth();
+  private unwatch: (() => void) | null = null;
   private session: Session | null = null;
   private readonly writes = new WriteQueue();
   /** Lease and member writes (FerretDB only): serialized among themselves, never behind task writes. */
@@ -111,6 +121,7 @@ export class MongoStore implements Store {
   async open(partitions: number): Promise<null> {
     if (this.session) return null;
     this.session = await openSession(this.uri, this.options, partitions);
+    this.unwatch = watchTopology(this.session.client, this.health, serversOf(this.uri), this.clock);
     return null;
   }
 
@@ -121,6 +132,8 @@ export class MongoStore implements Store {
     const session = this.session;
     if (!session) return; // a concurrent close finished first
     this.session = null;
+    this.unwatch?.();
+    this.unwatch = null;
     await session.client.close();
   }
 
@@ -137,7 +150,16 @@ export class MongoStore implements Store {
   private write<T>(op: (c: MongoCollections, s: Session) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
     if (!this.session) return Promise.reject(new Error('store is not open'));
     const session = this.session;
-    return this.writes.run(() => op(session.c, session), lane);
+    return this.watched(this.writes.run(() => op(session.c, session), lane));
+  }
+
+  private get clock(): Pick<Clock, 'now'> {
+    return this.options.clock ?? SYSTEM_CLOCK;
+  }
+
+  /** See {@link watchedWrite}. */
+  private watched<T>(write: Promise<T>): Promise<T> {
+    return watchedWrite(write, this.health, serversOf(this.uri), this.clock);
   }
 
   async ping(): Promise<boolean> {
@@ -351,10 +373,10 @@ export class MongoStore implements Store {
   // queue of their own, so this store's lease writes never race each other.
 
   private clusterWrite<T>(op: (c: MongoCollections) => Promise<T>): Promise<T> {
-    if (this.s.capabilities.atomicUpdates) return op(this.c);
+    if (this.s.capabilities.atomicUpdates) return this.watched(op(this.c));
     if (!this.session) return Promise.reject(new Error('store is not open'));
     const session = this.session;
-    return this.clusterWrites.run(() => op(session.c));
+    return this.watched(this.clusterWrites.run(() => op(session.c)));
   }
 
   async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {

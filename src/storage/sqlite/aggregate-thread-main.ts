@@ -27,7 +27,7 @@ if (port) {
     // not permitted or not supported: normal priority
   }
   const { file } = workerData as { file: string };
-  const db = openConnection(file);
+  const db = openConnection(file, { fileMustExist: true });
   const ops = prepareAggregates(db);
   port.on('message', (req: { id: number; op: AggregateName | 'close'; args?: unknown[] }) => {
     if (req.op === 'close') {

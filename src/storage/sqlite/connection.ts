@@ -4,9 +4,11 @@ import Database from 'better-sqlite3';
  * Opens a connection with the settings every connection of the embedded store uses: WAL (readers
  * never block the writer), `synchronous=FULL` (a commit is on disk before it returns), a 5 s busy
  * timeout, and a 64 MiB page cache so the hot part of the tables and indexes stays in memory.
+ * @param options.fileMustExist refuse to create the file (the store's threads open a file the main
+ *   connection created: if it is gone, they must not make an empty one in its place)
  */
-export function openConnection(file: string): Database.Database {
-  const db = new Database(file);
+export function openConnection(file: string, options: { fileMustExist?: boolean } = {}): Database.Database {
+  const db = new Database(file, options.fileMustExist ? { fileMustExist: true } : {});
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

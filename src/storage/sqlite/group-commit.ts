@@ -17,6 +17,12 @@ export interface GroupCommitLimits {
   bulkRowsPerCommit?: number;
   /** Rows of deferred operations in one transaction; at least one always goes in. Default 256. */
   deferredRowsPerCommit?: number;
+  /**
+   * Runs after each COMMIT, before any caller is answered; if it throws, every caller of the
+   * batch gets its error instead of a result (the writer thread checks there that the file it
+   * committed to is still the store's file).
+   */
+  afterCommit?: () => void;
 }
 
 /**
@@ -58,6 +64,7 @@ export class GroupCommit {
   private readonly bulkRows: number;
   private readonly bulkRowsPerCommit: number;
   private readonly deferredRowsPerCommit: number;
+  private readonly afterCommit: (() => void) | undefined;
   /** Statistics for tests and metrics: transactions committed and operations in them. */
   readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
 
@@ -69,6 +76,7 @@ export class GroupCommit {
     this.bulkRows = limits.bulkRows ?? 32;
     this.bulkRowsPerCommit = limits.bulkRowsPerCommit ?? 256;
     this.deferredRowsPerCommit = limits.deferredRowsPerCommit ?? 256;
+    this.afterCommit = limits.afterCommit;
     // Each operation's SAVEPOINT keeps the original of every existing page the operation changes
     // in a sub-journal, which SQLite spills to a temporary file past 64 KiB unless temporary
     // storage is in memory (sqlite.org/tempfiles.html, "Statement Journal Files"). A claim of 64
@@ -149,12 +157,17 @@ export class GroupCommit {
           outcomes.push({ ok: true, value: job.op() });
           this.release.run();
         } catch (err) {
+          // A full disk or an I/O error can make SQLite roll the whole transaction back
+          // (sqlite.org/lang_transaction.html, "Response To Errors Within A Transaction"): then
+          // every caller of the batch gets that error, not the savepoint's.
+          if (!this.db.inTransaction) throw err;
           this.rollbackTo.run();
           this.release.run();
           outcomes.push({ ok: false, value: err });
         }
       }
       this.db.exec('COMMIT');
+      this.afterCommit?.();
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const job of batch) job.reject(err);

@@ -10,9 +10,13 @@ export class InProcessWriter implements Writer {
   private readonly ops: WriteOps;
   private readonly commit: GroupCommit;
 
-  constructor(db: Database.Database) {
+  /**
+   * @param afterCommit runs after each COMMIT; if it throws, the batch's callers get its error
+   *   (the store's file deleted or replaced: see GroupCommitLimits.afterCommit)
+   */
+  constructor(db: Database.Database, afterCommit?: () => void) {
     this.ops = prepareWriteOps(db);
-    this.commit = new GroupCommit(db);
+    this.commit = new GroupCommit(db, afterCommit ? { afterCommit } : {});
   }
 
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>> {

@@ -27,6 +27,12 @@ import { migrate, SCHEMA_VERSION } from './migrations';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
 import { Writer } from './write-ops';
+import { Clock, SystemClock } from '../../domain/clock';
+import { StoreHealth } from '../store-health';
+import { assertSameFile, FileIdentity, identityOf } from './store-faults';
+import { FileWatch } from './file-watch';
+import { GuardedWriter } from './guarded-writer';
+import { openRefusalOf } from './store-preflight';
 import { prepareReadStatements, ReadStatements } from './read-statements';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
@@ -46,6 +52,10 @@ export interface SqliteStoreOptions {
    * process, since one in-memory database cannot be shared between threads).
    */
   writerThread?: boolean;
+  /** Clock of the file watch's timer and of the faults' `since` (default: the system clock). */
+  clock?: Clock;
+  /** Interval of the file watch (ms, at most 1000; default 1000). */
+  watchIntervalMs?: number;
 }
 
 /**
@@ -54,24 +64,43 @@ export interface SqliteStoreOptions {
  * connection (a dedicated thread by default, see {@link ThreadWriter}); reads run directly on the
  * caller's connection and see every acknowledged write. Every statement lives in `ops/`, one file
  * per atomic operation.
+ *
+ * Its {@link health} is watched ({@link FileWatch}: the file deleted or replaced under the service,
+ * a volume with no space left) and fed by every failed write (full disk, I/O errors, a read-only
+ * file, corruption). While a fault is in force every write is refused at once with
+ * `STORE_UNAVAILABLE` (503), without touching the file; a recoverable fault ends when the watch's
+ * probe write commits again.
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
+  readonly health = new StoreHealth();
   private db: Database.Database | null = null;
-  private writer: Writer | null = null;
+  private watch: FileWatch | null = null;
+  private readonly clock: Clock;
+  private writer: GuardedWriter | null = null;
   private aggregates: AggregateReader | null = null;
   private reads: ReadStatements | null = null;
 
-  /** @param file database path (`:memory:` for tests); its folder is created if missing */
+  /**
+   * @param file database path (`:memory:` for tests); its folder is created if missing (the service
+   *   checks the path before: store-preflight.ts, `SQLITE_CREATE_DIR`)
+   */
   constructor(
     private readonly file: string,
     private readonly options: SqliteStoreOptions = {},
-  ) {}
+  ) {
+    this.clock = options.clock ?? new SystemClock();
+  }
 
   async open(partitions: number): Promise<SchemaChange | null> {
     const inMemory = this.file === ':memory:';
     if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
-    const db = openConnection(this.file);
+    let db: Database.Database;
+    try {
+      db = openConnection(this.file);
+    } catch (err) {
+      throw openRefusalOf(err, this.file);
+    }
     let change: SchemaChange | null = null;
     try {
       const from = db.pragma('user_version', { simple: true }) as number;
@@ -87,18 +116,34 @@ export class SqliteStore implements Store {
       }
     } catch (err) {
       db.close();
-      throw err;
+      throw openRefusalOf(err, this.file);
     }
     this.db = db;
+    const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
     const threads = !inMemory && (this.options.writerThread ?? true);
-    this.writer = threads ? new ThreadWriter(this.file) : new InProcessWriter(db);
+    const afterCommit = identity ? () => assertSameFile(this.file, identity) : undefined;
+    const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
+    this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
     this.reads = prepareReadStatements(db);
+    if (identity) {
+      this.watch = new FileWatch({
+        file: this.file,
+        opened: identity,
+        clock: this.clock,
+        health: this.health,
+        probe: () => inner.run('probeWrite', [this.clock.now()]),
+        ...(this.options.watchIntervalMs !== undefined ? { intervalMs: this.options.watchIntervalMs } : {}),
+      });
+      this.watch.start();
+    }
     return change;
   }
 
   async close(): Promise<void> {
     if (!this.db) return;
+    await this.watch?.stop();
+    this.watch = null;
     const { db, writer, aggregates } = this;
     this.db = null;
     this.writer = null;
@@ -113,7 +158,10 @@ export class SqliteStore implements Store {
    * inside a commit (bootstrap calls it every second; a no-op for stores writing in process).
    */
   async checkpoint(): Promise<void> {
-    return this.agg.checkpoint();
+    if (this.health.fault) return; // nothing to copy into a file that is gone or full
+    await this.agg.checkpoint().catch((err: unknown) => {
+      throw this.w.failed(err);
+    });
   }
 
   /** Group-commit statistics (commits, operations, largest batch). */
@@ -132,7 +180,7 @@ export class SqliteStore implements Store {
     return this.aggregates;
   }
 
-  private get w(): Writer {
+  private get w(): GuardedWriter {
     if (!this.writer) throw new Error('store is not open');
     return this.writer;
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ThreadRpc } from './thread-rpc';
+import type { FileIdentity } from './store-faults';
 import { WriteOpName, WriteOps, Writer } from './write-ops';
 
 /**
@@ -12,9 +13,12 @@ import { WriteOpName, WriteOps, Writer } from './write-ops';
 export class ThreadWriter implements Writer {
   private readonly rpc: ThreadRpc;
 
-  /** @param file the database file (already migrated by the main connection) */
-  constructor(file: string) {
-    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file }, 'SQLite writer');
+  /**
+   * @param file the database file (already migrated by the main connection)
+   * @param identity the file the main connection opened: a commit is refused once the path names another or none
+   */
+  constructor(file: string, identity: FileIdentity | null) {
+    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file, identity }, 'SQLite writer');
   }
 
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>> {

@@ -27,6 +27,7 @@ import { prepareConcurrencyLimitWrites } from './ops/concurrency-limits';
 import { prepareSaveCheckpoint } from './ops/save-checkpoint';
 import { prepareReportProgress } from './ops/report-progress';
 import { prepareAppendAttemptLogs } from './ops/append-attempt-logs';
+import { prepareProbeWrite } from './ops/probe-write';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -64,6 +65,7 @@ export function prepareWriteOps(db: Database.Database) {
     saveCheckpoint: prepareSaveCheckpoint(db),
     reportProgress: prepareReportProgress(db),
     appendAttemptLogs: prepareAppendAttemptLogs(db),
+    probeWrite: prepareProbeWrite(db),
   };
 }
 

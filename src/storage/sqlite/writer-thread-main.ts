@@ -3,12 +3,18 @@
  * connection and runs every write operation through {@link GroupCommit}: requests that arrive while
  * a transaction commits are batched into the next one, and each is answered after its commit.
  * Messages: `{id, op, args}` → `{id, ok, result | error}`; `{id, op: 'stats'}`; `{op: 'close'}`.
+ *
+ * After each commit it checks that the file at the store's path is still the one it opened (device
+ * and inode): a file deleted or replaced under the service keeps taking writes through the open
+ * handle, and those writes are in no file anyone will read again, so their callers get a
+ * {@link STORE_FILE_MOVED} error instead of a result.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { GroupCommit } from './group-commit';
 import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
+import { assertSameFile, FileIdentity } from './store-faults';
 
 /** WAL pages (4 KiB) after which the writer checkpoints itself: ~400 MiB, if the checkpointer stalls. */
 const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
@@ -21,13 +27,14 @@ interface Request {
 
 const port = parentPort;
 if (port) {
-  const db = openConnection((workerData as { file: string }).file);
+  const { file, identity } = workerData as { file: string; identity: FileIdentity | null };
+  const db = openConnection(file, { fileMustExist: true });
   // Checkpoints run on the aggregate-reads thread (SqliteStore.checkpoint, every second from
   // bootstrap): one carried out inside a commit holds that commit (and every caller waiting on
   // it) for the whole copy. This automatic one is only a safety net.
   db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const ops = prepareWriteOps(db);
-  const commit = new GroupCommit(db);
+  const commit = new GroupCommit(db, identity ? { afterCommit: () => assertSameFile(file, identity) } : {});
   port.on('message', (req: Request) => {
     if (req.op === 'close') {
       commit.close();

@@ -11,6 +11,17 @@ export function describeOpenClose(ctx: ConformanceContext): void {
       expect(await ctx.store().ping()).to.equal(true);
     });
 
+    it('reports its health: no fault while the store takes writes, and changes are heard by subscribers', async () => {
+      const store = ctx.store();
+      expect(store.health.fault).to.equal(null);
+      const heard: unknown[] = [];
+      const unsubscribe = store.health.onChange((fault) => heard.push(fault));
+      await store.insertTasks([newTask('health-1')]);
+      expect(store.health.fault).to.equal(null);
+      expect(heard).to.deep.equal([]);
+      unsubscribe();
+    });
+
     it('close is idempotent', async () => {
       await ctx.store().close();
       await ctx.store().close();

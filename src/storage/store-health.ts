@@ -1,0 +1,128 @@
+/**
+ * The health of a store as its adapter watches it: whether writes can be made durable now, and if
+ * not, why. The SQLite adapter reports a database file deleted or replaced under the running
+ * service and failed writes (full disk, I/O errors, a read-only file); the MongoDB adapter a lost
+ * connection. The services read it (readiness, the 503 `STORE_UNAVAILABLE` answers); the
+ * composition root logs each change once.
+ */
+import { StoreUnavailableError } from '../domain/errors';
+
+/**
+ * Why the store cannot take writes:
+ * - `file_deleted`, `file_replaced`: the SQLite file at the configured path is gone or is another
+ *   file than the one the service opened; what was written since is not in the file (not recoverable)
+ * - `corrupt`: SQLite reports the file malformed or not a database (not recoverable)
+ * - `disk_full`, `io_error`, `read_only`, `cannot_open`: a write failed; recoverable when a
+ *   write succeeds again (space freed, the volume remounted read-write)
+ * - `connection_lost`: the database server does not answer (MongoDB); recoverable
+ */
+export type StoreFaultKind =
+  'file_deleted' | 'file_replaced' | 'corrupt' | 'disk_full' | 'io_error' | 'read_only' | 'cannot_open' | 'connection_lost';
+
+/** A fault of the store: what, where, and whether it ends by itself. */
+export interface StoreFault {
+  kind: StoreFaultKind;
+  /** The file (SQLite) or the server list (MongoDB, without credentials) the fault is about. */
+  target: string;
+  /** One line: the error's code and message, or what the watch saw. */
+  cause: string;
+  /** True: the service resumes by itself once a write succeeds. False: the operator must act (restart). */
+  recoverable: boolean;
+  /** When it was first seen, epoch ms. */
+  since: number;
+}
+
+/** Called with the new fault (null: healthy again) and the previous one. */
+export type StoreHealthListener = (fault: StoreFault | null, previous: StoreFault | null) => void;
+
+/**
+ * The current {@link StoreFault} of one store, or none. A fault that is not recoverable is never
+ * replaced by a recoverable one nor cleared (the data written since is not where the store is
+ * read from after a restart); a recoverable one is replaced by a fault that is not, and cleared
+ * by {@link recovered}. Listeners hear changes only, not repeats of the same kind.
+ */
+export class StoreHealth {
+  private current: StoreFault | null = null;
+  private readonly listeners = new Set<StoreHealthListener>();
+
+  /** The fault in force, or null when the store takes writes. */
+  get fault(): StoreFault | null {
+    return this.current;
+  }
+
+  /** Records `fault` unless the one in force already says as much (same kind, or one not recoverable). */
+  report(fault: StoreFault): void {
+    const prev = this.current;
+    if (prev && (!prev.recoverable || (prev.kind === fault.kind && fault.recoverable))) return;
+    this.current = fault;
+    this.emit(prev);
+  }
+
+  /** A write succeeded: a recoverable fault ends. A fault that is not recoverable stays. */
+  recovered(): void {
+    const prev = this.current;
+    if (!prev || !prev.recoverable) return;
+    this.current = null;
+    this.emit(prev);
+  }
+
+  /** Subscribes to changes. @returns the unsubscribe function */
+  onChange(listener: StoreHealthListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(prev: StoreFault | null): void {
+    for (const l of [...this.listeners]) l(this.current, prev);
+  }
+}
+
+/** One line for logs and `/readyz`: `disk_full on /data/scheduler.db: SQLITE_FULL database or disk is full`. */
+export function describeFault(fault: StoreFault): string {
+  return `${fault.kind} on ${fault.target}: ${fault.cause}`;
+}
+
+/** The 503 `STORE_UNAVAILABLE` a caller gets while `fault` is in force. */
+export function storeUnavailable(fault: StoreFault): StoreUnavailableError {
+  return new StoreUnavailableError(fault.kind, fault.target, fault.cause, fault.recoverable);
+}
+
+/** What each fault asks of the operator, in its log line. */
+function nextStep(fault: StoreFault): string {
+  if (fault.recoverable) {
+    const what =
+      fault.kind === 'disk_full' ? 'space is freed' : fault.kind === 'connection_lost' ? 'the server answers' : 'a write succeeds';
+    return `writes answer 503 STORE_UNAVAILABLE until ${what}; the service resumes by itself`;
+  }
+  return (
+    'the service stays unready and refuses writes (503 STORE_UNAVAILABLE) until restarted: stop it, restore the store file ' +
+    '(docs/OPERATIONS.md "Store faults"), start it again'
+  );
+}
+
+/**
+ * Logs each change of `health` once: a fault as one error line naming the file or server, the
+ * cause and the next step; its end as one info line with how long it lasted.
+ * @param log pino-like logger
+ * @param now the clock's epoch ms (how long a fault lasted)
+ * @returns a function that stops logging
+ */
+export function logStoreHealth(
+  health: StoreHealth,
+  log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void },
+  now: () => number,
+): () => void {
+  return health.onChange((fault, previous) => {
+    if (fault) {
+      log.error(
+        { store_fault: fault.kind, target: fault.target, cause: fault.cause, recoverable: fault.recoverable },
+        `store unavailable: ${describeFault(fault)}; ${nextStep(fault)}`,
+      );
+    } else if (previous) {
+      log.info(
+        { store_fault: previous.kind, target: previous.target, unavailable_ms: Math.max(0, now() - previous.since) },
+        `store writable again after ${previous.kind} on ${previous.target}; accepting work`,
+      );
+    }
+  });
+}

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/** A store fault as the REST API shows it: `/readyz` 503 with the fault, writes 503 `STORE_UNAVAILABLE`, reads still served. */
+describe('REST API under a store fault', () => {
+  let f: ApiFixture;
+  beforeEach(async () => {
+    f = await apiFixture();
+  });
+  afterEach(() => f.close());
+
+  const post = (url: string, payload: Record<string, unknown>) => f.app.inject({ method: 'POST', url, payload });
+
+  it('a full disk: /readyz 503 with store_fault; submissions, batches and cancels 503 + Retry-After; reads answer; all back once it ends', async () => {
+    const stored = (await post('/api/v1/tasks', { task_type: 'noop' })).json().task_id as string;
+    f.store.health.report({
+      kind: 'disk_full',
+      target: '/data/scheduler.db',
+      cause: 'SQLITE_FULL database or disk is full',
+      recoverable: true,
+      since: f.clock.now(),
+    });
+    const ready = await f.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).to.equal(503);
+    expect(ready.json()).to.deep.include({ status: 'not_ready' });
+    expect(ready.json().store_fault).to.deep.include({
+      fault: 'disk_full',
+      target: '/data/scheduler.db',
+      recoverable: true,
+      since: new Date(f.clock.now()).toISOString(),
+    });
+    for (const res of [
+      await post('/api/v1/tasks', { task_type: 'noop' }),
+      await post('/api/v1/tasks/batch', { tasks: [{ task_type: 'noop' }] }),
+      await f.app.inject({ method: 'POST', url: `/api/v1/tasks/${stored}/cancel` }),
+    ]) {
+      expect(res.statusCode, res.body).to.equal(503);
+      expect(res.headers['retry-after']).to.equal('5');
+      expect(res.json().error).to.deep.include({ code: 'STORE_UNAVAILABLE' });
+      expect(res.json().error.details).to.deep.include({ fault: 'disk_full', target: '/data/scheduler.db', recoverable: true });
+    }
+    expect((await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${stored}` })).statusCode).to.equal(200);
+    f.store.health.recovered();
+    expect((await f.app.inject({ method: 'GET', url: '/readyz' })).statusCode).to.equal(200);
+    expect((await post('/api/v1/tasks', { task_type: 'noop' })).statusCode).to.equal(202);
+  });
+});
