@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../src/domain/clock';
 import { StoreUnavailableError } from '../../src/domain/errors';
+import { httpStatusOf } from '../../src/contract/error-catalog';
 import { FileWatch } from '../../src/storage/sqlite/file-watch';
 import { FileIdentity, sqliteFaultOf, STORE_FILE_MOVED } from '../../src/storage/sqlite/store-faults';
 import { logStoreHealth, StoreFault, StoreHealth, storeUnavailable } from '../../src/storage/store-health';
@@ -60,7 +61,8 @@ describe('StoreHealth', () => {
   it('the 503 of a fault is STORE_UNAVAILABLE, retryable, with Retry-After seconds and the fault in details', () => {
     const err = storeUnavailable(fault('file_deleted', false));
     expect(err).to.be.instanceOf(StoreUnavailableError);
-    expect(err).to.include({ code: 'STORE_UNAVAILABLE', status: 503, retryable: true });
+    expect(err).to.include({ code: 'STORE_UNAVAILABLE', retryable: true });
+    expect(httpStatusOf(err.code)).to.equal(503);
     expect(err.details).to.deep.include({ fault: 'file_deleted', target: FILE, recoverable: false, retry_after_seconds: 5 });
   });
 });
