@@ -39,6 +39,8 @@ export class DispatcherActor {
   private releaseAt = Infinity;
   private readonly workers: WorkerPool;
   private readonly running = new Map<string, RunningAttempt>();
+  /** Running attempts already aborted because a heartbeat found their cancel in the store. */
+  private readonly cancelsSeen = new WeakSet<RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
   /** A pump is due at the end of this turn ({@link enqueue}). */
@@ -120,7 +122,13 @@ export class DispatcherActor {
     this.deps.metrics.workerRejections.inc({ worker_id: msg.workerId });
   }
 
-  /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
+  /**
+   * A worker's running attempts are alive: extend their leases (only attempts it really runs).
+   * The store answers which of them have a cancel requested: those are aborted here, once each,
+   * through the same path as a cancel message ({@link abort}). So a cancel made on another node
+   * reaches this one within one heartbeat interval (`leaseMs / 3`) even when its message was lost
+   * or never sent (no Redis).
+   */
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     const items = msg.attempts
       .filter((a) => {
@@ -130,7 +138,17 @@ export class DispatcherActor {
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
     if (items.length === 0) return;
     const { store, clock, config, log } = this.deps;
-    await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
+    try {
+      const beat = await store.heartbeatAttempts(items, clock.now() + config.leaseMs);
+      for (const c of beat.cancelRequested) {
+        const run = this.running.get(c.taskId);
+        if (!run || run.task.attempt !== c.attempt || this.cancelsSeen.has(run)) continue;
+        this.cancelsSeen.add(run);
+        this.abort(c);
+      }
+    } catch (err) {
+      log.error({ err }, 'lease extension failed');
+    }
   }
 
   /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */
