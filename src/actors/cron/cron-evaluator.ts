@@ -212,10 +212,14 @@ export class CronEvaluator {
       this.admit({ ...entry.cron, nextFireTime: f.nextFireTime, lastFireTime: last }, entry.schedule);
     });
     if (entries.length > 0) this.deps.onInstances(entries); // one message per partition, not per firing
-    // `cancel_running` queued the new instance behind a running one. Its end normally releases it
-    // (instancesEnded, on the node that records the end); trying once more here covers an end
-    // recorded elsewhere between this firing's read of the live instances and its insert.
-    const queuedBehind = results.filter((r) => r.applied && r.aborts.length > 0).map((r) => r.cronId);
+    // `cancel_running` queued the new instance behind a running or pending one. An end normally
+    // releases it (instancesEnded, on the node that records the end); trying once here releases
+    // it at once behind a pending one cancelled outright, and covers an end recorded elsewhere
+    // between this firing's read of the live instances and its insert.
+    const queuedBehind = results
+      .filter((r, i) => r.applied && firings[i].overlapPolicy === 'cancel_running' && r.entries.length === 0)
+      .filter((r) => r.records.some((rec) => rec.outcome !== 'skipped'))
+      .map((r) => r.cronId);
     if (queuedBehind.length > 0) {
       const released = await store.releaseQueuedInstances(queuedBehind, this.deps.clock.now());
       if (released.length > 0) this.deps.onInstances(released);
