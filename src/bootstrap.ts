@@ -28,6 +28,7 @@ import type { TenantAdmin } from './services/tenant-admin';
 import type { WorkflowService } from './services/workflow-service';
 import { PartitionFences } from './cluster/partition-fences';
 import { defaultMemberId } from './cluster/member-id';
+import { claimMember, newInstanceToken } from './cluster/member-claim';
 import { createStreamRedis } from './cluster/redis/redis-connection';
 import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
@@ -177,7 +178,15 @@ export async function startScheduler(
     // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
     // members. RUNNING attempts may belong to live members, so none is recovered at start: the
     // attempt-lease sweeper retries those whose worker stopped heartbeating.
-    const cluster = config.store === 'mongodb' ? { memberId: config.memberId ?? defaultMemberId(), fences: new PartitionFences() } : null;
+    const cluster =
+      config.store === 'mongodb'
+        ? { memberId: config.memberId ?? defaultMemberId(), instance: newInstanceToken(), fences: new PartitionFences() }
+        : null;
+    // One live process per member id: refused (exit 78) while another process heartbeats it.
+    if (cluster) {
+      const address = `${config.host}:${config.port}`;
+      await claimMember({ store, clock, memberId: cluster.memberId, instance: cluster.instance, address, ttlMs: config.leaseTtlMs, log });
+    }
     if (!cluster) {
       const recovered = await services.operations.recoverOrphans();
       if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');

@@ -22,10 +22,11 @@ export interface SchedulerDeps {
   limits: DispatchLimits;
   /**
    * Cluster mode (store `mongodb`): the partitions this process holds leases on, with their
-   * epochs (fencing tokens for markPending and claims), plus this member's id. Absent or null in
-   * the embedded profile: every partition is owned, nothing is fenced.
+   * epochs (fencing tokens for markPending and claims), plus this member's id and this process's
+   * instance token (the member record's holder, cluster/member-claim.ts; absent: a fresh one).
+   * Absent or null in the embedded profile: every partition is owned, nothing is fenced.
    */
-  cluster?: { memberId: string; fences: PartitionFences } | null;
+  cluster?: { memberId: string; instance?: string; fences: PartitionFences } | null;
   /** Redis Streams of the external queues (config `externalQueues`); absent when there are none. */
   streams?: StreamDispatch;
   /**

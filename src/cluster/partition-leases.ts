@@ -26,6 +26,13 @@
  * two members never fire one partition at once; the store-side fencing covers the rest (a member
  * paused between its check and its write).
  *
+ * One process per member id: every heartbeat carries this process's instance token and is a
+ * compare-and-set on it (`heartbeatMember`). A refused heartbeat means another process now holds
+ * the id (it took over the record after this one went a TTL without heartbeating: frozen, cut
+ * off): this process is fenced out. It drops every partition at once, stops its rounds, never
+ * releases leases or removes the member record (they are the other process's now), and reports
+ * not joined (`/readyz` 503) until it is restarted.
+ *
  * Liveness: a member that dies stops heartbeating and renewing; its member record and leases
  * expire at most one TTL after its last round, and the survivors, whose rendezvous no longer
  * counts it, acquire its partitions at their next round. They also wake at the expiry instant of
@@ -35,7 +42,8 @@
  */
 import type { Clock, TimerHandle } from '../domain/clock';
 import { partitionsFor } from '../domain/rendezvous';
-import type { ClusterStore } from '../storage/cluster-store';
+import type { ClusterStore, MemberRecord } from '../storage/cluster-store';
+import { newInstanceToken } from './member-claim';
 import type { PartitionFences } from './partition-fences';
 
 /** Why a partition's owner was stopped. `lost` and `expired` are losses; the others are planned. */
@@ -69,6 +77,8 @@ export interface OwnershipStatus {
   partitions: number;
   /** Live members seen in the last round (this one included). */
   liveMembers: number;
+  /** True once another process took this member id over: this one owns nothing from then on. */
+  fencedOut: boolean;
 }
 
 export interface PartitionLeasesOptions {
@@ -78,6 +88,8 @@ export interface PartitionLeasesOptions {
   fences: PartitionFences;
   events: OwnershipEvents;
   memberId: string;
+  /** This process's instance token (member-claim.ts); default: a fresh one. */
+  instance?: string;
   /** Where this member can be reached (informational). */
   address?: string | null;
   /** Partition count P. */
@@ -87,7 +99,7 @@ export interface PartitionLeasesOptions {
   /** Stop this long (ms) before a lease's local expiry; default ttl / 5. Must be below 2/3 ttl. */
   safetyMarginMs?: number;
   metrics?: OwnershipMetrics;
-  log?: { warn(obj: object, msg: string): void };
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 interface Held {
@@ -117,6 +129,9 @@ export class PartitionLeases {
   private stopped = true;
   private joined = false;
   private liveMembers = 0;
+  private readonly instance: string;
+  /** Another process holds the member id now: no more rounds, nothing owned. */
+  private fencedOut = false;
 
   /** @throws RangeError when the safety margin leaves no time between renewals */
   constructor(private readonly o: PartitionLeasesOptions) {
@@ -126,6 +141,7 @@ export class PartitionLeases {
       throw new RangeError(`safetyMarginMs must be in [0, ${o.ttlMs - this.intervalMs}) for ttlMs ${o.ttlMs}`);
     }
     this.nextDelayMs = this.intervalMs;
+    this.instance = o.instance ?? newInstanceToken();
   }
 
   /**
@@ -153,11 +169,12 @@ export class PartitionLeases {
     await Promise.all(this.fencing);
     const held = [...this.held.entries()];
     for (const [p] of held) this.drop(p, 'shutdown');
+    if (this.fencedOut) return; // the leases and the member record are the other process's
     const { store, memberId } = this.o;
     await Promise.all(
       held.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))),
     );
-    await store.removeMember(memberId).catch((err) => this.warn(err, 'leaving the member list failed'));
+    await store.removeMember(memberId, this.instance).catch((err) => this.warn(err, 'leaving the member list failed'));
     this.joined = false;
   }
 
@@ -169,6 +186,7 @@ export class PartitionLeases {
       fencing: this.partitionsWhere(false),
       partitions: this.o.partitions,
       liveMembers: this.liveMembers,
+      fencedOut: this.fencedOut,
     };
   }
 
@@ -177,7 +195,7 @@ export class PartitionLeases {
    * with a manual clock and wait for them with this).
    */
   round(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || this.fencedOut) return Promise.resolve();
     if (this.running) return this.running;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = null;
@@ -206,7 +224,7 @@ export class PartitionLeases {
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.fencedOut) return;
     const delay = Math.max(1, Math.min(this.nextDelayMs, this.wakeAt - this.o.clock.now()));
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = null;
@@ -222,7 +240,11 @@ export class PartitionLeases {
     let wanted: Set<number> | null = null;
     try {
       const now = clock.now();
-      await store.heartbeatMember({ memberId, address: this.o.address ?? null }, now, ttlMs);
+      const beat = await store.heartbeatMember({ memberId, address: this.o.address ?? null, instance: this.instance }, now, ttlMs);
+      if (!beat.held) {
+        this.fenceOut(beat.holder);
+        return;
+      }
       const live = await store.listLiveMembers(now);
       const members = live.map((m) => m.memberId);
       this.liveMembers = new Set([...members, memberId]).size;
@@ -240,6 +262,22 @@ export class PartitionLeases {
     if (wanted && !this.stopped) await this.acquireWanted(wanted);
     if (wanted) this.joined = true;
     this.o.metrics?.owned(this.partitionsWhere(true).length);
+  }
+
+  /**
+   * Another process holds this member id: drop everything (fences revoked, owners stopped) and
+   * stop taking part. Leases are left to expire or to the other process (same owner name: it
+   * gives them back and takes them anew with new epochs, which fences this one's writes).
+   */
+  private fenceOut(holder: MemberRecord): void {
+    this.fencedOut = true;
+    this.joined = false;
+    this.o.log?.error(
+      { member_id: this.o.memberId, instance: this.instance, holder_instance: holder.instance, holder_address: holder.address },
+      'member id taken over by another process: this process is fenced out and owns no partition until restarted',
+    );
+    for (const p of [...this.held.keys()]) this.drop(p, 'lost');
+    this.o.metrics?.owned(0);
   }
 
   /** Releases the held partitions that rendezvous gives to another member (stop first, then release). */

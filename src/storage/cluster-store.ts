@@ -20,7 +20,18 @@ export interface MemberRecord {
   heartbeatAt: number;
   /** Live while `expiresAt > now` (epoch ms). */
   expiresAt: number;
+  /**
+   * Token of the process that holds the member id (random per process start); null in a record
+   * written before tokens existed. Two processes configured with one id are told apart by it.
+   */
+  instance: string | null;
 }
+
+/** Answer of {@link ClusterStore.heartbeatMember}. */
+export type MemberHeartbeat =
+  | { held: true; member: MemberRecord }
+  /** Another process instance holds the member id and its record is live: nothing was written. */
+  | { held: false; holder: MemberRecord };
 
 /** The lease of one partition. */
 export interface PartitionLease {
@@ -41,16 +52,28 @@ export type LeaseGrant =
 
 export interface ClusterStore {
   /**
-   * Creates or refreshes a member: `heartbeatAt = now`, `expiresAt = now + ttlMs` (ms).
-   * @returns the record as stored
+   * Creates or refreshes a member held by process `instance`: `heartbeatAt = now`, `expiresAt =
+   * now + ttlMs` (ms), `instance`. A compare-and-set: written only when there is no record, or
+   * it is this instance's, or it has no instance, or it has expired (`expiresAt <= now`). A live
+   * record of another instance is left alone and returned: one member id, one live process.
+   * (MongoDB without atomic updates, FerretDB: two instances racing for an expired record in the
+   * same instant may both be answered `held`; the next heartbeat of one of them is refused.)
    */
-  heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord>;
+  heartbeatMember(
+    member: { memberId: string; address?: string | null; instance: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<MemberHeartbeat>;
 
   /** Members with `expiresAt > now`, by member id. */
   listLiveMembers(now: number): Promise<MemberRecord[]>;
 
-  /** Deletes a member (graceful leave). @returns false when there was none */
-  removeMember(memberId: string): Promise<boolean>;
+  /**
+   * Deletes a member (graceful leave); with `instance`, only the record that instance holds (a
+   * process fenced out by another with the same id never deletes the other's record).
+   * @returns false when there was none
+   */
+  removeMember(memberId: string, instance?: string): Promise<boolean>;
 
   /**
    * Compare-and-set grant of a partition's lease to `owner` until `now + ttlMs`, only when it is

@@ -107,6 +107,14 @@ export interface UpdateWaitingChanges {
 export type UpdateWaitingResult =
   { kind: 'updated'; task: TaskRecord; entry: DueEntry | null } | { kind: 'conflict'; task: TaskRecord } | { kind: 'not_found' };
 
+/** Answer of {@link Store.heartbeatAttempts}. */
+export interface AttemptHeartbeat {
+  /** How many leases were extended (attempts still RUNNING). */
+  extended: number;
+  /** Extended attempts whose task has a cancel requested: their handlers must be aborted. */
+  cancelRequested: Array<{ taskId: string; attempt: number }>;
+}
+
 /** Result of {@link Store.cancelTask}. */
 export type CancelResult =
   | { kind: 'cancelled'; task: TaskRecord }
@@ -245,6 +253,15 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
    * (epoch ms): the worker's heartbeat. @returns how many leases were extended
    */
   extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number>;
+
+  /**
+   * {@link extendLeases}, also reporting which of the extended attempts have a cancel requested
+   * (`cancelTask` on a RUNNING task, `cancelWorkflow`, a `cancel_running` cron firing): the node
+   * that runs them learns of the cancel through the store at its next heartbeat, whether or not
+   * the cancel's own message reached it. Same compare-and-set; the flag is read in the same write
+   * (SQLite) or by one read after the writes (MongoDB): no round trip per attempt.
+   */
+  heartbeatAttempts(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<AttemptHeartbeat>;
 
   /** RUNNING attempts whose lease ended before `now` (their worker stopped heartbeating). */
   findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]>;

@@ -265,13 +265,19 @@ describe('cron evaluator (manual clock)', () => {
       expect(fires.map((f) => f.outcome)).to.deep.equal(['created', 'created', 'created']);
     });
 
-    it('cancel_running: the running instance is asked to cancel (its abort is sent) and the new one starts', async () => {
+    it('cancel_running: the running instance is asked to cancel (its abort is sent); the new one starts once it has ended', async () => {
       const { a, id, first } = await runningSetup('cancel_running');
       await advance(clock, SECOND, [a]);
       expect(a.aborts).to.deep.equal([{ taskId: first, attempt: 1 }]);
       expect((await a.store.getTask(first))?.cancelRequested).to.equal(true);
       const second = cronInstanceId(id, T0 + 2 * SECOND);
+      expect((await a.store.getTask(second))?.state).to.equal('BLOCKED');
+      expect(a.instances.map((e) => e.id)).to.deep.equal([first]);
+      await a.store.completeAttempts([{ ...succeed(first), state: 'CANCELLED' as const }], clock.now());
+      a.evaluator.instancesEnded([first]);
+      await settle([a]);
       expect(a.instances.map((e) => e.id)).to.deep.equal([first, second]);
+      expect((await a.store.getTask(second))?.state).to.equal('PENDING');
     });
   });
 

@@ -82,7 +82,7 @@ describe('cron overlap policies with a handler longer than the period (real sche
     expect([...starts].sort((a, b) => a - b)).to.deep.equal(starts); // in fire-time order
   });
 
-  it('cancel_running: each firing cancels the running instance and starts the new one', async () => {
+  it('cancel_running: each firing cancels the running instance and starts the new one once it has stopped', async () => {
     const id = await create('cancel_running', 5000);
     await waitForRuns(id, (r) => r.filter((x) => x.outcome === 'created').length >= 3);
     const tasks = await settleInstances(id);
@@ -94,5 +94,6 @@ describe('cron overlap policies with a handler longer than the period (real sche
     for (let i = 0; i < earlier.length; i++) {
       expect(Date.parse(earlier[i].completed_at)).to.be.at.least(Date.parse(tasks[i + 1].scheduled_at));
     }
+    expectNoOverlap(tasks); // never two at once
   });
 });

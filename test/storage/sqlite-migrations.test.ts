@@ -42,7 +42,7 @@ describe('SqliteStore schema upgrade', () => {
     expect(await store.open(PARTITIONS)).to.deep.equal({
       from: 11,
       to: SCHEMA_VERSION,
-      applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow', '015-attempt-logs'],
+      applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow', '015-attempt-logs', '016-member-instance'],
     });
     expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
     const [claimed] = await store.claimTasks(['v11-a'], 'w', T0, 60_000);
@@ -67,7 +67,14 @@ describe('SqliteStore schema upgrade', () => {
     expect(await store.open(PARTITIONS)).to.deep.equal({
       from: 10,
       to: SCHEMA_VERSION,
-      applied: ['011-due-order-waiting-index', '012-checkpoints', '013-concurrency-keys', '014-overflow', '015-attempt-logs'],
+      applied: [
+        '011-due-order-waiting-index',
+        '012-checkpoints',
+        '013-concurrency-keys',
+        '014-overflow',
+        '015-attempt-logs',
+        '016-member-instance',
+      ],
     });
     const check = openConnection(file);
     try {
@@ -151,6 +158,7 @@ describe('SqliteStore schema upgrade', () => {
       '013-concurrency-keys',
       '014-overflow',
       '015-attempt-logs',
+      '016-member-instance',
     ]);
   });
 });

@@ -51,7 +51,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     await store.close();
   });
 
-  function member(id: string): Member {
+  function member(id: string, instance?: string): Member {
     const m: Member = { id, fences: new PartitionFences(), log: [], mode: 'ok', hanging: [], fenceGate: null, leases: null as never };
     const view = new Proxy(store, {
       get(target, prop, receiver) {
@@ -71,6 +71,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
       clock,
       fences: m.fences,
       memberId: id,
+      ...(instance ? { instance } : {}),
       partitions: P,
       ttlMs: TTL,
       events: {
@@ -259,6 +260,34 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     expect((await store.listLiveMembers(clock.now())).map((m) => m.memberId)).to.deep.equal(['b']);
     await run(1000);
     expect(owned(b)).to.deep.equal(all);
+  });
+
+  it('one member id, two processes: the one whose record expired is fenced out by the one that took it over', async () => {
+    const first = member('x', 'first');
+    await first.leases.start();
+    await run(1000);
+    expect(owned(first)).to.deep.equal(all);
+    first.mode = 'frozen'; // SIGSTOP: no heartbeat, no renewal
+    await run(TTL + 100);
+    expect(owned(first)).to.deep.equal([]); // its own deadline timers stopped its owners
+    const second = member('x', 'second'); // a restart elsewhere with the same MEMBER_ID
+    await second.leases.start();
+    await run(1000);
+    expect(owned(second)).to.deep.equal(all);
+    expect((await store.listLiveMembers(clock.now())).map((m) => m.instance)).to.deep.equal(['second']);
+    first.mode = 'ok'; // SIGCONT: its next heartbeat is refused
+    for (const reject of first.hanging.splice(0)) reject(new Error('thawed'));
+    await first.leases.round();
+    await run(5000);
+    expect(first.leases.status()).to.include({ fencedOut: true, joined: false });
+    expect(owned(first)).to.deep.equal([]);
+    expect(first.log.filter((e) => e.kind === 'acquired').map((e) => e.epoch)).to.satisfy((epochs: number[]) =>
+      epochs.every((e) => e === 1),
+    );
+    expect(owned(second)).to.deep.equal(all);
+    expect(second.log.filter((e) => e.kind !== 'acquired')).to.deep.equal([]);
+    await first.leases.stop(); // a fenced-out process leaves the other's record alone
+    expect((await store.listLiveMembers(clock.now())).map((m) => m.instance)).to.deep.equal(['second']);
   });
 
   it('refuses a safety margin that leaves no time between renewals', () => {

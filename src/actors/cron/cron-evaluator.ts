@@ -46,8 +46,9 @@ const FIRE_CHUNK = 500;
  * the instances and asks the store to apply them: a compare-and-set on next_fire_time and
  * version, so any number of evaluators on one store fire each instant once. Definitions edited
  * here arrive through {@link changed}; edits by another process are seen at the next reload or
- * when a compare-and-set fails. Releases the queued instances of `queue` crons when an instance
- * ends ({@link instancesEnded}; also swept at each reload).
+ * when a compare-and-set fails. Releases the queued instances of `queue` crons, and the instance
+ * a `cancel_running` firing queued behind a running one, when an instance ends
+ * ({@link instancesEnded}; also swept at each reload).
  *
  * Uses only the injected clock; every store call gets `now`. One pump runs at a time.
  */
@@ -216,6 +217,18 @@ export class CronEvaluator {
       this.admit({ ...entry.cron, nextFireTime: f.nextFireTime, lastFireTime: last }, entry.schedule);
     });
     if (entries.length > 0) this.deps.onInstances(entries); // one message per partition, not per firing
+    // `cancel_running` queued the new instance behind a running or pending one. An end normally
+    // releases it (instancesEnded, on the node that records the end); trying once here releases
+    // it at once behind a pending one cancelled outright, and covers an end recorded elsewhere
+    // between this firing's read of the live instances and its insert.
+    const queuedBehind = results
+      .filter((r, i) => r.applied && firings[i].overlapPolicy === 'cancel_running' && r.entries.length === 0)
+      .filter((r) => r.records.some((rec) => rec.outcome !== 'skipped'))
+      .map((r) => r.cronId);
+    if (queuedBehind.length > 0) {
+      const released = await store.releaseQueuedInstances(queuedBehind, this.deps.clock.now());
+      if (released.length > 0) this.deps.onInstances(released);
+    }
     // Lost a race or read an old version: the store has the truth.
     for (const id of stale) await this.refresh(id);
   }

@@ -42,6 +42,8 @@ export class DispatcherActor {
   /** The worker pools, each with the ready queues of its task types. */
   private readonly pools: WorkerPools;
   private readonly running = new Map<string, RunningAttempt>();
+  /** Running attempts already aborted because a heartbeat found their cancel in the store. */
+  private readonly cancelsSeen = new WeakSet<RunningAttempt>();
   private draining = false;
   private drainWaiters: Array<() => void> = [];
   /** A pump is due at the end of this turn ({@link enqueue}). */
@@ -151,7 +153,13 @@ export class DispatcherActor {
     this.deps.metrics.workerRejections.inc({ worker_id: msg.workerId });
   }
 
-  /** A worker's running attempts are alive: extend their leases (only attempts it really runs). */
+  /**
+   * A worker's running attempts are alive: extend their leases (only attempts it really runs).
+   * The store answers which of them have a cancel requested: those are aborted here, once each,
+   * through the same path as a cancel message ({@link abort}). So a cancel made on another node
+   * reaches this one within one heartbeat interval (`leaseMs / 3`) even when its message was lost
+   * or never sent (no Redis).
+   */
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     const items = msg.attempts
       .filter((a) => {
@@ -162,7 +170,17 @@ export class DispatcherActor {
     // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
     if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;
-    await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
+    try {
+      const beat = await store.heartbeatAttempts(items, clock.now() + config.leaseMs);
+      for (const c of beat.cancelRequested) {
+        const run = this.running.get(c.taskId);
+        if (!run || run.task.attempt !== c.attempt || this.cancelsSeen.has(run)) continue;
+        this.cancelsSeen.add(run);
+        this.abort(c);
+      }
+    } catch (err) {
+      log.error({ err }, 'lease extension failed');
+    }
   }
 
   /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */

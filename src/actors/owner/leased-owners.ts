@@ -37,6 +37,7 @@ export class LeasedOwners {
       clock: deps.clock,
       fences: cluster.fences,
       memberId: cluster.memberId,
+      ...(cluster.instance ? { instance: cluster.instance } : {}),
       address: `${deps.config.host}:${deps.config.port}`,
       partitions: deps.config.partitions,
       ttlMs: deps.config.leaseTtlMs,

@@ -49,6 +49,8 @@ export interface MemberDoc {
   expires_at: number;
   /** `expires_at` as a Date, for the TTL index (garbage collection of dead members only). */
   gc_at: Date;
+  /** Token of the process holding the member id; absent in documents written before tokens. */
+  instance?: string | null;
 }
 
 /** The collections of one scheduler database. */

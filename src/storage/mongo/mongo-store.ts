@@ -3,6 +3,7 @@ import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } 
 import { CronChanges, CronFireView, CronFiring, CronFiringResult, CronListQuery } from '../cron-store';
 import {
   AttemptCompletion,
+  AttemptHeartbeat,
   AuditScan,
   CancelResult,
   CompletionResult,
@@ -32,7 +33,7 @@ import { cronsWithQueuedInstances, getCron, listCronFires, listCrons, loadDueCro
 import { deleteDead, replayDead } from './ops/dead-letter';
 import { fireCrons } from './ops/fire-crons';
 import { insertTasks } from './ops/insert-tasks';
-import { extendLeases, findExpiredLeases } from './ops/leases';
+import { findExpiredLeases, heartbeatAttempts } from './ops/leases';
 import { loadDue } from './ops/load-due';
 import { markPending } from './ops/mark-pending';
 import { purgeCronFires } from './ops/purge-cron-fires';
@@ -46,7 +47,7 @@ import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-li
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
-import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
+import { LeaseGrant, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import { acquireLease } from './ops/acquire-lease';
 import { listLeases, listLiveMembers } from './ops/cluster-reads';
 import { fencePartition } from './ops/fence-partition';
@@ -223,7 +224,11 @@ export class MongoStore implements Store {
   }
 
   async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
-    return this.write((c) => extendLeases(c, items, until), 'first');
+    return (await this.heartbeatAttempts(items, until)).extended;
+  }
+
+  async heartbeatAttempts(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<AttemptHeartbeat> {
+    return this.write((c) => heartbeatAttempts(c, items, until), 'first');
   }
 
   async saveCheckpoint(taskId: string, attempt: number, value: unknown, now: number): Promise<CheckpointSaveResult> {
@@ -379,7 +384,11 @@ export class MongoStore implements Store {
     return this.watched(this.clusterWrites.run(() => op(session.c)));
   }
 
-  async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
+  async heartbeatMember(
+    member: { memberId: string; address?: string | null; instance: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<MemberHeartbeat> {
     return this.clusterWrite((c) => heartbeatMember(c, member, now, ttlMs));
   }
 
@@ -387,8 +396,8 @@ export class MongoStore implements Store {
     return listLiveMembers(this.c, now);
   }
 
-  async removeMember(memberId: string): Promise<boolean> {
-    return this.clusterWrite((c) => removeMember(c, memberId));
+  async removeMember(memberId: string, instance?: string): Promise<boolean> {
+    return this.clusterWrite((c) => removeMember(c, memberId, instance));
   }
 
   async acquireLease(partition: number, owner: string, now: number, ttlMs: number): Promise<LeaseGrant> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import {
+  AttemptHeartbeat,
   AuditScan,
   InsertResult,
   AttemptCompletion,
@@ -37,7 +38,7 @@ import { prepareReadStatements, ReadStatements } from './read-statements';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
-import { LeaseGrant, MemberRecord, PartitionLease } from '../cluster-store';
+import { LeaseGrant, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import type { HeldTask } from '../../domain/overflow-policy';
 import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
@@ -245,7 +246,11 @@ export class SqliteStore implements Store {
   }
 
   async extendLeases(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<number> {
-    return this.w.run('extendLeases', [items, until]);
+    return (await this.heartbeatAttempts(items, until)).extended;
+  }
+
+  async heartbeatAttempts(items: Array<{ taskId: string; attempt: number }>, until: number): Promise<AttemptHeartbeat> {
+    return this.w.run('heartbeatAttempts', [items, until]);
   }
 
   async findExpiredLeases(now: number, limit: number): Promise<OrphanedAttempt[]> {
@@ -403,7 +408,11 @@ export class SqliteStore implements Store {
   // Cluster part (cluster-store.ts). The embedded profile never leases; these exist so the
   // contract and its conformance tests hold on every adapter.
 
-  async heartbeatMember(member: { memberId: string; address?: string | null }, now: number, ttlMs: number): Promise<MemberRecord> {
+  async heartbeatMember(
+    member: { memberId: string; address?: string | null; instance: string },
+    now: number,
+    ttlMs: number,
+  ): Promise<MemberHeartbeat> {
     return this.w.run('heartbeatMember', [member, now, ttlMs]);
   }
 
@@ -411,8 +420,8 @@ export class SqliteStore implements Store {
     return this.r.cluster.listLiveMembers(now);
   }
 
-  async removeMember(memberId: string): Promise<boolean> {
-    return this.w.run('removeMember', [memberId]);
+  async removeMember(memberId: string, instance?: string): Promise<boolean> {
+    return this.w.run('removeMember', [memberId, instance]);
   }
 
   async acquireLease(partition: number, owner: string, now: number, ttlMs: number): Promise<LeaseGrant> {

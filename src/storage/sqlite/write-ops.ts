@@ -7,7 +7,7 @@ import { prepareMarkPending } from './ops/mark-pending';
 import { preparePurgeFinished } from './ops/purge-finished';
 import { prepareDeleteDead, prepareReplayDead } from './ops/dead-letter';
 import { prepareUpdateWaitingTask } from './ops/update-waiting-task';
-import { prepareExtendLeases } from './ops/leases';
+import { prepareHeartbeatAttempts } from './ops/leases';
 import { prepareCreateCron, prepareDeleteCron, prepareUpdateCron } from './ops/cron-definitions';
 import { prepareFireCrons } from './ops/fire-crons';
 import { prepareReleaseQueuedInstances } from './ops/release-cron-queue';
@@ -44,7 +44,7 @@ export function prepareWriteOps(db: Database.Database) {
     cancelTask: prepareCancelTask(db),
     replayDead: prepareReplayDead(db),
     updateWaitingTask: prepareUpdateWaitingTask(db),
-    extendLeases: prepareExtendLeases(db),
+    heartbeatAttempts: prepareHeartbeatAttempts(db),
     deleteDead: prepareDeleteDead(db),
     purgeFinished: preparePurgeFinished(db),
     createCron: prepareCreateCron(db),

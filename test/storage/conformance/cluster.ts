@@ -9,30 +9,58 @@ export function describeCluster(ctx: ConformanceContext): void {
   describe('members', () => {
     it('heartbeatMember upserts; listLiveMembers lists those with expiresAt > now, by id', async () => {
       const s = ctx.store();
-      expect(await s.heartbeatMember({ memberId: 'node-b', address: '10.0.0.2:8080' }, T0, TTL)).to.deep.equal({
-        memberId: 'node-b',
-        address: '10.0.0.2:8080',
-        heartbeatAt: T0,
-        expiresAt: T0 + TTL,
+      expect(await s.heartbeatMember({ memberId: 'node-b', address: '10.0.0.2:8080', instance: 'ib' }, T0, TTL)).to.deep.equal({
+        held: true,
+        member: { memberId: 'node-b', address: '10.0.0.2:8080', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'ib' },
       });
-      await s.heartbeatMember({ memberId: 'node-a' }, T0 + 1000, TTL);
+      await s.heartbeatMember({ memberId: 'node-a', instance: 'ia' }, T0 + 1000, TTL);
       expect((await s.listLiveMembers(T0 + 2000)).map((m) => m.memberId)).to.deep.equal(['node-a', 'node-b']);
       // node-b expires at T0 + TTL exactly (not live at that instant), node-a a second later
       expect((await s.listLiveMembers(T0 + TTL)).map((m) => m.memberId)).to.deep.equal(['node-a']);
       expect(await s.listLiveMembers(T0 + TTL + 1000)).to.deep.equal([]);
       // a later heartbeat extends it and replaces the address
-      await s.heartbeatMember({ memberId: 'node-b', address: null }, T0 + 10_000, TTL);
+      await s.heartbeatMember({ memberId: 'node-b', address: null, instance: 'ib' }, T0 + 10_000, TTL);
       const live = await s.listLiveMembers(T0 + TTL + 1000);
-      expect(live).to.deep.equal([{ memberId: 'node-b', address: null, heartbeatAt: T0 + 10_000, expiresAt: T0 + 10_000 + TTL }]);
+      expect(live).to.deep.equal([
+        { memberId: 'node-b', address: null, heartbeatAt: T0 + 10_000, expiresAt: T0 + 10_000 + TTL, instance: 'ib' },
+      ]);
     });
 
-    it('removeMember deletes one member and says whether it existed', async () => {
+    it('heartbeatMember: a live record of another instance is refused and left alone; an expired one is taken over', async () => {
       const s = ctx.store();
-      await s.heartbeatMember({ memberId: 'm1' }, T0, TTL);
-      await s.heartbeatMember({ memberId: 'm2' }, T0, TTL);
+      await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first' }, T0, TTL);
+      const first = { memberId: 'dup', address: 'h1:1', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'first' };
+      expect(await s.heartbeatMember({ memberId: 'dup', address: 'h2:2', instance: 'second' }, T0 + 1000, TTL)).to.deep.equal({
+        held: false,
+        holder: first,
+      });
+      expect(await s.listLiveMembers(T0 + 1000)).to.deep.equal([first]);
+      // the holder goes on heartbeating
+      expect((await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first' }, T0 + 5000, TTL)).held).to.equal(true);
+      expect((await s.heartbeatMember({ memberId: 'dup', instance: 'second' }, T0 + 5000 + TTL - 1, TTL)).held).to.equal(false);
+      // its record expired (no heartbeat for a TTL): the other instance takes the id over ...
+      const taken = await s.heartbeatMember({ memberId: 'dup', address: 'h2:2', instance: 'second' }, T0 + 5000 + TTL, TTL);
+      expect(taken).to.deep.equal({
+        held: true,
+        member: { memberId: 'dup', address: 'h2:2', heartbeatAt: T0 + 5000 + TTL, expiresAt: T0 + 5000 + 2 * TTL, instance: 'second' },
+      });
+      // ... and the first, heartbeating late, is refused: fenced out
+      const late = await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first' }, T0 + 5000 + TTL + 1, TTL);
+      expect(late.held).to.equal(false);
+      if (!late.held) expect(late.holder.instance).to.equal('second');
+    });
+
+    it('removeMember deletes one member and says whether it existed; with an instance, only the record of that instance', async () => {
+      const s = ctx.store();
+      await s.heartbeatMember({ memberId: 'm1', instance: 'i1' }, T0, TTL);
+      await s.heartbeatMember({ memberId: 'm2', instance: 'i2' }, T0, TTL);
       expect(await s.removeMember('m1')).to.equal(true);
       expect(await s.removeMember('m1')).to.equal(false);
       expect((await s.listLiveMembers(T0)).map((m) => m.memberId)).to.deep.equal(['m2']);
+      expect(await s.removeMember('m2', 'someone-else')).to.equal(false);
+      expect((await s.listLiveMembers(T0)).map((m) => m.memberId)).to.deep.equal(['m2']);
+      expect(await s.removeMember('m2', 'i2')).to.equal(true);
+      expect(await s.listLiveMembers(T0)).to.deep.equal([]);
     });
   });
 

@@ -174,22 +174,34 @@ export function describeCron(ctx: ConformanceContext): void {
       expect(await ctx.stateOf(ids[2])).to.equal('BLOCKED');
     });
 
-    it('overlap cancel_running: waiting instances are cancelled, running ones asked to cancel, the new one starts', async () => {
+    it('overlap cancel_running: waiting instances are cancelled; a running one is asked to cancel and the new one waits for its end', async () => {
       const s = ctx.store();
       let cron = cronRecord('oc', { overlapPolicy: 'cancel_running' });
       await s.createCron(cron);
       await s.fireCrons([firing(cron, [T0 + SEC])], T0 + SEC);
       cron = (await s.getCron('oc')) as CronRecord;
       const first = cronInstanceId('oc', T0 + SEC);
+      const second = cronInstanceId('oc', T0 + 2 * SEC);
       const attempt = await startTask(s, first, T0 + SEC);
       const [r] = await s.fireCrons([firing(cron, [T0 + 2 * SEC])], T0 + 2 * SEC);
       expect(r.aborts).to.deep.equal([{ taskId: first, attempt }]);
-      expect(r.entries.map((e) => e.id)).to.deep.equal([cronInstanceId('oc', T0 + 2 * SEC)]);
+      expect(r.entries).to.deep.equal([]); // not beside the running one
+      expect(r.records.map((x) => [x.outcome, x.taskId])).to.deep.equal([['created', second]]);
       expect((await s.getTask(first))?.cancelRequested).to.equal(true);
+      expect(await ctx.stateOf(second)).to.equal('BLOCKED');
+      expect(await s.releaseQueuedInstances(['oc'], T0 + 2 * SEC + 1)).to.deep.equal([]); // the first still runs
+      await s.completeAttempts([completion(first, attempt, 'CANCELLED')], T0 + 2 * SEC + 2);
+      expect((await s.releaseQueuedInstances(['oc'], T0 + 2 * SEC + 3)).map((e) => e.id)).to.deep.equal([second]);
+      expect(await ctx.stateOf(second)).to.equal('PENDING');
       cron = (await s.getCron('oc')) as CronRecord;
-      await s.fireCrons([firing(cron, [T0 + 3 * SEC])], T0 + 3 * SEC);
-      expect(await ctx.stateOf(cronInstanceId('oc', T0 + 2 * SEC))).to.equal('CANCELLED');
-      expect(await ctx.stateOf(cronInstanceId('oc', T0 + 3 * SEC))).to.equal('PENDING');
+      // the second is PENDING (it may be in a claim): cancelled at once, the third queued behind it
+      const [r3] = await s.fireCrons([firing(cron, [T0 + 3 * SEC])], T0 + 3 * SEC);
+      expect(r3.aborts).to.deep.equal([]);
+      expect(await ctx.stateOf(second)).to.equal('CANCELLED');
+      expect(r3.entries).to.deep.equal([]);
+      const third = cronInstanceId('oc', T0 + 3 * SEC);
+      expect((await s.releaseQueuedInstances(['oc'], T0 + 3 * SEC + 1)).map((e) => e.id)).to.deep.equal([third]);
+      expect(await ctx.stateOf(third)).to.equal('PENDING');
     });
 
     it('a catch-up of several firings: the first PENDING, the later ones BLOCKED behind it, in order', async () => {

@@ -24,4 +24,32 @@ export function describeLeases(ctx: ConformanceContext): void {
       expect(await ctx.store().findExpiredLeases(T0 + 10_000_000, 10)).to.deep.equal([]);
     });
   });
+
+  describe('heartbeatAttempts', () => {
+    it('extends like extendLeases and names the extended attempts whose cancel was requested', async () => {
+      const s = ctx.store();
+      await s.insertTasks([newTask('hb-a'), newTask('hb-b'), newTask('hb-c')]);
+      const a = await startTask(s, 'hb-a', T0);
+      const b = await startTask(s, 'hb-b', T0);
+      const c = await startTask(s, 'hb-c', T0);
+      expect(await s.heartbeatAttempts([{ taskId: 'hb-a', attempt: a }], T0 + 5000)).to.deep.equal({ extended: 1, cancelRequested: [] });
+      expect((await s.cancelTask('hb-b', T0 + 10)).kind).to.equal('cancelling');
+      await s.completeAttempts([completion('hb-c', c, 'SUCCEEDED')], T0 + 20);
+      const beat = await s.heartbeatAttempts(
+        [
+          { taskId: 'hb-a', attempt: a },
+          { taskId: 'hb-b', attempt: b },
+          { taskId: 'hb-b', attempt: b + 1 }, // a stale attempt number: neither extended nor reported
+          { taskId: 'hb-c', attempt: c }, // finished
+          { taskId: 'hb-none', attempt: 1 },
+        ],
+        T0 + 9000,
+      );
+      expect(beat).to.deep.equal({ extended: 2, cancelRequested: [{ taskId: 'hb-b', attempt: b }] });
+      // the cancelled attempt's lease was extended too (to T0 + 9000, like the other one)
+      expect(await s.findExpiredLeases(T0 + 8000, 10)).to.deep.equal([]);
+      expect((await s.findExpiredLeases(T0 + 10_000, 10)).map((o) => o.taskId).sort()).to.deep.equal(['hb-a', 'hb-b']);
+      expect(await ctx.stateOf('hb-b')).to.equal('RUNNING');
+    });
+  });
 }

@@ -12,7 +12,8 @@
  * 2. per planned instance, in order: the overlap policy against the cron's live instances other
  *    than this firing's own (`skip` → record skipped/overlap; `queue` → insert it BLOCKED, or
  *    skipped/queue_full past `maxQueued`; `cancel_running` → cancel the live ones first, as
- *    cancelTask does); later instances of the same firing are BLOCKED behind the first; then the
+ *    cancelTask does, and insert it BLOCKED when one of them was RUNNING or PENDING, to be released
+ *    once they have ended); later instances of the same firing are BLOCKED behind the first; then the
  *    insert under `cron-<cron_id>-<fire time>` (an existing id is kept as it is, once read back:
  *    see insertOrKeep) and the fire
  *    record (unique cron_id + fire_time: insert-or-keep);
@@ -91,6 +92,10 @@ async function fireOne(c: MongoCollections, f: CronFiring, now: number): Promise
               const r = await cancelTask(c, d._id, now);
               if (r.kind === 'cancelling') aborts.push({ taskId: d._id, attempt: r.task.attempts });
             }
+            // A running one stops only when its worker hears of the cancel, and a PENDING one
+            // may be in a claim right now (FerretDB: a claim and this cancel can both apply): the
+            // new instance waits queued until they have ended (releaseQueuedInstances).
+            if (live.some((d) => d.state === 'RUNNING' || d.state === 'PENDING')) state = 'BLOCKED';
           }
         }
       }

@@ -15,6 +15,7 @@ import * as m012 from './012-checkpoints';
 import * as m013 from './013-concurrency-keys';
 import * as m014 from './014-overflow';
 import * as m015 from './015-attempt-logs';
+import * as m016 from './016-member-instance';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '013-concurrency-keys', ...m013 },
   { name: '014-overflow', ...m014 },
   { name: '015-attempt-logs', ...m015 },
+  { name: '016-member-instance', ...m016 },
 ];
 
 /** The schema version this build migrates to (`PRAGMA user_version` after {@link migrate}). */

@@ -10,7 +10,9 @@
  *    changes nothing and gets `applied: false`;
  * 2. for each planned instance: the overlap policy against the cron's live instances
  *    (`skip` → record `skipped`/`overlap`; `queue` → insert it BLOCKED, or `skipped`/`queue_full`
- *    past `maxQueued`; `cancel_running` → cancel the live ones first, as cancelTask does), then
+ *    past `maxQueued`; `cancel_running` → cancel the live ones first, as cancelTask does, and
+ *    insert it BLOCKED when one of them was RUNNING or PENDING (possibly being claimed): it is
+ *    released once they have ended, so two instances never run at once), then
  *    the insert under the deterministic id `cron-<cron_id>-<fire time>` (never twice: an existing
  *    id is kept as it is) and the fire record (primary key cron_id + fire_time, so never twice).
  *    The policy is checked against instances live before this firing; later instances of the same
@@ -85,6 +87,10 @@ export function prepareFireCrons(db: Database.Database): (firings: CronFiring[],
                 const c = cancelTask(r.id, now);
                 if (c.kind === 'cancelling') result.aborts.push({ taskId: r.id, attempt: c.task.attempts });
               }
+              // A running one stops only when its worker hears of the cancel, and a PENDING one
+              // may be in a claim right now: the new instance waits queued until they have ended
+              // (releaseQueuedInstances), never beside them.
+              if (liveRows.some((r) => r.state === 'RUNNING' || r.state === 'PENDING')) state = 'BLOCKED';
             }
           }
           if (outcome !== 'skipped') {
