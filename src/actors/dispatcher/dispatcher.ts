@@ -15,6 +15,7 @@ import { ExternalLanes } from './external-lanes';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
 import { externalQueueSpecs } from '../../domain/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
+import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
@@ -83,10 +84,14 @@ export class DispatcherActor {
     if (deps.streams && specs.size > 0) {
       this.external = new ExternalLanes(deps, deps.streams, specs, { record: (c, now) => this.record(c, now), pump: () => this.pump() });
     }
-    this.workers = new WorkerPool(deps, (slot) => {
-      this.loseAttemptsOf(slot.id);
-      this.pump();
-    });
+    this.workers = new WorkerPool(
+      deps,
+      (slot, cause) => {
+        this.loseAttemptsOf(slot.id, cause === 'killed');
+        this.pump();
+      },
+      { onAlive: (slot) => void this.watchdog.alive(slot.id) },
+    );
     this.reports = new RunningReports(deps, (taskId, attempt, workerId) => {
       const run = this.running.get(taskId);
       return run !== undefined && run.task.attempt === attempt && run.workerId === workerId;
@@ -131,6 +136,11 @@ export class DispatcherActor {
     if (items.length === 0) return;
     const { store, clock, config, log } = this.deps;
     await store.extendLeases(items, clock.now() + config.leaseMs).catch((err) => log.error({ err }, 'lease extension failed'));
+  }
+
+  /** Handlers of aborted attempts stopped after their outcome was reported: their process need not be killed. */
+  settled(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): void {
+    this.watchdog.settled(msg.workerId, msg.attempts);
   }
 
   /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */
@@ -187,6 +197,7 @@ export class DispatcherActor {
     const run = this.running.get(msg.taskId);
     if (!run || run.task.attempt !== msg.attempt) return;
     this.workers.get(run.workerId)?.ref.tell('abort', msg);
+    this.watchdog.cancelSent(msg.taskId, msg.attempt); // a handler that does not stop gets its process killed
   }
 
   /**
@@ -198,6 +209,7 @@ export class DispatcherActor {
     const slot = this.workers.get(msg.workerId);
     const live = slot !== undefined && slot.pid === msg.pid;
     const now = this.deps.clock.now();
+    this.watchdog.reported(msg.workerId, msg.results);
     const completions = this.decide(msg.results, now, msg.workerId);
     const held = completions.filter((c) => c.state === 'RETRYING' && (c.retryAt ?? 0) <= now).length;
     if (live) slot.credits += completions.length - held;
@@ -323,9 +335,15 @@ export class DispatcherActor {
     });
   }
 
-  private loseAttemptsOf(workerId: string): void {
+  /**
+   * A worker's process was replaced: its attempts are lost, charged (`worker_lost`), or retried
+   * free when this dispatcher had killed the process to stop another attempt (`recycled`).
+   */
+  private loseAttemptsOf(workerId: string, recycled: boolean): void {
+    this.watchdog.workerReplaced(workerId);
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
-    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(), durationMs: 0 })));
+    const outcome = () => (recycled ? recycledOutcome('sent to it while it restarted') : lostOutcome());
+    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: outcome(), durationMs: 0 })));
   }
 
   /** Records finished attempts, then dispatches again. */
