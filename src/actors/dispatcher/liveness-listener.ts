@@ -74,8 +74,9 @@ export class LivenessListener {
 
   /** Stops listening, drops the connections and removes the socket's folder. */
   async close(): Promise<void> {
+    // The folder goes first, synchronously: a process that exits right after a stop leaves none.
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
