@@ -47,6 +47,11 @@ export interface WorkResult {
   outcome: AttemptOutcome;
   /** Handler run time in milliseconds. */
   durationMs: number;
+  /**
+   * Reported at its abort (cancel or timeout) while the handler still runs: the worker tells
+   * `settled` once it stops; the dispatcher kills the process if it has not after `timeoutGraceMs`.
+   */
+  handlerRunning?: true;
 }
 
 /** What a worker process says about itself. */
@@ -74,10 +79,12 @@ export type WorkerMessages = {
  * reports work it was given.
  */
 export type WorkerToDispatcher = {
-  /** The worker's running attempts are alive (every `leaseMs / 3`, and soon after `ctx.heartbeat()`). */
+  /** The worker's running attempts are alive (soon after `ctx.heartbeat()`; the process's liveness beats come from its liveness thread). */
   heartbeat: { req: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }; res: void };
   /** Finished attempts; each returns one credit. */
   completed: { req: { workerId: string; pid: number; results: WorkResult[] }; res: void };
+  /** Handlers of attempts reported `handlerRunning` have stopped after all (settled after their abort). */
+  settled: { req: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }; res: void };
   /**
    * `ctx.checkpoint(value)` of a running attempt (asked, not told: the handler's promise resolves
    * with the answer, once the checkpoint is committed).

@@ -21,6 +21,11 @@ export interface AttemptCompletion {
   result: unknown;
   error: TaskError | null;
   durationMs: number | null;
+  /**
+   * A free retry (an attempt killed with its process to stop another one): the store also moves
+   * the task's budget on by one (`attemptBase` + 1), so this attempt is not counted. Only with RETRYING.
+   */
+  freeRetry?: true;
 }
 
 /** A task that was RUNNING when its process died. */
@@ -48,7 +53,9 @@ export function attemptCompletion(
   durationMs: number | null,
 ): AttemptCompletion {
   const decision = decideAttempt(outcome, attempt, retry, now);
+  const free = outcome.kind === 'failed' && outcome.free === true && decision.state === 'RETRYING';
   return {
+    ...(free ? { freeRetry: true as const } : {}),
     taskId,
     attempt,
     state: decision.state,

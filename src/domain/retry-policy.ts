@@ -49,6 +49,11 @@ export type AttemptOutcome =
       permanent: boolean;
       /** What else is known of the error: code, cause chain, stack, HTTP status, a lost process's exit. */
       detail?: ErrorDetail;
+      /**
+       * The attempt did nothing wrong: the service killed its process to stop another attempt
+       * there (`worker_recycled`). It is retried at once and does not count against its budget.
+       */
+      free?: true;
     }
   | { kind: 'cancelled' };
 
@@ -63,7 +68,8 @@ export interface AttemptDecision {
  * Applies the retry policy (docs/DESIGN.md §3, §6) to a finished attempt.
  * `attempt` is the number of the attempt that just ended (1-based, counting every attempt the
  * task ever made); the current budget allows `maxRetries + 1` attempts after `attemptBase`.
- * Permanent errors never retry; everything else does while the budget lasts, then the task is DEAD.
+ * Permanent errors never retry; a free failure (`free`) retries at once without using the budget;
+ * everything else retries while the budget lasts, then the task is DEAD.
  * @param random uniform in [0, 1) for jitter (injectable for tests)
  */
 export function decideAttempt(
@@ -76,6 +82,8 @@ export function decideAttempt(
   if (outcome.kind === 'succeeded') return { state: 'SUCCEEDED', retryAt: null };
   if (outcome.kind === 'cancelled') return { state: 'CANCELLED', retryAt: null };
   if (outcome.permanent) return { state: 'FAILED', retryAt: null };
+  // Not charged: due again at once, whatever is left of the budget (the store moves the budget on).
+  if (outcome.free) return { state: 'RETRYING', retryAt: now };
   const inBudget = attempt - (settings.attemptBase ?? 0);
   if (inBudget > settings.maxRetries) return { state: 'DEAD', retryAt: null };
   return { state: 'RETRYING', retryAt: now + retryDelayMs(settings, inBudget, random) };

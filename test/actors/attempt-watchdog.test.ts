@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { AttemptWatchdog, FinishedAttempt, RunningAttempt, WatchdogHost } from '../../src/actors/dispatcher/attempt-watchdog';
+import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt, WatchdogHost } from '../../src/actors/dispatcher/attempt-watchdog';
 import type { WorkerPool, WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { Config } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
@@ -62,14 +62,22 @@ function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
     },
   };
   const health = new StoreHealth();
-  const store = { findExpiredLeases: async () => expired, health } as unknown as Store;
+  const extended: Array<{ items: Array<{ taskId: string; attempt: number }>; until: number }> = [];
+  const store = {
+    findExpiredLeases: async () => expired,
+    health,
+    heartbeatAttempts: async (items: Array<{ taskId: string; attempt: number }>, until: number) => {
+      extended.push({ items, until });
+      return { extended: items.length, cancelRequested: [] };
+    },
+  } as unknown as Store;
   const config = { leaseMs: 1000, timeoutGraceMs: 200 } as Config;
   const watchdog = new AttemptWatchdog({ clock, config, store, log: pino({ level: 'silent' }) }, host);
-  return { clock, run, killed, finished, orphans, watchdog, unwritten, health, drain: () => (draining = true) };
+  return { clock, run, killed, finished, orphans, extended, watchdog, unwritten, health, drain: () => (draining = true) };
 }
 
 describe('AttemptWatchdog (manual clock)', () => {
-  it('overrun: an attempt past timeout + grace kills its worker; it ends as timeout, its neighbour as worker_lost', async () => {
+  it('overrun: an attempt past timeout + grace kills its worker; it is charged (timeout), its neighbour retried free (worker_recycled)', async () => {
     const f = fixture();
     f.run.set('stuck', running('stuck', 'worker-1', f.clock.now()));
     f.run.set('fine', running('fine', 'worker-1', f.clock.now() + 1000));
@@ -79,12 +87,120 @@ describe('AttemptWatchdog (manual clock)', () => {
     f.clock.advance(100);
     expect(f.killed).to.deep.equal(['worker-1']);
     const [results] = f.finished;
-    expect(results.find((r) => r.id === 'stuck')?.outcome).to.deep.include({ errorType: 'timeout', permanent: false });
-    expect(results.find((r) => r.id === 'fine')?.outcome).to.deep.include({ errorType: 'worker_lost', permanent: false });
+    expect(results.find((r) => r.id === 'stuck')?.outcome).to.deep.equal({
+      kind: 'failed',
+      message: 'handler did not stop within 1 s + grace; its process was killed',
+      errorType: 'timeout',
+      permanent: false,
+    });
+    expect(results.find((r) => r.id === 'fine')?.outcome).to.deep.include({ errorType: 'worker_recycled', permanent: false, free: true });
     f.watchdog.stop();
   });
 
-  it('lease sweep: a lease expired on an attempt this dispatcher runs kills its worker; others are orphans recorded as worker_lost', async () => {
+  it('cancel: a handler that does not stop within the grace after the cancel gets its process killed; it ends cancelled, its neighbour free', async () => {
+    const f = fixture();
+    f.run.set('cancelled', running('cancelled', 'worker-1', f.clock.now()));
+    f.run.get('cancelled')!.task.timeoutSeconds = 60;
+    f.run.set('fine', running('fine', 'worker-1', f.clock.now()));
+    f.run.get('fine')!.task.timeoutSeconds = 60;
+    f.watchdog.attemptsStarted();
+    f.clock.advance(5000);
+    f.watchdog.cancelSent('cancelled', 1);
+    f.clock.advance(100);
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(100); // grace 200 ms after the cancel
+    expect(f.killed).to.deep.equal(['worker-1']);
+    const byId = new Map(f.finished[0].map((r) => [r.id, r.outcome]));
+    expect(byId.get('cancelled')).to.deep.equal({ kind: 'cancelled' });
+    expect(byId.get('fine')).to.deep.include({ errorType: 'worker_recycled', free: true });
+    f.watchdog.stop();
+  });
+
+  it('an aborted attempt reported while its handler runs is watched: killed at its grace unless the worker says settled', async () => {
+    const f = fixture();
+    for (const id of ['ignores', 'stops', 'fine']) {
+      f.run.set(id, running(id, 'worker-1', f.clock.now()));
+      f.run.get(id)!.task.timeoutSeconds = 60;
+    }
+    f.watchdog.attemptsStarted();
+    f.watchdog.cancelSent('ignores', 1);
+    f.watchdog.cancelSent('stops', 1);
+    const reports = ['ignores', 'stops'].map((id) => ({
+      id,
+      attempt: 1,
+      outcome: { kind: 'cancelled' } as const,
+      durationMs: 1,
+      handlerRunning: true as const,
+    }));
+    f.watchdog.reported('worker-1', reports);
+    for (const id of ['ignores', 'stops']) f.run.delete(id); // recorded by the dispatcher
+    f.clock.advance(100);
+    f.watchdog.settled('worker-1', [{ id: 'stops', attempt: 1 }]);
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(100);
+    expect(f.killed).to.deep.equal(['worker-1']);
+    // Only the neighbour is left to finish: the stopping attempt was recorded at its report.
+    expect(f.finished[0].map((r) => [r.id, r.outcome.kind === 'failed' && r.outcome.errorType])).to.deep.equal([
+      ['fine', 'worker_recycled'],
+    ]);
+    f.clock.advance(1000);
+    expect(f.killed).to.deep.equal(['worker-1']); // once
+    f.watchdog.stop();
+  });
+
+  it('a timed-out attempt reported while its handler runs is killed at start + timeout + grace; settled in time, nothing is killed', async () => {
+    const f = fixture();
+    const start = f.clock.now();
+    f.run.set('late', running('late', 'worker-1', start));
+    f.run.set('fine', running('fine', 'worker-1', start));
+    f.run.get('fine')!.task.timeoutSeconds = 60;
+    f.watchdog.attemptsStarted();
+    f.clock.advance(1000);
+    const timeout = { kind: 'failed', message: 'timed out', errorType: 'timeout', permanent: false } as const;
+    f.watchdog.reported('worker-1', [{ id: 'late', attempt: 1, outcome: timeout, durationMs: 1000, handlerRunning: true }]);
+    f.run.delete('late');
+    f.clock.advance(100);
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(100);
+    expect(f.killed).to.deep.equal(['worker-1']);
+    expect(f.finished[0].map((r) => r.id)).to.deep.equal(['fine']);
+    f.watchdog.stop();
+
+    const g = fixture();
+    g.run.set('late', running('late', 'worker-1', g.clock.now()));
+    g.watchdog.attemptsStarted();
+    g.clock.advance(1000);
+    g.watchdog.reported('worker-1', [{ id: 'late', attempt: 1, outcome: timeout, durationMs: 1000, handlerRunning: true }]);
+    g.run.delete('late');
+    g.watchdog.settled('worker-1', [{ id: 'late', attempt: 1 }]);
+    g.clock.advance(5000);
+    expect(g.killed).to.deep.equal([]);
+    g.watchdog.stop();
+  });
+
+  it("a worker's liveness beat extends the leases of the attempts it runs, by leaseMs from now", async () => {
+    const f = fixture();
+    f.run.set('a', running('a', 'worker-1', f.clock.now(), 2));
+    f.run.set('b', running('b', 'worker-2', f.clock.now()));
+    f.clock.advance(300);
+    await f.watchdog.alive('worker-1');
+    await f.watchdog.alive('worker-3'); // runs nothing: no write
+    expect(f.extended).to.deep.equal([{ items: [{ taskId: 'a', attempt: 2 }], until: f.clock.now() + 1000 }]);
+  });
+
+  it("a liveness beat writes nothing while the store has a fault, and passes on the store's cancel requests", async () => {
+    const f = fixture();
+    f.run.set('a', running('a', 'worker-1', f.clock.now()));
+    f.health.report({ kind: 'disk_full', target: 'x.db', cause: 'SQLITE_FULL', recoverable: true, since: f.clock.now() });
+    expect(await f.watchdog.alive('worker-1')).to.deep.equal([]);
+    expect(f.extended).to.deep.equal([]);
+    f.health.recovered();
+    expect(await f.watchdog.alive('worker-1')).to.deep.equal([]);
+    expect(f.extended).to.have.length(1);
+    f.watchdog.stop();
+  });
+
+  it('lease sweep: a lease expired on an attempt this dispatcher runs kills its worker (all charged worker_lost); others are orphans recorded as worker_lost', async () => {
     const expired: OrphanedAttempt[] = [
       { taskId: 'mine', attempt: 2, retry: RETRY, workerId: 'worker-1' },
       { taskId: 'gone', attempt: 1, retry: RETRY, workerId: 'worker-9' },
@@ -99,6 +215,8 @@ describe('AttemptWatchdog (manual clock)', () => {
     await flush();
     expect(f.killed).to.deep.equal(['worker-1']);
     expect(f.finished[0].map((r) => r.id).sort()).to.deep.equal(['mine', 'old']);
+    // A frozen or dead process: nothing tells which attempt caused it, so none is free.
+    expect(f.finished[0].map((r) => r.outcome)).to.deep.equal([lostOutcome(), lostOutcome()]);
     expect(f.orphans).to.have.length(1);
     expect(f.orphans[0].map((c) => [c.taskId, c.attempt])).to.deep.equal([
       ['gone', 1],

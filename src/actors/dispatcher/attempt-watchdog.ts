@@ -2,10 +2,11 @@ import type { AttemptOutcome } from '../../domain/retry-policy';
 import { ClaimedTask } from '../../domain/task';
 import { TimerHandle } from '../../domain/clock';
 import { AttemptCompletion } from '../../storage/store';
-import { lostAttemptCompletion, ProcessExit, workerLostMessage } from '../../domain/lost-attempt';
+import { lostAttemptCompletion, ProcessExit, recycledOutcome, workerLostMessage } from '../../domain/lost-attempt';
 import { isExternalWorker } from '../../domain/external-queues';
 import { SchedulerDeps } from '../deps';
 import { WorkerPool } from './worker-pool';
+import type { WorkResult } from '../protocol';
 
 /** An attempt the dispatcher handed to one of its workers. */
 export interface RunningAttempt {
@@ -55,22 +56,33 @@ export interface WatchdogHost {
   recordOrphans(completions: AttemptCompletion[], now: number): Promise<void>;
 }
 
+/** An aborted attempt already recorded whose handler had not stopped when it was reported. */
+interface Stopping {
+  workerId: string;
+  /** Epoch ms after which its process is killed. */
+  deadline: number;
+}
+
 /**
  * The dispatcher's two timers over running attempts (both on the injected clock):
  *
- * - Overrun check, every `timeoutGraceMs / 2` (at least 100 ms) while attempts run: an attempt
- *   past `timeout + timeoutGraceMs` has a handler that ignored its abort signal and is stuck in
- *   synchronous code (a worker normally reports a timeout itself), so the only way to stop it is
- *   to kill its process. The stuck attempt ends as `timeout`, the process's other attempts as
- *   `worker_lost`, both retryable; comedy respawns the process.
+ * - Overrun check, every `timeoutGraceMs / 2` (at least 100 ms) while attempts run or stop: an
+ *   attempt whose handler did not stop `timeoutGraceMs` after its abort (its timeout, or a cancel
+ *   sent to it) ignores its signal, or is stuck in synchronous code, so the only way to stop it
+ *   is to kill its process. That attempt is charged (`timeout`, or `cancelled` for a cancel); the
+ *   process's other attempts did nothing wrong and are retried free (`worker_recycled`, see
+ *   `recycledOutcome`). An aborted attempt is watched until its handler settles: the worker
+ *   reports its outcome at the abort (`handlerRunning`) and says `settled` when it stops.
  * - Lease sweep, every `leaseMs / 2` (at least 100 ms): a RUNNING attempt whose lease expired has
- *   had no heartbeat for `leaseMs`. If this dispatcher runs it, its worker is unresponsive and is
- *   killed (its attempts are lost and retried); otherwise the attempt is an orphan (its process
- *   is gone) and is recorded as `worker_lost` through the retry policy, unless its completion
- *   is kept in memory for the store (the attempt ended; its write waits for a full disk or a lost
- *   connection): that one is left alone. No lease is judged while the store has a fault (none can
- *   be extended) nor for one lease after it ended (the heartbeats renew them first). Correctness never rests
- *   on this alone: respawns and start-up recovery catch the usual cases first.
+ *   had no liveness beat for `leaseMs`: the beats come from a thread of its own in the worker
+ *   process, so its process is dead or frozen (SIGSTOP), not merely busy. If this dispatcher runs
+ *   it, the process is killed and all its attempts are charged `worker_lost` (nothing tells which
+ *   one froze it); otherwise the attempt is an orphan (its process is gone) and is recorded as
+ *   `worker_lost` through the retry policy, unless its completion is kept in memory for the store
+ *   (the attempt ended; its write waits for a full disk or a lost connection): that one is left
+ *   alone. No lease is judged while the store has a fault (none can be extended) nor for one lease
+ *   after it ended (the beats renew them first). Correctness never rests on this alone: respawns
+ *   and start-up recovery catch the usual cases first.
  */
 export class AttemptWatchdog {
   private overrunTimer: TimerHandle | null = null;
@@ -78,6 +90,10 @@ export class AttemptWatchdog {
   /** When the store's health last changed (epoch ms): leases are judged again one lease after a fault ended. */
   private storeChangedAt = -Infinity;
   private readonly unwatchStore: () => void;
+  /** Cancels sent to running attempts, by task id: when (epoch ms), for which attempt. */
+  private readonly cancels = new Map<string, { attempt: number; at: number }>();
+  /** Aborted attempts recorded while their handlers still ran, by `id#attempt`. */
+  private readonly stopping = new Map<string, Stopping>();
 
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'store' | 'log'>,
@@ -91,15 +107,83 @@ export class AttemptWatchdog {
     this.armLeaseSweep();
   }
 
-  /** Attempts started: arms the overrun check unless it is armed already. */
+  /** Attempts started (or are stopping): arms the overrun check unless it is armed already. */
   attemptsStarted(): void {
-    if (this.overrunTimer || this.host.running.size === 0) return;
+    if (this.overrunTimer || (this.host.running.size === 0 && this.stopping.size === 0)) return;
     const every = Math.max(100, this.deps.config.timeoutGraceMs / 2);
     this.overrunTimer = this.deps.clock.setTimeout(() => {
       this.overrunTimer = null;
       this.checkOverruns();
       this.attemptsStarted();
     }, every);
+  }
+
+  /**
+   * A cancel was sent to a running attempt: unless its handler stops within `timeoutGraceMs`
+   * (ms, from now), its process is killed, as for a timeout.
+   */
+  cancelSent(taskId: string, attempt: number): void {
+    this.cancels.set(taskId, { attempt, at: this.deps.clock.now() });
+    this.attemptsStarted();
+  }
+
+  /**
+   * A worker's report, read before the dispatcher records it: an outcome reported while its
+   * handler still runs (`handlerRunning`: aborted and not yet stopped) is watched until the worker
+   * says `settled`; its process is killed at the attempt's deadline (cancel + grace, or timeout +
+   * grace but no sooner than a grace from now) if it has not.
+   */
+  reported(workerId: string, results: readonly WorkResult[]): void {
+    const grace = this.deps.config.timeoutGraceMs;
+    const now = this.deps.clock.now();
+    for (const r of results) {
+      if (!r.handlerRunning && this.cancels.size === 0) continue; // the common case: nothing aborted
+      const run = this.host.running.get(r.id);
+      if (!run || run.task.attempt !== r.attempt || run.workerId !== workerId) continue;
+      const cancel = this.cancels.get(r.id);
+      this.cancels.delete(r.id);
+      if (!r.handlerRunning) continue;
+      // A timeout fired by the worker: its grace counts from the report at the latest (the worker
+      // started the attempt after its claim, and the report may have waited in the channel).
+      const deadline = cancel && cancel.attempt === r.attempt ? cancel.at + grace : Math.max(timeoutDeadline(run, grace), now + grace);
+      this.stopping.set(keyOf(r.id, r.attempt), { workerId, deadline });
+      this.attemptsStarted();
+    }
+  }
+
+  /**
+   * A liveness beat of a worker's current process (from its liveness thread): the leases of every
+   * attempt this dispatcher runs there are extended by `leaseMs`, so a handler that keeps its
+   * process's loop busy is not taken for a dead process. Nothing is written while the store has a
+   * fault (its health logs it once); a failed write is logged.
+   * @returns the attempts there with a cancel requested in the store (another node's cancel), for
+   *   the dispatcher to abort; empty when nothing was written
+   */
+  async alive(workerId: string): Promise<Array<{ taskId: string; attempt: number }>> {
+    const items: Array<{ taskId: string; attempt: number }> = [];
+    for (const run of this.host.running.values())
+      if (run.workerId === workerId) items.push({ taskId: run.task.id, attempt: run.task.attempt });
+    const { store, clock, config, log } = this.deps;
+    if (items.length === 0 || store.health.fault) return [];
+    try {
+      return (await store.heartbeatAttempts(items, clock.now() + config.leaseMs)).cancelRequested;
+    } catch (err) {
+      log.error({ err }, 'lease extension failed');
+      return [];
+    }
+  }
+
+  /** The worker says the handlers of these aborted attempts stopped: nothing to kill for them. */
+  settled(workerId: string, attempts: ReadonlyArray<{ id: string; attempt: number }>): void {
+    for (const a of attempts) {
+      const key = keyOf(a.id, a.attempt);
+      if (this.stopping.get(key)?.workerId === workerId) this.stopping.delete(key);
+    }
+  }
+
+  /** A worker process was replaced (killed or crashed): the handlers watched there are gone with it. */
+  workerReplaced(workerId: string): void {
+    for (const [key, s] of this.stopping) if (s.workerId === workerId) this.stopping.delete(key);
   }
 
   /** Clears both timers (system shutdown). */
@@ -112,42 +196,52 @@ export class AttemptWatchdog {
   }
 
   /**
-   * Kills an unresponsive worker process and finishes its running attempts: those in `timedOut`
-   * as `timeout`, the others as `worker_lost` (both retryable). comedy respawns the process.
+   * Kills a worker process and finishes the attempts it was running. With `blame` (the attempts
+   * that caused the kill, by task id, with their outcomes), those end with their outcome and the
+   * others as free `worker_recycled` retries; without it (null: nothing to attribute the kill to)
+   * every attempt ends as `worker_lost`, charged. comedy respawns the process.
    */
-  killWorker(workerId: string, timedOut: ReadonlySet<string>, reason: string): void {
+  killWorker(workerId: string, blame: ReadonlyMap<string, AttemptOutcome> | null, reason: string): void {
     const now = this.deps.clock.now();
     const slot = this.host.workers.get(workerId);
     if (slot) this.host.workers.kill(slot, reason);
-    const results = [...this.host.running.values()]
-      .filter((r) => r.workerId === workerId)
-      .map((r) => ({
-        id: r.task.id,
-        attempt: r.task.attempt,
-        durationMs: now - r.task.startedAt,
-        outcome: timedOut.has(r.task.id)
-          ? ({
-              kind: 'failed',
-              message: `handler did not stop within ${r.task.timeoutSeconds} s + grace; its process was killed`,
-              errorType: 'timeout',
-              permanent: false,
-            } as const)
-          : lostOutcome(),
-      }));
+    this.workerReplaced(workerId);
+    const results: FinishedAttempt[] = [];
+    for (const r of this.host.running.values()) {
+      if (r.workerId !== workerId) continue;
+      this.cancels.delete(r.task.id);
+      const outcome = blame === null ? lostOutcome() : (blame.get(r.task.id) ?? recycledOutcome(reason));
+      results.push({ id: r.task.id, attempt: r.task.attempt, durationMs: now - r.task.startedAt, outcome });
+    }
     void this.host.finish(results);
   }
 
   private checkOverruns(): void {
     const now = this.deps.clock.now();
-    const stuckWorkers = new Map<string, Set<string>>();
+    const grace = this.deps.config.timeoutGraceMs;
+    const culprits = new Map<string, Map<string, AttemptOutcome>>();
+    const names = new Map<string, string[]>();
+    const blame = (workerId: string, id: string, outcome: AttemptOutcome | null) => {
+      const byId = culprits.get(workerId) ?? new Map<string, AttemptOutcome>();
+      if (outcome) byId.set(id, outcome);
+      culprits.set(workerId, byId);
+      names.set(workerId, [...(names.get(workerId) ?? []), id]);
+    };
     for (const [id, run] of this.host.running) {
-      if (now < run.task.startedAt + run.task.timeoutSeconds * 1000 + this.deps.config.timeoutGraceMs) continue;
-      const ids = stuckWorkers.get(run.workerId) ?? new Set<string>();
-      ids.add(id);
-      stuckWorkers.set(run.workerId, ids);
+      const cancel = this.cancels.get(id);
+      if (cancel && cancel.attempt === run.task.attempt && now >= cancel.at + grace) blame(run.workerId, id, { kind: 'cancelled' });
+      else if (now >= timeoutDeadline(run, grace)) blame(run.workerId, id, stuckOutcome(run));
     }
-    for (const [workerId, stuck] of stuckWorkers)
-      this.killWorker(workerId, stuck, `attempts past timeout + grace: ${[...stuck].join(', ')}`);
+    // A stopping attempt is recorded already: its kill only frees the neighbours.
+    for (const [key, s] of this.stopping) if (now >= s.deadline) blame(s.workerId, key, null);
+    for (const [id, c] of this.cancels) if (this.host.running.get(id)?.task.attempt !== c.attempt) this.cancels.delete(id);
+    for (const [workerId, byId] of culprits) {
+      this.killWorker(
+        workerId,
+        byId,
+        `attempts not stopped within timeoutGraceMs of their timeout or cancel: ${names.get(workerId)?.join(', ')}`,
+      );
+    }
   }
 
   private armLeaseSweep(): void {
@@ -171,7 +265,7 @@ export class AttemptWatchdog {
             // External attempts are swept by their lanes (their own, usually shorter, leases).
             else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
           }
-          for (const workerId of stuckWorkers) this.killWorker(workerId, new Set(), 'attempt leases expired: no heartbeat');
+          for (const workerId of stuckWorkers) this.killWorker(workerId, null, 'attempt leases expired: no liveness beat from its process');
           if (orphans.length > 0) {
             await this.host.recordOrphans(
               orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')),
@@ -187,4 +281,24 @@ export class AttemptWatchdog {
       Math.max(100, config.leaseMs / 2),
     );
   }
+}
+
+/** Key of an attempt in the stopping map. */
+function keyOf(id: string, attempt: number): string {
+  return `${id}#${attempt}`;
+}
+
+/** When an attempt past its timeout has had its grace (epoch ms): start + timeout + grace. */
+function timeoutDeadline(run: RunningAttempt, graceMs: number): number {
+  return run.task.startedAt + run.task.timeoutSeconds * 1000 + graceMs;
+}
+
+/** The outcome of an attempt whose process was killed because it ran past its timeout and grace (charged). */
+function stuckOutcome(run: RunningAttempt): AttemptOutcome {
+  return {
+    kind: 'failed',
+    message: `handler did not stop within ${run.task.timeoutSeconds} s + grace; its process was killed`,
+    errorType: 'timeout',
+    permanent: false,
+  };
 }

@@ -7,7 +7,7 @@ import type { ReadyPolicy } from '../../domain/ready-queues';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { TimerHandle } from '../../domain/clock';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
-import { WorkerPool, WorkerSlot } from './worker-pool';
+import { RestartCause, WorkerPool, WorkerSlot } from './worker-pool';
 import { PoolWorkers, WorkerPools } from './worker-pools';
 import { PoolSpec, poolSpecs } from './pool-specs';
 import { WorkItem, WorkResult } from '../protocol';
@@ -17,6 +17,7 @@ import { ExternalLanes } from './external-lanes';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
 import { externalQueueSpecs } from '../../domain/external-queues';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
+import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
@@ -68,11 +69,11 @@ export class DispatcherActor {
    */
   constructor(
     private readonly deps: SchedulerDeps,
-    workersOf?: (spec: PoolSpec, onRestart: (slot: WorkerSlot, exit: ProcessExit | null) => void) => PoolWorkers,
+    workersOf?: (spec: PoolSpec, onRestart: (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => void) => PoolWorkers,
   ) {
     const { limits, config, metrics } = deps;
-    const onRestart = (slot: WorkerSlot, exit: ProcessExit | null) => {
-      this.loseAttemptsOf(slot.id, exit);
+    const onRestart = (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => {
+      this.loseAttemptsOf(slot.id, exit, cause === 'killed');
       this.pump();
     };
     const policy: ReadyPolicy = {
@@ -84,7 +85,11 @@ export class DispatcherActor {
       concurrency: limits.concurrency,
     };
     this.pools = new WorkerPools(poolSpecs(config), policy, (spec) =>
-      workersOf ? workersOf(spec, onRestart) : new WorkerPool(deps, onRestart, spec),
+      workersOf
+        ? workersOf(spec, onRestart)
+        : new WorkerPool(deps, onRestart, spec, {
+            onAlive: (slot) => void this.watchdog.alive(slot.id).then((cancels) => this.cancelRequested(cancels)),
+          }),
     );
     limits.onChange(() => this.pump());
     // No claims while the store cannot take writes (they would fail); dispatch resumes with it.
@@ -171,16 +176,25 @@ export class DispatcherActor {
     if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;
     try {
-      const beat = await store.heartbeatAttempts(items, clock.now() + config.leaseMs);
-      for (const c of beat.cancelRequested) {
-        const run = this.running.get(c.taskId);
-        if (!run || run.task.attempt !== c.attempt || this.cancelsSeen.has(run)) continue;
-        this.cancelsSeen.add(run);
-        this.abort(c);
-      }
+      this.cancelRequested((await store.heartbeatAttempts(items, clock.now() + config.leaseMs)).cancelRequested);
     } catch (err) {
       log.error({ err }, 'lease extension failed');
     }
+  }
+
+  /** Attempts whose cancel was requested in the store (by another node) are aborted here, once each. */
+  private cancelRequested(attempts: ReadonlyArray<{ taskId: string; attempt: number }>): void {
+    for (const c of attempts) {
+      const run = this.running.get(c.taskId);
+      if (!run || run.task.attempt !== c.attempt || this.cancelsSeen.has(run)) continue;
+      this.cancelsSeen.add(run);
+      this.abort(c);
+    }
+  }
+
+  /** Handlers of aborted attempts stopped after their outcome was reported: their process need not be killed. */
+  settled(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): void {
+    this.watchdog.settled(msg.workerId, msg.attempts);
   }
 
   /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */
@@ -244,6 +258,7 @@ export class DispatcherActor {
     const run = this.running.get(msg.taskId);
     if (!run || run.task.attempt !== msg.attempt) return;
     this.pools.get(run.workerId)?.ref.tell('abort', msg);
+    this.watchdog.cancelSent(msg.taskId, msg.attempt); // a handler that does not stop gets its process killed
   }
 
   /**
@@ -255,6 +270,7 @@ export class DispatcherActor {
     const slot = this.pools.get(msg.workerId);
     const live = slot !== undefined && slot.pid === msg.pid;
     const now = this.deps.clock.now();
+    this.watchdog.reported(msg.workerId, msg.results);
     const completions = this.decide(msg.results, now, msg.workerId);
     const held = completions.filter((c) => c.state === 'RETRYING' && (c.retryAt ?? 0) <= now).length;
     if (live) slot.credits += completions.length - held;
@@ -329,10 +345,16 @@ export class DispatcherActor {
     });
   }
 
-  /** The attempts of a worker whose process was respawned are lost; `exit` is how the old process ended, when seen. */
-  private loseAttemptsOf(workerId: string, exit: ProcessExit | null = null): void {
+  /**
+   * A worker's process was replaced: its attempts are lost, charged (`worker_lost`, with how the old
+   * process exited when that was seen), or retried free when this dispatcher had killed the process
+   * to stop another attempt (`recycled`).
+   */
+  private loseAttemptsOf(workerId: string, exit: ProcessExit | null, recycled: boolean): void {
+    this.watchdog.workerReplaced(workerId);
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
-    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: lostOutcome(exit), durationMs: 0 })));
+    const outcome = () => (recycled ? recycledOutcome('sent to it while it restarted') : lostOutcome(exit));
+    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: outcome(), durationMs: 0 })));
   }
 
   /** Records finished attempts, then dispatches again. */

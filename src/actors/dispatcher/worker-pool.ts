@@ -6,6 +6,11 @@ import { SchedulerDeps } from '../deps';
 import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
 import { DEFAULT_POOL, PoolSpec, workerIdOf } from './pool-specs';
+import { LivenessListener } from './liveness-listener';
+import type { LivenessBeat } from '../liveness-beat';
+
+/** Why a worker process was replaced: it died by itself, or this pool killed it ({@link WorkerPool.kill}). */
+export type RestartCause = 'crashed' | 'killed';
 
 /** One worker process as the dispatcher sees it. */
 export interface WorkerSlot {
@@ -24,7 +29,9 @@ export interface WorkerSlot {
  * the pool asks each one `hello` after creation (bounded by `workerStartTimeoutMs`) and then every
  * `workerPingMs`: a new pid means comedy respawned the process, and `onRestart` is told so the
  * dispatcher can count that worker's attempts as lost (with how the old process exited, when that
- * was seen). Timers use the injected clock.
+ * was seen, and `cause`: whether this pool killed it). Each worker process also beats on the
+ * pool's {@link LivenessListener} from a thread of its own; `onAlive` is told of each beat of a
+ * current process. Timers use the injected clock.
  */
 export class WorkerPool {
   private readonly slots = new Map<string, WorkerSlot>();
@@ -32,16 +39,23 @@ export class WorkerPool {
   private readonly killed = new Set<number>();
   private timer: TimerHandle | null = null;
   private stopped = false;
+  /** Where the worker processes' liveness threads beat (open from `start` to `stop`). */
+  private liveness: LivenessListener | null = null;
 
+  /**
+   * @param onRestart a worker process was replaced; its attempts are gone
+   * @param options.onAlive a liveness beat of a worker's current process (its attempts' leases may be extended)
+   */
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
-    private readonly onRestart: (slot: WorkerSlot, exit: ChildExit | null) => void,
+    private readonly onRestart: (slot: WorkerSlot, exit: ChildExit | null, cause: RestartCause) => void,
     /** The pool's processes and their concurrency (default: the default pool of `config`). */
     readonly spec: Pick<PoolSpec, 'name' | 'processes' | 'concurrency'> = {
       name: DEFAULT_POOL,
       processes: deps.config.workers,
       concurrency: deps.config.workerConcurrency,
     },
+    private readonly options: { onAlive?: (slot: WorkerSlot) => void } = {},
   ) {}
 
   /** How each worker process that ended exited, by pid (read and forgotten when its respawn is noticed). */
@@ -63,6 +77,7 @@ export class WorkerPool {
   async start(parent: ActorContext): Promise<void> {
     const { config, clock } = this.deps;
     const modulePath = path.join(__dirname, '..', 'worker', 'worker-actor.js');
+    this.liveness = await LivenessListener.open((beat) => this.beat(beat), this.deps.log);
     for (let i = 0; i < this.spec.processes; i++) {
       const id = workerIdOf(this.spec.name, i);
       const created = spawnForked(parent, modulePath, id, {
@@ -73,6 +88,7 @@ export class WorkerPool {
         orphanAfterMs: orphanAfterMs(config.workerPingMs),
         maxResultBytes: config.maxResultBytes,
         heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),
+        livenessAddress: this.liveness.address,
         logLevel: config.logLevel,
         tracesExporter: config.tracesExporter,
         otlpTracesEndpoint: config.otlpTracesEndpoint,
@@ -111,13 +127,15 @@ export class WorkerPool {
 
   /**
    * Stops the supervision pings (workers then exit by themselves after `orphanAfterMs` of silence,
-   * see the worker actor) and switches respawn off.
+   * see the worker actor), closes the liveness listener and switches respawn off.
    */
   stop(): void {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
     this.disableRespawn();
+    void this.liveness?.close();
+    this.liveness = null;
   }
 
   /**
@@ -131,6 +149,12 @@ export class WorkerPool {
   /** Kills worker processes still alive after the actor system was destroyed (comedy internals). */
   killLeftovers(): void {
     for (const slot of this.slots.values()) killChildProcess(slot.ref.ref);
+  }
+
+  /** A liveness beat: told on only for the current process of one of this pool's workers. */
+  private beat(beat: LivenessBeat): void {
+    const slot = this.slots.get(beat.workerId);
+    if (!this.stopped && slot && slot.pid === beat.pid) this.options.onAlive?.(slot);
   }
 
   private schedulePing(): void {
@@ -149,13 +173,15 @@ export class WorkerPool {
           return; // crashed and not yet respawned: the next ping sees the new process
         }
         if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
+        // pid 0: this pool killed the old process (kill() cleared it)
+        const cause: RestartCause = slot.pid === 0 ? 'killed' : 'crashed';
         metrics.workerRestarts.inc({ worker_id: slot.id });
-        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid }, 'worker process restarted; its attempts are lost');
+        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid, cause }, 'worker process restarted; its attempts are lost');
         const exit = this.exits.get(slot.pid) ?? null;
         this.exits.delete(slot.pid);
         slot.pid = hello.pid;
         slot.credits = hello.credits;
-        this.onRestart(slot, exit);
+        this.onRestart(slot, exit, cause);
       }),
     );
     this.schedulePing();

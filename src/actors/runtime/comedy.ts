@@ -8,6 +8,15 @@
 import path from 'node:path';
 import * as comedy from 'comedy';
 
+/**
+ * How long a forked child waits for its parent's answer to comedy's own parent ping (ms): the
+ * longest timer delay (about 24.8 days, more than any task timeout). comedy pings from the child's
+ * event loop and destroys the child when an answer is late (15 s by default), so an answer waiting
+ * behind a handler that computes longer would end the worker process and every attempt in it. A
+ * worker notices its parent's death through its IPC channel's `disconnect` instead (worker-actor.ts).
+ */
+const PARENT_PING_TIMEOUT_MS = 2_147_483_647;
+
 /** What an actor is handed at `initialize`: its children, its parent, its custom parameters. */
 export type ActorContext = comedy.Actor;
 
@@ -22,14 +31,16 @@ export interface ActorSystem {
 
 /**
  * Starts a comedy actor system with `resources` (comedy resource definition classes) and the pino
- * logger adapter at `logLevel`. comedy's own SIGINT/SIGTERM handlers (which call process.exit) are
- * removed: the service decides how to shut down.
+ * logger adapter at `logLevel`, its forked children's parent ping relaxed
+ * ({@link PARENT_PING_TIMEOUT_MS}). comedy's own SIGINT/SIGTERM handlers (which call process.exit)
+ * are removed: the service decides how to shut down.
  */
 export function createActorSystem(resources: Array<new () => unknown>, logLevel: string): ActorSystem {
   const system = comedy.createSystem({
     resources,
     logger: '/' + path.join(__dirname, 'comedy-logger.js'),
     loggerParams: { level: logLevel },
+    pingTimeout: PARENT_PING_TIMEOUT_MS,
     config: {},
   } as never);
   const handlers = system as unknown as { sigintHandler?: () => void; sigtermHandler?: () => void };
@@ -43,14 +54,23 @@ export function createActorSystem(resources: Array<new () => unknown>, logLevel:
  * worker that exits during destroy, and retry every 15 s after a failed respawn.
  */
 export function disableRespawn(ref: unknown): void {
-  const parent = ref as { additionalOptions?: { onCrash?: string } };
+  const parent = forkedParentOf(ref) as { additionalOptions?: { onCrash?: string } };
   if (parent.additionalOptions) parent.additionalOptions.onCrash = 'none';
 }
 
 /** Kills the process of a forked child still alive after its actor system was destroyed. */
 export function killChildProcess(ref: unknown): void {
-  const proc = (ref as { workerProcess?: { connected?: boolean; kill(s: string): void } }).workerProcess;
+  const proc = (forkedParentOf(ref) as { workerProcess?: { connected?: boolean; kill(s: string): void } }).workerProcess;
   if (proc?.connected) proc.kill('SIGKILL');
+}
+
+/**
+ * comedy hands out a `ClientActorProxy` around the forked child's parent side (the object that
+ * holds its options and process): that object, reached through `getWrapped()`, or `ref` itself.
+ */
+function forkedParentOf(ref: unknown): unknown {
+  const proxy = ref as { getWrapped?: () => unknown };
+  return typeof proxy.getWrapped === 'function' ? proxy.getWrapped() : ref;
 }
 
 /**

@@ -64,6 +64,11 @@ export interface TaskRunnerOptions {
    * it the lines only go to the worker's log.
    */
   logs?: (logs: AttemptLogAppend[]) => void;
+  /**
+   * Told when handlers of aborted attempts stop after all: their outcomes went out at the abort
+   * marked `handlerRunning` (the dispatcher kills the process if they never stop).
+   */
+  settled?: (attempts: Array<{ id: string; attempt: number }>) => void;
 }
 
 /**
@@ -98,7 +103,10 @@ export class TaskRunner {
     this.sendCheckpoint = o.checkpoint ?? null;
     this.progress = new ProgressThrottle(clock, o.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, o.progress ?? (() => undefined));
     this.logs = o.logs ? new LogShipper(clock, o.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS, o.logs) : null;
+    this.settled = o.settled ?? null;
   }
+
+  private readonly settled: TaskRunnerOptions['settled'] | null;
 
   private readonly maxResultBytes: number;
   private readonly tracer: Tracer;
@@ -119,6 +127,7 @@ export class TaskRunner {
   /**
    * Sends the ids of the running attempts to `send` every `intervalMs`, and soon after a handler
    * calls `ctx.heartbeat()`: the dispatcher extends their leases. Nothing is sent while idle.
+   * (A worker process with a liveness thread uses {@link heartbeatsOnRequest} instead.)
    */
   startHeartbeats(intervalMs: number, send: (attempts: Array<{ id: string; attempt: number }>) => void): void {
     this.beat = send;
@@ -127,6 +136,11 @@ export class TaskRunner {
       this.clock.setTimeout(tick, intervalMs);
     };
     this.clock.setTimeout(tick, intervalMs);
+  }
+
+  /** Sends the ids of the running attempts to `send` soon after a handler calls `ctx.heartbeat()` (no periodic beat). */
+  heartbeatsOnRequest(send: (attempts: Array<{ id: string; attempt: number }>) => void): void {
+    this.beat = send;
   }
 
   private requestHeartbeat(): void {
@@ -159,7 +173,7 @@ export class TaskRunner {
   private abortAttempt(a: Attempt, reason: Error): void {
     if (a.done) return;
     a.abortReason = reason;
-    this.finish(a, outcomeOfAbort(reason));
+    this.finish(a, outcomeOfAbort(reason), true);
     try {
       a.controller?.abort(reason);
     } catch (err) {
@@ -224,12 +238,24 @@ export class TaskRunner {
     Promise.resolve()
       .then(() => withAttemptContext(trace, () => handler(item.payload, ctx)))
       .then(
-        (result) => this.finish(attempt, succeeded(result, this.maxResultBytes)),
-        (err: unknown) => this.finish(attempt, failed(err)),
+        (result) => (attempt.done ? this.stopped(attempt) : this.finish(attempt, succeeded(result, this.maxResultBytes))),
+        (err: unknown) => (attempt.done ? this.stopped(attempt) : this.finish(attempt, failed(err))),
       );
   }
 
-  private finish(a: Attempt, outcome: AttemptOutcome): void {
+  /**
+   * The handler of an attempt already reported (aborted) settled: its process need not be killed.
+   * A report still in the outbox loses its `handlerRunning` mark; a sent one is followed by `settled`.
+   */
+  private stopped(a: Attempt): void {
+    if (!a.abortReason) return;
+    const queued = this.outbox.find((r) => r.id === a.item.id && r.attempt === a.item.attempt);
+    if (queued) delete queued.handlerRunning;
+    else this.settled?.([{ id: a.item.id, attempt: a.item.attempt }]);
+  }
+
+  /** @param handlerRunning reported at the abort, before the handler settled */
+  private finish(a: Attempt, outcome: AttemptOutcome, handlerRunning = false): void {
     if (a.done) return;
     a.done = true;
     this.clock.clearTimeout(a.timer);
@@ -244,7 +270,9 @@ export class TaskRunner {
         'attempt failed',
       );
     else if (this.log?.isLevelEnabled('debug')) a.log()?.debug({ outcome: outcome.kind, duration_ms: durationMs }, 'attempt finished');
-    this.outbox.push({ id: a.item.id, attempt: a.item.attempt, outcome, durationMs });
+    const result: WorkResult = { id: a.item.id, attempt: a.item.attempt, outcome, durationMs };
+    if (handlerRunning) result.handlerRunning = true;
+    this.outbox.push(result);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => {

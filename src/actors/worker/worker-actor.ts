@@ -4,6 +4,7 @@ import { loadHandlersOrFailing } from '../../handlers/registry';
 import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from '../protocol';
 import { TaskRunner } from './task-runner';
+import { startLivenessThread } from './liveness-thread';
 import pino from 'pino';
 import { registerTracing, TracesExporter, TracingHandle } from '../../observability/tracing';
 
@@ -16,8 +17,10 @@ interface WorkerParams {
   orphanAfterMs: number;
   /** Largest handler result kept (bytes of JSON); a larger one fails `result_too_large`. */
   maxResultBytes: number;
-  /** Interval of the automatic heartbeat while attempts run (ms). */
+  /** Interval of the liveness beats (ms). */
   heartbeatMs: number;
+  /** The dispatcher's liveness listener (null or absent: beats from this loop, while attempts run). */
+  livenessAddress?: string | null;
   /** pino level of the worker's log (the service's `logLevel`). */
   logLevel: string;
   /** Attempt span exporter (`tracesExporter`), its OTLP URL and delay between exports (ms). */
@@ -62,10 +65,17 @@ class WorkerActor {
     const clock = this.clock;
     // A worker whose dispatcher went silent (its actor system destroyed while comedy was
     // respawning this process) would otherwise live on and keep the service's process open.
+    // A handler computing for a while holds this loop, and the dispatcher's pings wait in the
+    // channel meanwhile: a check that runs late counts the silence again from now.
     this.lastHeard = clock.now();
+    const every = Math.max(1000, p.orphanAfterMs / 4);
+    let due = clock.now();
     const watch = () => {
-      if (clock.now() - this.lastHeard > p.orphanAfterMs) process.exit(0);
-      clock.setTimeout(watch, Math.max(1000, p.orphanAfterMs / 4));
+      const now = clock.now();
+      if (now - due > 1000) this.lastHeard = Math.max(this.lastHeard, now);
+      else if (now - this.lastHeard > p.orphanAfterMs) process.exit(0);
+      due = now + every;
+      clock.setTimeout(watch, every);
     };
     watch();
     const parent = new TypedRef<WorkerToDispatcher>(parentOf(self));
@@ -106,11 +116,19 @@ class WorkerActor {
           parent.ask('checkpoint', { workerId: p.workerId, pid: process.pid, taskId, attempt, value }),
         progress: (reports) => parent.tell('progress', { workerId: p.workerId, pid: process.pid, reports }),
         logs: (logs) => parent.tell('logs', { workerId: p.workerId, pid: process.pid, logs }),
+        settled: (attempts) => parent.tell('settled', { workerId: p.workerId, pid: process.pid, attempts }),
       },
     );
-    this.runner.startHeartbeats(p.heartbeatMs, (attempts) =>
-      parent.tell('heartbeat', { workerId: p.workerId, pid: process.pid, attempts }),
-    );
+    const heartbeat = (attempts: Array<{ id: string; attempt: number }>) =>
+      parent.tell('heartbeat', { workerId: p.workerId, pid: process.pid, attempts });
+    if (p.livenessAddress) {
+      // Liveness comes from a thread of its own, so a handler that keeps this loop busy (computing
+      // up to its timeout) is not taken for a dead process; `ctx.heartbeat()` still reports at once.
+      startLivenessThread({ address: p.livenessAddress, workerId: p.workerId, intervalMs: p.heartbeatMs }, (err) =>
+        log.error({ err }, 'the liveness thread failed; the leases of this worker will expire'),
+      );
+      this.runner.heartbeatsOnRequest(heartbeat);
+    } else this.runner.startHeartbeats(p.heartbeatMs, heartbeat);
   }
 
   hello(): WorkerHello {

@@ -121,6 +121,26 @@ export function describeComplete(ctx: ConformanceContext): void {
       expect(history.map((h) => h.outcome)).to.deep.equal(['CANCELLED']);
     });
 
+    it('a free retry (freeRetry) moves the budget on by one: the attempt is not counted, and the next one is claimed with it', async () => {
+      await ctx.store().insertTasks([newTask('ca-free', { retry: { maxRetries: 0, backoff: 'fixed', delaySeconds: 1 } })]);
+      const attempt = await startTask(ctx.store(), 'ca-free', T0);
+      const recycled = taskError('worker process killed to stop another attempt', 'worker_recycled');
+      const [r] = await ctx
+        .store()
+        .completeAttempts([completion('ca-free', attempt, 'RETRYING', { retryAt: T0 + 10, error: recycled, freeRetry: true })], T0 + 10);
+      expect(r).to.include({ applied: true, state: 'PENDING' });
+      const t = await ctx.store().getTask('ca-free');
+      expect(t!.attempts).to.equal(1);
+      expect(t!.retry.attemptBase).to.equal(1);
+      const [claimed] = await ctx.store().claimTasks(['ca-free'], 'worker-2', T0 + 20, 60_000);
+      expect(claimed.attempt).to.equal(2);
+      expect(claimed.retry.attemptBase).to.equal(1);
+      expect((await ctx.store().getAttempts('ca-free'))[0]).to.deep.include({ attempt: 1, outcome: 'RETRYING', error: recycled });
+      // An ordinary retry leaves the budget where it is.
+      await ctx.store().completeAttempts([completion('ca-free', 2, 'RETRYING', { retryAt: T0 + 30, error: recycled })], T0 + 30);
+      expect((await ctx.store().getTask('ca-free'))!.retry.attemptBase).to.equal(1);
+    });
+
     it('SUCCEEDED wins over a cancel requested during the attempt', async () => {
       await ctx.store().insertTasks([newTask('ca-race')]);
       const attempt = await startTask(ctx.store(), 'ca-race', T0);

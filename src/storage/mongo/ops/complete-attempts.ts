@@ -13,7 +13,8 @@
  *   false → true while RUNNING, so exactly one of the two can match. The ending attempt is pushed
  *   onto the document's `history` in the same update, so the run history can never miss an
  *   attempt (no second write, no crash window); its worker and start come from a read of the
- *   RUNNING document, which cannot change them before the compare-and-set succeeds.
+ *   RUNNING document, which cannot change them before the compare-and-set succeeds. A free retry
+ *   (`freeRetry`) also moves the budget on in that update (`retry_base` + 1).
  * Workflow tasks: after a terminal compare-and-set the workflow steps run (workflow-progress.ts):
  * SUCCEEDED releases the downstream tasks whose last dependency it was (returned in `released`);
  * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); then the workflow's count,
@@ -82,6 +83,8 @@ async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: nu
           result: null,
         },
         $push: { history: entry },
+        // A free retry moves the budget on, so the attempt is not counted.
+        ...(comp.freeRetry ? { $inc: { retry_base: 1 } } : {}),
       },
       { returnDocument: 'after' },
     );

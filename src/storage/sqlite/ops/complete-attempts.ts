@@ -4,7 +4,8 @@
  * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
  * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
  * RETRYING → PENDING happen in this same write (state PENDING). An attempt ending in a retry is
- * appended to `attempts` (run history); a final attempt stays described by the task row.
+ * appended to `attempts` (run history); a final attempt stays described by the task row. A free
+ * retry (`freeRetry`) also moves the budget on: retry_base + 1, so the attempt is not counted.
  * A workflow task's end is applied to its workflow in the same savepoint (workflow-progress.ts):
  * SUCCEEDED releases downstream tasks whose last dependency it was (returned in `released`);
  * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); the workflow's status
@@ -36,6 +37,7 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
       state = CASE WHEN cancel_requested = 1 THEN ${sqlState(TRANSITIONS.cancelRunning.to)} WHEN @retryAt <= @now THEN ${sqlState(TRANSITIONS.retryNow.to)} ELSE ${sqlState(TRANSITIONS.retry.to)} END,
       due_at = CASE WHEN cancel_requested = 0 THEN @retryAt ELSE due_at END,
       completed_at = CASE WHEN cancel_requested = 0 THEN NULL ELSE @now END,
+      retry_base = CASE WHEN cancel_requested = 0 THEN retry_base + @free ELSE retry_base END,
       duration_ms = @durationMs, result = NULL, error = @error, lease_expires_at = NULL, updated_at = @now
     WHERE id = @id AND attempts = @attempt AND ${sqlStates(TRANSITIONS.retry.from)}
     RETURNING ${DUE_COLUMNS}, started_at, worker_id, workflow_id, workflow_task_id`);
@@ -78,8 +80,15 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
     completions.map((c) => {
       const error = c.error === null ? null : JSON.stringify(c.error);
       if (c.state !== 'RETRYING') return toFinal(c, error, now);
-      const row = retry.get({ id: c.taskId, attempt: c.attempt, retryAt: c.retryAt ?? now, now, durationMs: c.durationMs, error }) as
-        (TaskRow & { started_at: number; worker_id: string | null }) | undefined;
+      const row = retry.get({
+        id: c.taskId,
+        attempt: c.attempt,
+        retryAt: c.retryAt ?? now,
+        now,
+        durationMs: c.durationMs,
+        error,
+        free: c.freeRetry ? 1 : 0,
+      }) as (TaskRow & { started_at: number; worker_id: string | null }) | undefined;
       if (!row) return notApplied(c.taskId);
       const state = row.state as TaskState;
       if (state === 'CANCELLED') {

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { LivenessBeat, parseBeat } from '../liveness-beat';
+
+/** Longest beat line read (bytes); a longer one closes the connection (not a worker's). */
+const MAX_LINE_BYTES = 1024;
+
+/**
+ * The dispatcher's end of the worker processes' liveness channel: a local socket (a Unix socket in
+ * a private temporary folder, mode 0700; a named pipe on Windows) on which each worker process's
+ * liveness thread writes one JSON line `{"w": workerId, "p": pid}` every `heartbeatMs`. The beats
+ * come from a thread of their own, so a handler that keeps its process's event loop busy does not
+ * stop them; a dead or stopped (SIGSTOP) process does. Malformed lines are ignored; a line longer
+ * than 1 KiB closes its connection.
+ */
+export class LivenessListener {
+  private readonly sockets = new Set<net.Socket>();
+
+  private constructor(
+    private readonly server: net.Server,
+    /** The address workers connect to (a socket path or a pipe name). */
+    readonly address: string,
+    private readonly dir: string | null,
+  ) {}
+
+  /**
+   * Listens on a new private address and calls `onBeat` for each beat received.
+   * @throws the listen error (e.g. no writable temporary folder)
+   */
+  static async open(onBeat: (beat: LivenessBeat) => void, log: Pick<Logger, 'warn'>): Promise<LivenessListener> {
+    const dir = process.platform === 'win32' ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-live-'));
+    const address = dir === null ? `\\\\?\\pipe\\scheduler-live-${process.pid}-${randomUUID()}` : path.join(dir, 'beats.sock');
+    let listener: LivenessListener | null = null;
+    const server = net.createServer((socket) => {
+      listener?.sockets.add(socket);
+      socket.on('close', () => listener?.sockets.delete(socket));
+      socket.on('error', () => undefined); // a worker killed mid-write: its close follows
+      let pending = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        pending += chunk;
+        let nl: number;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const beat = parseBeat(pending.slice(0, nl));
+          pending = pending.slice(nl + 1);
+          if (beat) onBeat(beat);
+        }
+        if (pending.length > MAX_LINE_BYTES) {
+          log.warn({ address }, 'liveness channel: line too long; connection closed');
+          socket.destroy();
+        }
+      });
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(address, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    server.on('error', (err) => log.warn({ err, address }, 'liveness channel error'));
+    listener = new LivenessListener(server, address, dir);
+    return listener;
+  }
+
+  /** Stops listening, drops the connections and removes the socket's folder. */
+  async close(): Promise<void> {
+    // The folder goes first, synchronously: a process that exits right after a stop leaves none.
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
