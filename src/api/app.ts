@@ -167,7 +167,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Response schemas describe the answers in /openapi.json; they must not filter them (fastify's
   // default serializer would drop every field a schema does not list).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  app.setErrorHandler(errorHandler(deps.bodyLimitBytes));
+  app.setErrorHandler(errorHandler(deps.bodyLimitBytes, () => deps.operations.storeFaultError()));
   registerAuth(app, deps.apiKeys);
   registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
   registerUi(app);

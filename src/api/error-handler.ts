@@ -7,9 +7,16 @@ import { MalformedJsonError, MalformedRequestError, UnsupportedMediaTypeError } 
 /**
  * Maps any error to the catalog's `{error: {code, message, details}}`; its HTTP status is the
  * catalog's for its code ({@link httpStatusOf}): the one place where errors become HTTP (fastify's
- * errors included). Unknown errors are logged and answered 500 without internals.
+ * errors included). Unknown errors are logged and answered 500 without internals, unless the store
+ * has a fault (`storeFault`): then they answer its 503 `STORE_UNAVAILABLE` (a read of a store that
+ * is away fails for that reason, not for one of its own).
  */
-export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, req?: FastifyRequest): SchedulerError {
+export function toSchedulerError(
+  err: FastifyError | Error,
+  bodyLimit: number,
+  req?: FastifyRequest,
+  storeFault?: () => SchedulerError | null,
+): SchedulerError {
   if (err instanceof SchedulerError) return err;
   const fe = err as FastifyError;
   if (fe.validation) return validationErrorOf(fe.validation as never, fe.validationContext);
@@ -24,7 +31,7 @@ export function toSchedulerError(err: FastifyError | Error, bodyLimit: number, r
   }
   if (fe.statusCode === 413) return new PayloadTooLargeError(bodyLimit);
   if (isClientAbort(err)) return new MalformedRequestError();
-  return new InternalError();
+  return storeFault?.() ?? new InternalError();
 }
 
 /**
@@ -36,13 +43,18 @@ function isClientAbort(err: FastifyError | Error): boolean {
   return (err as FastifyError).code === 'ECONNRESET' && err.message === 'aborted';
 }
 
-/** fastify `setErrorHandler` callback built on {@link toSchedulerError}. */
-export function errorHandler(bodyLimit: number) {
+/**
+ * fastify `setErrorHandler` callback built on {@link toSchedulerError}.
+ * @param storeFault the store's current fault as an error (null: none)
+ */
+export function errorHandler(bodyLimit: number, storeFault?: () => SchedulerError | null) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
-    const mapped = toSchedulerError(err, bodyLimit, req);
+    const mapped = toSchedulerError(err, bodyLimit, req, storeFault);
     const status = httpStatusOf(mapped.code);
     // A 503 the service chose (shutting down, overloaded) is expected: not an error with a stack.
     if (status >= 500 && !(mapped.retryable && status === 503)) req.log.error({ err }, 'request failed');
+    else if (mapped !== err && status === 503 && !(err instanceof SchedulerError))
+      req.log.info({ err }, 'request failed while the store is away');
     // The client's fault, and nobody is left to answer: not an error of the service.
     else if (isClientAbort(err)) req.log.info({ code: 'ECONNRESET' }, 'request aborted by the client before its body arrived');
     else if (status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');

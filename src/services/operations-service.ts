@@ -3,7 +3,8 @@ import type { Clock } from '../domain/clock';
 import { lostAttemptCompletion } from '../domain/lost-attempt';
 import type { SchedulerMetrics } from '../observability/metrics';
 import type { Store } from '../storage/store';
-import { describeFault, StoreFault } from '../storage/store-health';
+import { describeFault, StoreFault, storeUnavailable } from '../storage/store-health';
+import type { StoreUnavailableError } from '../domain/errors';
 
 /** A store fault as `/readyz` shows it: what, where, since when (ISO 8601), and whether it ends by itself. */
 export interface StoreFaultView {
@@ -104,6 +105,16 @@ export class OperationsService {
    */
   setOwnershipProbe(probe: () => OwnershipView | null): void {
     this.ownership = probe;
+  }
+
+  /**
+   * The error that stands for the store's current fault (`STORE_UNAVAILABLE`, 503 with
+   * `Retry-After`), or null while the store has none: what an operation that failed for no reason
+   * of its own answers while the store is away, instead of a 500.
+   */
+  storeFaultError(): StoreUnavailableError | null {
+    const fault = this.deps.store.health.fault;
+    return fault ? storeUnavailable(fault) : null;
   }
 
   /**

@@ -44,4 +44,25 @@ describe('REST API under a store fault', () => {
     expect((await f.app.inject({ method: 'GET', url: '/readyz' })).statusCode).to.equal(200);
     expect((await post('/api/v1/tasks', { task_type: 'noop' })).statusCode).to.equal(202);
   });
+
+  it('a read that fails while the store has a fault answers its 503 STORE_UNAVAILABLE, not 500; without a fault it stays 500', async () => {
+    const stored = (await post('/api/v1/tasks', { task_type: 'noop' })).json().task_id as string;
+    const store = f.store as unknown as { getTask: (id: string) => Promise<unknown> };
+    store.getTask = async () => {
+      throw Object.assign(new Error('connection closed'), { name: 'MongoNetworkError' });
+    };
+    expect((await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${stored}` })).statusCode).to.equal(500);
+    f.store.health.report({
+      kind: 'connection_lost',
+      target: 'mongodb://db:27017',
+      cause: 'no writable server',
+      recoverable: true,
+      since: f.clock.now(),
+    });
+    const res = await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${stored}` });
+    expect(res.statusCode, res.body).to.equal(503);
+    expect(res.headers['retry-after']).to.equal('5');
+    expect(res.json().error).to.deep.include({ code: 'STORE_UNAVAILABLE' });
+    expect(res.json().error.details).to.deep.include({ fault: 'connection_lost', target: 'mongodb://db:27017', recoverable: true });
+  });
 });
