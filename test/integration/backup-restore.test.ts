@@ -132,6 +132,17 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
     });
     expect(mongo.code).to.equal(2);
     expect(mongo.stderr).to.contain('mongodump');
+    // The running store's own lock and WAL are never a destination, even with --force.
+    for (const companion of ['.lock', '-wal']) {
+      const own = await cli(['backup', '--to', `${store}${companion}`, '--force'], { SQLITE_PATH: store });
+      expect(own.code, own.stderr).to.equal(2);
+      expect(own.stderr.trim()).to.match(new RegExp(`^error: backup: .*scheduler\\.db${companion} is the store's own ${companion} file`));
+    }
+    expect((await http('GET', `${svc.url}/readyz`)).status).to.equal(200);
+    // A destination under a file: one line, no stack.
+    const under = await cli(['backup', '--to', path.join(dest, 'sub.db')], { SQLITE_PATH: store });
+    expect(under.code, under.stderr).to.equal(2);
+    expect(under.stderr.trim().split('\n'), under.stderr).to.have.length(1);
     const files = fs.readdirSync(path.join(dir.path, 'refusals'));
     expect(
       files.filter((f) => f.includes('.partial-')),

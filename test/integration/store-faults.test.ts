@@ -329,6 +329,42 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       expect(fs.existsSync(path.join(created, 'new', 'dir', 'scheduler.db'))).to.equal(true);
     });
 
+    it('an empty store file beside its .lock (a truncated store): refused, not started as an empty store', async () => {
+      const file = path.join(dir.path, 'truncated.db');
+      fs.writeFileSync(file, '');
+      fs.writeFileSync(`${file}.lock`, '');
+      const r = await startOn(file);
+      expectRefusal(r, file, /is empty \(0 bytes\), but .*\.lock shows a store was used here/);
+    });
+
+    it('a full volume at start-up: exit 78 with one line, and no .lock left behind to block the next start', async () => {
+      const full = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-full-'));
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', full], { stdio: 'pipe' });
+      } catch (err) {
+        fs.rmSync(full, { recursive: true, force: true });
+        throw new Error(`this test mounts a tmpfs and needs root (mount -t tmpfs tmpfs ${full} failed: ${String(err)})`);
+      }
+      try {
+        // Fill the volume: the writes stop at ENOSPC.
+        try {
+          execFileSync('dd', ['if=/dev/zero', `of=${path.join(full, 'fill')}`, 'bs=64k'], { stdio: 'pipe' });
+        } catch {
+          /* no space left: the point */
+        }
+        const file = path.join(full, 'scheduler.db');
+        const r = await startOn(file);
+        expect(r.code, r.stderr).to.equal(78);
+        expect(r.stderr.split('\n'), r.stderr).to.have.length(1);
+        expect(r.stderr).to.include(file);
+        expect(r.stderr).not.to.match(/\n\s+at /);
+        expect(fs.existsSync(`${file}.lock`), 'a lock created by the failed start').to.equal(false);
+      } finally {
+        execFileSync('umount', [full]);
+        fs.rmSync(full, { recursive: true, force: true });
+      }
+    });
+
     it('an unwritable directory (a read-only tmpfs mounted by the test)', async () => {
       const ro = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-ro-'));
       try {

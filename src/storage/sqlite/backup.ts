@@ -43,6 +43,11 @@ export async function backupSqlite(source: string, destination: string, options:
   const src = path.resolve(source);
   const dest = path.resolve(destination);
   if (src === dest) throw new BackupError(`backup: ${dest} is the store itself; give another destination`);
+  // The store's companions: replacing one under a running service (its lock, its WAL) breaks it.
+  for (const companion of STORE_COMPANIONS) {
+    if (dest === `${src}${companion}`)
+      throw new BackupError(`backup: ${dest} is the store's own ${companion} file; give another destination`);
+  }
   if (!fs.existsSync(src)) throw new BackupError(`backup: no store at ${src} (SQLITE_PATH)`);
   if (fs.existsSync(dest) && !options.overwrite) throw new BackupError(`backup: ${dest} exists; remove it or pass --force`);
   const partial = `${dest}.partial-${process.pid}`;
@@ -53,7 +58,7 @@ export async function backupSqlite(source: string, destination: string, options:
     db.pragma('schema_version'); // reads page 1: a file that is not a SQLite database fails here, naming it below
     await db.backup(partial, { progress: () => ALL_PAGES });
   } catch (err) {
-    fs.rmSync(partial, { force: true });
+    removeQuietly(partial);
     throw new BackupError(`backup: cannot copy ${src} to ${dest}: ${oneLine(err)}`);
   } finally {
     db?.close();
@@ -63,8 +68,20 @@ export async function backupSqlite(source: string, destination: string, options:
     fs.renameSync(partial, dest);
     return { source: src, destination: dest, ...result };
   } catch (err) {
-    fs.rmSync(partial, { force: true });
+    removeQuietly(partial);
     throw err instanceof BackupError ? err : new BackupError(`backup: cannot write ${dest}: ${oneLine(err)}`);
+  }
+}
+
+/** Files SQLite and the service keep beside a store (`<path><suffix>`): never a backup's destination. */
+const STORE_COMPANIONS = ['-wal', '-shm', '-journal', '.lock', '.lock-journal'];
+
+/** Removes a partial copy if there is one; a path that cannot hold one (its parent a file) is no error. */
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    /* nothing was written there */
   }
 }
 

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreConfigError } from '../store';
+import { openRefusalOf } from './store-preflight';
 
 /** The embedded store is already used by another running service. Not retryable as such. */
 export class StoreInUseError extends StoreConfigError {
@@ -35,7 +36,14 @@ export class StoreLock {
    */
   static acquire(file: string): StoreLock {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }); // as the store's own open does
-    const db = new Database(`${file}.lock`, { timeout: 0 });
+    const lockFile = `${file}.lock`;
+    const existed = fs.existsSync(lockFile);
+    let db: Database.Database;
+    try {
+      db = new Database(lockFile, { timeout: 0 });
+    } catch (err) {
+      throw refusal(err, file, lockFile, existed);
+    }
     try {
       db.pragma('locking_mode = EXCLUSIVE');
       db.exec(`BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;`);
@@ -45,7 +53,7 @@ export class StoreLock {
     } catch (err) {
       db.close();
       if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new StoreInUseError(file);
-      throw err;
+      throw refusal(err, file, lockFile, existed);
     }
   }
 
@@ -53,4 +61,22 @@ export class StoreLock {
   release(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * The start-up refusal for a lock that could not be taken for a reason of the file system (a full
+ * disk, a read-only volume): one line naming the file (exit 78). A lock file this attempt created is
+ * removed again, so that it is not taken later for the sign of a store that was used here.
+ */
+function refusal(err: unknown, file: string, lockFile: string, existed: boolean): unknown {
+  if (!existed) {
+    for (const f of [lockFile, `${lockFile}-journal`]) {
+      try {
+        fs.rmSync(f, { force: true });
+      } catch {
+        /* left as it is */
+      }
+    }
+  }
+  return openRefusalOf(err, file);
 }

@@ -22,8 +22,9 @@ const RUNBOOK = 'docs/OPERATIONS.md "Store faults"';
  *   process may create files in it (SQLite writes `-wal`, `-shm` and the `.lock` beside the file);
  * - a file at the path is a regular file this process may read and write, and is empty or starts
  *   with the SQLite header (a foreign file is refused before SQLite touches it);
- * - no file at the path while its `.lock` companion exists means the store was used here and has
- *   gone (deleted, a volume not mounted): refused, not silently replaced by an empty store.
+ * - no file at the path (or an empty one) while its `.lock` companion exists means the store was
+ *   used here and has gone (deleted, truncated, a volume not mounted): refused, not silently
+ *   replaced by an empty store.
  * @param file the configured path (`SQLITE_PATH`); `:memory:` is not checked
  * @param createDir create a missing directory (env `SQLITE_CREATE_DIR`)
  * @throws StoreConfigError naming the file or directory and what to do
@@ -63,6 +64,12 @@ export function checkStorePath(file: string, createDir: boolean): void {
     return;
   }
   if (!st.isFile()) throw new StoreConfigError(`the store ${abs} is not a regular file: give SQLITE_PATH a database file`);
+  if (st.size === 0 && fs.existsSync(`${abs}.lock`)) {
+    throw new StoreConfigError(
+      `the store ${abs} is empty (0 bytes), but ${abs}.lock shows a store was used here: restore the file from a backup (${RUNBOOK}), ` +
+        `or delete both to start an empty store`,
+    );
+  }
   if (!accessible(abs, fs.constants.R_OK | fs.constants.W_OK)) {
     throw new StoreConfigError(`the store ${abs} is not readable and writable by this process: fix its permissions or ownership`);
   }
