@@ -46,7 +46,8 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
         mongodbUri: withDatabase(uri!, database),
         memberId,
         partitions: PARTITIONS,
-        leaseTtlMs: 1500,
+        // Long enough that a loaded CI machine (a FerretDB write can take a second) renews in time.
+        leaseTtlMs: 4500,
         horizonMs: 1000,
         workers: 1,
         logLevel: 'silent',
@@ -77,6 +78,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
   });
 
   it('a second member gets its rendezvous share by hand-over: disjoint and complete', async () => {
+    const before = new Map((await a.store.listLeases()).map((l) => [l.partition, l.epoch]));
     b = await start('member-b');
     const share = partitionsFor('member-b', ['member-a'], PARTITIONS);
     expect(share.length).to.be.within(1, PARTITIONS - 1);
@@ -85,7 +87,9 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
     expect([...owned(a), ...owned(b)].sort()).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
     const leases = await a.store.listLeases();
     for (const l of leases) expect(l.owner).to.equal(share.includes(l.partition) ? 'member-b' : 'member-a');
-    expect(leases.filter((l) => share.includes(l.partition)).every((l) => l.epoch === 2)).to.equal(true);
+    for (const l of leases.filter((x) => share.includes(x.partition))) {
+      expect(l.epoch, `partition ${l.partition}`).to.be.greaterThan(before.get(l.partition) ?? 0);
+    }
   });
 
   it('tasks submitted on either member run exactly once, some on each member', async () => {
@@ -118,11 +122,17 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
 
   it('a member that leaves releases its leases; the other takes them at its next round (new epoch)', async () => {
     const share = owned(b);
+    // The epochs b holds now: under load a lease can lapse and be taken again before this point,
+    // so the hand-back is checked as "a higher epoch than b's", not as one fixed number.
+    const before = new Map((await a.store.listLeases()).map((l) => [l.partition, l.epoch]));
     await b.close();
     expect((await a.store.listLiveMembers(Date.now())).map((m) => m.memberId)).to.deep.equal(['member-a']);
-    await until('a owns all again', () => owned(a).length === PARTITIONS, 5000);
+    await until('a owns all again', () => owned(a).length === PARTITIONS, 15_000);
     const leases = await a.store.listLeases();
-    expect(leases.filter((l) => share.includes(l.partition)).every((l) => l.owner === 'member-a' && l.epoch === 3)).to.equal(true);
+    for (const l of leases.filter((x) => share.includes(x.partition))) {
+      expect(l.owner, `partition ${l.partition}`).to.equal('member-a');
+      expect(l.epoch, `partition ${l.partition}`).to.be.greaterThan(before.get(l.partition) ?? 0);
+    }
     const { task_id } = await a.service.submit({ task_type: 'echo', payload: 'after' });
     await until('task after leave', async () => (await a.service.get(task_id)).status === 'SUCCEEDED');
   });
