@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { ApiClient, TlsFiles } from './api-client';
+import { ApiClient, TlsFiles } from '../sdk/transport';
 import { Io } from './output';
 
 /** What every command runs with: the client, the output streams and the global flags. */

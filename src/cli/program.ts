@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ApiError, ConnectionError } from './api-client';
+import { ApiError, ConnectionError } from '../sdk/transport';
 import { CliEnv } from './context';
 import { taskCommands } from './commands/tasks';
 import { cronCommands } from './commands/cron';

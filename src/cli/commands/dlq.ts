@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { ApiClient } from '../api-client';
-import { ApiError } from '../api-client';
+import type { ApiClient } from '../../sdk/transport';
+import { ApiError } from '../../sdk/transport';
 import { CliEnv, contextOf, positiveInt } from '../context';
 import { print, progress, table } from '../output';
 import { TASK_COLUMNS } from './tasks';

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJsonFile } from '../context';
 import { details, print, progress, table } from '../output';
-import type { ApiClient } from '../api-client';
+import type { ApiClient } from '../../sdk/transport';
 import type { Io } from '../output';
 import { taskView } from '../task-view';
 

@@ -1,5 +1,5 @@
 /**
- * The CLI's REST client: JSON over Node's http and https modules to the scheduler's `/api/v1`
+ * The HTTP transport of the SDK (client, workers) and the CLI: JSON over Node's http and https modules to the scheduler's `/api/v1`
  * routes, with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message}}`.
  * (Not fetch: Node 20's fetch cannot be given a CA or a client certificate without undici's API.)
  */
