@@ -14,7 +14,8 @@ import { createServices } from './services';
 import { appFor } from './api/app-for';
 import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
-import { loadHandlers } from './handlers/registry';
+import { resolveHandlerModules } from './handlers/handler-module';
+import { probeHandlerModules } from './handlers/handler-probe';
 import { SqliteStore } from './storage/sqlite/sqlite-store';
 import { StoreLock } from './storage/sqlite/store-lock';
 import { checkStorePath } from './storage/sqlite/store-preflight';
@@ -116,6 +117,14 @@ export async function startScheduler(
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   // The certificate and key (HTTPS) are read and checked before anything is opened: a bad file stops start-up (exit 78).
   const https = httpsOptionsOf(config.tls);
+  const localClock = options.clock ?? new SystemClock();
+  // Handler modules are located and loaded (in a child process) before anything is opened: a
+  // missing module, one without a handler or with a payload schema that does not compile stops
+  // start-up (exit 78). The payload schemas they export are checked at submission.
+  const payloadSchemas = await probeHandlerModules(resolveHandlerModules(config), {
+    clock: localClock,
+    timeoutMs: config.workerStartTimeoutMs,
+  });
   // This process's spans (submission, queue wait, external hand-off); the workers export their own.
   const tracing = registerTracing(config.tracesExporter, {
     otlpEndpoint: config.otlpTracesEndpoint,
@@ -123,7 +132,6 @@ export async function startScheduler(
     global: options.globalTracing === true,
   });
   const spans = tracing ? new TaskSpans(tracing.tracer) : null;
-  const localClock = options.clock ?? new SystemClock();
   // The path is checked before anything creates a file there (a missing volume, a foreign file).
   if (config.store === 'sqlite') checkStorePath(config.sqlitePath, mayCreateSqliteDir(config));
   // One service per embedded store file (see store-lock.ts); taken before anything reads the store.
@@ -172,6 +180,7 @@ export async function startScheduler(
       cronGateway: cronGateway(router),
       externalGateway: externalGateway(router),
       spans,
+      payloadSchemas,
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
@@ -191,7 +200,6 @@ export async function startScheduler(
       const recovered = await services.operations.recoverOrphans();
       if (recovered > 0) log.warn({ recovered }, 'attempts interrupted by the previous process will run again');
     }
-    loadHandlers(config.handlers, process.cwd()); // fail fast on a bad handler module path
     if (cluster) services.operations.setOwnershipProbe(() => router.ownership());
     runtime = await startActorRuntime({
       store,

@@ -96,7 +96,10 @@ export const ConfigSchema = z
      * env `OTEL_BSP_SCHEDULE_DELAY`). Spans still queued are exported at a graceful stop.
      */
     tracesExportDelayMs: int(1, 3_600_000),
-    /** task_type → module path (relative paths resolve against the working directory). */
+    /**
+     * task_type → handler module: a path relative to the config file that names it, an absolute
+     * path, or a package name (docs/HANDLERS.md; located by `src/handlers/handler-module.ts`).
+     */
     handlers: z.record(z.string().min(1)),
     /** How far ahead (ms) each partition owner keeps due tasks in memory. */
     horizonMs: int(1000),
@@ -280,7 +283,16 @@ export const ConfigSchema = z
   })
   .strict();
 
-export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+export type Config = Readonly<
+  z.infer<typeof ConfigSchema> & {
+    /**
+     * Not a setting: for each `handlers` entry, the folder its module path is resolved against (that
+     * of the config file it came from; the working directory for `overrides`). Filled by
+     * {@link loadConfig}; absent or missing a type: the working directory.
+     */
+    handlerDirs?: Readonly<Record<string, string>>;
+  }
+>;
 
 /** Environment variable → config key (docs/DESIGN.md §11). */
 const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
@@ -354,7 +366,9 @@ function deepFreeze<T>(value: T): T {
 /**
  * Loads `config/default.json`, then `config/<NODE_ENV>.json`, then the JSON file named by
  * `SCHEDULER_CONFIG` (e.g. an operator's `handlers` map, outside the package), then environment
- * variables, then `overrides` (for tests), validates the result and returns it deep-frozen.
+ * variables, then `overrides` (for tests), validates the result and returns it deep-frozen, with
+ * `handlerDirs`: the folder of the file each `handlers` entry came from (the working directory for
+ * `overrides`; no environment variable sets `handlers`).
  * `NODE_ENV` must be a plain name (letters, digits, `-`, `_`), never a path.
  * @param options.configDir folder with the JSON files (default: `<package root>/config`)
  * @param options.env environment to read (default: process.env)
@@ -362,17 +376,23 @@ function deepFreeze<T>(value: T): T {
  */
 export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEnv; overrides?: Record<string, unknown> } = {}): Config {
   const env = options.env ?? process.env;
-  const dir = options.configDir ?? path.resolve(__dirname, '..', '..', 'config');
-  let raw = readJson(path.join(dir, 'default.json'));
+  const dir = path.resolve(options.configDir ?? path.resolve(__dirname, '..', '..', 'config'));
+  // Each handler module path is resolved against the folder of the last layer that named its type.
+  const handlerDirs: Record<string, string> = {};
+  const layer = (over: Record<string, unknown>, from: string) => {
+    if (isPlainObject(over.handlers)) for (const t of Object.keys(over.handlers)) handlerDirs[t] = from;
+    return over;
+  };
+  let raw = layer(readJson(path.join(dir, 'default.json')), dir);
   if (env.NODE_ENV) {
     if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV))
       throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
-    raw = merge(raw, readJson(path.join(dir, `${env.NODE_ENV}.json`)));
+    raw = merge(raw, layer(readJson(path.join(dir, `${env.NODE_ENV}.json`)), dir));
   }
   if (env.SCHEDULER_CONFIG) {
     if (!fs.existsSync(env.SCHEDULER_CONFIG))
       throw new ConfigError(`invalid configuration: SCHEDULER_CONFIG: no file ${env.SCHEDULER_CONFIG}`);
-    raw = merge(raw, readJson(env.SCHEDULER_CONFIG));
+    raw = merge(raw, layer(readJson(env.SCHEDULER_CONFIG), path.dirname(path.resolve(env.SCHEDULER_CONFIG))));
   }
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = env[name];
@@ -382,7 +402,7 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
     const value = env[name];
     if (value !== undefined && value !== '') raw[outer] = { ...(isPlainObject(raw[outer]) ? raw[outer] : {}), [inner]: value };
   }
-  if (options.overrides) raw = merge(raw, options.overrides);
+  if (options.overrides) raw = merge(raw, layer(options.overrides, process.cwd()));
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -393,7 +413,8 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
     throw new ConfigError(`invalid configuration: ${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`);
   }
   checkExternalQueues(parsed.data);
-  return deepFreeze(parsed.data);
+  const dirs = Object.fromEntries(Object.keys(parsed.data.handlers).map((t) => [t, handlerDirs[t] ?? process.cwd()]));
+  return deepFreeze({ ...parsed.data, handlerDirs: dirs });
 }
 
 /**

@@ -97,6 +97,14 @@ export class SchemaValidator {
     throw new ValidationError(field ? clipEcho(field) : 'query', reason);
   }
 
+  /**
+   * Compiles `schema` now (kept for later checks), so a schema given at start-up is known to work.
+   * @throws Error (Ajv's) when it is not a JSON Schema Ajv can compile
+   */
+  compile(schema: object): void {
+    this.compiled(schema);
+  }
+
   private compiled(schema: object): ValidateFunction {
     let fn = this.cache.get(schema);
     if (!fn) {

@@ -37,16 +37,23 @@ export const BUILTIN_PAYLOAD_SCHEMAS: Readonly<Record<string, object>> = Object.
 
 /**
  * The payload checks made at submission: a built-in task type's payload against its schema,
- * unless config maps that type to a handler module of your own (then the module decides).
+ * unless config maps that type to a handler module of your own (then that module decides), and a
+ * configured type's payload against the `payloadSchema` its module exports, if it exports one.
  */
 export class PayloadChecks {
   private readonly validator = new SchemaValidator();
   private readonly schemas = new Map<string, object>();
 
-  /** @param configured the `handlers` config (task_type → module path) */
-  constructor(configured: Readonly<Record<string, string>>) {
+  /**
+   * @param configured the `handlers` config (task_type → module path)
+   * @param moduleSchemas the payload schemas configured modules export, by task type (`probeHandlerModules`)
+   */
+  constructor(configured: Readonly<Record<string, string>>, moduleSchemas: Readonly<Record<string, object>> = {}) {
     for (const [taskType, schema] of Object.entries(BUILTIN_PAYLOAD_SCHEMAS)) {
       if (taskType in BUILTIN_HANDLERS && !Object.prototype.hasOwnProperty.call(configured, taskType)) this.schemas.set(taskType, schema);
+    }
+    for (const [taskType, schema] of Object.entries(moduleSchemas)) {
+      if (Object.prototype.hasOwnProperty.call(configured, taskType)) this.schemas.set(taskType, schema);
     }
   }
 
@@ -58,7 +65,7 @@ export class PayloadChecks {
     const schema = this.schemas.get(taskType);
     if (!schema) return;
     this.validator.assert(schema, payload ?? null, at);
-    if (taskType === 'http') assertHttpTarget(payload as { url: string; method?: string }, at);
+    if (taskType === 'http' && BUILTIN_PAYLOAD_SCHEMAS.http === schema) assertHttpTarget(payload as { url: string; method?: string }, at);
   }
 }
 

@@ -24,7 +24,7 @@ export interface SubmitOptions {
  * id, its partition, and for an idempotency key the request hash and how long the key is held.
  * @param path prefix of field names in errors (`tasks[3].` in a batch)
  * @param now submission time (epoch ms)
- * @param payloads the built-in types' payload checks (none: not checked, e.g. a cron instance
+ * @param payloads the payload checks (built-ins' and handler modules' schemas; none: not checked, e.g. a cron instance
  *   built from a template checked when the cron was created)
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
  *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8 bytes)

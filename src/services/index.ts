@@ -55,6 +55,11 @@ export interface ServicesDeps {
   redisStatus?: () => 'up' | 'down';
   /** The service process's task spans (tracing configured); absent or null: no submission spans. */
   spans?: TaskSpans | null;
+  /**
+   * Payload schemas the configured handler modules export, by task type (`probeHandlerModules`),
+   * checked at submission like the built-ins'; absent: none.
+   */
+  payloadSchemas?: Readonly<Record<string, object>>;
 }
 
 /**
@@ -92,7 +97,8 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   if (guard.countsNeeded) guard.refresh(await store.countWaitingByTenant(), await store.countOverflowByTenant());
   const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
   const spans = deps.spans ?? null;
-  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans });
+  const payloads = new PayloadChecks(config.handlers, deps.payloadSchemas);
+  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans, payloads });
   const operations = new OperationsService({
     store,
     clock,
@@ -107,10 +113,10 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
     clock,
     config,
     taskTypes: new Set(service.registeredTypes),
-    payloads: new PayloadChecks(config.handlers),
+    payloads,
     gateway: cronGateway,
   });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans, payloads });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
   return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
 }

@@ -47,7 +47,8 @@ export interface TaskServiceDeps {
   /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
   guard?: SubmissionGuard;
   /** Submission spans (tracing configured); absent or null: none, and the caller's traceparent is stored as given. */
-  spans?: TaskSpans | null;
+  spans?: TaskSpans | null; /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
+  payloads?: PayloadChecks;
 }
 
 /**
@@ -64,7 +65,7 @@ export class TaskService {
 
   constructor(private readonly deps: TaskServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
-    this.payloads = new PayloadChecks(deps.config.handlers);
+    this.payloads = deps.payloads ?? new PayloadChecks(deps.config.handlers);
     this.batchSchema = batchSubmissionSchema(deps.config.batchMaxTasks);
   }
 

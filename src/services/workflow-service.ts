@@ -31,7 +31,8 @@ export interface WorkflowServiceDeps {
   /** Backpressure at submission, as for single tasks (all of the workflow's tasks count). */
   guard?: SubmissionGuard;
   /** Submission spans (tracing configured); absent or null: none. */
-  spans?: TaskSpans | null;
+  spans?: TaskSpans | null; /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
+  payloads?: PayloadChecks;
 }
 
 /** Response of a workflow cancel: `code` is the HTTP status the REST API answers with. */
@@ -55,7 +56,7 @@ export class WorkflowService {
 
   constructor(private readonly deps: WorkflowServiceDeps) {
     this.taskTypes = new Set(registeredTaskTypes(deps.config.handlers));
-    this.payloads = new PayloadChecks(deps.config.handlers);
+    this.payloads = deps.payloads ?? new PayloadChecks(deps.config.handlers);
   }
 
   /**

@@ -7,6 +7,7 @@ import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
 import { DEFAULT_POOL, PoolSpec, workerIdOf } from './pool-specs';
 import { LivenessListener } from './liveness-listener';
+import { resolveHandlerModules } from '../../handlers/handler-module';
 import type { LivenessBeat } from '../liveness-beat';
 
 /** Why a worker process was replaced: it died by itself, or this pool killed it ({@link WorkerPool.kill}). */
@@ -83,8 +84,7 @@ export class WorkerPool {
       const created = spawnForked(parent, modulePath, id, {
         workerId: id,
         concurrency: this.spec.concurrency,
-        handlers: { ...config.handlers },
-        baseDir: process.cwd(),
+        handlers: resolveHandlerModules(config),
         orphanAfterMs: orphanAfterMs(config.workerPingMs),
         maxResultBytes: config.maxResultBytes,
         heartbeatMs: Math.max(100, Math.floor(config.leaseMs / 3)),

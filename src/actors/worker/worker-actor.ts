@@ -1,6 +1,7 @@
 import { ActorContext, customParameters, parentOf } from '../runtime/comedy';
 import { SystemClock } from '../../domain/clock';
 import { loadHandlersOrFailing } from '../../handlers/registry';
+import type { HandlerModuleRef } from '../../handlers/handler-module';
 import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from '../protocol';
 import { TaskRunner } from './task-runner';
@@ -11,8 +12,8 @@ import { registerTracing, TracesExporter, TracingHandle } from '../../observabil
 interface WorkerParams {
   workerId: string;
   concurrency: number;
-  handlers: Record<string, string>;
-  baseDir: string;
+  /** The configured handler modules, located by the service (absolute files). */
+  handlers: HandlerModuleRef[];
   /** Exit after this long (ms) without any message from the dispatcher. */
   orphanAfterMs: number;
   /** Largest handler result kept (bytes of JSON); a larger one fails `result_too_large`. */
@@ -48,7 +49,7 @@ class WorkerActor {
   /** Worker processes run handlers against real time. */
   private readonly clock = new SystemClock();
 
-  initialize(self: ActorContext): void {
+  async initialize(self: ActorContext): Promise<void> {
     // Ctrl-C reaches the whole process group, and comedy's child system exits on it. Shutdown is
     // the service's call: it lets running attempts finish (shutdownGraceMs) and then destroys the
     // workers; a worker that died on the signal would be respawned mid-shutdown, its attempts lost.
@@ -105,8 +106,10 @@ class WorkerActor {
       );
       if (this.greeted) parent.tell('unhandledRejection', { workerId: p.workerId, pid: process.pid });
     });
+    // Handler modules load with `import()` (ES modules and CommonJS alike); comedy waits for this.
+    const handlers = await loadHandlersOrFailing(p.handlers ?? []);
     this.runner = new TaskRunner(
-      loadHandlersOrFailing(p.handlers, p.baseDir),
+      handlers,
       (results) => parent.tell('completed', { workerId: p.workerId, pid: process.pid, results }),
       clock,
       {
