@@ -11,6 +11,7 @@ import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
 import type { TaskService } from './services/task-service';
 import { createServices } from './services';
+import { TaskEndEvents } from './services/task-end-events';
 import { appFor } from './api/app-for';
 import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
@@ -162,6 +163,8 @@ export async function startScheduler(
     redis = createStreamRedis(config);
     const router = new ActorRouter();
     const gateway = actorGateway(router);
+    // This node's "task ended" events: the dispatcher and the services publish, the `?wait=` waiters listen.
+    const taskEnds = new TaskEndEvents();
     const services = await createServices({
       store,
       clock,
@@ -172,6 +175,7 @@ export async function startScheduler(
       cronGateway: cronGateway(router),
       externalGateway: externalGateway(router),
       spans,
+      taskEnds,
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
@@ -203,6 +207,7 @@ export async function startScheduler(
       limits,
       cluster,
       spans,
+      taskEnds,
       ...(redis ? { streams: new StreamDispatch(redis) } : {}),
     });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
@@ -273,6 +278,8 @@ export async function startScheduler(
           service.stopAccepting();
           crons.stopAccepting();
           workflows.stopAccepting();
+          // Long polls answer now with the current state: a 60 s wait never holds up the shutdown.
+          await services.waiters.close();
           await maintenance.stop();
           await checkpoints?.stop();
           await audit.stop();
