@@ -12,6 +12,7 @@ import { SchedulerMetrics } from './observability/metrics';
 import type { TaskService } from './services/task-service';
 import { createServices } from './services';
 import { TaskEndEvents } from './services/task-end-events';
+import type { ResultWaiters } from './services/result-waiters';
 import { appFor } from './api/app-for';
 import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
@@ -47,6 +48,8 @@ export interface Scheduler {
   workflows: WorkflowService;
   /** Tenant weights and rate limits (admin). */
   tenants: TenantAdmin;
+  /** The `?wait=` long polls this node holds (`size`). */
+  waiters: ResultWaiters;
   /** Redis coordination (clock, shared rate limits, pub/sub); null without `redisUrl`. */
   coordination: Coordination | null;
   runtime: ActorRuntime;
@@ -266,6 +269,7 @@ export async function startScheduler(
       crons,
       workflows,
       tenants,
+      waiters: services.waiters,
       coordination: coord,
       runtime: rt,
       app,
