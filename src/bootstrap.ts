@@ -215,7 +215,8 @@ export async function startScheduler(
     });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
+    // With Redis, task ends are shared too: a long poll on one node wakes when another node ends its task.
+    if (cluster && coord) await attachPeers(coord, router, config.horizonMs, taskEnds);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await spawnLocal(
       runtime.root,

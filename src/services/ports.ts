@@ -48,6 +48,8 @@ export interface ExternalGateway {
 export interface TaskEnds {
   taskIds: string[];
   workflowIds?: string[];
+  /** Announced by another node (cluster mode, through Redis): delivered here, not sent on again. */
+  fromPeer?: boolean;
 }
 
 /**
