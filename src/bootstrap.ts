@@ -11,6 +11,8 @@ import { SampledRead } from './observability/sampled-read';
 import { SchedulerMetrics } from './observability/metrics';
 import type { TaskService } from './services/task-service';
 import { createServices } from './services';
+import { TaskEndEvents } from './services/task-end-events';
+import type { ResultWaiters } from './services/result-waiters';
 import { appFor } from './api/app-for';
 import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
@@ -47,6 +49,8 @@ export interface Scheduler {
   workflows: WorkflowService;
   /** Tenant weights and rate limits (admin). */
   tenants: TenantAdmin;
+  /** The `?wait=` long polls this node holds (`size`). */
+  waiters: ResultWaiters;
   /** Redis coordination (clock, shared rate limits, pub/sub); null without `redisUrl`. */
   coordination: Coordination | null;
   runtime: ActorRuntime;
@@ -170,6 +174,8 @@ export async function startScheduler(
     redis = createStreamRedis(config);
     const router = new ActorRouter();
     const gateway = actorGateway(router);
+    // This node's "task ended" events: the dispatcher and the services publish, the `?wait=` waiters listen.
+    const taskEnds = new TaskEndEvents();
     const services = await createServices({
       store,
       clock,
@@ -181,6 +187,7 @@ export async function startScheduler(
       externalGateway: externalGateway(router),
       spans,
       payloadSchemas,
+      taskEnds,
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
@@ -211,11 +218,13 @@ export async function startScheduler(
       limits,
       cluster,
       spans,
+      taskEnds,
       ...(redis ? { streams: new StreamDispatch(redis) } : {}),
     });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    if (cluster && coord) await attachPeers(coord, router, config.horizonMs);
+    // With Redis, task ends are shared too: a long poll on one node wakes when another node ends its task.
+    if (cluster && coord) await attachPeers(coord, router, config.horizonMs, taskEnds);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await spawnLocal(
       runtime.root,
@@ -269,6 +278,7 @@ export async function startScheduler(
       crons,
       workflows,
       tenants,
+      waiters: services.waiters,
       coordination: coord,
       runtime: rt,
       app,
@@ -281,6 +291,8 @@ export async function startScheduler(
           service.stopAccepting();
           crons.stopAccepting();
           workflows.stopAccepting();
+          // Long polls answer now with the current state: a 60 s wait never holds up the shutdown.
+          await services.waiters.close();
           await maintenance.stop();
           await checkpoints?.stop();
           await audit.stop();

@@ -268,6 +268,13 @@ export const ConfigSchema = z
     workflowMaxTasks: int(1, 1_000_000),
     /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
     workflowBodyLimitBytes: int(1024),
+    /**
+     * Long polls (`GET /api/v1/tasks/{id}?wait=`, the same for workflows; docs/API.md "Waiting for
+     * a result"): at most `maxWaiters` held by a node at once (one more → 429 `TOO_MANY_WAITERS`),
+     * and every `recheckMs` the ids waited on are read in one batch, which finds the ends this node
+     * is not told about (another node's, tasks cancelled by their workflow or upstream).
+     */
+    waits: z.object({ maxWaiters: int(1, 1_000_000), recheckMs: int(10, 60_000) }).strict(),
     defaults: z
       .object({
         priority: z.enum(PRIORITIES),

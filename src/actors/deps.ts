@@ -8,6 +8,7 @@ import type { ActorRouter } from './router';
 import type { PartitionFences } from '../cluster/partition-fences';
 import type { StreamDispatch } from './dispatcher/stream-dispatch';
 import type { TaskSpans } from '../observability/task-spans';
+import type { TaskEndPublisher } from '../services/ports';
 
 /** What every in-process actor is given (a comedy resource named `SchedulerDeps`). */
 export interface SchedulerDeps {
@@ -34,6 +35,8 @@ export interface SchedulerDeps {
    * dispatcher's claim path does no per-task tracing work.
    */
   spans?: TaskSpans | null;
+  /** Where the dispatcher announces the tasks it recorded as terminal (the `?wait=` waiters); absent: not announced. */
+  taskEnds?: TaskEndPublisher;
 }
 
 /** Resource name under which {@link SchedulerDeps} is injected (`static inject()`). */

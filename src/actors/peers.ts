@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';
 import type { CoordinationBus } from '../cluster/redis/bus';
 import type { Coordination } from '../cluster/redis/coordination';
+import type { TaskEndPublisher, TaskEndSubscriber } from '../services/ports';
 
 /**
  * The {@link PeerNotifier} of a cluster node over the {@link CoordinationBus}: publishes a `wake`
@@ -40,15 +41,31 @@ export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter):
 }
 
 /**
+ * Shares task ends between nodes: the ends this node records (its dispatcher, its cancels) are
+ * published on the `ended` channel, one message per announcement; those of other nodes are
+ * announced here marked `fromPeer`, so that the long polls (`?wait=`) held here wake at once
+ * instead of at their next re-check, and are never sent on again (no echo).
+ */
+export function relayTaskEnds(bus: CoordinationBus, events: TaskEndPublisher & TaskEndSubscriber): void {
+  events.subscribe((ends) => {
+    if (!ends.fromPeer) void bus.publish('ended', { taskIds: ends.taskIds, workflowIds: ends.workflowIds ?? [] });
+  });
+  bus.on('ended', (msg) => events.publish({ taskIds: msg.taskIds, workflowIds: msg.workflowIds, fromPeer: true }));
+}
+
+/**
  * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
  * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher.
+ * @param taskEnds this node's task-end events, shared with the other nodes ({@link relayTaskEnds}); absent: not shared
  */
 export async function attachPeers(
   coordination: Pick<Coordination, 'bus' | 'clock'>,
   router: ActorRouter,
   horizonMs: number,
+  taskEnds?: TaskEndPublisher & TaskEndSubscriber,
 ): Promise<void> {
   deliverToLocalActors(coordination.bus, router);
+  if (taskEnds) relayTaskEnds(coordination.bus, taskEnds);
   router.setPeers(new ClusterPeers(coordination.bus, coordination.clock, horizonMs));
   await coordination.bus.start();
 }

@@ -32,5 +32,6 @@ export function appFor(
     apiKeys: new ApiKeys(config.apiKeys),
     external: s.external,
     https: https ?? null,
+    waiters: s.waiters,
   });
 }

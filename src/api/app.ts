@@ -36,6 +36,7 @@ import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
 import type { HttpsOptions } from './tls';
 import type { ExternalTaskService } from '../services/external-task-service';
+import type { ResultWaiters } from '../services/result-waiters';
 
 /** Longest path parameter routed (characters); the id schemas allow up to the same length. */
 const MAX_PARAM_LENGTH = 1000;
@@ -75,6 +76,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Serve HTTPS with these (tls.ts: the config's certificate and key, read and checked); absent or null: HTTP. */
   https?: HttpsOptions | null;
+  /** The `?wait=` long polls: answered (current state) when the app closes, so a close is never held up by them. */
+  waiters?: ResultWaiters;
 }
 
 /**
@@ -168,6 +171,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // default serializer would drop every field a schema does not list).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(errorHandler(deps.bodyLimitBytes, () => deps.operations.storeFaultError()));
+  // Long polls answer before the server waits for requests in flight (a wait may last 60 s).
+  const waiters = deps.waiters;
+  if (waiters) app.addHook('preClose', async () => waiters.close());
   registerAuth(app, deps.apiKeys);
   registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
   registerUi(app);

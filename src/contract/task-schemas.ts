@@ -7,6 +7,7 @@
 import { ISO_WITH_OFFSET } from './iso-date';
 import { CONCURRENCY_KEY_PATTERN } from '../domain/concurrency-limits';
 import { TENANT_ID_PATTERN } from '../domain/tenant-id';
+import { waitQueryProperty } from './wait-query';
 
 /** The pattern of every date field: RFC 3339 with an offset (contract/iso-date.ts). */
 export { ISO_WITH_OFFSET };
@@ -61,7 +62,7 @@ export const taskIdParamsSchema = {
 export const getTaskQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { include: { type: 'string', enum: ['attempts'] } },
+  properties: { include: { type: 'string', enum: ['attempts'] }, wait: waitQueryProperty },
 } as const;
 
 /** `PATCH /api/v1/tasks/{id}`: at least one of the fields. */

@@ -29,7 +29,7 @@ import type {
   taskSubmissionSchema,
 } from './task-schemas';
 import type { concurrencyLimitPutSchema, rateLimitPutSchema, tenantPutSchema } from './tenant-schemas';
-import type { listWorkflowsQuerySchema, workflowSubmissionSchema } from './workflow-schemas';
+import type { getWorkflowQuerySchema, listWorkflowsQuerySchema, workflowSubmissionSchema } from './workflow-schemas';
 
 /** `POST /api/v1/tasks`, one task of a batch, and a cron's or a workflow task's template fields. */
 export type TaskSubmissionBody = FromSchema<typeof taskSubmissionSchema>;
@@ -74,6 +74,9 @@ export type WorkflowSubmissionBody = FromSchema<typeof workflowSubmissionSchema>
 
 /** `GET /api/v1/workflows` filters. */
 export type ListWorkflowsQuery = FromSchema<typeof listWorkflowsQuerySchema>;
+
+/** `GET /api/v1/workflows/{id}` options. */
+export type GetWorkflowQuery = FromSchema<typeof getWorkflowQuerySchema>;
 
 /** `PUT /api/v1/tenants/{id}`. */
 export type TenantPutBody = FromSchema<typeof tenantPutSchema>;

@@ -7,6 +7,7 @@
  * is checked by `domain/dag/validate-dag.ts`, which names every culprit.
  */
 import { taskSubmissionSchema } from './task-schemas';
+import { waitQueryProperty } from './wait-query';
 
 const { idempotency_key: _notInWorkflows, ...taskFields } = taskSubmissionSchema.properties;
 
@@ -40,6 +41,13 @@ export const workflowIdParamsSchema = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 1000 } },
+} as const;
+
+/** `GET /api/v1/workflows/{id}` options: `wait` (a long poll). */
+export const getWorkflowQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { wait: waitQueryProperty },
 } as const;
 
 /** `GET /api/v1/workflows` filters. */

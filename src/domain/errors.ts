@@ -325,3 +325,19 @@ export class StoreUnavailableError extends SchedulerError {
     });
   }
 }
+
+/**
+ * A `?wait=` long poll refused because this node already holds `details.max_waiters` of them
+ * (config `waits.maxWaiters`). Nothing is wrong with the request: read the resource without
+ * `wait`, or retry after `details.retry_after_seconds` (also the `Retry-After` header).
+ */
+export class TooManyWaitersError extends SchedulerError {
+  readonly code = 'TOO_MANY_WAITERS';
+  override readonly retryable = true;
+  constructor(maxWaiters: number, retryAfterSeconds = 1) {
+    super(`this node already holds ${maxWaiters} waiting requests (?wait=); retry later or read without wait`, {
+      max_waiters: maxWaiters,
+      retry_after_seconds: retryAfterSeconds,
+    });
+  }
+}

@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { CronService } from './cron-service';
 import type { CronGateway, ExternalGateway, SchedulingGateway } from './ports';
+import { TaskEndEvents } from './task-end-events';
+import { ResultWaiters } from './result-waiters';
+import { TERMINAL_STATES } from '../domain/task';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { Clock } from '../domain/clock';
 import { DispatchLimits } from '../domain/dispatch-limits';
@@ -33,6 +36,8 @@ export interface Services {
   limits: DispatchLimits;
   /** External consumers' reports on attempts of external queues (complete, heartbeat). */
   external: ExternalTaskService;
+  /** The `?wait=` long polls held by this node; `close()` answers them all (shutdown). */
+  waiters: ResultWaiters;
 }
 
 export interface ServicesDeps {
@@ -60,6 +65,11 @@ export interface ServicesDeps {
    * checked at submission like the built-ins'; absent: none.
    */
   payloadSchemas?: Readonly<Record<string, object>>;
+  /**
+   * This node's "task ended" events, shared with the actors that publish them (the composition
+   * root makes one); absent: a private one (only the services' own cancels are announced).
+   */
+  taskEnds?: TaskEndEvents;
 }
 
 /**
@@ -98,7 +108,9 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   const overflow = new OverflowRelease({ store, clock, config, guard, metrics, gateway });
   const spans = deps.spans ?? null;
   const payloads = new PayloadChecks(config.handlers, deps.payloadSchemas);
-  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans, payloads });
+  const taskEnds = deps.taskEnds ?? new TaskEndEvents();
+  const waiters = resultWaiters(deps, taskEnds);
+  const service = new TaskService({ store, clock, config, metrics, log, gateway, guard, spans, payloads, waiters, taskEnds });
   const operations = new OperationsService({
     store,
     clock,
@@ -116,7 +128,36 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
     payloads,
     gateway: cronGateway,
   });
-  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans, payloads });
+  const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans, payloads, waiters, taskEnds });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
+  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external, waiters };
+}
+
+/**
+ * The long polls' registry over the store (`waits` config): the re-check reads every waited-on id
+ * in one batch; a task or workflow that no longer exists counts as ended (its waiter's read then
+ * answers 404).
+ */
+function resultWaiters(deps: ServicesDeps, events: TaskEndEvents): ResultWaiters {
+  const { store, clock, config, log } = deps;
+  return new ResultWaiters({
+    clock,
+    events,
+    maxWaiters: config.waits.maxWaiters,
+    recheckMs: config.waits.recheckMs,
+    endedTasks: async (ids) => {
+      const states = await store.getTaskStates(ids);
+      return new Set(
+        ids.filter((id) => {
+          const state = states.get(id);
+          return state === undefined || TERMINAL_STATES.has(state);
+        }),
+      );
+    },
+    endedWorkflows: async (ids) => {
+      const found = await Promise.all(ids.map((id) => store.getWorkflow(id)));
+      return new Set(ids.filter((_, i) => found[i] === null || found[i]?.status !== 'RUNNING'));
+    },
+    onError: (err) => log.warn({ err }, 'waiters: re-check failed'),
+  });
 }

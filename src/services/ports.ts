@@ -40,3 +40,28 @@ export interface ExternalCompletionResult {
 export interface ExternalGateway {
   complete(c: ExternalCompletion): Promise<ExternalCompletionResult>;
 }
+
+/**
+ * Tasks (and workflows) this node saw reach a terminal state: `taskIds` SUCCEEDED, FAILED, DEAD or
+ * CANCELLED; `workflowIds` whose status may have become terminal (a workflow cancel).
+ */
+export interface TaskEnds {
+  taskIds: string[];
+  workflowIds?: string[];
+  /** Announced by another node (cluster mode, through Redis): delivered here, not sent on again. */
+  fromPeer?: boolean;
+}
+
+/**
+ * Where this node announces ends as it records them: the dispatcher's completions (workers,
+ * external consumers, lost leases), cancels of waiting tasks, workflow cancels. A signal, not the
+ * truth: a listener re-reads the store. Must not throw nor block the caller.
+ */
+export interface TaskEndPublisher {
+  publish(ends: TaskEnds): void;
+}
+
+/** Where the `?wait=` waiters listen for {@link TaskEnds}. @returns a function that unsubscribes */
+export interface TaskEndSubscriber {
+  subscribe(listener: (ends: TaskEnds) => void): () => void;
+}

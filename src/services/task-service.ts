@@ -15,7 +15,7 @@ import type { DeadLetterQuery, ListTasksQuery, ServiceQuery, TaskBatchBody, Task
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { Clock } from '../domain/clock';
 import { ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
-import { NewTask, TaskRecord, TaskState } from '../domain/task';
+import { NewTask, TaskRecord, TaskState, TERMINAL_STATES } from '../domain/task';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
@@ -28,7 +28,8 @@ import { limitAsString, pageLimit } from '../contract/page-limit';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import { tenantFilter, withCallerTenant } from '../tenancy/scope';
 import type { SubmissionGuard } from './submission-guard';
-import type { SchedulingGateway } from './ports';
+import type { SchedulingGateway, TaskEndPublisher } from './ports';
+import type { ResultWaiters } from './result-waiters';
 
 /** Response of a cancel: `code` is the HTTP status the REST API answers with. */
 export interface CancelResponse {
@@ -47,8 +48,19 @@ export interface TaskServiceDeps {
   /** Backpressure at submission (rate limits, waiting caps); none: everything is admitted. */
   guard?: SubmissionGuard;
   /** Submission spans (tracing configured); absent or null: none, and the caller's traceparent is stored as given. */
-  spans?: TaskSpans | null; /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
+  spans?: TaskSpans | null;
+  /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
   payloads?: PayloadChecks;
+  /** The `?wait=` long polls; absent: a wait answers at once. */
+  waiters?: ResultWaiters;
+  /** Where cancels are announced as ends (the waiters listen); absent: not announced. */
+  taskEnds?: TaskEndPublisher;
+}
+
+/** A long poll's bounds: `timeoutMs` (ms), and `signal`, aborted when the client goes away. */
+export interface WaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
 }
 
 /**
@@ -129,6 +141,29 @@ export class TaskService {
     const task = await this.deps.store.getTask(id);
     if (!task || !canAccess(caller, task.tenantId)) throw new TaskNotFoundError(id);
     return taskJson(task, include?.attempts ? await this.deps.store.getAttempts(id) : undefined);
+  }
+
+  /**
+   * {@link get} as a long poll (`?wait=`): answers as soon as the task is terminal (SUCCEEDED,
+   * FAILED, DEAD, CANCELLED), at once if it already is, otherwise after `wait.timeoutMs` with its
+   * current state; the same view as {@link get} either way.
+   * @throws TaskNotFoundError (also when the task is deleted meanwhile); TooManyWaitersError (429)
+   *   when this node holds `waits.maxWaiters` long polls
+   */
+  async getWhenEnded(id: string, include: { attempts?: boolean }, caller: Caller, wait: WaitOptions): Promise<TaskView> {
+    const read = () => this.get(id, include, caller);
+    const first = await read();
+    if (!this.deps.waiters) return first;
+    return this.deps.waiters.wait(first, {
+      kind: 'task',
+      id,
+      // A workflow cancel wakes the waiters of the workflow's tasks.
+      ...(first.workflow_id ? { workflowIds: [first.workflow_id] } : {}),
+      timeoutMs: wait.timeoutMs,
+      read,
+      done: (v) => TERMINAL_STATES.has(v.status),
+      ...(wait.signal ? { signal: wait.signal } : {}),
+    });
   }
 
   /**
@@ -283,6 +318,7 @@ export class TaskService {
         throw new TaskStateConflictError(id, res.task.state, 'cancel');
       case 'cancelled':
         this.deps.gateway.tasksEnded([id]);
+        this.deps.taskEnds?.publish({ taskIds: [id] });
         return {
           code: 200,
           body: {

@@ -14,7 +14,9 @@ import type { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
 import { SchedulerMetrics } from '../observability/metrics';
-import type { SchedulingGateway } from './ports';
+import type { SchedulingGateway, TaskEndPublisher } from './ports';
+import type { ResultWaiters } from './result-waiters';
+import type { WaitOptions } from './task-service';
 import { Store } from '../storage/store';
 import { buildWorkflow } from './build-workflow';
 import type { SubmitOptions } from './build-task';
@@ -31,8 +33,13 @@ export interface WorkflowServiceDeps {
   /** Backpressure at submission, as for single tasks (all of the workflow's tasks count). */
   guard?: SubmissionGuard;
   /** Submission spans (tracing configured); absent or null: none. */
-  spans?: TaskSpans | null; /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
+  spans?: TaskSpans | null;
+  /** The payload checks at submission (shared by the services); absent: the built-ins' only. */
   payloads?: PayloadChecks;
+  /** The `?wait=` long polls; absent: a wait answers at once. */
+  waiters?: ResultWaiters;
+  /** Where workflow cancels are announced (the waiters listen); absent: not announced. */
+  taskEnds?: TaskEndPublisher;
 }
 
 /** Response of a workflow cancel: `code` is the HTTP status the REST API answers with. */
@@ -132,6 +139,27 @@ export class WorkflowService {
   }
 
   /**
+   * {@link get} as a long poll (`?wait=`): answers as soon as the workflow is terminal (SUCCEEDED,
+   * FAILED, CANCELLED), at once if it already is, otherwise after `wait.timeoutMs` with its current
+   * state. Woken by the end of any of its tasks (the last one ends it) and by its cancel.
+   * @throws WorkflowNotFoundError; TooManyWaitersError (429) when this node holds `waits.maxWaiters`
+   */
+  async getWhenEnded(id: string, caller: Caller, wait: WaitOptions): Promise<WorkflowView> {
+    const read = () => this.get(id, caller);
+    const first = await read();
+    if (!this.deps.waiters) return first;
+    return this.deps.waiters.wait(first, {
+      kind: 'workflow',
+      id,
+      taskIds: Object.values(first.task_ids ?? {}),
+      timeoutMs: wait.timeoutMs,
+      read,
+      done: (v) => v.status !== 'RUNNING',
+      ...(wait.signal ? { signal: wait.signal } : {}),
+    });
+  }
+
+  /**
    * Lists workflows newest first, without their tasks. `query`: {status, tenant, limit (1..1000,
    * default 50), cursor}. @throws ValidationError for a bad filter, limit or cursor
    */
@@ -163,6 +191,8 @@ export class WorkflowService {
     if (res.kind === 'not_found') throw new WorkflowNotFoundError(id);
     if (res.kind === 'conflict') throw new WorkflowStateConflictError(id, res.workflow.status, 'cancel');
     for (const r of res.running) this.deps.gateway.abortRunning(r.taskId, r.attempt);
+    // The tasks it cancelled, and the workflow itself when nothing was running, ended now.
+    this.deps.taskEnds?.publish({ taskIds: [], workflowIds: [id] });
     return {
       code: res.running.length === 0 ? 200 : 202,
       body: { workflow_id: id, status: res.workflow.status, cancel_requested: true, running_task_ids: res.running.map((r) => r.taskId) },

@@ -168,6 +168,12 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
 
   getTask(id: string): Promise<TaskRecord | null>;
 
+  /**
+   * The states of many tasks in one read (the `?wait=` re-check): id → state for each id that
+   * exists; absent ids are not in the map. Any number of ids, duplicates allowed.
+   */
+  getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>>;
+
   /** Attempt history of a task, oldest first. */
   getAttempts(id: string): Promise<AttemptRecord[]>;
 

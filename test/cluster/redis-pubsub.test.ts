@@ -3,7 +3,9 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import type { ActorRouter } from '../../src/actors/router';
 import { routerWith } from '../helpers/actor-deps';
-import { attachPeers } from '../../src/actors/peers';
+import { attachPeers, relayTaskEnds } from '../../src/actors/peers';
+import { TaskEndEvents } from '../../src/services/task-end-events';
+import type { TaskEnds } from '../../src/services/ports';
 import { Coordination, startCoordination } from '../../src/cluster/redis/coordination';
 import { SystemClock } from '../../src/domain/clock';
 import type { DueEntry } from '../../src/domain/task';
@@ -99,6 +101,29 @@ if (!REDIS_URL) {
       await until(() => told.some((t) => t.to === 'B/dispatcher'));
       expect(told.find((t) => t.to === 'B/dispatcher')).to.deep.include({ msg: 'abort', body: { taskId: 'task-42', attempt: 3 } });
       expect(told.filter((t) => t.to === 'A/dispatcher')).to.have.length(1); // the local abort
+    });
+
+    it('task ends recorded on A are announced on B (its ?wait= waiters wake), never echoed back to A', async () => {
+      const eventsA = new TaskEndEvents();
+      const eventsB = new TaskEndEvents();
+      relayTaskEnds(nodeA.bus, eventsA);
+      relayTaskEnds(nodeB.bus, eventsB);
+      const seenA: TaskEnds[] = [];
+      const seenB: TaskEnds[] = [];
+      eventsA.subscribe((e) => seenA.push(e));
+      const onB = new Promise<void>((resolve) => eventsB.subscribe((e) => (seenB.push(e), resolve())));
+      eventsA.publish({ taskIds: ['t-1', 't-2'], workflowIds: ['w-1'] });
+      await onB;
+      expect(seenB).to.deep.equal([{ taskIds: ['t-1', 't-2'], workflowIds: ['w-1'], fromPeer: true }]);
+      // A marker on A: once it comes back to B, anything A would have echoed came before it.
+      const marker = new Promise<void>((resolve) => eventsB.subscribe((e) => e.taskIds[0] === 'marker' && resolve()));
+      eventsA.publish({ taskIds: ['marker'] });
+      await marker;
+      expect(seenA.map((e) => e.taskIds[0])).to.deep.equal(['t-1', 'marker']);
+      expect(
+        seenA.every((e) => e.fromPeer !== true),
+        'nothing came back to A',
+      ).to.equal(true);
     });
 
     it('a malformed message is dropped and counted, and delivery goes on', async () => {

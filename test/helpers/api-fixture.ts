@@ -16,6 +16,8 @@ import type { OverflowRelease } from '../../src/services/overflow-release';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { tempDir } from './temp-dir';
 import type { WorkflowService } from '../../src/services/workflow-service';
+import { TaskEndEvents } from '../../src/services/task-end-events';
+import type { ResultWaiters } from '../../src/services/result-waiters';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
@@ -37,6 +39,10 @@ export interface ApiFixture {
   ended: string[];
   /** Cron ids the cron service reported as changed. */
   cronsChanged: string[];
+  /** The services' "task ended" events (publish here what the dispatcher would). */
+  taskEnds: TaskEndEvents;
+  /** The `?wait=` long polls held. */
+  waiters: ResultWaiters;
   /** Every route the app declared (fastify `onRoute`), for checks on their schemas. */
   routes: RouteOptions[];
   close(): Promise<void>;
@@ -71,7 +77,9 @@ export async function apiFixture(
     abortRunning: (taskId: string, attempt: number) => aborted.push({ taskId, attempt }),
     tasksEnded: (ids: string[]) => ended.push(...ids),
   };
+  const taskEnds = new TaskEndEvents();
   const services = await createServices({
+    taskEnds,
     store,
     clock,
     config,
@@ -86,6 +94,8 @@ export async function apiFixture(
   app.addHook('onRoute', (r) => void routes.push(r));
   await app.ready();
   return {
+    taskEnds,
+    waiters: services.waiters,
     routes,
     app,
     service,

@@ -45,7 +45,7 @@ export class CompletionRecorder {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly deps: Pick<SchedulerDeps, 'store' | 'metrics' | 'log' | 'router' | 'clock'>,
+    private readonly deps: Pick<SchedulerDeps, 'store' | 'metrics' | 'log' | 'router' | 'clock' | 'taskEnds'>,
     private readonly hooks: CompletionRecorderHooks,
   ) {
     this.unsubscribe = deps.store.health.onChange((fault) => {
@@ -155,6 +155,8 @@ export class CompletionRecorder {
     // Read after the commit answered, like the counter it dates: the instant the ends became durable.
     if (terminal.length > 0) metrics.lastFinished.set(this.deps.clock.now() / 1000);
     if (ended.length > 0) router.instancesEnded(ended);
+    // Long polls (`?wait=`) waiting on these tasks answer now.
+    if (terminal.length > 0) this.deps.taskEnds?.publish({ taskIds: terminal.map((r) => r.taskId) });
     return results;
   }
 }

@@ -14,6 +14,8 @@ import { ackSchema, cancelSchema, pageSchema, responses, taskSchema } from '../o
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';
 import { attemptLogParamsSchema, attemptLogSchema } from '../../contract/attempt-log-json';
+import { waitMsOf } from '../../contract/wait-query';
+import { clientGone } from '../client-gone';
 
 /**
  * Submission bodies are validated once, by the service, against these same schemas (so REST and
@@ -74,14 +76,20 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
     '/api/v1/tasks/:id',
     {
       schema: {
-        summary: 'Read a task (`?include=attempts` adds the history of every attempt)',
+        summary:
+          'Read a task (`?include=attempts` adds the history of every attempt; `?wait=SECONDS` answers once it is terminal, or at the timeout)',
         tags,
         params: taskIdParamsSchema,
         querystring: getTaskQuerySchema,
-        response: responses({ 200: ['The task', taskSchema] }, [400, 404]),
+        response: responses({ 200: ['The task', taskSchema] }, [400, 404, 429]),
       },
     },
-    async (req) => service.get(req.params.id, { attempts: req.query.include === 'attempts' }, req.caller),
+    async (req, reply) => {
+      const include = { attempts: req.query.include === 'attempts' };
+      const timeoutMs = waitMsOf(req.query.wait);
+      if (timeoutMs === undefined) return service.get(req.params.id, include, req.caller);
+      return service.getWhenEnded(req.params.id, include, req.caller, { timeoutMs, signal: clientGone(reply) });
+    },
   );
 
   app.get<{ Params: { id: string; attempt: string } }>(

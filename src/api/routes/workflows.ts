@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { listWorkflowsQuerySchema, workflowIdParamsSchema, workflowSubmissionSchema } from '../../contract/workflow-schemas';
+import {
+  getWorkflowQuerySchema,
+  listWorkflowsQuerySchema,
+  workflowIdParamsSchema,
+  workflowSubmissionSchema,
+} from '../../contract/workflow-schemas';
 import { traceparentHeadersSchema } from '../../contract/traceparent';
-import type { ListWorkflowsQuery, WorkflowSubmissionBody } from '../../contract/types';
+import type { GetWorkflowQuery, ListWorkflowsQuery, WorkflowSubmissionBody } from '../../contract/types';
+import { waitMsOf } from '../../contract/wait-query';
+import { clientGone } from '../client-gone';
 import type { WorkflowService } from '../../services/workflow-service';
 import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
@@ -33,17 +40,22 @@ export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService,
     async (req, reply) => reply.status(202).send(await workflows.submit(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: { id: string }; Querystring: GetWorkflowQuery }>(
     '/api/v1/workflows/:id',
     {
       schema: {
-        summary: "Read a workflow with each task's state and timings",
+        summary: "Read a workflow with each task's state and timings (`?wait=SECONDS` answers once it is terminal, or at the timeout)",
         tags,
         params: workflowIdParamsSchema,
-        response: responses({ 200: ['The workflow', workflowSchema] }, [404]),
+        querystring: getWorkflowQuerySchema,
+        response: responses({ 200: ['The workflow', workflowSchema] }, [400, 404, 429]),
       },
     },
-    async (req) => workflows.get(req.params.id, req.caller),
+    async (req, reply) => {
+      const timeoutMs = waitMsOf(req.query.wait);
+      if (timeoutMs === undefined) return workflows.get(req.params.id, req.caller);
+      return workflows.getWhenEnded(req.params.id, req.caller, { timeoutMs, signal: clientGone(reply) });
+    },
   );
 
   app.get<{ Querystring: ListWorkflowsQuery }>(

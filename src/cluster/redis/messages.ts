@@ -9,11 +9,13 @@ export interface CoordinationMessages {
   wake: { from: string; partition: number; entries: DueEntry[] };
   /** Cancel of a RUNNING task: the node running `taskId`'s `attempt` aborts its handler. */
   cancel: { from: string; taskId: string; attempt: number };
+  /** Tasks (and workflows) another node recorded as terminal: long polls (`?wait=`) here re-read them. */
+  ended: { from: string; taskIds: string[]; workflowIds: string[] };
 }
 
 export type Channel = keyof CoordinationMessages;
 
-export const CHANNELS: readonly Channel[] = ['wake', 'cancel'];
+export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended'];
 
 const PRIORITY_SET = new Set<string>(PRIORITIES);
 const STATE_SET = new Set<string>(TASK_STATES);
@@ -56,6 +58,10 @@ export function parseMessage<C extends Channel>(channel: C, text: string): Coord
     const p = v.partition;
     if (!v.entries.every((e) => isDueEntry(e, p))) return null;
     return v as unknown as CoordinationMessages[C];
+  }
+  if (channel === 'ended') {
+    const ids = (a: unknown) => Array.isArray(a) && a.length <= 100_000 && a.every(isText);
+    return ids(v.taskIds) && ids(v.workflowIds) ? (v as unknown as CoordinationMessages[C]) : null;
   }
   if (!isText(v.taskId) || !isInt(v.attempt, 1)) return null;
   return v as unknown as CoordinationMessages[C];

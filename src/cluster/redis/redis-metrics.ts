@@ -46,7 +46,7 @@ export class RedisMetrics {
     });
     this.messages = new Counter({
       name: 'scheduler_redis_messages_total',
-      help: 'Pub/sub coordination messages, by channel (wake, cancel) and direction (published, received, dropped, invalid).',
+      help: 'Pub/sub coordination messages, by channel (wake, cancel, ended) and direction (published, received, dropped, invalid).',
       labelNames: ['channel', 'direction'],
       registers,
     });

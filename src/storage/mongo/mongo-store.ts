@@ -40,6 +40,7 @@ import { purgeCronFires } from './ops/purge-cron-fires';
 import { purgeFinished } from './ops/purge-finished';
 import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } from './ops/read-tasks';
 import { releaseQueuedInstances } from './ops/release-cron-queue';
+import { getTaskStates } from './ops/read-task-states';
 import { updateWaitingTask } from './ops/update-waiting-task';
 import { WriteLane, WriteQueue } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
@@ -179,6 +180,10 @@ export class MongoStore implements Store {
 
   async getTask(id: string): Promise<TaskRecord | null> {
     return getTask(this.c, id);
+  }
+
+  async getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>> {
+    return getTaskStates(this.c, ids);
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {

@@ -15,6 +15,7 @@ import { prepareReads, TaskReads } from './ops/read-tasks';
 import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { prepareTenantReads } from './ops/tenant-settings';
 import { prepareGetAttemptLog } from './ops/read-attempt-log';
+import { prepareGetTaskStates } from './ops/read-task-states';
 
 export interface ReadStatements {
   tasks: TaskReads;
@@ -28,6 +29,7 @@ export interface ReadStatements {
   listOverflow: ReturnType<typeof prepareListOverflow>;
   countOverflow: ReturnType<typeof prepareCountOverflow>;
   attemptLog: ReturnType<typeof prepareGetAttemptLog>;
+  taskStates: ReturnType<typeof prepareGetTaskStates>;
 }
 
 /** Prepares every read statement on `db` (an open, migrated connection). */
@@ -44,5 +46,6 @@ export function prepareReadStatements(db: Database.Database): ReadStatements {
     listOverflow: prepareListOverflow(db),
     countOverflow: prepareCountOverflow(db),
     attemptLog: prepareGetAttemptLog(db),
+    taskStates: prepareGetTaskStates(db),
   };
 }

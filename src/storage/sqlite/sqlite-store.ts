@@ -198,6 +198,10 @@ export class SqliteStore implements Store {
     return this.r.tasks.getTask(id);
   }
 
+  async getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>> {
+    return this.r.taskStates(ids);
+  }
+
   async getAttempts(id: string): Promise<AttemptRecord[]> {
     return this.r.tasks.getAttempts(id);
   }

@@ -114,4 +114,20 @@ export function describeInsertAndGet(ctx: ConformanceContext): void {
       expect(withoutSeq(await ctx.store().getTask('exists'))).to.deep.equal(freshRecord(original));
     });
   });
+
+  describe('getTaskStates', () => {
+    it('reads the state of many tasks at once; unknown ids are absent, duplicates and an empty list are fine', async () => {
+      const ids = Array.from({ length: 1203 }, (_, i) => `gs-${i}`);
+      await ctx.store().insertTasks(ids.map((id, i) => newTask(id, i % 2 === 0 ? {} : { scheduledAt: T0 + 60_000 })));
+      expect((await ctx.store().cancelTask('gs-4', T0 + 1)).kind).to.equal('cancelled');
+      const states = await ctx.store().getTaskStates([...ids, 'gs-4', 'gs-nope', 'gs-4']);
+      expect(states.size).to.equal(1203);
+      expect(states.get('gs-0')).to.equal('PENDING');
+      expect(states.get('gs-1')).to.equal('SCHEDULED');
+      expect(states.get('gs-4')).to.equal('CANCELLED');
+      expect(states.get('gs-1202')).to.equal('PENDING');
+      expect(states.has('gs-nope')).to.equal(false);
+      expect((await ctx.store().getTaskStates([])).size).to.equal(0);
+    });
+  });
 }
