@@ -84,8 +84,8 @@ export interface ProgressAnswer {
 /**
  * Reports of external consumers on attempts of external queues, for REST and the actor
  * messages: `complete` (success with a result, or an error, retryable unless permanent),
- * `heartbeat` (extend the attempt's lease), `checkpoint` (save where the next attempt resumes)
- * and `progress`. Every report names its attempt: the attempt number is
+ * `heartbeat` (extend the attempt's lease), `checkpoint` (save where the next attempt resumes),
+ * `progress`, and (REST) `logs` (lines kept with the attempt). Every report names its attempt: the attempt number is
  * the fencing token, so a report on an attempt that is not the task's current RUNNING attempt
  * (stale, duplicated, lease expired and retried, cancelled) is refused with 409
  * `ATTEMPT_CONFLICT` and changes nothing. Tenant keys see only their tenant's tasks (404 otherwise).

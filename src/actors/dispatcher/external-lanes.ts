@@ -1,7 +1,8 @@
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import { attemptCompletion } from '../../domain/attempt-completion';
-import { ReadyQueues } from '../../domain/ready-queues';
+import type { ReadyQueues } from '../../domain/ready-queues';
 import { returnToOwners } from './claim-batch';
+import { claimExternal, externalReadyQueues } from './external-claim';
 import type { ClaimedTask, DueEntry } from '../../domain/task';
 import type { SchedulerDeps } from '../deps';
 import { observeStarts } from './work-item';
@@ -61,15 +62,8 @@ export class ExternalLanes {
     specs: Map<string, ExternalQueueSpec>,
     private readonly hooks: ExternalLanesHooks,
   ) {
-    const { limits, config, metrics } = deps;
     for (const spec of specs.values()) {
-      const ready = new ReadyQueues({
-        weightOf: limits.weightOf,
-        agingMs: config.priorityAgingMs,
-        typeBucket: limits.typeBucket,
-        tenantBucket: limits.tenantBucket,
-        onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
-      });
+      const ready = externalReadyQueues(deps);
       this.lanes.set(spec.name, { spec, ready, inFlight: new Map(), claiming: 0 });
     }
   }
@@ -167,22 +161,9 @@ export class ExternalLanes {
    * so it runs again after its backoff.
    */
   private async claimAndAppend(lane: Lane, entries: DueEntry[]): Promise<void> {
-    const { store, clock, log, metrics, router } = this.deps;
+    const { clock, log, metrics, router } = this.deps;
     const now = clock.now();
-    let claimed: ClaimedTask[] = [];
-    try {
-      // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
-      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
-      claimed = await store.claimTasks(
-        entries.map((e) => e.id),
-        lane.spec.workerId,
-        now,
-        lane.spec.leaseMs,
-        epochs,
-      );
-    } catch (err) {
-      log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
-    }
+    const claimed = await claimExternal(this.deps, lane.spec.name, entries, lane.spec.workerId, now, lane.spec.leaseMs);
     for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, entryId: null });
     observeStarts(metrics, claimed);
     lane.claiming -= entries.length;

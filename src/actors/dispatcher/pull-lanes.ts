@@ -1,14 +1,15 @@
 import { attemptCompletion } from '../../domain/attempt-completion';
 import type { TimerHandle } from '../../domain/clock';
 import { HTTP_WORKER_PREFIX, type ExternalQueueSpec } from '../../domain/external-queues';
-import { ReadyQueues } from '../../domain/ready-queues';
+import type { ReadyQueues } from '../../domain/ready-queues';
 import type { AttemptOutcome } from '../../domain/retry-policy';
-import type { ClaimedTask, DueEntry } from '../../domain/task';
+import type { DueEntry } from '../../domain/task';
 import { queuesOf } from '../../observability/task-spans';
 import type { LeasedAttempt, LeaseRequest } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
 import type { SchedulerDeps } from '../deps';
 import { returnToOwners } from './claim-batch';
+import { claimExternal, externalReadyQueues } from './external-claim';
 import { observeStarts } from './work-item';
 
 /** What the pull lanes need from the dispatcher that owns them. */
@@ -77,15 +78,8 @@ export class PullLanes {
     specs: Iterable<ExternalQueueSpec>,
     private readonly hooks: PullLanesHooks,
   ) {
-    const { limits, config, metrics } = deps;
     for (const spec of specs) {
-      const ready = new ReadyQueues({
-        weightOf: limits.weightOf,
-        agingMs: config.priorityAgingMs,
-        typeBucket: limits.typeBucket,
-        tenantBucket: limits.tenantBucket,
-        onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
-      });
+      const ready = externalReadyQueues(deps);
       this.lanes.set(spec.name, { spec, ready, inFlight: new Map(), claiming: 0, waiters: [] });
     }
   }
@@ -203,22 +197,16 @@ export class PullLanes {
 
   /** Claims `entries` for waiter `w` under its worker id and answers it (or puts it back when nothing was claimed). */
   private async claimFor(lane: PullLane, w: Waiter, entries: DueEntry[]): Promise<void> {
-    const { store, clock, log, metrics, router, spans } = this.deps;
+    const { clock, metrics, router, spans } = this.deps;
     const now = clock.now();
-    let claimed: ClaimedTask[] = [];
-    try {
-      // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
-      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
-      claimed = await store.claimTasks(
-        entries.map((e) => e.id),
-        `${HTTP_WORKER_PREFIX}${w.req.workerId}`,
-        now,
-        lane.spec.leaseMs,
-        epochs,
-      );
-    } catch (err) {
-      log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
-    }
+    const claimed = await claimExternal(
+      this.deps,
+      lane.spec.name,
+      entries,
+      `${HTTP_WORKER_PREFIX}${w.req.workerId}`,
+      now,
+      lane.spec.leaseMs,
+    );
     for (const t of claimed) lane.inFlight.set(t.id, t.attempt);
     observeStarts(metrics, claimed);
     lane.claiming -= entries.length;
