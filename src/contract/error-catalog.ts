@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   DUPLICATE_HEADER: { status: 400, retryable: false },
   STORE_UNAVAILABLE: { status: 503, retryable: true },
   TOO_MANY_WAITERS: { status: 429, retryable: true },
+  NOT_PULL_QUEUE: { status: 404, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

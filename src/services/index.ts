@@ -19,6 +19,7 @@ import { OverflowRelease } from './overflow-release';
 import { TenantAdmin } from './tenant-admin';
 import { WorkflowService } from './workflow-service';
 import { ExternalTaskService } from './external-task-service';
+import { PullLeaseService } from './pull-lease-service';
 import type { TaskSpans } from '../observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
@@ -34,10 +35,12 @@ export interface Services {
   overflow: OverflowRelease;
   /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
   limits: DispatchLimits;
-  /** External consumers' reports on attempts of external queues (complete, heartbeat). */
+  /** External consumers' reports on attempts of external queues (complete, heartbeat, …). */
   external: ExternalTaskService;
   /** The `?wait=` long polls held by this node; `close()` answers them all (shutdown). */
   waiters: ResultWaiters;
+  /** HTTP pull workers' lease requests. */
+  pull: PullLeaseService;
 }
 
 export interface ServicesDeps {
@@ -130,7 +133,8 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans, payloads, waiters, taskEnds });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external, waiters };
+  const pull = new PullLeaseService({ config, gateway: deps.externalGateway ?? null });
+  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external, waiters, pull };
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   WorkflowStateConflictError,
   StoreUnavailableError,
   TooManyWaitersError,
+  NotPullQueueError,
 } from '../../src/domain/errors';
 import * as domainErrors from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, httpStatusOf, RemoteSchedulerError } from '../../src/contract/error-catalog';
@@ -70,6 +71,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
   STORE_UNAVAILABLE: () => new StoreUnavailableError('disk_full', '/data/scheduler.db', 'SQLITE_FULL database or disk is full', true),
   TOO_MANY_WAITERS: () => new TooManyWaitersError(5000),
+  NOT_PULL_QUEUE: () => new NotPullQueueError('emails', 'stream'),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
