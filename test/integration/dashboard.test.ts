@@ -2,36 +2,13 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/chromium';
 import { hashApiKey } from '../../src/tenancy/api-keys';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 
-/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it). */
-const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_KEY = 'dashboard-admin-key-1';
-/** Screenshots of each page, for a human to look at (git-ignored). */
-const ARTIFACTS = path.resolve(__dirname, '..', '..', '..', 'test', 'artifacts');
-
-/**
- * Skips the suite when Chromium is missing outside CI (with a message), fails it in CI (`CI` set):
- * the browser tests must not pass silently where they are meant to run.
- */
-function requireChromium(ctx: Mocha.Context): void {
-  if (fs.existsSync(CHROMIUM)) return;
-  if (process.env.CI) throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
-  console.log(`      skipped: ${CHROMIUM} not found (install with apt-get install -y chromium; with CI set this fails)`);
-  ctx.skip();
-}
-
-/** Headless Debian Chromium driven by playwright-core (no browser download). */
-async function launchChromium(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-}
 
 /**
  * The dashboard end to end (issue 9): a real service process with an admin API key, driven by
