@@ -164,7 +164,14 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
   it('task list: search by id and by idempotency key, tenant and error columns, pages that keep the filters', async () => {
     const paged: string[] = [];
     for (let i = 0; i < 5; i++) {
-      paged.push(await submit({ task_type: 'noop', queue: 'paging', scheduled_at: '2030-01-01T00:00:00Z', metadata: { tenant_id: i % 2 ? 'acme' : 'globex' } }));
+      paged.push(
+        await submit({
+          task_type: 'noop',
+          queue: 'paging',
+          scheduled_at: '2030-01-01T00:00:00Z',
+          metadata: { tenant_id: i % 2 ? 'acme' : 'globex' },
+        }),
+      );
     }
     const keyed = await submit({ task_type: 'noop', scheduled_at: '2030-01-01T00:00:00Z', idempotency_key: 'order-42' });
     const failed = await submit({ task_type: 'flaky', max_retries: 0, metadata: { tenant_id: 'acme' } });
@@ -235,6 +242,7 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
     expect((await call('GET', `/api/v1/workflows/${w.workflow_id}`)).body.status).to.equal('CANCELLED');
     await page.waitForSelector('#workflow-detail .s-CANCELLED');
     await page.waitForSelector('#cancel-workflow[disabled]');
+    await page.waitForSelector(`#workflow-list tr[data-workflow-id="${w.workflow_id}"] .s-CANCELLED`);
     expect(await page.getAttribute('svg.dag g.dag-node[data-id="extract"]', 'data-status')).to.equal('CANCELLED');
     await shot('views-workflow-cancel');
   });
@@ -283,7 +291,9 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
     await waitTask(id, (t) => t.status === 'RUNNING' && t.progress !== null);
     await show(`tasks?status=RUNNING&id=${id}`);
     expect(await page.textContent(`#task-list tr[data-task-id="${id}"] .progress-cell`)).to.equal(' 3 of 10 · copying rows');
-    expect(await page.textContent('#task-progress')).to.match(/^ 3 of 10 · copying rows \(attempt 1, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
+    expect(await page.textContent('#task-progress')).to.match(
+      /^ 3 of 10 · copying rows \(attempt 1, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/,
+    );
     expect(await page.$eval('#task-progress progress', (p) => (p as unknown as { value: number }).value)).to.be.closeTo(0.3, 1e-9);
     await page.waitForSelector('#attempt-logs:has-text("copied 3 rows")');
     await shot('views-task-progress');

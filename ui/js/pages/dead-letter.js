@@ -82,7 +82,7 @@ export async function render(root, ctx) {
     if (!confirm(`Replay ${ids.length} dead-letter task(s)?`)) return;
     await bulk(ids);
   };
-  replace(root, h('h2', {}, 'Dead-letter queue'), filters, h('div', { class: 'row' }, h('div', { class: 'col' }, list), h('div', { class: 'col' }, detail)));
+  replace(root, h('h2', {}, 'Dead-letter queue'), filters, h('div', { class: 'row' }, h('div', { class: 'col wide' }, list), h('div', { class: 'col' }, detail)));
   await load();
 }
 

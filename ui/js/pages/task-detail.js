@@ -39,7 +39,7 @@ export async function showTask(el, id, ctx, changed = () => {}) {
     await changed();
   };
   const b = budgetOf(t);
-  const { byAttempt } = replayCycles(t);
+  const { byAttempt, cycles } = replayCycles(t);
   const when = h('input', { type: 'datetime-local', id: 'reschedule-at', step: 1 });
   const waiting = WAITING.includes(t.status);
   const dead = t.status === 'DEAD';
@@ -92,13 +92,13 @@ export async function showTask(el, id, ctx, changed = () => {}) {
     h('h3', {}, 'Attempts'),
     table([
       { label: '#', value: (a) => a.attempt },
-      { label: 'cycle', value: (a) => String(byAttempt.get(a.attempt) ?? '') },
+      { label: 'cycle', value: (a) => String(byAttempt.get(a.attempt) ?? cycles) },
       { label: 'outcome', value: (a) => status(a.outcome ?? 'RUNNING') },
       { label: 'worker', value: (a) => a.worker_id ?? '' },
       { label: 'started', value: (a) => time(a.started_at) },
       { label: 'ended', value: (a) => time(a.ended_at) },
       { label: 'error', value: (a) => errorText(a.error) },
-    ], t.attempt_history ?? [], { rowAttrs: (a) => ({ 'data-attempt': a.attempt }) }),
+    ], withRunning(t), { rowAttrs: (a) => ({ 'data-attempt': a.attempt }) }),
     logs?.nodes);
   if (t.status === 'RUNNING') poll(el, t, progressDd, logs, again);
 }
@@ -128,6 +128,13 @@ function poll(el, t, progressDd, logs, again) {
     if (el.stopPolling) timer = setTimeout(tick, POLL_MS);
   };
   timer = setTimeout(tick, POLL_MS);
+}
+
+/** The ended attempts, then the running one (the task's own `started_at` and `worker_id`) if any. */
+function withRunning(t) {
+  const history = t.attempt_history ?? [];
+  if (t.status !== 'RUNNING' || history.some((a) => a.attempt === t.attempts)) return history;
+  return [...history, { attempt: t.attempts, outcome: 'RUNNING', worker_id: t.worker_id, started_at: t.started_at, ended_at: null, error: null }];
 }
 
 function kv(k, v) {

@@ -32,7 +32,7 @@ export async function render(root, ctx) {
     } catch (err) {
       ctx.flash(`Cancel workflow ${name} failed: ${err.message}`, false);
     }
-    await show(w.workflow_id);
+    await Promise.all([show(w.workflow_id), loadList()]);
   };
   const show = async (id) => {
     const w = await api('GET', `/api/v1/workflows/${seg(id)}`);
@@ -44,12 +44,15 @@ export async function render(root, ctx) {
       w.task_details.length > 500 ? h('p', { class: 'muted' }, `Large workflow: drawing ${w.task_details.length} tasks.`) : null,
       h('div', { class: 'dag-wrap' }, dagSvg(w.task_details, { onNode: (t) => showTask(taskPanel, t.task_id, ctx) })));
   };
-  const r = await api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50 } });
-  replace(list, table([
-    { label: 'workflow', value: (w) => w.workflow_name ?? w.workflow_id },
-    { label: 'status', value: (w) => status(w.status) },
-    { label: 'tasks', value: (w) => `${w.task_count ?? ''}` },
-    { label: 'created', value: (w) => time(w.created_at) },
-  ], r.workflows, { onRow: (w) => ctx.go('workflows', { status: p.get('status'), id: w.workflow_id }), rowAttrs: (w) => ({ 'data-workflow-id': w.workflow_id }) }));
+  const loadList = async () => {
+    const r = await api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50 } });
+    replace(list, table([
+      { label: 'workflow', value: (w) => w.workflow_name ?? w.workflow_id },
+      { label: 'status', value: (w) => status(w.status) },
+      { label: 'tasks', value: (w) => `${w.task_count ?? ''}` },
+      { label: 'created', value: (w) => time(w.created_at) },
+    ], r.workflows, { onRow: (w) => ctx.go('workflows', { status: p.get('status'), id: w.workflow_id }), rowAttrs: (w) => ({ 'data-workflow-id': w.workflow_id }) }));
+  };
+  await loadList();
   if (p.get('id')) await show(p.get('id'));
 }
