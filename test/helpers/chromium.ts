@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -26,4 +26,38 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+}
+
+/**
+ * What a dashboard browser test does against a running service: `call` the REST API with `key`,
+ * `waitTask` (poll a task until `done` holds, bounded), `show` a page of the dashboard loaded
+ * afresh (the query string makes each load a real navigation; waits for the shell's `data-ready`),
+ * and `shot` a full-page screenshot into {@link ARTIFACTS}. `url()` and `page()` are read at each call.
+ */
+export function dashboardDriver(url: () => string, page: () => Page, key: string) {
+  const call = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(`${url()}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  const waitTask = async (id: string, done: (t: any) => boolean, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const t = (await call('GET', `/api/v1/tasks/${id}?include=attempts`)).body;
+      if (done(t)) return t;
+      if (Date.now() > deadline) throw new Error(`task ${id} not in the expected state: ${JSON.stringify(t)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  let loads = 0;
+  const show = async (hash: string) => {
+    await page().goto(`${url()}/ui?load=${++loads}#${hash}`);
+    await page().waitForSelector(`body[data-ready="${hash.split('?')[0]}"]`);
+  };
+  const shot = async (name: string) => page().screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  return { call, waitTask, show, shot };
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Dialog, Page } from 'playwright-core';
-import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/chromium';
+import { ARTIFACTS, dashboardDriver, launchChromium, requireChromium } from '../helpers/chromium';
 import { hashApiKey } from '../../src/tenancy/api-keys';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
@@ -30,33 +30,18 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
   const dialogs: string[] = [];
   let acceptDialogs = true;
 
-  const call = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const {
+    call,
+    waitTask: waitFor,
+    show,
+    shot,
+  } = dashboardDriver(
+    () => svc.url,
+    () => page,
+    KEY,
+  );
   const submit = async (body: Record<string, unknown>): Promise<string> => (await call('POST', '/api/v1/tasks', body)).body.task_id;
-  /** Polls the task until `done` holds (the system's state, bounded). */
-  const waitTask = async (id: string, done: (t: any) => boolean, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const t = (await call('GET', `/api/v1/tasks/${id}?include=attempts`)).body;
-      if (done(t)) return t;
-      if (Date.now() > deadline) throw new Error(`task ${id} not in the expected state: ${JSON.stringify(t)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  let loads = 0;
-  /** Loads the dashboard afresh at `hash` and waits until the page has rendered. */
-  const show = async (hash: string) => {
-    await page.goto(`${svc.url}/ui?load=${++loads}#${hash}`);
-    await page.waitForSelector(`body[data-ready="${hash.split('?')[0]}"]`);
-  };
-  const shot = async (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const waitTask = (id: string, done: (t: any) => boolean) => waitFor(id, done, 20_000);
   const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
 
   before(async function () {
