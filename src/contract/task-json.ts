@@ -50,6 +50,11 @@ export interface TaskView {
   completed_at: string | null;
   duration_ms: number | null;
   attempts: number;
+  /**
+   * Attempts not charged to the current retry budget: those made before the last dead-letter replay
+   * (which starts a fresh budget) and free retries. The budget's own attempt is `attempts - retry_base`.
+   */
+  retry_base: number;
   max_retries: number;
   retry_backoff: RetryBackoff;
   retry_delay_seconds: number;
@@ -145,6 +150,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     completed_at: iso(t.completedAt),
     duration_ms: t.durationMs,
     attempts: t.attempts,
+    retry_base: t.retry.attemptBase ?? 0,
     max_retries: t.retry.maxRetries,
     retry_backoff: t.retry.backoff,
     retry_delay_seconds: t.retry.delaySeconds,

@@ -101,6 +101,7 @@ export const listTasksQuerySchema = {
     },
     task_type: { type: 'string', minLength: 1 },
     queue: { type: 'string', minLength: 1 },
+    idempotency_key: { type: 'string', minLength: 1, maxLength: 256 },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },

@@ -187,7 +187,7 @@ export class TaskService {
   /**
    * Lists tasks newest first, as summaries (no `payload` or `result`: a page of 1,000 large tasks
    * must not become a gigabyte response; GET one task for those). `query`: {status, task_type,
-   * queue, limit (1..1000, default 50), cursor}.
+   * queue, idempotency_key, limit (1..1000, default 50), cursor}.
    * @throws ValidationError for a bad filter, limit or cursor
    */
   async list(query: ServiceQuery<ListTasksQuery>, caller: Caller = OPEN_CALLER): Promise<TaskPageView> {
@@ -197,6 +197,7 @@ export class TaskService {
       status: q.status,
       taskType: q.task_type,
       queue: q.queue,
+      idempotencyKey: q.idempotency_key,
       tenantId: tenantFilter(caller, undefined),
       cursor: q.cursor,
       limit: pageLimit(q.limit),

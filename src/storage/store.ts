@@ -64,6 +64,11 @@ export interface TaskListQuery {
   taskType?: string;
   queue?: string;
   tenantId?: string;
+  /**
+   * Only tasks submitted with this idempotency key (exact match). Not indexed: a scan, bounded by
+   * `limit`, meant for an operator's search (the dashboard), not for a hot path.
+   */
+  idempotencyKey?: string;
   /** Only tasks that finished at or after this instant (epoch ms). */
   completedSince?: number;
   /** 1..1000 */

@@ -2,36 +2,13 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, dashboardDriver, launchChromium, requireChromium } from '../helpers/chromium';
 import { hashApiKey } from '../../src/tenancy/api-keys';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 
-/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it). */
-const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_KEY = 'dashboard-admin-key-1';
-/** Screenshots of each page, for a human to look at (git-ignored). */
-const ARTIFACTS = path.resolve(__dirname, '..', '..', '..', 'test', 'artifacts');
-
-/**
- * Skips the suite when Chromium is missing outside CI (with a message), fails it in CI (`CI` set):
- * the browser tests must not pass silently where they are meant to run.
- */
-function requireChromium(ctx: Mocha.Context): void {
-  if (fs.existsSync(CHROMIUM)) return;
-  if (process.env.CI) throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) — .ci/run does`);
-  console.log(`      skipped: ${CHROMIUM} not found (install with apt-get install -y chromium; with CI set this fails)`);
-  ctx.skip();
-}
-
-/** Headless Debian Chromium driven by playwright-core (no browser download). */
-async function launchChromium(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-}
 
 /**
  * The dashboard end to end (issue 9): a real service process with an admin API key, driven by
@@ -47,36 +24,11 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
   let page: Page;
   const pageErrors: string[] = [];
 
-  const call = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${svc.url}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
-  /** Polls the task until `done` holds (waits for the system's state, bounded). */
-  const waitTask = async (id: string, done: (t: any) => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const t = (await call('GET', `/api/v1/tasks/${id}?include=attempts`)).body;
-      if (done(t)) return t;
-      if (Date.now() > deadline) throw new Error(`task ${id} not in the expected state: ${JSON.stringify(t)}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  let loads = 0;
-  /**
-   * Loads the dashboard afresh on a page and waits until it has rendered (the shell sets
-   * `data-ready`); the query string makes each load a real navigation, not a same-document one.
-   */
-  const show = async (hash: string) => {
-    const name = hash.split('?')[0];
-    await page.goto(`${svc.url}/ui?load=${++loads}#${hash}`);
-    await page.waitForSelector(`body[data-ready="${name}"]`);
-  };
-  const shot = async (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const { call, waitTask, show, shot } = dashboardDriver(
+    () => svc.url,
+    () => page,
+    ADMIN_KEY,
+  );
 
   before(async function () {
     requireChromium(this);

@@ -1,8 +1,9 @@
 import { s } from './dom.js';
+import { wallClock } from './time.js';
 
 /**
  * A line chart as SVG: `points` [{at: ms, [key]: number|null}], x = time over the last `windowMs`
- * up to the newest point, y from 0 to the largest value (nulls leave gaps).
+ * up to the newest point (labelled with its UTC time), y from 0 to the largest value (nulls leave gaps).
  * @param opts.key the field plotted; opts.label the title; opts.unit appended to the axis values
  */
 export function lineChart(points, { key, label, unit = '', width = 460, height = 160, windowMs = 10 * 60_000 }) {
@@ -33,7 +34,7 @@ export function lineChart(points, { key, label, unit = '', width = 460, height =
       s('text', { x: pad.l - 4, y: y(max * f) + 4, 'text-anchor': 'end' }, `${fmt(max * f)}${unit}`),
     ]),
     s('text', { x: pad.l, y: height - 6 }, `−${Math.round(windowMs / 60_000)} min`),
-    s('text', { x: pad.l + w, y: height - 6, 'text-anchor': 'end' }, 'now'),
+    s('text', { x: pad.l + w, y: height - 6, 'text-anchor': 'end' }, points.length ? `${wallClock(new Date(end), 'UTC')} UTC` : 'now'),
     segments.map((seg) => seg.length === 1
       ? s('circle', { cx: seg[0].split(',')[0], cy: seg[0].split(',')[1], r: 2, fill: '#2f5fd0' })
       : s('polyline', { points: seg.join(' '), fill: 'none', stroke: '#2f5fd0', 'stroke-width': 1.5 })),

@@ -59,11 +59,6 @@ export function status(state) {
   return h('span', { class: `status s-${state}` }, state ?? '');
 }
 
-/** An ISO instant as local time (with the ISO text as tooltip); '' for null. */
-export function time(iso) {
-  if (!iso) return '';
-  return h('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString());
-}
 
 /** Pretty JSON in a <pre>. */
 export function json(value) {

@@ -1,7 +1,7 @@
 /**
  * Reading `/metrics` (Prometheus text exposition format 0.0.4) and turning successive scrapes into
  * rates: throughput (tasks ended per second) and dispatch lag (mean, from the histogram's `_sum` and
- * `_count` deltas) per sampling interval.
+ * `_count` deltas), each over a smoothing window of several scrapes (15 s by default).
  */
 
 /**
@@ -39,41 +39,73 @@ export function byLabel(samples, name, label) {
   return out;
 }
 
-/**
- * One point of the rate series from two scrapes `prev`, `cur` (`{at: ms, samples}`):
- * `throughput` tasks ended per second, `lagMs` mean dispatch lag of the attempts started in the
- * interval (null when none started), `submitted` per second. A counter that went down (the service
- * restarted) counts from zero.
- */
-export function ratePoint(prev, cur) {
-  const dt = (cur.at - prev.at) / 1000;
-  const delta = (name) => {
-    const a = total(prev.samples, name);
-    const b = total(cur.samples, name);
-    return b >= a ? b - a : b;
-  };
-  const lagCount = delta('scheduler_dispatch_lag_seconds_count');
-  const lagSum = delta('scheduler_dispatch_lag_seconds_sum');
+/** The counters the plots are made of, summed over their labels, from one scrape's samples. */
+export function countersOf(samples) {
   return {
-    at: cur.at,
-    throughput: dt > 0 ? delta('scheduler_tasks_completed_total') / dt : 0,
-    submitted: dt > 0 ? delta('scheduler_tasks_submitted_total') / dt : 0,
-    lagMs: lagCount > 0 ? (lagSum / lagCount) * 1000 : null,
+    completed: total(samples, 'scheduler_tasks_completed_total'),
+    submitted: total(samples, 'scheduler_tasks_submitted_total'),
+    lagSum: total(samples, 'scheduler_dispatch_lag_seconds_sum'),
+    lagCount: total(samples, 'scheduler_dispatch_lag_seconds_count'),
   };
 }
 
 /**
- * Scrapes `/metrics` every `intervalMs` while started, keeping the points of the last `windowMs`,
- * and calls `onSample({samples, points, error})` after each scrape.
+ * Running totals of the counters across scrapes: `prev` `{raw, acc}` (null for the first scrape)
+ * and the new raw counters → the new `{raw, acc}`. A counter that went down (the service restarted)
+ * counts from zero, so `acc` only grows.
+ */
+export function accumulate(prev, raw) {
+  if (!prev) return { raw, acc: { ...raw } };
+  const acc = {};
+  for (const k of Object.keys(raw)) acc[k] = prev.acc[k] + (raw[k] >= prev.raw[k] ? raw[k] - prev.raw[k] : raw[k]);
+  return { raw, acc };
+}
+
+/**
+ * One point of the plotted series at the newest scrape of `scrapes` (`[{at: ms, acc}]`, oldest
+ * first), with every rate taken over a window of `spanMs` ending there instead of over the last
+ * scrape interval alone: from the newest scrape at least `spanMs` old (the oldest one while fewer
+ * are kept) to the newest. Work that ends in bursts (a batch committed every few seconds) then
+ * reads as its average rate, not as alternating zeros and peaks.
+ * `throughput`: tasks ended per second; `submitted`: per second; `lagMs`: mean dispatch lag of
+ * the attempts started in the window (null when none started). Null when fewer than two scrapes.
+ */
+export function windowPoint(scrapes, spanMs) {
+  if (scrapes.length < 2) return null;
+  const cur = scrapes[scrapes.length - 1];
+  let base = scrapes[0];
+  for (let i = scrapes.length - 2; i >= 0; i--) {
+    if (cur.at - scrapes[i].at >= spanMs) {
+      base = scrapes[i];
+      break;
+    }
+  }
+  const dt = (cur.at - base.at) / 1000;
+  const d = (k) => cur.acc[k] - base.acc[k];
+  return {
+    at: cur.at,
+    spanMs: cur.at - base.at,
+    throughput: dt > 0 ? d('completed') / dt : 0,
+    submitted: dt > 0 ? d('submitted') / dt : 0,
+    lagMs: d('lagCount') > 0 ? (d('lagSum') / d('lagCount')) * 1000 : null,
+  };
+}
+
+/**
+ * Scrapes `/metrics` every `intervalMs` while started, keeping the points of the last `windowMs`
+ * (each a rate over the last `smoothMs`, see {@link windowPoint}), and calls
+ * `onSample({samples, points, error})` after each scrape.
  * @param fetchText async () => metrics text (throws on failure)
  */
 export class MetricsSampler {
-  constructor(fetchText, onSample, { intervalMs = 3000, windowMs = 10 * 60_000 } = {}) {
+  constructor(fetchText, onSample, { intervalMs = 3000, windowMs = 10 * 60_000, smoothMs = 15_000 } = {}) {
     this.fetchText = fetchText;
     this.onSample = onSample;
     this.intervalMs = intervalMs;
     this.windowMs = windowMs;
+    this.smoothMs = smoothMs;
     this.points = [];
+    this.scrapes = [];
     this.last = null;
     this.timer = null;
   }
@@ -95,12 +127,17 @@ export class MetricsSampler {
 
   async sample() {
     try {
-      const cur = { at: Date.now(), samples: parseMetrics(await this.fetchText()) };
-      if (this.last) this.points.push(ratePoint(this.last, cur));
-      this.last = cur;
-      const from = cur.at - this.windowMs;
+      const at = Date.now();
+      const samples = parseMetrics(await this.fetchText());
+      this.last = accumulate(this.last, countersOf(samples));
+      this.scrapes.push({ at, acc: this.last.acc });
+      // Keep the scrapes the next window needs: the newest one at least smoothMs old, and after it.
+      while (this.scrapes.length > 2 && at - this.scrapes[1].at >= this.smoothMs) this.scrapes.shift();
+      const point = windowPoint(this.scrapes, this.smoothMs);
+      if (point) this.points.push(point);
+      const from = at - this.windowMs;
       while (this.points.length && this.points[0].at < from) this.points.shift();
-      this.onSample({ samples: cur.samples, points: this.points, error: null });
+      this.onSample({ samples, points: this.points, error: null });
     } catch (error) {
       this.onSample({ samples: null, points: this.points, error });
     }

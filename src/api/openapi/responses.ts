@@ -114,6 +114,10 @@ export const taskSchema = {
     completed_at: isoOrNull,
     duration_ms: { type: ['number', 'null'], description: "the handler's own run time in the worker" },
     attempts: { type: 'integer' },
+    retry_base: {
+      type: 'integer',
+      description: 'attempts not charged to the current retry budget (made before the last dead-letter replay, and free retries)',
+    },
     max_retries: { type: 'integer' },
     retry_backoff: { type: 'string' },
     retry_delay_seconds: { type: 'number' },

@@ -69,6 +69,22 @@ export function describeList(ctx: ConformanceContext): void {
       expect(await ids({ limit: 10, queue: 'nope' })).to.deep.equal([]);
     });
 
+    it('filters by idempotencyKey (exact match, with the other filters and pages)', async () => {
+      await insertOneByOne([
+        newTask('ik-1', { idempotencyKey: 'order-7' }),
+        newTask('ik-2', { idempotencyKey: 'order-8' }),
+        newTask('ik-3', { idempotencyKey: 'order-7', tenantId: 'tenant-b' }),
+        newTask('ik-4'),
+      ]);
+      const ids = async (q: Parameters<Store['listTasks']>[0]) => (await ctx.store().listTasks(q)).tasks.map((t) => t.id);
+      expect(await ids({ limit: 10, idempotencyKey: 'order-7' })).to.deep.equal(['ik-3', 'ik-1']);
+      expect(await ids({ limit: 10, idempotencyKey: 'order-7', tenantId: 'tenant-a' })).to.deep.equal(['ik-1']);
+      expect(await ids({ limit: 10, idempotencyKey: 'order' })).to.deep.equal([]);
+      const first = await ctx.store().listTasks({ limit: 1, idempotencyKey: 'order-7' });
+      expect(first.tasks.map((t) => t.id)).to.deep.equal(['ik-3']);
+      expect(await ids({ limit: 1, idempotencyKey: 'order-7', cursor: first.nextCursor as string })).to.deep.equal(['ik-1']);
+    });
+
     it('visits every task exactly once across pages (25 tasks, limit 10 → 10, 10, 5)', async () => {
       const ids = Array.from({ length: 25 }, (_, i) => `pg-${String(i).padStart(2, '0')}`);
       await insertOneByOne(ids.map((id, i) => newTask(id, { createdAt: T0 + i })));

@@ -1,9 +1,11 @@
 import { api, seg } from '../api.js';
-import { h, json, replace, status, table, time } from '../dom.js';
+import { h, json, replace, status, table } from '../dom.js';
+import { zonedTime } from '../time.js';
 
 /**
  * Cron tasks: list with the next fire time, pause/resume (PATCH `enabled`), and for the selected
- * cron its next 5 fire times and its fire records (`/runs`).
+ * cron its next 5 fire times and its fire records (`/runs`). A cron's times are shown in the
+ * cron's own zone beside UTC (not in the browser's zone).
  */
 export async function render(root, ctx) {
   const list = h('div', { id: 'cron-list' });
@@ -30,10 +32,10 @@ export async function render(root, ctx) {
         h('p', {}, h('code', {}, c.cron_expression), ` in ${c.timezone}; ${c.enabled ? 'enabled' : 'paused'}`),
         h('button', { id: 'cron-toggle', onclick: () => toggle(c) }, c.enabled ? 'Pause' : 'Resume'),
         h('h3', {}, 'Next fire times'),
-        (c.next_fire_times ?? []).length ? h('ul', {}, c.next_fire_times.map((t) => h('li', {}, time(t)))) : h('p', { class: 'muted' }, 'none (paused)'),
+        (c.next_fire_times ?? []).length ? h('ul', {}, c.next_fire_times.map((t) => h('li', {}, zonedTime(t, c.timezone)))) : h('p', { class: 'muted' }, 'none (paused)'),
         h('h3', {}, 'Fire records'),
         table([
-          { label: 'fire time', value: (r) => time(r.fire_time) },
+          { label: 'fire time', value: (r) => zonedTime(r.fire_time, c.timezone) },
           { label: 'outcome', value: (r) => r.outcome },
           { label: 'reason', value: (r) => r.reason ?? '' },
           { label: 'task', value: (r) => (r.task_id ? h('a', { href: `#tasks?id=${encodeURIComponent(r.task_id)}` }, r.task_id) : '') },
@@ -51,7 +53,7 @@ export async function render(root, ctx) {
       { label: 'expression', value: (c) => h('code', {}, c.cron_expression) },
       { label: 'zone', value: (c) => c.timezone },
       { label: 'type', value: (c) => c.task_type },
-      { label: 'next fire', value: (c) => (c.enabled ? time(c.next_fire_time) : 'paused') },
+      { label: 'next fire', value: (c) => (c.enabled ? zonedTime(c.next_fire_time, c.timezone) : 'paused') },
       { label: '', value: (c) => h('button', { class: 'cron-toggle', onclick: (e) => { e.stopPropagation(); void toggle(c); } }, c.enabled ? 'Pause' : 'Resume') },
     ], r.cron_tasks, { onRow: (c) => show(c.cron_id), rowAttrs: (c) => ({ 'data-cron-id': c.cron_id }) }));
   };

@@ -1,6 +1,8 @@
 import { api, seg } from '../api.js';
-import { h, input, replace, status, table, time } from '../dom.js';
-import { showTask } from './tasks.js';
+import { h, input, replace, status, table } from '../dom.js';
+import { time } from '../time.js';
+import { showTask } from './task-detail.js';
+import { errorText } from './task-figures.js';
 
 /**
  * Dead-letter queue: DEAD tasks filtered by type and queue; replay (fresh retry budget) or delete
@@ -34,7 +36,7 @@ export async function render(root, ctx) {
         { label: 'type', value: (t) => t.task_type },
         { label: 'queue', value: (t) => t.queue },
         { label: 'tenant', value: (t) => t.metadata?.tenant_id ?? '' },
-        { label: 'error', value: (t) => t.error?.message ?? '' },
+        { label: 'error', value: (t) => errorText(t.error) },
         { label: 'dead since', value: (t) => time(t.completed_at) },
         { label: '', value: (t) => [
           h('button', { class: 'replay', onclick: (e) => { e.stopPropagation(); void one('Replay', () => api('POST', `/api/v1/dead-letter/${seg(t.task_id)}/replay`)); } }, 'Replay'),
@@ -80,7 +82,7 @@ export async function render(root, ctx) {
     if (!confirm(`Replay ${ids.length} dead-letter task(s)?`)) return;
     await bulk(ids);
   };
-  replace(root, h('h2', {}, 'Dead-letter queue'), filters, h('div', { class: 'row' }, h('div', { class: 'col' }, list), h('div', { class: 'col' }, detail)));
+  replace(root, h('h2', {}, 'Dead-letter queue'), filters, h('div', { class: 'row' }, h('div', { class: 'col wide' }, list), h('div', { class: 'col' }, detail)));
   await load();
 }
 

@@ -5,10 +5,12 @@ import { MetricsSampler, byLabel, total } from '../metrics.js';
 
 export const STATES = ['SCHEDULED', 'PENDING', 'RUNNING', 'RETRYING', 'BLOCKED', 'OVERFLOW', 'SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
 const WINDOW_MS = 10 * 60_000;
+/** Each plotted rate is taken over this window (several scrapes), not over one 3 s interval. */
+const SMOOTH_MS = 15_000;
 
 /**
  * Overview: depth by state, throughput and dispatch lag plotted from `/metrics` sampled every 3 s
- * while the page is shown, worker restarts and kills, process figures. Without access to
+ * while the page is shown (each rate over the last 15 s), worker restarts and kills, process figures. Without access to
  * `/metrics` (keys configured and no admin key) the depths are counted from task lists (up to 100
  * each) and the plots are left out.
  */
@@ -29,12 +31,12 @@ export async function render(root, ctx) {
       if (error.status === 401 || error.status === 403) sampler.stop();
       return;
     }
-    replace(note, `Sampled from /metrics every 3 s while this page is open (${points.length} points).`);
+    replace(note, `Sampled from /metrics every 3 s while this page is open (${points.length} points); each rate is taken over the last ${SMOOTH_MS / 1000} s. Times in UTC.`);
     replace(depth, STATES.map((st) => card(st, total(samples, 'scheduler_tasks', { state: st }), () => ctx.go('tasks', { status: st }))));
     replace(charts,
-      h('div', {}, lineChart(points, { key: 'throughput', label: 'Throughput (tasks ended/s)', unit: '/s', windowMs: WINDOW_MS })),
-      h('div', {}, lineChart(points, { key: 'lagMs', label: 'Dispatch lag (mean)', unit: ' ms', windowMs: WINDOW_MS })),
-      h('div', {}, lineChart(points, { key: 'submitted', label: 'Submitted (tasks/s)', unit: '/s', windowMs: WINDOW_MS })));
+      h('div', {}, lineChart(points, { key: 'throughput', label: `Throughput (tasks ended/s, over ${SMOOTH_MS / 1000} s)`, unit: '/s', windowMs: WINDOW_MS })),
+      h('div', {}, lineChart(points, { key: 'lagMs', label: `Dispatch lag (mean over ${SMOOTH_MS / 1000} s)`, unit: ' ms', windowMs: WINDOW_MS })),
+      h('div', {}, lineChart(points, { key: 'submitted', label: `Submitted (tasks/s, over ${SMOOTH_MS / 1000} s)`, unit: '/s', windowMs: WINDOW_MS })));
     const restarts = byLabel(samples, 'scheduler_worker_restarts_total', 'worker_id');
     const kills = byLabel(samples, 'scheduler_worker_kills_total', 'worker_id');
     const ids = [...new Set([...Object.keys(restarts), ...Object.keys(kills)])].sort();
@@ -47,7 +49,7 @@ export async function render(root, ctx) {
       ids.length
         ? table([{ label: 'worker', value: (id) => id }, { label: 'restarts', value: (id) => restarts[id] ?? 0 }, { label: 'kills', value: (id) => kills[id] ?? 0 }], ids)
         : h('p', { class: 'muted' }, 'No worker process has crashed or been killed since start.'));
-  }, { intervalMs: 3000, windowMs: WINDOW_MS });
+  }, { intervalMs: 3000, windowMs: WINDOW_MS, smoothMs: SMOOTH_MS });
   sampler.start();
   ctx.onLeave(() => sampler.stop());
 }

@@ -1,19 +1,32 @@
 import { api, seg } from '../api.js';
-import { h, input, json, replace, select, status, table, time } from '../dom.js';
+import { h, input, replace, select, status, table } from '../dom.js';
+import { time } from '../time.js';
 import { STATES } from './overview.js';
-import { attemptLogs } from './attempt-logs.js';
+import { attemptsText, errorText, progressBar } from './task-figures.js';
+import { showTask } from './task-detail.js';
+
+const PAGE_SIZES = ['10', '25', '50', '100'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Tasks: list filtered by status, type and queue (newest first, "More" follows `next_cursor`);
- * a task's detail (payload, result, error, progress, checkpoint, attempts, an attempt's logs) with Cancel and
- * Reschedule (PATCH `scheduled_at`). The filters and the selected task live in the URL hash.
+ * Tasks: a search by task id or idempotency key, filters by status, type and queue, and pages of
+ * `size` tasks (newest first; Next follows the API's `next_cursor`, Previous goes back to the
+ * cursor a page was read with). Columns: tenant, attempts in the current retry budget, progress of
+ * running tasks and the last error (code and message, cut short; the whole text as tooltip).
+ * The search, filters, page size and the selected task live in the URL hash; a page turn keeps them.
  */
 export async function render(root, ctx) {
   const p = ctx.params;
+  // Any page size the API takes (1..1000) can be given in the URL; the menu offers a few.
+  const asked = Number(p.get('size'));
+  const size = Number.isInteger(asked) && asked >= 1 && asked <= 1000 ? String(asked) : '50';
+  const sizes = PAGE_SIZES.includes(size) ? PAGE_SIZES : [size, ...PAGE_SIZES];
   const filters = h('form', { class: 'filters', id: 'task-filters' },
+    input('q', 'task id or idempotency key', p.get('q') ?? '', { type: 'search', size: 30 }),
     select('status', 'status', STATES, p.get('status') ?? ''),
     input('task_type', 'task type', p.get('task_type') ?? ''),
     input('queue', 'queue', p.get('queue') ?? ''),
+    h('label', {}, 'per page', h('select', { name: 'size' }, sizes.map((n) => h('option', { value: n, selected: n === size }, n)))),
     h('button', { type: 'submit' }, 'Filter'));
   filters.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -21,105 +34,76 @@ export async function render(root, ctx) {
   });
   const list = h('div', { id: 'task-list' });
   const detail = h('div', { class: 'panel', id: 'task-detail' }, h('p', { class: 'muted' }, 'Select a task.'));
-  replace(root, h('h2', {}, 'Tasks'), filters, h('div', { class: 'row' }, h('div', { class: 'col' }, list), h('div', { class: 'col' }, detail)));
-  const query = { status: p.get('status'), task_type: p.get('task_type'), queue: p.get('queue'), limit: 50 };
-  const rows = [];
-  const show = (id) => showTask(detail, id, ctx, () => refresh());
-  const refresh = async () => {
-    rows.length = 0;
-    await more(undefined);
+  replace(root, h('h2', {}, 'Tasks'), filters, h('div', { class: 'row' }, h('div', { class: 'col wide' }, list), h('div', { class: 'col' }, detail)));
+  ctx.onLeave(() => detail.stopPolling?.());
+
+  const q = (p.get('q') ?? '').trim();
+  const query = { status: p.get('status'), task_type: p.get('task_type'), queue: p.get('queue'), idempotency_key: q || undefined, limit: Number(size) };
+  // The cursor each page was read with (the first page: none); `at` is the page shown.
+  const cursors = [undefined];
+  let at = 0;
+  let byId = null;
+  const show = async (id) => {
+    await showTask(detail, id, ctx, () => load(at));
+    // Below the list on a narrow window: bring the task into view.
+    if (detail.getBoundingClientRect().top > window.innerHeight) detail.scrollIntoView({ block: 'start' });
   };
-  const more = async (cursor) => {
-    const r = await api('GET', '/api/v1/tasks', { query: { ...query, cursor } });
-    rows.push(...r.tasks);
-    replace(list, table([
-      { label: 'task', value: (t) => h('code', {}, t.task_id) },
-      { label: 'type', value: (t) => t.task_type },
-      { label: 'queue', value: (t) => t.queue },
-      { label: 'status', value: (t) => status(t.status) },
-      { label: 'created', value: (t) => time(t.created_at) },
-    ], rows, { onRow: (t) => show(t.task_id), rowAttrs: (t) => ({ 'data-task-id': t.task_id }) }),
-    r.next_cursor ? h('button', { id: 'more', onclick: () => more(r.next_cursor) }, 'More') : null);
+  const load = async (index) => {
+    const r = await api('GET', '/api/v1/tasks', { query: { ...query, cursor: cursors[index] } });
+    at = index;
+    if (r.next_cursor) cursors[index + 1] = r.next_cursor;
+    else cursors.length = index + 1;
+    // The task whose id is the search text heads the first page (when the filters admit it).
+    const rows = index === 0 && byId && !r.tasks.some((t) => t.task_id === byId.task_id) ? [byId, ...r.tasks] : r.tasks;
+    replace(list,
+      q ? h('p', { class: 'muted', id: 'search-note' }, searchNote(q, byId, r.tasks.length)) : null,
+      table([
+        { label: 'task', value: (t) => h('code', {}, t.task_id) },
+        { label: 'type', value: (t) => t.task_type },
+        { label: 'queue', value: (t) => t.queue },
+        { label: 'tenant', value: (t) => t.metadata?.tenant_id ?? '' },
+        { label: 'status', value: (t) => status(t.status) },
+        { label: 'attempts', value: (t) => attemptsText(t) },
+        { label: 'progress', value: (t) => (t.status === 'RUNNING' ? progressBar(t.progress) : '') },
+        { label: 'last error', value: (t) => errorCell(t.error) },
+        { label: 'created', value: (t) => time(t.created_at) },
+      ], rows, { onRow: (t) => show(t.task_id), rowAttrs: (t) => ({ 'data-task-id': t.task_id }) }),
+      h('div', { class: 'pager', id: 'task-pager' },
+        h('button', { id: 'prev-page', disabled: at === 0, onclick: () => load(at - 1) }, '‹ Previous'),
+        h('span', { id: 'page-number' }, `page ${at + 1}`),
+        h('button', { id: 'next-page', disabled: !r.next_cursor, onclick: () => load(at + 1) }, 'Next ›')));
   };
-  await refresh();
+  // The scheduler names every task with a UUID: other search text can only be a key.
+  if (UUID.test(q)) byId = await taskById(q, query);
+  await load(0);
+  // A search that finds one task opens it.
+  const found = q ? list.querySelectorAll('tbody tr[data-task-id]') : [];
   if (p.get('id')) await show(p.get('id'));
+  else if (found.length === 1) await show(found[0].dataset.taskId);
 }
 
-/** Shows one task (with attempts) in `el`; `changed()` after a cancel or reschedule. */
-export async function showTask(el, id, ctx, changed = () => {}) {
-  let t;
+/** The task with id `id` when it exists and passes the status/type/queue filters; else null. */
+async function taskById(id, query) {
   try {
-    t = await api('GET', `/api/v1/tasks/${seg(id)}`, { query: { include: 'attempts' } });
+    const t = await api('GET', `/api/v1/tasks/${seg(id)}`);
+    const fits = (!query.status || t.status === query.status) && (!query.task_type || t.task_type === query.task_type) && (!query.queue || t.queue === query.queue);
+    return fits ? t : null;
   } catch (err) {
-    replace(el, h('p', { class: 'error' }, err.message));
-    return;
+    if (err.status === 404) return null;
+    throw err;
   }
-  const act = async (label, fn) => {
-    try {
-      const r = await fn();
-      ctx.flash(`${label}: ${r?.status ?? 'done'}`);
-    } catch (err) {
-      ctx.flash(`${label} failed: ${err.message}`, false);
-    }
-    await showTask(el, id, ctx, changed);
-    await changed();
-  };
-  const when = h('input', { type: 'datetime-local', id: 'reschedule-at', step: 1 });
-  const waiting = ['SCHEDULED', 'PENDING', 'RETRYING', 'BLOCKED', 'OVERFLOW'].includes(t.status);
-  replace(el,
-    h('h3', {}, 'Task ', h('code', {}, t.task_id)),
-    h('dl', { class: 'kv' },
-      kv('status', status(t.status)), kv('type', t.task_type), kv('queue', t.queue), kv('priority', t.priority),
-      kv('tenant', t.metadata?.tenant_id ?? ''), kv('workflow', t.workflow_id ?? ''),
-      kv('scheduled at', time(t.scheduled_at)), kv('created', time(t.created_at)), kv('started', time(t.started_at)),
-      kv('completed', time(t.completed_at)), kv('attempts', `${t.attempts ?? 0} of ${(t.max_retries ?? 0) + 1}`),
-      kv('duration', t.duration_ms === null || t.duration_ms === undefined ? '' : `${t.duration_ms} ms`),
-      kv('progress', progressView(t)),
-      kv('checkpoint', t.checkpoint
-        ? [`attempt ${t.checkpoint.attempt}, ${t.checkpoint.size_bytes} bytes, saved `, time(t.checkpoint.saved_at)]
-        : 'none')),
-    h('div', { class: 'filters' },
-      h('button', { id: 'cancel-task', disabled: !waiting && t.status !== 'RUNNING', onclick: () => act('Cancel', () => api('POST', `/api/v1/tasks/${seg(id)}/cancel`)) }, 'Cancel'),
-      h('label', {}, 'new time (local)', when),
-      h('button', {
-        id: 'reschedule-task', disabled: !waiting,
-        onclick: () => act('Reschedule', () => {
-          if (!when.value) throw new Error('choose a time');
-          return api('PATCH', `/api/v1/tasks/${seg(id)}`, { body: { scheduled_at: new Date(when.value).toISOString() } });
-        }),
-      }, 'Reschedule')),
-    h('h3', {}, 'Payload'), json(t.payload),
-    h('h3', {}, 'Result'), json(t.result ?? null),
-    t.error ? [h('h3', {}, 'Error'), json(t.error)] : null,
-    t.checkpoint ? [h('h3', {}, 'Checkpoint'), json(t.checkpoint.value)] : null,
-    h('h3', {}, 'Attempts'),
-    table([
-      { label: '#', value: (a) => a.attempt },
-      { label: 'outcome', value: (a) => status(a.outcome ?? 'RUNNING') },
-      { label: 'worker', value: (a) => a.worker_id ?? '' },
-      { label: 'started', value: (a) => time(a.started_at) },
-      { label: 'ended', value: (a) => time(a.ended_at) },
-      { label: 'error', value: (a) => (a.error ? a.error.message ?? JSON.stringify(a.error) : '') },
-    ], t.attempt_history ?? []),
-    attemptLogs(t.task_id, t.attempts));
 }
 
-/**
- * The task's last progress report (`progress`: a fraction 0..1 or `{done, total, message}`) as a
- * bar with its text, the attempt that reported it and when; empty before any report.
- */
-function progressView(t) {
-  const p = t.progress;
-  if (p === null || p === undefined) return '';
-  const fraction = typeof p === 'number' ? p : typeof p.done === 'number' && typeof p.total === 'number' ? (p.total === 0 ? 1 : p.done / p.total) : null;
-  const text = typeof p === 'number'
-    ? `${Math.round(p * 100)} %`
-    : [typeof p.done === 'number' ? `${p.done}${typeof p.total === 'number' ? ` of ${p.total}` : ''}` : '', p.message ?? ''].filter(Boolean).join(' · ');
-  return h('span', { id: 'task-progress' },
-    fraction === null ? null : h('progress', { max: 1, value: fraction }),
-    ` ${text} (attempt ${t.progress_attempt}, `, time(t.progress_at), ')');
+function searchNote(q, byId, byKey) {
+  const parts = [];
+  if (byId) parts.push('1 task with this id');
+  parts.push(`${byKey} ${byKey === 1 ? 'task' : 'tasks'} with this idempotency key on this page`);
+  return `Search "${q}": ${parts.join(', ')}.`;
 }
 
-function kv(k, v) {
-  return [h('dt', {}, k), h('dd', {}, v ?? '')];
+/** The last error's code (or type) and message, cut to 60 characters; the whole text as tooltip. */
+function errorCell(error) {
+  const text = errorText(error);
+  if (!text) return '';
+  return h('span', { class: 'error-cell', title: text }, text.length > 60 ? `${text.slice(0, 59)}…` : text);
 }

@@ -50,6 +50,7 @@ export async function listTasks(c: MongoCollections, q: TaskListQuery): Promise<
   if (q.taskType) filter.task_type = q.taskType;
   if (q.queue) filter.queue = q.queue;
   if (q.tenantId) filter.tenant_id = q.tenantId;
+  if (q.idempotencyKey !== undefined) filter.idempotency_key = q.idempotencyKey;
   if (q.completedSince !== undefined) filter.completed_at = { $gte: q.completedSince };
   if (q.cursor !== undefined) filter.seq = { $lt: decodeCursor(q.cursor) };
   const docs = await c.tasks

@@ -56,6 +56,7 @@ export function prepareReads(db: Database.Database): TaskReads {
       if (q.taskType) filter('task_type = ?', q.taskType);
       if (q.queue) filter('queue = ?', q.queue);
       if (q.tenantId) filter('tenant_id = ?', q.tenantId);
+      if (q.idempotencyKey !== undefined) filter('idempotency_key = ?', q.idempotencyKey);
       if (q.completedSince !== undefined) filter('completed_at >= ?', q.completedSince);
       if (q.cursor !== undefined) filter('seq < ?', decodeCursor(q.cursor));
       const sql = `SELECT * FROM tasks ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq DESC LIMIT ?`;
