@@ -71,6 +71,7 @@ export class ApiClient {
   /**
    * Sends one request. @param path starts with `/` (query string included)
    * @param headers extra request headers (e.g. `traceparent`)
+   * @param signal aborts the request (a long poll given up): it then rejects with a ConnectionError whose `cause` is the abort
    * @returns the parsed JSON body (null when empty) and the status
    * @throws ApiError for a non-2xx answer; ConnectionError when the service cannot be reached
    */
@@ -79,16 +80,23 @@ export class ApiClient {
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    signal?: AbortSignal,
   ): Promise<{ status: number; body: T }> {
     const url = `${this.base}${path}`;
     let res: { status: number; statusText: string; text: string };
     try {
-      res = await this.send(method, url, body === undefined ? undefined : JSON.stringify(body), {
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        ...headers,
-      });
+      res = await this.send(
+        method,
+        url,
+        body === undefined ? undefined : JSON.stringify(body),
+        {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+          ...headers,
+        },
+        signal,
+      );
     } catch (err) {
       throw new ConnectionError(this.base, err);
     }
@@ -117,6 +125,7 @@ export class ApiClient {
     url: string,
     body: string | undefined,
     headers: Record<string, string>,
+    signal?: AbortSignal,
   ): Promise<{ status: number; statusText: string; text: string }> {
     return new Promise((resolve, reject) => {
       const target = new URL(url);
@@ -132,8 +141,8 @@ export class ApiClient {
       };
       const req =
         target.protocol === 'https:'
-          ? https.request(target, { method, headers, ...this.options.tls }, onResponse)
-          : http.request(target, { method, headers }, onResponse);
+          ? https.request(target, { method, headers, signal, ...this.options.tls }, onResponse)
+          : http.request(target, { method, headers, signal }, onResponse);
       req.on('error', reject);
       req.end(body);
     });
