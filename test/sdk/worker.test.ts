@@ -298,6 +298,37 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(server.seen('/heartbeat')).to.have.length(3);
   });
 
+  it('a completion answered 503 is sent again; a checkpoint refused with 409 rejects and aborts the signal', async () => {
+    let unavailable = 1;
+    server.override = (r) => {
+      if (r.path.endsWith('/complete') && unavailable-- > 0)
+        return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'x' } } };
+      if (r.path.endsWith('/checkpoint')) return attemptConflict;
+      return undefined;
+    };
+    const outcomes: unknown[] = [];
+    worker({
+      concurrency: 2,
+      handlers: {
+        work: async () => 'fine',
+        saver: async (_p, ctx) => {
+          await ctx.checkpoint({ at: 1 }).catch((e: { code?: string }) => outcomes.push(e.code));
+          outcomes.push((ctx.signal.reason as Error).name);
+          return 'ignored';
+        },
+      },
+    }).start();
+    const [fine, , proto] = server.add({}, { task_type: 'saver' }, { task_type: 'constructor' });
+    const reports = await server.waitForCount('/complete', 3);
+    expect(reports.filter((r) => r.path.includes(fine.task_id)).map((r) => r.body)).to.deep.equal([
+      { attempt: 1, result: 'fine' },
+      { attempt: 1, result: 'fine' },
+    ]);
+    expect(outcomes).to.deep.equal(['ATTEMPT_CONFLICT', 'TaskCancelledError']);
+    expect(reports.find((r) => r.path.includes(proto.task_id))!.body.error.type).to.equal('unknown_task_type');
+    expect(server.seen('/complete')).to.have.length(3);
+  });
+
   it('refuses options out of bounds', () => {
     const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: {} };
     expect(() => createWorker({ ...base, url: 'ftp://x' })).to.throw(TypeError);
