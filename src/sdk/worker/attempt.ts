@@ -110,6 +110,7 @@ export class RunningAttempt {
       signal: this.controller.signal,
       heartbeat: () => this.heartbeat(),
       log: attemptLog(ids, this.logs, host.logger, host.clock),
+      upstreamResults: task.upstream_results ?? {},
       lastCheckpoint: task.checkpoint ?? null,
       checkpoint: async (value) => {
         try {

@@ -29,6 +29,8 @@ export interface LeasedTask {
   checkpoint: JsonValue | null;
   /** The W3C `traceparent` the task was submitted with, or null. */
   traceparent: string | null;
+  /** Workflow tasks only: the results of their direct upstream tasks by workflow-local id. */
+  upstream_results?: Record<string, JsonValue>;
 }
 
 /** Time source of a worker: wall-clock milliseconds and one-shot timers (the scheduler's `Clock` fits). */
@@ -86,6 +88,8 @@ export interface WorkerContext {
   /** Extends the attempt's lease now (the worker also does so every third of the lease while the handler runs). */
   heartbeat(): Promise<void>;
   log: AttemptLog;
+  /** Results of the task's direct upstream workflow tasks, by their workflow-local ids; empty outside workflows. */
+  upstreamResults: Record<string, JsonValue>;
   /** The value the last checkpoint of an earlier attempt saved, or null: where this attempt resumes. */
   lastCheckpoint: JsonValue | null;
   /**
