@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from './domain/tenant-id';
+import { streamQueueNames } from './domain/external-queues';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
@@ -241,17 +242,23 @@ export const ConfigSchema = z
      * completion or heartbeat before it is retried (default: the top-level `leaseMs`).
      * `maxInFlight`: most attempts of the queue out in the stream at once (default 1000), so the
      * stream never grows without bound. Needs `redisUrl` (checked at start).
+     * `transport: "http"` makes it a pull queue instead (docs/API.md "HTTP pull workers"): workers
+     * lease its tasks with `POST /api/v1/queues/{queue}/lease`; no Redis, no `stream` or `group`.
      */
     externalQueues: z.record(
       z.string().min(1).max(200),
       z
         .object({
+          transport: z.enum(['stream', 'http']).optional(),
           stream: z.string().min(1).max(1000).optional(),
           group: z.string().min(1).max(200).optional(),
           leaseMs: int(100).optional(),
           maxInFlight: int(1, 1_000_000).optional(),
         })
-        .strict(),
+        .strict()
+        .refine((q) => q.transport !== 'http' || (q.stream === undefined && q.group === undefined), {
+          message: 'stream and group are settings of a Redis stream queue, not of transport "http" (a pull queue)',
+        }),
     ),
     /**
      * Worker pools of their own for some task types (docs/OPERATIONS.md "Worker pools"): each pool
@@ -397,11 +404,12 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
 }
 
 /**
- * External queues are Redis streams: they need `redisUrl`.
- * @throws ConfigError naming `externalQueues` when queues are configured without `redisUrl`
+ * External queues of the `stream` transport (the default) are Redis streams: they need `redisUrl`.
+ * Pull queues (`transport: "http"`) need nothing more.
+ * @throws ConfigError naming `externalQueues` when stream queues are configured without `redisUrl`
  */
 export function checkExternalQueues(config: Pick<Config, 'externalQueues' | 'redisUrl'>): void {
-  const names = Object.keys(config.externalQueues ?? {});
+  const names = streamQueueNames(config.externalQueues);
   if (names.length > 0 && (config.redisUrl === null || config.redisUrl.trim() === '')) {
     throw new ConfigError(
       `invalid configuration: externalQueues (${names.join(', ')}) needs redisUrl (env REDIS_URL): external queues are Redis streams`,

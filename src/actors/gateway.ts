@@ -15,7 +15,11 @@ export function cronGateway(router: ActorRouter): CronGateway {
   return { cronChanged: (id) => router.cronChanged(id) };
 }
 
-/** External consumers' completions go to the dispatcher, which owns the external queues' attempts. */
+/** External consumers' completions and pull workers' lease requests go to the dispatcher, which owns the external queues' attempts. */
 export function externalGateway(router: ActorRouter): ExternalGateway {
-  return { complete: (c) => router.completeExternal(c) };
+  return {
+    complete: (c) => router.completeExternal(c),
+    lease: (req) => router.lease(req),
+    leaveLease: (waiterId) => router.leaveLease(waiterId),
+  };
 }

@@ -8,7 +8,7 @@ import type { ErrorBody } from '../contract/error-catalog';
 import { AttemptOutcome } from '../domain/retry-policy';
 import type { DueEntry } from '../domain/task';
 import type { AttemptLogAppend } from '../domain/attempt-log';
-import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';
+import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../services/ports';
 
 /** One attempt sent to a worker process. */
 export interface WorkItem {
@@ -108,9 +108,22 @@ export type DispatcherMessages = WorkerToDispatcher & {
   abort: { req: { taskId: string; attempt: number }; res: void };
   /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
   drain: { req: { graceMs: number }; res: { stillRunning: number } };
-  stats: { req: null; res: { ready: number; running: number; workers: Array<{ id: string; pid: number; credits: number; pool: string }> } };
+  stats: {
+    req: null;
+    res: {
+      ready: number;
+      running: number;
+      workers: Array<{ id: string; pid: number; credits: number; pool: string }>;
+      /** Per external queue: ready tasks, attempts out, and (pull queues) lease requests waiting. */
+      external: Array<{ queue: string; ready: number; inFlight: number; waiting: number }>;
+    };
+  };
   /** A consumer's report on an attempt of an external queue (REST `POST /api/v1/tasks/{id}/complete`). */
   completeExternal: { req: ExternalCompletion; res: ExternalCompletionResult };
+  /** A pull worker's lease request (REST `POST /api/v1/queues/{queue}/lease`): answered with what was claimed for it, or `[]`. */
+  lease: { req: LeaseRequest; res: LeasedAttempt[] };
+  /** The client of a lease request went away (by its `waiterId`). */
+  leaveLease: { req: string; res: void };
 };
 
 /** Messages a partition owner accepts. */

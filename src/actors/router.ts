@@ -1,6 +1,6 @@
 import type { OwnershipStatus } from '../cluster/partition-leases';
 import type { DueEntry } from '../domain/task';
-import type { ExternalCompletion, ExternalCompletionResult } from '../services/ports';
+import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../services/ports';
 import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
 import type { TypedRef } from './runtime/typed-ref';
 
@@ -143,5 +143,15 @@ export class ActorRouter {
   /** An external consumer's report, to the dispatcher that owns the attempt. @throws Error when the dispatcher is not running */
   completeExternal(c: ExternalCompletion): Promise<ExternalCompletionResult> {
     return this.dispatcherRef ? this.dispatcherRef.ask('completeExternal', c) : Promise.reject(new Error('the dispatcher is not running'));
+  }
+
+  /** A pull worker's lease request, to this node's dispatcher (it hands out tasks of the partitions owned here); `[]` when it is not running. */
+  lease(req: LeaseRequest): Promise<LeasedAttempt[]> {
+    return this.dispatcherRef ? this.dispatcherRef.ask('lease', req) : Promise.resolve([]);
+  }
+
+  /** The client of a lease request went away. */
+  leaveLease(waiterId: string): void {
+    this.dispatcherRef?.tell('leaveLease', waiterId);
   }
 }

@@ -31,6 +31,7 @@ export function appFor(
     tenants: s.tenants,
     apiKeys: new ApiKeys(config.apiKeys),
     external: s.external,
+    pull: s.pull,
     https: https ?? null,
   });
 }

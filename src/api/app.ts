@@ -36,6 +36,7 @@ import { packageVersion } from '../version';
 import { externalTaskRoutes } from './routes/external-tasks';
 import type { HttpsOptions } from './tls';
 import type { ExternalTaskService } from '../services/external-task-service';
+import type { PullLeaseService } from '../services/pull-lease-service';
 
 /** Longest path parameter routed (characters); the id schemas allow up to the same length. */
 const MAX_PARAM_LENGTH = 1000;
@@ -71,6 +72,8 @@ export interface AppDeps {
   apiKeys?: ApiKeys;
   /** External consumers' reports (complete, heartbeat); their routes are served when given. */
   external?: ExternalTaskService;
+  /** HTTP pull workers' lease requests; the route is served when given (with `external`). */
+  pull?: PullLeaseService;
   /** A request not received in full within this many ms is answered 408 and closed (default 30,000). */
   requestTimeoutMs?: number;
   /** Serve HTTPS with these (tls.ts: the config's certificate and key, read and checked); absent or null: HTTP. */
@@ -179,7 +182,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(async (api) => {
     api.addHook('onRoute', refuseQueryWithoutSchema);
     taskRoutes(api, deps.service, deps.batchMaxTasks);
-    if (deps.external) externalTaskRoutes(api, deps.external);
+    if (deps.external) externalTaskRoutes(api, deps.external, deps.pull);
     deadLetterRoutes(api, deps.service);
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);

@@ -36,6 +36,7 @@ export const ERROR_CATALOG = {
   CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
   DUPLICATE_HEADER: { status: 400, retryable: false },
   STORE_UNAVAILABLE: { status: 503, retryable: true },
+  NOT_PULL_QUEUE: { status: 404, retryable: false },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

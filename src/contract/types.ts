@@ -30,6 +30,7 @@ import type {
 } from './task-schemas';
 import type { concurrencyLimitPutSchema, rateLimitPutSchema, tenantPutSchema } from './tenant-schemas';
 import type { listWorkflowsQuerySchema, workflowSubmissionSchema } from './workflow-schemas';
+import type { externalLogsSchema, leaseRequestSchema } from './external-schemas';
 
 /** `POST /api/v1/tasks`, one task of a batch, and a cron's or a workflow task's template fields. */
 export type TaskSubmissionBody = FromSchema<typeof taskSubmissionSchema>;
@@ -102,3 +103,9 @@ export type ExternalProgressBody = FromSchema<typeof externalProgressSchema>;
  * service reads as its string and validates as such.
  */
 export type ServiceQuery<Q> = { [K in keyof Q]?: Q[K] | number | boolean };
+
+/** `POST /api/v1/queues/{queue}/lease`. */
+export type LeaseRequestBody = FromSchema<typeof leaseRequestSchema>;
+
+/** `POST /api/v1/tasks/{id}/logs`. */
+export type ExternalLogsBody = FromSchema<typeof externalLogsSchema>;

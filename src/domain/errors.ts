@@ -325,3 +325,21 @@ export class StoreUnavailableError extends SchedulerError {
     });
   }
 }
+
+/**
+ * A lease request (`POST /api/v1/queues/{queue}/lease`) for a queue that is not a pull queue:
+ * not in `externalQueues`, or a Redis stream queue (`transport` `stream`). `details.queue`,
+ * `details.transport` (`stream`, or null for a queue not configured as external). Not retryable:
+ * configure the queue with `transport: "http"`.
+ */
+export class NotPullQueueError extends SchedulerError {
+  readonly code = 'NOT_PULL_QUEUE';
+  constructor(queue: string, transport: string | null) {
+    super(
+      transport === null
+        ? `queue "${queue}" is not a pull queue: it is not in externalQueues (configure it with transport "http")`
+        : `queue "${queue}" is an external queue of transport "${transport}", not a pull queue (transport "http")`,
+      { queue, transport },
+    );
+  }
+}

@@ -3,10 +3,19 @@ import {
   externalCheckpointSchema,
   externalCompletionSchema,
   externalHeartbeatSchema,
+  externalLogsSchema,
   externalProgressSchema,
 } from '../contract/external-schemas';
 import { iso } from '../contract/task-json';
-import type { ExternalCheckpointBody, ExternalCompletionBody, ExternalHeartbeatBody, ExternalProgressBody } from '../contract/types';
+import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
+import type {
+  ExternalCheckpointBody,
+  ExternalCompletionBody,
+  ExternalHeartbeatBody,
+  ExternalLogsBody,
+  ExternalProgressBody,
+} from '../contract/types';
+import { numberPostedLines } from '../domain/posted-log-lines';
 import { checkpointText } from '../domain/checkpoint';
 import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
@@ -58,6 +67,13 @@ export interface CheckpointAnswer {
   size_bytes: number;
 }
 
+/** Answer of posted log lines: how many were kept (lines past the attempt's bounds push its oldest out). */
+export interface LogsAnswer {
+  task_id: string;
+  attempt: number;
+  appended: number;
+}
+
 /** Answer of a progress report: when it was stored. */
 export interface ProgressAnswer {
   task_id: string;
@@ -79,6 +95,8 @@ export interface ProgressAnswer {
 export class ExternalTaskService {
   private readonly validator = new SchemaValidator();
   private readonly specs: Map<string, ExternalQueueSpec>;
+  /** The log write in progress per attempt (`id#attempt`): posts of one attempt are numbered one after the other. */
+  private readonly logWrites = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ExternalTaskServiceDeps) {
     this.specs = externalQueueSpecs(deps.config);
@@ -128,6 +146,14 @@ export class ExternalTaskService {
     this.validator.assert(externalHeartbeatSchema, body);
     const { attempt } = body;
     const task = await this.runningAttempt(id, attempt, caller);
+    // A cancel recorded in the store (on another node, or whose message was lost) ends the attempt
+    // here, so its worker learns of it by this heartbeat's 409 whichever node it reports to.
+    if (task.cancelRequested && this.deps.gateway) {
+      await this.deps.gateway
+        .complete({ taskId: id, attempt, outcome: { kind: 'cancelled' }, retry: task.retry, startedAt: task.startedAt })
+        .catch(() => undefined);
+      throw await this.conflict(id, attempt);
+    }
     const until = this.deps.clock.now() + (this.specs.get(task.queue) as ExternalQueueSpec).leaseMs;
     const extended = await this.deps.store.extendLeases([{ taskId: id, attempt }], until);
     if (extended === 0) throw await this.conflict(id, attempt);
@@ -171,6 +197,43 @@ export class ExternalTaskService {
     const now = this.deps.clock.now();
     if ((await this.deps.store.reportProgress([{ taskId: id, attempt, value }], now)) === 0) throw await this.conflict(id, attempt);
     return { task_id: id, attempt, progress_at: iso(now) };
+  }
+
+  /**
+   * Appends log lines to the attempt's log (`GET /api/v1/tasks/{id}/attempts/{n}/logs`), numbered
+   * after those it has, with the bounds of `ctx.log`; each line's `level` is kept among its
+   * fields. Only while the attempt runs (checked before the write). Lines of one attempt should
+   * be posted one request at a time (requests of one attempt on one node are applied in order).
+   * @throws ValidationError (400, `lines[i].at` …); TaskNotFoundError (404); NotExternalTaskError
+   *   (409); AttemptConflictError (409)
+   */
+  async logs(id: string, body: ExternalLogsBody, caller: Caller = OPEN_CALLER): Promise<LogsAnswer> {
+    this.validator.assert(externalLogsSchema, body);
+    const now = this.deps.clock.now();
+    const posted = body.lines.map((l, i) => {
+      const at = l.at === undefined ? now : parseIsoWithOffset(l.at);
+      if (at === null) throw new ValidationError(`lines[${i}].at`, NOT_A_DATE_TIME);
+      return { at, message: l.msg, fields: { level: l.level, ...(l.fields ?? {}) } };
+    });
+    await this.runningAttempt(id, body.attempt, caller);
+    const key = `${id}#${body.attempt}`;
+    const previous = this.logWrites.get(key) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      const { store } = this.deps;
+      const kept = await store.getAttemptLog(id, body.attempt);
+      const { lines, keepFrom } = numberPostedLines(kept.lines, posted);
+      await store.appendAttemptLogs([{ taskId: id, attempt: body.attempt, lines, keepFrom }], this.deps.clock.now());
+      return lines.length;
+    });
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.logWrites.set(key, settled);
+    void settled.then(() => {
+      if (this.logWrites.get(key) === settled) this.logWrites.delete(key);
+    });
+    return { task_id: id, attempt: body.attempt, appended: await write };
   }
 
   /** The task, checked: visible to the caller, of an external queue, running this attempt. */

@@ -16,6 +16,7 @@ import { OverflowRelease } from './overflow-release';
 import { TenantAdmin } from './tenant-admin';
 import { WorkflowService } from './workflow-service';
 import { ExternalTaskService } from './external-task-service';
+import { PullLeaseService } from './pull-lease-service';
 import type { TaskSpans } from '../observability/task-spans';
 
 /** Every operation the REST API and the actor-message API offer, over one store. */
@@ -31,8 +32,10 @@ export interface Services {
   overflow: OverflowRelease;
   /** Tenant weights and rate limits in force (shared with the dispatcher and partition owners). */
   limits: DispatchLimits;
-  /** External consumers' reports on attempts of external queues (complete, heartbeat). */
+  /** External consumers' reports on attempts of external queues (complete, heartbeat, …). */
   external: ExternalTaskService;
+  /** HTTP pull workers' lease requests. */
+  pull: PullLeaseService;
 }
 
 export interface ServicesDeps {
@@ -112,5 +115,6 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external };
+  const pull = new PullLeaseService({ config, gateway: deps.externalGateway ?? null });
+  return { service, operations, crons, workflows, tenants, guard, overflow, limits, external, pull };
 }

@@ -4,7 +4,7 @@
  * run without actors in route tests (a no-op gateway) and never import an actor file.
  */
 import type { AttemptOutcome } from '../domain/retry-policy';
-import type { DueEntry, RetrySettings, TaskState } from '../domain/task';
+import type { ClaimedTask, DueEntry, RetrySettings, TaskState } from '../domain/task';
 
 /** How the service reaches the actors: new waiting tasks to their owners, aborts to workers. */
 export interface SchedulingGateway {
@@ -36,7 +36,35 @@ export interface ExternalCompletionResult {
   state: TaskState | null;
 }
 
+/** A pull worker's lease request, as the service hands it to the dispatcher. */
+export interface LeaseRequest {
+  /** Names this request (to drop it when its client goes away: {@link ExternalGateway.leaveLease}). */
+  waiterId: string;
+  /** A pull queue (`externalQueues` with `transport: "http"`). */
+  queue: string;
+  /** The worker's own id (its attempts carry `worker_id` `http:<workerId>`). */
+  workerId: string;
+  /** Most attempts to hand out (1–100). */
+  max: number;
+  /** How long to wait for one (ms; 0: answer at once). */
+  waitMs: number;
+}
+
+/** An attempt claimed for a lease request. */
+export interface LeasedAttempt {
+  task: ClaimedTask;
+  queue: string;
+  /** Its lease expiry (epoch ms): without a heartbeat or completion by then, it runs again. */
+  leaseExpiresAt: number;
+  /** The trace context the worker's spans join (the hand-off span's while tracing, else the stored one), or null. */
+  traceparent: string | null;
+}
+
 /** How the service reaches the dispatcher, which owns the external queues' attempts. */
 export interface ExternalGateway {
   complete(c: ExternalCompletion): Promise<ExternalCompletionResult>;
+  /** Resolves with the attempts claimed for the request, or `[]` at its wait's end or at shutdown. */
+  lease(req: LeaseRequest): Promise<LeasedAttempt[]>;
+  /** The client of a lease request went away: it is dropped (what a claim in flight got is retried free). */
+  leaveLease(waiterId: string): void;
 }

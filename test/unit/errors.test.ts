@@ -24,6 +24,7 @@ import {
   WorkflowNotFoundError,
   WorkflowStateConflictError,
   StoreUnavailableError,
+  NotPullQueueError,
 } from '../../src/domain/errors';
 import * as domainErrors from '../../src/domain/errors';
 import { ERROR_CATALOG, ErrorCode, httpStatusOf, RemoteSchedulerError } from '../../src/contract/error-catalog';
@@ -68,6 +69,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
   DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
   STORE_UNAVAILABLE: () => new StoreUnavailableError('disk_full', '/data/scheduler.db', 'SQLITE_FULL database or disk is full', true),
+  NOT_PULL_QUEUE: () => new NotPullQueueError('emails', 'stream'),
 };
 
 const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

@@ -25,6 +25,7 @@ describe('external queues: configuration', () => {
     const specs = externalQueueSpecs(config);
     expect(specs.get('emails')).to.deep.equal({
       name: 'emails',
+      transport: 'stream',
       stream: 'scheduler:queue:emails',
       group: 'scheduler',
       leaseMs: 20_000,
@@ -33,6 +34,7 @@ describe('external queues: configuration', () => {
     });
     expect(specs.get('sms')).to.deep.equal({
       name: 'sms',
+      transport: 'stream',
       stream: 's',
       group: 'g',
       leaseMs: 500,
@@ -42,6 +44,28 @@ describe('external queues: configuration', () => {
     expect(isExternalWorker('external:sms')).to.equal(true);
     expect(isExternalWorker('worker-1')).to.equal(false);
     expect(isExternalWorker(null)).to.equal(false);
+  });
+
+  it('a pull queue (transport "http") needs no Redis: no stream client is made; its attempts count as external', () => {
+    const config = load({ externalQueues: { jobs: { transport: 'http', leaseMs: 2000, maxInFlight: 5 } } });
+    expect(config.redisUrl).to.equal(null);
+    expect(createStreamRedis(config)).to.equal(null);
+    expect(externalQueueSpecs(config).get('jobs')).to.deep.include({ name: 'jobs', transport: 'http', leaseMs: 2000, maxInFlight: 5 });
+    expect(isExternalWorker('http:worker-7')).to.equal(true);
+    // A stream queue beside it still needs redisUrl.
+    expect(() => load({ externalQueues: { jobs: { transport: 'http' }, mail: {} } })).to.throw(
+      ConfigError,
+      /externalQueues \(mail\) needs redisUrl/,
+    );
+  });
+
+  it('refuses a pull queue with stream settings, and an unknown transport', () => {
+    expect(() => load({ externalQueues: { jobs: { transport: 'http', stream: 's' } } })).to.throw(
+      ConfigError,
+      /externalQueues\.jobs: stream and group are settings of a Redis stream queue/,
+    );
+    expect(() => load({ externalQueues: { jobs: { transport: 'http', group: 'g' } } })).to.throw(ConfigError, /externalQueues\.jobs/);
+    expect(() => load({ externalQueues: { jobs: { transport: 'grpc' } } })).to.throw(ConfigError, /externalQueues\.jobs\.transport/);
   });
 
   it('refuses external queues without redisUrl, naming the key and REDIS_URL', () => {

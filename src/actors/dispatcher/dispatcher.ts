@@ -13,9 +13,8 @@ import { PoolSpec, poolSpecs } from './pool-specs';
 import { WorkItem, WorkResult } from '../protocol';
 import { ClaimBatches } from './claim-batch';
 import { RunOutbox } from './run-outbox';
-import { ExternalLanes } from './external-lanes';
-import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
-import { externalQueueSpecs } from '../../domain/external-queues';
+import { ExternalDispatch } from './external-dispatch';
+import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../../services/ports';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
 import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
@@ -55,8 +54,11 @@ export class DispatcherActor {
   private readonly claims: ClaimBatches;
   /** Overrun check and lease sweep over `running`. */
   private readonly watchdog: AttemptWatchdog;
-  /** External queues (Redis streams) when configured: they replace "send to a worker" for their tasks. */
-  private readonly external: ExternalLanes | null = null;
+  /**
+   * External queues when configured (Redis streams, HTTP pull workers): they replace "send to a
+   * worker" for their tasks.
+   */
+  private readonly external: ExternalDispatch | null;
   /** Checkpoints and progress of the attempts the workers run. */
   private readonly reports: RunningReports;
   /** Writes completions and routes what they released, what waits again and which cron instances ended. */
@@ -109,14 +111,11 @@ export class DispatcherActor {
       settled: (completions) => this.external?.settled(completions),
       ready: (entry) => this.addReady(entry),
     });
-    const specs = externalQueueSpecs(config);
-    if (deps.streams && specs.size > 0) {
-      this.external = new ExternalLanes(deps, deps.streams, specs, {
-        record: (c, now) => this.record(c, now),
-        pump: () => this.pump(),
-        unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
-      });
-    }
+    this.external = ExternalDispatch.create(deps, {
+      record: (c, now) => this.record(c, now),
+      pump: () => this.pump(),
+      unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
+    });
     this.claims = new ClaimBatches(deps, {
       running: this.running,
       attemptsStarted: () => this.watchdog.attemptsStarted(),
@@ -253,6 +252,16 @@ export class DispatcherActor {
     return res;
   }
 
+  /** A pull worker's lease request: answered with the attempts claimed for it, or `[]` (see `PullLanes.lease`). */
+  lease(req: LeaseRequest): Promise<LeasedAttempt[]> {
+    return this.external ? this.external.lease(req) : Promise.resolve([]);
+  }
+
+  /** The client of a lease request went away. */
+  leaveLease(waiterId: string): void {
+    this.external?.leaveLease(waiterId);
+  }
+
   abort(msg: { taskId: string; attempt: number }): void {
     if (this.external?.abort(msg)) return;
     const run = this.running.get(msg.taskId);
@@ -282,6 +291,7 @@ export class DispatcherActor {
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
+    this.external?.drain(); // waiting lease requests are answered `[]`
     this.pools.disableRespawn(); // pings go on: running attempts may still report
     if (this.idle()) return Promise.resolve({ stillRunning: 0 });
     return new Promise((resolve) => {
@@ -299,6 +309,7 @@ export class DispatcherActor {
       ready: this.pools.readySize,
       running: this.running.size,
       workers: this.pools.snapshot().map((w) => ({ id: w.id, pid: w.pid, credits: w.credits, pool: w.pool })),
+      external: this.external?.stats() ?? [],
     };
   }
 

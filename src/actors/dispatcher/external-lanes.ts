@@ -1,17 +1,14 @@
-import { storeUnavailable } from '../../storage/store-health';
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import { attemptCompletion } from '../../domain/attempt-completion';
-import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
 import { ReadyQueues } from '../../domain/ready-queues';
 import { returnToOwners } from './claim-batch';
-import type { TimerHandle } from '../../domain/clock';
 import type { ClaimedTask, DueEntry } from '../../domain/task';
 import type { SchedulerDeps } from '../deps';
 import { observeStarts } from './work-item';
 import { queuesOf } from '../../observability/task-spans';
-import { lostAttemptCompletion } from '../../domain/lost-attempt';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
-import { ExternalQueueSpec, isExternalWorker } from '../../domain/external-queues';
+import type { ExternalQueueSpec } from '../../domain/external-queues';
+import { cancelledWhileRunning } from './external-attempts';
 import type { StreamDispatch, StreamMessage } from './stream-dispatch';
 
 /** Consumer name the scheduler takes stale pending entries over with (XAUTOCLAIM). */
@@ -26,8 +23,6 @@ export interface ExternalLanesHooks {
   record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null>;
   /** Dispatches again (capacity was freed). */
   pump(): void;
-  /** True while the completion of this attempt is kept in memory for the store: its lease is not lost. */
-  unwritten?(taskId: string, attempt: number): boolean;
 }
 
 interface InFlight {
@@ -51,16 +46,14 @@ interface Lane {
  * to a forked worker they are claimed (PENDING → RUNNING, attempt + 1, lease `leaseMs`, worker id
  * `external:<queue>`) and appended to the queue's Redis stream. Flow control: at most
  * `maxInFlight` attempts per queue are out at once. An attempt ends by a consumer's completion
- * ({@link complete}), a cancel ({@link abort}), or its lease expiring (the sweep, every half of
- * the shortest lease): then it is retried with backoff like a lost worker (`worker_lost`) and a
- * new attempt gets a new entry. Entries of ended attempts are acknowledged and deleted; entries
- * left pending longer than the lease by a consumer that died are taken over with XAUTOCLAIM and
- * deleted once their attempt is over.
+ * or its lease expiring (both in `external-attempts.ts`: then it is retried with backoff like a
+ * lost worker, `worker_lost`, and a new attempt gets a new entry), or a cancel ({@link abort}).
+ * Entries of ended attempts are acknowledged and deleted; entries left pending longer than the
+ * lease by a consumer that died are taken over with XAUTOCLAIM ({@link reclaimStale}, after each
+ * lease sweep) and deleted once their attempt is over.
  */
 export class ExternalLanes {
   private readonly lanes = new Map<string, Lane>();
-  private sweepTimer: TimerHandle | null = null;
-  private stopped = false;
 
   constructor(
     private readonly deps: SchedulerDeps,
@@ -81,18 +74,13 @@ export class ExternalLanes {
     }
   }
 
-  /** Creates each queue's consumer group, then starts the lease sweep. @throws when Redis fails */
+  /** Creates each queue's consumer group. @throws when Redis fails */
   async start(): Promise<void> {
     for (const lane of this.lanes.values()) await this.streams.ensureGroup(lane.spec);
-    this.armSweep();
   }
 
-  /** Stops the sweep (the dispatcher is being destroyed). */
-  stop(): void {
-    this.stopped = true;
-    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
-    this.sweepTimer = null;
-  }
+  /** Nothing to stop: the lease sweep is `ExternalAttempts`' (kept for the dispatcher's symmetry). */
+  stop(): void {}
 
   /** True when the entry's queue is an external queue (it must be {@link add}ed here). */
   handles(entry: DueEntry): boolean {
@@ -134,26 +122,6 @@ export class ExternalLanes {
   }
 
   /**
-   * A consumer's report on an attempt: the retry policy decides the next state (as for a worker's
-   * report) and the dispatcher records it as a compare-and-set on (id, attempt, RUNNING).
-   * @throws StoreUnavailableError (503) while the store has a fault, Error when the store write
-   *   failed otherwise (the completion is kept and written later; the consumer may report again)
-   */
-  async complete(c: ExternalCompletion): Promise<ExternalCompletionResult> {
-    const now = this.deps.clock.now();
-    const durationMs = c.startedAt === null ? null : Math.max(0, now - c.startedAt);
-    const completion = attemptCompletion(c.taskId, c.attempt, c.outcome, c.retry, now, durationMs);
-    const results = await this.hooks.record([completion], now);
-    if (results === null) {
-      // Kept by the recorder and written once the store takes writes: the consumer may report again.
-      const fault = this.deps.store.health.fault;
-      throw fault ? storeUnavailable(fault) : new Error(`recording the completion of ${c.taskId} failed`);
-    }
-    if (durationMs !== null && results[0]?.applied) this.deps.metrics.duration.observe(durationMs / 1000);
-    return { applied: results[0]?.applied ?? false, state: results[0]?.state ?? null };
-  }
-
-  /**
    * Cancel of a RUNNING external task: a consumer cannot be signalled, so the attempt ends
    * CANCELLED at once (compare-and-set), its entry is deleted (a consumer that has not read it
    * never sees it), and a later completion of that attempt is refused (409 `ATTEMPT_CONFLICT`).
@@ -162,23 +130,7 @@ export class ExternalLanes {
   abort(msg: { taskId: string; attempt: number }): boolean {
     const lane = this.laneOf(msg.taskId, msg.attempt);
     if (!lane) return false;
-    const now = this.deps.clock.now();
-    void this.hooks
-      .record(
-        [
-          {
-            taskId: msg.taskId,
-            attempt: msg.attempt,
-            state: 'CANCELLED',
-            retryAt: null,
-            result: null,
-            error: { message: 'cancelled while running', type: 'cancelled', retryable: false },
-            durationMs: null,
-          },
-        ],
-        now,
-      )
-      .then(() => this.hooks.pump());
+    void this.hooks.record([cancelledWhileRunning(msg.taskId, msg.attempt)], this.deps.clock.now()).then(() => this.hooks.pump());
     return true;
   }
 
@@ -279,42 +231,11 @@ export class ExternalLanes {
     this.hooks.pump();
   }
 
-  /** The lease sweep, every half of the shortest lease (at least every 50 ms). */
-  private armSweep(): void {
-    if (this.stopped || this.lanes.size === 0) return;
-    const every = Math.max(50, Math.min(...[...this.lanes.values()].map((l) => l.spec.leaseMs)) / 2);
-    this.sweepTimer = this.deps.clock.setTimeout(async () => {
-      this.sweepTimer = null;
-      try {
-        await this.sweep();
-      } catch (err) {
-        this.deps.log.error({ err }, 'external lease sweep failed');
-      }
-      this.armSweep();
-    }, every);
-  }
-
   /**
-   * 1. RUNNING external attempts whose lease ended (no completion, no heartbeat) are recorded as
-   *    `worker_lost` through the retry policy: RETRYING with backoff while attempts remain (then
-   *    a new attempt, a new entry), else DEAD. This covers attempts of any node and of a previous
-   *    process, since it reads the store.
-   * 2. Entries delivered to a consumer and not acknowledged for a lease are taken over
-   *    (XAUTOCLAIM); those whose attempt is no longer in flight are acknowledged and deleted.
+   * Entries delivered to a consumer and not acknowledged for a lease are taken over (XAUTOCLAIM);
+   * those whose attempt is no longer in flight are acknowledged and deleted.
    */
-  private async sweep(): Promise<void> {
-    const { store, clock } = this.deps;
-    const now = clock.now();
-    const expired = (await store.findExpiredLeases(now, 1000)).filter(
-      (o) => isExternalWorker(o.workerId) && !this.hooks.unwritten?.(o.taskId, o.attempt),
-    );
-    if (expired.length > 0) {
-      await this.hooks.record(
-        expired.map((o) => lostAttemptCompletion(o, now, 'no completion or heartbeat from an external consumer within the lease')),
-        now,
-      );
-      this.hooks.pump();
-    }
+  async reclaimStale(): Promise<void> {
     for (const lane of this.lanes.values()) {
       const reclaimed = await this.streams.reclaim(lane.spec, RECLAIM_CONSUMER, lane.spec.leaseMs, 1000);
       const stale = reclaimed.filter((r) => r.taskId === null || r.attempt === null || lane.inFlight.get(r.taskId)?.attempt !== r.attempt);

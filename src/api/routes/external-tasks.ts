@@ -3,11 +3,22 @@ import {
   externalCheckpointSchema,
   externalCompletionSchema,
   externalHeartbeatSchema,
+  externalLogsSchema,
   externalProgressSchema,
+  leaseRequestSchema,
+  queueParamsSchema,
 } from '../../contract/external-schemas';
 import { taskIdParamsSchema } from '../../contract/task-schemas';
-import type { ExternalCheckpointBody, ExternalCompletionBody, ExternalHeartbeatBody, ExternalProgressBody } from '../../contract/types';
+import type {
+  ExternalCheckpointBody,
+  ExternalCompletionBody,
+  ExternalHeartbeatBody,
+  ExternalLogsBody,
+  ExternalProgressBody,
+  LeaseRequestBody,
+} from '../../contract/types';
 import type { ExternalTaskService } from '../../services/external-task-service';
+import type { PullLeaseService } from '../../services/pull-lease-service';
 import { objectSchema, responses } from '../openapi/responses';
 
 /** Bodies are validated once, by the service (shared with the actor messages); the schemas describe them. */
@@ -15,8 +26,29 @@ const validatedByService = { validatorCompiler: () => () => true };
 
 const tags = ['external consumers'];
 
-/** Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint, progress. */
-export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskService): void {
+/**
+ * Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint,
+ * progress, logs; and, with `pull`, the lease requests of HTTP pull workers.
+ */
+export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskService, pull?: PullLeaseService): void {
+  if (pull) pullLeaseRoute(app, pull);
+
+  app.post<{ Params: { id: string }; Body: ExternalLogsBody }>(
+    '/api/v1/tasks/:id/logs',
+    {
+      schema: {
+        summary:
+          "Append log lines to an external task's running attempt (`{attempt, lines: [{level, msg, at?, fields?}]}`, at most 200 lines), read back with GET …/attempts/{n}/logs",
+        tags,
+        params: taskIdParamsSchema,
+        body: externalLogsSchema,
+        response: responses({ 200: ['Stored: `{task_id, attempt, appended}`', objectSchema] }, [400, 404, 409, 415]),
+      },
+      ...validatedByService,
+    },
+    async (req) => external.logs(req.params.id, req.body, req.caller),
+  );
+
   app.post<{ Params: { id: string }; Body: ExternalCompletionBody }>(
     '/api/v1/tasks/:id/complete',
     {
@@ -79,5 +111,46 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
       ...validatedByService,
     },
     async (req) => external.progress(req.params.id, req.body, req.caller),
+  );
+}
+
+/**
+ * `POST /api/v1/queues/{queue}/lease`: a long poll. The client's going away before the answer
+ * (the response closed unfinished) drops its request at the dispatcher.
+ */
+function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
+  app.post<{ Params: { queue: string }; Body: LeaseRequestBody }>(
+    '/api/v1/queues/:queue/lease',
+    {
+      schema: {
+        summary:
+          'Lease up to `max` due tasks of a pull queue (`{worker_id, max?, wait_s?}`): answers as soon as one is claimed, or `{tasks: []}` after `wait_s` seconds',
+        tags: ['pull workers'],
+        params: queueParamsSchema,
+        body: leaseRequestSchema,
+        response: responses(
+          {
+            200: [
+              '`{tasks: [{task_id, task_type, queue, tenant_id, payload, attempt, lease_expires_at, timeout_ms, idempotency_key, checkpoint, traceparent}]}`',
+              objectSchema,
+            ],
+          },
+          [400, 403, 404, 415, 503],
+        ),
+      },
+      ...validatedByService,
+    },
+    async (req, reply) => {
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return await pull.lease(req.params.queue, req.body, req.caller, gone.signal);
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
   );
 }

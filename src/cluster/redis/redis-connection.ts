@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisMetrics } from './redis-metrics';
 import type { Config } from '../../config';
 import { checkExternalQueues } from '../../config';
+import { streamQueueNames } from '../../domain/external-queues';
 
 /** Connection tuning; every duration in ms. */
 export interface RedisConnectionOptions {
@@ -137,14 +138,14 @@ export function redact(url: string): string {
 }
 
 /**
- * The ioredis client external queues write their streams with, or null when no external queue is
- * configured.
+ * The ioredis client external queues write their streams with, or null when no stream queue is
+ * configured (none, or only pull queues).
  * Commands fail after 3 reconnection attempts instead of queueing forever, so a Redis outage turns
  * into retried attempts, not a stalled dispatcher.
  * @throws ConfigError when external queues are configured without `redisUrl`
  */
 export function createStreamRedis(config: Pick<Config, 'externalQueues' | 'redisUrl'>): Redis | null {
-  if (Object.keys(config.externalQueues ?? {}).length === 0) return null;
+  if (streamQueueNames(config.externalQueues).length === 0) return null;
   checkExternalQueues(config);
   return new Redis(config.redisUrl as string, { maxRetriesPerRequest: 3, lazyConnect: false });
 }

@@ -1,0 +1,124 @@
+import { storeUnavailable } from '../../storage/store-health';
+import { attemptCompletion } from '../../domain/attempt-completion';
+import type { TimerHandle } from '../../domain/clock';
+import { lostAttemptCompletion } from '../../domain/lost-attempt';
+import { isExternalWorker } from '../../domain/external-queues';
+import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
+import type { AttemptCompletion, CompletionResult } from '../../storage/store';
+import type { SchedulerDeps } from '../deps';
+
+/** What {@link ExternalAttempts} needs from the dispatcher that owns it. */
+export interface ExternalAttemptsHooks {
+  /**
+   * Records completions through the dispatcher's path (compare-and-set, retries routed, workflow
+   * releases, cron ends, metrics). @returns the store's results, or null when the write failed
+   */
+  record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null>;
+  /** Dispatches again (capacity was freed). */
+  pump(): void;
+  /** True while the completion of this attempt is kept in memory for the store: its lease is not lost. */
+  unwritten?(taskId: string, attempt: number): boolean;
+  /** Runs after each sweep's lease pass (the streams take over entries left pending). */
+  afterSweep?(): Promise<void>;
+}
+
+/** The completion of an external attempt cancelled while it ran: CANCELLED at once (no consumer can be signalled). */
+export function cancelledWhileRunning(taskId: string, attempt: number): AttemptCompletion {
+  return {
+    taskId,
+    attempt,
+    state: 'CANCELLED',
+    retryAt: null,
+    result: null,
+    error: { message: 'cancelled while running', type: 'cancelled', retryable: false },
+    durationMs: null,
+  };
+}
+
+/**
+ * What the attempts of every external queue share, whichever way they reach their consumers (a
+ * Redis stream, or HTTP pull workers): a consumer's completion ({@link complete}), a cancel
+ * ({@link cancel}), and the lease sweep, every half of the shortest external lease (at least every
+ * 50 ms): RUNNING attempts of external workers (`worker_id` `external:…` or `http:…`) whose lease
+ * ended without a completion or heartbeat are recorded as `worker_lost` through the retry policy
+ * (RETRYING with backoff while attempts remain, then a new attempt; else DEAD). The sweep reads
+ * the store, so it covers attempts of any node and of a previous process.
+ */
+export class ExternalAttempts {
+  private sweepTimer: TimerHandle | null = null;
+  private stopped = false;
+
+  /** @param leases the `leaseMs` of every external queue (the sweep runs every half of the shortest) */
+  constructor(
+    private readonly deps: SchedulerDeps,
+    private readonly leases: number[],
+    private readonly hooks: ExternalAttemptsHooks,
+  ) {}
+
+  /** Starts the lease sweep. */
+  start(): void {
+    this.armSweep();
+  }
+
+  /** Stops the sweep (the dispatcher is being destroyed). */
+  stop(): void {
+    this.stopped = true;
+    if (this.sweepTimer) this.deps.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = null;
+  }
+
+  /**
+   * A consumer's report on an attempt: the retry policy decides the next state (as for a worker's
+   * report) and the dispatcher records it as a compare-and-set on (id, attempt, RUNNING).
+   * @throws StoreUnavailableError (503) while the store has a fault, Error when the store write
+   *   failed otherwise (the completion is kept and written later; the consumer may report again)
+   */
+  async complete(c: ExternalCompletion): Promise<ExternalCompletionResult> {
+    const now = this.deps.clock.now();
+    const durationMs = c.startedAt === null ? null : Math.max(0, now - c.startedAt);
+    const completion = attemptCompletion(c.taskId, c.attempt, c.outcome, c.retry, now, durationMs);
+    const results = await this.hooks.record([completion], now);
+    if (results === null) {
+      // Kept by the recorder and written once the store takes writes: the consumer may report again.
+      const fault = this.deps.store.health.fault;
+      throw fault ? storeUnavailable(fault) : new Error(`recording the completion of ${c.taskId} failed`);
+    }
+    if (durationMs !== null && results[0]?.applied) this.deps.metrics.duration.observe(durationMs / 1000);
+    return { applied: results[0]?.applied ?? false, state: results[0]?.state ?? null };
+  }
+
+  /** Ends a running external attempt CANCELLED (compare-and-set), then dispatches again. */
+  cancel(taskId: string, attempt: number): void {
+    void this.hooks.record([cancelledWhileRunning(taskId, attempt)], this.deps.clock.now()).then(() => this.hooks.pump());
+  }
+
+  private armSweep(): void {
+    if (this.stopped || this.leases.length === 0) return;
+    const every = Math.max(50, Math.min(...this.leases) / 2);
+    this.sweepTimer = this.deps.clock.setTimeout(async () => {
+      this.sweepTimer = null;
+      try {
+        await this.sweep();
+      } catch (err) {
+        this.deps.log.error({ err }, 'external lease sweep failed');
+      }
+      this.armSweep();
+    }, every);
+  }
+
+  private async sweep(): Promise<void> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const expired = (await store.findExpiredLeases(now, 1000)).filter(
+      (o) => isExternalWorker(o.workerId) && !this.hooks.unwritten?.(o.taskId, o.attempt),
+    );
+    if (expired.length > 0) {
+      await this.hooks.record(
+        expired.map((o) => lostAttemptCompletion(o, now, 'no completion or heartbeat from an external consumer within the lease')),
+        now,
+      );
+      this.hooks.pump();
+    }
+    await this.hooks.afterSweep?.();
+  }
+}

@@ -1,0 +1,254 @@
+import { attemptCompletion } from '../../domain/attempt-completion';
+import type { TimerHandle } from '../../domain/clock';
+import { HTTP_WORKER_PREFIX, type ExternalQueueSpec } from '../../domain/external-queues';
+import { ReadyQueues } from '../../domain/ready-queues';
+import type { AttemptOutcome } from '../../domain/retry-policy';
+import type { ClaimedTask, DueEntry } from '../../domain/task';
+import { queuesOf } from '../../observability/task-spans';
+import type { LeasedAttempt, LeaseRequest } from '../../services/ports';
+import type { AttemptCompletion, CompletionResult } from '../../storage/store';
+import type { SchedulerDeps } from '../deps';
+import { returnToOwners } from './claim-batch';
+import { observeStarts } from './work-item';
+
+/** What the pull lanes need from the dispatcher that owns them. */
+export interface PullLanesHooks {
+  /** Records completions through the dispatcher's path. @returns the store's results, or null when the write failed */
+  record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null>;
+  /** Dispatches again (a lease request arrived, capacity was freed). */
+  pump(): void;
+  /** Ends a running attempt CANCELLED (a cancel). */
+  cancel(taskId: string, attempt: number): void;
+}
+
+/** A lease request waiting for tasks of its queue. */
+interface Waiter {
+  req: LeaseRequest;
+  answer: (tasks: LeasedAttempt[]) => void;
+  timer: TimerHandle | null;
+  /** A claim for it is in flight (it is out of its lane's queue of waiters meanwhile). */
+  claiming: boolean;
+  /** Its time is up while a claim was in flight: answered by that claim, whatever it gets. */
+  timedOut: boolean;
+  /** Its client went away while a claim was in flight: what the claim gets is retried free. */
+  gone: boolean;
+}
+
+interface PullLane {
+  spec: ExternalQueueSpec;
+  ready: ReadyQueues;
+  /** Attempts handed out (or being handed out) and not ended: task id → attempt. */
+  inFlight: Map<string, number>;
+  /** Entries taken from `ready` whose claim is not answered yet (they count against maxInFlight). */
+  claiming: number;
+  /** Lease requests waiting, oldest first. */
+  waiters: Waiter[];
+}
+
+/** The outcome of an attempt claimed for a lease request whose client went away first: retried at once, free. */
+const UNDELIVERED: AttemptOutcome = {
+  kind: 'failed',
+  message: 'the lease request it was claimed for was gone before the answer; retried without counting against its retries',
+  errorType: 'lease_undelivered',
+  permanent: false,
+  free: true,
+};
+
+/**
+ * HTTP pull queues inside the dispatcher (config `externalQueues` with `transport: "http"`;
+ * docs/API.md "HTTP pull workers"): their ready tasks wait in the queue's own ready queues (the
+ * same priorities, aging, tenant round-robin and token buckets as every task), and are claimed
+ * only for a waiting lease request (`POST /api/v1/queues/{queue}/lease`): demand-driven, so no
+ * task sits claimed with nobody to take it. A claim is the dispatcher's (PENDING → RUNNING,
+ * attempt + 1, lease `leaseMs`, worker id `http:<worker_id>`, fenced by the partition's epoch in
+ * cluster mode), at most `maxInFlight` attempts of the queue out at once, and up to the request's
+ * `max`. A waiting request is answered by the first claim that gets tasks, by its timer (`[]`),
+ * or at drain (`[]`). A client that goes away is dropped; what a claim in flight got for it is
+ * recorded at once as a free retry (`lease_undelivered`). Completion, heartbeat and lease expiry
+ * are those of every external attempt (`external-attempts.ts`).
+ */
+export class PullLanes {
+  private readonly lanes = new Map<string, PullLane>();
+  private readonly waiters = new Map<string, Waiter>();
+  private closed = false;
+
+  constructor(
+    private readonly deps: SchedulerDeps,
+    specs: Iterable<ExternalQueueSpec>,
+    private readonly hooks: PullLanesHooks,
+  ) {
+    const { limits, config, metrics } = deps;
+    for (const spec of specs) {
+      const ready = new ReadyQueues({
+        weightOf: limits.weightOf,
+        agingMs: config.priorityAgingMs,
+        typeBucket: limits.typeBucket,
+        tenantBucket: limits.tenantBucket,
+        onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
+      });
+      this.lanes.set(spec.name, { spec, ready, inFlight: new Map(), claiming: 0, waiters: [] });
+    }
+  }
+
+  /** True when the entry's queue is a pull queue (it must be {@link add}ed here). */
+  handles(entry: DueEntry): boolean {
+    return entry.queue !== undefined && this.lanes.has(entry.queue);
+  }
+
+  /** Queues a ready task of a pull queue (a second add of the same id is ignored). */
+  add(entry: DueEntry): void {
+    this.lanes.get(entry.queue as string)?.ready.add(entry);
+  }
+
+  /**
+   * A lease request: resolves with the attempts claimed for it, or `[]` at its `waitMs` (at once
+   * for 0 when nothing can be claimed now), at drain, or when its queue is not a pull queue here.
+   * The caller then {@link pump}s (the dispatcher does, through its hook).
+   */
+  lease(req: LeaseRequest): Promise<LeasedAttempt[]> {
+    const lane = this.lanes.get(req.queue);
+    if (!lane || this.closed || this.waiters.has(req.waiterId)) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      const w: Waiter = { req, answer: resolve, timer: null, claiming: false, timedOut: false, gone: false };
+      this.waiters.set(req.waiterId, w);
+      lane.waiters.push(w);
+      if (req.waitMs > 0) w.timer = this.deps.clock.setTimeout(() => this.timeUp(w), req.waitMs);
+      this.hooks.pump();
+      if (req.waitMs <= 0 && !w.claiming) this.answer(w, []);
+    });
+  }
+
+  /** The client of lease request `waiterId` went away: dropped; what a claim in flight gets for it is retried free. */
+  leave(waiterId: string): void {
+    const w = this.waiters.get(waiterId);
+    if (!w) return;
+    if (w.claiming) w.gone = true;
+    else this.answer(w, []);
+  }
+
+  /** Answers every waiting request with `[]` and takes no more (drain, shutdown); claims in flight still answer theirs. */
+  close(): void {
+    this.closed = true;
+    for (const w of [...this.waiters.values()]) if (!w.claiming) this.answer(w, []);
+  }
+
+  /**
+   * Claims, for the waiting requests of each queue (oldest first), as many ready tasks as each
+   * asked for and the queue's free in-flight capacity allows.
+   * @returns when a queue parked on an empty token bucket may start again (epoch ms), or null
+   */
+  pump(now: number): number | null {
+    let release: number | null = null;
+    for (const lane of this.lanes.values()) {
+      let free = lane.spec.maxInFlight - lane.inFlight.size - lane.claiming;
+      while (free > 0 && lane.ready.size > 0 && lane.waiters.length > 0) {
+        const w = lane.waiters[0];
+        const entries = lane.ready.take(Math.min(free, w.req.max), now);
+        if (entries.length === 0) break;
+        lane.waiters.shift();
+        w.claiming = true;
+        free -= entries.length;
+        lane.claiming += entries.length;
+        void this.claimFor(lane, w, entries);
+      }
+      if (free > 0 && lane.ready.size > 0 && lane.waiters.length > 0) {
+        const at = lane.ready.nextReleaseAt(now);
+        if (at !== null && (release === null || at < release)) release = at;
+      }
+    }
+    return release;
+  }
+
+  /** Cancel of a RUNNING pull task this dispatcher handed out: its attempt ends CANCELLED. @returns false when not one of them */
+  abort(msg: { taskId: string; attempt: number }): boolean {
+    for (const lane of this.lanes.values()) {
+      if (lane.inFlight.get(msg.taskId) !== msg.attempt) continue;
+      this.hooks.cancel(msg.taskId, msg.attempt);
+      return true;
+    }
+    return false;
+  }
+
+  /** These attempts ended (recorded, applied or found stale): their in-flight places are freed. */
+  settled(completions: ReadonlyArray<{ taskId: string; attempt: number }>): void {
+    for (const c of completions) {
+      for (const lane of this.lanes.values()) if (lane.inFlight.get(c.taskId) === c.attempt) lane.inFlight.delete(c.taskId);
+    }
+  }
+
+  /** Ready, in-flight and waiting-request counts per pull queue (stats). */
+  stats(): Array<{ queue: string; ready: number; inFlight: number; waiting: number }> {
+    return [...this.lanes.values()].map((l) => ({
+      queue: l.spec.name,
+      ready: l.ready.size,
+      inFlight: l.inFlight.size + l.claiming,
+      waiting: l.waiters.length,
+    }));
+  }
+
+  private timeUp(w: Waiter): void {
+    w.timer = null;
+    if (w.claiming) w.timedOut = true;
+    else this.answer(w, []);
+  }
+
+  private answer(w: Waiter, tasks: LeasedAttempt[]): void {
+    if (w.timer) this.deps.clock.clearTimeout(w.timer);
+    w.timer = null;
+    this.waiters.delete(w.req.waiterId);
+    const lane = this.lanes.get(w.req.queue);
+    if (lane) lane.waiters = lane.waiters.filter((x) => x !== w);
+    w.answer(tasks);
+  }
+
+  /** Claims `entries` for waiter `w` under its worker id and answers it (or puts it back when nothing was claimed). */
+  private async claimFor(lane: PullLane, w: Waiter, entries: DueEntry[]): Promise<void> {
+    const { store, clock, log, metrics, router, spans } = this.deps;
+    const now = clock.now();
+    let claimed: ClaimedTask[] = [];
+    try {
+      // Cluster mode: each task's fencing token is its partition's lease epoch, as in the dispatcher.
+      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
+      claimed = await store.claimTasks(
+        entries.map((e) => e.id),
+        `${HTTP_WORKER_PREFIX}${w.req.workerId}`,
+        now,
+        lane.spec.leaseMs,
+        epochs,
+      );
+    } catch (err) {
+      log.error({ err, queue: lane.spec.name }, 'claim failed; the tasks stay waiting and will be reloaded');
+    }
+    for (const t of claimed) lane.inFlight.set(t.id, t.attempt);
+    observeStarts(metrics, claimed);
+    lane.claiming -= entries.length;
+    lane.ready.refund(returnToOwners(router, entries, claimed, now), now);
+    w.claiming = false;
+    if (w.gone) {
+      this.answer(w, []);
+      if (claimed.length > 0)
+        await this.hooks.record(
+          claimed.map((t) => attemptCompletion(t.id, t.attempt, UNDELIVERED, t.retry, now, 0)),
+          now,
+        );
+    } else if (claimed.length > 0) {
+      if (spans) spans.queueWaits(claimed, queuesOf(entries));
+      const leased = claimed.map((t): LeasedAttempt => {
+        const handOff = spans?.handOff(t, lane.spec.name) ?? null;
+        handOff?.end(now);
+        return {
+          task: t,
+          queue: lane.spec.name,
+          leaseExpiresAt: now + lane.spec.leaseMs,
+          traceparent: handOff?.traceparent ?? t.traceparent ?? null,
+        };
+      });
+      this.answer(w, leased);
+    } else if (w.timedOut || this.closed || w.req.waitMs <= 0) {
+      this.answer(w, []);
+    } else {
+      lane.waiters.unshift(w); // nothing claimed (cancelled or taken meanwhile): it waits on, first in line
+    }
+    this.hooks.pump();
+  }
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config';
+import { leaseRequestSchema } from '../contract/external-schemas';
+import { leasedTaskJson, type LeaseResponseJson } from '../contract/lease-json';
+import type { LeaseRequestBody } from '../contract/types';
+import { SchemaValidator } from '../contract/validation';
+import { ForbiddenError, NotPullQueueError, ServiceUnavailableError } from '../domain/errors';
+import { externalQueueSpecs, type ExternalQueueSpec } from '../domain/external-queues';
+import { Caller, OPEN_CALLER } from '../tenancy/caller';
+import type { ExternalGateway } from './ports';
+
+export interface PullLeaseServiceDeps {
+  config: Config;
+  /** Null when no dispatcher runs (route tests without actors): lease requests answer 503. */
+  gateway: ExternalGateway | null;
+}
+
+/**
+ * Lease requests of HTTP pull workers (`POST /api/v1/queues/{queue}/lease`): a worker in the
+ * user's own process asks for up to `max` due tasks of a pull queue (`externalQueues` with
+ * `transport: "http"`) and waits up to `wait_s` seconds for one (long poll). The dispatcher claims
+ * them for the request exactly as it claims for its own workers (RUNNING, attempt + 1, lease
+ * `leaseMs`, the same tenant fairness, priorities and rate limits) and only while a request waits.
+ * The worker then reports with the external-consumer endpoints (heartbeat, complete, checkpoint,
+ * progress, logs), fenced by the attempt number (`ExternalTaskService`). Pattern: the long-poll
+ * lease of Cloud Tasks' pull queues and of graphile-worker's `get_job`, over HTTP.
+ */
+export class PullLeaseService {
+  private readonly validator = new SchemaValidator();
+  private readonly specs: Map<string, ExternalQueueSpec>;
+
+  constructor(private readonly deps: PullLeaseServiceDeps) {
+    this.specs = externalQueueSpecs(deps.config);
+  }
+
+  /**
+   * Leases up to `max` tasks of `queue`, answering as soon as at least one was claimed, or with
+   * `tasks: []` after `wait_s` seconds, at once for `wait_s` 0 when none is ready, or when the
+   * service stops. `signal`: the client went away (its request is dropped; attempts a claim in
+   * flight got for it are retried at once without counting against their retries).
+   * Admin keys only (a worker takes every tenant's tasks of its queue).
+   * @throws ValidationError (400, `details.field`); ForbiddenError (403, a tenant's key);
+   *   NotPullQueueError (404, `details.queue`); ServiceUnavailableError (503) without a dispatcher
+   */
+  async lease(queue: string, body: LeaseRequestBody, caller: Caller = OPEN_CALLER, signal?: AbortSignal): Promise<LeaseResponseJson> {
+    this.validator.assert(leaseRequestSchema, body);
+    if (!caller.admin) throw new ForbiddenError('leasing tasks of a queue');
+    const spec = this.specs.get(queue);
+    if (!spec || spec.transport !== 'http') throw new NotPullQueueError(queue, spec ? spec.transport : null);
+    const gateway = this.deps.gateway;
+    if (!gateway) throw new ServiceUnavailableError('the dispatcher is not running');
+    if (signal?.aborted) return { tasks: [] };
+    const waiterId = randomUUID();
+    const leave = () => gateway.leaveLease(waiterId);
+    signal?.addEventListener('abort', leave, { once: true });
+    try {
+      const leased = await gateway.lease({
+        waiterId,
+        queue,
+        workerId: body.worker_id,
+        max: body.max ?? 1,
+        waitMs: Math.round((body.wait_s ?? 0) * 1000),
+      });
+      return { tasks: leased.map(leasedTaskJson) };
+    } finally {
+      signal?.removeEventListener('abort', leave);
+    }
+  }
+}
