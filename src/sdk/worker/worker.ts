@@ -19,6 +19,12 @@ export const DEFAULT_POLL_WAIT_S = 20;
 /** After an empty lease answer quicker than this (ms; `pollWaitS` 0, or a server that does not wait), the next waits out the rest. */
 export const MIN_EMPTY_POLL_MS = 1000;
 
+/**
+ * How long a busy worker (fewer than a quarter of its slots free) waits for more slots to free
+ * before it asks for tasks (ms), so that one lease request serves several of them.
+ */
+export const GATHER_SLOTS_MS = 5;
+
 /** The events of a {@link Worker}: a task's attempt recorded as succeeded or failed, and failures of the worker itself. */
 export interface WorkerEventMap {
   /** The scheduler recorded the attempt's result. */
@@ -119,13 +125,21 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private async poll(): Promise<void> {
     const { signal } = this.stopPolling;
     let failures = 0;
+    let gathered = false;
     while (!signal.aborted) {
       const free = this.concurrency - this.inFlight.size;
       if (free <= 0) {
-        await new Promise<void>((resolve) => (this.slotFreed = resolve));
-        this.slotFreed = null;
+        await this.nextFreeSlot();
+        gathered = false;
         continue;
       }
+      if (!gathered && free < Math.ceil(this.concurrency / 4)) {
+        // A busy worker asks for several tasks at once: the slots freeing within a few ms share one request.
+        gathered = true;
+        await pause(this.clock, GATHER_SLOTS_MS, signal);
+        continue;
+      }
+      gathered = false;
       const askedAt = this.clock.now();
       let tasks: LeasedTask[];
       try {
@@ -145,6 +159,12 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       const took = this.clock.now() - askedAt;
       if (tasks.length === 0 && took < MIN_EMPTY_POLL_MS) await pause(this.clock, MIN_EMPTY_POLL_MS - took, signal);
     }
+  }
+
+  private nextFreeSlot(): Promise<void> {
+    return new Promise<void>((resolve) => (this.slotFreed = resolve)).then(() => {
+      this.slotFreed = null;
+    });
   }
 
   private run(task: LeasedTask): void {
