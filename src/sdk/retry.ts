@@ -52,7 +52,12 @@ export function backoffDelayMs(attempt: number, options: RetryOptions = {}, rand
  * The wait before try `attempt + 1` after a 429/503 answer: its `Retry-After` (`afterMs`) when it
  * gave one, else {@link backoffDelayMs}; never more than `maxDelayMs`. @returns ms
  */
-export function retryDelayMs(afterMs: number | undefined, attempt: number, options: RetryOptions = {}, random: () => number = Math.random): number {
+export function retryDelayMs(
+  afterMs: number | undefined,
+  attempt: number,
+  options: RetryOptions = {},
+  random: () => number = Math.random,
+): number {
   return Math.min(afterMs ?? backoffDelayMs(attempt, options, random), options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS);
 }
 

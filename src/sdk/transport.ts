@@ -149,7 +149,13 @@ export class ApiClient {
   }
 
   /** One HTTP exchange; rejects when no answer comes (refused, DNS, TLS, reset, no answer within `timeoutMs`). */
-  private send(method: string, url: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number): Promise<RawResponse> {
+  private send(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       const target = new URL(url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:')

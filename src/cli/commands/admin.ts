@@ -68,7 +68,10 @@ export function adminCommands(program: Command, cli: CliEnv): void {
     .option('--burst <n>', 'starts at once', numberValue)
     .action(async (taskType: string, perSecond: number, f: { burst?: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const res = await client.rateLimits.put(taskType, { rate_per_second: perSecond, ...(f.burst !== undefined ? { burst: f.burst } : {}) });
+      const res = await client.rateLimits.put(taskType, {
+        rate_per_second: perSecond,
+        ...(f.burst !== undefined ? { burst: f.burst } : {}),
+      });
       print(io, res, () => details(res));
     });
   rate

@@ -75,7 +75,12 @@ export function cronCommands(program: Command, cli: CliEnv): void {
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (f: { enabled?: string; tenant?: string; limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.crons.list({ enabled: f.enabled as 'true' | 'false' | undefined, tenant: f.tenant, limit: f.limit, cursor: f.cursor });
+      const page = await client.crons.list({
+        enabled: f.enabled as 'true' | 'false' | undefined,
+        tenant: f.tenant,
+        limit: f.limit,
+        cursor: f.cursor,
+      });
       print(io, page, () => pageTable(page.cron_tasks, CRON_COLUMNS, page.next_cursor));
     });
 
@@ -136,7 +141,12 @@ export function cronCommands(program: Command, cli: CliEnv): void {
     .option('-c, --count <n>', 'how many fire times (1..100)', positiveInt, 5)
     .action(async (expression: string, f: { tz: string; from?: string; count: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const res = await client.crons.preview({ cron_expression: expression, timezone: f.tz, count: f.count, ...(f.from ? { from: f.from } : {}) });
+      const res = await client.crons.preview({
+        cron_expression: expression,
+        timezone: f.tz,
+        count: f.count,
+        ...(f.from ? { from: f.from } : {}),
+      });
       print(io, res, () => `${res.fire_times.join('\n')}\n`);
     });
 }

@@ -16,19 +16,25 @@ export function reportCommands(program: Command, cli: CliEnv): void {
     .option('-e, --error <message>', 'the attempt failed with this message')
     .option('--permanent', 'with --error: no retry (the task ends FAILED)')
     .option('--error-type <type>', 'with --error: the error class shown as error.type')
-    .action(async (id: string, f: { attempt: number; result?: unknown; error?: string; permanent?: boolean; errorType?: string }, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      if (f.error !== undefined && f.result !== undefined) throw new InvalidArgumentError('give --result or --error, not both');
-      const body: ExternalCompletionBody =
-        f.error !== undefined
-          ? {
-              attempt: f.attempt,
-              error: { message: f.error, ...(f.permanent ? { permanent: true } : {}), ...(f.errorType ? { type: f.errorType } : {}) },
-            }
-          : { attempt: f.attempt, ...(f.result !== undefined ? { result: f.result } : {}) };
-      const res = await client.reports.complete(id, body);
-      print(io, res, () => `${id}: attempt ${res.attempt} recorded, task ${res.status}\n`);
-    });
+    .action(
+      async (
+        id: string,
+        f: { attempt: number; result?: unknown; error?: string; permanent?: boolean; errorType?: string },
+        cmd: Command,
+      ) => {
+        const { client, io } = contextOf(cmd, cli);
+        if (f.error !== undefined && f.result !== undefined) throw new InvalidArgumentError('give --result or --error, not both');
+        const body: ExternalCompletionBody =
+          f.error !== undefined
+            ? {
+                attempt: f.attempt,
+                error: { message: f.error, ...(f.permanent ? { permanent: true } : {}), ...(f.errorType ? { type: f.errorType } : {}) },
+              }
+            : { attempt: f.attempt, ...(f.result !== undefined ? { result: f.result } : {}) };
+        const res = await client.reports.complete(id, body);
+        print(io, res, () => `${id}: attempt ${res.attempt} recorded, task ${res.status}\n`);
+      },
+    );
 
   attempt(report.command('heartbeat').description("extend the attempt's lease")).action(
     async (id: string, f: { attempt: number }, cmd: Command) => {
@@ -54,7 +60,9 @@ export function reportCommands(program: Command, cli: CliEnv): void {
       print(io, res, () => `${id}: progress recorded at ${res.progress_at}\n`);
     });
 
-  attempt(report.command('log').description('append ctx.log lines to the attempt (a JSON array of {level, msg, at?, fields?}; - for stdin)'))
+  attempt(
+    report.command('log').description('append ctx.log lines to the attempt (a JSON array of {level, msg, at?, fields?}; - for stdin)'),
+  )
     .argument('<file>')
     .action(async (id: string, file: string, f: { attempt: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);

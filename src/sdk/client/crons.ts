@@ -36,7 +36,10 @@ export class CronsApi {
 
   /** Every cron task the filters match, following `next_cursor`. */
   iterate(query: Omit<ListCronsQuery, 'cursor'> = {}): AsyncGenerator<CronView> {
-    return pages((cursor) => this.list({ ...query, cursor }), (p) => p.cron_tasks);
+    return pages(
+      (cursor) => this.list({ ...query, cursor }),
+      (p) => p.cron_tasks,
+    );
   }
 
   /** `PATCH /api/v1/cron-tasks/{id}`: any definition or template field. */
@@ -66,7 +69,10 @@ export class CronsApi {
 
   /** Every fire record of a cron task, following `next_cursor`. */
   iterateRuns(id: string, query: Omit<CronRunsQuery, 'cursor'> = {}): AsyncGenerator<CronRunView> {
-    return pages((cursor) => this.runs(id, { ...query, cursor }), (p) => p.runs);
+    return pages(
+      (cursor) => this.runs(id, { ...query, cursor }),
+      (p) => p.runs,
+    );
   }
 
   /** `POST /api/v1/cron-tasks/preview`: the next fire times of an expression (nothing stored). */

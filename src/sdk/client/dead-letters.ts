@@ -14,7 +14,10 @@ export class DeadLettersApi {
 
   /** Every DEAD task the filters match, following `next_cursor`. */
   iterate(query: Omit<DeadLetterQuery, 'cursor'> = {}): AsyncGenerator<TaskView> {
-    return pages((cursor) => this.list({ ...query, cursor }), (p) => p.tasks);
+    return pages(
+      (cursor) => this.list({ ...query, cursor }),
+      (p) => p.tasks,
+    );
   }
 
   /** `POST /api/v1/dead-letter/{id}/replay`: run it again with a fresh retry budget. @throws ConflictError when it is not DEAD */

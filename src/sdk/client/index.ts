@@ -37,7 +37,18 @@ export {
 } from '../errors';
 export type * from './types';
 export { TERMINAL_TASK_STATUSES, TERMINAL_WORKFLOW_STATUSES, MAX_WAIT_SECONDS } from './wait';
-export { TasksApi, CronsApi, WorkflowsApi, DeadLettersApi, TenantsApi, RateLimitsApi, ConcurrencyLimitsApi, ReportsApi, QueuesApi, HealthApi };
+export {
+  TasksApi,
+  CronsApi,
+  WorkflowsApi,
+  DeadLettersApi,
+  TenantsApi,
+  RateLimitsApi,
+  ConcurrencyLimitsApi,
+  ReportsApi,
+  QueuesApi,
+  HealthApi,
+};
 
 /** The whole REST API, grouped by resource. */
 export interface SchedulerClient {

@@ -70,7 +70,10 @@ export class TasksApi {
 
   /** Every task the filters match, page after page (`next_cursor`), newest first. */
   iterate(query: Omit<ListTasksQuery, 'cursor'> = {}): AsyncGenerator<TaskView> {
-    return pages((cursor) => this.list({ ...query, cursor }), (p) => p.tasks);
+    return pages(
+      (cursor) => this.list({ ...query, cursor }),
+      (p) => p.tasks,
+    );
   }
 
   /**

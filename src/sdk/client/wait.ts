@@ -38,8 +38,9 @@ export async function waitForStatus<V extends { status: string }>(
     const started = transport.now();
     let view: V;
     try {
-      view = (await transport.request<V>('GET', path, { query: { wait }, timeoutMs: wait === undefined ? undefined : longPollTimeoutMs(wait) }))
-        .body;
+      view = (
+        await transport.request<V>('GET', path, { query: { wait }, timeoutMs: wait === undefined ? undefined : longPollTimeoutMs(wait) })
+      ).body;
     } catch (err) {
       if (wait !== undefined && err instanceof BadRequestError && /wait/.test(`${err.field ?? ''} ${err.message}`)) {
         longPoll = false;

@@ -35,7 +35,10 @@ export class WorkflowsApi {
 
   /** Every workflow the filters match, following `next_cursor`. */
   iterate(query: Omit<ListWorkflowsQuery, 'cursor'> = {}): AsyncGenerator<WorkflowView> {
-    return pages((cursor) => this.list({ ...query, cursor }), (p) => p.workflows);
+    return pages(
+      (cursor) => this.list({ ...query, cursor }),
+      (p) => p.workflows,
+    );
   }
 
   /** `POST /api/v1/workflows/{id}/cancel` (202 while `running_task_ids` are being aborted). @throws ConflictError when it ended */
