@@ -12,6 +12,9 @@ export const MAX_LEASE_BATCH = 100;
 /** Most seconds a lease request may wait (the endpoint's `wait_s` bound). */
 export const MAX_POLL_WAIT_S = 30;
 
+/** Seconds a lease answer may take beyond its `wait_s` before the request is given up as lost. */
+const LEASE_ANSWER_MARGIN_S = 15;
+
 /** The failure of a completion: retried unless `permanent`. */
 export interface CompletionError {
   message: string;
@@ -70,7 +73,13 @@ export class WorkerApi {
    */
   async lease(max: number, waitS: number, signal?: AbortSignal): Promise<LeasedTask[]> {
     const body = { worker_id: this.workerId, max, wait_s: waitS };
-    const res = await this.client.request<{ tasks?: LeasedTask[] }>('POST', this.leasePath, body, {}, signal);
+    const res = await this.client.request<{ tasks?: LeasedTask[] }>('POST', this.leasePath, {
+      body,
+      signal,
+      // The worker's own loop backs off and asks again; the answer may take the whole wait.
+      noRetry: true,
+      timeoutMs: (waitS + LEASE_ANSWER_MARGIN_S) * 1000,
+    });
     return Array.isArray(res.body?.tasks) ? res.body.tasks : [];
   }
 
