@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { ApiClient, TlsFiles } from '../sdk/transport';
+import type { TlsFiles } from '../sdk/transport';
+import { createClient, SchedulerClient } from '../sdk/client';
 import { Io } from './output';
 
 /** What every command runs with: the client, the output streams and the global flags. */
 export interface CliContext {
-  client: ApiClient;
+  client: SchedulerClient;
   io: Io;
 }
 
@@ -40,7 +41,7 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
   ] as const) {
     if (file !== undefined) tls[name] = readTlsFile(file);
   }
-  return { client: new ApiClient({ url, apiKey, tls }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
+  return { client: createClient({ url, apiKey, tls }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
 }
 
 function readTlsFile(file: string): Buffer {
@@ -105,4 +106,15 @@ export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/** An outcome that is not an error but not a success either (`wait` timed out, `ready` not ready): the CLI exits `exitCode`, its output already printed. */
+export class CliExit extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliExit';
+  }
 }

@@ -18,18 +18,24 @@ function cell(v: unknown): string {
  * Renders rows as aligned columns under upper-case headers (the kubectl style).
  * @param columns [header, key] pairs; a key reads that field of each row
  */
-export function table(rows: Array<Record<string, unknown>>, columns: Array<[string, string]>): string {
-  const cells = rows.map((r) => columns.map(([, key]) => cell(r[key])));
+export function table(rows: object[], columns: Array<[string, string]>): string {
+  const cells = rows.map((r) => columns.map(([, key]) => cell((r as Record<string, unknown>)[key])));
   const widths = columns.map(([h], i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]))).join('  ');
   return [line(columns.map(([h]) => h)), ...cells.map(line)].join('\n') + '\n';
 }
 
+/** A page as a table, with the flag that reads the next page when there is one. */
+export function pageTable(rows: object[], columns: Array<[string, string]>, nextCursor: string | null): string {
+  return table(rows, columns) + (nextCursor ? `next page: --cursor ${nextCursor}\n` : '');
+}
+
 /** Renders one object as `key: value` lines (nested values as compact JSON). */
-export function details(obj: Record<string, unknown>): string {
+export function details(obj: object): string {
   const keys = Object.keys(obj);
+  const values = obj as Record<string, unknown>;
   const width = Math.max(0, ...keys.map((k) => k.length));
-  return keys.map((k) => `${(k + ':').padEnd(width + 1)} ${cell(obj[k])}`).join('\n') + '\n';
+  return keys.map((k) => `${(k + ':').padEnd(width + 1)} ${cell(values[k])}`).join('\n') + '\n';
 }
 
 /** Writes `value` as JSON (with `--json`) or as the text `human()` makes. */

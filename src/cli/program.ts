@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ApiError, ConnectionError } from '../sdk/transport';
-import { CliEnv } from './context';
+import { ConnectionError, SchedulerApiError } from '../sdk/client';
+import { CliEnv, CliExit } from './context';
 import { taskCommands } from './commands/tasks';
 import { cronCommands } from './commands/cron';
 import { workflowCommands } from './commands/workflow';
@@ -8,6 +8,10 @@ import { dlqCommands } from './commands/dlq';
 import { benchCommand } from './commands/bench';
 import { logsCommand } from './commands/logs';
 import { backupCommand } from './commands/backup';
+import { adminCommands } from './commands/admin';
+import { WAIT_TIMEOUT_EXIT } from './commands/task-changes';
+import { reportCommands } from './commands/reports';
+import { healthCommands } from './commands/health';
 import { packageVersion } from '../version';
 
 /** Exit codes of the CLI (sysexits-like where one fits). */
@@ -19,6 +23,8 @@ export const EXIT = {
   usage: 2,
   /** The service could not be reached. */
   unavailable: 3,
+  /** `wait`: the timeout passed before the task or workflow ended (its last state is printed). */
+  waitTimeout: WAIT_TIMEOUT_EXIT,
 } as const;
 
 /** Builds the `scheduler` command tree (commander). */
@@ -40,6 +46,9 @@ export function buildProgram(cli: CliEnv): Command {
   cronCommands(program, cli);
   workflowCommands(program, cli);
   dlqCommands(program, cli);
+  adminCommands(program, cli);
+  reportCommands(program, cli);
+  healthCommands(program, cli);
   benchCommand(program, cli);
   backupCommand(program, cli);
   for (const c of allCommands(program))
@@ -69,7 +78,8 @@ export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
       return EXIT.usage;
     }
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    if (err instanceof ApiError) {
+    if (err instanceof CliExit) return err.exitCode;
+    if (err instanceof SchedulerApiError) {
       cli.err.write(
         json
           ? `${JSON.stringify({ error: { status: err.status, code: err.code, message: err.message, details: err.details } })}\n`

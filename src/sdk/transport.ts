@@ -1,123 +1,165 @@
 /**
  * The HTTP transport of the SDK (client, workers) and the CLI: JSON over Node's http and https modules to the scheduler's `/api/v1`
- * routes, with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message}}`.
+ * routes, with the API key as `Authorization: Bearer`. Errors keep the API's `{error: {code, message, details}}`
+ * (./errors.ts). Answers 429 and 503 are retried (./retry.ts), honouring `Retry-After`.
  * (Not fetch: Node 20's fetch cannot be given a CA or a client certificate without undici's API.)
  */
 import http from 'node:http';
 import https from 'node:https';
+import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
+import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
+
+export { ConnectionError, SchedulerApiError };
+export type { RetryOptions };
+
+/** The error of an API answer outside 2xx (the name the CLI has always used). */
+export const ApiError = SchedulerApiError;
+export type ApiError = SchedulerApiError;
 
 /**
- * A JSON body as the server sent it. The CLI prints it and reads the few fields docs/API.md
- * documents, so it stays untyped here; typed views belong to a typed client of the API.
+ * A JSON body as the server sent it, for callers that read it untyped (the typed client gives
+ * each route its view type).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped JSON alias of the CLI
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped JSON alias of the SDK
 export type Json = any;
 
-/** An answer outside 2xx: `status` and the API's error code and message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-/** TLS errors of a server certificate the client does not trust (Node's codes). */
-const UNTRUSTED_CERTIFICATE = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
-
-/** The service could not be reached (refused, DNS, reset, a certificate not trusted). */
-export class ConnectionError extends Error {
-  constructor(url: string, cause: unknown) {
-    const code = (cause as { code?: string })?.code;
-    const hint = code && UNTRUSTED_CERTIFICATE.has(code) ? ' (give the CA of its certificate with --ca-file or SCHEDULER_CA_FILE)' : '';
-    super(`cannot reach the scheduler at ${url}: ${(cause as Error)?.message ?? String(cause)}${hint}`);
-    this.name = 'ConnectionError';
-  }
-}
-
-/** PEM files for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
+/** PEM contents for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
 export interface TlsFiles {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
+  ca?: Buffer | string;
+  cert?: Buffer | string;
+  key?: Buffer | string;
 }
 
-/** Where the API is and how to authenticate. */
+/** Where the API is, how to authenticate, and how to retry. */
 export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
   url: string;
   apiKey?: string;
   /** For an https URL (ignored for http). */
   tls?: TlsFiles;
+  /** Retries of 429/503 answers and of connection errors (see {@link RetryOptions}). */
+  retry?: RetryOptions;
+  /** Longest wait for one answer, in ms (default 30,000); a long poll adds its own wait to it. */
+  fetchTimeoutMs?: number;
+  /** Waits `ms` (default a timer); tests inject one that returns at once. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Epoch ms (default `Date.now`): for `Retry-After` given as an HTTP date, and for waits' deadlines. */
+  now?: () => number;
+  /** 0 ≤ x < 1 (default `Math.random`): the jitter of backoff delays. */
+  random?: () => number;
 }
 
-/** A small JSON client over node:http and node:https; one instance per command run. */
+/** One request's options besides method and path. */
+export interface RequestOptions {
+  body?: unknown;
+  /** Query parameters; undefined entries are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Extra request headers (e.g. `traceparent`). */
+  headers?: Record<string, string>;
+  /**
+   * The request may be repeated safely (it carries an idempotency key, or sets a value): a
+   * connection error mid-request is then retried like one of a GET.
+   */
+  idempotent?: boolean;
+  /** This request's answer timeout in ms (default the client's `fetchTimeoutMs`). */
+  timeoutMs?: number;
+  /** Statuses outside 2xx answered as a body, not thrown (e.g. 503 of `/readyz`). */
+  okStatuses?: number[];
+  /** Send once: no retry of 429/503 or of connection errors. */
+  noRetry?: boolean;
+  /** Aborts the request (a long poll given up): it then rejects with a ConnectionError, not retried. */
+  signal?: AbortSignal;
+}
+
+/** An answer in 2xx. */
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+  headers: http.IncomingHttpHeaders;
+}
+
+interface RawResponse {
+  status: number;
+  statusText: string;
+  text: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
+/** A small JSON client over node:http and node:https (keep-alive through Node's global agents). */
 export class ApiClient {
   private readonly base: string;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** Epoch ms, as the client's options give it (used by waits for their deadlines). */
+  readonly now: () => number;
+  private readonly random: () => number;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.url.replace(/\/+$/, '');
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Waits `ms` with the client's sleep (injected in tests). */
+  pause(ms: number): Promise<void> {
+    return this.sleep(ms);
   }
 
   /**
-   * Sends one request. @param path starts with `/` (query string included)
-   * @param headers extra request headers (e.g. `traceparent`)
-   * @returns the parsed JSON body (null when empty) and the status
-   * @throws ApiError for a non-2xx answer; ConnectionError when the service cannot be reached
+   * Sends one request, retrying 429 and 503 answers (nothing was done: safe for any method) after
+   * their `Retry-After` or a backoff, and connection errors of GET/HEAD or idempotent requests.
+   * @param path starts with `/` (without query string: give `query`)
+   * @returns the parsed JSON body (null when empty), the status and the headers
+   * @throws SchedulerApiError (a subclass per status) for a non-2xx answer; ConnectionError when
+   *   the service cannot be reached or does not answer within the timeout
    */
-  async request<T = Json>(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<{ status: number; body: T }> {
-    const url = `${this.base}${path}`;
-    let res: { status: number; statusText: string; text: string };
-    try {
-      res = await this.send(method, url, body === undefined ? undefined : JSON.stringify(body), {
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        ...headers,
-      });
-    } catch (err) {
-      throw new ConnectionError(this.base, err);
+  async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers = {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+      ...options.headers,
+    };
+    const timeoutMs = options.timeoutMs ?? this.options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+    const maxAttempts = options.noRetry ? 1 : Math.max(1, this.options.retry?.maxAttempts ?? 3);
+    for (let attempt = 1; ; attempt++) {
+      let res: RawResponse;
+      try {
+        res = await this.send(method, url, body, headers, timeoutMs, options.signal);
+      } catch (err) {
+        if (err instanceof TypeError) throw err;
+        if (options.signal?.aborted) throw new ConnectionError(this.base, err);
+        const retry = attempt < maxAttempts && mayRetryAfterConnectionError(method, options.idempotent === true, err);
+        if (!retry) throw new ConnectionError(this.base, err);
+        await this.sleep(backoffDelayMs(attempt, this.options.retry, this.random));
+        continue;
+      }
+      if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status))
+        return { status: res.status, body: parseBody(res.text) as T, headers: res.headers };
+      const after = retryAfterMs(res.headers['retry-after'], this.now());
+      if (RETRY_STATUSES.has(res.status) && attempt < maxAttempts) {
+        await this.sleep(retryDelayMs(after, attempt, this.options.retry, this.random));
+        continue;
+      }
+      throw apiErrorOf(res.status, res.statusText, parseBody(res.text), after);
     }
-    const text = res.text;
-    let parsed: Json = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = text;
-    }
-    if (res.status < 200 || res.status > 299) {
-      const e = parsed?.error;
-      throw new ApiError(
-        res.status,
-        e?.code ?? `HTTP_${res.status}`,
-        e?.message ?? (typeof parsed === 'string' ? parsed : res.statusText),
-        e?.details ?? {},
-      );
-    }
-    return { status: res.status, body: parsed as T };
   }
 
-  /** One HTTP exchange (keep-alive: Node's global agents); rejects when no answer comes (refused, DNS, TLS, reset). */
+  /** One HTTP exchange; rejects when no answer comes (refused, DNS, TLS, reset, no answer within `timeoutMs`). */
   private send(
     method: string,
     url: string,
     body: string | undefined,
     headers: Record<string, string>,
-  ): Promise<{ status: number; statusText: string; text: string }> {
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       const target = new URL(url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:')
@@ -127,13 +169,21 @@ export class ApiClient {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            text: Buffer.concat(chunks).toString('utf8'),
+            headers: res.headers,
+          }),
         );
       };
       const req =
         target.protocol === 'https:'
-          ? https.request(target, { method, headers, ...this.options.tls }, onResponse)
-          : http.request(target, { method, headers }, onResponse);
+          ? https.request(target, { method, headers, signal, ...this.options.tls }, onResponse)
+          : http.request(target, { method, headers, signal }, onResponse);
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT', sent: true })),
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -141,19 +191,25 @@ export class ApiClient {
 
   /** GET with a query built from the defined entries of `query`. */
   get<T = Json>(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<T> {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
-    const q = qs.toString();
-    return this.request<T>('GET', q ? `${path}?${q}` : path).then((r) => r.body);
+    return this.request<T>('GET', path, { query }).then((r) => r.body);
   }
 
   /** POST a JSON body; @returns the parsed answer. */
   post<T = Json>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    return this.request<T>('POST', path, body, headers).then((r) => r.body);
+    return this.request<T>('POST', path, { body, headers }).then((r) => r.body);
   }
 
   /** PATCH a JSON body; @returns the parsed answer. */
   patch<T = Json>(path: string, body: unknown): Promise<T> {
-    return this.request<T>('PATCH', path, body).then((r) => r.body);
+    return this.request<T>('PATCH', path, { body }).then((r) => r.body);
+  }
+}
+
+/** JSON text → value; an empty body is null, a body that is not JSON stays its text. */
+function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return text;
   }
 }

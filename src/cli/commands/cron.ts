@@ -1,6 +1,7 @@
 import { Command, Option, OptionValues } from 'commander';
+import type { CronCreateBody, CronPatchBody } from '../../sdk/client';
 import { CliEnv, contextOf, jsonValue, positiveInt } from '../context';
-import { details, print, table } from '../output';
+import { details, pageTable, print } from '../output';
 
 const CRON_COLUMNS: Array<[string, string]> = [
   ['CRON_ID', 'cron_id'],
@@ -12,7 +13,15 @@ const CRON_COLUMNS: Array<[string, string]> = [
   ['NEXT_FIRE', 'next_fire_time'],
 ];
 
-/** `cron add|list|pause|resume|preview`. */
+const RUN_COLUMNS: Array<[string, string]> = [
+  ['FIRE_TIME', 'fire_time'],
+  ['OUTCOME', 'outcome'],
+  ['REASON', 'reason'],
+  ['TASK_ID', 'task_id'],
+  ['STATUS', 'status'],
+];
+
+/** `cron add|get|list|update|pause|resume|delete|runs|preview`. */
 export function cronCommands(program: Command, cli: CliEnv): void {
   const cron = program.command('cron').description('recurring tasks');
 
@@ -41,21 +50,49 @@ export function cronCommands(program: Command, cli: CliEnv): void {
         ...(f.catchUp ? { catch_up: f.catchUp } : {}),
         ...(f.priority ? { priority: f.priority } : {}),
         ...(f.disabled ? { enabled: false } : {}),
-      };
-      const created = await client.post(`/api/v1/cron-tasks${f.preview ? `?preview=${f.preview}` : ''}`, body);
+      } as CronCreateBody;
+      const created = await client.crons.create(body, { preview: f.preview });
       print(io, created, () => details(created));
+    });
+
+  cron
+    .command('get')
+    .description('show a cron task')
+    .argument('<cron_id>')
+    .option('--preview <n>', 'also show the next N fire times', positiveInt)
+    .action(async (id: string, f: { preview?: number }, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const c = await client.crons.get(id, { preview: f.preview });
+      print(io, c, () => details(c));
     });
 
   cron
     .command('list')
     .description('list cron tasks')
     .option('--enabled <bool>', 'true or false')
+    .option('--tenant <tenant>', 'filter by tenant (admin key)')
     .option('--limit <n>', 'page size', positiveInt, 50)
     .option('--cursor <cursor>', 'next_cursor of the previous page')
-    .action(async (f: { enabled?: string; limit: number; cursor?: string }, cmd: Command) => {
+    .action(async (f: { enabled?: string; tenant?: string; limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.get('/api/v1/cron-tasks', { enabled: f.enabled, limit: f.limit, cursor: f.cursor });
-      print(io, page, () => table(page.cron_tasks, CRON_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
+      const page = await client.crons.list({
+        enabled: f.enabled as 'true' | 'false' | undefined,
+        tenant: f.tenant,
+        limit: f.limit,
+        cursor: f.cursor,
+      });
+      print(io, page, () => pageTable(page.cron_tasks, CRON_COLUMNS, page.next_cursor));
+    });
+
+  cron
+    .command('update')
+    .description('change a cron task: the fields of a JSON object (e.g. \'{"cron_expression": "0 * * * *"}\')')
+    .argument('<cron_id>')
+    .argument('<changes>', 'JSON object of definition or template fields', jsonValue)
+    .action(async (id: string, changes: unknown, _f: unknown, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const updated = await client.crons.patch(id, changes as CronPatchBody);
+      print(io, updated, () => details(updated));
     });
 
   for (const [verb, enabled] of [
@@ -68,10 +105,32 @@ export function cronCommands(program: Command, cli: CliEnv): void {
       .argument('<cron_id>')
       .action(async (id: string, _f: unknown, cmd: Command) => {
         const { client, io } = contextOf(cmd, cli);
-        const updated = await client.patch(`/api/v1/cron-tasks/${encodeURIComponent(id)}`, { enabled });
+        const updated = enabled ? await client.crons.resume(id) : await client.crons.pause(id);
         print(io, updated, () => `${id}: ${updated.enabled ? 'enabled' : 'paused'}; next fire ${updated.next_fire_time ?? '-'}\n`);
       });
   }
+
+  cron
+    .command('delete')
+    .description('delete a cron task (tasks it already created stay)')
+    .argument('<cron_id>')
+    .action(async (id: string, _f: unknown, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const res = await client.crons.delete(id);
+      print(io, res, () => `${id}: deleted\n`);
+    });
+
+  cron
+    .command('runs')
+    .description('fire records of a cron task, latest first')
+    .argument('<cron_id>')
+    .option('--limit <n>', 'page size', positiveInt, 20)
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
+    .action(async (id: string, f: { limit: number; cursor?: string }, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const page = await client.crons.runs(id, { limit: f.limit, cursor: f.cursor });
+      print(io, page, () => pageTable(page.runs, RUN_COLUMNS, page.next_cursor));
+    });
 
   cron
     .command('preview')
@@ -82,12 +141,12 @@ export function cronCommands(program: Command, cli: CliEnv): void {
     .option('-c, --count <n>', 'how many fire times (1..100)', positiveInt, 5)
     .action(async (expression: string, f: { tz: string; from?: string; count: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const res = await client.post('/api/v1/cron-tasks/preview', {
+      const res = await client.crons.preview({
         cron_expression: expression,
         timezone: f.tz,
         count: f.count,
         ...(f.from ? { from: f.from } : {}),
       });
-      print(io, res, () => `${(res.fire_times as string[]).join('\n')}\n`);
+      print(io, res, () => `${res.fire_times.join('\n')}\n`);
     });
 }

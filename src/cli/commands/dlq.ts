@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { ApiClient } from '../../sdk/transport';
-import { ApiError } from '../../sdk/transport';
+import type { DeadLetterQuery, SchedulerClient } from '../../sdk/client';
+import { ConflictError, NotFoundError } from '../../sdk/client';
 import { CliEnv, contextOf, positiveInt } from '../context';
-import { print, progress, table } from '../output';
+import { pageTable, print, progress } from '../output';
 import { TASK_COLUMNS } from './tasks';
 
 interface DlqFilter {
@@ -12,26 +12,17 @@ interface DlqFilter {
   since?: string;
 }
 
+/** The API's filters of the flags. */
+const queryOf = (f: DlqFilter): DeadLetterQuery => ({ task_type: f.type, queue: f.queue, tenant: f.tenant, since: f.since });
+
 /** Every DEAD task id matching the filter, following `next_cursor` (pages of 1,000). */
-async function allDeadIds(client: ApiClient, f: DlqFilter): Promise<string[]> {
+async function allDeadIds(client: SchedulerClient, f: DlqFilter): Promise<string[]> {
   const ids: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.get('/api/v1/dead-letter', {
-      task_type: f.type,
-      queue: f.queue,
-      tenant: f.tenant,
-      since: f.since,
-      limit: 1000,
-      cursor,
-    });
-    ids.push(...page.tasks.map((t: { task_id: string }) => t.task_id));
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
+  for await (const t of client.deadLetters.iterate({ ...queryOf(f), limit: 1000 })) ids.push(t.task_id);
   return ids;
 }
 
-/** `dlq list`, `dlq replay <id> | --all`. */
+/** `dlq list`, `dlq replay <id> | --all`, `dlq delete <id>`. */
 export function dlqCommands(program: Command, cli: CliEnv): void {
   const dlq = program.command('dlq').description('dead-letter queue (tasks that used up their retries)');
   const filters = (c: Command) =>
@@ -46,15 +37,8 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (f: DlqFilter & { limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.get('/api/v1/dead-letter', {
-        task_type: f.type,
-        queue: f.queue,
-        tenant: f.tenant,
-        since: f.since,
-        limit: f.limit,
-        cursor: f.cursor,
-      });
-      print(io, page, () => table(page.tasks, TASK_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
+      const page = await client.deadLetters.list({ ...queryOf(f), limit: f.limit, cursor: f.cursor });
+      print(io, page, () => pageTable(page.tasks, TASK_COLUMNS, page.next_cursor));
     });
 
   filters(dlq.command('replay').description('run DEAD tasks again with a fresh retry budget: one id, or --all matching the filters'))
@@ -65,7 +49,7 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
       if (!id && !f.all) throw new InvalidArgumentError('give a task_id or --all');
       if (id && f.all) throw new InvalidArgumentError('give a task_id or --all, not both');
       if (id) {
-        const res = await client.post(`/api/v1/dead-letter/${encodeURIComponent(id)}/replay`);
+        const res = await client.deadLetters.replay(id);
         print(io, res, () => `${res.task_id}: ${res.status}\n`);
         return;
       }
@@ -76,11 +60,11 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
       try {
         for (const taskId of ids) {
           try {
-            await client.post(`/api/v1/dead-letter/${encodeURIComponent(taskId)}/replay`);
+            await client.deadLetters.replay(taskId);
             replayed.push(taskId);
           } catch (err) {
             // Replayed or deleted by someone else meanwhile: report it and go on.
-            if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 409)) throw err;
+            if (!(err instanceof NotFoundError) && !(err instanceof ConflictError)) throw err;
             failed.push({ task_id: taskId, code: err.code, message: err.message });
           }
           bar.increment();
@@ -96,5 +80,15 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
           (failed.length ? ` (${failed.length} skipped: no longer DEAD)` : '') +
           '\n',
       );
+    });
+
+  dlq
+    .command('delete')
+    .description('delete a DEAD task and its history')
+    .argument('<task_id>')
+    .action(async (id: string, _f: unknown, cmd: Command) => {
+      const { client, io } = contextOf(cmd, cli);
+      const res = await client.deadLetters.delete(id);
+      print(io, res, () => `${id}: deleted\n`);
     });
 }

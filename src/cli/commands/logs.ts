@@ -32,17 +32,16 @@ export function logsCommand(program: Command, cli: CliEnv): void {
     .option('-a, --attempt <n>', 'attempt number (default: the latest)', positiveInt)
     .action(async (id: string, flags: { attempt?: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const path = `/api/v1/tasks/${encodeURIComponent(id)}`;
       let attempt = flags.attempt;
       if (attempt === undefined) {
-        const task = await client.get<{ attempts: number }>(path);
+        const task = await client.tasks.get(id);
         attempt = task.attempts;
         if (attempt === 0) {
           print(io, { task_id: id, attempts: 0, lines: [] }, () => `${id} has not started an attempt yet\n`);
           return;
         }
       }
-      const log = await client.get<{ attempt: number; lines: LogLine[]; dropped_lines: number }>(`${path}/attempts/${attempt}/logs`);
+      const log = await client.tasks.attemptLog(id, attempt);
       print(io, log, () => logText(log));
     });
 }

@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJsonFile } from '../context';
-import { details, print, progress, table } from '../output';
-import type { ApiClient } from '../../sdk/transport';
+import { details, pageTable, print, progress, table } from '../output';
+import type { ListTasksQuery } from '../../sdk/client';
+import { taskChangeCommands } from './task-changes';
+import type { SchedulerClient, SubmitAck, TaskSubmissionBody } from '../../sdk/client';
 import type { Io } from '../output';
 import { taskView } from '../task-view';
 
@@ -33,7 +35,7 @@ interface SubmitFlags {
 }
 
 /** The submission body the flags describe (only the fields given). */
-function submissionOf(taskType: string, f: SubmitFlags): Record<string, unknown> {
+function submissionOf(taskType: string, f: SubmitFlags): TaskSubmissionBody {
   return {
     task_type: taskType,
     ...(f.payload !== undefined ? { payload: f.payload } : {}),
@@ -45,7 +47,7 @@ function submissionOf(taskType: string, f: SubmitFlags): Record<string, unknown>
     ...(f.idempotencyKey !== undefined ? { idempotency_key: f.idempotencyKey } : {}),
     ...(f.concurrencyKey !== undefined ? { concurrency_key: f.concurrencyKey } : {}),
     ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
-  };
+  } as TaskSubmissionBody;
 }
 
 /**
@@ -54,19 +56,18 @@ function submissionOf(taskType: string, f: SubmitFlags): Record<string, unknown>
  * @returns the acknowledgements in order and the elapsed seconds
  */
 export async function submitInBatches(
-  client: ApiClient,
+  client: SchedulerClient,
   io: Io,
-  tasks: unknown[],
+  tasks: TaskSubmissionBody[],
   batchSize: number,
-  headers: Record<string, string> = {},
-): Promise<{ acks: Array<Record<string, unknown>>; seconds: number }> {
+  traceparent?: string,
+): Promise<{ acks: SubmitAck[]; seconds: number }> {
   const bar = progress(io, tasks.length, 'submitting');
-  const acks: Array<Record<string, unknown>> = [];
+  const acks: SubmitAck[] = [];
   const started = process.hrtime.bigint();
   try {
     for (const chunk of chunks(tasks, batchSize)) {
-      const res = await client.post<{ tasks: Array<Record<string, unknown>> }>('/api/v1/tasks/batch', { tasks: chunk }, headers);
-      acks.push(...res.tasks);
+      acks.push(...(await client.tasks.batch(chunk, { traceparent })));
       bar.increment(chunk.length);
     }
   } finally {
@@ -96,17 +97,16 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--batch-size <n>', 'tasks per batch request in bulk mode', positiveInt, 500)
     .action(async (taskType: string | undefined, flags: SubmitFlags, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const headers: Record<string, string> = flags.traceparent ? { traceparent: flags.traceparent } : {};
       if (!flags.file && !taskType) throw new InvalidArgumentError('give a task_type or --file');
       if (flags.file || flags.count !== undefined) {
-        let tasks: unknown[];
+        let tasks: TaskSubmissionBody[];
         if (flags.file) {
-          const data = readJsonFile(flags.file, true);
-          tasks = Array.isArray(data) ? data : ((data as { tasks?: unknown[] })?.tasks ?? [data]);
+          const data = readJsonFile(flags.file, true) as TaskSubmissionBody | TaskSubmissionBody[] | { tasks?: TaskSubmissionBody[] };
+          tasks = Array.isArray(data) ? data : ((data as { tasks?: TaskSubmissionBody[] })?.tasks ?? [data as TaskSubmissionBody]);
         } else {
           tasks = Array.from({ length: flags.count as number }, () => submissionOf(taskType as string, flags));
         }
-        const { acks, seconds } = await submitInBatches(client, io, tasks, flags.batchSize, headers);
+        const { acks, seconds } = await submitInBatches(client, io, tasks, flags.batchSize, flags.traceparent);
         print(
           io,
           { submitted: acks.length, seconds, tasks: acks },
@@ -115,10 +115,10 @@ export function taskCommands(program: Command, cli: CliEnv): void {
         );
         return;
       }
-      const res = await client.request('POST', '/api/v1/tasks', submissionOf(taskType as string, flags), headers);
-      print(io, res.body, () =>
+      const ack = await client.tasks.submit(submissionOf(taskType as string, flags), { traceparent: flags.traceparent });
+      print(io, ack, () =>
         table(
-          [res.body],
+          [{ ...ack }],
           [
             ['TASK_ID', 'task_id'],
             ['STATUS', 'status'],
@@ -136,8 +136,8 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--attempts', 'include the history of every attempt')
     .action(async (id: string, flags: { attempts?: boolean }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const task = await client.get(`/api/v1/tasks/${encodeURIComponent(id)}`, { include: flags.attempts ? 'attempts' : undefined });
-      print(io, task, () => details(taskView(task)));
+      const task = await client.tasks.get(id, { attempts: flags.attempts });
+      print(io, task, () => details(taskView({ ...task })));
     });
 
   program
@@ -150,14 +150,14 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (flags: { status?: string; type?: string; queue?: string; limit: number; cursor?: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const page = await client.get('/api/v1/tasks', {
-        status: flags.status,
+      const page = await client.tasks.list({
+        status: flags.status as ListTasksQuery['status'],
         task_type: flags.type,
         queue: flags.queue,
         limit: flags.limit,
         cursor: flags.cursor,
       });
-      print(io, page, () => table(page.tasks, TASK_COLUMNS) + (page.next_cursor ? `next page: --cursor ${page.next_cursor}\n` : ''));
+      print(io, page, () => pageTable(page.tasks, TASK_COLUMNS, page.next_cursor));
     });
 
   program
@@ -166,7 +166,9 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .argument('<task_id>')
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const res = await client.request('POST', `/api/v1/tasks/${encodeURIComponent(id)}/cancel`);
-      print(io, res.body, () => (res.status === 202 ? `${id}: running, its handler is being aborted\n` : `${id}: ${res.body.status}\n`));
+      const res = await client.tasks.cancel(id);
+      print(io, res, () => (res.status === 'RUNNING' ? `${id}: running, its handler is being aborted\n` : `${id}: ${res.status}\n`));
     });
+
+  taskChangeCommands(program, cli);
 }

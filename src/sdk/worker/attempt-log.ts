@@ -1,0 +1,40 @@
+/**
+ * `ctx.log` of one attempt: each line goes to the worker's local logger (with `task_id` and
+ * `attempt`) and into the attempt's batch for the scheduler, which keeps it with the attempt.
+ */
+import type { AttemptLogBuffer } from './attempt-reports';
+import type { AttemptLog, LogLevel, WorkerClock, WorkerLogger } from './types';
+
+/**
+ * Builds the attempt's `ctx.log`: callable (an info line) and by level.
+ * @param ids `task_id` and `attempt`, added to the local logger's fields
+ */
+export function attemptLog(
+  ids: { task_id: string; attempt: number },
+  buffer: AttemptLogBuffer,
+  logger: WorkerLogger,
+  clock: WorkerClock,
+): AttemptLog {
+  const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
+    const msg = String(message);
+    const local = logger[level];
+    if (local) local.call(logger, msg, { ...ids, ...(fields ?? {}) });
+    buffer.add({ level, msg, at: new Date(clock.now()).toISOString(), ...(fields ? { fields: jsonFields(fields) } : {}) });
+  };
+  const info = line('info');
+  return Object.assign((message: string, fields?: Record<string, unknown>) => info(message, fields), {
+    debug: line('debug'),
+    info,
+    warn: line('warn'),
+    error: line('error'),
+  });
+}
+
+/** `fields` as their JSON reads back, or a marker when JSON cannot carry them (a cycle, a BigInt). */
+function jsonFields(fields: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(fields)) as Record<string, unknown>;
+  } catch {
+    return { fields_dropped: 'not JSON-serialisable' };
+  }
+}

@@ -1,0 +1,247 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  createClient,
+  NotFoundError,
+  RateLimitedError,
+  SchedulerApiError,
+  UnavailableError,
+  WaitTimeoutError,
+} from '../../src/sdk/client';
+import type { ClientOptions } from '../../src/sdk/client';
+import { backoffDelayMs, retryAfterMs } from '../../src/sdk/retry';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A fake API: answers each request with the next handler (the last one repeats) and records what it was sent. */
+async function fakeServer(handlers: Handler[]): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
+      handlers[Math.min(seen.length - 1, handlers.length - 1)](req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+const apiError = (status: number, code: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  json(status, { error: { code, message: `${code} happened`, details } }, headers);
+
+/** A manual clock and a sleep that advances it at once (no real waiting), recording each delay. */
+function fakeTime(start = Date.UTC(2026, 0, 1)) {
+  let now = start;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    options: {
+      now: () => now,
+      sleep: async (ms: number) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+      random: () => 0.5,
+    } satisfies Partial<ClientOptions>,
+    advance: (ms: number) => (now += ms),
+  };
+}
+
+describe('SDK client over a fake HTTP server', () => {
+  let server: Awaited<ReturnType<typeof fakeServer>> | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  const ack = { task_id: 't1', status: 'PENDING', scheduled_at: null, created_at: '2026-01-01T00:00:00.000Z' };
+
+  it('retries a POST answered 429 after its Retry-After seconds, then answers the acknowledgement', async () => {
+    server = await fakeServer([apiError(429, 'RATE_LIMITED', {}, { 'retry-after': '2' }), json(202, ack)]);
+    const time = fakeTime();
+    const client = createClient({ url: server.url, apiKey: 'k', ...time.options });
+    expect(await client.tasks.submit({ task_type: 'echo', payload: { a: 1 } })).to.deep.equal(ack);
+    expect(time.sleeps).to.deep.equal([2000]);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).to.deep.equal(['POST /api/v1/tasks', 'POST /api/v1/tasks']);
+    expect(JSON.parse(server.seen[1].body)).to.deep.equal({ task_type: 'echo', payload: { a: 1 } });
+    expect(server.seen[0].headers.authorization).to.equal('Bearer k');
+  });
+
+  it('honours a Retry-After HTTP date, capped by maxDelayMs, and backs off exponentially without one', async () => {
+    const time = fakeTime(Date.UTC(2026, 0, 1, 0, 0, 0));
+    const in5s = new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toUTCString();
+    server = await fakeServer([
+      apiError(503, 'OVERLOADED', {}, { 'retry-after': in5s }),
+      apiError(503, 'OVERLOADED', {}, { 'retry-after': '120' }),
+      apiError(503, 'OVERLOADED'),
+      json(200, { tasks: [], next_cursor: null }),
+    ]);
+    const client = createClient({ url: server.url, retry: { maxAttempts: 4, maxDelayMs: 10_000 }, ...time.options });
+    expect(await client.tasks.list()).to.deep.equal({ tasks: [], next_cursor: null });
+    // 5 s from the date; 120 s capped to 10 s; no header on the 3rd try: 250·2² = 1000 ms, equal jitter at 0.5 → 750.
+    expect(time.sleeps).to.deep.equal([5000, 10_000, 750]);
+    expect(retryAfterMs('1.5', 0)).to.equal(1500);
+    expect(retryAfterMs('soon', 0)).to.equal(undefined);
+    expect(backoffDelayMs(1, {}, () => 0)).to.equal(125);
+    expect(backoffDelayMs(30, { maxDelayMs: 4000 }, () => 0.999)).to.be.within(3990, 4000);
+  });
+
+  it('gives up after maxAttempts with a typed error carrying the Retry-After', async () => {
+    server = await fakeServer([apiError(429, 'RATE_LIMITED', { retry_after_seconds: 1 }, { 'retry-after': '1' })]);
+    const time = fakeTime();
+    const client = createClient({ url: server.url, retry: { maxAttempts: 2 }, ...time.options });
+    const err = await client.tasks.submit({ task_type: 'echo' }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(RateLimitedError).and.instanceOf(SchedulerApiError);
+    expect(err).to.include({ status: 429, code: 'RATE_LIMITED', retryAfterMs: 1000 });
+    expect(server.seen).to.have.length(2);
+  });
+
+  it('turns the API error shape into typed errors with code, message, details and field', async () => {
+    server = await fakeServer([
+      apiError(400, 'VALIDATION_FAILED', { field: 'scheduled_at' }),
+      apiError(404, 'TASK_NOT_FOUND', { task_id: 'x' }),
+      apiError(409, 'TASK_STATE_CONFLICT'),
+      apiError(503, 'STORE_UNAVAILABLE'),
+      (_req, res) => {
+        res.writeHead(502);
+        res.end('bad gateway');
+      },
+    ]);
+    const client = createClient({ url: server.url, retry: { maxAttempts: 1 } });
+    const bad = await client.tasks.submit({ task_type: 'echo', scheduled_at: 'x' }).catch((e: unknown) => e);
+    expect(bad).to.be.instanceOf(BadRequestError).and.include({ status: 400, code: 'VALIDATION_FAILED', field: 'scheduled_at' });
+    expect((bad as Error).message).to.equal('VALIDATION_FAILED happened');
+    const missing = await client.tasks.get('x').catch((e: unknown) => e);
+    expect(missing)
+      .to.be.instanceOf(NotFoundError)
+      .and.deep.include({ code: 'TASK_NOT_FOUND', details: { task_id: 'x' }, field: undefined });
+    expect(await client.tasks.cancel('x').catch((e: unknown) => e)).to.be.instanceOf(ConflictError);
+    expect(await client.crons.get('c').catch((e: unknown) => e)).to.be.instanceOf(UnavailableError);
+    const other = await client.health.live().catch((e: unknown) => e);
+    expect(other).to.be.instanceOf(SchedulerApiError).and.include({ status: 502, code: 'HTTP_502', message: 'bad gateway' });
+  });
+
+  it('retries a refused connection, and a GET or a keyed submission whose connection broke mid-request, but not a plain POST', async () => {
+    const time = fakeTime();
+    const refused = createClient({ url: 'http://127.0.0.1:9', ...time.options });
+    const err = await refused.tasks.submit({ task_type: 'echo' }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConnectionError).and.include({ code: 'ECONNREFUSED' });
+    expect(time.sleeps).to.have.length(2);
+
+    const hangUp: Handler = (req) => req.socket.destroy();
+    server = await fakeServer([hangUp, json(202, ack)]);
+    const client = createClient({ url: server.url, ...time.options });
+    expect(await client.tasks.submit({ task_type: 'echo' }).catch((e: unknown) => e)).to.be.instanceOf(ConnectionError);
+    expect(server.seen).to.have.length(1);
+    await server.close();
+
+    server = await fakeServer([hangUp, json(202, ack)]);
+    const keyed = createClient({ url: server.url, ...time.options });
+    expect(await keyed.tasks.submit({ task_type: 'echo', idempotency_key: 'k1' })).to.deep.equal(ack);
+    expect(server.seen).to.have.length(2);
+    await server.close();
+
+    server = await fakeServer([hangUp, json(200, { tenants: [] })]);
+    expect(await createClient({ url: server.url, ...time.options }).tenants.list()).to.deep.equal([]);
+  });
+
+  it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {
+    server = await fakeServer([() => undefined]);
+    const client = createClient({ url: server.url, fetchTimeoutMs: 100, retry: { maxAttempts: 1 } });
+    const err = await client.tasks.get('t1').catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConnectionError).and.include({ code: 'ETIMEDOUT' });
+  });
+});
+
+describe('SDK client wait', () => {
+  let server: Awaited<ReturnType<typeof fakeServer>> | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const task = (status: string) => ({ task_id: 't1', status });
+
+  it('long-polls with wait=min(remaining, 60) seconds until the task is terminal', async () => {
+    const time = fakeTime();
+    // A long-polling server: each answer comes at the end of its wait (the clock moves by it).
+    const longPoll =
+      (status: string): Handler =>
+      (req, res) => {
+        const wait = Number(new URL(req.url ?? '', 'http://x').searchParams.get('wait') ?? 0);
+        if (status === 'RUNNING') time.advance(wait * 1000);
+        json(200, task(status))(req, res, '');
+      };
+    server = await fakeServer([longPoll('RUNNING'), longPoll('RUNNING'), longPoll('SUCCEEDED')]);
+    const client = createClient({ url: server.url, ...time.options });
+    expect(await client.tasks.wait('t1', { timeoutMs: 150_000 })).to.deep.equal(task('SUCCEEDED'));
+    expect(server.seen.map((s) => s.url)).to.deep.equal([
+      '/api/v1/tasks/t1?wait=60',
+      '/api/v1/tasks/t1?wait=60',
+      '/api/v1/tasks/t1?wait=30',
+    ]);
+    expect(time.sleeps).to.deep.equal([]);
+  });
+
+  it('polls every pollIntervalMs a server that ignores wait, and rejects with WaitTimeoutError carrying the last view', async () => {
+    const time = fakeTime();
+    server = await fakeServer([json(200, task('RUNNING'))]);
+    const client = createClient({ url: server.url, ...time.options });
+    const err = await client.tasks.wait('t1', { timeoutMs: 2000, pollIntervalMs: 500 }).catch((e: unknown) => e);
+    expect(err)
+      .to.be.instanceOf(WaitTimeoutError)
+      .and.deep.include({ id: 't1', timeoutMs: 2000, last: task('RUNNING') });
+    expect(time.sleeps).to.deep.equal([500, 500, 500, 500]);
+    expect(server.seen.map((s) => s.url)).to.deep.equal([
+      '/api/v1/tasks/t1?wait=2',
+      '/api/v1/tasks/t1?wait=1.5',
+      '/api/v1/tasks/t1?wait=1',
+      '/api/v1/tasks/t1?wait=0.5',
+      '/api/v1/tasks/t1',
+    ]);
+  });
+
+  it('falls back to plain polling when the server refuses wait, and waits for workflows by their terminal statuses', async () => {
+    const time = fakeTime();
+    server = await fakeServer([
+      apiError(400, 'VALIDATION_FAILED', { field: 'wait' }),
+      json(200, { workflow_id: 'w1', status: 'RUNNING' }),
+      json(200, { workflow_id: 'w1', status: 'CANCELLED' }),
+    ]);
+    const client = createClient({ url: server.url, ...time.options });
+    expect(await client.workflows.wait('w1', { timeoutMs: 10_000 })).to.deep.equal({ workflow_id: 'w1', status: 'CANCELLED' });
+    expect(server.seen.map((s) => s.url)).to.deep.equal(['/api/v1/workflows/w1?wait=10', '/api/v1/workflows/w1', '/api/v1/workflows/w1']);
+  });
+
+  it('rejects with NotFoundError for an unknown id', async () => {
+    server = await fakeServer([apiError(404, 'TASK_NOT_FOUND')]);
+    const client = createClient({ url: server.url });
+    expect(await client.tasks.wait('nope', { timeoutMs: 1000 }).catch((e: unknown) => e)).to.be.instanceOf(NotFoundError);
+  });
+});
