@@ -13,6 +13,8 @@
  *                                                    tenancy and config (api), actors/runtime/typed-ref (client: the
  *                                                    typed actor reference it is reached through)
  *   actors/runtime  the only users of comedy (the actor library)
+ *   sdk           what applications import (client, workers) → sdk only, and type-only from contract
+ *                 (an app that imports the client loads no fastify, SQLite, actors or server package)
  *   bootstrap.ts  the composition root: may import anything
  */
 const other = (...folders) => `^src/(${folders.join('|')})/`;
@@ -70,6 +72,27 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/cluster/' },
       to: { path: [other('actors', 'services', 'api', 'client', 'cli', 'background'), '^src/(bootstrap|main)\\.ts$'] },
+    },
+    {
+      name: 'sdk-stands-alone',
+      comment: 'src/sdk/ imports only src/sdk/ and src/contract/ (type-only, see sdk-contract-type-only).',
+      severity: 'error',
+      from: { path: '^src/sdk/' },
+      to: { path: '^src/', pathNot: '^src/(sdk|contract)/' },
+    },
+    {
+      name: 'sdk-contract-type-only',
+      comment: 'src/sdk/ takes only types from src/contract/: its schemas and mappers stay on the server.',
+      severity: 'error',
+      from: { path: '^src/sdk/' },
+      to: { path: '^src/contract/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'sdk-no-packages',
+      comment: "src/sdk/ uses Node's own modules only: no npm package is loaded by an app that imports the client.",
+      severity: 'error',
+      from: { path: '^src/sdk/' },
+      to: { path: '(^|/)node_modules/' },
     },
     {
       name: 'comedy-behind-runtime',

@@ -105,6 +105,9 @@ describe('the CLI covers every route of the OpenAPI document', function () {
     fs.writeFileSync(logFile, JSON.stringify([{ level: 'info', msg: 'hello' }]));
     if (routes.includes('POST /api/v1/tasks/{id}/logs')) await cli('report', 'log', task.task_id, '--attempt', '1', logFile);
     if (routes.includes('POST /api/v1/queues/{queue}/lease')) await cli('queue', 'lease', 'default', '--worker-id', 'w1', '--max', '1');
+    const pending = await cli('wait', task.task_id, '--timeout', '0.3', '--json');
+    expect(pending.code, pending.err).to.equal(4);
+    expect(JSON.parse(pending.out).status).to.equal('SCHEDULED');
     expect(JSON.parse(await ok('cancel', task.task_id, '--json')).status).to.equal('CANCELLED');
     expect(JSON.parse(await ok('wait', task.task_id, '--timeout', '5', '--json')).status).to.equal('CANCELLED');
     await apiError(/TASK_STATE_CONFLICT|TASK_NOT_FOUND/, 'dlq', 'replay', task.task_id);

@@ -7,7 +7,8 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 /**
  * The layer rules of `.dependency-cruiser.cjs` over `src/`: no import circle (type-only imports
  * included), domain imports nothing of the other folders, the APIs go through the services,
- * services reach the actors only through their ports, storage and cluster code import no actors.
+ * services reach the actors only through their ports, storage and cluster code import no actors,
+ * and src/sdk/ stands alone (only src/sdk/, type-only src/contract/, no npm package).
  */
 describe('dependency rules of src/ (dependency-cruiser)', function () {
   this.timeout(120_000);

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { TenantPutBody } from '../../sdk/client';
 import { CliEnv, contextOf, numberValue, positiveInt } from '../context';
 import { details, print, table } from '../output';
+import { simpleCommand } from '../simple-command';
 
 const TENANT_COLUMNS: Array<[string, string]> = [
   ['TENANT_ID', 'tenant_id'],
@@ -41,23 +42,18 @@ export function adminCommands(program: Command, cli: CliEnv): void {
       const res = await client.tenants.put(id, body);
       print(io, res, () => details(res));
     });
-  tenant
-    .command('delete')
-    .description("delete a tenant's stored settings (the config's apply again; its tasks are not touched)")
-    .argument('<tenant_id>')
-    .action(async (id: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.tenants.delete(id);
-      print(io, res, () => details(res));
-    });
-  tenant
-    .command('list')
-    .description('list tenants with settings')
-    .action(async (_f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const tenants = await client.tenants.list();
-      print(io, { tenants }, () => table(tenants, TENANT_COLUMNS));
-    });
+  simpleCommand(tenant, cli, {
+    name: 'delete',
+    description: "delete a tenant's stored settings (the config's apply again; its tasks are not touched)",
+    argument: '<tenant_id>',
+    run: (client, id) => client.tenants.delete(id),
+  });
+  simpleCommand(tenant, cli, {
+    name: 'list',
+    description: 'list tenants with settings',
+    run: async (client) => ({ tenants: await client.tenants.list() }),
+    human: (r) => table(r.tenants, TENANT_COLUMNS),
+  });
 
   const rate = program.command('rate-limit').description('start limits per task type (admin key)');
   rate
@@ -74,23 +70,19 @@ export function adminCommands(program: Command, cli: CliEnv): void {
       });
       print(io, res, () => details(res));
     });
-  rate
-    .command('delete')
-    .description("remove a task type's start limit")
-    .argument('<task_type>')
-    .action(async (taskType: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.rateLimits.delete(taskType);
-      print(io, res, () => `${taskType}: limit removed\n`);
-    });
-  rate
-    .command('list')
-    .description('list task-type start limits')
-    .action(async (_f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const limits = await client.rateLimits.list();
-      print(io, { rate_limits: limits }, () => table(limits, RATE_COLUMNS));
-    });
+  simpleCommand(rate, cli, {
+    name: 'delete',
+    description: "remove a task type's start limit",
+    argument: '<task_type>',
+    run: (client, taskType) => client.rateLimits.delete(taskType),
+    human: (_r, taskType) => `${taskType}: limit removed\n`,
+  });
+  simpleCommand(rate, cli, {
+    name: 'list',
+    description: 'list task-type start limits',
+    run: async (client) => ({ rate_limits: await client.rateLimits.list() }),
+    human: (r) => table(r.rate_limits, RATE_COLUMNS),
+  });
 
   const conc = program.command('concurrency-limit').description('caps on running attempts per concurrency key (admin key)');
   conc
@@ -103,39 +95,28 @@ export function adminCommands(program: Command, cli: CliEnv): void {
       const res = await client.concurrencyLimits.put(key, { max_running: max });
       print(io, res, () => details(res));
     });
-  conc
-    .command('get')
-    .description("a key's limit (null: unlimited) and its running attempts")
-    .argument('<key>')
-    .action(async (key: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.concurrencyLimits.get(key);
-      print(io, res, () => details(res));
-    });
-  conc
-    .command('delete')
-    .description("remove a key's limit (it becomes unlimited)")
-    .argument('<key>')
-    .action(async (key: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.concurrencyLimits.delete(key);
-      print(io, res, () => `${key}: limit removed\n`);
-    });
-  conc
-    .command('list')
-    .description('list the concurrency limits')
-    .action(async (_f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const limits = await client.concurrencyLimits.list();
-      print(io, { concurrency_limits: limits }, () => table(limits, CONCURRENCY_COLUMNS));
-    });
-
-  program
-    .command('audit')
-    .description('run an audit pass now: overdue tasks, expired leases, blocked workflow tasks in limbo (admin key)')
-    .action(async (_f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.audit();
-      print(io, res, () => details(res));
-    });
+  simpleCommand(conc, cli, {
+    name: 'get',
+    description: "a key's limit (null: unlimited) and its running attempts",
+    argument: '<key>',
+    run: (client, key) => client.concurrencyLimits.get(key),
+  });
+  simpleCommand(conc, cli, {
+    name: 'delete',
+    description: "remove a key's limit (it becomes unlimited)",
+    argument: '<key>',
+    run: (client, key) => client.concurrencyLimits.delete(key),
+    human: (_r, key) => `${key}: limit removed\n`,
+  });
+  simpleCommand(conc, cli, {
+    name: 'list',
+    description: 'list the concurrency limits',
+    run: async (client) => ({ concurrency_limits: await client.concurrencyLimits.list() }),
+    human: (r) => table(r.concurrency_limits, CONCURRENCY_COLUMNS),
+  });
+  simpleCommand(program, cli, {
+    name: 'audit',
+    description: 'run an audit pass now: overdue tasks, expired leases, blocked workflow tasks in limbo (admin key)',
+    run: (client) => client.audit(),
+  });
 }

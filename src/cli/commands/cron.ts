@@ -2,6 +2,7 @@ import { Command, Option, OptionValues } from 'commander';
 import type { CronCreateBody, CronPatchBody } from '../../sdk/client';
 import { CliEnv, contextOf, jsonValue, positiveInt } from '../context';
 import { details, pageTable, print } from '../output';
+import { simpleCommand } from '../simple-command';
 
 const CRON_COLUMNS: Array<[string, string]> = [
   ['CRON_ID', 'cron_id'],
@@ -110,15 +111,13 @@ export function cronCommands(program: Command, cli: CliEnv): void {
       });
   }
 
-  cron
-    .command('delete')
-    .description('delete a cron task (tasks it already created stay)')
-    .argument('<cron_id>')
-    .action(async (id: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.crons.delete(id);
-      print(io, res, () => `${id}: deleted\n`);
-    });
+  simpleCommand(cron, cli, {
+    name: 'delete',
+    description: 'delete a cron task (tasks it already created stay)',
+    argument: '<cron_id>',
+    run: (client, id) => client.crons.delete(id),
+    human: (_r, id) => `${id}: deleted\n`,
+  });
 
   cron
     .command('runs')

@@ -3,6 +3,7 @@ import type { DeadLetterQuery, SchedulerClient } from '../../sdk/client';
 import { ConflictError, NotFoundError } from '../../sdk/client';
 import { CliEnv, contextOf, positiveInt } from '../context';
 import { pageTable, print, progress } from '../output';
+import { simpleCommand } from '../simple-command';
 import { TASK_COLUMNS } from './tasks';
 
 interface DlqFilter {
@@ -82,13 +83,11 @@ export function dlqCommands(program: Command, cli: CliEnv): void {
       );
     });
 
-  dlq
-    .command('delete')
-    .description('delete a DEAD task and its history')
-    .argument('<task_id>')
-    .action(async (id: string, _f: unknown, cmd: Command) => {
-      const { client, io } = contextOf(cmd, cli);
-      const res = await client.deadLetters.delete(id);
-      print(io, res, () => `${id}: deleted\n`);
-    });
+  simpleCommand(dlq, cli, {
+    name: 'delete',
+    description: 'delete a DEAD task and its history',
+    argument: '<task_id>',
+    run: (client, id) => client.deadLetters.delete(id),
+    human: (_r, id) => `${id}: deleted\n`,
+  });
 }
