@@ -5,7 +5,7 @@
 # `npm ci`):
 #
 #     source .ci/node-versions.sh
-#     ci_node_suite 22.23.3 1500 || status=1     # sets CI_NODE_PASSED / _FAILED / _PENDING
+#     ci_node_suite 22.23.3 2400 || status=1     # sets CI_NODE_PASSED / _FAILED / _PENDING
 #     ci_node_restore_binding                    # back to the machine's Node (also on EXIT)
 #
 # For each version it:
@@ -80,6 +80,14 @@ ci_node_sqlite_binding() {
     _ci_node_log "Node $version: using cached better-sqlite3 $bsv addon $out"
     printf '%s\n' "$out"
     return 0
+  fi
+  # Node 24.19 made node::ObjectWrap's destructor remove an environment cleanup hook, which aborts
+  # (CHECK env != nullptr) when V8 finalizes an object outside a JS context; better-sqlite3 before
+  # 13 derives its Statement from node::ObjectWrap, so an addon compiled against those headers
+  # aborts the process at a garbage collection (seen here on 24.21.0, in the unit tests).
+  if [ "${bsv%%.*}" -lt 13 ] && grep -q RemoveEnvironmentCleanupHook "$home/include/node/node_object_wrap.h" 2>/dev/null; then
+    _ci_node_fail "Node $version: better-sqlite3 $bsv compiled against these headers aborts at garbage collection (node::ObjectWrap cleanup hooks, Node >= 24.19): use a Node 24 up to 24.18 or better-sqlite3 >= 13"
+    return 1
   fi
   _ci_node_log "Node $version: compiling better-sqlite3 $bsv against $home/include/node (a few minutes)"
   t0=$SECONDS

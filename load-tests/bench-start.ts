@@ -8,23 +8,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { npmStart } from './bench/npm-start';
 import { ROOT, SERVICE_NODE_FLAGS } from './bench/paths';
+import { freePort } from './bench/service-process';
 import { median, round } from './bench/stats';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   const i = process.argv.indexOf('--runs');
