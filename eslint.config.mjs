@@ -22,6 +22,12 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } },
   },
   {
+    // Plain CommonJS scripts that run before anything is compiled (bin/ensure-built.js).
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests and benchmarks read JSON bodies from HTTP and peers' libraries as they come, and fake
     // collaborators: `any` is allowed there, not in src/.
     files: ['test/**/*.ts', 'load-tests/**/*.ts', 'examples/**/*.ts'],

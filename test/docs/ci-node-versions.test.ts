@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/temp-dir';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const script = path.join(root, '.ci', 'node-versions.sh');
+
+/** Runs `bash -c` with .ci/node-versions.sh sourced, in `cwd`, with a private cache. */
+function withScript(cwd: string, commands: string): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync('bash', ['-c', `source ${JSON.stringify(script)}; ${commands}`], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, CI_NODE_CACHE: path.join(cwd, 'cache') },
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The Node versions CI runs the suite on, beside the machine's own, and what package.json promises. */
+describe('CI on several Node versions (.ci/run, .ci/node-versions.sh)', () => {
+  const dirs: Array<{ remove(): void }> = [];
+  afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+  it('.ci/run runs the suite on a Node 22 and a Node 24 that engines allows, and sources the script', () => {
+    const run = fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8');
+    const versions = /CI_NODE_EXTRA_VERSIONS="\$\{CI_NODE_EXTRA_VERSIONS:-([^}]*)\}"/.exec(run)?.[1].split(' ') ?? [];
+    expect(versions.map((v) => v.split('.')[0])).to.deep.equal(['22', '24']);
+    expect(run).to.match(/^source \.ci\/node-versions\.sh$/m);
+    expect(run).to.match(/ci_node_suite "\$version"/);
+    const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node as string;
+    expect(engines).to.equal('20.x || 22.x || >=24.0.0 <24.19.0');
+    const [, minor] = versions[1].split('.').map(Number);
+    expect(minor, 'Node 24 below 24.19').to.be.lessThan(19);
+  });
+
+  it('refuses to swap the addon of a node_modules that is a symlink (shared with other checkouts)', () => {
+    const dir = tempDir('ci-node-');
+    dirs.push(dir);
+    fs.mkdirSync(path.join(dir.path, 'real'));
+    fs.symlinkSync(path.join(dir.path, 'real'), path.join(dir.path, 'node_modules'));
+    const out = withScript(dir.path, 'ci_node_use_binding /dev/null');
+    expect(out.status).to.equal(1);
+    expect(out.stderr).to.contain('node_modules is a symlink');
+  });
+
+  it('refuses headers whose node::ObjectWrap removes cleanup hooks (Node >= 24.19) for better-sqlite3 12, before compiling', () => {
+    const dir = tempDir('ci-node-');
+    dirs.push(dir);
+    fs.mkdirSync(path.join(dir.path, 'node_modules', 'better-sqlite3'), { recursive: true });
+    fs.writeFileSync(path.join(dir.path, 'node_modules', 'better-sqlite3', 'package.json'), '{"version": "12.11.1"}');
+    const home = path.join(dir.path, 'node-home');
+    fs.mkdirSync(path.join(home, 'include', 'node'), { recursive: true });
+    fs.writeFileSync(
+      path.join(home, 'include', 'node', 'node_object_wrap.h'),
+      'RemoveEnvironmentCleanupHook(isolate, CleanupHook, this);\n',
+    );
+    const out = withScript(dir.path, `ci_node_sqlite_binding 24.21.0 ${JSON.stringify(home)}`);
+    expect(out.status).to.equal(1);
+    expect(out.stderr).to.contain('aborts at garbage collection');
+    expect(out.stdout).to.equal('');
+  });
+
+  it('ci_read_results reads passes, failures and pending of a results file', () => {
+    const dir = tempDir('ci-node-');
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir.path, 'r.json'), JSON.stringify({ passes: 7, failures: 1, pending: 2 }));
+    expect(withScript(dir.path, 'ci_read_results r.json').stdout.trim()).to.equal('7 1 2');
+  });
+});
