@@ -8,8 +8,8 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /**
  * Makes a separate Node project in `dir` that depends on this package by path, as a user's
- * application would: its own package.json, and `worker.mjs` (test/fixtures/pull-worker-app/), which
- * imports `actor-task-scheduler/worker`. Installs the dependency with `npm install --offline` (a
+ * application would: its own package.json, `worker.mjs` and `client.mjs` (test/fixtures/pull-worker-app/),
+ * which import `actor-task-scheduler/worker` and `actor-task-scheduler/client`. Installs the dependency with `npm install --offline` (a
  * link to the repository); when npm cannot (no cache, no network), makes the same link itself.
  * @returns how the dependency was installed
  */
@@ -18,7 +18,9 @@ export async function makePullWorkerProject(dir: string): Promise<'npm' | 'link'
     path.join(dir, 'package.json'),
     JSON.stringify({ name: 'pull-worker-app', version: '1.0.0', private: true, type: 'module' }, null, 2),
   );
-  fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'pull-worker-app', 'worker.mjs'), path.join(dir, 'worker.mjs'));
+  for (const file of ['worker.mjs', 'client.mjs']) {
+    fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'pull-worker-app', file), path.join(dir, file));
+  }
   try {
     await promisify(execFile)('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', REPO_ROOT], {
       cwd: dir,

@@ -7,6 +7,8 @@ import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 import fs from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 /** Polls `check` until it holds (bounded): waits for a state of the system, not for a duration. */
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 45_000): Promise<void> {
@@ -98,6 +100,22 @@ describe('HTTP pull workers of a separate application (real processes)', functio
     expect(JSON.stringify(logs.body)).to.include('squared');
     expect(await a.stop()).to.equal(0);
     expect(await b.stop()).to.equal(0);
+  });
+
+  it('its own client script submits with the typed client, waits for every result and reads one; a bad field is a typed error', async () => {
+    const w = startWorker({ CONCURRENCY: '8' });
+    await w.ready;
+    const { stdout } = await promisify(execFile)(process.execPath, ['client.mjs'], {
+      cwd: app.path,
+      env: { ...process.env, SCHEDULER_URL: svc!.url, QUEUE: 'jobs', COUNT: '20' },
+      timeout: 90_000,
+    });
+    const seen = JSON.parse(stdout.trim());
+    expect(seen.statuses).to.deep.equal(Array(20).fill('SUCCEEDED'));
+    expect(seen.squares).to.deep.equal(Array.from({ length: 20 }, (_, i) => i * i));
+    expect(seen.read).to.deep.include({ status: 'SUCCEEDED', attempts: 1 });
+    expect(seen.refused).to.deep.equal({ status: 400, code: 'VALIDATION_FAILED', field: 'priority' });
+    expect(await w.stop()).to.equal(0);
   });
 
   it('a worker SIGKILLed mid-batch leaves no task stuck: its leases expire and the tasks run again; its late report is refused (409)', async () => {
