@@ -44,14 +44,22 @@ describe('SDK client against a listening app', function () {
     expect(await client.tasks.attempts(ack.task_id)).to.deep.equal([]);
     const cancelled = await client.tasks.cancel(ack.task_id);
     expect(cancelled).to.include({ task_id: ack.task_id, status: 'CANCELLED', cancel_requested: false });
-    // Terminal already: the wait answers at once (this server refuses ?wait=, so the client polls without it).
+    // Terminal already: the long poll answers at once.
     expect((await client.tasks.wait(ack.task_id, { timeoutMs: 5000 })).status).to.equal('CANCELLED');
     const conflict = await client.tasks.cancel(ack.task_id).catch((e: unknown) => e);
     expect(conflict).to.be.instanceOf(ConflictError).and.include({ code: 'TASK_STATE_CONFLICT' });
     const bad = await client.tasks.submit({ task_type: 'echo', scheduled_at: '2030-02-30T09:00:00Z' }).catch((e: unknown) => e);
     expect(bad).to.be.instanceOf(BadRequestError).and.include({ code: 'VALIDATION_FAILED', field: 'scheduled_at' });
     expect(await client.tasks.get('nope').catch((e: unknown) => e)).to.be.instanceOf(NotFoundError);
-    const timeout = await client.tasks.wait(batch[0].task_id, { timeoutMs: 300, pollIntervalMs: 100 }).catch((e: unknown) => e);
+    // The server's long polls time out on its manual clock: move it on while the client waits.
+    const waiting = client.tasks.wait(batch[0].task_id, { timeoutMs: 300, pollIntervalMs: 100 }).catch((e: unknown) => e);
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    while (!settled) {
+      if (f.waiters.size > 0) f.clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const timeout = await waiting;
     expect(timeout).to.be.instanceOf(WaitTimeoutError);
     expect((timeout as WaitTimeoutError<{ status: string }>).last.status).to.equal('PENDING');
   });
