@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 import { BadRequestError, ConflictError, createClient, NotFoundError, SchedulerClient, WaitTimeoutError } from '../../src/sdk/client';
+import { moveClockWhileWaiting } from '../helpers/clock-while-waiting';
 
 /**
  * The typed client against a real listening app (SQLite store, manual clock, no actors: tasks are
@@ -52,14 +53,10 @@ describe('SDK client against a listening app', function () {
     expect(bad).to.be.instanceOf(BadRequestError).and.include({ code: 'VALIDATION_FAILED', field: 'scheduled_at' });
     expect(await client.tasks.get('nope').catch((e: unknown) => e)).to.be.instanceOf(NotFoundError);
     // The server's long polls time out on its manual clock: move it on while the client waits.
-    const waiting = client.tasks.wait(batch[0].task_id, { timeoutMs: 300, pollIntervalMs: 100 }).catch((e: unknown) => e);
-    let settled = false;
-    void waiting.then(() => (settled = true));
-    while (!settled) {
-      if (f.waiters.size > 0) f.clock.advance(1000);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const timeout = await waiting;
+    const timeout = await moveClockWhileWaiting(
+      f,
+      client.tasks.wait(batch[0].task_id, { timeoutMs: 300, pollIntervalMs: 100 }).catch((e: unknown) => e),
+    );
     expect(timeout).to.be.instanceOf(WaitTimeoutError);
     expect((timeout as WaitTimeoutError<{ status: string }>).last.status).to.equal('PENDING');
   });

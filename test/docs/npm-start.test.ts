@@ -21,7 +21,7 @@ process.on('SIGTERM', () => server.close());
 
 /**
  * A throw-away project with this package's own build, prestart and start scripts, bin/ensure-built.js,
- * tsconfig files and node_modules, and a one-file src/: what `npm start` decides is checked on a
+ * tsconfig files and node_modules, and a two-file src/ (one of them under src/sdk/ for the declarations step): what `npm start` decides is checked on a
  * build of seconds, without touching this checkout's dist/ (the suite runs from it).
  */
 function makeProject(dir: string): void {
@@ -33,11 +33,14 @@ function makeProject(dir: string): void {
   fs.mkdirSync(path.join(dir, 'bin'));
   fs.copyFileSync(path.join(root, 'bin', 'ensure-built.js'), path.join(dir, 'bin', 'ensure-built.js'));
   fs.copyFileSync(path.join(root, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
+  fs.copyFileSync(path.join(root, 'tsconfig.sdk.json'), path.join(dir, 'tsconfig.sdk.json'));
   fs.mkdirSync(path.join(dir, 'load-tests', 'k6'), { recursive: true });
   fs.copyFileSync(path.join(root, 'load-tests', 'k6', 'tsconfig.json'), path.join(dir, 'load-tests', 'k6', 'tsconfig.json'));
   fs.writeFileSync(path.join(dir, 'load-tests', 'k6', 'script.ts'), 'export default function (): void {}\n');
   fs.mkdirSync(path.join(dir, 'src'));
   fs.writeFileSync(path.join(dir, 'src', 'main.ts'), TINY_MAIN);
+  fs.mkdirSync(path.join(dir, 'src', 'sdk'));
+  fs.writeFileSync(path.join(dir, 'src', 'sdk', 'index.ts'), 'export const sdk = 1;\n');
   fs.symlinkSync(fs.realpathSync(path.join(root, 'node_modules')), path.join(dir, 'node_modules'));
 }
 

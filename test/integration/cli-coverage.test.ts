@@ -7,6 +7,7 @@ import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 import { tempDir } from '../helpers/temp-dir';
 import { buildProgram, runCli } from '../../src/cli/program';
 import { ROUTE_COMMANDS } from '../../src/cli/route-commands';
+import { moveClockWhileWaiting } from '../helpers/clock-while-waiting';
 
 /** A stream that keeps what is written. */
 function sink(): Writable & { text: () => string } {
@@ -105,7 +106,8 @@ describe('the CLI covers every route of the OpenAPI document', function () {
     fs.writeFileSync(logFile, JSON.stringify([{ level: 'info', msg: 'hello' }]));
     if (routes.includes('POST /api/v1/tasks/{id}/logs')) await cli('report', 'log', task.task_id, '--attempt', '1', logFile);
     if (routes.includes('POST /api/v1/queues/{queue}/lease')) await cli('queue', 'lease', 'default', '--worker-id', 'w1', '--max', '1');
-    const pending = await cli('wait', task.task_id, '--timeout', '0.3', '--json');
+    // The server's long polls time out on its manual clock: move it on while the client waits.
+    const pending = await moveClockWhileWaiting(f, cli('wait', task.task_id, '--timeout', '0.3', '--json'));
     expect(pending.code, pending.err).to.equal(4);
     expect(JSON.parse(pending.out).status).to.equal('SCHEDULED');
     expect(JSON.parse(await ok('cancel', task.task_id, '--json')).status).to.equal('CANCELLED');
