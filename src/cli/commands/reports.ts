@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { ExternalCompletionBody, ExternalProgressBody } from '../../sdk/client';
+import type { AttemptLogAppendBody, ExternalCompletionBody, ExternalProgressBody } from '../../sdk/client';
 import { CliEnv, contextOf, jsonValue, positiveInt, readJsonFile } from '../context';
 import { details, print, table } from '../output';
 
@@ -66,7 +66,8 @@ export function reportCommands(program: Command, cli: CliEnv): void {
     .argument('<file>')
     .action(async (id: string, file: string, f: { attempt: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
-      const lines = readJsonFile(file, true) as Array<{ level: string; msg: string }>;
+      // The service validates the lines (400 naming the field); the CLI passes the file through.
+      const lines = readJsonFile(file, true) as AttemptLogAppendBody['lines'] | AttemptLogAppendBody['lines'][number];
       const res = await client.tasks.appendLogs(id, { attempt: f.attempt, lines: Array.isArray(lines) ? lines : [lines] });
       print(io, res, () => details(res));
     });

@@ -79,35 +79,9 @@ export interface WaitOptions {
   pollIntervalMs?: number;
 }
 
-/** `POST /api/v1/queues/{queue}/lease`: up to `max` due tasks of the queue for `worker_id`, waiting up to `wait_s` seconds for one. */
-export interface LeaseRequest {
-  worker_id: string;
-  max?: number;
-  wait_s?: number;
-}
-
-/** A task handed out by a lease: the task's fields with its attempt number and lease (as the service answers them). */
-export type LeasedTask = Record<string, unknown> & { task_id: string; task_type: string; attempt: number };
-
-/** The answer of a lease. */
-export interface LeaseView {
-  tasks: LeasedTask[];
-}
-
-/** One `ctx.log` line an external worker reports. */
-export interface AttemptLogLineInput {
-  level: string;
-  msg: string;
-  /** ISO-8601; default the time the service receives it. */
-  at?: string;
-  fields?: Record<string, unknown>;
-}
-
-/** `POST /api/v1/tasks/{id}/logs`: lines of a running attempt. */
-export interface AttemptLogAppendBody {
-  attempt: number;
-  lines: AttemptLogLineInput[];
-}
+/** `POST /api/v1/queues/{queue}/lease` and its answer; `POST /api/v1/tasks/{id}/logs` (types from the API's schemas). */
+export type { LeaseRequestBody as LeaseRequest, ExternalLogsBody as AttemptLogAppendBody } from '../../contract/types';
+export type { LeasedTaskJson as LeasedTask, LeaseResponseJson as LeaseView } from '../../contract/lease-json';
 
 /** `GET /healthz`. */
 export interface LivenessView {
