@@ -13,13 +13,14 @@
 #   * FerretDB (MongoDB wire protocol, SQLite backend) on
 #     127.0.0.1:$CI_FERRETDB_PORT (default 27027), built from tools/ferretdb
 #     with Go and cached in ${XDG_CACHE_HOME:-$HOME/.cache}/scheduler-ci/.
-# and exports REDIS_URL, MONGODB_URI and defines ci_services_stop.
+# and exports REDIS_URL, MONGODB_URI, POSTGRES_URL and defines ci_services_stop.
 # All state lives in a fresh temp dir that ci_services_stop removes.
 #
-# CI_FERRETDB_BACKEND=postgresql (default sqlite) runs FerretDB on its PostgreSQL backend instead:
-# a private PostgreSQL cluster (Debian's postgresql package, installed with apt-get if missing) on
-# 127.0.0.1:$CI_POSTGRES_PORT (default 5499), initialised in the temp dir. For the cluster
-# benchmark (load-tests/README.md); CI uses the SQLite backend.
+#   * PostgreSQL (Debian's postgresql package, installed with apt-get if missing): a private
+#     cluster initialised in the temp dir on 127.0.0.1:$CI_POSTGRES_PORT (default 5499), for the
+#     PostgreSQL store (SCHEDULER_STORE=postgres); exports POSTGRES_URL.
+# CI_FERRETDB_BACKEND=postgresql (default sqlite) runs FerretDB on that PostgreSQL (database
+# `ferretdb`) instead of its SQLite backend: for the cluster benchmark (load-tests/README.md).
 #
 # Requires: bash, apt-get (only if Redis is missing), Go >= 1.21 on PATH or
 # in /usr/local/go/bin (go.mod asks for 1.24; newer-than-1.21 toolchains fetch
@@ -120,25 +121,35 @@ _ci_as_pg() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# Starts a private PostgreSQL in $CI_SERVICES_DIR/postgres and prints FerretDB's URL for it
-# (run in a command substitution: the caller sets CI_POSTGRES_BINDIR, which the stop needs).
+# Starts a private PostgreSQL in $CI_SERVICES_DIR/postgres (superuser `scheduler`, trust on
+# loopback, database `scheduler`; default durability: fsync and synchronous_commit on) and exports
+# POSTGRES_URL for the PostgreSQL store's tests and benchmarks.
 _ci_postgres_start() {
   local bindir="$1" data="$CI_SERVICES_DIR/postgres"
   mkdir -p "$data" && chmod 700 "$data"
   if [ "$(id -u)" -eq 0 ]; then chmod 711 "$CI_SERVICES_DIR" && chown postgres "$data"; fi
-  _ci_as_pg "$bindir/initdb" -D "$data" -U ferretdb -A trust --no-sync >"$CI_SERVICES_DIR/postgres-init.log" 2>&1 \
+  _ci_as_pg "$bindir/initdb" -D "$data" -U scheduler -A trust --no-sync >"$CI_SERVICES_DIR/postgres-init.log" 2>&1 \
     || { tail -n 20 "$CI_SERVICES_DIR/postgres-init.log" >&2; _ci_fail "initdb failed"; return 1; }
   _ci_log "PostgreSQL: starting on 127.0.0.1:$CI_POSTGRES_PORT"
   _ci_as_pg "$bindir/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t "$CI_SERVICES_START_TIMEOUT" \
-    -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1 -c plan_cache_mode=force_custom_plan" start >&2 \
+    -o "-p $CI_POSTGRES_PORT -k $data -c listen_addresses=127.0.0.1 -c max_connections=300" start >&2 \
     || { tail -n 20 "$data/postgres.log" >&2; _ci_fail "PostgreSQL did not start"; return 1; }
-  _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb ferretdb >&2 \
-    || { _ci_fail "createdb failed"; return 1; }
+  _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U scheduler scheduler >&2 \
+    || { _ci_fail "createdb scheduler failed"; return 1; }
+  export POSTGRES_URL="postgres://scheduler@127.0.0.1:$CI_POSTGRES_PORT/scheduler"
+  _ci_log "PostgreSQL: ready ($POSTGRES_URL)"
+}
+
+# Creates FerretDB's database in the private PostgreSQL and prints FerretDB's URL for it.
+_ci_ferretdb_postgres_url() {
+  local bindir="$1"
+  _ci_as_pg "$bindir/createdb" -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U scheduler ferretdb >&2 \
+    || { _ci_fail "createdb ferretdb failed"; return 1; }
   # GIN companions of FerretDB's btree indexes, which its pushed-down filters cannot use (see the file).
-  _ci_as_pg "$bindir/psql" -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U ferretdb -d ferretdb \
+  _ci_as_pg "$bindir/psql" -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$CI_POSTGRES_PORT" -U scheduler -d ferretdb \
     <"$CI_REPO_ROOT/tools/ferretdb/postgresql-gin-companions.sql" >&2 \
     || { _ci_fail "loading tools/ferretdb/postgresql-gin-companions.sql failed"; return 1; }
-  printf 'postgres://ferretdb@127.0.0.1:%s/ferretdb\n' "$CI_POSTGRES_PORT"
+  printf 'postgres://scheduler@127.0.0.1:%s/ferretdb\n' "$CI_POSTGRES_PORT"
 }
 
 ci_services_stop() {
@@ -198,13 +209,15 @@ _ci_services_start() {
     --logfile "$CI_SERVICES_DIR/redis/redis.log" \
     || { _ci_fail "redis-server failed to start"; return 1; }
 
+  _ci_tcp_open "$CI_POSTGRES_PORT" && { _ci_fail "127.0.0.1:$CI_POSTGRES_PORT is already in use"; return 1; }
+  pgbin="$(_ci_postgres_bindir)" || return 1
+  CI_POSTGRES_BINDIR="$pgbin"
+  _ci_postgres_start "$pgbin" || return 1
+
   case "$CI_FERRETDB_BACKEND" in
     sqlite) backend_args=(-dir "$CI_SERVICES_DIR/ferretdb/data") ;;
     postgresql)
-      _ci_tcp_open "$CI_POSTGRES_PORT" && { _ci_fail "127.0.0.1:$CI_POSTGRES_PORT is already in use"; return 1; }
-      pgbin="$(_ci_postgres_bindir)" || return 1
-      CI_POSTGRES_BINDIR="$pgbin"
-      pgurl="$(_ci_postgres_start "$pgbin")" || return 1
+      pgurl="$(_ci_ferretdb_postgres_url "$pgbin")" || return 1
       backend_args=(-postgresql-url "$pgurl")
       ;;
     *) _ci_fail "CI_FERRETDB_BACKEND must be sqlite or postgresql, not $CI_FERRETDB_BACKEND"; return 1 ;;
