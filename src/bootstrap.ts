@@ -23,6 +23,7 @@ import { StoreLock } from './storage/sqlite/store-lock';
 import { checkStorePath } from './storage/sqlite/store-preflight';
 import { logStoreHealth } from './storage/store-health';
 import { MongoStore } from './storage/mongo/mongo-store';
+import { PostgresStore } from './storage/postgres/postgres-store';
 import { Store } from './storage/store';
 import { StoreUnavailableError } from './domain/errors';
 import { ActorRouter } from './actors/router';
@@ -66,20 +67,30 @@ export interface Scheduler {
 }
 
 /**
- * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), or MongoDB
- * at `mongodbUri` (cluster mode: several processes may share it; partitions are owned through
- * leases, see src/cluster/partition-leases.ts).
- * @param clock the scheduler's clock: MongoDB starts a claim's attempt and lease when its write
- *   runs, which can be later than the caller's `now` (its writes queue); SQLite writes at once
+ * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), PostgreSQL at
+ * `postgresUrl` or MongoDB at `mongodbUri` (cluster mode: several processes may share it;
+ * partitions are owned through leases, see src/cluster/partition-leases.ts).
+ * @param clock the scheduler's clock: PostgreSQL and MongoDB start a claim's attempt and lease when
+ *   its write runs, which can be later than the caller's `now` (their writes queue); SQLite writes at once
  * @param watchClock the timers of the SQLite file watch (default: the system clock)
- * @throws ConfigError (`invalid configuration: …`) when `mongodb` is chosen without `mongodbUri`
+ * @throws ConfigError (`invalid configuration: …`) when `postgres` is chosen without `postgresUrl`,
+ *   or `mongodb` without `mongodbUri`
  */
 export function createStore(
-  config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'>,
+  config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'> & Partial<Pick<Config, 'postgresUrl'>>,
   clock?: Pick<Clock, 'now'>,
   watchClock?: Clock,
 ): Store {
   if (config.store === 'sqlite') return new SqliteStore(config.sqlitePath, watchClock ? { clock: watchClock } : {});
+  if (config.store === 'postgres') {
+    const url = config.postgresUrl ?? null;
+    if (url === null || url.trim() === '') {
+      throw new ConfigError(
+        'invalid configuration: postgresUrl (env POSTGRES_URL) is required when store (env SCHEDULER_STORE) is "postgres"',
+      );
+    }
+    return new PostgresStore(url, clock ? { clock } : {});
+  }
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
     throw new ConfigError('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');
   }
@@ -191,11 +202,11 @@ export async function startScheduler(
       ...(coord ? { rateLimiter: coord.rateLimiter, concurrencyBackend: coord.concurrency, redisStatus: coord.status } : {}),
     });
     const { service, crons, workflows, tenants, guard, limits } = services;
-    // Cluster mode (MongoDB store): partitions are owned through leases, shared with other
+    // Cluster mode (PostgreSQL or MongoDB store): partitions are owned through leases, shared with other
     // members. RUNNING attempts may belong to live members, so none is recovered at start: the
     // attempt-lease sweeper retries those whose worker stopped heartbeating.
     const cluster =
-      config.store === 'mongodb'
+      config.store !== 'sqlite'
         ? { memberId: config.memberId ?? defaultMemberId(), instance: newInstanceToken(), fences: new PartitionFences() }
         : null;
     // One live process per member id: refused (exit 78) while another process heartbeats it.

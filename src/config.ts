@@ -63,7 +63,7 @@ export const ConfigSchema = z
   .object({
     port: int(0, 65535),
     host: z.string().min(1),
-    store: z.enum(['sqlite', 'mongodb']),
+    store: z.enum(['sqlite', 'mongodb', 'postgres']),
     sqlitePath: z.string().min(1),
     /**
      * Create the SQLite file's directory when it is missing (env `SQLITE_CREATE_DIR`): `true`
@@ -73,6 +73,12 @@ export const ConfigSchema = z
      */
     sqliteCreateDir: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean().nullable()),
     mongodbUri: z.string().nullable(),
+    /** PostgreSQL store (`store: "postgres"`): `postgres://user:pass@host:port/db` (env `POSTGRES_URL`). */
+    postgresUrl: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
+      .nullable()
+      .default(null),
     /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
     redisUrl: z
       .string()
@@ -316,6 +322,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   SQLITE_PATH: 'sqlitePath',
   SQLITE_CREATE_DIR: 'sqliteCreateDir',
   MONGODB_URI: 'mongodbUri',
+  POSTGRES_URL: 'postgresUrl',
   REDIS_URL: 'redisUrl',
   WORKERS: 'workers',
   WORKER_CONCURRENCY: 'workerConcurrency',

@@ -18,7 +18,7 @@
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
 import { DEPTH_STATES } from '../../../domain/state-machine';
-import { sqlStates } from '../state-sql';
+import { sqlStates } from '../../sql/state-sql';
 import { prepareAuditScan } from './audit';
 
 export function prepareAggregates(db: Database.Database) {

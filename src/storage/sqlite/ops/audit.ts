@@ -13,10 +13,10 @@
  */
 import type Database from 'better-sqlite3';
 import { AuditScan } from '../../store';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 import { mergeByDue, WAITING_INDEXES } from './load-due';
 import { TERMINAL_STATES } from '../../../domain/task';
-import { sqlNotStates } from '../state-sql';
+import { sqlNotStates } from '../../sql/state-sql';
 
 export function prepareAuditScan(db: Database.Database): (now: number, overdueBefore: number, limit: number) => AuditScan {
   const waiting = WAITING_INDEXES.map(({ index, states }) => `tasks INDEXED BY ${index} WHERE ${states} AND due_at < ?`);

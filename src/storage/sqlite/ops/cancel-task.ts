@@ -8,10 +8,10 @@
  */
 import type Database from 'better-sqlite3';
 import { CancelResult } from '../../store';
-import { TaskRow, taskFromRow } from '../row-mapping';
+import { TaskRow, taskFromRow } from '../../sql/row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
 import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareCancelTask(db: Database.Database): (id: string, now: number) => CancelResult {
   const cancelWaiting = db.prepare(`

@@ -13,7 +13,7 @@ import { WorkflowCancelResult } from '../../store';
 import { WorkflowRow, workflowFromRow } from './read-workflows';
 import { prepareWorkflowProgress } from './workflow-progress';
 import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareCancelWorkflow(db: Database.Database): (id: string, now: number) => WorkflowCancelResult {
   const read = db.prepare(`SELECT * FROM workflows WHERE id = ?`);

@@ -22,9 +22,9 @@
  */
 import type Database from 'better-sqlite3';
 import { ClaimedTask, RetrySettings } from '../../../domain/task';
-import { parseJson, RETRY_COLUMNS, retryFromRow } from '../row-mapping';
+import { parseJson, RETRY_COLUMNS, retryFromRow } from '../../sql/row-mapping';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 /** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
 const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,

@@ -23,10 +23,10 @@
 import type Database from 'better-sqlite3';
 import { TaskState } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 /** The attempt being completed is still the task's current one, running. */
 const RUNNING = sqlStates(TRANSITIONS.succeed.from);

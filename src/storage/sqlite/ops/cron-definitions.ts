@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import { CronRecord } from '../../../domain/cron/cron-definition';
 import { CronChanges } from '../../cron-store';
-import { CronRow, cronFromRow } from '../cron-rows';
+import { CronRow, cronFromRow } from '../../sql/cron-rows';
 
 export function prepareCreateCron(db: Database.Database): (cron: CronRecord) => void {
   const insert = db.prepare(`

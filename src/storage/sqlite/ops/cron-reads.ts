@@ -10,10 +10,10 @@ import { CronRecord } from '../../../domain/cron/cron-definition';
 import { TaskState } from '../../../domain/task';
 import { CronFireView, CronListQuery } from '../../cron-store';
 import { decodeCursor, encodeCursor } from '../../cursor';
-import { CronFireRow, CronRow, cronFromRow, fireFromRow } from '../cron-rows';
+import { CronFireRow, CronRow, cronFromRow, fireFromRow } from '../../sql/cron-rows';
 import { TERMINAL_STATES } from '../../../domain/task';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlNotStates, sqlStates } from '../state-sql';
+import { sqlNotStates, sqlStates } from '../../sql/state-sql';
 
 export function prepareCronReads(db: Database.Database) {
   const getOne = db.prepare(`SELECT * FROM cron_tasks WHERE id = ?`);

@@ -11,10 +11,10 @@
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 import { prepareWorkflowProgress } from './workflow-progress';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareReplayDead(db: Database.Database): (id: string, now: number) => DueEntry | null {
   // The final attempt of a finished task lives in the task row (see complete-attempts.ts): archive

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { GUARDS } from '../../../domain/state-machine';
-import { sqlStates } from '../state-sql';
+import { sqlStates } from '../../sql/state-sql';
 
 export function prepareFencePartition(db: Database.Database): (partition: number, epoch: number) => number {
   const stmt = db.prepare(`

@@ -23,11 +23,11 @@ import type Database from 'better-sqlite3';
 import { CronFireRecord, FireOutcome, SkipReason } from '../../../domain/cron/cron-definition';
 import { DueEntry } from '../../../domain/task';
 import { CronFiring, CronFiringResult } from '../../cron-store';
-import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../row-mapping';
+import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../../sql/row-mapping';
 import { prepareCancelTask } from './cancel-task';
 import { prepareInsertTasks } from './insert-tasks';
 import { TERMINAL_STATES } from '../../../domain/task';
-import { sqlNotStates } from '../state-sql';
+import { sqlNotStates } from '../../sql/state-sql';
 
 /** The live (non-terminal) instances of a cron, oldest due first; matches index tasks_cron_live. */
 export const LIVE_CRON_INSTANCES_SQL = `

@@ -14,7 +14,7 @@ import type Database from 'better-sqlite3';
 import { NewTask } from '../../../domain/task';
 import { InsertResult } from '../../store';
 import { IdempotencyKeyConflict } from '../../idempotency-conflict';
-import { rankOfPriority } from '../row-mapping';
+import { rankOfPriority } from '../../sql/row-mapping';
 
 export function prepareInsertTasks(db: Database.Database): (tasks: NewTask[]) => InsertResult[] {
   const stmt = db.prepare(`

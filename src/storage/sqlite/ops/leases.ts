@@ -10,9 +10,9 @@
  */
 import type Database from 'better-sqlite3';
 import { AttemptHeartbeat, OrphanedAttempt } from '../../store';
-import { RETRY_COLUMNS, retryFromRow, TaskRow } from '../row-mapping';
+import { RETRY_COLUMNS, retryFromRow, TaskRow } from '../../sql/row-mapping';
 import { GUARDS } from '../../../domain/state-machine';
-import { sqlStates } from '../state-sql';
+import { sqlStates } from '../../sql/state-sql';
 
 export function prepareHeartbeatAttempts(
   db: Database.Database,

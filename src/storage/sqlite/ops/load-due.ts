@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 
 /**
  * The waiting-task indexes and their states as each partial index covers them (a query must name

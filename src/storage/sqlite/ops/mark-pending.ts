@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareMarkPending(db: Database.Database): (ids: string[], now: number, epoch?: number) => string[] {
   const update = db.prepare(`

@@ -14,7 +14,7 @@
  */
 import type Database from 'better-sqlite3';
 import { TERMINAL_STATES } from '../../../domain/task';
-import { sqlStates } from '../state-sql';
+import { sqlStates } from '../../sql/state-sql';
 
 export function preparePurgeFinished(
   db: Database.Database,

@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { AttemptRecord, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
-import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../row-mapping';
+import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../../sql/row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
 
 export interface TaskReads {

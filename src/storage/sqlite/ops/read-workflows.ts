@@ -8,7 +8,7 @@ import { TaskState } from '../../../domain/task';
 import { WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../../../domain/workflow';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { WorkflowListQuery, WorkflowPage } from '../../store';
-import { parseJson } from '../row-mapping';
+import { parseJson } from '../../sql/row-mapping';
 
 /** A `workflows` row as better-sqlite3 returns it. */
 export interface WorkflowRow {

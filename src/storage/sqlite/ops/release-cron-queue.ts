@@ -7,11 +7,11 @@
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
-import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../row-mapping';
+import { DUE_COLUMNS, TaskRow, dueEntryFromRow } from '../../sql/row-mapping';
 import { LIVE_CRON_INSTANCES_SQL } from './fire-crons';
 import { TaskState } from '../../../domain/task';
 import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareReleaseQueuedInstances(db: Database.Database): (cronIds: string[], now: number) => DueEntry[] {
   const live = db.prepare(LIVE_CRON_INSTANCES_SQL);

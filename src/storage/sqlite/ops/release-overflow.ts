@@ -7,9 +7,9 @@
  */
 import type Database from 'better-sqlite3';
 import { DueEntry } from '../../../domain/task';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 import { TRANSITIONS } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareReleaseOverflow(db: Database.Database): (ids: readonly string[], now: number) => DueEntry[] {
   const stmt = db.prepare(`

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import type { TaskState } from '../../../domain/task';
 import type { CheckpointSaveResult } from '../../checkpoint-store';
 import { GUARDS } from '../../../domain/state-machine';
-import { sqlStates } from '../state-sql';
+import { sqlStates } from '../../sql/state-sql';
 
 export function prepareSaveCheckpoint(
   db: Database.Database,

@@ -9,10 +9,10 @@
  */
 import type Database from 'better-sqlite3';
 import { UpdateWaitingChanges, UpdateWaitingResult } from '../../store';
-import { dueEntryFromRow, rankOfPriority, TaskRow, taskFromRow } from '../row-mapping';
+import { dueEntryFromRow, rankOfPriority, TaskRow, taskFromRow } from '../../sql/row-mapping';
 import { TaskState } from '../../../domain/task';
 import { GUARDS, TRANSITIONS, canTransition } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export function prepareUpdateWaitingTask(
   db: Database.Database,

@@ -20,9 +20,9 @@ import type Database from 'better-sqlite3';
 import { descendantsOf } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED } from '../../../domain/workflow';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
 import { TRANSITIONS, canTransition } from '../../../domain/state-machine';
-import { sqlState, sqlStates } from '../state-sql';
+import { sqlState, sqlStates } from '../../sql/state-sql';
 
 export interface WorkflowProgress {
   /** Task `taskId` of `workflowId` became SUCCEEDED. @returns the tasks it released */

@@ -1,0 +1,10 @@
+/**
+ * fencePartition — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
+ * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ */
+import type { Db } from '../db';
+import { notWritten } from './not-written';
+
+export async function fencePartition(_db: Db, _partition: number, _epoch: number): Promise<number> {
+  throw notWritten('fencePartition');
+}

@@ -1,0 +1,11 @@
+/**
+ * getTaskStates — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
+ * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ */
+import type { Db } from '../db';
+import type { TaskState } from '../../../domain/task';
+import { notWritten } from './not-written';
+
+export async function getTaskStates(_db: Db, _ids: readonly string[]): Promise<Map<string, TaskState>> {
+  throw notWritten('getTaskStates');
+}

@@ -1,0 +1,43 @@
+/**
+ * Which PostgreSQL errors mean "the database is away" (a recoverable `connection_lost` fault: the
+ * caller gets 503 `STORE_UNAVAILABLE` and may retry) and which mean "retry the transaction" (a
+ * deadlock or serialization failure between nodes). Codes: PostgreSQL's Appendix A, "Error Codes".
+ */
+import type { StoreFault } from '../store-health';
+
+/** Node's socket errors of a server that is down, unreachable or gone mid-call. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** SQLSTATE classes and codes of a server that cannot take work now. */
+function isServerAway(code: string): boolean {
+  return (
+    code.startsWith('08') || // connection exception
+    code === '57P01' || // admin_shutdown
+    code === '57P02' || // crash_shutdown
+    code === '57P03' || // cannot_connect_now (starting up, shutting down, recovery)
+    code === '53300' || // too_many_connections
+    code === '53100' || // disk_full
+    code === '58030' // io_error
+  );
+}
+
+/** The message of a connection the driver or server ended (pg gives these no code). */
+const ENDED =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i;
+
+/** The `connection_lost` fault `err` reveals, or null for any other error. @param now epoch ms */
+export function postgresFaultOf(err: unknown, target: string, now: number): StoreFault | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const away = SOCKET_CODES.has(code) || isServerAway(code) || (code === '' && ENDED.test(message));
+  if (!away) return null;
+  const kind = code === '53100' ? 'disk_full' : 'connection_lost';
+  return { kind, target, cause: code ? `${code}: ${message}` : message, recoverable: true, since: now };
+}
+
+/** True for errors after which the same transaction may simply run again: deadlock, serialization failure. */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}

@@ -1,0 +1,191 @@
+/**
+ * Group commit for the PostgreSQL store (docs/design-notes/postgres-store.md): the writes of one
+ * store instance run on one dedicated connection, many per transaction, and every caller is
+ * answered after its transaction's COMMIT returned (`synchronous_commit=on`: durable on the
+ * server's disk). One writing connection per node keeps the order callers rely on (a cancel issued
+ * right after an insert, without awaiting it, sees the insert), as SQLite's one writer does; the
+ * correctness between nodes comes from each operation's compare-and-set on the row (PostgreSQL's
+ * row locks: an UPDATE … WHERE state = … waits for a concurrent writer of the row and re-checks its
+ * condition on the new version).
+ *
+ * Batching waits for `setImmediate`, not for a timer: no added latency when idle. Lanes (as the
+ * MongoDB store's write queue): `first` (completions, lease extensions, checkpoints, fences: writes
+ * on attempts already claimed) runs before queued `ordered` writes; `deferred` (due marks of tasks
+ * still waiting at the dispatcher) goes in at most `deferredPerCommit` per transaction, after the rest.
+ *
+ * Failures: an operation that throws rolls the transaction back; its caller alone gets the error
+ * and the other operations of the batch run again in the next transaction (nothing of them was
+ * committed). A deadlock or serialization failure (another node's transaction) runs the whole batch
+ * again, at most `conflictRetries` times. A lost connection (the server away) answers every caller
+ * of the batch with that error (mapped to 503 by the store), and the next batch takes a new
+ * connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
+ * retried write is a compare-and-set that then finds its work done.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { Db } from './db';
+import { isRetryableConflict } from './pg-faults';
+
+/** The lane of a write (see the file header). */
+export type WriteLane = 'first' | 'ordered' | 'deferred';
+
+interface Job {
+  op: (db: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  conflicts: number;
+}
+
+/** Settings of {@link WriteQueue}. */
+export interface WriteQueueOptions {
+  /** Most operations in one transaction; default 1000. */
+  maxBatch?: number;
+  /** Most deferred operations in one transaction (at least one goes in); default 32. */
+  deferredPerCommit?: number;
+  /** Times a batch is run again after a deadlock or serialization failure; default 5. */
+  conflictRetries?: number;
+  /** True when `err` means the server is away (the connection is dropped and every caller of the batch gets the error). */
+  isConnectionError(err: unknown): boolean;
+  /** After each COMMIT (the store ends a recoverable connection fault). */
+  onCommit?(): void;
+}
+
+/** Runs write operations in group-commit transactions on one connection of `pool`. */
+export class WriteQueue {
+  private readonly lanes: Record<WriteLane, Job[]> = { first: [], ordered: [], deferred: [] };
+  private client: PoolClient | null = null;
+  private scheduled = false;
+  private running: Promise<void> | null = null;
+  private readonly maxBatch: number;
+  private readonly deferredPerCommit: number;
+  private readonly conflictRetries: number;
+  /** Transactions committed, operations in them and the largest batch. */
+  readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: WriteQueueOptions,
+  ) {
+    this.maxBatch = options.maxBatch ?? 1000;
+    this.deferredPerCommit = options.deferredPerCommit ?? 32;
+    this.conflictRetries = options.conflictRetries ?? 5;
+  }
+
+  /** Queues `op`; resolves with its result after its transaction committed. */
+  run<T>(op: (db: Db) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.lanes[lane].push({ op, resolve: resolve as (v: unknown) => void, reject, conflicts: 0 });
+      this.schedule();
+    });
+  }
+
+  /** Answers every write queued before it, then releases the connection. */
+  async close(): Promise<void> {
+    while (this.pending() > 0 || this.running) {
+      this.schedule();
+      await (this.running ?? new Promise<void>((r) => setImmediate(r)));
+    }
+    this.client?.release();
+    this.client = null;
+  }
+
+  private pending(): number {
+    return this.lanes.first.length + this.lanes.ordered.length + this.lanes.deferred.length;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.running = this.pump().finally(() => {
+        this.running = null;
+        if (this.pending() > 0) this.schedule();
+      });
+    });
+  }
+
+  private async pump(): Promise<void> {
+    while (this.pending() > 0) await this.commit(this.take());
+  }
+
+  /** The next batch: first-lane writes, then ordered ones, then a slice of deferred ones. */
+  private take(): Job[] {
+    const batch = this.lanes.first.splice(0, this.maxBatch);
+    batch.push(...this.lanes.ordered.splice(0, this.maxBatch - batch.length));
+    // At least one deferred write per transaction, so due marks never starve under a steady load.
+    batch.push(...this.lanes.deferred.splice(0, Math.max(1, Math.min(this.deferredPerCommit, this.maxBatch - batch.length))));
+    return batch;
+  }
+
+  /** Puts jobs back at the head of the queue, in their order (they run in the next batch). */
+  private requeue(jobs: Job[]): void {
+    if (jobs.length > 0) this.lanes.first.unshift(...jobs);
+  }
+
+  private async connection(): Promise<PoolClient> {
+    if (!this.client) this.client = await this.pool.connect();
+    return this.client;
+  }
+
+  /** Drops the writing connection after a connection error (the pool discards it). */
+  private drop(err: unknown): void {
+    const c = this.client;
+    this.client = null;
+    c?.release(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  private async commit(batch: Job[]): Promise<void> {
+    if (batch.length === 0) return;
+    let db: PoolClient;
+    try {
+      db = await this.connection();
+    } catch (err) {
+      for (const j of batch) j.reject(err);
+      return;
+    }
+    const results: unknown[] = [];
+    let failed: { at: number; err: unknown } | null = null;
+    try {
+      await db.query('BEGIN');
+      for (let i = 0; i < batch.length; i++) {
+        try {
+          results.push(await batch[i].op(db));
+        } catch (err) {
+          failed = { at: i, err };
+          break;
+        }
+      }
+      if (failed) {
+        await db.query('ROLLBACK');
+      } else {
+        await db.query('COMMIT');
+      }
+    } catch (err) {
+      // BEGIN, COMMIT or ROLLBACK failed: the connection is unusable or the outcome unknown.
+      this.drop(err);
+      for (const j of batch) j.reject(err);
+      return;
+    }
+    if (!failed) {
+      this.stats.commits++;
+      this.stats.operations += batch.length;
+      this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+      this.options.onCommit?.();
+      for (let i = 0; i < batch.length; i++) batch[i].resolve(results[i]);
+      return;
+    }
+    const { at, err } = failed;
+    if (this.options.isConnectionError(err)) {
+      this.drop(err);
+      for (const j of batch) j.reject(err);
+      return;
+    }
+    if (isRetryableConflict(err) && batch[at].conflicts < this.conflictRetries) {
+      batch[at].conflicts++;
+      this.requeue(batch);
+      return;
+    }
+    batch[at].reject(err);
+    this.requeue(batch.filter((_, i) => i !== at));
+  }
+}
