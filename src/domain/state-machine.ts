@@ -4,7 +4,7 @@ import { InvalidTransitionError } from './errors';
 /**
  * The task lifecycle (docs/DESIGN.md) as an explicit transition table: event → (from states → to
  * state). Both store adapters build every compare-and-set on a task's state from this table: SQLite
- * as `state IN (…)` (src/storage/sqlite/state-sql.ts), MongoDB as `{state: {$in: …}}`
+ * as `state IN (…)` (src/storage/sql/state-sql.ts, shared by SQLite and PostgreSQL), MongoDB as `{state: {$in: …}}`
  * (src/storage/mongo/state-filter.ts), so a late or duplicated message can never move a task
  * backwards or complete it twice. The storage conformance suite checks every (state, event) pair
  * of it against both adapters (test/storage/conformance/lifecycle.ts).
