@@ -9,8 +9,9 @@
  * deleted since, throws (IdempotencyKeyConflict for a key) and the list is rolled back.
  * Statements per call: one INSERT of all the list's tasks (`unnest` of column arrays); with keys,
  * one `INSERT … ON CONFLICT DO NOTHING` claiming the free keys, and only for keys already held one
- * `SELECT … FOR UPDATE` of them (with their tasks' existence) and one UPDATE taking over the
- * expired ones. Between nodes: PostgreSQL's unique index makes a second inserter of the same key
+ * `SELECT … FOR UPDATE` of them, one read of their tasks' existence (a statement of its own: its
+ * snapshot sees what committed while the lock waited) and one upsert taking over the expired ones.
+ * Between nodes: PostgreSQL's unique index makes a second inserter of the same key
  * wait for the first one's transaction, then see its key as held (a replay or a conflict), so
  * concurrent duplicates create one task.
  */
@@ -56,7 +57,7 @@ const CLAIM_FREE_KEYS = `
   RETURNING tenant_id, key`;
 
 const LOCK_HELD_KEYS = `
-  SELECT k.tenant_id, k.key, k.task_id, k.request_hash, k.expires_at, EXISTS (SELECT 1 FROM tasks t WHERE t.id = k.task_id) AS task_exists
+  SELECT k.tenant_id, k.key, k.task_id, k.request_hash, k.expires_at
   FROM idempotency_keys k JOIN unnest($1::text[], $2::text[]) AS w(tenant_id, key) ON k.tenant_id = w.tenant_id AND k.key = w.key
   ORDER BY k.tenant_id, k.key
   FOR UPDATE OF k`;
@@ -142,7 +143,6 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
       task_id: string;
       request_hash: string;
       expires_at: number;
-      task_exists: boolean;
     }>(LOCK_HELD_KEYS, [held.map((t) => t.tenantId), held.map((t) => t.idempotencyKey)]);
     const rows = new Map(locked.rows.map((r) => [keyOf(r.tenant_id, r.key), r]));
     const expired: NewTask[] = [];
@@ -151,7 +151,7 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
       const r = rows.get(k);
       if (!r) continue;
       if (r.expires_at > t.createdAt) {
-        holders.set(k, { taskId: r.task_id, hash: r.request_hash, expiresAt: r.expires_at, exists: r.task_exists });
+        holders.set(k, { taskId: r.task_id, hash: r.request_hash, expiresAt: r.expires_at, exists: false });
       } else {
         expired.push(t);
         holders.set(k, holderOf(t));
@@ -160,7 +160,21 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
     if (expired.length > 0) await takeOver(db, expired);
     pending = held.filter((t) => !rows.has(keyOf(t.tenantId, t.idempotencyKey as string)));
   }
+  await markExisting(db, holders);
   return holders;
+}
+
+/**
+ * Sets `exists` of the holders this call did not make. A statement of its own, after the lock: its
+ * snapshot sees the task of a holder that committed while the lock waited (a snapshot taken with
+ * the lock's statement would not).
+ */
+async function markExisting(db: Db, holders: Map<string, Holder>): Promise<void> {
+  const others = [...holders.values()].filter((h) => !h.claimer);
+  if (others.length === 0) return;
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM tasks WHERE id = ANY($1::text[])`, [others.map((h) => h.taskId)]);
+  const found = new Set(rows.map((r) => r.id));
+  for (const h of others) h.exists = found.has(h.taskId);
 }
 
 /** `t` as the holder of its key, taken in this call. */
