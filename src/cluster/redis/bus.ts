@@ -1,23 +1,22 @@
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import { Channel, CHANNELS, CoordinationMessages, parseMessage } from './messages';
+import type { BusHandler, CoordinationBus } from '../coordination-bus';
+import { Channel, CHANNELS, CoordinationMessages, parseMessage } from '../messages';
 import type { RedisConnection } from './redis-connection';
 import type { RedisMetrics } from './redis-metrics';
 
-type Handler<C extends Channel> = (msg: CoordinationMessages[C]) => void;
-
 /**
- * Typed Redis pub/sub between the nodes of a cluster (channels `<prefix>wake`, `<prefix>cancel`;
- * messages in {@link CoordinationMessages}). Delivery is at most once and only to nodes connected
+ * The {@link CoordinationBus} over Redis pub/sub (channels `<prefix>wake`, `<prefix>cancel`,
+ * `<prefix>ended`; messages in {@link CoordinationMessages}). Delivery is at most once and only to nodes connected
  * at that moment: nothing rests on it. A lost wake is found by the owner's next window read, a
  * lost cancel by the handler's timeout (the store already says `cancel_requested`).
  *
  * Publishing while Redis is unreachable drops the message (counted); received messages from this
  * node itself, or of the wrong shape, are dropped (counted), never thrown.
  */
-export class CoordinationBus {
+export class RedisBus implements CoordinationBus {
   private readonly prefix: string;
-  private readonly handlers = new Map<Channel, Array<Handler<Channel>>>();
+  private readonly handlers = new Map<Channel, Array<BusHandler<Channel>>>();
   private sub: Redis | null = null;
 
   /**
@@ -60,9 +59,9 @@ export class CoordinationBus {
   }
 
   /** Calls `handler` for each valid message from another node on `channel`. */
-  on<C extends Channel>(channel: C, handler: Handler<C>): void {
+  on<C extends Channel>(channel: C, handler: BusHandler<C>): void {
     const list = this.handlers.get(channel) ?? [];
-    list.push(handler as unknown as Handler<Channel>);
+    list.push(handler as unknown as BusHandler<Channel>);
     this.handlers.set(channel, list);
   }
 
