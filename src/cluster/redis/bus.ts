@@ -1,7 +1,8 @@
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
+import { BusHandlers } from '../bus-handlers';
 import type { BusHandler, CoordinationBus } from '../coordination-bus';
-import { Channel, CHANNELS, CoordinationMessages, parseMessage } from '../messages';
+import { Channel, CHANNELS, CoordinationMessages } from '../messages';
 import type { RedisConnection } from './redis-connection';
 import type { RedisMetrics } from './redis-metrics';
 
@@ -16,7 +17,7 @@ import type { RedisMetrics } from './redis-metrics';
  */
 export class RedisBus implements CoordinationBus {
   private readonly prefix: string;
-  private readonly handlers = new Map<Channel, Array<BusHandler<Channel>>>();
+  private readonly handlers: BusHandlers;
   private sub: Redis | null = null;
 
   /**
@@ -31,6 +32,7 @@ export class RedisBus implements CoordinationBus {
     options: { prefix?: string } = {},
   ) {
     this.prefix = options.prefix ?? 'scheduler:';
+    this.handlers = new BusHandlers(nodeId, log);
   }
 
   /** The Redis channel name of `channel`. */
@@ -60,9 +62,7 @@ export class RedisBus implements CoordinationBus {
 
   /** Calls `handler` for each valid message from another node on `channel`. */
   on<C extends Channel>(channel: C, handler: BusHandler<C>): void {
-    const list = this.handlers.get(channel) ?? [];
-    list.push(handler as unknown as BusHandler<Channel>);
-    this.handlers.set(channel, list);
+    this.handlers.add(channel, handler);
   }
 
   /**
@@ -83,19 +83,8 @@ export class RedisBus implements CoordinationBus {
   }
 
   private deliver(channel: Channel, text: string): void {
-    const msg = parseMessage(channel, text);
-    if (msg === null) {
-      this.metrics?.messages.inc({ channel, direction: 'invalid' });
-      return;
-    }
-    if (msg.from === this.nodeId) return;
-    this.metrics?.messages.inc({ channel, direction: 'received' });
-    for (const h of this.handlers.get(channel) ?? []) {
-      try {
-        h(msg);
-      } catch (err) {
-        this.log.error({ err, channel }, 'coordination message handler failed');
-      }
-    }
+    const result = this.handlers.deliver(channel, text);
+    if (result === 'invalid') this.metrics?.messages.inc({ channel, direction: 'invalid' });
+    else if (result === 'delivered') this.metrics?.messages.inc({ channel, direction: 'received' });
   }
 }
