@@ -234,6 +234,31 @@ if (!url) {
       });
     }
 
+    it('a statement unanswered past the query timeout drops the connection, which is remade', async () => {
+      const c = await startPgCoordination({
+        url,
+        base: new SystemClock(),
+        log,
+        schema: freshSchema('slow'),
+        connection: { queryTimeoutMs: 300 },
+      });
+      try {
+        const pid = c.listener.backendPid;
+        const back = new Promise<void>((resolve) => c.listener.onChange((up) => up && resolve()));
+        // The server holds the statement for 5 s: a stand-in for a connection that stopped answering.
+        await c.listener.query('SELECT pg_sleep(5)').then(
+          () => expect.fail('the statement should time out'),
+          (err: Error) => expect(err.message).to.match(/unanswered after 300 ms/),
+        );
+        await back;
+        expect(c.status()).to.equal('up');
+        expect(c.listener.backendPid).to.be.a('number').and.not.equal(pid);
+        expect(await c.bus.publish('cancel', { taskId: 't', attempt: 1 })).to.equal(1);
+      } finally {
+        await c.close();
+      }
+    });
+
     it('an unreachable database does not stop start-up: the local clock, status down, and it keeps retrying', async () => {
       const c = await startPgCoordination({
         url: 'postgres://scheduler@127.0.0.1:1/none',
