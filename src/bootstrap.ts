@@ -37,6 +37,7 @@ import { createStreamRedis } from './cluster/redis/redis-connection';
 import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
 import { Coordination, startCoordination } from './cluster/redis/coordination';
+import { PgCoordination, startPgCoordination } from './cluster/postgres/pg-coordination';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
 
@@ -54,6 +55,8 @@ export interface Scheduler {
   waiters: ResultWaiters;
   /** Redis coordination (clock, shared rate limits, pub/sub); null without `redisUrl`. */
   coordination: Coordination | null;
+  /** PostgreSQL coordination (clock, LISTEN/NOTIFY): store `postgres` without `redisUrl`; else null. */
+  pgCoordination: PgCoordination | null;
   runtime: ActorRuntime;
   app: FastifyInstance;
   /** The actor serving the message API; hand it to `new SchedulerClient(apiActor)`. */
@@ -106,6 +109,8 @@ export function createStore(
  * becomes the Redis server's time (measured offset, errs late), rate limits are shared buckets in
  * Redis, and offers and aborts are also published to the other nodes. An unreachable Redis does
  * not stop start-up: the node runs degraded (local clock and limits; /readyz says so).
+ * Without `redisUrl` on the PostgreSQL store, the database gives the clock and carries the messages
+ * (`cluster/postgres/`: clock_timestamp() offset, LISTEN/NOTIFY); rate limits stay per node.
  * @param options.clock time source (default: system clock; with Redis, the local clock the
  *   measured offset corrects)
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
@@ -173,13 +178,17 @@ export async function startScheduler(
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;
   let coordination: Coordination | null = null;
+  let pgCoordination: PgCoordination | null = null;
   // External queues' Redis client (null without external queues); see createStreamRedis in src/cluster/redis/redis-connection.ts.
   let redis: ReturnType<typeof createStreamRedis> = null;
   try {
     if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
       coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
+    } else if (config.store === 'postgres' && config.postgresUrl) {
+      // No Redis: the database's clock and LISTEN/NOTIFY between nodes (docs/CLUSTER.md).
+      pgCoordination = await startPgCoordination({ url: config.postgresUrl, base: localClock, log, registry: metrics.registry });
     }
-    const clock: Clock = coordination?.clock ?? localClock;
+    const clock: Clock = coordination?.clock ?? pgCoordination?.clock ?? localClock;
     schedulerClock = clock;
     const coord = coordination;
     redis = createStreamRedis(config);
@@ -234,8 +243,10 @@ export async function startScheduler(
     });
     // Wake-ups and cancels between nodes only where the nodes share one store (cluster mode):
     // embedded nodes with REDIS_URL share the clock and the rate limits, not their tasks.
-    // With Redis, task ends are shared too: a long poll on one node wakes when another node ends its task.
-    if (cluster && coord) await attachPeers(coord, router, config.horizonMs, taskEnds);
+    // Task ends are shared too: a long poll on one node wakes when another node ends its task.
+    // The bus is Redis pub/sub, or without Redis on the PostgreSQL store its LISTEN/NOTIFY.
+    const peers = coord ?? pgCoordination;
+    if (cluster && peers) await attachPeers(peers, router, config.horizonMs, taskEnds);
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await spawnLocal(
       runtime.root,
@@ -291,6 +302,7 @@ export async function startScheduler(
       tenants,
       waiters: services.waiters,
       coordination: coord,
+      pgCoordination,
       runtime: rt,
       app,
       apiActor,
@@ -314,6 +326,7 @@ export async function startScheduler(
           await app.close();
           await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await coord?.close();
+          await pgCoordination?.close();
           await store.close();
           unlogHealth();
           lock?.release();
@@ -325,6 +338,7 @@ export async function startScheduler(
     await runtime?.close(0).catch(() => undefined);
     redis?.disconnect();
     await coordination?.close().catch(() => undefined);
+    await pgCoordination?.close().catch(() => undefined);
     await store.close();
     unlogHealth();
     lock?.release();

@@ -1,8 +1,7 @@
 import { ActorRouter, byPartition, PeerNotifier } from './router';
 import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';
-import type { CoordinationBus } from '../cluster/redis/bus';
-import type { Coordination } from '../cluster/redis/coordination';
+import type { CoordinationBus } from '../cluster/coordination-bus';
 import type { TaskEndPublisher, TaskEndSubscriber } from '../services/ports';
 
 /**
@@ -56,10 +55,12 @@ export function relayTaskEnds(bus: CoordinationBus, events: TaskEndPublisher & T
 /**
  * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
  * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher.
+ * @param coordination the bus (Redis pub/sub, or PostgreSQL LISTEN/NOTIFY without Redis) and the
+ *   cluster's clock (the horizon of the wakes is measured on it)
  * @param taskEnds this node's task-end events, shared with the other nodes ({@link relayTaskEnds}); absent: not shared
  */
 export async function attachPeers(
-  coordination: Pick<Coordination, 'bus' | 'clock'>,
+  coordination: { readonly bus: CoordinationBus; readonly clock: Clock },
   router: ActorRouter,
   horizonMs: number,
   taskEnds?: TaskEndPublisher & TaskEndSubscriber,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { bestSample, estimate, LOCAL_RESOLUTION_MS, MAX_DRIFT, OffsetFilter } from '../../src/cluster/redis/clock-offset';
-import { OffsetClock } from '../../src/cluster/redis/offset-clock';
+import { bestSample, estimate, LOCAL_RESOLUTION_MS, MAX_DRIFT, OffsetFilter } from '../../src/cluster/clock-offset';
+import { OffsetClock } from '../../src/cluster/offset-clock';
 import { ManualClock } from '../../src/domain/clock';
 
 const T0 = 1_700_000_000_000;

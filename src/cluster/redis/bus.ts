@@ -1,23 +1,23 @@
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
-import { Channel, CHANNELS, CoordinationMessages, parseMessage } from './messages';
+import { BusHandlers } from '../bus-handlers';
+import type { BusHandler, CoordinationBus } from '../coordination-bus';
+import { Channel, CHANNELS, CoordinationMessages } from '../messages';
 import type { RedisConnection } from './redis-connection';
 import type { RedisMetrics } from './redis-metrics';
 
-type Handler<C extends Channel> = (msg: CoordinationMessages[C]) => void;
-
 /**
- * Typed Redis pub/sub between the nodes of a cluster (channels `<prefix>wake`, `<prefix>cancel`;
- * messages in {@link CoordinationMessages}). Delivery is at most once and only to nodes connected
+ * The {@link CoordinationBus} over Redis pub/sub (channels `<prefix>wake`, `<prefix>cancel`,
+ * `<prefix>ended`; messages in {@link CoordinationMessages}). Delivery is at most once and only to nodes connected
  * at that moment: nothing rests on it. A lost wake is found by the owner's next window read, a
  * lost cancel by the handler's timeout (the store already says `cancel_requested`).
  *
  * Publishing while Redis is unreachable drops the message (counted); received messages from this
  * node itself, or of the wrong shape, are dropped (counted), never thrown.
  */
-export class CoordinationBus {
+export class RedisBus implements CoordinationBus {
   private readonly prefix: string;
-  private readonly handlers = new Map<Channel, Array<Handler<Channel>>>();
+  private readonly handlers: BusHandlers;
   private sub: Redis | null = null;
 
   /**
@@ -32,6 +32,7 @@ export class CoordinationBus {
     options: { prefix?: string } = {},
   ) {
     this.prefix = options.prefix ?? 'scheduler:';
+    this.handlers = new BusHandlers(nodeId, log);
   }
 
   /** The Redis channel name of `channel`. */
@@ -60,10 +61,8 @@ export class CoordinationBus {
   }
 
   /** Calls `handler` for each valid message from another node on `channel`. */
-  on<C extends Channel>(channel: C, handler: Handler<C>): void {
-    const list = this.handlers.get(channel) ?? [];
-    list.push(handler as unknown as Handler<Channel>);
-    this.handlers.set(channel, list);
+  on<C extends Channel>(channel: C, handler: BusHandler<C>): void {
+    this.handlers.add(channel, handler);
   }
 
   /**
@@ -84,19 +83,8 @@ export class CoordinationBus {
   }
 
   private deliver(channel: Channel, text: string): void {
-    const msg = parseMessage(channel, text);
-    if (msg === null) {
-      this.metrics?.messages.inc({ channel, direction: 'invalid' });
-      return;
-    }
-    if (msg.from === this.nodeId) return;
-    this.metrics?.messages.inc({ channel, direction: 'received' });
-    for (const h of this.handlers.get(channel) ?? []) {
-      try {
-        h(msg);
-      } catch (err) {
-        this.log.error({ err, channel }, 'coordination message handler failed');
-      }
-    }
+    const result = this.handlers.deliver(channel, text);
+    if (result === 'invalid') this.metrics?.messages.inc({ channel, direction: 'invalid' });
+    else if (result === 'delivered') this.metrics?.messages.inc({ channel, direction: 'received' });
   }
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../../domain/clock';
-import { CoordinationBus } from './bus';
-import { ClockSyncOptions, OffsetClock } from './offset-clock';
+import { RedisBus } from './bus';
+import { ClockSyncOptions, OffsetClock } from '../offset-clock';
 import { RedisConnection, RedisConnectionOptions } from './redis-connection';
 import { RedisMetrics } from './redis-metrics';
 import { RedisRateLimiter, RedisRateLimiterOptions } from './redis-rate-limiter';
@@ -21,7 +21,7 @@ export interface Coordination {
   readonly rateLimiter: RedisRateLimiter;
   /** Concurrency-key slots shared by the cluster (the per-node limit while Redis is away). */
   readonly concurrency: RedisConcurrency;
-  readonly bus: CoordinationBus;
+  readonly bus: RedisBus;
   /** 'up' while Redis answers, 'down' while it is unreachable (readiness: degraded). */
   status(): 'up' | 'down';
   /** Stops re-measuring, gives leased tokens back and closes the connections. Idempotent. */
@@ -70,7 +70,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
   );
   const rateLimiter = new RedisRateLimiter(connection, scripts, clock, metrics, { ...o.rateLimits, prefix: o.prefix });
   const concurrency = new RedisConcurrency(connection, scripts, clock, nodeId, metrics, { ...o.concurrency, prefix: o.prefix });
-  const bus = new CoordinationBus(connection, nodeId, log, metrics, { prefix: o.prefix });
+  const bus = new RedisBus(connection, nodeId, log, metrics, { prefix: o.prefix });
   if (await connection.connect()) await clock.measure();
   // Measure again at once whenever the connection comes back (the server may have changed).
   connection.onChange((up) => {

@@ -2,8 +2,9 @@
  * Clock offset to a reference server, NTP style (RFC 5905 §8, simplified to one request/reply
  * with a single server timestamp): pure arithmetic over samples, no I/O.
  *
- * A sample is one `TIME` call: the local clock read just before sending (`sentAt`) and just after
- * the reply (`receivedAt`), and the server's time in the reply (`serverAt`); all epoch ms. The
+ * A sample is one reading of the server's clock (Redis `TIME`, PostgreSQL `clock_timestamp()`):
+ * the local clock read just before sending (`sentAt`) and just after the reply (`receivedAt`), and
+ * the server's time in the reply (`serverAt`); all epoch ms. The
  * server read its clock somewhere inside the round trip, so the true offset (server − local) lies
  * in `[serverAt − receivedAt, serverAt − sentAt]`: the midpoint is the estimate, half the round
  * trip its uncertainty.
@@ -41,7 +42,7 @@ export const MAX_DRIFT = 15e-6;
 
 /**
  * Resolution of the local clock (ms): `Date.now()` counts whole milliseconds, so a local reading
- * may be up to 1 ms behind the true local time; the server's TIME has microseconds.
+ * may be up to 1 ms behind the true local time; the servers' clocks have microseconds.
  */
 export const LOCAL_RESOLUTION_MS = 1;
 

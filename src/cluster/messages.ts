@@ -1,7 +1,8 @@
-import { DueEntry, PRIORITIES, TASK_STATES } from '../../domain/task';
+import { DueEntry, PRIORITIES, TASK_STATES } from '../domain/task';
 
 /**
- * The coordination messages between nodes (Redis pub/sub), one channel each, as JSON. Every
+ * The coordination messages between nodes (Redis pub/sub, or PostgreSQL LISTEN/NOTIFY without
+ * Redis: see coordination-bus.ts), one channel each, as JSON. Every
  * message names the node that sent it (`from`), so a node ignores its own.
  */
 export interface CoordinationMessages {

@@ -1,7 +1,20 @@
 import type { Logger } from 'pino';
-import { Clock, TimerHandle } from '../../domain/clock';
+import { Clock, TimerHandle } from '../domain/clock';
+import type { Counter, Gauge } from 'prom-client';
 import { MAX_DRIFT, OffsetEstimate, OffsetFilter, OffsetSample } from './clock-offset';
-import type { RedisMetrics } from './redis-metrics';
+
+/**
+ * The metrics an {@link OffsetClock} keeps (those of the coordination backend it samples: Redis's
+ * `scheduler_redis_clock_*`, PostgreSQL's `scheduler_postgres_clock_*`).
+ */
+export interface ClockMetrics {
+  /** Correction in use (seconds). */
+  readonly clockOffset: Gauge<string>;
+  /** Round trip of the sample the correction comes from (seconds). */
+  readonly clockRoundTrip: Gauge<string>;
+  /** Samples taken, by result (`ok`, `failed`). */
+  readonly clockSamples: Counter<'result'>;
+}
 
 /** Reads the reference server's time (epoch ms, fractional allowed); rejects when unreachable. */
 export type ServerTime = () => Promise<number>;
@@ -10,17 +23,18 @@ export type ServerTime = () => Promise<number>;
 export interface ClockSyncOptions {
   /** Time between two measurements (default 30,000). */
   intervalMs?: number;
-  /** TIME calls per measurement; the fastest counts (default 4). */
+  /** Server clock readings per measurement; the fastest counts (default 4). */
   samplesPerRound?: number;
   /** Samples kept across measurements for the minimum-round-trip choice (default 8). */
   window?: number;
 }
 
 /**
- * A {@link Clock} on the Redis server's time (docs/DESIGN.md §4: one time source in cluster mode):
+ * A {@link Clock} on a reference server's time (docs/DESIGN.md §4: one time source in cluster mode;
+ * the server is Redis (`TIME`) or, without Redis, the PostgreSQL store (`clock_timestamp()`)):
  * `now()` is the local clock plus the measured correction (offset minus half the round trip, minus
  * 15 ppm of drift allowance per ms since the sample), so it errs late, never early. Timers run on the local clock (delays are durations; the callers
- * compare with `now()` when they wake). Before the first sample, and while Redis is away, the
+ * compare with `now()` when they wake). Before the first sample, and while the server is away, the
  * last correction holds (0 at first: the local clock).
  */
 export class OffsetClock implements Clock {
@@ -34,13 +48,13 @@ export class OffsetClock implements Clock {
 
   /**
    * @param base the local clock (reads and timers)
-   * @param serverTime one TIME call
+   * @param serverTime one reading of the server's clock (Redis `TIME`, PostgreSQL `clock_timestamp()`)
    */
   constructor(
     private readonly base: Clock,
     private readonly serverTime: ServerTime,
     private readonly log: Logger,
-    private readonly metrics?: RedisMetrics,
+    private readonly metrics?: ClockMetrics,
     private readonly options: ClockSyncOptions = {},
   ) {
     this.filter = new OffsetFilter(options.window ?? 8);
