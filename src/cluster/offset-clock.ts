@@ -63,7 +63,9 @@ export class OffsetClock implements Clock {
   now(): number {
     const local = this.base.now();
     if (!this.synced) return local;
-    return local + this.correction - Math.max(0, local - this.correctedAt) * MAX_DRIFT;
+    // Whole milliseconds, rounded down (never ahead of the server), as every Clock answers: stores keep times as integers (PostgreSQL's
+    // bigint refuses a fraction), and the correction and drift allowance are fractional.
+    return Math.floor(local + this.correction - Math.max(0, local - this.correctedAt) * MAX_DRIFT);
   }
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
