@@ -119,7 +119,17 @@ export async function ensurePostgres(dir: string): Promise<PgHandle> {
   runOrThrow('initdb', ['-D', data, '-U', 'bench', '--auth=trust', '-E', 'UTF8', '--no-locale'], 'initdb');
   const port = await freePort();
   const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${data} -c max_connections=200`;
-  runOrThrow('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], 'pg_ctl start');
+  try {
+    runOrThrow('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], 'pg_ctl start');
+  } catch (err) {
+    // A server that came up too slowly is still stopped before the error goes on.
+    try {
+      runOrThrow('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'], 'pg_ctl stop');
+    } catch {
+      /* it never started */
+    }
+    throw err;
+  }
   const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   let stopped = false;
   const killNow = () => {
