@@ -170,7 +170,7 @@ function peerSetups(o: PeerOptions, redis: RedisHandle | null, pg: PgHandle | nu
     peers.push({
       ...pgCommon,
       system: 'pgboss',
-      label: `pgboss_b${o.pgbossBatchSize}`,
+      label: `pgboss_b${o.pgbossBatchSize}${o.pgbossWorkers > 1 ? `_w${o.pgbossWorkers}` : ''}`,
       concurrency: o.pgbossWorkers,
       pgbossBatchSize: o.pgbossBatchSize,
       pgbossPollingMs: o.pgbossPollingMs,
