@@ -102,13 +102,13 @@ export async function graphileConsumer(cfg: PgConsumerConfig, h: ConsumerHooks):
     async close() {
       await runner?.stop();
     },
-    async confirm(_expect, timeoutMs) {
+    async confirm(expect, timeoutMs) {
       // Completed jobs are deleted: every job of the scenario is done when none is left.
       await pollUntil(
         url,
         'select (case when exists (select 1 from graphile_worker._private_jobs) then 0 else $1::int end) as n',
-        [_expect],
-        _expect,
+        [expect],
+        expect,
         timeoutMs,
       );
     },
