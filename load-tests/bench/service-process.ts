@@ -23,6 +23,8 @@ export interface ServiceSettings {
   logLevel: string;
   /** Run the service with --cpu-prof into this dir (profiles written when it exits); absent or null = no profile. */
   cpuProfDir?: string | null;
+  /** More environment for the service (e.g. SCHEDULER_STORE, POSTGRES_URL); wins over the bench's own. */
+  extraEnv?: Record<string, string>;
 }
 
 export function freePort(): Promise<number> {
@@ -69,6 +71,7 @@ export class Service {
     if (this.opts.workers !== null) env.WORKERS = String(this.opts.workers);
     if (this.opts.workerConcurrency !== null) env.WORKER_CONCURRENCY = String(this.opts.workerConcurrency);
     if (this.opts.partitions !== null) env.PARTITIONS = String(this.opts.partitions);
+    Object.assign(env, this.opts.extraEnv ?? {});
     const nodeArgs: string[] = [...SERVICE_NODE_FLAGS];
     if (this.opts.cpuProfDir) {
       fs.mkdirSync(this.opts.cpuProfDir, { recursive: true });

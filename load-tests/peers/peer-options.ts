@@ -5,12 +5,23 @@
  */
 import { cpuProfDir, nameList, outFile, parseFlags, strictInt, str, UsageError } from '../bench/flags';
 
-export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service, BullMQ and Agenda, same machine, same run
+export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service, BullMQ, Agenda, graphile-worker and
+pg-boss, same machine, same run
 
-  --systems LIST             comma list of ours,bullmq,agenda (default all three)
-  --tasks N                  end-to-end and backlog scenarios, ours and BullMQ (default 20000)
+  --systems LIST             comma list of ours,bullmq,agenda,graphile,graphile_batched,pgboss
+                             (default ours,bullmq,agenda). The PostgreSQL peers use POSTGRES_URL
+                             (a fresh database per scenario, dropped after), else a private
+                             cluster (initdb in the temp dir, PG_BIN_DIR or /usr/lib/postgresql/15/bin)
+  --ours-store S             sqlite (default) or postgres: our service with SCHEDULER_STORE=postgres
+                             and POSTGRES_URL = a fresh database each round (dropped after)
+  --graphile-concurrency N   graphile and graphile_batched: concurrency, maxPoolSize N + 1
+                             (default 24, its published performance set-up)
+  --pgboss-batch-size N      pg-boss work() batchSize (default 500)
+  --pgboss-polling-ms MS     pg-boss work() pollingIntervalSeconds × 1000, at least 500 (default 500)
+  --pgboss-workers N         pg-boss work() calls in the consumer process (default 1)
+  --tasks N                  end-to-end and backlog scenarios, all but Agenda (default 20000)
   --agenda-tasks N           the same for Agenda, which is far slower (default 1000)
-  --herd N                   herd scenario: jobs due at the same instant, ours and BullMQ (default 2000)
+  --herd N                   herd scenario: jobs due at the same instant, all but Agenda (default 2000)
   --agenda-herd N            herd size for Agenda (default 2000)
   --herd-lead-ms MS          herd jobs are due at (enqueue start + MS) (default 5000)
   --backlog-lead-ms MS       ours: the backlog is submitted due at (start + MS) (default 5000)
@@ -25,8 +36,9 @@ export const PEERS_HELP = `bench-peers: the same no-op scenarios on our service,
                              is the service's scheduler_last_task_finished_timestamp_seconds
                              (from the scrape that saw them all), as BullMQ's is its 'completed'
                              event; each scrape costs the service's main thread a few ms
-  --batch-size N             ours: tasks per batch request; BullMQ: jobs per addBulk (default 1000)
-  --in-flight N              batch requests / addBulk calls in flight (default 4)
+  --batch-size N             ours: tasks per batch request; BullMQ: jobs per addBulk; graphile:
+                             per addJobs; pg-boss: per insert (default 1000)
+  --in-flight N              batch requests / addBulk / addJobs / insert calls in flight (default 4)
   --agenda-in-flight N       Agenda now()/schedule() calls in flight (default 16)
   --time-bound-s S           longest wait for one scenario's jobs, ours and BullMQ (default 120)
   --agenda-time-bound-s S    the same for Agenda; the rate is then over what finished (default 60)
@@ -80,7 +92,20 @@ export interface PeerOptions {
   keepTmp: boolean;
   /** `--cpu-prof` directory for our service; null = no profile. */
   cpuProfDir: string | null;
+  /** Our service's store: sqlite (its default) or postgres (a fresh database each round). */
+  oursStore: 'sqlite' | 'postgres';
+  /** graphile-worker concurrency (both graphile systems); maxPoolSize is one more. */
+  graphileConcurrency: number;
+  pgbossBatchSize: number;
+  /** pg-boss pollingIntervalSeconds, in ms. */
+  pgbossPollingMs: number;
+  pgbossWorkers: number;
 }
+
+/** Every system bench-peers knows. */
+export const SYSTEMS = ['ours', 'bullmq', 'agenda', 'graphile', 'graphile_batched', 'pgboss'] as const;
+/** The systems whose store is PostgreSQL. */
+export const PG_SYSTEMS = ['graphile', 'graphile_batched', 'pgboss'];
 
 export { UsageError };
 
@@ -110,6 +135,11 @@ export const FLAGS = [
   'log-level',
   'out',
   'cpu-prof',
+  'ours-store',
+  'graphile-concurrency',
+  'pgboss-batch-size',
+  'pgboss-polling-ms',
+  'pgboss-workers',
 ] as const;
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
@@ -120,7 +150,10 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
   const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number =>
     strictInt(values, name, quick ? quickDef : def, min, max);
   const rounds = int('rounds', 1, 1, 1, 20);
-  const systems: Set<string> = nameList(values, 'systems', 'ours,bullmq,agenda', ['ours', 'bullmq', 'agenda'], 'system');
+  const systems: Set<string> = nameList(values, 'systems', 'ours,bullmq,agenda', SYSTEMS, 'system', true);
+  const oursStore = str(values, 'ours-store') ?? 'sqlite';
+  if (oursStore !== 'sqlite' && oursStore !== 'postgres')
+    throw new UsageError(`--ours-store must be sqlite or postgres, got ${JSON.stringify(oursStore)}`);
   const conc = (str(values, 'bullmq-concurrency') ?? (quick ? '50' : '50,500')).split(',').map((s) => Number(s.trim()));
   if (conc.some((c) => !Number.isInteger(c) || c < 1 || c > 10_000))
     throw new UsageError(`--bullmq-concurrency must list integers in [1, 10000]`);
@@ -151,5 +184,10 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     out: outFile(values, 'peers-latest.json'),
     keepTmp: values['keep-tmp'] === true,
     cpuProfDir: cpuProfDir(values),
+    oursStore,
+    graphileConcurrency: int('graphile-concurrency', 24, 24, 1, 1_000),
+    pgbossBatchSize: int('pgboss-batch-size', 500, 500, 1, 100_000),
+    pgbossPollingMs: int('pgboss-polling-ms', 500, 500, 500, 600_000),
+    pgbossWorkers: int('pgboss-workers', 1, 1, 1, 100),
   };
 }

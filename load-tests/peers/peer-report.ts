@@ -36,12 +36,20 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
       agenda: pkgVersion('agenda'),
       '@agendajs/redis-backend': pkgVersion('@agendajs/redis-backend'),
       ioredis: pkgVersion('ioredis'),
+      'graphile-worker': pkgVersion('graphile-worker'),
+      'pg-boss': pkgVersion('pg-boss'),
+      pg: pkgVersion('pg'),
     },
     settings: {
       ours: `${ourSlots(o.workerConcurrency, d.workerConcurrency)} (workers ${d.workers}, partitions ${d.partitions}), SQLite WAL synchronous=FULL, LOG_LEVEL=${o.logLevel}; batches of ${o.batchSize}, ${o.inFlight} in flight`,
       bullmq: `one Worker process per run, concurrency ${o.bullmqConcurrency.join(' / ')}; addBulk of ${o.batchSize}, ${o.inFlight} in flight; completed jobs kept (removeOnComplete unset)`,
       agenda: `Redis backend (@agendajs/redis-backend, Pub/Sub notifications); one process, processEvery ${o.agendaProcessEveryMs} ms, defaultConcurrency = maxConcurrency = ${o.agendaConcurrency}, lockLimit = defaultLockLimit = ${o.agendaLockLimit} (none when 0); now()/schedule() one job per call, ${o.agendaInFlight} in flight`,
+      graphile: `one run() process per scenario, concurrency ${o.graphileConcurrency}, maxPoolSize ${o.graphileConcurrency + 1}, otherwise defaults (no local queue, no completion batching, pollInterval 2 s); addJobs of ${o.batchSize}, ${o.inFlight} in flight`,
+      graphile_batched: `as graphile plus its published batching: localQueue { size: 500 }, completeJobBatchDelay 0, failJobBatchDelay 0`,
+      pgboss: `one process per scenario, ${o.pgbossWorkers} work() call(s) with batchSize ${o.pgbossBatchSize}, pollingIntervalSeconds ${o.pgbossPollingMs / 1000}, otherwise defaults; insert of ${o.batchSize}, ${o.inFlight} in flight`,
+      ours_store: o.oursStore === 'postgres' ? 'SCHEDULER_STORE=postgres, POSTGRES_URL = a fresh database each round' : 'sqlite (default)',
       redis: null as string | null,
+      postgres: null as string | null,
     },
     options: { ...o, systems: [...o.systems] },
     systems: {} as Record<string, Record<string, any>>,
@@ -53,7 +61,7 @@ export function initialPeerReport(o: PeerOptions): Record<string, any> {
 
 function cpuOf(e: Record<string, any>): number | null {
   if (e.service_resources) return round(e.service_resources.main_cpu_s + e.service_resources.workers_cpu_s, 2);
-  if (e.consumer_resources) return round(e.consumer_resources.main_cpu_s + (e.redis_cpu_s ?? 0), 2);
+  if (e.consumer_resources) return round(e.consumer_resources.main_cpu_s + (e.redis_cpu_s ?? 0) + (e.postgres_cpu_s ?? 0), 2);
   return null;
 }
 
@@ -68,7 +76,7 @@ export function headline(sys: Record<string, any>): Record<string, number | null
     backlog_processing_per_s: b.processing?.tasks_per_s ?? null,
     end_to_end_per_s: e.end_to_end?.tasks_per_s ?? null,
     // CPU seconds of the e2e scenario: the system's own processes (ours: main + workers; a peer:
-    // its consumer process + the bench's redis-server), and the bench process (HTTP client, or
+    // its consumer process + the bench's redis-server or PostgreSQL), and the bench process (HTTP client, or
     // the peer's producer).
     end_to_end_system_cpu_s: cpuOf(e),
     end_to_end_bench_cpu_s: (e.service_resources ?? e.consumer_resources)?.harness_cpu_s ?? null,
@@ -177,7 +185,7 @@ export function peerTable(r: Record<string, any>): string {
     `bench-peers  (${r.machine.cpus} cpus, node ${r.machine.node}; load average 1/5/15 min at start ${la(r.machine.loadavg_at_start)}, at end ${la(r.machine.loadavg_at_end)})`,
   );
   const cols = ['system', 'N', 'enqueue/s', 'backlog/s', 'e2e/s', 'e2e cpu s', 'herd', 'late p50/p99/max ms', 'early'];
-  const w = [20, 7, 10, 10, 8, 11, 6, 22, 5];
+  const w = [26, 7, 10, 10, 8, 11, 6, 22, 5];
   const fmt = (cells: unknown[]) =>
     cells
       .map((c, i) =>
@@ -220,7 +228,9 @@ export function peerTable(r: Record<string, any>): string {
     }
   }
   lines.push('  * = time bound reached: rate over the jobs finished within it');
-  lines.push('  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server) + bench process (HTTP client / producer)');
+  lines.push(
+    '  e2e cpu s = system (ours: service + workers; peer: consumer + redis-server or PostgreSQL) + bench process (HTTP client / producer)',
+  );
   const ratioLine = (k: string, v: Record<string, number | null>) =>
     lines.push(
       `  ${k.padEnd(28)} enqueue ${v.enqueue_per_s ?? '-'}x  backlog ${v.backlog_processing_per_s ?? '-'}x  e2e ${v.end_to_end_per_s ?? '-'}x  herd p99 lateness ${v.herd_p99_ms ?? '-'}x`,

@@ -1,5 +1,6 @@
 /**
- * The three scenarios on a peer (BullMQ or Agenda): a fresh queue name / key prefix per scenario,
+ * The three scenarios on a peer (BullMQ, Agenda, graphile-worker, pg-boss): a fresh queue name /
+ * key prefix (Redis) or a fresh database (PostgreSQL, dropped after) per scenario,
  * the consumer in a forked peer-worker process, the producer in the bench process. With
  * `warmup` (BullMQ), the consumer process first completes that many jobs on a queue of its own.
  *
@@ -16,14 +17,23 @@ import { TreeSampler } from '../bench/proc-sampler';
 import { checkAborted } from '../bench/run-control';
 import { distribution, round } from '../bench/stats';
 import { AgendaProducer, BullProducer, Producer } from './peer-producers';
+import { GraphileProducer, PgBossProducer } from './pg-producers';
+import { PGBOSS_QUEUE } from './pg-consumers';
+import type { PgHandle } from './postgres-server';
 import { purgeKeys } from './redis-server';
 import type { WorkerConfig } from './peer-worker';
 import { PeerWorkerProcess } from './worker-process';
 
 export interface PeerSetup {
-  system: 'bullmq' | 'agenda';
+  system: 'bullmq' | 'agenda' | 'graphile' | 'pgboss';
   label: string;
   redisUrl: string;
+  /** The PostgreSQL peers' server (a database per scenario); null for the Redis peers. */
+  pg: PgHandle | null;
+  graphileBatched?: boolean;
+  pgbossBatchSize?: number;
+  pgbossPollingMs?: number;
+  pgbossWorkers?: number;
   /** The bench's own redis-server, whose CPU time is reported with each scenario; null for REDIS_URL. */
   redisPid: number | null;
   concurrency: number;
@@ -44,8 +54,18 @@ function namespace(s: PeerSetup, scenario: string): string {
   return `bench-${s.label}-${scenario}-${process.pid}-${Date.now().toString(36)}-${seq++}`;
 }
 
-function producerFor(s: PeerSetup, ns: string): Producer {
+function producerFor(s: PeerSetup, ns: string, pgUrl: string): Producer {
+  if (s.system === 'graphile') return new GraphileProducer(pgUrl, s.batchSize, s.inFlight);
+  if (s.system === 'pgboss') return new PgBossProducer(pgUrl, PGBOSS_QUEUE, s.batchSize, s.inFlight);
   return s.system === 'bullmq' ? new BullProducer(s.redisUrl, ns, s.batchSize, s.inFlight) : new AgendaProducer(s.redisUrl, ns, s.inFlight);
+}
+
+/** A database name from a namespace: lower case, `_` for anything else, at most 63 characters. */
+function dbName(ns: string): string {
+  return ns
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 63);
 }
 
 /** Runs `fn` with a started consumer process and a producer on a fresh namespace; always closes both. */
@@ -53,8 +73,10 @@ async function withPeer<T>(
   s: PeerSetup,
   scenario: string,
   fn: (w: PeerWorkerProcess, p: Producer) => Promise<T>,
-): Promise<T & { consumer_resources: unknown; redis_cpu_s: number | null; consumer_errors: string[] }> {
+): Promise<T & { consumer_resources: unknown; redis_cpu_s?: number | null; postgres_cpu_s?: number | null; consumer_errors: string[] }> {
   const ns = namespace(s, scenario);
+  const db = s.pg ? dbName(ns) : null;
+  const pgUrl = s.pg && db ? await s.pg.createDatabase(db) : '';
   const cfg: WorkerConfig = {
     system: s.system,
     redisUrl: s.redisUrl,
@@ -62,25 +84,37 @@ async function withPeer<T>(
     concurrency: s.concurrency,
     processEveryMs: s.processEveryMs,
     lockLimit: s.lockLimit,
+    pgUrl,
+    graphileBatched: s.graphileBatched,
+    pgbossBatchSize: s.pgbossBatchSize,
+    pgbossPollingMs: s.pgbossPollingMs,
+    pgbossWorkers: s.pgbossWorkers,
   };
   const worker = new PeerWorkerProcess(cfg);
-  const producer = producerFor(s, ns);
+  const producer = producerFor(s, ns, pgUrl);
   try {
-    await Promise.all([worker.start(), producer.ready()]);
+    // PostgreSQL peers: the producer installs the schema first, so that two installs do not race.
+    if (s.pg) await producer.ready().then(() => worker.start());
+    else await Promise.all([worker.start(), producer.ready()]);
     if (s.system === 'bullmq' && s.warmup > 0) await warmUp(s, ns, worker);
     worker.sampler?.beginPhase();
-    const redis = s.redisPid === null ? null : new TreeSampler(s.redisPid);
-    redis?.beginPhase();
+    const storePid = s.pg ? s.pg.pid : s.redisPid;
+    const store = storePid === null ? null : new TreeSampler(storePid);
+    store?.beginPhase();
     const out = await fn(worker, producer);
     const resources = worker.sampler?.endPhase() ?? null;
-    const redisCpu = redis ? redis.endPhase().main_cpu_s : null;
-    return { ...out, consumer_resources: resources, redis_cpu_s: redisCpu, consumer_errors: worker.errorMessages.slice(0, 5) };
+    const storeUse = store?.endPhase();
+    // PostgreSQL: the postmaster and its backends (those alive at the end of the scenario).
+    const storeCpu = storeUse ? round(storeUse.main_cpu_s + (s.pg ? storeUse.workers_cpu_s : 0), 2) : null;
+    const cpu = s.pg ? { postgres_cpu_s: storeCpu } : { redis_cpu_s: storeCpu };
+    return { ...out, consumer_resources: resources, ...cpu, consumer_errors: worker.errorMessages.slice(0, 5) };
   } finally {
     await producer.close().catch(() => undefined);
     await worker.stop();
+    if (s.pg && db) await s.pg.dropDatabase(db).catch(() => undefined);
     // Remove this scenario's keys (BullMQ's `bull:<queue>:…`, Agenda's `<prefix>:…`), so that later
     // scenarios and rounds find the Redis as empty as the first did.
-    await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `bull:${ns}-warmup:*`, `${ns}:*`]).catch(() => undefined);
+    if (!s.pg) await purgeKeys(s.redisUrl, [`bull:${ns}:*`, `bull:${ns}-warmup:*`, `${ns}:*`]).catch(() => undefined);
   }
 }
 
@@ -124,9 +158,16 @@ export async function peerBacklog(s: PeerSetup): Promise<Record<string, unknown>
         complete: done.at !== null,
         failed: done.failed,
         tasks_per_s: rate(completed, ms),
+        ...inProcess(done.handlerAt, startAt, s.tasks),
       },
     };
   });
+}
+
+/** PostgreSQL peers: the rate to the Nth completion in the consumer, before its database confirmed them all. */
+function inProcess(handlerAt: number | null | undefined, from: number, n: number): Record<string, unknown> {
+  if (handlerAt === null || handlerAt === undefined) return {};
+  return { in_process: { seconds: round((handlerAt - from) / 1000, 3), tasks_per_s: rate(n, handlerAt - from) } };
 }
 
 /** End to end: consumer idle and waiting; first enqueue → Nth completion. */
@@ -148,6 +189,7 @@ export async function peerEndToEnd(s: PeerSetup): Promise<Record<string, unknown
         complete: done.at !== null,
         failed: done.failed,
         tasks_per_s: rate(completed, ms),
+        ...inProcess(done.handlerAt, t0, s.tasks),
       },
     };
   });

@@ -1,5 +1,6 @@
 /**
- * The consuming side of a peer (BullMQ or Agenda) in its own process, as a user would deploy it:
+ * The consuming side of a peer (BullMQ, Agenda, graphile-worker or pg-boss; the PostgreSQL ones
+ * in ./pg-consumers.ts) in its own process, as a user would deploy it:
  * the bench forks this file with one JSON argument (WorkerConfig) and drives it over IPC.
  *
  * Protocol (parent → child): `{cmd: 'warmup', queue, expect}` (BullMQ only) runs a second worker
@@ -10,7 +11,8 @@
  * lateness of every job that carried a due time; `{cmd: 'stop'}` closes and exits.
  * Child → parent: `{ev: 'ready'}` once connected, `{ev: 'started', at}`, `{ev: 'progress',
  * completed, failed}` every 100 ms while processing, `{ev: 'done', at, completed}` the moment
- * `expect` jobs have completed (at = Date.now() ms, the machine's one clock), `{ev: 'report',
+ * `expect` jobs have completed (at = Date.now() ms, the machine's one clock; for the PostgreSQL
+ * peers once their database shows them completed, with `handler_at` the in-process instant), `{ev: 'report',
  * lateness_ms, early}`, `{ev: 'error', message}`.
  *
  * The handler is a no-op that records `Date.now() − data.due` (ms) when the job carries `due`
@@ -18,10 +20,11 @@
  */
 import { Job, Worker } from 'bullmq';
 import { loadAgenda } from './load-agenda';
+import { Consumer, graphileConsumer, PgConsumerConfig, pgbossConsumer } from './pg-consumers';
 
 /** Everything the child needs, passed as argv[2] (JSON). */
-export interface WorkerConfig {
-  system: 'bullmq' | 'agenda';
+export interface WorkerConfig extends PgConsumerConfig {
+  system: 'bullmq' | 'agenda' | 'graphile' | 'pgboss';
   redisUrl: string;
   /** BullMQ queue name, or the Agenda key prefix: one per scenario, so every scenario starts empty. */
   namespace: string;
@@ -34,11 +37,6 @@ export interface WorkerConfig {
 }
 
 type Msg = { cmd: 'warmup'; queue: string; expect: number } | { cmd: 'start'; expect: number } | { cmd: 'report' } | { cmd: 'stop' };
-
-interface Consumer {
-  run(): Promise<void>;
-  close(): Promise<void>;
-}
 
 function send(m: Record<string, unknown>): void {
   process.send?.(m);
@@ -55,17 +53,29 @@ async function main(): Promise<void> {
     const due = (data as { due?: number } | null)?.due;
     if (typeof due === 'number') lateness.push(Date.now() - due);
   };
+  let consumer: Consumer | null = null;
   const onComplete = () => {
     completed++;
-    if (!doneSent && completed >= expect) {
-      doneSent = true;
-      send({ ev: 'done', at: Date.now(), completed });
-    }
+    if (doneSent || completed < expect) return;
+    doneSent = true;
+    const handlerAt = Date.now();
+    if (!consumer?.confirm) return send({ ev: 'done', at: handlerAt, completed });
+    consumer.confirm(expect, 120_000).then(
+      () => send({ ev: 'done', at: Date.now(), handler_at: handlerAt, completed }),
+      (err: Error) => send({ ev: 'error', message: `confirm: ${err.message}` }),
+    );
   };
-  const consumer =
+  const onFail = () => failed++;
+  const hooks = { onStart, onComplete, onFail, onError: (message: string) => send({ ev: 'error', message }) };
+  consumer =
     cfg.system === 'bullmq'
-      ? await bullConsumer(cfg, onStart, onComplete, () => failed++)
-      : await agendaConsumer(cfg, onStart, onComplete, () => failed++);
+      ? await bullConsumer(cfg, onStart, onComplete, onFail)
+      : cfg.system === 'agenda'
+        ? await agendaConsumer(cfg, onStart, onComplete, onFail)
+        : cfg.system === 'graphile'
+          ? await graphileConsumer(cfg, hooks)
+          : await pgbossConsumer(cfg, hooks);
+  const c = consumer;
   let ticker: NodeJS.Timeout | null = null;
   process.on('message', (m: Msg) => {
     if (m.cmd === 'warmup') {
@@ -77,12 +87,12 @@ async function main(): Promise<void> {
       expect = m.expect;
       ticker = setInterval(() => send({ ev: 'progress', completed, failed }), 100);
       send({ ev: 'started', at: Date.now() });
-      consumer.run().catch((err: Error) => send({ ev: 'error', message: `run: ${err.message}` }));
+      c.run().catch((err: Error) => send({ ev: 'error', message: `run: ${err.message}` }));
     } else if (m.cmd === 'report') {
       send({ ev: 'report', lateness_ms: lateness, early: lateness.filter((l) => l < 0).length, completed, failed });
     } else if (m.cmd === 'stop') {
       if (ticker) clearInterval(ticker);
-      consumer.close().then(
+      c.close().then(
         () => process.exit(0),
         () => process.exit(1),
       );

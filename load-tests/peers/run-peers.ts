@@ -1,9 +1,11 @@
 /**
  * One bench-peers run from start to end: our service (its own process, temp SQLite file), then
  * BullMQ at each concurrency, then Agenda, each through backlog → e2e → herd, on one machine in
- * one run; with `--rounds N` that sequence N times (a fresh service and fresh queues each round),
- * so the systems take turns under the same machine conditions. Redis is started here (once)
- * when REDIS_URL is not set. Everything is stopped and the temp dir
+ * one run, then graphile-worker and pg-boss; with `--rounds N` that sequence N times (a fresh
+ * service and fresh queues or databases each round), so the systems take turns under the same
+ * machine conditions. Redis is started here (once) when REDIS_URL is not set, PostgreSQL (once,
+ * when a PostgreSQL peer or `--ours-store postgres` needs it) when POSTGRES_URL is not set.
+ * Everything is stopped and the temp dir
  * removed in every case (run control in ../bench/run-harness.ts: overall timeout, hard failsafe,
  * SIGINT/SIGTERM). Returns the exit code (0 every scenario ran, 1 one failed, 2 usage).
  */
@@ -16,9 +18,10 @@ import { run, sleep } from '../bench/run-control';
 import { recordStep, RunGuard, runHarness } from '../bench/run-harness';
 import { freePort, Service } from '../bench/service-process';
 import { OursSetup, oursBacklog, oursEndToEnd, oursHerd, oursWarmup } from './ours';
-import { parsePeerOptions, PEERS_HELP, PeerOptions } from './peer-options';
+import { parsePeerOptions, PEERS_HELP, PeerOptions, PG_SYSTEMS } from './peer-options';
 import { initialPeerReport, ratios, summarizeRounds, writePeerReport } from './peer-report';
 import { PeerSetup, peerBacklog, peerEndToEnd, peerHerd } from './peer-scenarios';
+import { ensurePostgres, PgHandle } from './postgres-server';
 import { ensureRedis, RedisHandle } from './redis-server';
 
 type Scenario = [string, () => Promise<Record<string, unknown>>];
@@ -36,8 +39,9 @@ async function runScenarios(name: string, scenarios: Scenario[], into: Record<st
 }
 
 /**
- * Our service (its own process, a fresh temp SQLite file in `tmpDir`) through backlog → e2e →
- * herd into `systems.ours`; failures also go to `errors`.
+ * Our service (its own process, a fresh temp SQLite file in `tmpDir`, or with `--ours-store
+ * postgres` a fresh database on `pg`, dropped after) through backlog → e2e → herd into
+ * `systems.ours`; failures also go to `errors`.
  */
 async function runOurs(
   o: PeerOptions,
@@ -46,15 +50,19 @@ async function runOurs(
   errors: string[],
   guard: RunGuard,
   redisKill: () => void,
+  pg: PgHandle | null,
 ): Promise<boolean> {
   fs.mkdirSync(tmpDir, { recursive: true });
   const port = await freePort();
+  const db = pg ? `bench_ours_${process.pid}_${Date.now().toString(36)}` : null;
+  const extraEnv = pg && db ? { SCHEDULER_STORE: 'postgres', POSTGRES_URL: await pg.createDatabase(db) } : undefined;
   const svc = new Service(tmpDir, port, {
     workers: null,
     workerConcurrency: o.workerConcurrency,
     partitions: null,
     logLevel: o.logLevel,
     cpuProfDir: o.cpuProfDir,
+    extraEnv,
   });
   guard.onKill(() => {
     svc.killNow();
@@ -98,6 +106,7 @@ async function runOurs(
   } finally {
     client.close();
     sys.shutdown = await svc.stop(10_000).catch((err: Error) => ({ error: err.message }));
+    if (pg && db) await pg.dropDatabase(db).catch(() => undefined);
     if (failed) process.stderr.write(`[bench-peers] service log tail:\n${svc.logTail(20)}\n`);
   }
   return failed;
@@ -109,12 +118,13 @@ function stopReason(): string {
   return String(reason?.message ?? reason);
 }
 
-/** One setup per peer run: BullMQ at each concurrency, then Agenda. */
-function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
+/** One setup per peer run: BullMQ at each concurrency, then Agenda, graphile-worker (both), pg-boss. */
+function peerSetups(o: PeerOptions, redis: RedisHandle | null, pg: PgHandle | null): PeerSetup[] {
   const peers: PeerSetup[] = [];
   const common = {
-    redisUrl: redis.url,
-    redisPid: redis.pid,
+    redisUrl: redis?.url ?? '',
+    redisPid: redis?.pid ?? null,
+    pg: null,
     batchSize: o.batchSize,
     herdLeadMs: o.herdLeadMs,
     processEveryMs: o.agendaProcessEveryMs,
@@ -146,6 +156,26 @@ function peerSetups(o: PeerOptions, redis: RedisHandle): PeerSetup[] {
       timeBoundS: o.agendaTimeBoundS,
     });
   }
+  const pgCommon = { ...common, pg, inFlight: o.inFlight, tasks: o.tasks, herd: o.herd, timeBoundS: o.timeBoundS };
+  for (const batched of [false, true])
+    if (o.systems.has(batched ? 'graphile_batched' : 'graphile'))
+      peers.push({
+        ...pgCommon,
+        system: 'graphile',
+        label: `${batched ? 'graphile_batched' : 'graphile'}_c${o.graphileConcurrency}`,
+        concurrency: o.graphileConcurrency,
+        graphileBatched: batched,
+      });
+  if (o.systems.has('pgboss'))
+    peers.push({
+      ...pgCommon,
+      system: 'pgboss',
+      label: `pgboss_b${o.pgbossBatchSize}${o.pgbossWorkers > 1 ? `_w${o.pgbossWorkers}` : ''}`,
+      concurrency: o.pgbossWorkers,
+      pgbossBatchSize: o.pgbossBatchSize,
+      pgbossPollingMs: o.pgbossPollingMs,
+      pgbossWorkers: o.pgbossWorkers,
+    });
   return peers;
 }
 
@@ -166,23 +196,28 @@ export function mainPeers(): Promise<number> {
     async run(o, guard) {
       const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-bench-peers-'));
       let redis: RedisHandle | null = null;
+      let pg: PgHandle | null = null;
       const removeTmp = () => {
         if (!o.keepTmp) fs.rmSync(tmpDir, { recursive: true, force: true });
       };
       const killRedis = () => {
         redis?.killNow();
+        pg?.killNow();
         removeTmp();
       };
       guard.onKill(killRedis);
       const report = initialPeerReport(o);
       let failed = false;
       try {
-        const peers: PeerSetup[] = [];
         if (o.systems.has('bullmq') || o.systems.has('agenda')) {
           redis = await ensureRedis(tmpDir);
           report.settings.redis = redis.settings;
-          peers.push(...peerSetups(o, redis));
         }
+        if (PG_SYSTEMS.some((x) => o.systems.has(x)) || (o.systems.has('ours') && o.oursStore === 'postgres')) {
+          pg = await ensurePostgres(tmpDir);
+          report.settings.postgres = pg.settings;
+        }
+        const peers = peerSetups(o, redis, pg);
         for (let n = 1; n <= o.rounds; n++) {
           if (run.signal.aborted) throw new Error(`stopped before round ${n} of ${o.rounds}: ${stopReason()}`);
           if (o.rounds > 1) process.stderr.write(`[bench-peers] round ${n} of ${o.rounds}\n`);
@@ -190,7 +225,16 @@ export function mainPeers(): Promise<number> {
           report.rounds.push(round);
           const errors: string[] = [];
           if (o.systems.has('ours'))
-            failed = (await runOurs(o, path.join(tmpDir, `ours-${n}`), round.systems, errors, guard, killRedis)) || failed;
+            failed =
+              (await runOurs(
+                o,
+                path.join(tmpDir, `ours-${n}`),
+                round.systems,
+                errors,
+                guard,
+                killRedis,
+                o.oursStore === 'postgres' ? pg : null,
+              )) || failed;
           for (const p of peers) {
             if (run.signal.aborted) {
               failed = true;
@@ -219,6 +263,7 @@ export function mainPeers(): Promise<number> {
         report.errors.push((err as Error).message);
       } finally {
         await redis?.stop().catch(() => undefined);
+        await pg?.stop().catch(() => undefined);
         if (o.keepTmp) process.stderr.write(`[bench-peers] temp dir kept: ${tmpDir}\n`);
         else fs.rmSync(tmpDir, { recursive: true, force: true });
       }

@@ -14,6 +14,8 @@ export interface DoneInfo {
   at: number | null;
   completed: number;
   failed: number;
+  /** PostgreSQL peers: Date.now() (ms) when the Nth job completed in the process, before its database confirmed it. */
+  handlerAt?: number | null;
 }
 
 export interface LatenessReport {
@@ -70,7 +72,12 @@ export class PeerWorkerProcess {
   async waitDone(timeoutMs: number): Promise<DoneInfo> {
     try {
       const m = await this.next((x) => x.ev === 'done', timeoutMs, 'completion');
-      return { at: m.at as number, completed: m.completed as number, failed: this.lastProgress.failed };
+      return {
+        at: m.at as number,
+        completed: m.completed as number,
+        failed: this.lastProgress.failed,
+        handlerAt: (m.handler_at as number) ?? null,
+      };
     } catch (err) {
       if (run.signal.aborted) throw err;
       if (!(err as Error).message.startsWith('timed out')) throw err;

@@ -4,6 +4,7 @@ import { UsageError } from '../../load-tests/bench/flags';
 import { median } from '../../load-tests/bench/stats';
 import { FLAGS, parsePeerOptions, PEERS_HELP } from '../../load-tests/peers/peer-options';
 import { peerTable, summarizeRounds } from '../../load-tests/peers/peer-report';
+import { withDatabase } from '../../load-tests/peers/postgres-server';
 
 /** One system's scenario results, as the peers' and our scenario functions record them. */
 function system(rate: number, herdP99: number, early = 0): Record<string, unknown> {
@@ -106,5 +107,23 @@ describe('bench-peers rounds', () => {
     expect(parsePeerOptions(['--warmup', '5000'])?.warmup).to.equal(5000);
     for (const bad of ['-1', '1.5', 'many', '1000001'])
       expect(() => parsePeerOptions(['--warmup', bad]), bad).to.throw(UsageError, /--warmup/);
+  });
+  it('--systems takes the PostgreSQL peers (default unchanged); --ours-store sqlite|postgres; pg-boss polling ≥ 500 ms', () => {
+    expect([...(parsePeerOptions([])?.systems ?? [])]).to.deep.equal(['ours', 'bullmq', 'agenda']);
+    const o = parsePeerOptions(['--systems', 'ours,graphile,graphile_batched,pgboss']);
+    expect([...(o?.systems ?? [])]).to.deep.equal(['ours', 'graphile', 'graphile_batched', 'pgboss']);
+    expect(o?.oursStore).to.equal('sqlite');
+    expect(o?.graphileConcurrency).to.equal(24);
+    expect([o?.pgbossBatchSize, o?.pgbossPollingMs, o?.pgbossWorkers]).to.deep.equal([500, 500, 1]);
+    expect(parsePeerOptions(['--ours-store', 'postgres'])?.oursStore).to.equal('postgres');
+    expect(() => parsePeerOptions(['--ours-store', 'mongodb'])).to.throw(UsageError, /--ours-store/);
+    expect(() => parsePeerOptions(['--systems', 'ours,sidekiq'])).to.throw(UsageError, /sidekiq/);
+    expect(() => parsePeerOptions(['--pgboss-polling-ms', '100'])).to.throw(UsageError, /--pgboss-polling-ms/);
+  });
+
+  it('withDatabase() swaps only the database of a PostgreSQL URL', () => {
+    expect(withDatabase('postgres://u@127.0.0.1:5499/scheduler?sslmode=disable', 'bench_x')).to.equal(
+      'postgres://u@127.0.0.1:5499/bench_x?sslmode=disable',
+    );
   });
 });
