@@ -21,7 +21,14 @@ import { parseJson, RETRY_COLUMNS, retryFromRow, TaskRow } from '../../sql/row-m
 import { TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
 
-const CLAIMABLE = `(${sqlStates(TRANSITIONS.claim.from, 't.state')} OR (${sqlStates(TRANSITIONS.dueClaim.from, 't.state')} AND t.due_at <= $3))`;
+/**
+ * The compare-and-set of the claim, as one `(…) IS TRUE` test: no index answers it, so the planner
+ * always finds the rows through the id index (a nested loop over the sorted ids: rows locked in id
+ * order). Written as plain conditions, a table without fresh statistics (a queue that just filled)
+ * made it scan every waiting task through the state indexes and hash-join them (10× slower).
+ */
+const claimable = (fence: string): string =>
+  `((${sqlStates(TRANSITIONS.claim.from, 't.state')} OR (${sqlStates(TRANSITIONS.dueClaim.from, 't.state')} AND t.due_at <= $3))${fence}) IS TRUE`;
 
 const RETURNING = `RETURNING w.ord, t.seq, t.id, t.attempts, t.task_type, t.payload, t.timeout_seconds, t.idempotency_key, t.due_at,
   t.partition, t.tenant_id, t.workflow_id, t.traceparent, t.checkpoint, ${RETRY_COLUMNS.split(', ')
@@ -35,14 +42,14 @@ const SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = t.attempts + 
 const CLAIM = `
   UPDATE tasks t SET ${SET}
   FROM (SELECT * FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord) ORDER BY id) w
-  WHERE t.id = w.id AND ${CLAIMABLE}
+  WHERE t.id = w.id AND ${claimable('')}
   ${RETURNING}`;
 
 /** Cluster mode: each id under its fencing token. */
 const CLAIM_FENCED = `
   UPDATE tasks t SET ${SET}, owner_epoch = w.epoch
   FROM (SELECT * FROM unnest($1::text[], $5::int8[]) WITH ORDINALITY AS u(id, epoch, ord) ORDER BY id) w
-  WHERE t.id = w.id AND w.epoch >= 0 AND t.owner_epoch <= w.epoch AND ${CLAIMABLE}
+  WHERE t.id = w.id AND w.epoch >= 0 AND ${claimable(' AND t.owner_epoch <= w.epoch')}
   ${RETURNING}`;
 
 const UPSTREAM = `

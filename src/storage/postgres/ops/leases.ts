@@ -3,7 +3,8 @@
  * heartbeatAttempts — inputs: [{taskId, attempt}], until (epoch ms). Sets lease_expires_at = until
  * for each attempt still RUNNING (compare-and-set on id, attempt and state), reading its
  * cancel_requested flag in the same statement (RETURNING). One statement for the whole list, rows
- * locked in id order. Output: how many were extended, and those of them whose cancel was requested.
+ * locked in id order (the conditions on the row are one `(…) IS TRUE` test, so the rows are found
+ * through the id index: see claim-tasks.ts). Output: how many were extended, and those of them whose cancel was requested.
  * findExpiredLeases — inputs: now, limit. Output: RUNNING attempts whose lease ended before `now`
  * (oldest seq first, at most `limit`), with the retry settings needed to decide their next state.
  * Read-only, one statement on the pool (index `tasks_running_lease`).
@@ -17,7 +18,7 @@ import { sqlState, sqlStates } from '../../sql/state-sql';
 const HEARTBEAT = `
   UPDATE tasks t SET lease_expires_at = $1
   FROM (SELECT * FROM unnest($2::text[], $3::int[]) AS u(id, attempt) ORDER BY id) w
-  WHERE t.id = w.id AND t.attempts = w.attempt AND ${sqlStates(GUARDS.attempt, 't.state')}
+  WHERE t.id = w.id AND (t.attempts = w.attempt AND ${sqlStates(GUARDS.attempt, 't.state')}) IS TRUE
   RETURNING t.id, t.attempts, t.cancel_requested`;
 
 const EXPIRED = `

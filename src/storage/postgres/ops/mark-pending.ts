@@ -7,6 +7,8 @@
  * With `epoch` (cluster mode, the caller's lease epoch): the compare-and-set also requires
  * owner_epoch <= epoch and sets owner_epoch = epoch; an id fenced by a newer owner (owner_epoch >
  * epoch) is neither changed nor returned.
+ * The conditions on the row are one `(…) IS TRUE` test, which no index answers: the rows are found
+ * through the id index whatever the table's statistics say (see claim-tasks.ts).
  */
 import type { Db } from '../db';
 import { TRANSITIONS } from '../../../domain/state-machine';
@@ -20,11 +22,11 @@ const markSql = (fenced: boolean): string => `
   marked AS (
     UPDATE tasks t SET state = ${PENDING}, updated_at = $2${fenced ? ', owner_epoch = $3' : ''}
     FROM (SELECT id FROM w ORDER BY id) s
-    WHERE t.id = s.id AND ${sqlStates(TRANSITIONS.due.from, 't.state')} AND t.due_at <= $2${fenced ? ' AND t.owner_epoch <= $3' : ''}
+    WHERE t.id = s.id AND (${sqlStates(TRANSITIONS.due.from, 't.state')} AND t.due_at <= $2${fenced ? ' AND t.owner_epoch <= $3' : ''}) IS TRUE
     RETURNING t.id)
   SELECT id FROM marked
   UNION ALL
-  SELECT t.id FROM tasks t JOIN w ON t.id = w.id WHERE t.state = ${PENDING}${fenced ? ' AND t.owner_epoch <= $3' : ''}`;
+  SELECT t.id FROM tasks t JOIN w ON t.id = w.id WHERE (t.state = ${PENDING}${fenced ? ' AND t.owner_epoch <= $3' : ''}) IS TRUE`;
 
 const MARK = markSql(false);
 const MARK_FENCED = markSql(true);
