@@ -186,7 +186,13 @@ export async function startScheduler(
       coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
     } else if (config.store === 'postgres' && config.postgresUrl) {
       // No Redis: the database's clock and LISTEN/NOTIFY between nodes (docs/CLUSTER.md).
-      pgCoordination = await startPgCoordination({ url: config.postgresUrl, base: localClock, log, registry: metrics.registry });
+      pgCoordination = await startPgCoordination({
+        url: config.postgresUrl,
+        schema: config.postgresSchema,
+        base: localClock,
+        log,
+        registry: metrics.registry,
+      });
     }
     const clock: Clock = coordination?.clock ?? pgCoordination?.clock ?? localClock;
     schedulerClock = clock;

@@ -36,7 +36,9 @@ export function retryDelayMs(settings: RetrySettings, retryNumber: number, rando
       break;
   }
   const capped = Math.min(Math.max(0, delay), maxDelayMs);
-  return jitterOf(settings) ? Math.floor(random() * capped) : capped;
+  // Whole milliseconds either way: a delay of fractional seconds (0.0015) must not make a due time
+  // of fractional ms (the PostgreSQL store keeps times as bigint).
+  return jitterOf(settings) ? Math.floor(random() * capped) : Math.round(capped);
 }
 
 /** Outcome of an attempt as reported by a worker (or inferred for a lost worker). */
