@@ -5,7 +5,7 @@
  * initdb and pg_ctl refuse root, so when the tests run as root they run as the `postgres` user
  * (`runuser`), owning the data folder.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from './service-process';
@@ -19,10 +19,10 @@ export interface PrivatePostgres {
   /** `postgres://scheduler@127.0.0.1:<port>/scheduler` (superuser `scheduler`, trust). */
   url: string;
   port: number;
-  /** Stops the server (`pg_ctl stop -m <mode> -w`); resolves once it is down. */
-  stop(mode: StopMode): void;
+  /** Stops the server (`pg_ctl stop -m <mode> -w`); resolves once it is down (the event loop keeps running meanwhile). */
+  stop(mode: StopMode): Promise<void>;
   /** Starts it again on the same port; resolves once it accepts connections (`pg_ctl start -w`). */
-  start(): void;
+  start(): Promise<void>;
   /**
    * Sends `signal` to the server and every process of it (`SIGSTOP`: a server that holds its
    * connections open and answers nothing, as behind a lost network; `SIGCONT` resumes it).
@@ -44,11 +44,26 @@ export function postgresBinDir(): string {
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** Runs a PostgreSQL program (as `postgres` when we are root); its output is returned, a failure thrown with it. */
-function pgRun(bin: string, program: string, args: string[]): string {
+/** The command line of a PostgreSQL program (as `postgres` when we are root). */
+function pgCommand(bin: string, program: string, args: string[]): [string, string[]] {
   const file = path.join(bin, program);
-  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
+  return asRoot ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
+}
+
+/** Runs a PostgreSQL program and waits; its output is returned, a failure thrown with it. */
+function pgRun(bin: string, program: string, args: string[]): string {
+  const [cmd, argv] = pgCommand(bin, program, args);
   return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+}
+
+/** Runs a PostgreSQL program without blocking the event loop; rejects with its output when it fails. */
+function pgRunAsync(bin: string, program: string, args: string[]): Promise<void> {
+  const [cmd, argv] = pgCommand(bin, program, args);
+  return new Promise((resolve, reject) =>
+    execFile(cmd, argv, { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${program} failed: ${String(err)}\n${stdout}${stderr}`)) : resolve(),
+    ),
+  );
 }
 
 /**
@@ -70,15 +85,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   pgRun(bin, 'initdb', ['-D', data, '-U', 'scheduler', '-A', 'trust', '--no-sync']);
   const opts = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c max_connections=100 -c fsync=off`;
   let running = false;
-  const start = () => {
-    pgRun(bin, 'pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', opts, 'start']);
+  const startArgs = ['-D', data, '-l', log, '-w', '-t', '60', '-o', opts, 'start'];
+  const start = async () => {
+    await pgRunAsync(bin, 'pg_ctl', startArgs);
     running = true;
   };
-  const stop = (mode: StopMode) => {
-    pgRun(bin, 'pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
+  const stop = async (mode: StopMode) => {
+    await pgRunAsync(bin, 'pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
     running = false;
   };
-  start();
+  pgRun(bin, 'pg_ctl', startArgs);
+  running = true;
   pgRun(bin, 'createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'scheduler', 'scheduler']);
   const signal = (sig: NodeJS.Signals) => {
     const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -110,7 +127,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     remove() {
       if (running) {
         try {
-          stop('immediate');
+          pgRun(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
         } catch {
           /* already down */
         }

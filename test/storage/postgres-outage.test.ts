@@ -50,7 +50,7 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
         expect(store.health.fault).to.equal(null);
         const changes: Array<string | null> = [];
         store.health.onChange((f) => changes.push(f ? f.kind : null));
-        pg.stop(mode);
+        await pg.stop(mode);
         const seenMs = await until(() => store.health.fault !== null, 5000, 'the fault');
         expect(store.health.fault).to.include({ kind: 'connection_lost', recoverable: true });
         expect(await store.ping()).to.equal(false);
@@ -62,7 +62,7 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
         );
         expect((err as { code?: string }).code).to.equal('STORE_UNAVAILABLE');
         expect(Date.now() - t0).to.be.below(5000);
-        pg.start();
+        await pg.start();
         const recoveredMs = await until(() => store.health.fault === null, 5000, 'the end of the fault');
         expect(await store.ping()).to.equal(true);
         expect(changes).to.deep.equal(['connection_lost', null]);
@@ -84,7 +84,7 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
     const one = async () => (await q.run((db) => db.query<{ n: number }>('SELECT 1 AS n'))).rows[0].n;
     try {
       expect(await one()).to.equal(1); // the writer now holds an idle connection
-      pg.stop('fast');
+      await pg.stop('fast');
       await until(() => dropped.length > 0, 5000, 'the writer to see its connection ended');
       const t0 = Date.now();
       const err = await one().then(
@@ -93,7 +93,7 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
       );
       expect(postgresFaultOf(err, 'pg', 0), String(err)).to.not.equal(null);
       expect(Date.now() - t0).to.be.below(5000);
-      pg.start();
+      await pg.start();
       expect(await one()).to.equal(1);
     } finally {
       await q.close();
