@@ -37,7 +37,7 @@ export function backupCommand(program: Command, cli: CliEnv): void {
     });
 }
 
-/** The SQLite file the service's configuration names. @throws InvalidArgumentError for a MongoDB store or an invalid configuration */
+/** The SQLite file the service's configuration names. @throws InvalidArgumentError for a PostgreSQL or MongoDB store, or an invalid configuration */
 function configuredStore(cli: CliEnv): string {
   let config;
   try {
@@ -45,6 +45,11 @@ function configuredStore(cli: CliEnv): string {
   } catch (err) {
     if (err instanceof ConfigError) throw new InvalidArgumentError(err.message);
     throw err;
+  }
+  if (config.store === 'postgres') {
+    throw new InvalidArgumentError(
+      'backup: the store is PostgreSQL (SCHEDULER_STORE=postgres): back it up with pg_dump (docs/OPERATIONS.md "Backup and restore")',
+    );
   }
   if (config.store !== 'sqlite') {
     throw new InvalidArgumentError(
