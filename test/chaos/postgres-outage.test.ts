@@ -220,6 +220,8 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
           `(${laterAttempts} as a later attempt); ${faultLines.length} fault line(s), ${warnOrWorse} lines at warn or above`,
       );
     } finally {
+      // The service's log, for a look after the run (OUTAGE_LOG_DIR=<folder>).
+      if (svc && process.env.OUTAGE_LOG_DIR) fs.writeFileSync(path.join(process.env.OUTAGE_LOG_DIR, `service-${mode}.log`), svc.output());
       await svc?.kill9();
       pg?.remove();
       dir.remove();
