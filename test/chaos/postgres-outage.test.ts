@@ -36,7 +36,13 @@ async function post(url: string, body: unknown): Promise<Answer> {
   const sentAt = performance.now();
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, retryAfter: res.headers.get('retry-after'), sentAt, answeredAt: performance.now() };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : null,
+    retryAfter: res.headers.get('retry-after'),
+    sentAt,
+    answeredAt: performance.now(),
+  };
 }
 
 async function readyz(url: string): Promise<{ status: number; body: any }> {
@@ -209,7 +215,10 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       const faultLines = linesAtLeast(svc, 50).filter((l) => l.includes('store unavailable'));
       expect(faultLines.length, svc.output().slice(-4000)).to.be.within(1, 2);
       expect(faultLines[0]).to.include('connection_lost');
-      const withStacks = svc.output().split('\n').filter((l) => l.includes('"stack"'));
+      const withStacks = svc
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"stack"'));
       expect(withStacks, 'log lines with stack traces').to.deep.equal([]);
       const warnOrWorse = linesAtLeast(svc, 40).length;
       console.log(

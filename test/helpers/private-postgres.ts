@@ -104,7 +104,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       .filter((d) => /^\d+$/.test(d))
       .filter((d) => {
         try {
-          return Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === postmaster;
+          return (
+            Number(
+              fs
+                .readFileSync(`/proc/${d}/stat`, 'utf8')
+                .replace(/^.*\) /s, '')
+                .split(' ')[1],
+            ) === postmaster
+          );
         } catch {
           return false; // gone meanwhile
         }

@@ -178,7 +178,11 @@ export class PostgresStore implements Store {
     this.probe = new ProbeConnection(this.url, () => this.watch?.checkSoon());
     const probe = this.probe;
     this.watch = new ConnectionWatch({
-      clock: { now: () => this.clock.now(), setTimeout: (fn, ms) => timers.setTimeout(fn, ms), clearTimeout: (h) => timers.clearTimeout(h) },
+      clock: {
+        now: () => this.clock.now(),
+        setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
+        clearTimeout: (h) => timers.clearTimeout(h),
+      },
       health: this.health,
       target: this.target,
       probe: () => probe.check(),

@@ -152,7 +152,8 @@ export class WriteQueue {
     const timeout = this.statementTimeoutMs;
     this.client = c;
     this.db = {
-      query: (text: string, values?: unknown[]) => c.query({ text, values, query_timeout: timeout } as { text: string; values?: unknown[] }),
+      query: (text: string, values?: unknown[]) =>
+        c.query({ text, values, query_timeout: timeout } as { text: string; values?: unknown[] }),
     } as Db;
     return this.db;
   }
