@@ -9,8 +9,9 @@
  * deleted since, throws (IdempotencyKeyConflict for a key) and the list is rolled back.
  * Statements per call: one INSERT of all the list's tasks (`unnest` of column arrays); with keys,
  * one `INSERT … ON CONFLICT DO NOTHING` claiming the free keys, and only for keys already held one
- * `SELECT … FOR UPDATE` of them (with their tasks' existence) and one UPDATE taking over the
- * expired ones. Between nodes: PostgreSQL's unique index makes a second inserter of the same key
+ * `SELECT … FOR UPDATE` of them, one read of their tasks' existence (a statement of its own: its
+ * snapshot sees what committed while the lock waited) and one upsert taking over the expired ones.
+ * Between nodes: PostgreSQL's unique index makes a second inserter of the same key
  * wait for the first one's transaction, then see its key as held (a replay or a conflict), so
  * concurrent duplicates create one task.
  */
@@ -18,7 +19,7 @@ import type { Db } from '../db';
 import type { InsertResult } from '../../store';
 import type { NewTask } from '../../../domain/task';
 import { IdempotencyKeyConflict } from '../../idempotency-conflict';
-import { rankOfPriority } from '../../sql/row-mapping';
+import { insertTaskRows } from './task-row-insert';
 
 /** Who holds a key after the statements: task, hash, expiry and whether the task exists. */
 interface Holder {
@@ -30,25 +31,6 @@ interface Holder {
   claimer?: NewTask;
 }
 
-const INSERT_TASKS = `
-  INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-    idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-    retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent,
-    concurrency_key)
-  SELECT id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-    idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-    retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, created_at, traceparent,
-    concurrency_key
-  FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[],
-    $9::text[], $10::text[], $11::int[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::int[],
-    $17::float8[], $18::int8[], $19::int8[], $20::text[], $21::int8[], $22::text[], $23::text[])
-    WITH ORDINALITY AS n(id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-      idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, traceparent,
-      concurrency_key, ord)
-  ORDER BY ord
-  RETURNING id, seq`;
-
 const CLAIM_FREE_KEYS = `
   INSERT INTO idempotency_keys (tenant_id, key, task_id, request_hash, expires_at)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[])
@@ -56,7 +38,7 @@ const CLAIM_FREE_KEYS = `
   RETURNING tenant_id, key`;
 
 const LOCK_HELD_KEYS = `
-  SELECT k.tenant_id, k.key, k.task_id, k.request_hash, k.expires_at, EXISTS (SELECT 1 FROM tasks t WHERE t.id = k.task_id) AS task_exists
+  SELECT k.tenant_id, k.key, k.task_id, k.request_hash, k.expires_at
   FROM idempotency_keys k JOIN unnest($1::text[], $2::text[]) AS w(tenant_id, key) ON k.tenant_id = w.tenant_id AND k.key = w.key
   ORDER BY k.tenant_id, k.key
   FOR UPDATE OF k`;
@@ -142,7 +124,6 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
       task_id: string;
       request_hash: string;
       expires_at: number;
-      task_exists: boolean;
     }>(LOCK_HELD_KEYS, [held.map((t) => t.tenantId), held.map((t) => t.idempotencyKey)]);
     const rows = new Map(locked.rows.map((r) => [keyOf(r.tenant_id, r.key), r]));
     const expired: NewTask[] = [];
@@ -151,7 +132,7 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
       const r = rows.get(k);
       if (!r) continue;
       if (r.expires_at > t.createdAt) {
-        holders.set(k, { taskId: r.task_id, hash: r.request_hash, expiresAt: r.expires_at, exists: r.task_exists });
+        holders.set(k, { taskId: r.task_id, hash: r.request_hash, expiresAt: r.expires_at, exists: false });
       } else {
         expired.push(t);
         holders.set(k, holderOf(t));
@@ -160,7 +141,21 @@ async function holdKeys(db: Db, tasks: NewTask[]): Promise<Map<string, Holder>> 
     if (expired.length > 0) await takeOver(db, expired);
     pending = held.filter((t) => !rows.has(keyOf(t.tenantId, t.idempotencyKey as string)));
   }
+  await markExisting(db, holders);
   return holders;
+}
+
+/**
+ * Sets `exists` of the holders this call did not make. A statement of its own, after the lock: its
+ * snapshot sees the task of a holder that committed while the lock waited (a snapshot taken with
+ * the lock's statement would not).
+ */
+async function markExisting(db: Db, holders: Map<string, Holder>): Promise<void> {
+  const others = [...holders.values()].filter((h) => !h.claimer);
+  if (others.length === 0) return;
+  const { rows } = await db.query<{ id: string }>(`SELECT id FROM tasks WHERE id = ANY($1::text[])`, [others.map((h) => h.taskId)]);
+  const found = new Set(rows.map((r) => r.id));
+  for (const h of others) h.exists = found.has(h.taskId);
 }
 
 /** `t` as the holder of its key, taken in this call. */
@@ -184,32 +179,8 @@ function keyColumns(tasks: NewTask[]): unknown[] {
   ];
 }
 
-/** One INSERT of all `tasks`; returns id → seq. */
+/** One INSERT of all `tasks` (task-row-insert.ts); returns id → seq. */
 async function insertRows(db: Db, tasks: NewTask[]): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ id: string; seq: number }>(INSERT_TASKS, [
-    tasks.map((t) => t.id),
-    tasks.map((t) => t.partition),
-    tasks.map((t) => t.taskType),
-    tasks.map((t) => (t.payload === undefined ? null : JSON.stringify(t.payload))),
-    tasks.map((t) => rankOfPriority(t.priority)),
-    tasks.map((t) => t.queue),
-    tasks.map((t) => t.tenantId),
-    tasks.map((t) => t.correlationId),
-    tasks.map((t) => t.idempotencyKey),
-    tasks.map((t) => JSON.stringify(t.metadata)),
-    tasks.map((t) => t.retry.maxRetries),
-    tasks.map((t) => t.retry.backoff),
-    tasks.map((t) => t.retry.delaySeconds),
-    tasks.map((t) => t.retry.maxDelaySeconds ?? null),
-    tasks.map((t) => (t.retry.jitter === undefined ? null : t.retry.jitter ? 1 : 0)),
-    tasks.map((t) => t.retry.attemptBase ?? 0),
-    tasks.map((t) => t.timeoutSeconds),
-    tasks.map((t) => t.scheduledAt),
-    tasks.map((t) => t.dueAt),
-    tasks.map((t) => t.state),
-    tasks.map((t) => t.createdAt),
-    tasks.map((t) => t.traceparent ?? null),
-    tasks.map((t) => t.concurrencyKey ?? null),
-  ]);
+  const rows = await insertTaskRows(db, tasks);
   return new Map(rows.map((r) => [r.id, r.seq]));
 }
