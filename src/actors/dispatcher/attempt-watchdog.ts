@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../../domain/errors';
 import type { AttemptOutcome } from '../../domain/retry-policy';
 import { ClaimedTask } from '../../domain/task';
 import { TimerHandle } from '../../domain/clock';
@@ -168,7 +169,8 @@ export class AttemptWatchdog {
     try {
       return (await store.heartbeatAttempts(items, clock.now() + config.leaseMs)).cancelRequested;
     } catch (err) {
-      log.error({ err }, 'lease extension failed');
+      // The store away (its health logs the fault once): the next heartbeat after it returns extends the lease.
+      if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'lease extension failed');
       return [];
     }
   }

@@ -159,7 +159,8 @@ export class PgListener {
     const base = Math.min(this.options.reconnectMaxMs ?? 2000, (this.options.reconnectMinMs ?? 100) * 2 ** this.failures);
     this.failures = Math.min(this.failures + 1, 30);
     const delay = Math.round(base * (0.8 + 0.4 * Math.random()));
-    if (wasUp) this.log.warn({ err, retryInMs: delay }, 'coordination connection to PostgreSQL lost; reconnecting');
+    // One line per loss, without a stack (a server stop is an operational event, not a bug).
+    if (wasUp) this.log.warn({ cause: errorLine(err), retryInMs: delay }, 'coordination connection to PostgreSQL lost; reconnecting');
     else this.log.debug({ err, retryInMs: delay }, 'coordination connection to PostgreSQL not made; retrying');
     this.retry = this.clock.setTimeout(() => {
       this.retry = null;
@@ -178,4 +179,11 @@ export class PgListener {
       }
     }
   }
+}
+
+/** `code: message` of an error, for a log line without a stack. */
+function errorLine(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return typeof e?.code === 'string' ? `${e.code}: ${message}` : message;
 }
