@@ -1,11 +1,164 @@
 /**
- * completeAttempts — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
- * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy, src/domain/
+ * retry-policy.ts, before they reach the store), now (epoch ms).
+ * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state; a RETRYING
+ * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
+ * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
+ * RETRYING → PENDING happen in this same write (state PENDING). An attempt ending in a retry is
+ * appended to `attempts` (run history); a final attempt stays described by the task row. A free
+ * retry (`freeRetry`) also moves the budget on: retry_base + 1, so the attempt is not counted.
+ * A workflow task's end is applied to its workflow in the same transaction (workflow-progress.ts):
+ * SUCCEEDED releases downstream tasks whose last dependency it was (returned in `released`);
+ * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); the workflow's status
+ * becomes final with its last task.
+ * Output: CompletionResult per input, in input order, `applied: false` for stale or duplicate
+ * completions (with the state as found); `entry` only when the task waits again (RETRYING or
+ * PENDING), null for a final state.
+ * Guarantee: an attempt completes at most once, whichever node writes it (the database checks the
+ * compare-and-set on the newest row version); a task never moves backwards.
+ *
+ * Statements per batch (the hot path): one that locks the workflow rows of the batch's tasks (in
+ * id order, before any of their tasks: see workflow-progress.ts; it finds none for plain tasks),
+ * one that writes every completion, appends the retry history and reads the state of those not
+ * applied (`UPDATE … FROM unnest(…)` with data-modifying CTEs); with workflow tasks, one release,
+ * one cancel of descendants when some ended unsuccessfully, one count update of their workflows,
+ * and two more when a workflow ends. A task named twice in a batch is written in a later round
+ * (its second completion sees the first one's write, as if sent one after the other).
  */
 import type { Db } from '../db';
-import type { AttemptCompletion, CompletionResult } from '../../store';
-import { notWritten } from './not-written';
+import { DueEntry, TaskState } from '../../../domain/task';
+import { AttemptCompletion, CompletionResult } from '../../store';
+import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
+import { TRANSITIONS } from '../../../domain/state-machine';
+import { sqlState, sqlStates } from '../../sql/state-sql';
+import {
+  cancelDescendants,
+  closeWorkflows,
+  EndedWorkflowTask,
+  lockWorkflowsOfTasks,
+  prefixed,
+  releaseDownstream,
+} from './workflow-progress';
 
-export async function completeAttempts(_db: Db, _completions: AttemptCompletion[], _now: number): Promise<CompletionResult[]> {
-  throw notWritten('completeAttempts');
+/** The attempt being completed is still the task's current one, running. */
+const RUNNING = sqlStates(TRANSITIONS.succeed.from, 't.state');
+const RETRYING = sqlState(TRANSITIONS.retry.to);
+/** A RETRYING target that stays a retry (no cancel was requested during the attempt). */
+const RETRIES = `c.target = ${RETRYING} AND t.cancel_requested = 0`;
+
+const COMPLETE = `
+  WITH c AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::float8[], $8::int[])
+      WITH ORDINALITY AS c(id, attempt, target, retry_at, result, error, duration_ms, free, ord)),
+  u AS (
+    UPDATE tasks t SET
+      state = CASE WHEN c.target <> ${RETRYING} THEN c.target
+                   WHEN t.cancel_requested = 1 THEN ${sqlState(TRANSITIONS.cancelRunning.to)}
+                   WHEN c.retry_at <= $9 THEN ${sqlState(TRANSITIONS.retryNow.to)}
+                   ELSE ${RETRYING} END,
+      due_at       = CASE WHEN ${RETRIES} THEN c.retry_at ELSE t.due_at END,
+      completed_at = CASE WHEN ${RETRIES} THEN NULL ELSE $9 END,
+      retry_base   = CASE WHEN ${RETRIES} THEN t.retry_base + c.free ELSE t.retry_base END,
+      duration_ms = c.duration_ms, result = c.result, error = c.error, lease_expires_at = NULL, updated_at = $9
+    FROM c
+    WHERE t.id = c.id AND t.attempts = c.attempt AND ${RUNNING}
+    RETURNING c.ord, ${prefixed(DUE_COLUMNS, 't')}, t.attempts, t.started_at, t.worker_id, t.workflow_id, t.workflow_task_id,
+      (${RETRIES}) AS retried),
+  h AS (
+    INSERT INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)
+    SELECT u.id, u.attempts, u.worker_id, COALESCE(u.started_at, $9), $9, ${RETRYING}, c.error
+    FROM u JOIN c ON c.ord = u.ord WHERE u.retried
+    ON CONFLICT (task_id, attempt) DO NOTHING)
+  SELECT c.ord, u.ord IS NOT NULL AS applied, u.id, u.partition, u.seq, u.due_at, u.priority, u.tenant_id, u.task_type, u.state,
+    u.queue, u.concurrency_key, u.workflow_id, u.workflow_task_id, f.state AS found_state, f.task_type AS found_type
+  FROM c LEFT JOIN u ON u.ord = c.ord LEFT JOIN tasks f ON u.ord IS NULL AND f.id = c.id
+  ORDER BY c.ord`;
+
+type Row = TaskRow & {
+  ord: number;
+  applied: boolean;
+  workflow_id: string | null;
+  workflow_task_id: string | null;
+  found_state: TaskState | null;
+  found_type: string | null;
+};
+
+export async function completeAttempts(db: Db, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+  const results = new Array<CompletionResult>(completions.length);
+  for (const round of rounds(completions)) {
+    const out = await completeRound(
+      db,
+      round.map((i) => completions[i]),
+      now,
+    );
+    round.forEach((i, k) => (results[i] = out[k]));
+  }
+  return results;
+}
+
+/** Indexes of `completions` in rounds: each task once per round, in input order. */
+function rounds(completions: AttemptCompletion[]): number[][] {
+  const seen = new Map<string, number>();
+  const out: number[][] = [];
+  completions.forEach((c, i) => {
+    const n = seen.get(c.taskId) ?? 0;
+    seen.set(c.taskId, n + 1);
+    (out[n] ??= []).push(i);
+  });
+  return out;
+}
+
+/** One round: every task at most once. */
+async function completeRound(db: Db, round: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+  await lockWorkflowsOfTasks(
+    db,
+    round.map((c) => c.taskId),
+  );
+  const { rows } = await db.query<Row>(COMPLETE, [
+    round.map((c) => c.taskId),
+    round.map((c) => c.attempt),
+    round.map((c) => c.state),
+    round.map((c) => c.retryAt ?? now),
+    round.map((c) => (c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null)),
+    round.map((c) => (c.error === null ? null : JSON.stringify(c.error))),
+    round.map((c) => c.durationMs),
+    round.map((c) => (c.freeRetry ? 1 : 0)),
+    now,
+  ]);
+  const results = rows.map((r, k): CompletionResult => {
+    const taskId = round[k].taskId;
+    if (!r.applied) return { taskId, applied: false, state: r.found_state ?? null, entry: null, taskType: r.found_type ?? null };
+    const state = r.state as TaskState;
+    const waits = state === TRANSITIONS.retry.to || state === TRANSITIONS.retryNow.to;
+    return { taskId, applied: true, state, entry: waits ? dueEntryFromRow(r) : null, taskType: r.task_type };
+  });
+  const inWorkflow = rows.map((r, k) => ({ r, k })).filter(({ r }) => r.applied && r.workflow_id);
+  if (inWorkflow.length > 0) await progress(db, inWorkflow, results, now);
+  return results;
+}
+
+/** The workflows of the applied completions `done` move on; released tasks go into `results`. */
+async function progress(db: Db, done: Array<{ r: Row; k: number }>, results: CompletionResult[], now: number): Promise<void> {
+  const closed = new Map<string, number>();
+  const close = (wf: string, n: number) => closed.set(wf, (closed.get(wf) ?? 0) + n);
+  const succeeded: Array<{ r: Row; k: number }> = [];
+  const ended: EndedWorkflowTask[] = [];
+  for (const d of done) {
+    const state = d.r.state as TaskState;
+    if (state === TRANSITIONS.retry.to || state === TRANSITIONS.retryNow.to) continue; // still open
+    close(d.r.workflow_id as string, 1);
+    if (state === TRANSITIONS.succeed.to) succeeded.push(d);
+    else ended.push({ taskId: d.r.id, workflowTaskId: d.r.workflow_task_id ?? d.r.id, state });
+  }
+  if (succeeded.length > 0) {
+    const released = await releaseDownstream(
+      db,
+      succeeded.map((s) => s.r.id),
+      now,
+    );
+    for (const s of succeeded) results[s.k].released = [];
+    for (const { upstream, entry } of released) (results[succeeded[upstream].k].released as DueEntry[]).push(entry);
+  }
+  for (const [wf, n] of await cancelDescendants(db, ended, now)) close(wf, n);
+  await closeWorkflows(db, closed, now);
 }

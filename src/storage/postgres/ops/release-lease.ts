@@ -1,10 +1,17 @@
 /**
- * releaseLease — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
- * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ * releaseLease — inputs: partition, owner, epoch. Compare-and-set on (partition, owner, epoch):
+ * expires_at = 0, so the partition is free at once; the row (and its epoch) stays, so the next
+ * grant continues the epoch. Output: whether the caller still held it.
+ * Guarantee: one UPDATE in a transaction of its own; never frees a lease granted to someone else
+ * (a newer grant has another epoch).
  */
 import type { Db } from '../db';
-import { notWritten } from './not-written';
 
-export async function releaseLease(_db: Db, _partition: number, _owner: string, _epoch: number): Promise<boolean> {
-  throw notWritten('releaseLease');
+export async function releaseLease(db: Db, partition: number, owner: string, epoch: number): Promise<boolean> {
+  const res = await db.query(`UPDATE partition_leases SET expires_at = 0 WHERE partition = $1 AND owner = $2 AND epoch = $3`, [
+    partition,
+    owner,
+    epoch,
+  ]);
+  return res.rowCount === 1;
 }

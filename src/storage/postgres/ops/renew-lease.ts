@@ -1,18 +1,28 @@
 /**
- * renewLease — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
- * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ * renewLease — inputs: partition, owner, epoch, now, ttlMs (epoch ms, ms). Compare-and-set on
+ * (partition, owner, epoch) and expires_at > now: expires_at = greatest(expires_at, now + ttlMs).
+ * Output: the lease after the renewal, or null when it was lost (expired, released, or granted
+ * anew: another epoch).
+ * Guarantee: one UPDATE in a transaction of its own; it never extends a lease someone else holds
+ * (a concurrent grant either committed first, so the epoch no longer matches, or waits for this
+ * renewal and then finds the lease not expired) and never shortens one.
  */
 import type { Db } from '../db';
 import type { PartitionLease } from '../../cluster-store';
-import { notWritten } from './not-written';
 
 export async function renewLease(
-  _db: Db,
-  _partition: number,
-  _owner: string,
-  _epoch: number,
-  _now: number,
-  _ttlMs: number,
+  db: Db,
+  partition: number,
+  owner: string,
+  epoch: number,
+  now: number,
+  ttlMs: number,
 ): Promise<PartitionLease | null> {
-  throw notWritten('renewLease');
+  const { rows } = await db.query<{ expires_at: number }>(
+    `UPDATE partition_leases SET expires_at = GREATEST(expires_at, $1)
+     WHERE partition = $2 AND owner = $3 AND epoch = $4 AND expires_at > $5
+     RETURNING expires_at`,
+    [now + ttlMs, partition, owner, epoch, now],
+  );
+  return rows.length === 1 ? { partition, owner, epoch, expiresAt: rows[0].expires_at } : null;
 }

@@ -1,28 +1,78 @@
 /**
- * putTenantSettings, listTenantSettings, putTaskTypeLimit, listTaskTypeLimits, countWaitingByTenant — NOT YET WRITTEN (stub of the PostgreSQL store's skeleton).
- * Header to write: inputs, outputs, guarantee (see src/storage/sqlite/ops/ for the SQLite version).
+ * Tenant settings and task-type limits:
+ * - putTenantSettings — input: TenantSettings. Upsert of the tenant's row (`INSERT … ON CONFLICT
+ *   DO UPDATE`), one statement inside the caller's transaction; of two nodes writing one tenant,
+ *   the later commit wins.
+ * - putTaskTypeLimit — inputs: task type, limit or null, now. Upsert, or delete for null; one
+ *   statement inside the caller's transaction.
+ * - listTenantSettings, listTaskTypeLimits — reads on the pool, one statement each (a consistent
+ *   snapshot), by tenant id / task type in byte order (as SQLite's).
+ * - countWaitingByTenant — read: tenant → tasks SCHEDULED, PENDING, RETRYING or BLOCKED (the
+ *   backpressure caps' counts, DEPTH_STATES; tenants with none are absent). One statement.
  */
 import type { Db } from '../db';
 import type { RateLimit } from '../../../domain/dispatch-limits';
 import type { TenantSettings } from '../../tenant-store';
-import { notWritten } from './not-written';
+import { DEPTH_STATES } from '../../../domain/state-machine';
+import { sqlStates } from '../../sql/state-sql';
 
-export async function putTenantSettings(_db: Db, _settings: TenantSettings): Promise<void> {
-  throw notWritten('putTenantSettings');
+interface SettingsRow {
+  tenant_id: string;
+  weight: number | null;
+  rate_per_second: number | null;
+  burst: number | null;
+  updated_at: number;
 }
 
-export async function listTenantSettings(_db: Db): Promise<TenantSettings[]> {
-  throw notWritten('listTenantSettings');
+/** Stores (replaces) one tenant's settings. */
+export async function putTenantSettings(db: Db, s: TenantSettings): Promise<void> {
+  await db.query(
+    `INSERT INTO tenant_settings (tenant_id, weight, rate_per_second, burst, updated_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (tenant_id) DO UPDATE SET weight = excluded.weight, rate_per_second = excluded.rate_per_second,
+       burst = excluded.burst, updated_at = excluded.updated_at`,
+    [s.tenantId, s.weight, s.rateLimit?.ratePerSecond ?? null, s.rateLimit?.burst ?? null, s.updatedAt],
+  );
 }
 
-export async function putTaskTypeLimit(_db: Db, _taskType: string, _limit: RateLimit | null, _now: number): Promise<void> {
-  throw notWritten('putTaskTypeLimit');
+/** Every tenant's settings, by tenant id. */
+export async function listTenantSettings(db: Db): Promise<TenantSettings[]> {
+  const { rows } = await db.query<SettingsRow>(
+    `SELECT tenant_id, weight, rate_per_second, burst, updated_at FROM tenant_settings ORDER BY tenant_id COLLATE "C"`,
+  );
+  return rows.map((r) => ({
+    tenantId: r.tenant_id,
+    weight: r.weight,
+    rateLimit: r.rate_per_second === null || r.burst === null ? null : { ratePerSecond: r.rate_per_second, burst: r.burst },
+    updatedAt: r.updated_at,
+  }));
 }
 
-export async function listTaskTypeLimits(_db: Db): Promise<Array<{ taskType: string; limit: RateLimit }>> {
-  throw notWritten('listTaskTypeLimits');
+/** Sets the start-rate limit of `taskType`, or removes it (null). */
+export async function putTaskTypeLimit(db: Db, taskType: string, limit: RateLimit | null, now: number): Promise<void> {
+  if (limit === null) {
+    await db.query(`DELETE FROM task_type_limits WHERE task_type = $1`, [taskType]);
+    return;
+  }
+  await db.query(
+    `INSERT INTO task_type_limits (task_type, rate_per_second, burst, updated_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (task_type) DO UPDATE SET rate_per_second = excluded.rate_per_second, burst = excluded.burst,
+       updated_at = excluded.updated_at`,
+    [taskType, limit.ratePerSecond, limit.burst, now],
+  );
 }
 
-export async function countWaitingByTenant(_db: Db): Promise<Record<string, number>> {
-  throw notWritten('countWaitingByTenant');
+/** Every task-type limit, by task type. */
+export async function listTaskTypeLimits(db: Db): Promise<Array<{ taskType: string; limit: RateLimit }>> {
+  const { rows } = await db.query<{ task_type: string; rate_per_second: number; burst: number }>(
+    `SELECT task_type, rate_per_second, burst FROM task_type_limits ORDER BY task_type COLLATE "C"`,
+  );
+  return rows.map((r) => ({ taskType: r.task_type, limit: { ratePerSecond: r.rate_per_second, burst: r.burst } }));
+}
+
+/** Tenant → waiting tasks (DEPTH_STATES); tenants with none are absent. */
+export async function countWaitingByTenant(db: Db): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ tenant_id: string; n: number }>(
+    `SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlStates(DEPTH_STATES)} GROUP BY tenant_id`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.tenant_id, r.n]));
 }

@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { LeaseGrant, PartitionLease } from '../../cluster-store';
-import { leaseFromRow, LeaseRow } from './cluster-reads';
+import { leaseFromRow, LeaseRow } from '../../sql/cluster-rows';
 
 export function prepareAcquireLease(db: Database.Database): (partition: number, owner: string, now: number, ttlMs: number) => LeaseGrant {
   const read = db.prepare(`SELECT partition, owner, epoch, expires_at FROM partition_leases WHERE partition = ?`);

@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { WORKFLOW_CANCELLED } from '../../../domain/workflow';
 import { WorkflowCancelResult } from '../../store';
-import { WorkflowRow, workflowFromRow } from './read-workflows';
+import { WorkflowRow, workflowFromRow } from '../../sql/workflow-rows';
 import { prepareWorkflowProgress } from './workflow-progress';
 import { GUARDS, TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';

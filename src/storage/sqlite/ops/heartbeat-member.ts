@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { MemberHeartbeat } from '../../cluster-store';
-import { MEMBER_COLUMNS, MemberRow, memberFromRow } from './cluster-reads';
+import { MEMBER_COLUMNS, MemberRow, memberFromRow } from '../../sql/cluster-rows';
 
 export function prepareHeartbeatMember(
   db: Database.Database,

@@ -5,43 +5,11 @@
  */
 import type Database from 'better-sqlite3';
 import { TaskState } from '../../../domain/task';
-import { WorkflowRecord, WorkflowStatus, WorkflowTaskSummary } from '../../../domain/workflow';
+import { WorkflowRecord, WorkflowTaskSummary } from '../../../domain/workflow';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { WorkflowListQuery, WorkflowPage } from '../../store';
 import { parseJson } from '../../sql/row-mapping';
-
-/** A `workflows` row as better-sqlite3 returns it. */
-export interface WorkflowRow {
-  seq: number;
-  id: string;
-  name: string | null;
-  tenant_id: string;
-  metadata: string;
-  status: string;
-  task_count: number;
-  open_tasks: number;
-  cancel_requested: number;
-  created_at: number;
-  updated_at: number;
-  completed_at: number | null;
-}
-
-export function workflowFromRow(r: WorkflowRow): WorkflowRecord {
-  return {
-    id: r.id,
-    seq: r.seq,
-    workflowName: r.name,
-    tenantId: r.tenant_id,
-    metadata: parseJson(r.metadata) as Record<string, unknown>,
-    status: r.status as WorkflowStatus,
-    taskCount: r.task_count,
-    openTasks: r.open_tasks,
-    cancelRequested: r.cancel_requested === 1,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    completedAt: r.completed_at,
-  };
-}
+import { WorkflowRow, workflowFromRow } from '../../sql/workflow-rows';
 
 export interface WorkflowReads {
   getWorkflow(id: string): WorkflowRecord | null;
