@@ -116,6 +116,38 @@ const url = postgresUrl();
     ).to.equal(true);
   });
 
+  it('several crons fired in one call by each node, in different orders: each fire time of each cron once', async () => {
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4'];
+    for (const id of ids) await nodes[0].createCron(cronRecord(id, { overlapPolicy: 'queue', maxCatchUp: 1000 }));
+    const rounds = ROUNDS / 2;
+    for (let round = 0; round < rounds; round++) {
+      const plans = await Promise.all(
+        nodes.map(async (n, i) => {
+          const crons = await Promise.all(ids.map((id) => n.getCron(id)));
+          const list = crons.map((c) => firing(c as CronRecord, [(c as CronRecord).nextFireTime as number]));
+          // Node 0 in id order, node 1 reversed, node 2 rotated.
+          return i === 0 ? list : i === 1 ? list.reverse() : [...list.slice(2), ...list.slice(0, 2)];
+        }),
+      );
+      const results = await Promise.all(nodes.map((n, i) => n.fireCrons(plans[i], T0 + (round + 1) * SEC + 5)));
+      for (const id of ids) {
+        const applied = results.flat().filter((r) => r.cronId === id && r.applied).length;
+        expect(applied, `round ${round}, cron ${id}: firings applied`).to.equal(1);
+      }
+      // Results come back in the order each node asked for.
+      results.forEach((list, i) => expect(list.map((r) => r.cronId)).to.deep.equal(plans[i].map((p) => p.cronId)));
+    }
+    for (const id of ids) {
+      const { instances, records } = await countsPerFireTime(id);
+      expect(instances.size, id).to.equal(rounds);
+      expect(
+        [...instances.values()].every((n) => n === 1),
+        `${id}: one instance per fire time`,
+      ).to.equal(true);
+      expect(records.size, id).to.equal(rounds);
+    }
+  });
+
   it('cancel_running fired by three nodes at once: one instance per fire time, never two live and out of the queue', async () => {
     await nodes[0].createCron(cronRecord('cr', { overlapPolicy: 'cancel_running' }));
     for (let round = 0; round < ROUNDS; round++) {
