@@ -16,7 +16,8 @@
  * - the link back, the node rejoins: rendezvous hands its partitions back under new epochs and it
  *   runs tasks again, and none of a partition it lost ran on it before it was granted one again.
  * Needs root, iproute2 and PostgreSQL's binaries: skipped without them, failed without them in CI.
- * PG_PARTITION_TASKS sets the first wave's size (default 3000).
+ * PG_PARTITION_TASKS sets the first wave's size (default 3000); PG_PARTITION_HOLD_MS a least length
+ * of the cut (default 0: until the others drained the backlog); PG_PARTITION_VERBOSE prints the steps.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -243,6 +244,12 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
     ).catch((err: Error) => {
       throw new Error(`${err.message} (owned by the others: ${lastCounts.join(', ')})`);
     });
+    // The cut is real: the node does not report itself ready (503, or no answer: its probe asks the store).
+    const victimReady = await fetch(`${victim.svc.url}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+      (r) => String(r.status),
+      () => 'no answer in 3 s',
+    );
+    expect(victimReady, "the cut node's /readyz").to.not.equal('200');
     // Wave 2 while the node is cut off, to the others.
     acked.push(...(await submitWave(survivors, Math.ceil(TOTAL / 10), 'during')));
     step('wave 2 acknowledged');
@@ -254,8 +261,12 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
       250,
     );
     const drainMs = Date.now() - drainStart;
-    const duringCut = await leases(db);
     step('waves 1-2 drained');
+    // PG_PARTITION_HOLD_MS: the partition lasts at least this long (the scenario's length; no
+    // assertion depends on it): long cuts leave the node's sockets to PostgreSQL half-open.
+    const hold = cutAt + Number(process.env.PG_PARTITION_HOLD_MS ?? 0) - Date.now();
+    if (hold > 0) await new Promise((r) => setTimeout(r, hold));
+    const duringCut = await leases(db);
 
     // The link back: the node rejoins and rendezvous hands its share back.
     const restoreAt = Date.now();
@@ -331,6 +342,18 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
     expect(finalRunMissing, 'SUCCEEDED tasks whose final attempt has no run').to.deep.equal([]);
     const reRuns = [...perTask.values()].reduce((s, n) => s + n - 1, 0);
     const reRunTasks = [...perTask.values()].filter((n) => n > 1).length;
+    // A claimed attempt of the cut node is retried only once its attempt lease ran out.
+    const runsOf = new Map<string, Run[]>();
+    for (const r of runs) runsOf.set(r.id, [...(runsOf.get(r.id) ?? []), r]);
+    const { rows: lostAttempts } = await db.query<{ task_id: string; attempt: number; started_at: string }>(
+      `SELECT a.task_id, a.attempt, a.started_at FROM attempts a JOIN tasks t ON t.id = a.task_id
+        WHERE a.task_id = ANY($1::text[]) AND a.attempt < t.attempts`,
+      [acked],
+    );
+    const earlyRetries = lostAttempts.flatMap((a) =>
+      (runsOf.get(a.task_id) ?? []).filter((r) => r.attempt === a.attempt + 1 && r.start < Number(a.started_at) + ATTEMPT_LEASE),
+    );
+    expect(earlyRetries, "retries started before the lost attempt's lease ran out").to.deep.equal([]);
     const earlierOutcomes = earlier.map(
       (r) => `${r.n}× ${r.outcome}${r.error ? ` ${/"type":"([^"]+)"/.exec(r.error)?.[1] ?? r.error.slice(0, 40)}` : ''}`,
     );
@@ -339,7 +362,7 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
         `(${lost.length}/${PARTITIONS} partitions) at ${linesAtCut} side effects; TTL ${TTL} ms, attempt lease ${ATTEMPT_LEASE} ms\n` +
         `    cut → last run started on it ${stopRunsMs} ms; cut → it logged every partition dropped ${stoppedMs} ms; cut → its partitions granted to others ${takeoverMs} ms; ` +
         `cut → others own all ${ownersMs} ms; waves 1-2 drained ${drainMs} ms after wave 2\n` +
-        `    restore → rejoined (owns ${handedBack.length}, all owned) ${rejoinMs} ms; its lease losses ${leaseLosses}; ` +
+        `    cut held ${restoreAt - cutAt} ms, its /readyz then: ${victimReady}; restore → rejoined (owns ${handedBack.length}, all owned) ${rejoinMs} ms; its lease losses ${leaseLosses}; ` +
         `${runs.length} runs, ${reRuns} re-runs over ${reRunTasks} tasks (${runs.filter((r) => r.member === victim.memberId && r.start >= cutAt && r.start < restoreAt).length} runs on the cut node after the cut); ` +
         `earlier attempts: ${earlierOutcomes.join(', ') || 'none'}; completed twice: ${twice.length}`,
     );
