@@ -103,6 +103,15 @@ function lossesLogged(output: string, since: number): number[] {
   return times;
 }
 
+/** The server's client sessions (address, state, wait, transaction age, query), for a failure message. */
+async function sessions(db: Client): Promise<string> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT client_addr, state, wait_event_type, wait_event, round(extract(epoch FROM now() - xact_start) * 1000) AS xact_ms, left(query, 90) AS query
+       FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY client_addr, pid`,
+  );
+  return rows.map((r) => JSON.stringify(r)).join('\n');
+}
+
 async function leases(db: Client): Promise<Map<number, StoredLease>> {
   const { rows } = await db.query<{ partition: number; owner: string; epoch: number; expires_at: string }>(
     'SELECT partition, owner, epoch, expires_at FROM partition_leases',
@@ -241,8 +250,8 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
       },
       6 * TTL,
       20,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message} (owned by the others: ${lastCounts.join(', ')})`);
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message} (owned by the others: ${lastCounts.join(', ')}); sessions:\n${await sessions(db as Client)}`);
     });
     // The cut is real: the node does not report itself ready (503, or no answer: its probe asks the store).
     const victimReady = await fetch(`${victim.svc.url}/readyz`, { signal: AbortSignal.timeout(3000) }).then(

@@ -15,7 +15,7 @@
  * peer's address to itself: a /30 route through the veth is added to the local table of each side
  * (longest prefix wins). Taking the root side down removes its routes; {@link NetnsHost.restore}
  * puts them back. Nothing global of the root namespace changes; removing the namespaces and veths
- * removes every route and setting made here.
+ * removes every route and setting made here. IPv6 is disabled on every veth end (no fe80:: address).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -128,11 +128,16 @@ function localRouteArgs(link: NetnsLink, side: 'root' | 'host'): string[] {
 function addLink(ns: string, link: NetnsLink): void {
   run('ip', ['link', 'add', link.rootDev, 'type', 'veth', 'peer', 'name', link.hostDev]);
   run('ip', ['link', 'set', link.hostDev, 'netns', ns]);
+  const inNs = ['netns', 'exec', ns];
+  if (fs.existsSync('/proc/sys/net/ipv6')) {
+    // No IPv6 link-local address (fe80::/64) either: the links carry 127.0.0.0/8 and nothing else.
+    run('sysctl', ['-q', '-w', `net.ipv6.conf.${link.rootDev}.disable_ipv6=1`]);
+    run('ip', [...inNs, 'sysctl', '-q', '-w', `net.ipv6.conf.${link.hostDev}.disable_ipv6=1`]);
+  }
   run('sysctl', ['-q', '-w', `net.ipv4.conf.${link.rootDev}.route_localnet=1`]);
   run('ip', ['addr', 'add', `${link.rootAddress}/30`, 'dev', link.rootDev]);
   run('ip', ['link', 'set', link.rootDev, 'up']);
   run('ip', localRouteArgs(link, 'root'));
-  const inNs = ['netns', 'exec', ns];
   run('ip', [...inNs, 'sysctl', '-q', '-w', `net.ipv4.conf.${link.hostDev}.route_localnet=1`]);
   run('ip', [...inNs, 'ip', 'addr', 'add', `${link.hostAddress}/30`, 'dev', link.hostDev]);
   run('ip', [...inNs, 'ip', 'link', 'set', link.hostDev, 'up']);
