@@ -4,10 +4,12 @@
  * still RUNNING (compare-and-set on id, attempts, state: GUARDS.attempt); of several reports of
  * one attempt the last in input order wins. Output: how many reports were written (each report of
  * an attempt that took the write counts, as if they had been written one by one in order).
- * Guarantee: one set-based UPDATE … FROM unnest(…) in the write queue's transaction, rows taken in
- * id order; answered after the commit. Progress is advisory: callers may throttle and drop
+ * Guarantee: one set-based UPDATE … FROM unnest(…) in the write queue's transaction, the reports
+ * given in id order (as the other set-based task writes, so rows are locked in that order);
+ * answered after the commit. Progress is advisory: callers may throttle and drop
  * reports (see the worker), the store never reads it back.
  */
+import { atMs } from '../epoch-ms';
 import type { Db } from '../db';
 import { GUARDS } from '../../../domain/state-machine';
 import { sqlStates } from '../../sql/state-sql';
@@ -25,7 +27,7 @@ export async function reportProgress(db: Db, rows: Array<{ taskId: string; attem
      FROM unnest($1::text[], $2::int[], $3::text[], $4::int[]) AS r(id, attempt, text, reports)
      WHERE t.id = r.id AND t.attempts = r.attempt AND ${sqlStates(GUARDS.attempt, 't.state')}
      RETURNING r.reports`,
-    [reports.map((r) => r.taskId), reports.map((r) => r.attempt), reports.map((r) => r.text), reports.map((r) => r.reports), now],
+    [reports.map((r) => r.taskId), reports.map((r) => r.attempt), reports.map((r) => r.text), reports.map((r) => r.reports), atMs(now)],
   );
   return res.rows.reduce((n, r) => n + r.reports, 0);
 }
