@@ -14,8 +14,9 @@
  * namespace with `lo` up has `local 127.0.0.0/8` in its local table, which would deliver the
  * peer's address to itself: a /30 route through the veth is added to the local table of each side
  * (longest prefix wins). Taking the root side down removes its routes; {@link NetnsHost.restore}
- * puts them back. Nothing global of the root namespace changes; removing the namespaces and veths
- * removes every route and setting made here. IPv6 is disabled on every veth end (no fe80:: address).
+ * puts them back. Nothing global of the root namespace changes; removing the namespaces, veths and
+ * a cut's blackhole route removes every route and setting made here. IPv6 is disabled on every
+ * veth end (no fe80:: address).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,7 +50,7 @@ export interface NetnsHost {
    * blackholed (dropped either way, nothing answered: no reset, no unreachable).
    */
   cut(): void;
-  /** Brings the data link back up with its routes (the blackhole replaced). */
+  /** Brings the data link back up with its routes (the blackhole removed). */
   restore(): void;
 }
 
@@ -58,7 +59,7 @@ export interface NetnsLab {
   hosts: NetnsHost[];
   /** Second octet of every address of this run (`127.<net>.x.y`). */
   net: number;
-  /** Removes the namespaces and the root ends of their veths (errors ignored: clean-up). */
+  /** Removes the namespaces, the root ends of their veths and a cut's blackhole route (errors ignored: clean-up). */
   remove(): void;
 }
 
@@ -166,6 +167,7 @@ export function createNetnsLab(count: number, tag = 'schedns'): NetnsLab {
         tryRun('ip', ['netns', 'del', h.name]); // deletes the host ends, and so both ends of each pair
         tryRun('ip', ['link', 'del', h.control.rootDev]);
         tryRun('ip', ['link', 'del', h.data.rootDev]);
+        tryRun('ip', ['route', 'del', 'blackhole', h.data.subnet, 'table', 'local']); // a cut not restored
       }
     },
   };
@@ -193,6 +195,7 @@ export function createNetnsLab(count: number, tag = 'schedns'): NetnsLab {
           run('ip', ['route', 'replace', 'blackhole', data.subnet, 'table', 'local']);
         },
         restore: () => {
+          tryRun('ip', ['route', 'del', 'blackhole', data.subnet, 'table', 'local']); // `replace` leaves it beside the new route
           run('ip', ['link', 'set', data.rootDev, 'up']);
           run('ip', localRouteArgs(data, 'root'));
           run('ip', ['netns', 'exec', name, 'ip', ...localRouteArgs(data, 'host')]);
