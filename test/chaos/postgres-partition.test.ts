@@ -242,6 +242,9 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
     );
     const [stoppedMs, takeoverMs] = await Promise.all([stopped, takenOver]);
     step(`stopped ${stoppedMs} ms, taken over ${takeoverMs} ms`);
+    // Its leases' local deadlines (last renewal sent before the cut + TTL − margin) all passed
+    // within one TTL of the cut: a safety bound of the lease protocol, not a speed.
+    expect(stoppedMs, 'cut → the cut node dropped its last partition (ms)').to.be.at.most(TTL);
     let lastCounts: number[] = [];
     const ownersMs = await until(
       'the others own every partition',
