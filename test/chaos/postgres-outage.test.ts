@@ -5,9 +5,11 @@
  * server is stopped (`pg_ctl stop -m fast`, and in a second test `-m immediate`: a crash, recovery
  * at the start) for 20 s and started again. During the outage every submission answers 503
  * `STORE_UNAVAILABLE` with Retry-After (never 500), `/readyz` 503 naming the fault; the attempts
- * that were running keep running (their side effects are written during the outage) and their
+ * that were running keep running (their side effects are written during the outage, or after it
+ * for those that outlast it) and their
  * completions wait in memory. After the start the service resumes by itself (same process), and
- * every acknowledged (202) task ends SUCCEEDED with exactly one side effect.
+ * every acknowledged (202) task ends SUCCEEDED with exactly one side effect, as does every instance
+ * of a cron firing each second throughout.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -36,7 +38,13 @@ async function post(url: string, body: unknown): Promise<Answer> {
   const sentAt = performance.now();
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, retryAfter: res.headers.get('retry-after'), sentAt, answeredAt: performance.now() };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : null,
+    retryAfter: res.headers.get('retry-after'),
+    sentAt,
+    answeredAt: performance.now(),
+  };
 }
 
 async function readyz(url: string): Promise<{ status: number; body: any }> {
@@ -115,10 +123,31 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       const count = async (status: string) =>
         ((await (await fetch(`${url}/api/v1/tasks?status=${status}&limit=100`)).json()) as { tasks: unknown[] }).tasks.length;
 
-      // Attempts that are running at the stop and end during the outage.
-      const long = 30;
+      // A cron firing every second (the cron evaluator meets the outage too); its instances'
+      // side effects are in the same file and must each happen once as well.
+      const cron = await post(`${url}/api/v1/cron-tasks`, {
+        name: 'every-second',
+        cron_expression: '* * * * * *',
+        task_type: 'effect',
+        payload: { ms: 10 },
+        catch_up: 'none',
+      });
+      expect(cron.status, JSON.stringify(cron.body)).to.equal(201);
+      const cronRuns = () => effectLines(effects).filter((e) => !acked.has(e.id)).length;
+      await until(() => cronRuns() >= 1, 30_000, 'a cron instance to run');
+
+      // Attempts that are running at the stop: 22 end during the outage, 8 after it (their leases
+      // expire in the database meanwhile; they must not be taken for lost once it is back). The
+      // service ran at most 32 attempts at once in this setup.
+      const long = 22;
+      const spanning = 8;
       for (let i = 0; i < long; i++) expect((await submit(6000)).status).to.equal(202);
-      await until(async () => (await count('RUNNING')) === long, 30_000, 'every long attempt running');
+      for (let i = 0; i < spanning; i++) expect((await submit(OUTAGE_MS + 6000)).status).to.equal(202);
+      await until(async () => (await count('RUNNING')) >= long + spanning, 30_000, 'every long attempt running').catch(async (err) => {
+        const states = ['SCHEDULED', 'PENDING', 'RUNNING', 'RETRYING', 'SUCCEEDED', 'FAILED', 'DEAD'];
+        const counts = await Promise.all(states.map(async (st) => `${st} ${await count(st)}`));
+        throw new Error(`${String(err)} (${counts.join(', ')})`);
+      });
 
       // A steady stream of submissions (4 clients), every answer kept.
       const answers: Answer[] = [];
@@ -152,6 +181,7 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       const upAt = performance.now();
       await until(async () => (await readyz(url)).status === 200, 30_000, '/readyz 200 after the start');
       const readyMs = Math.round(performance.now() - upAt);
+      const cronRunsAtStart = cronRuns();
       await until(() => answers.some((a) => a.sentAt > upAt && a.status === 202), 30_000, 'a submission acknowledged after the start');
       const first202 = answers.find((a) => a.sentAt > upAt && a.status === 202) as Answer;
       const submit202Ms = Math.round(first202.answeredAt - upAt);
@@ -202,6 +232,8 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
         'acknowledged tasks without exactly one run',
       ).to.deep.equal([]);
       const laterAttempts = [...attempts.values()].filter((a) => a > 1).length;
+      // The cron fires again after the outage.
+      await until(() => cronRuns() >= cronRunsAtStart + 2, 30_000, 'the cron to fire after the start');
 
       // The same process throughout; one fault line, and no stack traces in the log.
       expect(svc.child.pid).to.equal(pid);
@@ -209,7 +241,10 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       const faultLines = linesAtLeast(svc, 50).filter((l) => l.includes('store unavailable'));
       expect(faultLines.length, svc.output().slice(-4000)).to.be.within(1, 2);
       expect(faultLines[0]).to.include('connection_lost');
-      const withStacks = svc.output().split('\n').filter((l) => l.includes('"stack"'));
+      const withStacks = svc
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"stack"'));
       expect(withStacks, 'log lines with stack traces').to.deep.equal([]);
       const warnOrWorse = linesAtLeast(svc, 40).length;
       console.log(
@@ -217,9 +252,12 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
           `(stop itself took ${Math.round(downAt - stopAt)} ms); ${refused.length} × 503, 0 × 500; ` +
           `${effectsInOutage} side effects during the outage; start → /readyz 200 in ${readyMs} ms, first 202 ${submit202Ms} ms after ` +
           `pg_ctl returned (start took ${Math.round(upAt - startAt)} ms); ${acked.size} acknowledged, each run once ` +
-          `(${laterAttempts} as a later attempt); ${faultLines.length} fault line(s), ${warnOrWorse} lines at warn or above`,
+          `(${laterAttempts} as a later attempt), ${cronRuns()} cron instances each run once; ` +
+          `${faultLines.length} fault line(s), ${warnOrWorse} lines at warn or above`,
       );
     } finally {
+      // The service's log, for a look after the run (OUTAGE_LOG_DIR=<folder>).
+      if (svc && process.env.OUTAGE_LOG_DIR) fs.writeFileSync(path.join(process.env.OUTAGE_LOG_DIR, `service-${mode}.log`), svc.output());
       await svc?.kill9();
       pg?.remove();
       dir.remove();

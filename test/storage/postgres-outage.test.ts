@@ -66,7 +66,9 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
         const recoveredMs = await until(() => store.health.fault === null, 5000, 'the end of the fault');
         expect(await store.ping()).to.equal(true);
         expect(changes).to.deep.equal(['connection_lost', null]);
-        console.log(`      -m ${mode}: fault seen ${seenMs} ms after pg_ctl stop returned; ended ${recoveredMs} ms after pg_ctl start returned`);
+        console.log(
+          `      -m ${mode}: fault seen ${seenMs} ms after pg_ctl stop returned; ended ${recoveredMs} ms after pg_ctl start returned`,
+        );
       } finally {
         await store.close();
       }
@@ -111,10 +113,12 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
       await q.run((db) => db.query('SELECT 1'));
       pg.signal('SIGSTOP');
       const t0 = Date.now();
-      const err = await q.run((db) => db.query('SELECT 1')).then(
-        () => null,
-        (e: unknown) => e,
-      );
+      const err = await q
+        .run((db) => db.query('SELECT 1'))
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       const tookMs = Date.now() - t0;
       expect(String(err)).to.match(/Query read timeout/);
       expect(postgresFaultOf(err, 'pg', 0)).to.not.equal(null);

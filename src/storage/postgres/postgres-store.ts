@@ -71,11 +71,11 @@ import type { Pool } from 'pg';
 import { StoreHealth, storeUnavailable } from '../store-health';
 import { Clock, SystemClock } from '../../domain/clock';
 import { SchemaChange, StoreConfigError } from '../store';
-import type { Db } from './db';
+import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { postgresFaultOf } from './pg-faults';
-import { ConnectionWatch, ProbeConnection } from './connection-watch';
+import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { WriteLane, WriteQueue } from './write-queue';
 
 /** The time of a fault's `since` when the store is given no clock. */
@@ -148,6 +148,9 @@ export class PostgresStore implements Store {
     let change: SchemaChange | null = null;
     try {
       const client = await pool.connect();
+      // A checked-out connection the server ends emits 'error' (no pool listener then): its query
+      // rejects anyway, and an unhandled 'error' would end the process.
+      client.on('error', () => undefined);
       try {
         const { from, applied } = await migrate(client, this.schema);
         if (applied.length > 0) change = { from, to: SCHEMA_VERSION, applied };
@@ -178,7 +181,11 @@ export class PostgresStore implements Store {
     this.probe = new ProbeConnection(this.url, () => this.watch?.checkSoon());
     const probe = this.probe;
     this.watch = new ConnectionWatch({
-      clock: { now: () => this.clock.now(), setTimeout: (fn, ms) => timers.setTimeout(fn, ms), clearTimeout: (h) => timers.clearTimeout(h) },
+      clock: {
+        now: () => this.clock.now(),
+        setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
+        clearTimeout: (h) => timers.clearTimeout(h),
+      },
       health: this.health,
       target: this.target,
       probe: () => probe.check(),
@@ -240,19 +247,19 @@ export class PostgresStore implements Store {
   /** A read on the pool. */
   private read<T>(op: (db: Db) => Promise<T>): Promise<T> {
     if (!this.pool) return Promise.reject(new Error('store is not open'));
-    return this.watched(op(this.pool), false);
+    return this.watched(op(boundedDb(this.pool)), false);
   }
 
   /** A one-statement write on the pool, outside the group commit (lease and member writes). */
   private direct<T>(op: (db: Db) => Promise<T>): Promise<T> {
     if (!this.pool) return Promise.reject(new Error('store is not open'));
-    return this.watched(op(this.pool), true);
+    return this.watched(op(boundedDb(this.pool)), true);
   }
 
   async ping(): Promise<boolean> {
     if (!this.pool) return false;
     try {
-      const { rows } = await this.pool.query<{ one: number }>('SELECT 1 AS one');
+      const { rows } = await boundedDb(this.pool, PROBE_TIMEOUT_MS).query<{ one: number }>('SELECT 1 AS one');
       return rows[0]?.one === 1;
     } catch {
       return false;

@@ -22,7 +22,7 @@
  * retried write is a compare-and-set that then finds its work done.
  */
 import type { Pool, PoolClient } from 'pg';
-import type { Db } from './db';
+import { boundedDb, Db, STATEMENT_TIMEOUT_MS } from './db';
 import { isRetryableConflict } from './pg-faults';
 
 /** The lane of a write (see the file header). */
@@ -79,7 +79,7 @@ export class WriteQueue {
     this.maxBatch = options.maxBatch ?? 1000;
     this.deferredPerCommit = options.deferredPerCommit ?? 32;
     this.conflictRetries = options.conflictRetries ?? 5;
-    this.statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+    this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   }
 
   /** Queues `op`; resolves with its result after its transaction committed. */
@@ -149,11 +149,8 @@ export class WriteQueue {
       this.drop(err);
       this.options.onDropped?.(err);
     });
-    const timeout = this.statementTimeoutMs;
     this.client = c;
-    this.db = {
-      query: (text: string, values?: unknown[]) => c.query({ text, values, query_timeout: timeout } as { text: string; values?: unknown[] }),
-    } as Db;
+    this.db = boundedDb(c, this.statementTimeoutMs);
     return this.db;
   }
 
