@@ -66,12 +66,25 @@ function pgRunAsync(bin: string, program: string, args: string[]): Promise<void>
   );
 }
 
+/** Settings of {@link startPrivatePostgres}. */
+export interface PrivatePostgresOptions {
+  /**
+   * More addresses to listen on besides 127.0.0.1, all in 127.0.0.0/8 (the root ends of a test's
+   * network namespaces' links, test/helpers/netns.ts); clients from 127.0.0.0/8 are trusted.
+   */
+  listen?: string[];
+}
+
 /**
  * Initialises and starts a private server (superuser `scheduler`, trust, loopback only, database
  * `scheduler`). Takes a few seconds (initdb).
- * @throws Error with initdb's or pg_ctl's output when either fails
+ * @throws Error with initdb's or pg_ctl's output when either fails, or when a `listen` address is
+ *   not in 127.0.0.0/8
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
+  const listen = ['127.0.0.1', ...(options.listen ?? [])];
+  const outside = listen.filter((a) => !/^127\.\d+\.\d+\.\d+$/.test(a));
+  if (outside.length > 0) throw new Error(`listen addresses outside 127.0.0.0/8: ${outside.join(', ')}`);
   const bin = postgresBinDir();
   const dir = tempDir('scheduler-pg-');
   const data = path.join(dir.path, 'data');
@@ -83,7 +96,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const log = path.join(data, 'server.log');
   pgRun(bin, 'initdb', ['-D', data, '-U', 'scheduler', '-A', 'trust', '--no-sync']);
-  const opts = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c max_connections=100 -c fsync=off`;
+  if (listen.length > 1) fs.appendFileSync(path.join(data, 'pg_hba.conf'), 'host all all 127.0.0.0/8 trust\n');
+  const opts = `-p ${port} -k ${data} -c listen_addresses=${listen.join(',')} -c max_connections=100 -c fsync=off`;
   let running = false;
   const startArgs = ['-D', data, '-l', log, '-w', '-t', '60', '-o', opts, 'start'];
   const start = async () => {

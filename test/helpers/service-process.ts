@@ -49,19 +49,39 @@ export function serviceEnv(dataDir: string, port: number, env: Record<string, st
   };
 }
 
+/** Where and how a service process runs, for {@link startServiceProcess} (default: here, on 127.0.0.1 and a free port). */
+export interface ServiceLaunch {
+  /**
+   * A command the node command line is appended to, which must exec it in place (same pid), e.g.
+   * `['ip', 'netns', 'exec', '<ns>']` (test/helpers/netns.ts).
+   */
+  prefix?: string[];
+  /** `HOST` the service binds and the test reaches it on; default 127.0.0.1. */
+  host?: string;
+  /** `PORT`; default a free port of this namespace. */
+  port?: number;
+}
+
 /**
- * Starts the service on a free port with the SQLite file in `dataDir`, and resolves once
- * `/readyz` answers 200 (bounded by `timeoutMs`).
+ * Starts the service (on a free port with the SQLite file in `dataDir`, unless `launch` says
+ * otherwise), and resolves once `/readyz` answers 200 (bounded by `timeoutMs`).
  */
-export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServiceProcess> {
-  const port = await freePort();
+export async function startServiceProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  launch: ServiceLaunch = {},
+): Promise<ServiceProcess> {
+  const port = launch.port ?? (await freePort());
+  const host = launch.host ?? '127.0.0.1';
   const main = path.resolve(__dirname, '..', '..', 'src', 'main.js');
-  const child = spawn(process.execPath, [main], { env: serviceEnv(dataDir, port, env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, ...args] = [...(launch.prefix ?? []), process.execPath, main];
+  const child = spawn(cmd, args, { env: serviceEnv(dataDir, port, { HOST: host, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${out}`);

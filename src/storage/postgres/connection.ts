@@ -29,7 +29,23 @@ export interface PoolOptions {
   applicationName?: string;
   /** ms to wait for a connection to be made before failing; default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * The server ends a session that stays idle inside a transaction this long (ms; PostgreSQL's
+   * `idle_in_transaction_session_timeout`); default {@link IDLE_IN_TRANSACTION_TIMEOUT_MS}.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
+
+/**
+ * Default bound (ms) on a session idle inside a transaction. A node cut off from the server in the
+ * middle of a group-commit transaction leaves it open on the server with its row locks, and the
+ * server, sending nothing while it waits for the next statement, does not notice the lost peer
+ * (TCP keepalive: hours): every other node's write of those rows, and the fence of a partition the
+ * others take over, would wait for it. With this bound the server rolls it back and ends the
+ * session. The writer runs a transaction's statements back to back, so a healthy one is idle for
+ * milliseconds.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5000;
 
 /**
  * A pool on `url` (`postgres://user:pass@host:port/db`). Connections are made on first use.
@@ -44,8 +60,9 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     application_name: options.applicationName ?? 'actor-task-scheduler',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // search_path and synchronous_commit for every connection: a commit is durable before any
-    // caller is answered, whatever the server's default.
-    options: `-c search_path=${schema} -c synchronous_commit=on`,
+    // caller is answered, whatever the server's default; a transaction left open by a lost client
+    // is rolled back (IDLE_IN_TRANSACTION_TIMEOUT_MS).
+    options: `-c search_path=${schema} -c synchronous_commit=on -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
     types: TYPES,
     keepAlive: true,
     // TCP keepalive probes start after 10 s idle (the OS default is 2 h): a peer gone without a
