@@ -114,4 +114,26 @@ describe('PostgresStore: nodes racing on task inserts, due marks and purges', ()
       expect(counts.PENDING + counts.SCHEDULED).to.equal(0);
     }
   });
+
+  it('batches larger than one statement (300 ids: three chunks) claimed by two nodes in opposite orders, then heartbeated: each task once, answers in input order', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `big-${String(i).padStart(3, '0')}`);
+    await nodes[0].insertTasks(ids.map((id) => newTask(id, { state: 'SCHEDULED', scheduledAt: T0, dueAt: T0 })));
+    const shuffled = ids.map((id, i) => ids[(i * 7) % ids.length]);
+    expect(await nodes[0].markPending(shuffled, T0 + 1)).to.deep.equal(shuffled);
+    const [a, b] = await Promise.all([
+      nodes[1].claimTasks(shuffled, 'wa', T0 + 1, 60_000),
+      nodes[2].claimTasks([...shuffled].reverse(), 'wb', T0 + 1, 60_000),
+    ]);
+    expect(a.length + b.length).to.equal(ids.length);
+    const position = new Map(shuffled.map((id, i) => [id, i]));
+    const ordered = (list: Array<{ id: string }>, reversed: boolean) =>
+      list.every((c, i) => i === 0 || position.get(c.id)! > position.get(list[i - 1].id)! !== reversed);
+    expect(ordered(a, false)).to.equal(true);
+    expect(ordered(b, true)).to.equal(true);
+    const beat = await nodes[3].heartbeatAttempts(
+      [...a, ...b].map((c) => ({ taskId: c.id, attempt: c.attempt })),
+      T0 + 120_000,
+    );
+    expect(beat).to.deep.equal({ extended: ids.length, cancelRequested: [] });
+  });
 });

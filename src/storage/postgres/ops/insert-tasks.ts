@@ -19,7 +19,7 @@ import type { Db } from '../db';
 import type { InsertResult } from '../../store';
 import type { NewTask } from '../../../domain/task';
 import { IdempotencyKeyConflict } from '../../idempotency-conflict';
-import { rankOfPriority } from '../../sql/row-mapping';
+import { insertTaskRows } from './task-row-insert';
 
 /** Who holds a key after the statements: task, hash, expiry and whether the task exists. */
 interface Holder {
@@ -30,25 +30,6 @@ interface Holder {
   /** The task of this list that took the key in this call (it is inserted), if any. */
   claimer?: NewTask;
 }
-
-const INSERT_TASKS = `
-  INSERT INTO tasks (id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-    idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-    retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, updated_at, traceparent,
-    concurrency_key)
-  SELECT id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-    idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-    retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, created_at, traceparent,
-    concurrency_key
-  FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[],
-    $9::text[], $10::text[], $11::int[], $12::text[], $13::float8[], $14::float8[], $15::int[], $16::int[],
-    $17::float8[], $18::int8[], $19::int8[], $20::text[], $21::int8[], $22::text[], $23::text[])
-    WITH ORDINALITY AS n(id, partition, task_type, payload, priority, queue, tenant_id, correlation_id,
-      idempotency_key, metadata, max_retries, retry_backoff, retry_delay_seconds, max_retry_delay_seconds,
-      retry_jitter, retry_base, timeout_seconds, scheduled_at, due_at, state, created_at, traceparent,
-      concurrency_key, ord)
-  ORDER BY ord
-  RETURNING id, seq`;
 
 const CLAIM_FREE_KEYS = `
   INSERT INTO idempotency_keys (tenant_id, key, task_id, request_hash, expires_at)
@@ -198,32 +179,8 @@ function keyColumns(tasks: NewTask[]): unknown[] {
   ];
 }
 
-/** One INSERT of all `tasks`; returns id → seq. */
+/** One INSERT of all `tasks` (task-row-insert.ts); returns id → seq. */
 async function insertRows(db: Db, tasks: NewTask[]): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ id: string; seq: number }>(INSERT_TASKS, [
-    tasks.map((t) => t.id),
-    tasks.map((t) => t.partition),
-    tasks.map((t) => t.taskType),
-    tasks.map((t) => (t.payload === undefined ? null : JSON.stringify(t.payload))),
-    tasks.map((t) => rankOfPriority(t.priority)),
-    tasks.map((t) => t.queue),
-    tasks.map((t) => t.tenantId),
-    tasks.map((t) => t.correlationId),
-    tasks.map((t) => t.idempotencyKey),
-    tasks.map((t) => JSON.stringify(t.metadata)),
-    tasks.map((t) => t.retry.maxRetries),
-    tasks.map((t) => t.retry.backoff),
-    tasks.map((t) => t.retry.delaySeconds),
-    tasks.map((t) => t.retry.maxDelaySeconds ?? null),
-    tasks.map((t) => (t.retry.jitter === undefined ? null : t.retry.jitter ? 1 : 0)),
-    tasks.map((t) => t.retry.attemptBase ?? 0),
-    tasks.map((t) => t.timeoutSeconds),
-    tasks.map((t) => t.scheduledAt),
-    tasks.map((t) => t.dueAt),
-    tasks.map((t) => t.state),
-    tasks.map((t) => t.createdAt),
-    tasks.map((t) => t.traceparent ?? null),
-    tasks.map((t) => t.concurrencyKey ?? null),
-  ]);
+  const rows = await insertTaskRows(db, tasks);
   return new Map(rows.map((r) => [r.id, r.seq]));
 }

@@ -10,8 +10,9 @@
  * Guarantee: runs in the write queue's transaction, so a task and its history go together; each
  * DELETE re-checks its condition on the row (state and completed_at; a key's expiry), so a task
  * replayed or resumed by another node meanwhile, or a key another node just took over, stays.
- * Statements: one for tasks with their history, logs and edges (data-modifying CTEs), one for
- * workflows, one for keys. Tasks are found through the partial index `tasks_finished (completed_at)`.
+ * Statements: one for tasks with their history, logs and edges (data-modifying CTEs; the deleted
+ * ids as one array, `= ANY(…)`, so each table is read through its index), one for workflows, one
+ * for keys. Tasks are found through the partial index `tasks_finished (completed_at)`.
  */
 import type { Db } from '../db';
 import { TERMINAL_STATES } from '../../../domain/task';
@@ -27,11 +28,13 @@ const PURGE_TASKS = `
         WHERE ${FINISHED} AND completed_at < $1
           AND (workflow_id IS NULL OR workflow_id NOT IN (SELECT id FROM workflows WHERE status = 'RUNNING'))
         LIMIT $2)
-      AND ${sqlStates([...TERMINAL_STATES], 'd.state')} AND d.completed_at < $1
+      AND (${sqlStates([...TERMINAL_STATES], 'd.state')} AND d.completed_at < $1) IS TRUE
     RETURNING d.id),
-  history AS (DELETE FROM attempts WHERE task_id IN (SELECT id FROM gone)),
-  logs AS (DELETE FROM attempt_logs WHERE task_id IN (SELECT id FROM gone)),
-  edges AS (DELETE FROM workflow_edges WHERE upstream_id IN (SELECT id FROM gone) OR downstream_id IN (SELECT id FROM gone))
+  ids AS (SELECT ARRAY(SELECT id FROM gone) AS a),
+  history AS (DELETE FROM attempts WHERE task_id = ANY((SELECT a FROM ids)::text[])),
+  logs AS (DELETE FROM attempt_logs WHERE task_id = ANY((SELECT a FROM ids)::text[])),
+  edges_out AS (DELETE FROM workflow_edges WHERE upstream_id = ANY((SELECT a FROM ids)::text[])),
+  edges_in AS (DELETE FROM workflow_edges WHERE downstream_id = ANY((SELECT a FROM ids)::text[]))
   SELECT COUNT(*)::int AS n FROM gone`;
 
 const PURGE_WORKFLOWS = `
