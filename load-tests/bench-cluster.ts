@@ -9,7 +9,8 @@
  * Needs MONGODB_URI for the MongoDB runs (a MongoDB replica set, or FerretDB: `export
  * CI_REDIS_PORT=… CI_FERRETDB_PORT=…; source .ci/services.sh`); each run uses a fresh database
  * `cluster_<random>` on that server, dropped afterwards. Without MONGODB_URI only the embedded run
- * happens. With REDIS_URL set, the cluster processes get it (Redis coordination: a task submitted on
+ * happens. With CLUSTER_STORE=postgres the cluster runs use PostgreSQL instead (POSTGRES_URL, a
+ * fresh schema per run; test/helpers/cluster-store.ts). With REDIS_URL set, the cluster processes get it (Redis coordination: a task submitted on
  * a non-owner wakes its owner at once); without it they run without Redis (the owner finds such a
  * task at its next window read, horizonMs / 2). Speed is reported, never asserted: exit 0 when the runs went to the end, 1 on failure.
  *
@@ -25,7 +26,6 @@
  * dispatch lag = started_at − due_at of every task (due_at = submission time for immediate tasks).
  * Writes the report to load-tests/results/cluster-latest.json and prints it as JSON.
  */
-import { MongoClient } from 'mongodb';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,17 +36,15 @@ import { startServiceProcess } from '../test/helpers/service-process';
 import { tempDir } from '../test/helpers/temp-dir';
 import {
   Cluster,
-  leasesOf,
   listByStatus,
   metricSum,
   ownedCount,
-  readLeases,
   readSideEffects,
   sideEffectHandlerSource,
   startCluster,
-  StoredLease,
   until,
 } from '../test/helpers/cluster-processes';
+import { ClusterDatabase, clusterStoreKind, clusterStoreMissing, StoredLease } from '../test/helpers/cluster-store';
 
 const TASK_TYPE = 'bench_side_effect';
 const BATCH = 100;
@@ -119,13 +117,13 @@ function submitThroughFailover(targets: () => Endpoint[], n: number): { acked: (
 }
 
 /**
- * Waits until `n` tasks are SUCCEEDED. With `uri` (a cluster's database) it counts them there: the
+ * Waits until `n` tasks are SUCCEEDED. With `db` (a cluster's database) it counts them there: the
  * service's `scheduler_tasks` gauge is a sampled count whose age grows with the count's duration
  * (SampledRead's duty cycle), minutes on FerretDB holding 20,000 tasks. Without, it reads the gauge
  * (the embedded store counts in milliseconds, so the gauge stays current).
  */
-async function drained(url: string, n: number, timeoutMs: number, uri?: string): Promise<void> {
-  if (uri === undefined) {
+async function drained(url: string, n: number, timeoutMs: number, db?: ClusterDatabase): Promise<void> {
+  if (db === undefined) {
     await until(
       `${n} tasks SUCCEEDED`,
       async () => ((await metricSum({ url } as never, 'scheduler_tasks\\{state="SUCCEEDED"\\}')) >= n ? true : undefined),
@@ -134,18 +132,11 @@ async function drained(url: string, n: number, timeoutMs: number, uri?: string):
     );
     return;
   }
-  const client = new MongoClient(uri);
+  const reader = await db.connect();
   try {
-    await client.connect();
-    const tasks = client.db().collection('tasks');
-    await until(
-      `${n} tasks SUCCEEDED`,
-      async () => ((await tasks.countDocuments({ state: 'SUCCEEDED' })) >= n ? true : undefined),
-      timeoutMs,
-      250,
-    );
+    await until(`${n} tasks SUCCEEDED`, async () => ((await reader.countTasks('SUCCEEDED')) >= n ? true : undefined), timeoutMs, 250);
   } finally {
-    await client.close();
+    await reader.close();
   }
 }
 
@@ -245,8 +236,8 @@ async function trackedCluster(o: Parameters<typeof startCluster>[0]): Promise<Cl
   return cluster;
 }
 
-async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
-  const cluster = await trackedCluster({ baseUri, nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
+async function clusterRun(nodes: number, tasks: number, ttl: number, timeoutMs: number): Promise<ThroughputResult> {
+  const cluster = await trackedCluster({ nodes, leaseTtlMs: ttl, partitions: 12, configIn: handlerConfig, env: redisEnv() });
   try {
     await until('balanced', async () =>
       (await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined,
@@ -257,22 +248,15 @@ async function clusterRun(baseUri: string, nodes: number, tasks: number, ttl: nu
       tasks,
     );
     const submitMs = Date.now() - t0;
-    await drained(cluster.nodes[0].svc.url, tasks, timeoutMs, cluster.uri);
-    return await measure(cluster.nodes[0].svc.url, ids, 'mongodb', nodes, submitMs);
+    await drained(cluster.nodes[0].svc.url, tasks, timeoutMs, cluster.db);
+    return await measure(cluster.nodes[0].svc.url, ids, cluster.db.kind, nodes, submitMs);
   } finally {
     await cluster.stop();
   }
 }
 
-async function failoverRun(
-  baseUri: string,
-  tasks: number,
-  ttl: number,
-  attemptLeaseMs: number,
-  timeoutMs: number,
-): Promise<Record<string, unknown>> {
+async function failoverRun(tasks: number, ttl: number, attemptLeaseMs: number, timeoutMs: number): Promise<Record<string, unknown>> {
   const cluster: Cluster = await trackedCluster({
-    baseUri,
     nodes: 3,
     leaseTtlMs: ttl,
     partitions: 12,
@@ -291,7 +275,7 @@ async function failoverRun(
     const third = until('a third of the side effects', async () => (lines() >= tasks / 3 ? true : undefined), timeoutMs, 20);
     await Promise.race([third, submission.done.then(() => third)]);
     targets = survivors.map((n) => n.svc);
-    const before = await readLeases(cluster.uri);
+    const before = await cluster.db.readLeases();
     const lost = [...before].filter(([, l]) => l.owner === victim.memberId).map(([p]) => p);
     const workers = victim.svc.workerPids();
     const atKill = lines();
@@ -306,9 +290,9 @@ async function failoverRun(
       }
     }
     // The victim's leases as it left them (it renews no more): they expire at their expires_at.
-    const atDeath = await readLeases(cluster.uri);
+    const atDeath = await cluster.db.readLeases();
     const expiresAt = Math.max(...lost.map((p) => (atDeath.get(p)?.owner === victim.memberId ? atDeath.get(p)!.expiresAt : 0)));
-    const takeoverMs = await pollLeases(cluster.uri, 10 * ttl, (now) =>
+    const takeoverMs = await pollLeases(cluster.db, 10 * ttl, (now) =>
       lost.every((p) => now.get(p)?.owner !== victim.memberId && (now.get(p)?.epoch ?? 0) > (before.get(p)?.epoch ?? 0))
         ? Date.now() - killedAt
         : undefined,
@@ -324,7 +308,7 @@ async function failoverRun(
     );
     const ids = await submission.done;
     const t0 = Date.now();
-    await drained(survivors[0].svc.url, tasks, timeoutMs, cluster.uri);
+    await drained(survivors[0].svc.url, tasks, timeoutMs, cluster.db);
     const drainMs = Date.now() - t0;
     const survivorLeaseLosses = (await Promise.all(survivors.map((n) => metricSum(n.svc, 'scheduler_lease_losses_total')))).reduce(
       (a, b) => a + b,
@@ -371,13 +355,16 @@ async function failoverRun(
  * (a fresh connection per poll would add its handshake to the measured time).
  * @throws Error after `timeoutMs`
  */
-async function pollLeases<T>(uri: string, timeoutMs: number, check: (leases: Map<number, StoredLease>) => T | undefined): Promise<T> {
-  const client = new MongoClient(uri);
+async function pollLeases<T>(
+  db: ClusterDatabase,
+  timeoutMs: number,
+  check: (leases: Map<number, StoredLease>) => T | undefined,
+): Promise<T> {
+  const reader = await db.connect();
   try {
-    await client.connect();
-    return await until('lease take-over', async () => check(await leasesOf(client)), timeoutMs, 20);
+    return await until('lease take-over', async () => check(await reader.leases()), timeoutMs, 20);
   } finally {
-    await client.close();
+    await reader.close();
   }
 }
 
@@ -401,21 +388,22 @@ async function main(): Promise<number> {
     process.stderr.write('--tasks, --failover-tasks, --lease-ttl-ms and --timeout must be positive integers\n');
     return 2;
   }
-  const uri = process.env.MONGODB_URI;
+  const missing = clusterStoreMissing();
+  const kind = clusterStoreKind();
   const report: Record<string, unknown> = { at: new Date().toISOString(), machine: machineInfo(), throughput: [] as ThroughputResult[] };
   const runs = report.throughput as ThroughputResult[];
   const say = (s: string) => process.stderr.write(`[bench-cluster] ${s}\n`);
   say(`embedded (sqlite), 1 node, ${tasks} tasks`);
   runs.push(await embeddedRun(tasks, timeoutMs));
-  if (!uri) {
-    say('MONGODB_URI unset: MongoDB runs skipped (source .ci/services.sh for FerretDB)');
+  if (missing) {
+    say(`${kind} runs skipped: ${missing}`);
   } else {
     for (const nodes of [1, 3]) {
-      say(`mongodb, ${nodes} node(s), ${tasks} tasks`);
-      runs.push(await clusterRun(uri, nodes, tasks, ttl, timeoutMs));
+      say(`${kind}, ${nodes} node(s), ${tasks} tasks`);
+      runs.push(await clusterRun(nodes, tasks, ttl, timeoutMs));
     }
     say(`failover: 3 nodes, ${failoverTasks} tasks, SIGKILL one`);
-    report.failover = await failoverRun(uri, failoverTasks, ttl, attemptLeaseMs, timeoutMs);
+    report.failover = await failoverRun(failoverTasks, ttl, attemptLeaseMs, timeoutMs);
   }
   for (const r of runs)
     say(

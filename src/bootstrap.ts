@@ -71,8 +71,8 @@ export interface Scheduler {
 
 /**
  * Makes the store named by `config.store`: SQLite at `sqlitePath` (embedded profile), PostgreSQL at
- * `postgresUrl` or MongoDB at `mongodbUri` (cluster mode: several processes may share it;
- * partitions are owned through leases, see src/cluster/partition-leases.ts).
+ * `postgresUrl` in schema `postgresSchema`, or MongoDB at `mongodbUri` (cluster mode: several
+ * processes may share it; partitions are owned through leases, see src/cluster/partition-leases.ts).
  * @param clock the scheduler's clock: PostgreSQL and MongoDB start a claim's attempt and lease when
  *   its write runs, which can be later than the caller's `now` (their writes queue); SQLite writes at once
  * @param watchClock the timers of the SQLite file watch (default: the system clock)
@@ -80,7 +80,7 @@ export interface Scheduler {
  *   or `mongodb` without `mongodbUri`
  */
 export function createStore(
-  config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'> & Partial<Pick<Config, 'postgresUrl'>>,
+  config: Pick<Config, 'store' | 'sqlitePath' | 'mongodbUri'> & Partial<Pick<Config, 'postgresUrl' | 'postgresSchema'>>,
   clock?: Pick<Clock, 'now'>,
   watchClock?: Clock,
 ): Store {
@@ -92,7 +92,7 @@ export function createStore(
         'invalid configuration: postgresUrl (env POSTGRES_URL) is required when store (env SCHEDULER_STORE) is "postgres"',
       );
     }
-    return new PostgresStore(url, clock ? { clock } : {});
+    return new PostgresStore(url, { schema: config.postgresSchema ?? 'public', ...(clock ? { clock } : {}) });
   }
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
     throw new ConfigError('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from './domain/tenant-id';
 import { streamQueueNames } from './domain/external-queues';
+import { SCHEMA_NAME } from './storage/postgres/schema-name';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
@@ -79,6 +80,15 @@ export const ConfigSchema = z
       .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
       .nullable()
       .default(null),
+    /**
+     * PostgreSQL store: the schema its tables live in (created, with the tables, at start-up; env
+     * `POSTGRES_SCHEMA`): lower-case letters, digits and `_`. Default `public`. Several clusters
+     * (or tests) can share one database, each in its own schema.
+     */
+    postgresSchema: z
+      .string()
+      .regex(SCHEMA_NAME, 'must be lower-case letters, digits and _, not starting with a digit (at most 63)')
+      .default('public'),
     /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
     redisUrl: z
       .string()
@@ -323,6 +333,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   SQLITE_CREATE_DIR: 'sqliteCreateDir',
   MONGODB_URI: 'mongodbUri',
   POSTGRES_URL: 'postgresUrl',
+  POSTGRES_SCHEMA: 'postgresSchema',
   REDIS_URL: 'redisUrl',
   WORKERS: 'workers',
   WORKER_CONCURRENCY: 'workerConcurrency',

@@ -1,11 +1,12 @@
 /**
- * Issue 7, must-show 2: three service processes on one MongoDB database (FerretDB in CI); tasks
+ * Issue 7, must-show 2: three service processes on one MongoDB database (FerretDB in CI; or one
+ * PostgreSQL schema with CLUSTER_STORE=postgres, test/helpers/cluster-store.ts); tasks
  * submitted round-robin across all three; one member SIGKILLed (with its worker processes, as in
  * a machine crash) while they run. Every task reaches SUCCEEDED, none is completed twice, and the
  * dead member's partitions are owned again by the survivors within the lease TTL (plus the time
  * of the acquiring writes). The issue's 20,000 tasks run in `npm run bench:cluster`
  * (load-tests/bench-cluster.ts); here CLUSTER_CHAOS_TASKS (default 150) keeps it under a minute
- * on FerretDB (single-digit to tens of tasks/s for the whole cluster there: every compare-and-set scans the collection, see docs/MONGODB.md; MongoDB uses the _id index). Skipped without MONGODB_URI.
+ * on FerretDB (single-digit to tens of tasks/s for the whole cluster there: every compare-and-set scans the collection, see docs/MONGODB.md; MongoDB uses the _id index). Skipped without the chosen store's server.
  *
  * What "none twice" means: at-least-once execution is the contract, and a member killed after a
  * handler's side effect but before its completion was stored legitimately runs that task again
@@ -31,15 +32,14 @@ import {
   listByStatus,
   metricSum,
   ownedCount,
-  readLeases,
   readSideEffects,
   sideEffectHandlerSource,
   startCluster,
   until,
   untilBalanced,
 } from '../helpers/cluster-processes';
+import { clusterStoreMissing } from '../helpers/cluster-store';
 
-const uri = process.env.MONGODB_URI;
 const TASK_TYPE = 'cluster_side_effect';
 const TOTAL = Number(process.env.CLUSTER_CHAOS_TASKS ?? 150);
 const BATCH = 25;
@@ -54,8 +54,9 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
   // Above the sum of the stated bounds below (start, a third of the side effects, take-over,
   // owners, drain), so a slow run fails on the bound it broke, with its name, not on mocha's timer.
   this.timeout(300_000);
-  if (!uri) {
-    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+  const missing = clusterStoreMissing();
+  if (missing) {
+    it.skip(missing, () => undefined);
     return;
   }
   let cluster: Cluster | null = null;
@@ -66,7 +67,6 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
 
   it(`${TOTAL} tasks round-robin over three members, one SIGKILLed mid-run: all SUCCEEDED, one completion each, partitions re-owned within the TTL`, async () => {
     cluster = await startCluster({
-      baseUri: uri,
       nodes: 3,
       leaseTtlMs: TTL,
       partitions: 12,
@@ -102,7 +102,7 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     await until('a third of the side effects', async () => (countLines(log) >= TOTAL / 3 ? true : undefined), 60_000, 20);
     const victim = c.nodes[2];
     const survivors = c.nodes.filter((n) => n !== victim);
-    const before = await readLeases(c.uri);
+    const before = await c.db.readLeases();
     const victimPartitions = [...before].filter(([, l]) => l.owner === victim.memberId).map(([p]) => p);
     expect(victimPartitions.length, 'the victim owned partitions').to.be.greaterThan(0);
     const workers = victim.svc.workerPids();
@@ -118,7 +118,7 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
     const takeoverMs = await until(
       "the victim's partitions granted to survivors",
       async () => {
-        const now = await readLeases(c.uri);
+        const now = await c.db.readLeases();
         const moved = victimPartitions.every((p) => {
           const l = now.get(p);
           return l !== undefined && l.owner !== victim.memberId && l.epoch > (before.get(p)?.epoch ?? Infinity) && l.expiresAt > Date.now();
@@ -138,7 +138,7 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
       6 * TTL,
       20,
     );
-    const after = await readLeases(c.uri);
+    const after = await c.db.readLeases();
     for (const p of victimPartitions)
       expect(
         survivors.map((n) => n.memberId),

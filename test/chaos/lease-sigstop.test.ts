@@ -1,9 +1,10 @@
 /**
- * Cluster mode chaos: two service processes share one MongoDB database (FerretDB in CI); one is
+ * Cluster mode chaos: two service processes share one MongoDB database (FerretDB in CI; or one
+ * PostgreSQL schema with CLUSTER_STORE=postgres, test/helpers/cluster-store.ts); one is
  * frozen with SIGSTOP past its lease TTL while it holds due tasks in its window. The other takes
  * its partitions within about one TTL and runs everything; the frozen one, resumed with SIGCONT,
  * finds its leases lost (counted), fires nothing (its stale-epoch writes are fenced), rejoins, and
- * gets its share back by hand-over. Every task runs exactly once. Skipped without MONGODB_URI.
+ * gets its share back by hand-over. Every task runs exactly once. Skipped without the store's server.
  * Must-show 4 of issue 7 checked directly: a side-effect handler logs the member that ran each
  * task; no task of a partition the frozen member held (read from the lease documents before the
  * freeze) runs on it after SIGCONT, until it has been granted that partition again (new epoch).
@@ -11,15 +12,13 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { http, waitForTask } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
-import { dropDatabase, withDatabase } from '../helpers/mongo-database';
-import { readLeases, readSideEffects, sideEffectHandlerSource } from '../helpers/cluster-processes';
+import { readSideEffects, sideEffectHandlerSource } from '../helpers/cluster-processes';
+import { clusterStoreMissing, freshClusterDatabase } from '../helpers/cluster-store';
 import { partitionOf } from '../../src/domain/partition';
 
-const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
 async function owned(svc: ServiceProcess): Promise<number> {
@@ -46,11 +45,12 @@ async function metric(svc: ServiceProcess, name: string): Promise<number> {
 
 describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function () {
   this.timeout(120_000);
-  if (!uri) {
-    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+  const missing = clusterStoreMissing();
+  if (missing) {
+    it.skip(missing, () => undefined);
     return;
   }
-  const database = `chaos_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const db = freshClusterDatabase('chaos');
   const dir = tempDir();
   let a: ServiceProcess | null = null;
   let b: ServiceProcess | null = null;
@@ -60,7 +60,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     await b?.stop();
     await a?.stop();
     dir.remove();
-    await dropDatabase(uri, database);
+    await db.drop();
   });
 
   it('the survivor takes over, the frozen member fires nothing after SIGCONT, and every task runs once', async () => {
@@ -70,8 +70,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     fs.writeFileSync(handler, sideEffectHandlerSource(log));
     fs.writeFileSync(extra, JSON.stringify({ horizonMs: 1000, handlers: { side_effect: handler } }));
     const env = (member: string) => ({
-      SCHEDULER_STORE: 'mongodb',
-      MONGODB_URI: withDatabase(uri, database),
+      ...db.env,
       MEMBER_ID: member,
       LEASE_TTL_MS: '1500',
       PARTITIONS: String(PARTITIONS),
@@ -93,7 +92,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
       expect(r.status).to.equal(202);
       ids.push(r.body.task_id);
     }
-    const leasesBefore = await readLeases(withDatabase(uri, database));
+    const leasesBefore = await db.readLeases();
     const lost = new Set([...leasesBefore].filter(([, l]) => l.owner === 'member-b').map(([p]) => p));
     expect(lost.size, 'b held partitions before the freeze').to.be.greaterThan(0);
     expect(ids.filter((id) => lost.has(partitionOf(id, PARTITIONS))).length, "tasks in b's partitions").to.be.greaterThan(0);
@@ -108,7 +107,7 @@ describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function
     await until('b has its share again', async () => (await owned(sb)) > 0 && (await owned(sa)) + (await owned(sb)) === PARTITIONS, 15_000);
 
     // Until b is granted a partition again, no task of the partitions it lost ran on it.
-    const regained = await readLeases(withDatabase(uri, database));
+    const regained = await db.readLeases();
     const { lines: early } = readSideEffects(log);
     const ranOnB = early.filter((l) => l.member === 'member-b' && lost.has(partitionOf(l.id, PARTITIONS)) && l.t >= contAt);
     const regainedLost = [...lost].filter((p) => regained.get(p)?.owner === 'member-b');

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { ClusterDatabase, freshClusterDatabase } from './cluster-store';
 import { http } from './http';
 import { readJsonLines } from './process-files';
-import { dropDatabase, withDatabase } from './mongo-database';
 import { ServiceProcess, startServiceProcess } from './service-process';
 import { tempDir } from './temp-dir';
 
@@ -16,23 +14,20 @@ export interface ClusterNode {
   dir: string;
 }
 
-/** N service processes sharing one fresh MongoDB database (cluster mode). */
+/** N service processes sharing one fresh database or schema (cluster mode; test/helpers/cluster-store.ts). */
 export interface Cluster {
   nodes: ClusterNode[];
-  /** Connection string of the cluster's database. */
-  uri: string;
-  database: string;
+  /** The cluster's database (MongoDB) or schema (PostgreSQL): its nodes' store settings, direct reads. */
+  db: ClusterDatabase;
   partitions: number;
   leaseTtlMs: number;
   /** A scratch folder removed by {@link Cluster.stop} (side-effect logs, handler modules). */
   scratch: string;
-  /** Stops every node still running (SIGCONT first, then SIGTERM), drops the database, removes the folders. */
+  /** Stops every node still running (SIGCONT first, then SIGTERM), drops the database or schema, removes the folders. */
   stop(): Promise<void>;
 }
 
 export interface ClusterOptions {
-  /** Server to use (`MONGODB_URI`); the database part is replaced by a fresh name. */
-  baseUri: string;
   /** Number of service processes. */
   nodes: number;
   /** `LEASE_TTL_MS` of every node (ms); default 3000. */
@@ -48,15 +43,16 @@ export interface ClusterOptions {
 }
 
 /**
- * Starts `o.nodes` service processes in cluster mode (`SCHEDULER_STORE=mongodb`), each on its own
- * free port with `MEMBER_ID=member-<i>`, a short lease TTL and the same fresh database
- * (`cluster_<random>` on `o.baseUri`), and resolves once every one answers `/readyz` 200 (joined).
- * Nodes start one after the other so the join order is `member-0`, `member-1`, … .
- * @throws Error when a node exits early or is not ready in 30 s (the started ones are stopped)
+ * Starts `o.nodes` service processes in cluster mode on the store `CLUSTER_STORE` names (MongoDB
+ * by default, or PostgreSQL; see test/helpers/cluster-store.ts), each on its own free port with
+ * `MEMBER_ID=member-<i>`, a short lease TTL and the same fresh database or schema
+ * (`cluster_<random>`), and resolves once every one answers `/readyz` 200 (joined). Nodes start
+ * one after the other so the join order is `member-0`, `member-1`, … .
+ * @throws Error when a node exits early or is not ready in 30 s (the started ones are stopped), or
+ *   when the chosen store's server is not named
  */
 export async function startCluster(o: ClusterOptions): Promise<Cluster> {
-  const database = `cluster_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const uri = withDatabase(o.baseUri, database);
+  const db = freshClusterDatabase('cluster');
   const root = tempDir('scheduler-cluster-');
   const scratch = path.join(root.path, 'scratch');
   fs.mkdirSync(scratch);
@@ -66,8 +62,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const nodes: ClusterNode[] = [];
   const cluster: Cluster = {
     nodes,
-    uri,
-    database,
+    db,
     partitions,
     leaseTtlMs,
     scratch,
@@ -79,7 +74,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
         }),
       );
       root.remove();
-      await dropDatabase(o.baseUri, database).catch(() => undefined);
+      await db.drop();
     },
   };
   try {
@@ -92,8 +87,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       const svc = await startServiceProcess(
         dir,
         {
-          SCHEDULER_STORE: 'mongodb',
-          MONGODB_URI: uri,
+          ...db.env,
           MEMBER_ID: memberId,
           LEASE_TTL_MS: String(leaseTtlMs),
           PARTITIONS: String(partitions),
@@ -149,34 +143,6 @@ export async function untilBalanced(nodes: ClusterNode[], partitions: number, ti
     },
     timeoutMs,
   );
-}
-
-/** A partition's lease as stored: its owner, epoch and `expires_at` (epoch ms). */
-export interface StoredLease {
-  owner: string;
-  epoch: number;
-  expiresAt: number;
-}
-
-/** The lease documents of the database `client` is connected to: partition → lease. */
-export async function leasesOf(client: MongoClient): Promise<Map<number, StoredLease>> {
-  const docs = await client
-    .db()
-    .collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases')
-    .find({})
-    .toArray();
-  return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
-}
-
-/** The lease documents of the cluster's database (one connection for the call): partition → lease. */
-export async function readLeases(uri: string): Promise<Map<number, StoredLease>> {
-  const client = new MongoClient(uri);
-  try {
-    await client.connect();
-    return await leasesOf(client);
-  } finally {
-    await client.close();
-  }
 }
 
 /** Sum of a Prometheus metric's samples (all label sets) on `svc`'s /metrics. */

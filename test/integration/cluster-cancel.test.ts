@@ -1,6 +1,7 @@
 /**
  * Cancels and member ids in a two-node cluster WITHOUT Redis (real service processes on one
- * MongoDB/FerretDB database; skipped without MONGODB_URI):
+ * MongoDB/FerretDB database, or PostgreSQL schema with CLUSTER_STORE=postgres; skipped without
+ * its server, see test/helpers/cluster-store.ts):
  * - a task running on one node, cancelled through the other node's API: its handler observes the
  *   abort within the store path's bound (one heartbeat, `leaseMs / 3` = 2 s here, plus a store
  *   round trip; asserted with a generous 10 s for a loaded FerretDB);
@@ -24,9 +25,8 @@ import {
   until,
   untilBalanced,
 } from '../helpers/cluster-processes';
+import { clusterStoreMissing } from '../helpers/cluster-store';
 import { startServiceProcess } from '../helpers/service-process';
-
-const uri = process.env.MONGODB_URI;
 
 /** Generous bound for the abort of a cross-node cancel (the designed bound is 2 s + a store round trip). */
 const CANCEL_BOUND_MS = 10_000;
@@ -69,8 +69,9 @@ const eventsIn = (file: string): HandlerEvent[] => readJsonLines<HandlerEvent>(f
 
 describe('cluster without Redis: cancels reach the running node; cancel_running never overlaps; one process per member id', function () {
   this.timeout(240_000);
-  if (!uri) {
-    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+  const missing = clusterStoreMissing();
+  if (missing) {
+    it.skip(missing, () => undefined);
     return;
   }
   let cluster: Cluster | null = null;
@@ -83,7 +84,6 @@ describe('cluster without Redis: cancels reach the running node; cancel_running 
 
   before(async () => {
     cluster = await startCluster({
-      baseUri: uri,
       nodes: 2,
       // A lease TTL of 8 s: on 2 shared, saturated cores FerretDB writes can take seconds, and a
       // shorter TTL makes partitions change hands all the time.
@@ -182,8 +182,7 @@ describe('cluster without Redis: cancels reach the running node; cancel_running 
     const dir = path.join(c.scratch, 'duplicate');
     fs.mkdirSync(dir);
     const env = {
-      SCHEDULER_STORE: 'mongodb',
-      MONGODB_URI: c.uri,
+      ...c.db.env,
       MEMBER_ID: first.memberId,
       LEASE_TTL_MS: String(c.leaseTtlMs),
       PARTITIONS: String(c.partitions),

@@ -7,15 +7,14 @@
  * (cron_id, fire_time), so racing evaluators write the same instance and the same record.
  * Checks the fire records (unique fire times, one second apart, no gap), one instance per fire
  * (its deterministic id), and that the cron keeps firing without a gap when a member is SIGKILLed
- * (the one holding the cron's partition lease). Skipped without MONGODB_URI.
+ * (the one holding the cron's partition lease). On MongoDB (FerretDB in CI), or PostgreSQL with
+ * CLUSTER_STORE=postgres; skipped without its server (test/helpers/cluster-store.ts).
  */
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
 import { http, waitForTask } from '../helpers/http';
-import { Cluster, ClusterNode, readLeases, startCluster, until, untilBalanced } from '../helpers/cluster-processes';
+import { Cluster, ClusterNode, startCluster, until, untilBalanced } from '../helpers/cluster-processes';
+import { clusterStoreMissing } from '../helpers/cluster-store';
 import { partitionOf } from '../../src/domain/partition';
-
-const uri = process.env.MONGODB_URI;
 
 type Run = { fire_time: string; outcome: string; reason: string | null; task_id: string | null; status: string | null };
 
@@ -54,8 +53,9 @@ function checkRuns(runs: Run[], cronId: string): void {
 
 describe('cluster: an every-second cron on three members fires once per instant (issue 7)', function () {
   this.timeout(90_000);
-  if (!uri) {
-    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+  const missing = clusterStoreMissing();
+  if (missing) {
+    it.skip(missing, () => undefined);
     return;
   }
   let cluster: Cluster | null = null;
@@ -68,7 +68,6 @@ describe('cluster: an every-second cron on three members fires once per instant 
     // Crons defined on one member are re-read by the others every cronHorizonMs / 2; 4 s keeps the
     // test short (the instances are found by their owners' window reads, every horizonMs / 2).
     cluster = await startCluster({
-      baseUri: uri,
       nodes: 3,
       leaseTtlMs: 3000,
       config: { cronHorizonMs: 4000, horizonMs: 2000, leaseMs: 3000, workers: 1 },
@@ -98,7 +97,7 @@ describe('cluster: an every-second cron on three members fires once per instant 
 
     // SIGKILL the member evaluating the cron (the holder of its partition's lease); a survivor
     // takes the partition within one lease TTL and catches up the missed seconds (misfire grace 5 s).
-    const holder = (await readLeases(c.uri)).get(partition)?.owner;
+    const holder = (await c.db.readLeases()).get(partition)?.owner;
     const victim = c.nodes.find((n) => n.memberId === holder) as ClusterNode;
     expect(victim, `lease holder of partition ${partition}: ${holder}`).to.not.equal(undefined);
     const survivors = c.nodes.filter((n) => n !== victim);
@@ -115,7 +114,7 @@ describe('cluster: an every-second cron on three members fires once per instant 
       40_000,
     );
     checkRuns(after, cronId);
-    const newHolder = (await readLeases(c.uri)).get(partition)?.owner;
+    const newHolder = (await c.db.readLeases()).get(partition)?.owner;
     expect(survivors.map((n) => n.memberId)).to.include(newHolder);
 
     // Every instance ran once (instances of the dead member's window may retry after its attempt lease).
@@ -123,24 +122,9 @@ describe('cluster: an every-second cron on three members fires once per instant 
     const final = await runsOf(survivors[0].svc.url, cronId);
     checkRuns(final, cronId);
     // Every created fire's instance must exist in the store (read directly, not through a member).
-    const client = new MongoClient(c.uri);
-    let missing: string[] = [];
-    try {
-      await client.connect();
-      const ids = final.filter((r) => r.task_id).map((r) => r.task_id as string);
-      const found = new Set(
-        (
-          await client
-            .db()
-            .collection<{ _id: string }>('tasks')
-            .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
-            .toArray()
-        ).map((d) => d._id),
-      );
-      missing = ids.filter((id) => !found.has(id));
-    } finally {
-      await client.close();
-    }
+    const ids = final.filter((r) => r.task_id).map((r) => r.task_id as string);
+    const found = await c.db.storedTaskIds(ids);
+    const missing = ids.filter((id) => !found.has(id));
     const errors = c.nodes.flatMap((n) =>
       n.svc
         .output()

@@ -1,20 +1,19 @@
 /**
- * Cluster mode on one MongoDB database (FerretDB in CI): two schedulers in this process share the
+ * Cluster mode on one MongoDB database (FerretDB in CI; or one PostgreSQL schema with
+ * CLUSTER_STORE=postgres, test/helpers/cluster-store.ts): two schedulers in this process share the
  * partitions through leases. Checks that the second member gets its rendezvous share by hand-over
  * (disjoint, complete), that tasks submitted on either member all run exactly once, that each
  * member runs some, and that a member leaving hands its partitions back at once. Skipped without
- * MONGODB_URI.
+ * the chosen store's server.
  */
 import { expect } from 'chai';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { partitionsFor } from '../../src/domain/rendezvous';
-import { dropDatabase, withDatabase } from '../helpers/mongo-database';
+import { clusterStoreMissing, freshClusterDatabase } from '../helpers/cluster-store';
 
-const uri = process.env.MONGODB_URI;
 const PARTITIONS = 8;
 
 /** Polls `check` until it returns a value (bounded): waits for a state, not for time. */
@@ -28,13 +27,14 @@ async function until<T>(what: string, check: () => Promise<T | null | undefined>
   }
 }
 
-describe('cluster mode: two schedulers share the partitions of one MongoDB database through leases', function () {
+describe('cluster mode: two schedulers share the partitions of one database through leases', function () {
   this.timeout(90_000);
-  if (!uri) {
-    it.skip('needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)', () => undefined);
+  const missing = clusterStoreMissing();
+  if (missing) {
+    it.skip(missing, () => undefined);
     return;
   }
-  const database = `cluster_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const db = freshClusterDatabase('cluster');
   const started: Scheduler[] = [];
 
   async function start(memberId: string): Promise<Scheduler> {
@@ -42,8 +42,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
       configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
       env: {},
       overrides: {
-        store: 'mongodb',
-        mongodbUri: withDatabase(uri!, database),
+        ...db.config,
         memberId,
         partitions: PARTITIONS,
         // Long enough that a loaded CI machine (a FerretDB write can take a second) renews in time.
@@ -63,7 +62,7 @@ describe('cluster mode: two schedulers share the partitions of one MongoDB datab
 
   after(async () => {
     for (const s of started) await s.close().catch(() => undefined);
-    await dropDatabase(uri, database);
+    await db.drop();
   });
 
   let a: Scheduler;

@@ -66,6 +66,15 @@ describe('loadConfig', () => {
     expect(err.message).to.match(/leaseTtlMs \(env LEASE_TTL_MS\)/);
   });
 
+  it('postgresSchema: public by default; POSTGRES_SCHEMA overrides; a name that is not a plain identifier → ConfigError naming it', () => {
+    expect(loadConfig({ configDir: dir, env: {} }).postgresSchema).to.equal('public');
+    expect(loadConfig({ configDir: dir, env: { POSTGRES_SCHEMA: 'cluster_a1' } }).postgresSchema).to.equal('cluster_a1');
+    for (const bad of ['Cluster', '1abc', 'a-b', 'x; DROP TABLE tasks', 'a'.repeat(64)]) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: { POSTGRES_SCHEMA: bad } }));
+      expect(err.message).to.include('postgresSchema').and.include('POSTGRES_SCHEMA');
+    }
+  });
+
   it('an empty env string is ignored', () => {
     const cfg = loadConfig({ configDir: dir, env: { PORT: '' } });
     expect(cfg.port).to.equal(8080);

@@ -5,6 +5,7 @@
  * stay far below 2^53, so the conversion is exact; a value above it would be a corrupt row.
  */
 import { Pool, PoolConfig, types } from 'pg';
+import { SCHEMA_NAME } from './schema-name';
 
 /** Type OIDs read as numbers: int8 (`bigint`, `count(*)`) and numeric aggregates (`sum`). */
 const INT8_OID = 20;
@@ -29,9 +30,6 @@ export interface PoolOptions {
   /** ms to wait for a connection to be made before failing; default 5000. */
   connectTimeoutMs?: number;
 }
-
-/** A schema name the store accepts: lower-case letters, digits and `_`, not starting with a digit. */
-export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * A pool on `url` (`postgres://user:pass@host:port/db`). Connections are made on first use.

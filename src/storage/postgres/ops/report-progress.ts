@@ -4,8 +4,9 @@
  * still RUNNING (compare-and-set on id, attempts, state: GUARDS.attempt); of several reports of
  * one attempt the last in input order wins. Output: how many reports were written (each report of
  * an attempt that took the write counts, as if they had been written one by one in order).
- * Guarantee: one set-based UPDATE … FROM unnest(…) in the write queue's transaction, rows taken in
- * id order; answered after the commit. Progress is advisory: callers may throttle and drop
+ * Guarantee: one set-based UPDATE … FROM unnest(…) in the write queue's transaction, the reports
+ * given in id order (as the other set-based task writes, so rows are locked in that order);
+ * answered after the commit. Progress is advisory: callers may throttle and drop
  * reports (see the worker), the store never reads it back.
  */
 import type { Db } from '../db';

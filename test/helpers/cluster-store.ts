@@ -1,0 +1,166 @@
+/**
+ * The shared store of the cluster tests (test/integration/cluster-*.test.ts, test/chaos/
+ * cluster-sigkill.test.ts, lease-sigstop.test.ts), chosen by `CLUSTER_STORE`: `mongodb` (default;
+ * a fresh database on `MONGODB_URI`, FerretDB in CI) or `postgres` (a fresh schema on
+ * `POSTGRES_URL`, given to the nodes as `POSTGRES_SCHEMA`). A test asks {@link clusterStoreMissing}
+ * whether it can run, makes one {@link ClusterDatabase} per cluster, gives its `env` (service
+ * processes) or `config` (schedulers in the test process) to every node, reads the stored leases
+ * and tasks through it (not through a node), and drops it at the end.
+ */
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { dropDatabase, withDatabase } from './mongo-database';
+import { Client } from 'pg';
+import { dropSchema, postgresUrl } from './postgres-schema';
+
+/** The stores a test cluster can share. */
+export type ClusterStoreKind = 'mongodb' | 'postgres';
+
+/** A partition's lease as stored: its owner, epoch and `expires_at` (epoch ms). */
+export interface StoredLease {
+  owner: string;
+  epoch: number;
+  expiresAt: number;
+}
+
+/** Direct reads of a cluster's store on one open connection (polling without a handshake each time). */
+export interface ClusterStoreReader {
+  /** The stored leases: partition → lease. */
+  leases(): Promise<Map<number, StoredLease>>;
+  /** Which of `ids` are stored tasks. */
+  storedTaskIds(ids: readonly string[]): Promise<Set<string>>;
+  /** How many stored tasks are in `state` (`SUCCEEDED`, …). */
+  countTasks(state: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** One cluster's fresh database (MongoDB) or schema (PostgreSQL). */
+export interface ClusterDatabase {
+  kind: ClusterStoreKind;
+  /** The database or schema name (for messages). */
+  name: string;
+  /** The store part of a service process's environment (`SCHEDULER_STORE` and where). */
+  env: Record<string, string>;
+  /** The same as config keys, for a scheduler started in the test process (`loadConfig` overrides). */
+  config: { store: ClusterStoreKind; mongodbUri?: string; postgresUrl?: string; postgresSchema?: string };
+  /** A connection for direct reads (close it). */
+  connect(): Promise<ClusterStoreReader>;
+  /** The stored leases, read on a connection of their own: partition → lease. */
+  readLeases(): Promise<Map<number, StoredLease>>;
+  /** Which of `ids` are stored tasks, read on a connection of their own. */
+  storedTaskIds(ids: readonly string[]): Promise<Set<string>>;
+  /** Drops the database or schema (errors ignored: clean-up). */
+  drop(): Promise<void>;
+}
+
+/** The kind named by `CLUSTER_STORE` (default `mongodb`). */
+export function clusterStoreKind(): ClusterStoreKind {
+  const v = process.env.CLUSTER_STORE?.trim();
+  if (!v || v === 'mongodb') return 'mongodb';
+  if (v === 'postgres') return 'postgres';
+  throw new Error(`CLUSTER_STORE must be "mongodb" or "postgres", not ${JSON.stringify(v)}`);
+}
+
+/** Why the cluster tests cannot run on the chosen store (its server is not named), or null. */
+export function clusterStoreMissing(): string | null {
+  if (clusterStoreKind() === 'postgres') {
+    return postgresUrl() ? null : 'needs POSTGRES_URL with CLUSTER_STORE=postgres (`source .ci/services.sh` starts a private PostgreSQL)';
+  }
+  return process.env.MONGODB_URI ? null : 'needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)';
+}
+
+/**
+ * A fresh database (`<prefix>_<16 hex>`) on the chosen store's server. Nothing is created until a
+ * node opens it (the store migrates at start-up).
+ * @throws Error when the chosen store's server is not named ({@link clusterStoreMissing})
+ */
+export function freshClusterDatabase(prefix = 'cluster'): ClusterDatabase {
+  const missing = clusterStoreMissing();
+  if (missing) throw new Error(missing);
+  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  return clusterStoreKind() === 'postgres'
+    ? postgresDatabase(postgresUrl() as string, name)
+    : mongoDatabase(process.env.MONGODB_URI as string, name);
+}
+
+/** `connect`'s one-shot uses, for {@link ClusterDatabase}. */
+function withReader<T>(connect: () => Promise<ClusterStoreReader>, fn: (r: ClusterStoreReader) => Promise<T>): Promise<T> {
+  return connect().then(async (r) => {
+    try {
+      return await fn(r);
+    } finally {
+      await r.close();
+    }
+  });
+}
+
+function mongoDatabase(base: string, name: string): ClusterDatabase {
+  const uri = withDatabase(base, name);
+  const connect = async (): Promise<ClusterStoreReader> => {
+    const client = new MongoClient(uri);
+    await client.connect();
+    const db = client.db();
+    return {
+      async leases() {
+        const docs = await db
+          .collection<{ _id: number; owner: string; epoch: number; expires_at: number }>('partition_leases')
+          .find({})
+          .toArray();
+        return new Map(docs.map((d) => [d._id, { owner: d.owner, epoch: d.epoch, expiresAt: d.expires_at }]));
+      },
+      async storedTaskIds(ids) {
+        const docs = await db
+          .collection<{ _id: string }>('tasks')
+          .find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } })
+          .toArray();
+        return new Set(docs.map((d) => d._id));
+      },
+      countTasks: (state) => db.collection('tasks').countDocuments({ state }),
+      close: () => client.close(),
+    };
+  };
+  return {
+    kind: 'mongodb',
+    name,
+    env: { SCHEDULER_STORE: 'mongodb', MONGODB_URI: uri },
+    config: { store: 'mongodb', mongodbUri: uri },
+    connect,
+    readLeases: () => withReader(connect, (r) => r.leases()),
+    storedTaskIds: (ids) => withReader(connect, (r) => r.storedTaskIds(ids)),
+    drop: () => dropDatabase(base, name).catch(() => undefined),
+  };
+}
+
+function postgresDatabase(url: string, schema: string): ClusterDatabase {
+  const connect = async (): Promise<ClusterStoreReader> => {
+    const c = new Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await c.connect();
+    return {
+      async leases() {
+        const { rows } = await c.query<{ partition: number; owner: string; epoch: string; expires_at: string }>(
+          'SELECT partition, owner, epoch, expires_at FROM partition_leases',
+        );
+        return new Map(rows.map((r) => [r.partition, { owner: r.owner, epoch: Number(r.epoch), expiresAt: Number(r.expires_at) }]));
+      },
+      async storedTaskIds(ids) {
+        const { rows } = await c.query<{ id: string }>('SELECT id FROM tasks WHERE id = ANY($1::text[])', [[...ids]]);
+        return new Set(rows.map((r) => r.id));
+      },
+      async countTasks(state) {
+        const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE state = $1', [state]);
+        return Number(rows[0].n);
+      },
+      close: () => c.end(),
+    };
+  };
+  return {
+    kind: 'postgres',
+    name: schema,
+    env: { SCHEDULER_STORE: 'postgres', POSTGRES_URL: url, POSTGRES_SCHEMA: schema },
+    config: { store: 'postgres', postgresUrl: url, postgresSchema: schema },
+    connect,
+    readLeases: () => withReader(connect, (r) => r.leases()),
+    storedTaskIds: (ids) => withReader(connect, (r) => r.storedTaskIds(ids)),
+    drop: () => dropSchema(url, schema).catch(() => undefined),
+  };
+}
