@@ -75,7 +75,7 @@ export interface Scheduler {
  * processes may share it; partitions are owned through leases, see src/cluster/partition-leases.ts).
  * @param clock the scheduler's clock: PostgreSQL and MongoDB start a claim's attempt and lease when
  *   its write runs, which can be later than the caller's `now` (their writes queue); SQLite writes at once
- * @param watchClock the timers of the SQLite file watch (default: the system clock)
+ * @param watchClock the timers of the SQLite file watch and of the PostgreSQL connection watch (default: the system clock)
  * @throws ConfigError (`invalid configuration: …`) when `postgres` is chosen without `postgresUrl`,
  *   or `mongodb` without `mongodbUri`
  */
@@ -92,7 +92,11 @@ export function createStore(
         'invalid configuration: postgresUrl (env POSTGRES_URL) is required when store (env SCHEDULER_STORE) is "postgres"',
       );
     }
-    return new PostgresStore(url, { schema: config.postgresSchema ?? 'public', ...(clock ? { clock } : {}) });
+    return new PostgresStore(url, {
+      schema: config.postgresSchema ?? 'public',
+      ...(clock ? { clock } : {}),
+      ...(watchClock ? { timers: watchClock } : {}),
+    });
   }
   if (config.mongodbUri === null || config.mongodbUri.trim() === '') {
     throw new ConfigError('invalid configuration: mongodbUri (env MONGODB_URI) is required when store (env SCHEDULER_STORE) is "mongodb"');

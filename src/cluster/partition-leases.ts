@@ -41,6 +41,7 @@
  * last round, not one more round later.
  */
 import type { Clock, TimerHandle } from '../domain/clock';
+import { StoreUnavailableError } from '../domain/errors';
 import { partitionsFor } from '../domain/rendezvous';
 import type { ClusterStore, MemberRecord } from '../storage/cluster-store';
 import { newInstanceToken } from './member-claim';
@@ -415,7 +416,9 @@ export class PartitionLeases {
     this.o.events.stopped(partition, h.epoch, why);
   }
 
+  /** Logs a failed step; a store fault is not (the store's health logs it once, and every round would repeat it). */
   private warn(err: unknown, msg: string): void {
+    if (err instanceof StoreUnavailableError) return;
     this.o.log?.warn(err instanceof Error ? { err } : (err as object), msg);
   }
 }

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PartitionFences } from '../../src/cluster/partition-fences';
+import { StoreUnavailableError } from '../../src/domain/errors';
 import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -115,6 +116,36 @@ describe('PartitionOwnerActor with a manual clock', () => {
     await settle();
     expect(enqueued).to.deep.equal([]);
     expect(clock.pendingTimers()).to.equal(0);
+  });
+
+  it('a store away at its window refresh: the read is tried again once a second, not in a loop; the task fires once it answers', async () => {
+    await makeOwner();
+    await owner.start();
+    await settle();
+    await store.insertTasks([task('a', T0 + 15_000)]);
+    const real = store.loadDue.bind(store);
+    let away = true;
+    let reads = 0;
+    (owner as unknown as { deps: { store: { loadDue: typeof real } } }).deps.store = Object.assign(Object.create(store), {
+      loadDue: (...args: Parameters<typeof real>) => {
+        reads++;
+        return away ? Promise.reject(new StoreUnavailableError('connection_lost', 'pg', 'ECONNREFUSED', true)) : real(...args);
+      },
+    });
+    clock.advance(15_000); // the refresh fails…
+    for (let i = 0; i < 20; i++) await settle();
+    expect(reads).to.equal(1);
+    clock.advance(999);
+    await settle();
+    expect(reads).to.equal(1);
+    clock.advance(1); // …and is tried again a second later
+    for (let i = 0; i < 5; i++) await settle();
+    expect(reads).to.equal(2);
+    away = false;
+    clock.advance(1000);
+    for (let i = 0; i < 5; i++) await settle();
+    expect(reads).to.equal(3);
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
   });
 
   it('dueMarkDelayMs 0 marks at the hand-out', async () => {

@@ -8,6 +8,9 @@ import { DelayedDueMarks } from './delayed-due-marks';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import type { PartitionOwnerMessages } from '../protocol';
 
+/** Least delay before a pass runs again after one failed (ms): a store that is away is not asked in a loop. */
+export const OWNER_RETRY_AFTER_FAILURE_MS = 1000;
+
 /**
  * Owner of one partition (docs/DESIGN.md §4): keeps the partition's tasks due inside the horizon window in
  * a min-heap, with one timer to the earliest due time (or the window refresh), hands due tasks to
@@ -27,6 +30,8 @@ export class PartitionOwnerActor {
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
   private loading = false;
+  /** Epoch ms before which the timer does not run a pass again (set when a pass failed). */
+  private retryNotBefore = -Infinity;
   private loadedOnce = false;
   private stopped = false;
   private readonly pumper: SerialPump;
@@ -57,7 +62,13 @@ export class PartitionOwnerActor {
       (id) => this.window.isOutstanding(id),
     );
     this.pumper = new SerialPump(() => this.pumpOnce(), {
-      onError: (err) => deps.log.error({ err, partition: this.partition }, 'partition owner pump failed'),
+      onError: (err) => {
+        // The window still needs its load: without a pause the timer would run the next pass at
+        // once, thousands of times a second while the store is away.
+        this.retryNotBefore = deps.clock.now() + OWNER_RETRY_AFTER_FAILURE_MS;
+        // A store fault is logged once, by the store's health.
+        if (!(err instanceof StoreUnavailableError)) deps.log.error({ err, partition: this.partition }, 'partition owner pump failed');
+      },
       onIdle: () => this.arm(),
       stopped: () => this.stopped,
     });
@@ -167,8 +178,10 @@ export class PartitionOwnerActor {
 
   private arm(): void {
     if (this.stopped) return;
-    const at = this.window.nextWakeAt();
-    if (at === null || at === this.timerAt) return;
+    const next = this.window.nextWakeAt();
+    if (next === null) return;
+    const at = Math.max(next, this.retryNotBefore);
+    if (at === this.timerAt) return;
     this.clearTimer();
     this.timerAt = at;
     this.timer = this.deps.clock.setTimeout(() => {

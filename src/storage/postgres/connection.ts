@@ -48,6 +48,9 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     options: `-c search_path=${schema} -c synchronous_commit=on`,
     types: TYPES,
     keepAlive: true,
+    // TCP keepalive probes start after 10 s idle (the OS default is 2 h): a peer gone without a
+    // FIN is noticed on idle connections too.
+    keepAliveInitialDelayMillis: 10_000,
   });
 }
 

@@ -4,9 +4,29 @@
  * itself for a one-statement read. Only `query` is used, so an operation cannot commit, roll back
  * or hold a connection: the caller owns the transaction.
  */
-import type { QueryResult, QueryResultRow } from 'pg';
+import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 /** A connection (or pool) that runs one statement: `$1`-style parameters, rows as objects. */
 export interface Db {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** Longest wait for one statement's answer on the store's connections (ms). */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * `target` (a pool or a connection) as a {@link Db} whose every statement fails with `Query read
+ * timeout` (a `connection_lost` fault, pg-faults.ts) when no answer came in `timeoutMs`: a
+ * connection that stopped answering without closing (a half-open socket, a frozen server) fails
+ * its caller instead of holding it until the operating system gives up on the socket (hours). The
+ * pool discards a connection that failed so; the write queue drops its own.
+ */
+export function boundedDb(
+  target: { query(config: QueryConfig & { query_timeout?: number }): Promise<QueryResult> },
+  timeoutMs = STATEMENT_TIMEOUT_MS,
+): Db {
+  return {
+    query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) =>
+      target.query({ text, values, query_timeout: timeoutMs }) as Promise<QueryResult<R>>,
+  };
 }

@@ -21,9 +21,14 @@ function isServerAway(code: string): boolean {
   );
 }
 
-/** The message of a connection the driver or server ended (pg gives these no code). */
+/**
+ * The message of a connection the driver or server ended, or that stopped answering (pg gives
+ * these no code): `Query read timeout` is the driver's `query_timeout` on a connection that holds
+ * a statement without an answer (a half-open socket, a frozen server); `timeout expired` is a
+ * client's own connect timeout (outside a pool, which says `connection timeout`).
+ */
 const ENDED =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout|timeout expired/i;
 
 /** The `connection_lost` fault `err` reveals, or null for any other error. @param now epoch ms */
 export function postgresFaultOf(err: unknown, target: string, now: number): StoreFault | null {

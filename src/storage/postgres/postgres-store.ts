@@ -71,10 +71,11 @@ import type { Pool } from 'pg';
 import { StoreHealth, storeUnavailable } from '../store-health';
 import { Clock, SystemClock } from '../../domain/clock';
 import { SchemaChange, StoreConfigError } from '../store';
-import type { Db } from './db';
+import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { postgresFaultOf } from './pg-faults';
+import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { WriteLane, WriteQueue } from './write-queue';
 
 /** The time of a fault's `since` when the store is given no clock. */
@@ -91,6 +92,10 @@ export interface PostgresStoreOptions {
    * the later of its `now` and this clock when it runs; also the time of a fault's `since`.
    */
   clock?: Pick<Clock, 'now'>;
+  /** Timers of the connection watch (connection-watch.ts); default: the system clock. */
+  timers?: Clock;
+  /** Interval of the connection watch while healthy (ms); default 2000. */
+  watchIntervalMs?: number;
 }
 
 /**
@@ -103,13 +108,18 @@ export interface PostgresStoreOptions {
  *
  * Its {@link health}: a lost connection (server down, unreachable, restarting) is a recoverable
  * `connection_lost` fault; every call that meets it rejects with `StoreUnavailableError` (503
- * `STORE_UNAVAILABLE`), and the next write or read that succeeds ends it.
+ * `STORE_UNAVAILABLE`), and the next write or read that succeeds ends it. A {@link ConnectionWatch}
+ * sees it without any call (a `SELECT 1` on a connection of its own every 2 s, at once when the
+ * server drops a connection) and ends it within about a second of the server answering again; the
+ * pool and the writer make new connections then by themselves.
  */
 export class PostgresStore implements Store {
   readonly name = 'postgres';
   readonly health = new StoreHealth();
   private pool: Pool | null = null;
   private writes: WriteQueue | null = null;
+  private watch: ConnectionWatch | null = null;
+  private probe: ProbeConnection | null = null;
   private readonly target: string;
   private readonly schema: string;
 
@@ -133,10 +143,14 @@ export class PostgresStore implements Store {
   async open(partitions: number): Promise<SchemaChange | null> {
     if (this.pool) return null;
     const pool = openPool(this.url, { schema: this.schema, max: this.options.poolSize ?? 10 });
-    pool.on('error', () => undefined); // an idle connection's error: the next call on it reports the fault
+    // An idle connection's error (the pool has discarded it): the watch looks at the server at once.
+    pool.on('error', () => this.watch?.checkSoon());
     let change: SchemaChange | null = null;
     try {
       const client = await pool.connect();
+      // A checked-out connection the server ends emits 'error' (no pool listener then): its query
+      // rejects anyway, and an unhandled 'error' would end the process.
+      client.on('error', () => undefined);
       try {
         const { from, applied } = await migrate(client, this.schema);
         if (applied.length > 0) change = { from, to: SCHEMA_VERSION, applied };
@@ -161,16 +175,36 @@ export class PostgresStore implements Store {
     this.writes = new WriteQueue(pool, {
       isConnectionError: (err) => postgresFaultOf(err, this.target, 0) !== null,
       onCommit: () => this.health.recovered(),
+      onDropped: () => this.watch?.checkSoon(),
     });
+    const timers = this.options.timers ?? SYSTEM_CLOCK;
+    this.probe = new ProbeConnection(this.url, () => this.watch?.checkSoon());
+    const probe = this.probe;
+    this.watch = new ConnectionWatch({
+      clock: {
+        now: () => this.clock.now(),
+        setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
+        clearTimeout: (h) => timers.clearTimeout(h),
+      },
+      health: this.health,
+      target: this.target,
+      probe: () => probe.check(),
+      ...(this.options.watchIntervalMs !== undefined ? { intervalMs: this.options.watchIntervalMs } : {}),
+    });
+    this.watch.start();
     return change;
   }
 
   /** Answers every write issued before it, then disconnects. Idempotent. */
   async close(): Promise<void> {
-    const { pool, writes } = this;
+    const { pool, writes, watch, probe } = this;
     if (!pool) return;
     this.pool = null;
     this.writes = null;
+    this.watch = null;
+    this.probe = null;
+    await watch?.stop();
+    await probe?.close();
     await writes?.close();
     await pool.end();
   }
@@ -184,11 +218,15 @@ export class PostgresStore implements Store {
     return this.options.clock ?? SYSTEM_CLOCK;
   }
 
-  /** `call`'s result; a connection error becomes the `connection_lost` fault and its 503, a success ends that fault. */
-  private watched<T>(call: Promise<T>): Promise<T> {
+  /**
+   * `call`'s result; a connection error becomes the `connection_lost` fault and its 503. A success
+   * ends that fault; a committed write (`wrote`) ends any recoverable one (a read says nothing
+   * about a full disk).
+   */
+  private watched<T>(call: Promise<T>, wrote: boolean): Promise<T> {
     return call.then(
       (result) => {
-        this.health.recovered();
+        if (wrote || this.health.fault?.kind === 'connection_lost') this.health.recovered();
         return result;
       },
       (err: unknown) => {
@@ -203,24 +241,25 @@ export class PostgresStore implements Store {
   /** Queues a write in the group commit (see {@link WriteQueue}). */
   private write<T>(op: (db: Db) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
     if (!this.writes) return Promise.reject(new Error('store is not open'));
-    return this.watched(this.writes.run(op, lane));
+    return this.watched(this.writes.run(op, lane), true);
   }
 
   /** A read on the pool. */
   private read<T>(op: (db: Db) => Promise<T>): Promise<T> {
     if (!this.pool) return Promise.reject(new Error('store is not open'));
-    return this.watched(op(this.pool));
+    return this.watched(op(boundedDb(this.pool)), false);
   }
 
   /** A one-statement write on the pool, outside the group commit (lease and member writes). */
   private direct<T>(op: (db: Db) => Promise<T>): Promise<T> {
-    return this.read(op);
+    if (!this.pool) return Promise.reject(new Error('store is not open'));
+    return this.watched(op(boundedDb(this.pool)), true);
   }
 
   async ping(): Promise<boolean> {
     if (!this.pool) return false;
     try {
-      const { rows } = await this.pool.query<{ one: number }>('SELECT 1 AS one');
+      const { rows } = await boundedDb(this.pool, PROBE_TIMEOUT_MS).query<{ one: number }>('SELECT 1 AS one');
       return rows[0]?.one === 1;
     } catch {
       return false;

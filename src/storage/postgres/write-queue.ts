@@ -22,7 +22,7 @@
  * retried write is a compare-and-set that then finds its work done.
  */
 import type { Pool, PoolClient } from 'pg';
-import type { Db } from './db';
+import { boundedDb, Db, STATEMENT_TIMEOUT_MS } from './db';
 import { isRetryableConflict } from './pg-faults';
 
 /** The lane of a write (see the file header). */
@@ -47,17 +47,28 @@ export interface WriteQueueOptions {
   isConnectionError(err: unknown): boolean;
   /** After each COMMIT (the store ends a recoverable connection fault). */
   onCommit?(): void;
+  /** The server dropped the idle writing connection (a shutdown, a crash): the store looks at the server at once. */
+  onDropped?(err: unknown): void;
+  /**
+   * Bound on each statement's answer (ms; default 30000): a connection that stopped answering
+   * without closing (a half-open socket, a frozen server) fails its batch with `Query read
+   * timeout` after this, and is replaced, instead of holding every write for ever.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Runs write operations in group-commit transactions on one connection of `pool`. */
 export class WriteQueue {
   private readonly lanes: Record<WriteLane, Job[]> = { first: [], ordered: [], deferred: [] };
   private client: PoolClient | null = null;
+  /** The writing connection as the operations see it: each statement bounded by `statementTimeoutMs`. */
+  private db: Db | null = null;
   private scheduled = false;
   private running: Promise<void> | null = null;
   private readonly maxBatch: number;
   private readonly deferredPerCommit: number;
   private readonly conflictRetries: number;
+  private readonly statementTimeoutMs: number;
   /** Transactions committed, operations in them and the largest batch. */
   readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
 
@@ -68,6 +79,7 @@ export class WriteQueue {
     this.maxBatch = options.maxBatch ?? 1000;
     this.deferredPerCommit = options.deferredPerCommit ?? 32;
     this.conflictRetries = options.conflictRetries ?? 5;
+    this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   }
 
   /** Queues `op`; resolves with its result after its transaction committed. */
@@ -86,6 +98,7 @@ export class WriteQueue {
     }
     this.client?.release();
     this.client = null;
+    this.db = null;
   }
 
   private pending(): number {
@@ -122,21 +135,36 @@ export class WriteQueue {
     if (jobs.length > 0) this.lanes.first.unshift(...jobs);
   }
 
-  private async connection(): Promise<PoolClient> {
-    if (!this.client) this.client = await this.pool.connect();
-    return this.client;
+  /**
+   * The writing connection, made on first use and after a drop. While this queue holds it, the
+   * pool does not listen to its errors: without a listener of ours, a server that ends the idle
+   * session (57P01 at a shutdown) or closes the socket would raise an unhandled 'error' and end
+   * the process. Such an error drops the connection (the next batch takes a new one).
+   */
+  private async connection(): Promise<Db> {
+    if (this.client && this.db) return this.db;
+    const c = await this.pool.connect();
+    c.on('error', (err: unknown) => {
+      if (this.client !== c) return;
+      this.drop(err);
+      this.options.onDropped?.(err);
+    });
+    this.client = c;
+    this.db = boundedDb(c, this.statementTimeoutMs);
+    return this.db;
   }
 
   /** Drops the writing connection after a connection error (the pool discards it). */
   private drop(err: unknown): void {
     const c = this.client;
     this.client = null;
+    this.db = null;
     c?.release(err instanceof Error ? err : new Error(String(err)));
   }
 
   private async commit(batch: Job[]): Promise<void> {
     if (batch.length === 0) return;
-    let db: PoolClient;
+    let db: Db;
     try {
       db = await this.connection();
     } catch (err) {
@@ -154,6 +182,12 @@ export class WriteQueue {
           failed = { at: i, err };
           break;
         }
+      }
+      if (failed && this.options.isConnectionError(failed.err)) {
+        // The connection is gone or does not answer: no ROLLBACK on it (it would wait as long again).
+        this.drop(failed.err);
+        for (const j of batch) j.reject(failed.err);
+        return;
       }
       if (failed) {
         await db.query('ROLLBACK');
@@ -175,11 +209,6 @@ export class WriteQueue {
       return;
     }
     const { at, err } = failed;
-    if (this.options.isConnectionError(err)) {
-      this.drop(err);
-      for (const j of batch) j.reject(err);
-      return;
-    }
     if (isRetryableConflict(err) && batch[at].conflicts < this.conflictRetries) {
       batch[at].conflicts++;
       this.requeue(batch);
