@@ -116,6 +116,14 @@ export function taskFromRow(r: TaskRow): TaskRecord {
 /** Columns needed for a {@link DueEntry}. */
 export const DUE_COLUMNS = 'id, partition, seq, due_at, priority, tenant_id, task_type, state, queue, concurrency_key';
 
+/** A column list such as {@link DUE_COLUMNS} with a table prefix: `id, seq` → `t.id, t.seq` (for a join). */
+export function qualified(columns: string, table: string): string {
+  return columns
+    .split(',')
+    .map((c) => `${table}.${c.trim()}`)
+    .join(', ');
+}
+
 /** Due entry of a row selected with {@link DUE_COLUMNS}. */
 export function dueEntryFromRow(
   r: Pick<TaskRow, 'id' | 'partition' | 'seq' | 'due_at' | 'priority' | 'tenant_id' | 'task_type' | 'state'> & {

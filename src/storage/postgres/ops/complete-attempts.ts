@@ -28,17 +28,10 @@
 import type { Db } from '../db';
 import { DueEntry, TaskState } from '../../../domain/task';
 import { AttemptCompletion, CompletionResult } from '../../store';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, qualified, TaskRow } from '../../sql/row-mapping';
 import { TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
-import {
-  cancelDescendants,
-  closeWorkflows,
-  EndedWorkflowTask,
-  lockWorkflowsOfTasks,
-  prefixed,
-  releaseDownstream,
-} from './workflow-progress';
+import { cancelDescendants, closeWorkflows, EndedWorkflowTask, lockWorkflowsOfTasks, releaseDownstream } from './workflow-progress';
 
 /** The attempt being completed is still the task's current one, running. */
 const RUNNING = sqlStates(TRANSITIONS.succeed.from, 't.state');
@@ -62,7 +55,7 @@ const COMPLETE = `
       duration_ms = c.duration_ms, result = c.result, error = c.error, lease_expires_at = NULL, updated_at = $9
     FROM c
     WHERE t.id = c.id AND t.attempts = c.attempt AND ${RUNNING}
-    RETURNING c.ord, ${prefixed(DUE_COLUMNS, 't')}, t.attempts, t.started_at, t.worker_id, t.workflow_id, t.workflow_task_id,
+    RETURNING c.ord, ${qualified(DUE_COLUMNS, 't')}, t.attempts, t.started_at, t.worker_id, t.workflow_id, t.workflow_task_id,
       (${RETRIES}) AS retried),
   h AS (
     INSERT INTO attempts (task_id, attempt, worker_id, started_at, ended_at, outcome, error)

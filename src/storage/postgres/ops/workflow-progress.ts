@@ -30,7 +30,7 @@ import type { Db } from '../db';
 import { descendantsByLevel } from '../../../domain/dag/descendants';
 import { DueEntry, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { finalWorkflowStatus, UPSTREAM_FAILED } from '../../../domain/workflow';
-import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
+import { DUE_COLUMNS, dueEntryFromRow, qualified, TaskRow } from '../../sql/row-mapping';
 import { canTransition, TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
 
@@ -80,7 +80,7 @@ export async function releaseDownstream(
        updated_at = $2
      FROM e
      WHERE t.id = e.id AND ${sqlStates(TRANSITIONS.unblock.from, 't.state')}
-     RETURNING ${prefixed(DUE_COLUMNS, 't')}, e.upstream - 1 AS upstream`,
+     RETURNING ${qualified(DUE_COLUMNS, 't')}, e.upstream - 1 AS upstream`,
     [upstreamIds, now],
   );
   return rows
@@ -236,12 +236,4 @@ export async function resumeAfterReplay(db: Db, taskId: string, workflowId: stri
     `UPDATE workflows SET open_tasks = open_tasks + $2, status = 'RUNNING', completed_at = NULL, updated_at = $3 WHERE id = $1`,
     [workflowId, 1 + n, now],
   );
-}
-
-/** `a, b` → `t.a, t.b`: a column list with a table prefix. */
-export function prefixed(columns: string, table: string): string {
-  return columns
-    .split(',')
-    .map((c) => `${table}.${c.trim()}`)
-    .join(', ');
 }
