@@ -11,7 +11,7 @@
  * window read or the waiters' re-check stands in.
  */
 import { createHash } from 'node:crypto';
-import { SCHEMA_NAME } from '../../storage/postgres/connection';
+import { SCHEMA_NAME } from '../../storage/postgres/schema-name';
 import { Channel, CHANNELS, CoordinationMessages } from '../messages';
 
 /** Largest NOTIFY payload (bytes of UTF-8): PostgreSQL refuses 8000 and more. */
