@@ -76,4 +76,18 @@ describe('PostgresStore: claims gathered per group commit', () => {
       await db.end();
     }
   });
+
+  it('a group whose write fails without running answers each caller with the error; the next claims form a new group', async () => {
+    await store.insertTasks([newTask('a', { state: 'PENDING', dueAt: T0 }), newTask('b', { state: 'PENDING', dueAt: T0 })]);
+    const closed = new PostgresStore(url, { schema });
+    const failed = await Promise.allSettled([closed.claimTasks(['a'], 'w0', T0 + 5, 1000), closed.claimTasks(['b'], 'w1', T0 + 5, 1000)]);
+    expect(failed.map((f) => f.status)).to.deep.equal(['rejected', 'rejected']);
+    await closed.open(PARTITIONS);
+    try {
+      const answers = await Promise.all([closed.claimTasks(['a'], 'w0', T0 + 5, 1000), closed.claimTasks(['b'], 'w1', T0 + 5, 1000)]);
+      expect(answers.map((a) => a.map((t) => t.id))).to.deep.equal([['a'], ['b']]);
+    } finally {
+      await closed.close();
+    }
+  });
 });

@@ -54,7 +54,12 @@ export class ClaimGroups {
         );
       }).then(
         (results) => group.forEach((w, i) => w.resolve(results[i])),
-        (err: unknown) => group.forEach((w) => w.reject(err)),
+        (err: unknown) => {
+          // A write rejected without running (the connection could not be made, the store is
+          // closed) leaves its group open: close it, or later claims would join a group never written.
+          if (this.open === group) this.open = null;
+          group.forEach((w) => w.reject(err));
+        },
       );
     });
   }
