@@ -8,6 +8,7 @@
  * worker's window holds plus one batch. Advisory: not fenced by the task's state (the dispatcher
  * sends only lines of attempts it runs).
  */
+import { atMs } from '../epoch-ms';
 import type { Db } from '../db';
 import type { AttemptLogAppend } from '../../../domain/attempt-log';
 
@@ -24,7 +25,7 @@ export async function appendAttemptLogs(db: Db, logs: AttemptLogAppend[]): Promi
         lines.map((l) => l.taskId),
         lines.map((l) => l.attempt),
         lines.map((l) => l.line.n),
-        lines.map((l) => l.line.at),
+        lines.map((l) => atMs(l.line.at)),
         lines.map((l) => l.line.message),
         lines.map((l) => l.line.fields),
         lines.map((l) => (l.line.truncated ? 1 : 0)),

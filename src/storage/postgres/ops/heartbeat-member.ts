@@ -3,7 +3,8 @@
  * member with heartbeat_at = now, expires_at = now + ttlMs, the instance token (address replaced;
  * null when not given), as a compare-and-set: an existing row is overwritten only when it is this
  * instance's, has no instance, or has expired (expires_at <= now). Output: `held` with the stored
- * record, or not held with the live row of the other instance.
+ * record, or not held with the live row of the other instance. Times are bound as whole ms
+ * (../epoch-ms.ts: `now` rounded down, the expiry up).
  * Guarantee: check, write and answer are ONE statement in a transaction of its own: `INSERT … ON
  * CONFLICT DO UPDATE` whose SET keeps every column of a row it may not take (CASE), so the
  * statement always returns the row as it stands under its lock, and the caller holds the id
@@ -12,6 +13,7 @@
  * it live and another instance's. (A refused heartbeat rewrites the row unchanged: refusals only
  * happen to a process configured with a member id another live process holds.)
  */
+import { atMs, untilMs } from '../epoch-ms';
 import type { Db } from '../db';
 import type { MemberHeartbeat } from '../../cluster-store';
 import { MEMBER_COLUMNS, MemberRow, memberFromRow } from '../../sql/cluster-rows';
@@ -32,7 +34,7 @@ export async function heartbeatMember(
      ON CONFLICT (member_id) DO UPDATE SET
        ${['address', 'heartbeat_at', 'expires_at', 'instance'].map(TAKE).join(',\n       ')}
      RETURNING ${MEMBER_COLUMNS}`,
-    [member.memberId, member.address ?? null, now, now + ttlMs, member.instance],
+    [member.memberId, member.address ?? null, atMs(now), untilMs(now + ttlMs), member.instance],
   );
   const row = memberFromRow(rows[0]);
   return row.instance === member.instance ? { held: true, member: row } : { held: false, holder: row };

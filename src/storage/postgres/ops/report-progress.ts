@@ -9,6 +9,7 @@
  * answered after the commit. Progress is advisory: callers may throttle and drop
  * reports (see the worker), the store never reads it back.
  */
+import { atMs } from '../epoch-ms';
 import type { Db } from '../db';
 import { GUARDS } from '../../../domain/state-machine';
 import { sqlStates } from '../../sql/state-sql';
@@ -26,7 +27,7 @@ export async function reportProgress(db: Db, rows: Array<{ taskId: string; attem
      FROM unnest($1::text[], $2::int[], $3::text[], $4::int[]) AS r(id, attempt, text, reports)
      WHERE t.id = r.id AND t.attempts = r.attempt AND ${sqlStates(GUARDS.attempt, 't.state')}
      RETURNING r.reports`,
-    [reports.map((r) => r.taskId), reports.map((r) => r.attempt), reports.map((r) => r.text), reports.map((r) => r.reports), now],
+    [reports.map((r) => r.taskId), reports.map((r) => r.attempt), reports.map((r) => r.text), reports.map((r) => r.reports), atMs(now)],
   );
   return res.rows.reduce((n, r) => n + r.reports, 0);
 }

@@ -10,6 +10,7 @@
  * answered after the commit, so a `saved` checkpoint survives a crash and the claim of the next
  * attempt reads it. The state of a refusal is read after it, in the same transaction.
  */
+import { atMs } from '../epoch-ms';
 import type { Db } from '../db';
 import type { TaskState } from '../../../domain/task';
 import type { CheckpointSaveResult } from '../../checkpoint-store';
@@ -23,12 +24,13 @@ export async function saveCheckpoint(
   text: string | null,
   now: number,
 ): Promise<CheckpointSaveResult> {
+  const at = atMs(now);
   const saved = await db.query(
     `UPDATE tasks SET checkpoint = $1, checkpoint_attempt = $2, checkpoint_at = $3
      WHERE id = $4 AND attempts = $2 AND ${sqlStates(GUARDS.attempt)}`,
-    [text, attempt, now, taskId],
+    [text, attempt, at, taskId],
   );
-  if (saved.rowCount === 1) return { kind: 'saved', savedAt: now, bytes: text === null ? 0 : Buffer.byteLength(text, 'utf8') };
+  if (saved.rowCount === 1) return { kind: 'saved', savedAt: at, bytes: text === null ? 0 : Buffer.byteLength(text, 'utf8') };
   const { rows } = await db.query<{ state: TaskState; attempts: number }>(`SELECT state, attempts FROM tasks WHERE id = $1`, [taskId]);
   return rows.length === 1 ? { kind: 'conflict', state: rows[0].state, attempt: rows[0].attempts } : { kind: 'not_found' };
 }
