@@ -77,6 +77,22 @@ describe('PostgresStore: claims gathered per group commit', () => {
     }
   });
 
+  it('a claim at a fractional millisecond (the Redis offset clock) stores whole ms: start rounded down, lease end up', async () => {
+    await store.insertTasks([newTask('f', { state: 'PENDING', dueAt: T0 })]);
+    const [t] = await store.claimTasks(['f'], 'w0', T0 + 5.6, 1000);
+    expect(t.startedAt).to.equal(T0 + 5);
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ started_at: string; lease_expires_at: string }>(
+        `SELECT started_at, lease_expires_at FROM ${schema}.tasks WHERE id = 'f'`,
+      );
+      expect(rows.map((r) => [Number(r.started_at), Number(r.lease_expires_at)])).to.deep.equal([[T0 + 5, T0 + 1006]]);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('a group whose write fails without running answers each caller with the error; the next claims form a new group', async () => {
     await store.insertTasks([newTask('a', { state: 'PENDING', dueAt: T0 }), newTask('b', { state: 'PENDING', dueAt: T0 })]);
     const closed = new PostgresStore(url, { schema });

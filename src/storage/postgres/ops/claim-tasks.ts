@@ -16,6 +16,9 @@
  * them in array order, chunks one after the other), so overlapping batches do not deadlock.
  * Upstream results: one more statement, only when the batch has workflow tasks.
  *
+ * Times are bound as whole ms (epoch-ms.ts): the start time rounded down (the attempt's
+ * `startedAt` is that stored value), the lease end rounded up.
+ *
  * {@link claimTaskBatches} writes several claims (of different workers, times and leases) in the
  * same statements: the store gathers the claims queued in one group commit (each id carries its
  * own worker, start time and lease end), so a commit holding a dozen claims of 50 ids runs
@@ -26,6 +29,7 @@ import type { ClaimedTask, RetrySettings } from '../../../domain/task';
 import { parseJson, RETRY_COLUMNS, retryFromRow, TaskRow } from '../../sql/row-mapping';
 import { TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
+import { atMs, untilMs } from '../epoch-ms';
 
 /**
  * The compare-and-set of the claim, as one `(…) IS TRUE` test: no index answers it, so the planner
@@ -153,8 +157,8 @@ export async function claimTaskBatches(db: Db, requests: readonly ClaimRequest[]
     const params: unknown[] = [
       c.map((i) => flat[i].id),
       c.map((i) => requests[flat[i].req].workerId),
-      c.map((i) => requests[flat[i].req].now),
-      c.map((i) => requests[flat[i].req].now + requests[flat[i].req].leaseMs),
+      c.map((i) => atMs(requests[flat[i].req].now)),
+      c.map((i) => untilMs(requests[flat[i].req].now + requests[flat[i].req].leaseMs)),
     ];
     if (fenced) params.push(c.map((i) => flat[i].epoch));
     const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params);
@@ -168,7 +172,7 @@ export async function claimTaskBatches(db: Db, requests: readonly ClaimRequest[]
     db,
     out.flat().filter((r) => r.workflow_id),
   );
-  return out.map((rows, req) => claimedTasks(rows, requests[req].now, upstream));
+  return out.map((rows, req) => claimedTasks(rows, atMs(requests[req].now), upstream));
 }
 
 /** The claimed rows of one request as ClaimedTasks. */
