@@ -24,7 +24,7 @@ import { insertWorkflow } from './ops/insert-workflow';
 import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflows';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
-import { claimTasks } from './ops/claim-tasks';
+import { ClaimGroups } from './claim-groups';
 import { completeAttempts } from './ops/complete-attempts';
 import { createCron, deleteCron, updateCron } from './ops/cron-definitions';
 import { cronsWithQueuedInstances, getCron, listCronFires, listCrons, loadDueCrons } from './ops/cron-reads';
@@ -120,6 +120,11 @@ export class PostgresStore implements Store {
   private writes: WriteQueue | null = null;
   private watch: ConnectionWatch | null = null;
   private probe: ProbeConnection | null = null;
+  /** The claims gathered per group commit (claim-groups.ts). */
+  private readonly claims = new ClaimGroups(
+    (op) => this.write(op),
+    (now) => Math.max(now, this.options.clock?.now() ?? now),
+  );
   private readonly target: string;
   private readonly schema: string;
 
@@ -300,10 +305,12 @@ export class PostgresStore implements Store {
     now: number,
     leaseMs: number,
     epochs?: readonly number[],
-    seqs?: readonly number[],
+    _seqs?: readonly number[],
   ): Promise<ClaimedTask[]> {
-    // The attempt starts, and its lease runs, when the claim is written, not when it was queued.
-    return this.write((db) => claimTasks(db, ids, workerId, Math.max(now, this.options.clock?.now() ?? now), leaseMs, epochs, seqs));
+    // Gathered with the other claims of the same group commit (claim-groups.ts). The attempt
+    // starts, and its lease runs, when the claim is written, not when it was queued.
+    if (ids.length === 0) return [];
+    return this.claims.claim({ ids, workerId, now, leaseMs, ...(epochs ? { epochs } : {}) });
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {

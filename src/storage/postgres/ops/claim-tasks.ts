@@ -15,12 +15,21 @@
  * concurrent writer of the row. Rows are locked in id order (ids sorted here, a nested loop over
  * them in array order, chunks one after the other), so overlapping batches do not deadlock.
  * Upstream results: one more statement, only when the batch has workflow tasks.
+ *
+ * Times are bound as whole ms (epoch-ms.ts): the start time rounded down (the attempt's
+ * `startedAt` is that stored value), the lease end rounded up.
+ *
+ * {@link claimTaskBatches} writes several claims (of different workers, times and leases) in the
+ * same statements: the store gathers the claims queued in one group commit (each id carries its
+ * own worker, start time and lease end), so a commit holding a dozen claims of 50 ids runs
+ * 5 statements of 128 ids instead of 12 (docs/design-notes/postgres-store.md).
  */
 import type { Db } from '../db';
 import type { ClaimedTask, RetrySettings } from '../../../domain/task';
 import { parseJson, RETRY_COLUMNS, retryFromRow, TaskRow } from '../../sql/row-mapping';
 import { TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
+import { atMs, untilMs } from '../epoch-ms';
 
 /**
  * The compare-and-set of the claim, as one `(…) IS TRUE` test: no index answers it, so the planner
@@ -29,7 +38,7 @@ import { sqlState, sqlStates } from '../../sql/state-sql';
  * made it scan every waiting task through the state indexes and hash-join them (10× slower).
  */
 const claimable = (fence: string): string =>
-  `((${sqlStates(TRANSITIONS.claim.from, 't.state')} OR (${sqlStates(TRANSITIONS.dueClaim.from, 't.state')} AND t.due_at <= $3))${fence}) IS TRUE`;
+  `((${sqlStates(TRANSITIONS.claim.from, 't.state')} OR (${sqlStates(TRANSITIONS.dueClaim.from, 't.state')} AND t.due_at <= w.now))${fence}) IS TRUE`;
 
 /**
  * Most ids per statement. Above about 180 ids on a table of 40,000 rows the planner prefers one
@@ -44,20 +53,20 @@ const RETURNING = `RETURNING w.ord, t.seq, t.id, t.attempts, t.task_type, t.payl
     .map((c) => `t.${c}`)
     .join(', ')}`;
 
-const SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = t.attempts + 1, worker_id = $2, started_at = $3,
-  lease_expires_at = $4, cancel_requested = 0, updated_at = $3`;
+const SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = t.attempts + 1, worker_id = w.worker, started_at = w.now,
+  lease_expires_at = w.lease, cancel_requested = 0, updated_at = w.now`;
 
-/** Embedded mode: owner_epoch is neither read nor written. */
+/** Embedded mode: owner_epoch is neither read nor written. Each id with its worker, start time and lease end. */
 const CLAIM = `
   UPDATE tasks t SET ${SET}
-  FROM unnest($1::text[]) WITH ORDINALITY AS w(id, ord)
+  FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[]) WITH ORDINALITY AS w(id, worker, now, lease, ord)
   WHERE t.id = w.id AND ${claimable('')}
   ${RETURNING}`;
 
 /** Cluster mode: each id under its fencing token. */
 const CLAIM_FENCED = `
   UPDATE tasks t SET ${SET}, owner_epoch = w.epoch
-  FROM unnest($1::text[], $5::int8[]) WITH ORDINALITY AS w(id, epoch, ord)
+  FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::int8[]) WITH ORDINALITY AS w(id, worker, now, lease, epoch, ord)
   WHERE t.id = w.id AND w.epoch >= 0 AND ${claimable(' AND t.owner_epoch <= w.epoch')}
   ${RETURNING}`;
 
@@ -89,6 +98,17 @@ type ClaimRow = Pick<
   | 'retry_base'
 > & { ord: number };
 
+/** One claim of {@link claimTaskBatches}: `claimTasks`'s arguments. */
+export interface ClaimRequest {
+  ids: readonly string[];
+  workerId: string;
+  /** Start time of the attempts (epoch ms): `started_at`, and the due test of SCHEDULED/RETRYING tasks. */
+  now: number;
+  leaseMs: number;
+  /** Cluster mode: a fencing token per id (−1: not held, never claimed). */
+  epochs?: readonly number[];
+}
+
 /** Claims the claimable ones of `ids` for `workerId` (see the file header). */
 export async function claimTasks(
   db: Db,
@@ -99,24 +119,64 @@ export async function claimTasks(
   epochs?: readonly number[],
   _seqs?: readonly number[],
 ): Promise<ClaimedTask[]> {
-  if (ids.length === 0) return [];
-  // Input positions in id order: chunks lock their rows in id order, one chunk after the other.
-  const order = ids.map((_, i) => i).sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : a - b));
-  const rows: ClaimRow[] = [];
-  for (let from = 0; from < order.length; from += CHUNK) {
-    const chunk = order.slice(from, from + CHUNK);
-    const chunkIds = chunk.map((i) => ids[i]);
-    const { rows: claimed } =
-      epochs === undefined
-        ? await db.query<ClaimRow>(CLAIM, [chunkIds, workerId, now, now + leaseMs])
-        : await db.query<ClaimRow>(CLAIM_FENCED, [chunkIds, workerId, now, now + leaseMs, chunk.map((i) => epochs[i] ?? -1)]);
-    for (const r of claimed) rows.push({ ...r, ord: chunk[r.ord - 1] });
+  return (await claimTaskBatches(db, [{ ids, workerId, now, leaseMs, ...(epochs ? { epochs } : {}) }]))[0];
+}
+
+/**
+ * Several claims in the same statements (see the file header): the result of each, in the order
+ * of `requests`, is what `claimTasks` would return for it. An id named by two requests is claimed
+ * by the first (the second finds it RUNNING). The requests are all fenced or all not (one
+ * store's mode); a mix is written fenced, a request without epochs under the token −1 (nothing).
+ */
+export async function claimTaskBatches(db: Db, requests: readonly ClaimRequest[]): Promise<ClaimedTask[][]> {
+  const fenced = requests.some((r) => r.epochs !== undefined);
+  // Every id with its request: positions in id order lock the rows in id order, one chunk after
+  // the other; an id named twice goes to its first request first (the second chunk position).
+  const flat: Array<{ id: string; req: number; pos: number; epoch: number }> = [];
+  requests.forEach((r, req) =>
+    r.ids.forEach((id, pos) => flat.push({ id, req, pos, epoch: r.epochs === undefined ? (fenced ? -1 : 0) : (r.epochs[pos] ?? -1) })),
+  );
+  const out: ClaimRow[][] = requests.map(() => []);
+  if (flat.length === 0) return out.map(() => []);
+  const order = flat.map((_, i) => i).sort((a, b) => (flat[a].id < flat[b].id ? -1 : flat[a].id > flat[b].id ? 1 : a - b));
+  // A second claim of one id in the same statement would not see the first: such ids wait for a later chunk.
+  const chunks: number[][] = [];
+  let chunk: number[] = [];
+  let ids = new Set<string>();
+  for (const i of order) {
+    if (chunk.length === CHUNK || ids.has(flat[i].id)) {
+      chunks.push(chunk);
+      chunk = [];
+      ids = new Set();
+    }
+    chunk.push(i);
+    ids.add(flat[i].id);
   }
-  rows.sort((a, b) => a.ord - b.ord);
+  chunks.push(chunk);
+  for (const c of chunks) {
+    const params: unknown[] = [
+      c.map((i) => flat[i].id),
+      c.map((i) => requests[flat[i].req].workerId),
+      c.map((i) => atMs(requests[flat[i].req].now)),
+      c.map((i) => untilMs(requests[flat[i].req].now + requests[flat[i].req].leaseMs)),
+    ];
+    if (fenced) params.push(c.map((i) => flat[i].epoch));
+    const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params);
+    for (const r of claimed) {
+      const f = flat[c[r.ord - 1]];
+      out[f.req].push({ ...r, ord: f.pos });
+    }
+  }
+  for (const rows of out) rows.sort((a, b) => a.ord - b.ord);
   const upstream = await upstreamResults(
     db,
-    rows.filter((r) => r.workflow_id),
+    out.flat().filter((r) => r.workflow_id),
   );
+  return out.map((rows, req) => claimedTasks(rows, atMs(requests[req].now), upstream));
+}
+
+/** The claimed rows of one request as ClaimedTasks. */
+function claimedTasks(rows: ClaimRow[], now: number, upstream: Map<string, Record<string, unknown>>): ClaimedTask[] {
   // Claimed tasks mostly share their retry settings: equal settings share one frozen object.
   let last: { row: ClaimRow; settings: RetrySettings } | null = null;
   const retryOf = (r: ClaimRow): RetrySettings => {

@@ -49,7 +49,8 @@ export interface EndedWorkflowTask {
 export async function lockWorkflowsOfTasks(db: Db, taskIds: readonly string[]): Promise<string[]> {
   if (taskIds.length === 0) return [];
   const { rows } = await db.query<{ id: string }>(
-    `SELECT w.id FROM workflows w WHERE w.id IN (SELECT t.workflow_id FROM tasks t WHERE t.id = ANY($1::text[]))
+    `SELECT w.id FROM workflows w
+     WHERE w.id IN (SELECT t.workflow_id FROM unnest($1::text[]) AS u(id) JOIN tasks t ON t.id = u.id WHERE t.workflow_id IS NOT NULL)
      ORDER BY w.id FOR UPDATE OF w`,
     [taskIds],
   );
