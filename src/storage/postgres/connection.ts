@@ -29,6 +29,15 @@ export interface PoolOptions {
   applicationName?: string;
   /** ms to wait for a connection to be made before failing; default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * ms a session may sit idle inside a transaction before the server ends it
+   * (`idle_in_transaction_session_timeout`); default 2000. A process stalled in the middle of its
+   * write transaction (SIGSTOP, a long pause) holds that transaction's row locks: without this, the
+   * new owners of its partitions wait on them to fence until it resumes. Its batch is rolled back
+   * (its callers get a connection error when it resumes). The write queue sends a transaction's
+   * statements back to back, so a healthy process is idle in a transaction for milliseconds.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /**
@@ -44,8 +53,8 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     application_name: options.applicationName ?? 'actor-task-scheduler',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     // search_path and synchronous_commit for every connection: a commit is durable before any
-    // caller is answered, whatever the server's default.
-    options: `-c search_path=${schema} -c synchronous_commit=on`,
+    // caller is answered, whatever the server's default; a stalled transaction ends (see PoolOptions).
+    options: `-c search_path=${schema} -c synchronous_commit=on -c idle_in_transaction_session_timeout=${Math.round(options.idleInTransactionTimeoutMs ?? 2000)}`,
     types: TYPES,
     keepAlive: true,
   });
