@@ -20,8 +20,9 @@
  * - `reruns`: extra handler runs (lines of an attempt that is not the task's final one): the
  *   at-least-once re-runs of the victim's in-flight attempts, reported apart (`reruns_by_victim`);
  * - stop mode: `victim_dispatches_after_cont_lost`: handler runs started on the victim's workers
- *   after SIGCONT for a partition it lost, before the victim was granted that partition again
- *   (grant time = the first `expires_at` − TTL seen for its new lease, polled every 20 ms): must be 0.
+ *   after SIGCONT for a partition it lost that are not the task's final attempt claimed under the
+ *   epoch the victim was granted that partition with again (the task row's owner_epoch, written by
+ *   the epoch-checked claim; regrants read by polling the leases every 20 ms): must be 0.
  *   `regained` counts the lost partitions handed back to the victim by the rendezvous afterwards.
  * A run fails (exit 1) when a "must" above does not hold; speed is reported, never asserted.
  *
@@ -196,6 +197,8 @@ async function run(mode: Mode, tasks: number, ttl: number, attemptLeaseMs: numbe
     let contAt = 0;
     /** Lost partition → the time the victim was granted it again (first expires_at − TTL seen). */
     const regrants = new Map<number, number>();
+    /** Lost partition → the epoch the victim was granted it again with. */
+    const regrantEpochs = new Map<number, number>();
     let polling = false;
     let poller: Promise<void> = Promise.resolve();
     if (mode === 'stop') {
@@ -207,8 +210,10 @@ async function run(mode: Mode, tasks: number, ttl: number, attemptLeaseMs: numbe
           const now = await leasesOf(db);
           for (const p of lost) {
             const l = now.get(p);
-            if (!regrants.has(p) && l?.owner === victim.memberId && l.epoch > (takenOver.get(p)?.epoch ?? 0))
+            if (!regrants.has(p) && l?.owner === victim.memberId && l.epoch > (takenOver.get(p)?.epoch ?? 0)) {
               regrants.set(p, l.expiresAt - ttl);
+              regrantEpochs.set(p, l.epoch);
+            }
           }
           await new Promise((r) => setTimeout(r, 20));
         }
@@ -294,10 +299,27 @@ async function run(mode: Mode, tasks: number, ttl: number, attemptLeaseMs: numbe
       const afterCont = lines.filter((l) => victimPids.has(l.pid) || l.member === victim.memberId).filter((l) => l.start >= contAt);
       const lostSet = new Set(lost);
       const onLost = afterCont.filter((l) => lostSet.has(partitionOf(l.id, PARTITIONS)));
+      // A victim run after SIGCONT on a partition it lost is legitimate only when it is the task's
+      // final attempt claimed under the epoch the victim was granted again (the store checks that
+      // epoch at the claim: the task row's owner_epoch). Anything else ran under a lost lease.
+      const { rows: claimRows } = await db.query<{ id: string; attempts: number; owner_epoch: string; partition: number }>(
+        'SELECT id, attempts, owner_epoch, partition FROM tasks WHERE id = ANY($1::text[])',
+        [onLost.map((l) => l.id)],
+      );
+      const claimOf = new Map(claimRows.map((r) => [r.id, r]));
       const early = onLost.filter((l) => {
+        const row = claimOf.get(l.id);
+        const epoch = regrantEpochs.get(partitionOf(l.id, PARTITIONS));
+        return !(row && epoch !== undefined && row.attempts === l.attempt && Number(row.owner_epoch) === epoch);
+      });
+      const beforeRegrantSeen = onLost.filter((l) => {
         const g = regrants.get(partitionOf(l.id, PARTITIONS));
         return g === undefined || l.start < g;
-      });
+      }).length;
+      if (early.length > 0)
+        process.stderr.write(
+          `[bench-failover] runs under a lost lease: ${JSON.stringify(early.slice(0, 5).map((l) => ({ ...l, start: l.start - contAt, final: claimOf.get(l.id)?.attempts, owner_epoch: claimOf.get(l.id)?.owner_epoch, regrant_epoch: regrantEpochs.get(partitionOf(l.id, PARTITIONS)), regrant_seen: (regrants.get(partitionOf(l.id, PARTITIONS)) ?? 0) - contAt })))}\n`,
+        );
       const losses = await Promise.all(
         [victim].map(async (n) => {
           const body = await (await fetch(`${n.svc.url}/metrics`)).text();
@@ -320,6 +342,8 @@ async function run(mode: Mode, tasks: number, ttl: number, attemptLeaseMs: numbe
         victim_lease_losses: losses[0],
         victim_runs_after_cont: afterCont.length,
         victim_runs_after_cont_on_lost_regained: onLost.length - early.length,
+        /** Of the runs on lost partitions, those started before the regrant was seen (expires_at − TTL of its first reading): a timing view. */
+        victim_runs_before_regrant_seen: beforeRegrantSeen,
         victim_dispatches_after_cont_lost: early.length,
         regained: regrants.size,
       });
