@@ -32,14 +32,17 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
    * the store's claims are counted (their sizes), and the worker's `run` messages recorded (the
    * ids each carried) instead of sent.
    */
-  async function rig(overrides: Record<string, number> = {}) {
+  async function rig(overrides: Record<string, number> = {}, clock = new ManualClock(T0), afterClaim: () => void = () => undefined) {
     const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
     await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
     const claims: number[] = [];
     const counting = Object.create(store) as SqliteStore; // every other call goes to the store itself
     counting.claimTasks = (claimIds, ...rest) => {
       claims.push(claimIds.length);
-      return store.claimTasks(claimIds, ...rest);
+      return store.claimTasks(claimIds, ...rest).then((claimed) => {
+        afterClaim();
+        return claimed;
+      });
     };
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
     const runs: string[][] = [];
@@ -57,7 +60,7 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       disableRespawn: () => undefined,
     };
     dispatcher = new DispatcherActor(
-      actorDeps({ store: counting, clock: new ManualClock(T0), router, overrides: { partitions: 1, ...overrides } }),
+      actorDeps({ store: counting, clock, router, overrides: { partitions: 1, ...overrides } }),
       () => pool as unknown as PoolWorkers,
     );
     const entries: DueEntry[] = ids.map((id, i) => ({
@@ -92,5 +95,17 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
 
     expect(claims).to.deep.equal([16, 16, 8]); // workerBatchMax per claim
     expect(runs).to.deep.equal([ids]);
+  });
+
+  it('a claim answered once its attempts lease has ended (the process stalled) starts none of them', async () => {
+    const clock = new ManualClock(T0);
+    const { entries, claims, runs, slot } = await rig({ leaseMs: 5000 }, clock, () => clock.advance(5000));
+    dispatcher.enqueue(entries);
+    await settle();
+
+    expect(claims).to.deep.equal([40]);
+    expect(runs, 'no run message').to.deep.equal([]);
+    expect(slot.credits, 'the credits came back').to.equal(100);
+    expect((await store.getTask('t0'))?.state, 'left RUNNING for the attempt-lease sweeper').to.equal('RUNNING');
   });
 });

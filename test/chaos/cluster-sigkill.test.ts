@@ -1,6 +1,7 @@
 /**
- * Issue 7, must-show 2: three service processes on one MongoDB database (FerretDB in CI; or one
- * PostgreSQL schema with CLUSTER_STORE=postgres, test/helpers/cluster-store.ts); tasks
+ * Issue 7, must-show 2: three service processes on one MongoDB database (FerretDB in CI) and,
+ * as a second suite, on one PostgreSQL schema (every store whose server is named,
+ * test/helpers/cluster-store.ts); tasks
  * submitted round-robin across all three; one member SIGKILLed (with its worker processes, as in
  * a machine crash) while they run. Every task reaches SUCCEEDED, none is completed twice, and the
  * dead member's partitions are owned again by the survivors within the lease TTL (plus the time
@@ -38,7 +39,7 @@ import {
   until,
   untilBalanced,
 } from '../helpers/cluster-processes';
-import { clusterStoreMissing } from '../helpers/cluster-store';
+import { describeEachClusterStore } from '../helpers/cluster-store';
 
 const TASK_TYPE = 'cluster_side_effect';
 const TOTAL = Number(process.env.CLUSTER_CHAOS_TASKS ?? 150);
@@ -50,15 +51,10 @@ const BATCH = 25;
  */
 const TTL = 6000;
 
-describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', function () {
+describeEachClusterStore('cluster chaos: SIGKILL of one of three members under load (issue 7)', function (store) {
   // Above the sum of the stated bounds below (start, a third of the side effects, take-over,
   // owners, drain), so a slow run fails on the bound it broke, with its name, not on mocha's timer.
   this.timeout(300_000);
-  const missing = clusterStoreMissing();
-  if (missing) {
-    it.skip(missing, () => undefined);
-    return;
-  }
   let cluster: Cluster | null = null;
 
   after(async () => {
@@ -67,6 +63,7 @@ describe('cluster chaos: SIGKILL of one of three members under load (issue 7)', 
 
   it(`${TOTAL} tasks round-robin over three members, one SIGKILLed mid-run: all SUCCEEDED, one completion each, partitions re-owned within the TTL`, async () => {
     cluster = await startCluster({
+      store,
       nodes: 3,
       leaseTtlMs: TTL,
       partitions: 12,

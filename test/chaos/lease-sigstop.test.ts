@@ -1,6 +1,6 @@
 /**
- * Cluster mode chaos: two service processes share one MongoDB database (FerretDB in CI; or one
- * PostgreSQL schema with CLUSTER_STORE=postgres, test/helpers/cluster-store.ts); one is
+ * Cluster mode chaos: two service processes share one MongoDB database (FerretDB in CI) or, as a
+ * second suite, one PostgreSQL schema (test/helpers/cluster-store.ts); one is
  * frozen with SIGSTOP past its lease TTL while it holds due tasks in its window. The other takes
  * its partitions within about one TTL and runs everything; the frozen one, resumed with SIGCONT,
  * finds its leases lost (counted), fires nothing (its stale-epoch writes are fenced), rejoins, and
@@ -16,7 +16,7 @@ import { http, waitForTask } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 import { readSideEffects, sideEffectHandlerSource } from '../helpers/cluster-processes';
-import { clusterStoreMissing, freshClusterDatabase } from '../helpers/cluster-store';
+import { describeEachClusterStore, freshClusterDatabase } from '../helpers/cluster-store';
 import { partitionOf } from '../../src/domain/partition';
 
 const PARTITIONS = 8;
@@ -43,14 +43,9 @@ async function metric(svc: ServiceProcess, name: string): Promise<number> {
   return sum;
 }
 
-describe('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function () {
+describeEachClusterStore('cluster chaos: a member frozen (SIGSTOP) past its lease TTL', function (store) {
   this.timeout(120_000);
-  const missing = clusterStoreMissing();
-  if (missing) {
-    it.skip(missing, () => undefined);
-    return;
-  }
-  const db = freshClusterDatabase('chaos');
+  const db = freshClusterDatabase('chaos', store);
   const dir = tempDir();
   let a: ServiceProcess | null = null;
   let b: ServiceProcess | null = null;

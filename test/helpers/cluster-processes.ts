@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClusterDatabase, freshClusterDatabase } from './cluster-store';
+import { ClusterDatabase, ClusterStoreKind, freshClusterDatabase } from './cluster-store';
 import { http } from './http';
 import { readJsonLines } from './process-files';
 import { ServiceProcess, startServiceProcess } from './service-process';
@@ -30,6 +30,8 @@ export interface Cluster {
 export interface ClusterOptions {
   /** Number of service processes. */
   nodes: number;
+  /** The shared store; default `CLUSTER_STORE`'s (test/helpers/cluster-store.ts). */
+  store?: ClusterStoreKind;
   /** `LEASE_TTL_MS` of every node (ms); default 3000. */
   leaseTtlMs?: number;
   /** `PARTITIONS`; default 8. */
@@ -43,16 +45,16 @@ export interface ClusterOptions {
 }
 
 /**
- * Starts `o.nodes` service processes in cluster mode on the store `CLUSTER_STORE` names (MongoDB
- * by default, or PostgreSQL; see test/helpers/cluster-store.ts), each on its own free port with
+ * Starts `o.nodes` service processes in cluster mode on the store `o.store` (default: the one
+ * `CLUSTER_STORE` names, MongoDB without it; see test/helpers/cluster-store.ts), each on its own free port with
  * `MEMBER_ID=member-<i>`, a short lease TTL and the same fresh database or schema
  * (`cluster_<random>`), and resolves once every one answers `/readyz` 200 (joined). Nodes start
  * one after the other so the join order is `member-0`, `member-1`, … .
  * @throws Error when a node exits early or is not ready in 30 s (the started ones are stopped), or
- *   when the chosen store's server is not named
+ *   when the store's server is not named
  */
 export async function startCluster(o: ClusterOptions): Promise<Cluster> {
-  const db = freshClusterDatabase('cluster');
+  const db = freshClusterDatabase('cluster', o.store);
   const root = tempDir('scheduler-cluster-');
   const scratch = path.join(root.path, 'scratch');
   fs.mkdirSync(scratch);

@@ -1,9 +1,10 @@
 /**
  * The shared store of the cluster tests (test/integration/cluster-*.test.ts, test/chaos/
- * cluster-sigkill.test.ts, lease-sigstop.test.ts), chosen by `CLUSTER_STORE`: `mongodb` (default;
- * a fresh database on `MONGODB_URI`, FerretDB in CI) or `postgres` (a fresh schema on
- * `POSTGRES_URL`, given to the nodes as `POSTGRES_SCHEMA`). A test asks {@link clusterStoreMissing}
- * whether it can run, makes one {@link ClusterDatabase} per cluster, gives its `env` (service
+ * cluster-sigkill.test.ts, lease-sigstop.test.ts) and benchmarks: `mongodb` (a fresh database on
+ * `MONGODB_URI`, FerretDB in CI) or `postgres` (a fresh schema on `POSTGRES_URL`, given to the
+ * nodes as `POSTGRES_SCHEMA`). A test file registers its suite once per store with
+ * {@link describeEachClusterStore} (every store whose server is named; `CLUSTER_STORE` narrows the
+ * run to one store), makes one {@link ClusterDatabase} per cluster, gives its `env` (service
  * processes) or `config` (schedulers in the test process) to every node, reads the stored leases
  * and tasks through it (not through a node), and drops it at the end.
  */
@@ -53,34 +54,78 @@ export interface ClusterDatabase {
   drop(): Promise<void>;
 }
 
-/** The kind named by `CLUSTER_STORE` (default `mongodb`). */
-export function clusterStoreKind(): ClusterStoreKind {
-  const v = process.env.CLUSTER_STORE?.trim();
-  if (!v || v === 'mongodb') return 'mongodb';
-  if (v === 'postgres') return 'postgres';
+/** Every store a test cluster can share, in the order the suites are registered. */
+export const CLUSTER_STORE_KINDS: readonly ClusterStoreKind[] = ['mongodb', 'postgres'];
+
+function parseKind(v: string): ClusterStoreKind {
+  if (v === 'mongodb' || v === 'postgres') return v;
   throw new Error(`CLUSTER_STORE must be "mongodb" or "postgres", not ${JSON.stringify(v)}`);
 }
 
-/** Why the cluster tests cannot run on the chosen store (its server is not named), or null. */
-export function clusterStoreMissing(): string | null {
-  if (clusterStoreKind() === 'postgres') {
-    return postgresUrl() ? null : 'needs POSTGRES_URL with CLUSTER_STORE=postgres (`source .ci/services.sh` starts a private PostgreSQL)';
+/** The kind named by `CLUSTER_STORE` (default `mongodb`): the benchmarks' store. */
+export function clusterStoreKind(): ClusterStoreKind {
+  const v = process.env.CLUSTER_STORE?.trim();
+  return v ? parseKind(v) : 'mongodb';
+}
+
+/**
+ * The stores the cluster test suites are registered for: both, or only the one `CLUSTER_STORE`
+ * names (a local run on one server).
+ * @throws Error when `CLUSTER_STORE` names no store
+ */
+export function clusterStoresToTest(): ClusterStoreKind[] {
+  const v = process.env.CLUSTER_STORE?.trim();
+  return v ? [parseKind(v)] : [...CLUSTER_STORE_KINDS];
+}
+
+/** Why a cluster cannot run on `kind` (its server is not named), or null. */
+export function clusterStoreMissing(kind: ClusterStoreKind = clusterStoreKind()): string | null {
+  if (kind === 'postgres') {
+    return postgresUrl() ? null : 'needs POSTGRES_URL (`source .ci/services.sh` starts a private PostgreSQL)';
   }
   return process.env.MONGODB_URI ? null : 'needs MONGODB_URI (a MongoDB or FerretDB server; `source .ci/services.sh` starts one)';
 }
 
 /**
- * A fresh database (`<prefix>_<16 hex>`) on the chosen store's server. Nothing is created until a
- * node opens it (the store migrates at start-up).
- * @throws Error when the chosen store's server is not named ({@link clusterStoreMissing})
+ * Registers `describe(\`${title} [${kind}]\`)` for every store of {@link clusterStoresToTest}, the
+ * body getting the store's kind. A store whose server is not named is skipped, except when the
+ * environment has `CI` set: there its suite fails (one test naming the missing variable), so a CI
+ * run without a store's server cannot pass silently.
+ * @param only the stores this suite is for (default: every store)
  */
-export function freshClusterDatabase(prefix = 'cluster'): ClusterDatabase {
-  const missing = clusterStoreMissing();
+export function describeEachClusterStore(
+  title: string,
+  body: (this: Mocha.Suite, kind: ClusterStoreKind) => void,
+  only: readonly ClusterStoreKind[] = CLUSTER_STORE_KINDS,
+): void {
+  for (const kind of clusterStoresToTest().filter((k) => only.includes(k))) {
+    describe(`${title} [${kind}]`, function () {
+      const missing = clusterStoreMissing(kind);
+      if (missing) {
+        if (process.env.CI) {
+          it(`has its ${kind} server`, () => {
+            throw new Error(`CI is set but the ${kind} cluster tests cannot run: ${missing}`);
+          });
+        } else {
+          it.skip(missing, () => undefined);
+        }
+        return;
+      }
+      body.call(this, kind);
+    });
+  }
+}
+
+/**
+ * A fresh database (`<prefix>_<16 hex>`) on the server of `kind` (default: `CLUSTER_STORE`'s).
+ * Nothing is created until a node opens it (the store migrates at start-up).
+ * @throws Error when that store's server is not named ({@link clusterStoreMissing})
+ */
+export function freshClusterDatabase(prefix = 'cluster', kind: ClusterStoreKind = clusterStoreKind()): ClusterDatabase {
+  const missing = clusterStoreMissing(kind);
   if (missing) throw new Error(missing);
   const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  return clusterStoreKind() === 'postgres'
-    ? postgresDatabase(postgresUrl() as string, name)
-    : mongoDatabase(process.env.MONGODB_URI as string, name);
+  return kind === 'postgres' ? postgresDatabase(postgresUrl() as string, name) : mongoDatabase(process.env.MONGODB_URI as string, name);
 }
 
 /** `connect`'s one-shot uses, for {@link ClusterDatabase}. */

@@ -7,13 +7,14 @@
  * (cron_id, fire_time), so racing evaluators write the same instance and the same record.
  * Checks the fire records (unique fire times, one second apart, no gap), one instance per fire
  * (its deterministic id), and that the cron keeps firing without a gap when a member is SIGKILLed
- * (the one holding the cron's partition lease). On MongoDB (FerretDB in CI), or PostgreSQL with
- * CLUSTER_STORE=postgres; skipped without its server (test/helpers/cluster-store.ts).
+ * (the one holding the cron's partition lease). On every cluster store whose server is named
+ * (MongoDB/FerretDB without Redis; PostgreSQL without and with Redis: issue 32, must-show 7);
+ * a store or Redis not named is skipped, or fails when CI is set (test/helpers/cluster-store.ts).
  */
 import { expect } from 'chai';
 import { http, waitForTask } from '../helpers/http';
 import { Cluster, ClusterNode, startCluster, until, untilBalanced } from '../helpers/cluster-processes';
-import { clusterStoreMissing } from '../helpers/cluster-store';
+import { describeEachClusterStore } from '../helpers/cluster-store';
 import { partitionOf } from '../../src/domain/partition';
 
 type Run = { fire_time: string; outcome: string; reason: string | null; task_id: string | null; status: string | null };
@@ -51,26 +52,36 @@ function checkRuns(runs: Run[], cronId: string): void {
   for (const r of created) expect(r.task_id).to.equal(`cron-${cronId}-${Date.parse(r.fire_time)}`);
 }
 
-describe('cluster: an every-second cron on three members fires once per instant (issue 7)', function () {
+describeEachClusterStore('cluster: an every-second cron on three members fires once per instant (issue 7)', function (store) {
   this.timeout(90_000);
-  const missing = clusterStoreMissing();
-  if (missing) {
-    it.skip(missing, () => undefined);
-    return;
-  }
   let cluster: Cluster | null = null;
 
-  after(async () => {
+  afterEach(async () => {
     await cluster?.stop();
+    cluster = null;
   });
 
-  it('three evaluators: unique fire times, no gaps, one instance per fire; a member SIGKILLed: no gap, no double', async () => {
+  // Without Redis on every store; on PostgreSQL also with Redis (its clock and wake-ups).
+  const redisModes = store === 'postgres' ? [false, true] : [false];
+  for (const withRedis of redisModes) {
+    it(`three evaluators${withRedis ? ' with Redis' : ' without Redis'}: unique fire times, no gaps, one instance per fire; a member SIGKILLed: no gap, no double`, async function () {
+      if (withRedis && !process.env.REDIS_URL) {
+        if (process.env.CI) throw new Error('CI is set but REDIS_URL is not');
+        this.skip();
+      }
+      await cronRun(withRedis ? (process.env.REDIS_URL as string) : null);
+    });
+  }
+
+  async function cronRun(redisUrl: string | null): Promise<void> {
     // Crons defined on one member are re-read by the others every cronHorizonMs / 2; 4 s keeps the
     // test short (the instances are found by their owners' window reads, every horizonMs / 2).
     cluster = await startCluster({
+      store,
       nodes: 3,
       leaseTtlMs: 3000,
       config: { cronHorizonMs: 4000, horizonMs: 2000, leaseMs: 3000, workers: 1 },
+      env: redisUrl ? { REDIS_URL: redisUrl } : {},
     });
     const c = cluster;
     await untilBalanced(c.nodes, c.partitions);
@@ -142,8 +153,8 @@ describe('cluster: an every-second cron on three members fires once per instant 
       succeeded += t.status === 'SUCCEEDED' ? 1 : 0;
     }
     console.log(
-      `    [cluster-cron] ${final.length} fires, ${new Set(final.map((r) => r.fire_time)).size} distinct fire times, ` +
+      `    [cluster-cron ${store}${redisUrl ? ' + Redis' : ''}] ${final.length} fires, ${new Set(final.map((r) => r.fire_time)).size} distinct fire times, ` +
         `evaluator ${holder} killed ${Math.round((Date.now() - killedAt) / 1000)} s ago, now ${newHolder}; ${final.filter((r) => r.outcome === 'skipped').length} skipped (overlap), ${succeeded} instances SUCCEEDED`,
     );
-  });
+  }
 });

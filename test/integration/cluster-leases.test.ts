@@ -1,6 +1,6 @@
 /**
- * Cluster mode on one MongoDB database (FerretDB in CI; or one PostgreSQL schema with
- * CLUSTER_STORE=postgres, test/helpers/cluster-store.ts): two schedulers in this process share the
+ * Cluster mode on one MongoDB database (FerretDB in CI) and, as a second suite, one PostgreSQL
+ * schema (test/helpers/cluster-store.ts): two schedulers in this process share the
  * partitions through leases. Checks that the second member gets its rendezvous share by hand-over
  * (disjoint, complete), that tasks submitted on either member all run exactly once, that each
  * member runs some, and that a member leaving hands its partitions back at once. Skipped without
@@ -12,7 +12,7 @@ import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { partitionsFor } from '../../src/domain/rendezvous';
-import { clusterStoreMissing, freshClusterDatabase } from '../helpers/cluster-store';
+import { describeEachClusterStore, freshClusterDatabase } from '../helpers/cluster-store';
 
 const PARTITIONS = 8;
 
@@ -27,14 +27,9 @@ async function until<T>(what: string, check: () => Promise<T | null | undefined>
   }
 }
 
-describe('cluster mode: two schedulers share the partitions of one database through leases', function () {
+describeEachClusterStore('cluster mode: two schedulers share the partitions of one database through leases', function (store) {
   this.timeout(90_000);
-  const missing = clusterStoreMissing();
-  if (missing) {
-    it.skip(missing, () => undefined);
-    return;
-  }
-  const db = freshClusterDatabase('cluster');
+  const db = freshClusterDatabase('cluster', store);
   const started: Scheduler[] = [];
 
   async function start(memberId: string): Promise<Scheduler> {

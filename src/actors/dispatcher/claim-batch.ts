@@ -51,10 +51,10 @@ export class ClaimBatches {
     const { store, clock, metrics, log } = this.deps;
     const now = clock.now();
     let claimed: ClaimedTask[] = [];
+    // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
+    const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
     this.inFlight++;
     try {
-      // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
-      const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
       // Each entry's seq is a lookup hint (SQLite: the rowid); the id still decides.
       const seqs = entries.map((e) => e.seq);
       claimed = await store.claimTasks(
@@ -74,6 +74,21 @@ export class ClaimBatches {
     const refused = returnToOwners(this.deps.router, entries, claimed, now);
     slot.credits += entries.length - claimed.length;
     ready.refund(refused, now);
+    const late = lateClaims(claimed, epochs, entries, this.deps, now);
+    if (late.length > 0) {
+      // Not started here: the partition's owner sweeps them (worker_lost) and runs them again.
+      log.warn(
+        { count: late.length, waited_ms: clock.now() - now },
+        'claim answered after its attempts lease or partition lease ended; its attempts are not started',
+      );
+      const lateIds = new Set(late.map((t) => t.id));
+      claimed = claimed.filter((t) => !lateIds.has(t.id));
+      slot.credits += late.length;
+      ready.refund(
+        entries.filter((e) => lateIds.has(e.id)),
+        now,
+      );
+    }
     if (claimed.length === 0) {
       this.host.settle();
       return this.host.pump();
@@ -97,6 +112,31 @@ export class ClaimBatches {
     // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
     if (refused.length > 0) this.host.pump();
   }
+}
+
+/**
+ * The claimed attempts that must not start: the claim was answered when their attempt lease
+ * (`now + leaseMs`) had already ended, or (cluster mode) when this process no longer held the
+ * epoch it claimed their partition with. Both mean this process stalled (SIGSTOP, a long pause)
+ * between sending the claim and reading its answer: meanwhile the attempt-lease sweeper or the
+ * partition's new owner may have run the task again, and the member that lost the partition must
+ * dispatch nothing of it.
+ * @param epochs the fencing tokens the claim was sent with (index = entry), or undefined (embedded)
+ * @param now the clock reading the claim was written with (epoch ms)
+ */
+export function lateClaims(
+  claimed: readonly ClaimedTask[],
+  epochs: readonly number[] | undefined,
+  entries: readonly DueEntry[],
+  deps: Pick<SchedulerDeps, 'clock' | 'config' | 'cluster'>,
+  now: number,
+): ClaimedTask[] {
+  if (claimed.length === 0) return [];
+  if (deps.clock.now() >= now + deps.config.leaseMs) return [...claimed];
+  const fences = deps.cluster?.fences;
+  if (!fences || !epochs) return [];
+  const sentWith = new Map(entries.map((e, i) => [e.id, epochs[i]]));
+  return claimed.filter((t) => fences.epochOf(t.partition) !== sentWith.get(t.id));
 }
 
 /**

@@ -349,11 +349,45 @@ export class DispatcherActor {
   }
 
   /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
-  private sendRun(slot: WorkerSlot, items: WorkItem[]): void {
+  private sendRun(slot: WorkerSlot, gathered: WorkItem[]): void {
+    const late = this.lateItems(gathered);
+    const items = late.size === 0 ? gathered : gathered.filter((i) => !late.has(i.id));
+    if (late.size > 0) {
+      // Gathered before a stall (SIGSTOP, a long pause) that outlasted their attempt lease or this
+      // member's hold on their partition: not started here; recorded lost, so they run again.
+      this.deps.log.warn(
+        { count: late.size, worker_id: slot.id },
+        'attempts whose lease or partition ended before their run message; not started',
+      );
+      slot.credits += late.size;
+      void this.finish(
+        [...late].map((id) => ({ id, attempt: this.running.get(id)?.task.attempt ?? 0, outcome: lostOutcome(), durationMs: 0 })),
+      );
+      if (items.length === 0) return;
+    }
     slot.ref.tell('run', { tasks: items }, (err) => {
       this.deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
     });
+  }
+
+  /**
+   * Ids of `items` that must not start any more: their attempt lease (claimed at the attempt's
+   * `startedAt`, `leaseMs` long) has ended, or (cluster mode) this member no longer holds their
+   * partition. Checked just before a run message goes out, after the claim's own check
+   * (`lateClaims`), because a stall can also fall between the claim's answer and the send.
+   */
+  private lateItems(items: readonly WorkItem[]): Set<string> {
+    const now = this.deps.clock.now();
+    const fences = this.deps.cluster?.fences;
+    const late = new Set<string>();
+    for (const i of items) {
+      const run = this.running.get(i.id);
+      if (!run || run.task.attempt !== i.attempt) continue;
+      if (now >= run.task.startedAt + this.deps.config.leaseMs || (fences && fences.epochOf(run.task.partition) === undefined))
+        late.add(i.id);
+    }
+    return late;
   }
 
   /**

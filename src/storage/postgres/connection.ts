@@ -41,8 +41,10 @@ export interface PoolOptions {
  * middle of a group-commit transaction leaves it open on the server with its row locks, and the
  * server, sending nothing while it waits for the next statement, does not notice the lost peer
  * (TCP keepalive: hours): every other node's write of those rows, and the fence of a partition the
- * others take over, would wait for it. With this bound the server rolls it back and ends the
- * session. The writer runs a transaction's statements back to back, so a healthy one is idle for
+ * others take over, would wait for it; so would they behind a process frozen mid-transaction
+ * (SIGSTOP, a long pause). With this bound the server rolls it back and ends the session (the
+ * frozen process's callers get a connection error when it resumes). It is below the default lease
+ * TTL (15 s), so the take-over of a frozen node's partitions is not held up past its leases. The writer runs a transaction's statements back to back, so a healthy one is idle for
  * milliseconds.
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5000;

@@ -1,0 +1,81 @@
+/**
+ * lateClaims (src/actors/dispatcher/claim-batch.ts): a claim answered after its attempts' lease
+ * ended, or after this member lost the epoch it claimed a partition with (a process stalled by
+ * SIGSTOP between sending the claim and reading its answer), starts none of those attempts.
+ */
+import { expect } from 'chai';
+import { lateClaims } from '../../src/actors/dispatcher/claim-batch';
+import { PartitionFences } from '../../src/cluster/partition-fences';
+import { ManualClock } from '../../src/domain/clock';
+import type { ClaimedTask, DueEntry } from '../../src/domain/task';
+
+const LEASE_MS = 5000;
+
+function entry(id: string, partition: number): DueEntry {
+  return {
+    id,
+    partition,
+    seq: 1,
+    dueAt: 0,
+    priority: 'normal' as DueEntry['priority'],
+    tenantId: 'default',
+    taskType: 't',
+    state: 'PENDING',
+  };
+}
+
+function claimed(id: string, partition: number, at: number): ClaimedTask {
+  return {
+    id,
+    attempt: 1,
+    taskType: 't',
+    payload: null,
+    timeoutSeconds: 30,
+    idempotencyKey: null,
+    dueAt: 0,
+    retry: {} as ClaimedTask['retry'],
+    partition,
+    tenantId: 'default',
+    startedAt: at,
+  };
+}
+
+describe('lateClaims: attempts of a claim answered too late are not started', () => {
+  const entries = [entry('a', 0), entry('b', 1)];
+
+  it('starts everything answered in time with the epochs still held', () => {
+    const clock = new ManualClock();
+    const fences = new PartitionFences();
+    fences.grant(0, 3);
+    fences.grant(1, 4);
+    const now = clock.now();
+    const epochs = fences.tokensFor([0, 1]);
+    clock.advance(LEASE_MS - 1);
+    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
+    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now)).to.deep.equal([]);
+  });
+
+  it('drops every attempt when the answer came once their attempt lease had ended', () => {
+    const clock = new ManualClock();
+    const now = clock.now();
+    clock.advance(LEASE_MS);
+    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: null };
+    const late = lateClaims([claimed('a', 0, now), claimed('b', 1, now)], undefined, entries, deps, now);
+    expect(late.map((t) => t.id)).to.deep.equal(['a', 'b']);
+  });
+
+  it('drops the attempts of a partition whose epoch is no longer held (revoked or granted again)', () => {
+    const clock = new ManualClock();
+    const fences = new PartitionFences();
+    fences.grant(0, 3);
+    fences.grant(1, 4);
+    const now = clock.now();
+    const epochs = fences.tokensFor([0, 1]);
+    fences.revoke(0);
+    fences.grant(1, 4);
+    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
+    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    fences.grant(0, 7); // lost and won again: a new epoch, and the old claim's attempt is still not started
+    expect(lateClaims([claimed('a', 0, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+  });
+});
