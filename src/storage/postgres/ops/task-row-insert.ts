@@ -102,10 +102,19 @@ export async function insertTaskRows<R extends QueryResultRow = { id: string; se
   const columns: unknown[][] = COLUMNS.map(() => []);
   tasks.forEach((t, i) => taskRowValues(t, options.extras?.[i]).forEach((v, c) => columns[c].push(v)));
   const names = COLUMNS.map(([c]) => c).join(', ');
+  const fromU = COLUMNS.map(([c]) => `u.${c}`).join(', ');
   const arrays = COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ');
+  // owner_epoch: the epoch of the partition's lease as the insert finds it (0 when none was ever
+  // granted), so that a node whose lease was taken over and fenced cannot claim or mark a task
+  // stored after the fence: its claims carry an older epoch, and the claim's compare-and-set
+  // requires owner_epoch <= the claim's epoch. (An insert that commits while a fence runs may keep
+  // the epoch before it; the fence and the lease's local deadline cover the rest, as on MongoDB.)
   const { rows } = await db.query<R>(
-    `INSERT INTO tasks (${names})
-     SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS u(${names}, ord) ORDER BY ord
+    `INSERT INTO tasks (${names}, owner_epoch)
+     SELECT ${fromU}, COALESCE(l.epoch, 0)
+     FROM unnest(${arrays}) WITH ORDINALITY AS u(${names}, ord)
+     LEFT JOIN partition_leases l ON l.partition = u.partition
+     ORDER BY u.ord
      ${options.skipExisting ? 'ON CONFLICT (id) DO NOTHING' : ''}
      RETURNING ${options.returning ?? 'id, seq'}`,
     columns,
