@@ -203,12 +203,15 @@ describeEachClusterStore(
       expect(TASKS).to.be.at.most(BURST + RATE * span + NODES * SLACK_PER_NODE);
     });
 
-    it('without Redis: each node applies the limit alone, so at most N × (rate + burst) in any 1 s window', async () => {
+    // A start time is when the claim's write ran, a little after the tokens were taken: batches
+    // that waited in the group commit can land closer together than their tokens were taken, so
+    // each node gets the same slack of one batch as with Redis.
+    it('without Redis: each node applies the limit alone, so at most N × (rate + burst + one batch) in any 1 s window', async () => {
       const starts = await runLimited(null);
-      const bound = NODES * (RATE + BURST);
+      const bound = NODES * (RATE + BURST + SLACK_PER_NODE);
       const { worst1s, span } = report(`${store} without Redis, ${NODES} nodes`, starts, bound);
       expect(worst1s).to.be.at.most(bound);
-      expect(TASKS).to.be.at.most(NODES * (BURST + RATE * span));
+      expect(TASKS).to.be.at.most(NODES * (BURST + RATE * span + SLACK_PER_NODE));
     });
   },
   ['postgres'],

@@ -85,7 +85,7 @@ const SYSTEM_CLOCK = new SystemClock();
 export interface PostgresStoreOptions {
   /** Schema of the store's tables (created at open); default `public`. Tests use one per store. */
   schema?: string;
-  /** Most connections of the store's pool (the writer holds one); default 10. */
+  /** Connections for reads and lease and member writes (default 8); the two writing connections come on top. */
   poolSize?: number;
   /**
    * The scheduler's clock: a claim that waited in the write queue starts its attempt and lease at
@@ -118,6 +118,14 @@ export class PostgresStore implements Store {
   readonly health = new StoreHealth();
   private pool: Pool | null = null;
   private writes: WriteQueue | null = null;
+  /**
+   * The writes of running attempts (completions, lease extensions, checkpoints, progress, fences:
+   * the `first` lane) on a connection of their own, in transactions of their own, beside the other
+   * writes' group commit: they are compare-and-sets on attempts already claimed (or fences), so
+   * running them beside queued claims, inserts and due marks changes no outcome a caller relies on,
+   * which is why the one queue already let them go first; two connections commit twice as often.
+   */
+  private attemptWrites: WriteQueue | null = null;
   private watch: ConnectionWatch | null = null;
   private probe: ProbeConnection | null = null;
   /** The claims gathered per group commit (claim-groups.ts). */
@@ -147,7 +155,8 @@ export class PostgresStore implements Store {
    */
   async open(partitions: number): Promise<SchemaChange | null> {
     if (this.pool) return null;
-    const pool = openPool(this.url, { schema: this.schema, max: this.options.poolSize ?? 10 });
+    // The two writing connections are held for good: they come on top of the connections for reads.
+    const pool = openPool(this.url, { schema: this.schema, max: (this.options.poolSize ?? 8) + 2 });
     // An idle connection's error (the pool has discarded it): the watch looks at the server at once.
     pool.on('error', () => this.watch?.checkSoon());
     let change: SchemaChange | null = null;
@@ -177,11 +186,13 @@ export class PostgresStore implements Store {
       throw err;
     }
     this.pool = pool;
-    this.writes = new WriteQueue(pool, {
-      isConnectionError: (err) => postgresFaultOf(err, this.target, 0) !== null,
+    const queueOptions = {
+      isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
       onCommit: () => this.health.recovered(),
       onDropped: () => this.watch?.checkSoon(),
-    });
+    };
+    this.writes = new WriteQueue(pool, queueOptions);
+    this.attemptWrites = new WriteQueue(pool, queueOptions);
     const timers = this.options.timers ?? SYSTEM_CLOCK;
     this.probe = new ProbeConnection(this.url, () => this.watch?.checkSoon());
     const probe = this.probe;
@@ -202,21 +213,28 @@ export class PostgresStore implements Store {
 
   /** Answers every write issued before it, then disconnects. Idempotent. */
   async close(): Promise<void> {
-    const { pool, writes, watch, probe } = this;
+    const { pool, writes, attemptWrites, watch, probe } = this;
     if (!pool) return;
     this.pool = null;
     this.writes = null;
+    this.attemptWrites = null;
     this.watch = null;
     this.probe = null;
     await watch?.stop();
     await probe?.close();
-    await writes?.close();
+    await Promise.all([writes?.close(), attemptWrites?.close()]);
     await pool.end();
   }
 
   /** Group-commit statistics (transactions, operations in them, largest batch). */
   async commitStats(): Promise<{ commits: number; operations: number; largestBatch: number } | null> {
-    return this.writes ? { ...this.writes.stats } : null;
+    if (!this.writes || !this.attemptWrites) return null;
+    const [a, b] = [this.writes.stats, this.attemptWrites.stats];
+    return {
+      commits: a.commits + b.commits,
+      operations: a.operations + b.operations,
+      largestBatch: Math.max(a.largestBatch, b.largestBatch),
+    };
   }
 
   private get clock(): Pick<Clock, 'now'> {
@@ -245,8 +263,9 @@ export class PostgresStore implements Store {
 
   /** Queues a write in the group commit (see {@link WriteQueue}). */
   private write<T>(op: (db: Db) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
-    if (!this.writes) return Promise.reject(new Error('store is not open'));
-    return this.watched(this.writes.run(op, lane), true);
+    const queue = lane === 'first' ? this.attemptWrites : this.writes;
+    if (!queue) return Promise.reject(new Error('store is not open'));
+    return this.watched(queue.run(op, lane), true);
   }
 
   /** A read on the pool. */
