@@ -31,3 +31,19 @@ export async function withClient<T>(url: string, schema: string, fn: (c: Client)
 export async function dropSchema(url: string, schema: string): Promise<void> {
   await withClient(url, 'public', (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
+
+/**
+ * Registers the one test that stands for a PostgreSQL suite when POSTGRES_URL is not set: failed
+ * under CI (a service that did not start must fail CI), skipped otherwise. Call it inside the
+ * suite's `describe`, and register nothing else then.
+ */
+export function registerMissingPostgres(): void {
+  const title = 'needs POSTGRES_URL (`source .ci/services.sh` starts a private PostgreSQL)';
+  if (process.env.CI) {
+    it(title, () => {
+      throw new Error('POSTGRES_URL is not set in CI');
+    });
+  } else {
+    it.skip(title, () => undefined);
+  }
+}

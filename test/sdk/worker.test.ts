@@ -257,7 +257,8 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     const [t] = server.add({});
     await server.waitForCount('/complete', 1);
     const paths = server.requests.filter((r) => r.path.includes(t.task_id)).map((r) => r.path.split('/').pop());
-    // The completion comes last; the logs, progress and checkpoint requests before it may interleave.
+    // The completion comes last; the logs, progress (its last value is sent before the completion)
+    // and checkpoint requests before it may interleave.
     expect(paths[paths.length - 1]).to.equal('complete');
     expect(paths.slice(0, -1)).to.have.members(['logs', 'progress', 'checkpoint']);
     expect(server.seen('/progress')[0].body).to.deep.equal({ attempt: 1, progress: { done: 3, total: 4 } });

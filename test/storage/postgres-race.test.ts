@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store';
-import { dropSchema, freshSchema, postgresUrl } from '../helpers/postgres-schema';
+import { dropSchema, freshSchema, postgresUrl, registerMissingPostgres } from '../helpers/postgres-schema';
 import { idsInPartition, newTask, PARTITIONS, T0 } from './fixtures';
 
 const url = postgresUrl();
@@ -22,13 +22,7 @@ const ROUNDS = 25;
 
 describe('PostgresStore: nodes racing on one schema', () => {
   if (!url) {
-    if (process.env.CI) {
-      it('needs POSTGRES_URL (`source .ci/services.sh` starts a private PostgreSQL)', () => {
-        throw new Error('POSTGRES_URL is not set in CI');
-      });
-    } else {
-      it.skip('needs POSTGRES_URL (`source .ci/services.sh` starts a private PostgreSQL)', () => undefined);
-    }
+    registerMissingPostgres();
     return;
   }
   let schema: string;

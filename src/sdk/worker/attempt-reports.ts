@@ -98,6 +98,20 @@ export class ProgressSender {
     this.timer = this.clock.setTimeout(() => this.sendLatest(), wait);
   }
 
+  /**
+   * Sends at once a value still waiting for its interval (the attempt is ending: its last progress
+   * goes out before the completion, which would make it too late). @returns when that send settled
+   */
+  flush(): Promise<void> {
+    if (this.ended || this.timer === null || this.latest === undefined) return Promise.resolve();
+    this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    const value = this.latest;
+    this.latest = undefined;
+    this.lastSentAt = this.clock.now();
+    return this.send(value);
+  }
+
   /** Drops a value not yet sent (the attempt is over). */
   end(): void {
     this.ended = true;

@@ -171,13 +171,13 @@ export class RunningAttempt {
     return true;
   }
 
-  /** Ends the attempt with `outcome` (once): stops its timers, aborts its signal with `reason`, sends its last log lines, then reports. */
+  /** Ends the attempt with `outcome` (once): stops its timers, aborts its signal with `reason`, sends its last log lines and its last progress, then reports. */
   private finish(outcome: Outcome, reason?: Error): void {
     if (this.finished) return;
+    const progress = this.progress.flush();
     this.stop();
     if (reason) this.abortSignal(reason);
-    void this.logs
-      .end()
+    void Promise.all([this.logs.end(), progress])
       .then(() => this.report(outcome))
       .then((end) => this.resolveEnded(end));
   }
