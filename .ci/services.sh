@@ -256,7 +256,7 @@ _ci_services_start() {
 
   export REDIS_URL="redis://127.0.0.1:$CI_REDIS_PORT"
   export MONGODB_URI="mongodb://127.0.0.1:$CI_FERRETDB_PORT/"
-  _ci_log "exported REDIS_URL=$REDIS_URL MONGODB_URI=$MONGODB_URI"
+  _ci_log "exported REDIS_URL=$REDIS_URL MONGODB_URI=$MONGODB_URI POSTGRES_URL=$POSTGRES_URL"
 }
 
 # On any failure, tear down whatever was started, then report failure.
