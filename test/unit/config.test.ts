@@ -75,6 +75,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('postgresUrl: null by default; POSTGRES_URL sets it; anything but a postgres:// URL → ConfigError naming it', () => {
+    expect(loadConfig({ configDir: dir, env: {} }).postgresUrl).to.equal(null);
+    const url = 'postgres://scheduler@db:5432/scheduler';
+    expect(loadConfig({ configDir: dir, env: { POSTGRES_URL: url } }).postgresUrl).to.equal(url);
+    for (const bad of ['mysql://db/x', 'db:5432', 'postgres://']) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: { POSTGRES_URL: bad } }));
+      expect(err.message).to.include('postgresUrl').and.include('POSTGRES_URL');
+    }
+  });
+
   it('an empty env string is ignored', () => {
     const cfg = loadConfig({ configDir: dir, env: { PORT: '' } });
     expect(cfg.port).to.equal(8080);

@@ -16,6 +16,24 @@ describe('createStore (SCHEDULER_STORE)', () => {
     });
   }
 
+  it('makes a PostgreSQL store for "postgres" with a URL, without connecting yet', () => {
+    const store = createStore({
+      store: 'postgres',
+      sqlitePath: 'unused.db',
+      mongodbUri: null,
+      postgresUrl: 'postgres://127.0.0.1:1/sched',
+    });
+    expect(store.name).to.equal('postgres');
+  });
+
+  for (const postgresUrl of [null, '', '  ']) {
+    it(`refuses "postgres" without POSTGRES_URL (${JSON.stringify(postgresUrl)}) with an invalid-configuration error naming the variable`, () => {
+      expect(() => createStore({ store: 'postgres', sqlitePath: 'unused.db', mongodbUri: null, postgresUrl })).to.throw(
+        /invalid configuration: postgresUrl \(env POSTGRES_URL\)/,
+      );
+    });
+  }
+
   it('makes the SQLite store for "sqlite"', () => {
     expect(createStore({ store: 'sqlite', sqlitePath: ':memory:', mongodbUri: null }).name).to.equal('sqlite');
   });
