@@ -4,27 +4,28 @@
  * attempts whose lease ended before `now`, and BLOCKED workflow tasks whose upstreams are all
  * terminal (in limbo: must never exist), each at most `limit`, oldest first, with totals.
  * Guarantee: one statement on the pool (so one snapshot), committed data only; changes nothing
- * (repairs are the caller's). Overdue: one range scan on each due-ordered partial index
- * (`tasks_scheduled_due`, `tasks_ready_due`), each stopping after `limit` rows, merged; expired
- * leases through `tasks_running_lease`.
+ * (repairs are the caller's). Overdue: one range scan of `tasks_waiting_due` per partition, each
+ * stopping after `limit` rows, merged; expired leases through `tasks_running_lease`.
  */
 import type { Db } from '../db';
 import type { AuditScan } from '../../store';
 import { DUE_COLUMNS, dueEntryFromRow, TaskRow } from '../../sql/row-mapping';
-import { TERMINAL_STATES, WAITING_STATES } from '../../../domain/task';
-import { sqlNotStates, sqlState, sqlStates } from '../../sql/state-sql';
+import { TERMINAL_STATES } from '../../../domain/task';
+import { sqlNotStates, sqlState } from '../../sql/state-sql';
+import { WAITING } from './load-due';
 
 /**
- * The waiting states as the two due-ordered partial indexes cover them (written as the indexes'
- * predicates are): SCHEDULED (`tasks_scheduled_due`) and the others (`tasks_ready_due`).
+ * Overdue waiting tasks of each partition: a range scan of `tasks_waiting_due (partition, due_at,
+ * seq)` per partition (its predicate is the waiting states, written as it is), stopping after
+ * `limit` rows; the partitions are the store's (`meta`).
  */
-const WAITING_INDEXED = [sqlStates(['SCHEDULED']), sqlStates(WAITING_STATES.filter((s) => s !== 'SCHEDULED'))];
+const PARTITIONS = `generate_series(0, (SELECT value::int FROM meta WHERE key = 'partitions') - 1) AS p(n)`;
 
-const OVERDUE = WAITING_INDEXED.map(
-  (states) => `(SELECT ${DUE_COLUMNS} FROM tasks WHERE ${states} AND due_at < $2 ORDER BY due_at, seq LIMIT $3)`,
-).join(' UNION ALL ');
+const OVERDUE = `SELECT o.* FROM ${PARTITIONS}, LATERAL (
+    SELECT ${DUE_COLUMNS} FROM tasks WHERE partition = p.n AND ${WAITING} AND due_at < $2 ORDER BY due_at, seq LIMIT $3) o`;
 
-const OVERDUE_TOTAL = WAITING_INDEXED.map((states) => `(SELECT COUNT(*)::int FROM tasks WHERE ${states} AND due_at < $2)`).join(' + ');
+const OVERDUE_TOTAL = `(SELECT COALESCE(sum(c.n), 0)::int FROM ${PARTITIONS}, LATERAL (
+    SELECT COUNT(*) AS n FROM tasks WHERE partition = p.n AND ${WAITING} AND due_at < $2) c)`;
 
 const LIMBO = `FROM tasks t WHERE t.state = ${sqlState('BLOCKED')} AND t.workflow_id IS NOT NULL AND NOT EXISTS (
     SELECT 1 FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
@@ -33,7 +34,7 @@ const LIMBO = `FROM tasks t WHERE t.state = ${sqlState('BLOCKED')} AND t.workflo
 const AUDIT = `
   SELECT
     (SELECT COALESCE(json_agg(o ORDER BY o.due_at, o.seq), '[]'::json) FROM (
-       SELECT * FROM (${OVERDUE}) m ORDER BY due_at, seq LIMIT $3) o) AS overdue,
+       ${OVERDUE} ORDER BY o.due_at, o.seq LIMIT $3) o) AS overdue,
     ${OVERDUE_TOTAL} AS overdue_total,
     (SELECT COALESCE(json_agg(l ORDER BY l.lease_expires_at, l.seq), '[]'::json) FROM (
        SELECT id, attempts, worker_id, lease_expires_at, seq FROM tasks

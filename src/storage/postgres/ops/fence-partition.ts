@@ -11,13 +11,16 @@
  */
 import type { Db } from '../db';
 import { GUARDS } from '../../../domain/state-machine';
-import { sqlStates } from '../../sql/state-sql';
+import { sqlIndexedStates } from '../indexed-states';
+
+/** GUARDS.fence as the partial indexes find it (indexed-states.ts): no read of the finished tasks. */
+const FENCED = sqlIndexedStates(GUARDS.fence);
 
 export async function fencePartition(db: Db, partition: number, epoch: number): Promise<number> {
   const res = await db.query(
     `UPDATE tasks SET owner_epoch = $1
      WHERE id IN (
-       SELECT id FROM tasks WHERE partition = $2 AND ${sqlStates(GUARDS.fence)} AND owner_epoch < $1
+       SELECT id FROM tasks WHERE partition = $2 AND ${FENCED} AND owner_epoch < $1
        ORDER BY id FOR UPDATE)
      AND owner_epoch < $1`,
     [epoch, partition],

@@ -14,7 +14,7 @@ import type { Db } from '../db';
 import type { RateLimit } from '../../../domain/dispatch-limits';
 import type { TenantSettings } from '../../tenant-store';
 import { DEPTH_STATES } from '../../../domain/state-machine';
-import { sqlStates } from '../../sql/state-sql';
+import { sqlIndexedStates } from '../indexed-states';
 
 interface SettingsRow {
   tenant_id: string;
@@ -72,7 +72,7 @@ export async function listTaskTypeLimits(db: Db): Promise<Array<{ taskType: stri
 /** Tenant → waiting tasks (DEPTH_STATES); tenants with none are absent. */
 export async function countWaitingByTenant(db: Db): Promise<Record<string, number>> {
   const { rows } = await db.query<{ tenant_id: string; n: number }>(
-    `SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlStates(DEPTH_STATES)} GROUP BY tenant_id`,
+    `SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlIndexedStates(DEPTH_STATES)} GROUP BY tenant_id`,
   );
   return Object.fromEntries(rows.map((r) => [r.tenant_id, r.n]));
 }
