@@ -7,14 +7,15 @@
  * and COMMITs (pg_stat_statements when the server
  * loads it and the database has the extension, else 0) and, with `--pg-data <folder>` (a server of one's own, its data folder
  * readable through `runuser -u postgres`), the index entries written: the B-tree insert records
- * of pg_waldump for the phase's WAL range, and the heap tuples written (insert, update, HOT update
- * records).
+ * of pg_waldump for the phase's WAL range, the heap tuples written (insert, update, HOT update
+ * records) and the server processes' CPU time (Linux /proc: the server runs on this machine).
  * Figures include other sessions' activity on the server: use a server of one's own.
  *
  * Usage: node dist/load-tests/pg-write-cost.js [--tasks 20000] [--batch 100] [--insert-batch 1000]
  *          [--pg-data /path/to/data]
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { Client } from 'pg';
 import { PostgresStore } from '../src/storage/postgres/postgres-store';
 import { newTask } from '../src/domain/new-task';
@@ -47,6 +48,32 @@ async function counters(c: Client, statements: boolean): Promise<Counters> {
     : { rows: [{ n: '0', commits: '0' }] };
   const l = await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
   return { lsn: l.rows[0].lsn, commits: Number(s.rows[0].commits), statements: Number(s.rows[0].n) };
+}
+
+/**
+ * CPU time (ms) the server's processes have used so far: the postmaster's live children (backends,
+ * WAL writer, checkpointer…) and those that ended (the postmaster's cutime/cstime). Linux /proc;
+ * `backendPid` is any backend of the server.
+ */
+function serverCpuMs(backendPid: number): number {
+  const stat = (pid: number): string[] => {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  };
+  const postmaster = Number(stat(backendPid)[1]);
+  const tick = 10; // ms per clock tick (USER_HZ 100)
+  const pm = stat(postmaster);
+  let ticks = Number(pm[13]) + Number(pm[14]);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = stat(Number(entry));
+      if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks * tick;
 }
 
 /** What pg_waldump counts in a WAL range: records (index entries, heap tuples) and bytes. */
@@ -152,22 +179,47 @@ async function main(): Promise<void> {
         },
       ],
     ];
-    const totals = { wal: 0, fpi: 0, index: 0, ins: 0, upd: 0, hot: 0, statements: 0, commits: 0 };
+    const totals = { wal: 0, fpi: 0, index: 0, ins: 0, upd: 0, hot: 0, statements: 0, commits: 0, cpu: 0 };
+    const backendPid = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const per = (x: number): string => (x / n).toFixed(2);
     const perK = (x: number): string => ((x * 1000) / n).toFixed(1);
     const line = (name: string, t: typeof totals): string =>
-      [name.padEnd(9), per(t.wal), per(t.fpi), per(t.index), per(t.ins), per(t.upd), per(t.hot), perK(t.statements), perK(t.commits)]
+      [
+        name.padEnd(9),
+        per(t.wal),
+        per(t.fpi),
+        per(t.index),
+        per(t.ins),
+        per(t.upd),
+        per(t.hot),
+        perK(t.statements),
+        perK(t.commits),
+        perK(t.cpu),
+      ]
         .map((v, i) => (i === 0 ? v : v.padStart(11)))
         .join(' ');
     console.log(
-      ['phase    ', 'WAL B', 'of it FPI', 'idx entries', 'heap ins', 'non-HOT upd', 'HOT upd', 'stmts/1000', 'COMMIT/1000']
+      [
+        'phase    ',
+        'WAL B',
+        'of it FPI',
+        'idx entries',
+        'heap ins',
+        'non-HOT upd',
+        'HOT upd',
+        'stmts/1000',
+        'COMMIT/1000',
+        'DB CPU ms/1000',
+      ]
         .map((v, i) => (i === 0 ? v : v.padStart(11)))
         .join(' '),
     );
     await admin.query('CHECKPOINT');
     for (const [name, run] of phases) {
       const a = await counters(admin, statements);
+      const cpu0 = dataDir ? serverCpuMs(backendPid) : 0;
       await run();
+      const cpu = dataDir ? serverCpuMs(backendPid) - cpu0 : 0;
       const b = await counters(admin, statements);
       const wal = Number((await admin.query<{ d: string }>('SELECT pg_wal_lsn_diff($1, $2) AS d', [b.lsn, a.lsn])).rows[0].d);
       const dump = dataDir ? waldump(dataDir, a.lsn, b.lsn) : null;
@@ -180,12 +232,13 @@ async function main(): Promise<void> {
         hot: dump?.hotUpdates ?? 0,
         statements: b.statements - a.statements,
         commits: b.commits - a.commits,
+        cpu,
       };
       for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += phase[k];
       console.log(line(name, phase));
     }
     console.log(line('total', totals));
-    console.log('(per task; statements and COMMITs per 1,000 tasks)');
+    console.log("(per task; statements, COMMITs and the server processes' CPU ms per 1,000 tasks)");
   } finally {
     await store.close();
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
