@@ -238,6 +238,12 @@ async function main(): Promise<void> {
       console.log(line(name, phase));
     }
     console.log(line('total', totals));
+    const size = await admin.query<{ heap: string; indexes: string }>(
+      `SELECT pg_relation_size('${schema}.tasks') AS heap, pg_indexes_size('${schema}.tasks') AS indexes`,
+    );
+    console.log(
+      `tasks: heap ${(Number(size.rows[0].heap) / n).toFixed(0)} B/task, indexes ${(Number(size.rows[0].indexes) / n).toFixed(0)} B/task (no vacuum)`,
+    );
     console.log("(per task; statements, COMMITs and the server processes' CPU ms per 1,000 tasks)");
   } finally {
     await store.close();
