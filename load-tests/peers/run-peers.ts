@@ -86,6 +86,7 @@ async function runOurs(
       batchSize: o.batchSize,
       inFlight: o.inFlight,
       timeBoundS: o.timeBoundS,
+      pgPid: pg?.pid ?? null,
     };
     const ok = await runScenarios(
       'ours',
