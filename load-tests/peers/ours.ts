@@ -18,6 +18,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { TreeSampler } from '../bench/proc-sampler';
+import type { PgStatements } from './pg-statements';
 import { CompletionWait, waitForCompletions } from '../bench/completion-wait';
 import { HttpClient, retryAfterMs } from '../bench/http-client';
 import { scrape } from '../bench/metrics';
@@ -39,6 +40,8 @@ export interface OursSetup {
   timeBoundS: number;
   /** Postmaster pid of the PostgreSQL cluster the bench started for `--ours-store postgres` (its CPU is reported per scenario), else null. */
   pgPid?: number | null;
+  /** `--pg-statements`: the reader of the service's statements per scenario; absent: none. */
+  statements?: PgStatements | null;
 }
 
 /** Starts measuring the CPU of the bench's own PostgreSQL cluster (postmaster and backends); `end()` gives CPU-s, null without one. */
@@ -111,6 +114,7 @@ function finishedAt(wait: CompletionWait): { at: number; source: 'service' | 'po
 
 export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
   const baseline = await scrape(client);
+  await s.statements?.begin();
   svc.sampler?.beginPhase();
   const pg = pgCpu(s);
   const t0 = performance.now();
@@ -129,11 +133,13 @@ export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup
     processing: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
     postgres_cpu_s: pg.end(),
+    ...(s.statements ? { pg_statements_per_1000: await s.statements.end(s.tasks) } : {}),
   };
 }
 
 export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
   const baseline = await scrape(client);
+  await s.statements?.begin();
   svc.sampler?.beginPhase();
   const pg = pgCpu(s);
   const t0 = performance.now();
@@ -157,6 +163,7 @@ export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetu
     end_to_end: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
     postgres_cpu_s: pg.end(),
+    ...(s.statements ? { pg_statements_per_1000: await s.statements.end(s.tasks) } : {}),
   };
 }
 
