@@ -121,7 +121,9 @@ export async function ensurePostgres(dir: string, opts: { statements?: boolean }
   const port = await freePort();
   const serverOpts =
     `-c listen_addresses=127.0.0.1 -p ${port} -k ${data} -c max_connections=200` +
-    (opts.statements ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all' : '');
+    (opts.statements
+      ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on'
+      : '');
   try {
     runOrThrow('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-o', serverOpts, '-w', '-t', '60', 'start'], 'pg_ctl start');
   } catch (err) {
