@@ -17,6 +17,8 @@
  * scrape: later by up to one poll interval plus one scrape).
  */
 import { performance } from 'node:perf_hooks';
+import { TreeSampler } from '../bench/proc-sampler';
+import type { PgStatements } from './pg-statements';
 import { CompletionWait, waitForCompletions } from '../bench/completion-wait';
 import { HttpClient, retryAfterMs } from '../bench/http-client';
 import { scrape } from '../bench/metrics';
@@ -36,6 +38,22 @@ export interface OursSetup {
   batchSize: number;
   inFlight: number;
   timeBoundS: number;
+  /** Postmaster pid of the PostgreSQL cluster the bench started for `--ours-store postgres` (its CPU is reported per scenario), else null. */
+  pgPid?: number | null;
+  /** `--pg-statements`: the reader of the service's statements per scenario; absent: none. */
+  statements?: PgStatements | null;
+}
+
+/** Starts measuring the CPU of the bench's own PostgreSQL cluster (postmaster and backends); `end()` gives CPU-s, null without one. */
+function pgCpu(s: OursSetup): { end(): number | null } {
+  const t = s.pgPid ? new TreeSampler(s.pgPid) : null;
+  t?.beginPhase();
+  return {
+    end: () => {
+      const u = t?.endPhase();
+      return u ? (round(u.main_cpu_s + u.workers_cpu_s, 2) as number) : null;
+    },
+  };
 }
 
 /** Epoch ms of a performance.now() reading. */
@@ -96,7 +114,9 @@ function finishedAt(wait: CompletionWait): { at: number; source: 'service' | 'po
 
 export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
   const baseline = await scrape(client);
+  await s.statements?.begin();
   svc.sampler?.beginPhase();
+  const pg = pgCpu(s);
   const t0 = performance.now();
   const due = Date.now() + s.backlogLeadMs;
   await submitAll(client, s.tasks, s.batchSize, s.inFlight, due);
@@ -112,12 +132,16 @@ export async function oursBacklog(client: HttpClient, svc: Service, s: OursSetup
     enqueued_before_due: enqueuedAt < due,
     processing: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
+    postgres_cpu_s: pg.end(),
+    ...(s.statements ? { pg_statements_per_1000: await s.statements.end(s.tasks) } : {}),
   };
 }
 
 export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetup): Promise<Record<string, unknown>> {
   const baseline = await scrape(client);
+  await s.statements?.begin();
   svc.sampler?.beginPhase();
+  const pg = pgCpu(s);
   const t0 = performance.now();
   const cancel = { cancelled: false };
   const waiting = waitForCompletions(client, baseline, s.tasks, s.pollMs, t0, s.timeBoundS * 1000, cancel);
@@ -138,6 +162,8 @@ export async function oursEndToEnd(client: HttpClient, svc: Service, s: OursSetu
     enqueue: { seconds: round(enqueueMs / 1000, 3), tasks_per_s: rate(s.tasks, enqueueMs) },
     end_to_end: drainFigures(s.tasks, ms, seenMs, wait, finished.source, s.pollMs),
     service_resources: svc.sampler?.endPhase() ?? null,
+    postgres_cpu_s: pg.end(),
+    ...(s.statements ? { pg_statements_per_1000: await s.statements.end(s.tasks) } : {}),
   };
 }
 

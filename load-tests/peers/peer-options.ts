@@ -57,6 +57,9 @@ pg-boss, same machine, same run
   --keep-tmp                 keep the temp dir (database, logs)
   --cpu-prof DIR             run our service with --cpu-prof --cpu-prof-dir=DIR (written when it
                              exits; one service per round, all three scenarios in its profile)
+  --pg-statements            ours with --ours-store postgres on the bench's own cluster (POSTGRES_URL
+                             unset): pg_stat_statements is loaded, and each scenario reports the
+                             service's statements (calls, rows, exec and plan ms) per 1,000 tasks
   --help                     this text
 `;
 
@@ -92,6 +95,8 @@ export interface PeerOptions {
   keepTmp: boolean;
   /** `--cpu-prof` directory for our service; null = no profile. */
   cpuProfDir: string | null;
+  /** `--pg-statements`: pg_stat_statements figures per scenario of ours (the bench's own cluster only). */
+  pgStatements: boolean;
   /** Our service's store: sqlite (its default) or postgres (a fresh database each round). */
   oursStore: 'sqlite' | 'postgres';
   /** graphile-worker concurrency (both graphile systems); maxPoolSize is one more. */
@@ -144,7 +149,7 @@ export const FLAGS = [
 
 /** Parses argv; null for --help; throws UsageError for a bad flag. */
 export function parsePeerOptions(argv: string[]): PeerOptions | null {
-  const values = parseFlags(argv, FLAGS, ['quick', 'keep-tmp']);
+  const values = parseFlags(argv, FLAGS, ['quick', 'keep-tmp', 'pg-statements']);
   if (values === null) return null;
   const quick = values.quick === true;
   const int = (name: string, def: number, quickDef: number, min: number, max = 10_000_000): number =>
@@ -184,6 +189,7 @@ export function parsePeerOptions(argv: string[]): PeerOptions | null {
     out: outFile(values, 'peers-latest.json'),
     keepTmp: values['keep-tmp'] === true,
     cpuProfDir: cpuProfDir(values),
+    pgStatements: values['pg-statements'] === true,
     oursStore,
     graphileConcurrency: int('graphile-concurrency', 24, 24, 1, 1_000),
     pgbossBatchSize: int('pgboss-batch-size', 500, 500, 1, 100_000),

@@ -92,10 +92,11 @@ function serverVersion(): string {
 }
 
 /**
- * `POSTGRES_URL`, or a private cluster in `<dir>/pg` (superuser `bench`, trust on loopback).
+ * `POSTGRES_URL`, or a private cluster in `<dir>/pg` (superuser `bench`, trust on loopback);
+ * `statements`: the private cluster loads pg_stat_statements (`--pg-statements`).
  * Throws when the cluster cannot be made or started.
  */
-export async function ensurePostgres(dir: string): Promise<PgHandle> {
+export async function ensurePostgres(dir: string, opts: { statements?: boolean } = {}): Promise<PgHandle> {
   const external = process.env.POSTGRES_URL;
   if (external) {
     const adminUrl = withDatabase(external, 'postgres');
@@ -118,9 +119,13 @@ export async function ensurePostgres(dir: string): Promise<PgHandle> {
   }
   runOrThrow('initdb', ['-D', data, '-U', 'bench', '--auth=trust', '-E', 'UTF8', '--no-locale'], 'initdb');
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${data} -c max_connections=200`;
+  const serverOpts =
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${data} -c max_connections=200` +
+    (opts.statements
+      ? ' -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on'
+      : '');
   try {
-    runOrThrow('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], 'pg_ctl start');
+    runOrThrow('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-o', serverOpts, '-w', '-t', '60', 'start'], 'pg_ctl start');
   } catch (err) {
     // A server that came up too slowly is still stopped before the error goes on.
     try {

@@ -22,6 +22,7 @@ import { parsePeerOptions, PEERS_HELP, PeerOptions, PG_SYSTEMS } from './peer-op
 import { initialPeerReport, ratios, summarizeRounds, writePeerReport } from './peer-report';
 import { PeerSetup, peerBacklog, peerEndToEnd, peerHerd } from './peer-scenarios';
 import { ensurePostgres, PgHandle } from './postgres-server';
+import { PgStatements } from './pg-statements';
 import { ensureRedis, RedisHandle } from './redis-server';
 
 type Scenario = [string, () => Promise<Record<string, unknown>>];
@@ -55,7 +56,10 @@ async function runOurs(
   fs.mkdirSync(tmpDir, { recursive: true });
   const port = await freePort();
   const db = pg ? `bench_ours_${process.pid}_${Date.now().toString(36)}` : null;
-  const extraEnv = pg && db ? { SCHEDULER_STORE: 'postgres', POSTGRES_URL: await pg.createDatabase(db) } : undefined;
+  const oursUrl = pg && db ? await pg.createDatabase(db) : null;
+  const extraEnv = oursUrl ? { SCHEDULER_STORE: 'postgres', POSTGRES_URL: oursUrl } : undefined;
+  // --pg-statements: only on the bench's own cluster, which loaded pg_stat_statements.
+  const statements = o.pgStatements && oursUrl && pg?.owned ? await PgStatements.open(oursUrl) : null;
   const svc = new Service(tmpDir, port, {
     workers: null,
     workerConcurrency: o.workerConcurrency,
@@ -86,6 +90,8 @@ async function runOurs(
       batchSize: o.batchSize,
       inFlight: o.inFlight,
       timeBoundS: o.timeBoundS,
+      pgPid: pg?.pid ?? null,
+      statements,
     };
     const ok = await runScenarios(
       'ours',
@@ -105,6 +111,7 @@ async function runOurs(
     errors.push(`ours: ${(err as Error).message}`);
   } finally {
     client.close();
+    await statements?.close();
     sys.shutdown = await svc.stop(10_000).catch((err: Error) => ({ error: err.message }));
     if (pg && db) await pg.dropDatabase(db).catch(() => undefined);
     if (failed) process.stderr.write(`[bench-peers] service log tail:\n${svc.logTail(20)}\n`);
@@ -214,7 +221,7 @@ export function mainPeers(): Promise<number> {
           report.settings.redis = redis.settings;
         }
         if (PG_SYSTEMS.some((x) => o.systems.has(x)) || (o.systems.has('ours') && o.oursStore === 'postgres')) {
-          pg = await ensurePostgres(tmpDir);
+          pg = await ensurePostgres(tmpDir, { statements: o.pgStatements });
           report.settings.postgres = pg.settings;
         }
         const peers = peerSetups(o, redis, pg);

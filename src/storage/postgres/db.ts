@@ -5,6 +5,7 @@
  * or hold a connection: the caller owns the transaction.
  */
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { withArrayLiterals } from './array-literal';
 
 /** A connection (or pool) that runs one statement: `$1`-style parameters, rows as objects. */
 export interface Db {
@@ -19,7 +20,8 @@ export const STATEMENT_TIMEOUT_MS = 30_000;
  * timeout` (a `connection_lost` fault, pg-faults.ts) when no answer came in `timeoutMs`: a
  * connection that stopped answering without closing (a half-open socket, a frozen server) fails
  * its caller instead of holding it until the operating system gives up on the socket (hours). The
- * pool discards a connection that failed so; the write queue drops its own.
+ * pool discards a connection that failed so; the write queue drops its own. Flat array
+ * parameters are bound as the literals pg would write, written faster (array-literal.ts).
  */
 export function boundedDb(
   target: { query(config: QueryConfig & { query_timeout?: number }): Promise<QueryResult> },
@@ -27,6 +29,6 @@ export function boundedDb(
 ): Db {
   return {
     query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) =>
-      target.query({ text, values, query_timeout: timeoutMs }) as Promise<QueryResult<R>>,
+      target.query({ text, values: withArrayLiterals(values), query_timeout: timeoutMs }) as Promise<QueryResult<R>>,
   };
 }
