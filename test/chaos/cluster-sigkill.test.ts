@@ -6,7 +6,8 @@
  * a machine crash) while they run. Every task reaches SUCCEEDED, none is completed twice, and the
  * dead member's partitions are owned again by the survivors within the lease TTL (plus the time
  * of the acquiring writes). The issue's 20,000 tasks run in `npm run bench:cluster`
- * (load-tests/bench-cluster.ts); here CLUSTER_CHAOS_TASKS (default 150) keeps it under a minute
+ * (load-tests/bench-cluster.ts); here CLUSTER_CHAOS_TASKS (default 150 on PostgreSQL, 45 on FerretDB:
+ * clusterTestTasks) keeps it under a minute
  * on FerretDB (single-digit to tens of tasks/s for the whole cluster there: every compare-and-set scans the collection, see docs/MONGODB.md; MongoDB uses the _id index). Skipped without the chosen store's server.
  *
  * What "none twice" means: at-least-once execution is the contract, and a member killed after a
@@ -39,10 +40,11 @@ import {
   until,
   untilBalanced,
 } from '../helpers/cluster-processes';
-import { describeEachClusterStore } from '../helpers/cluster-store';
+import { clusterTestTasks, describeEachClusterStore } from '../helpers/cluster-store';
 
 const TASK_TYPE = 'cluster_side_effect';
-const TOTAL = Number(process.env.CLUSTER_CHAOS_TASKS ?? 150);
+/** Tasks per run (CLUSTER_CHAOS_TASKS overrides; on FerretDB a third, see clusterTestTasks). */
+const TOTAL_TASKS = process.env.CLUSTER_CHAOS_TASKS;
 const BATCH = 25;
 /**
  * Lease TTL (ms). 6 s, not 3 s: on FerretDB under this load a renewal round (heartbeat, member list,
@@ -56,6 +58,7 @@ describeEachClusterStore('cluster chaos: SIGKILL of one of three members under l
   // owners, drain), so a slow run fails on the bound it broke, with its name, not on mocha's timer.
   this.timeout(300_000);
   let cluster: Cluster | null = null;
+  const TOTAL = TOTAL_TASKS ? Number(TOTAL_TASKS) : clusterTestTasks(store, 150);
 
   after(async () => {
     await cluster?.stop();
