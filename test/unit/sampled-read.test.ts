@@ -31,6 +31,24 @@ describe('SampledRead (duty-cycled metric reads)', () => {
     expect([await s.get(), await s.get(), await s.get()]).to.deep.equal([1, 2, 3]);
   });
 
+  it('reuses even an instant answer for minAgeMs (on the manual clock), then reads again', async () => {
+    const s = new SampledRead(slowRead(0), clock, 0.1, Number.POSITIVE_INFINITY, 1000);
+    expect(await s.get()).to.equal(1);
+    clock.advance(999);
+    expect(await s.get()).to.equal(1);
+    clock.advance(1);
+    expect(await s.get()).to.equal(2);
+  });
+
+  it('with minAgeMs, a slow read is still reused by the duty-cycle rule when that is longer', async () => {
+    const s = new SampledRead(slowRead(200), clock, 0.1, Number.POSITIVE_INFINITY, 1000);
+    expect(await s.get()).to.equal(1);
+    clock.advance(1999);
+    expect(await s.get()).to.equal(1);
+    clock.advance(1);
+    expect(await s.get()).to.equal(2);
+  });
+
   it('shares one read in flight between concurrent callers', async () => {
     let release: (v: number) => void = () => undefined;
     const s = new SampledRead(() => {
