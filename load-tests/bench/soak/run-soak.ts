@@ -22,7 +22,13 @@ export function soakTable(r: Record<string, any>): string {
     `bench-soak  (${r.machine.cpus} cpus, node ${r.machine.node}, workers=${r.service.workers}, load ${r.machine.loadavg_at_start.join(' ')} at start, ${r.machine.loadavg_at_end?.join(' ') ?? '-'} at end)`,
   );
   if (s.peak) row('peak burst (tasks/s)', `${s.peak.tasks_per_s}  (${s.peak.tasks} tasks)`);
-  row('steady rate (tasks/s)', `${s.rate_per_s}  achieved ${s.load?.steady?.achieved_per_s ?? '-'}`);
+  const st = s.load?.steady;
+  row(
+    'steady rate (tasks/s)',
+    `${s.rate_per_s}  achieved ${st?.achieved_per_s ?? '-'}, batch ack p99 ${st?.batch_ack_latency?.p99_ms ?? '-'} ms`,
+  );
+  if (st && !st.kept_up)
+    lines.push('  WARNING: the service fell behind the steady rate: an overloaded run; its lag figures measure the backlog');
   for (const f of s.floods ?? []) row(`flood at ${f.at_min} min`, `${f.acked} tasks, drained in ${f.drain_s} s`);
   const v = s.verdict;
   if (v) {

@@ -138,15 +138,23 @@ export class SteadyStream {
     void p.finally(() => this.pending.delete(p));
   }
 
-  /** The JSON summary: tasks sent, achieved rate, batch acknowledgement latency, most in flight. */
+  /**
+   * The JSON summary: tasks sent, achieved rate, batch acknowledgement latency, most in flight, and
+   * `kept_up`: the service acknowledged the stream as it came (achieved ≥ 98 % of the rate, p99 of
+   * the acknowledgements ≤ 1 s); false means an overloaded run, whose lag figures measure the
+   * backlog, not the soak.
+   */
   summary(): Record<string, unknown> {
     const s = (performance.now() - this.t0) / 1000;
+    const ack = distribution(this.ackMs);
+    const achieved = s > 0 ? this.sent / s : 0;
     return {
+      kept_up: achieved >= 0.98 * this.rate && (ack.p99_ms ?? Infinity) <= 1000,
       rate_per_s: this.rate,
       batch_ms: this.batchMs,
       tasks_sent: this.sent,
-      achieved_per_s: round(s > 0 ? this.sent / s : null, 1),
-      batch_ack_latency: distribution(this.ackMs),
+      achieved_per_s: round(achieved, 1),
+      batch_ack_latency: ack,
       max_batches_in_flight: this.maxInFlight,
     };
   }

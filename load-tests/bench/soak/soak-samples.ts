@@ -22,6 +22,9 @@ export interface SoakScrape {
   /** Longest event-loop delay of the main thread since the previous scrape (ms), null when absent. */
   eventLoopMaxMs: number | null;
   staleCompletions: number;
+  /** Worker processes restarted (`scheduler_worker_restarts_total`) and killed for overrunning (`scheduler_worker_kills_total`). */
+  workerRestarts: number;
+  workerKills: number;
   /** V8 heap in use and external memory of the main process (bytes; null when absent). */
   heapUsedBytes: number | null;
   externalBytes: number | null;
@@ -38,6 +41,8 @@ export async function scrapeSoak(client: HttpClient): Promise<SoakScrape> {
     lagS: new Map(),
     eventLoopMaxMs: null,
     staleCompletions: 0,
+    workerRestarts: 0,
+    workerKills: 0,
     heapUsedBytes: null,
     externalBytes: null,
   };
@@ -48,6 +53,8 @@ export async function scrapeSoak(client: HttpClient): Promise<SoakScrape> {
     } else if (name === 'scheduler_tasks' && labels.state) out.depth[labels.state] = value;
     else if (name === 'scheduler_nodejs_eventloop_lag_max_seconds' && Number.isFinite(value)) out.eventLoopMaxMs = value * 1000;
     else if (name === 'scheduler_stale_completions_total') out.staleCompletions += value;
+    else if (name === 'scheduler_worker_restarts_total') out.workerRestarts += value;
+    else if (name === 'scheduler_worker_kills_total') out.workerKills += value;
     else if (name === 'scheduler_nodejs_heap_size_used_bytes') out.heapUsedBytes = value;
     else if (name === 'scheduler_nodejs_external_memory_bytes') out.externalBytes = value;
   }

@@ -248,6 +248,8 @@ export async function soakScenario(ss: SoakService, o: SoakOptions): Promise<Rec
     cron_fire_outcomes: cronOutcomes,
     unexpected,
     stale_completions: final.staleCompletions,
+    worker_restarts: final.workerRestarts,
+    worker_kills: final.workerKills,
     effects,
     ok: unexpected.length === 0 && effects.ok && book.unknown.length === 0,
   };

@@ -113,8 +113,11 @@ export function verdict(
 ): Record<string, unknown> {
   const ref = windowFigures(samples, lags, floods, startWall, o.warmupMs, o.warmupMs + o.windowMs);
   const windows: WindowFigures[] = [];
-  for (let from = o.warmupMs; from + o.windowMs <= o.durationMs + 1; from += o.windowMs)
-    windows.push(windowFigures(samples, lags, floods, startWall, from, from + o.windowMs));
+  // Tiled from the end of the warm-up; a window that reaches the end also holds the sample taken at the end.
+  for (let from = o.warmupMs; from + o.windowMs <= o.durationMs + 1; from += o.windowMs) {
+    const to = from + o.windowMs;
+    windows.push(windowFigures(samples, lags, floods, startWall, from, to >= o.durationMs ? o.durationMs + 1 : to));
+  }
   const last = windowFigures(samples, lags, floods, startWall, o.durationMs - o.windowMs, o.durationMs + 1);
   const figures: Record<string, unknown> = {};
   let pass = true;
