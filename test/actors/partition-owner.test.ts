@@ -118,6 +118,36 @@ describe('PartitionOwnerActor with a manual clock', () => {
     expect(clock.pendingTimers()).to.equal(0);
   });
 
+  it('hands out a task offered while its window read is still outstanding, then what the read found', async () => {
+    await makeOwner();
+    await owner.start();
+    await settle();
+    // Stored without an offer: the owner finds it only at its window refresh (now + horizon / 2).
+    await store.insertTasks([task('found', T0 + 15_000), task('offered', T0 + 15_000, 'PENDING')]);
+    const real = store.loadDue.bind(store);
+    let finish: () => void = () => undefined;
+    let reads = 0;
+    (owner as unknown as { deps: { store: { loadDue: typeof real } } }).deps.store = Object.assign(Object.create(store), {
+      loadDue: (...args: Parameters<typeof real>) => {
+        reads++;
+        return new Promise<Awaited<ReturnType<typeof real>>>((resolve) => (finish = () => void real(...args).then(resolve)));
+      },
+    });
+    clock.advance(15_000); // the refresh starts its read and it does not answer yet
+    for (let i = 0; i < 5; i++) await settle();
+    expect(reads).to.equal(1);
+    expect(clock.pendingTimers(), 'no timer spinning while the read is out').to.equal(0);
+    owner.offer([
+      { id: 'offered', partition: 0, seq: 2, dueAt: T0 + 15_000, priority: 'medium', tenantId: 'B', taskType: 'noop', state: 'PENDING' },
+    ]);
+    for (let i = 0; i < 5; i++) await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['offered']);
+    finish();
+    for (let i = 0; i < 5; i++) await settle();
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['offered', 'found']);
+    expect(reads).to.equal(1);
+  });
+
   it('a store away at its window refresh: the read is tried again once a second, not in a loop; the task fires once it answers', async () => {
     await makeOwner();
     await owner.start();

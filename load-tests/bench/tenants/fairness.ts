@@ -4,10 +4,12 @@
  * 1. baseline: tenant B alone submits one `noop` task every `--b-interval-ms` (10) for
  *    `--baseline-seconds` (10), single `POST /api/v1/tasks` paced by a timer; once they are all
  *    terminal each one is read with `GET /api/v1/tasks/{id}`: dispatch lag = started_at − due_at.
- * 2. contention: the same trickle of B starts together with tenant A's backlog of `--a-tasks`
+ * 2. contention, `--a-mode run_now`: the same trickle of B starts together with tenant A's backlog of `--a-tasks`
  *    (100,000) `noop` tasks due now (batches of `--batch-size` with `--concurrency` in flight,
  *    `metadata.tenant_id: "A"`) and goes on until A has drained. A's drain time runs from A's first
  *    send to the /metrics scrape that shows all A tasks terminal; B's lag is computed as in 1.
+ *    `--a-mode due_at_once` (the default) sends A's tasks due at one second ahead instead: see
+ *    fairness-burst.ts.
  *
  * /metrics has no tenant label on completions, so "all A terminal" is read from one scrape as
  * terminal noop tasks since the start − B's started attempts (`scheduler_tenant_dispatched_total`
@@ -21,7 +23,9 @@ import type { TreeSampler } from '../proc-sampler';
 import { loadavg1m } from '../results-file';
 import { sleep } from '../run-control';
 import { distribution, round, sample } from '../stats';
-import { fetchTasks, lagReport, TaskView } from '../task-lag';
+import { fetchTasks, lagReport } from '../task-lag';
+import { burstContention } from './fairness-burst';
+import { lagBySecond, splitLag, startAfterSend } from './fairness-lag';
 import { Pacer } from './pacer';
 import { ScenarioService } from './scenario-service';
 import { delta, deltas, pollUntil, scrapeTenants, TenantSnapshot } from './tenant-metrics';
@@ -35,55 +39,6 @@ const PACER_SOCKETS = 512;
 
 /** B's dispatch-lag target of the issue (p99, ms). */
 export const B_P99_TARGET_MS = 100;
-
-/** Lag of the trickle's tasks, overall and split at an instant (Date ms) by due_at. */
-function splitLag(tasks: TaskView[], splitWall: number | null): Record<string, unknown> {
-  const all = lagReport(tasks, tasks.length);
-  if (splitWall === null) return { ...all };
-  const before = tasks.filter((t) => t.due_at !== null && Date.parse(t.due_at) <= splitWall);
-  const after = tasks.filter((t) => t.due_at !== null && Date.parse(t.due_at) > splitWall);
-  return {
-    ...all,
-    while_a_submitting: distribution(
-      before.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)),
-    ),
-    after_a_last_ack: distribution(
-      after.filter((t) => t.started_at).map((t) => Date.parse(t.started_at as string) - Date.parse(t.due_at as string)),
-    ),
-  };
-}
-
-/** B's dispatch lag per second of due_at from `origin` (Date ms): where in the run the large lags are. */
-function lagBySecond(tasks: TaskView[], origin: number): Array<Record<string, number | null>> {
-  const buckets = new Map<number, number[]>();
-  for (const t of tasks) {
-    if (!t.started_at || !t.due_at) continue;
-    const due = Date.parse(t.due_at);
-    const k = Math.floor((due - origin) / 1000);
-    const list = buckets.get(k) ?? [];
-    list.push(Date.parse(t.started_at) - due);
-    buckets.set(k, list);
-  }
-  return [...buckets.keys()]
-    .sort((a, b) => a - b)
-    .map((k) => {
-      const d = distribution(buckets.get(k) as number[]);
-      return { second: k, n: d.count, p50_ms: d.p50_ms, p99_ms: d.p99_ms, max_ms: d.max_ms };
-    });
-}
-
-/**
- * started_at − the harness's send instant (ms) of the trickle's tasks: the lag as B sees it,
- * including the time its submission waited to be accepted (same machine, same clock).
- */
-function startAfterSend(tasks: TaskView[], pacer: Pacer) {
-  const sentAt = new Map(pacer.tasks.map((t) => [t.task_id, t.sent_wall]));
-  return distribution(
-    tasks
-      .filter((t) => t.started_at && sentAt.has(t.task_id))
-      .map((t) => Date.parse(t.started_at as string) - (sentAt.get(t.task_id) as number)),
-  );
-}
 
 /** Runs B's trickle alone for `--baseline-seconds`; its lag figures. */
 async function baseline(ss: ScenarioService, o: TenantsOptions, bBody: string): Promise<Record<string, unknown>> {
@@ -204,6 +159,7 @@ async function contention(ss: ScenarioService, o: TenantsOptions, bBody: string)
   const drainS = (drained.snap.at - a.first_send_at) / 1000;
   const p99 = (bLag as { p99_ms: number | null }).p99_ms;
   return {
+    mode: 'run_now',
     a: {
       tasks: o.aTasks,
       submit: backlogSummary(a),
@@ -240,7 +196,12 @@ export async function fairnessScenario(ss: ScenarioService, o: TenantsOptions): 
     out.baseline_b_alone = await baseline(ss, o, bBody);
     await sleep(1000); // a quiet gap
   }
-  log(`contention: A submits ${o.aTasks} tasks while B goes on`);
-  out.with_a_backlog = await contention(ss, o, bBody);
+  if (o.aMode === 'due_at_once') {
+    log(`burst: A submits ${o.aTasks} tasks due at one second ahead while B goes on, until A has drained`);
+    out.with_a_burst = await burstContention(ss, o, bBody);
+  } else {
+    log(`contention: A submits ${o.aTasks} tasks due now while B goes on`);
+    out.with_a_backlog = await contention(ss, o, bBody);
+  }
   return out;
 }

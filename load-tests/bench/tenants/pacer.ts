@@ -15,6 +15,7 @@ export interface PacedTask {
   task_id: string;
   slot: number;
   sent_wall: number; // Date.now() when it was sent
+  ack_ms: number; // HTTP round trip of the acknowledged request (ms)
 }
 
 /** The trickle: start(), stop(), then the acknowledged `tasks` and summary(). */
@@ -79,8 +80,9 @@ export class Pacer {
         const s = performance.now();
         const res = await this.client.request('POST', '/api/v1/tasks', this.body, 30_000);
         if (res.status === 202) {
-          this.ackLat.push(performance.now() - s);
-          this.tasks.push({ task_id: (JSON.parse(res.body) as { task_id: string }).task_id, slot, sent_wall: sentWall });
+          const ackMs = performance.now() - s;
+          this.ackLat.push(ackMs);
+          this.tasks.push({ task_id: (JSON.parse(res.body) as { task_id: string }).task_id, slot, sent_wall: sentWall, ack_ms: ackMs });
           return;
         }
         if ((res.status === 429 || res.status === 503) && tries < 20) {

@@ -4,10 +4,13 @@
  * in ../flags.ts.
  */
 import path from 'node:path';
-import { cpuProfDir, int, nameList, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, UsageError } from '../flags';
+import { cpuProfDir, int, nameList, num, parseFlags, SERVICE_FLAGS, ServiceFlags, serviceFlags, str, UsageError } from '../flags';
 import { RESULTS_DIR } from '../paths';
 
 export { UsageError };
+
+export const A_MODES = ['due_at_once', 'run_now'] as const;
+export type AMode = (typeof A_MODES)[number];
 
 export const SCENARIOS = ['fairness', 'rate_limit', 'weights'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -18,6 +21,11 @@ Each scenario runs on its own fresh service (temp SQLite file, the config file b
 
   --scenarios LIST        comma list of fairness,rate_limit,weights (default all three)
   --a-tasks N             fairness: tenant A's noop backlog (default 100000)
+  --a-mode M              fairness: due_at_once (A's tasks all scheduled_at one second, submitted
+                          before it: the burst comes due at one instant; default) or run_now (A's
+                          tasks due at once as they are submitted, the figures before 2026-12-02)
+  --a-due-lead-s S        fairness, due_at_once: A's due second is S s after its first send
+                          (default 0 = auto: 10 + 1 per 10,000 tasks)
   --b-interval-ms MS      fairness: tenant B submits one noop task every MS ms (default 10)
   --baseline-seconds S    fairness: how long B runs alone before A starts (default 10)
   --batch-size N          tasks per batch request for every backlog (default 1000, the API maximum)
@@ -47,6 +55,10 @@ Each scenario runs on its own fresh service (temp SQLite file, the config file b
 export interface TenantsOptions extends ServiceFlags {
   scenarios: Set<ScenarioName>;
   aTasks: number;
+  /** due_at_once: A's tasks all scheduled_at one second ahead; run_now: due as submitted. */
+  aMode: AMode;
+  /** Seconds from A's first send to its due second (due_at_once); 0 = auto. */
+  aDueLeadS: number;
   bIntervalMs: number;
   baselineSeconds: number;
   batchSize: number;
@@ -65,6 +77,13 @@ export interface TenantsOptions extends ServiceFlags {
   cpuProfDir: string | null;
 }
 
+/** --a-mode: one of A_MODES (default due_at_once). @throws UsageError for another value */
+function aMode(raw: string | undefined): AMode {
+  if (raw === undefined) return 'due_at_once';
+  if ((A_MODES as readonly string[]).includes(raw)) return raw as AMode;
+  throw new UsageError(`--a-mode: expected one of ${A_MODES.join(', ')}, got ${raw}`);
+}
+
 /**
  * Parses the flags. Returns null for `--help`.
  * @throws UsageError for an unknown flag, an unknown scenario or a number out of range
@@ -75,6 +94,8 @@ export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
     [
       'scenarios',
       'a-tasks',
+      'a-mode',
+      'a-due-lead-s',
       'b-interval-ms',
       'baseline-seconds',
       'batch-size',
@@ -99,6 +120,8 @@ export function parseTenantsOptions(argv: string[]): TenantsOptions | null {
   const sizes = {
     scenarios,
     aTasks: int(v, 'a-tasks', 100_000, 1, 10_000_000),
+    aMode: aMode(str(v, 'a-mode')),
+    aDueLeadS: num(v, 'a-due-lead-s', 0, 0, 3600),
     bIntervalMs: num(v, 'b-interval-ms', 10, 1, 60_000),
     baselineSeconds: num(v, 'baseline-seconds', 10, 0, 3600),
     batchSize: int(v, 'batch-size', 1000, 1, 1000),

@@ -23,6 +23,8 @@ export function initialTenantsReport(o: TenantsOptions): Record<string, any> {
     options: {
       scenarios: [...o.scenarios],
       a_tasks: o.aTasks,
+      a_mode: o.aMode,
+      a_due_lead_s: o.aDueLeadS,
       b_interval_ms: o.bIntervalMs,
       baseline_seconds: o.baselineSeconds,
       batch_size: o.batchSize,
@@ -41,6 +43,28 @@ export function initialTenantsReport(o: TenantsOptions): Record<string, any> {
 }
 
 const dist = (x: any) => (x ? `${x.p50_ms} / ${x.p99_ms} / ${x.max_ms}  (n=${x.count})` : '-');
+
+/** The table rows of the fairness scenario's due_at_once mode. */
+function burstRows(b: any, w: any, intervalMs: number, { lines, row }: Table): void {
+  const ack = (x: any) => `${x.p50_ms} / ${x.p99_ms} / ${x.max_ms}  (n=${x.count})`;
+  lines.push(`fairness (A: ${w.a.tasks} noop due at one second, ${w.a.due_lead_s} s ahead; B: one noop every ${intervalMs} ms)`);
+  if (b)
+    row(
+      'B alone: lag / ack p50/p99/max (ms)',
+      `${dist(b.b.dispatch_lag)}; ack ${ack(b.b.submissions.ack_latency)}  load ${b.load_at_start}`,
+    );
+  row('B while A submits: lag p50/p99/max', dist(w.b.dispatch_lag.a_submitting));
+  row('B while A submits: ack p50/p99/max', ack(w.b.submission_ack.a_submitting));
+  row('B during the drain: lag p50/p99/max', `${dist(w.b.dispatch_lag.drain)}  load ${w.load_at_start}`);
+  row('B during the drain: ack p50/p99/max', ack(w.b.submission_ack.drain));
+  row('event-loop max per scrape: drain p50/p99/max', dist(w.service_event_loop_max_per_scrape.drain));
+  row(
+    `B p99 lag / ack <= ${w.target.b_lag_p99_ms} ms`,
+    `${w.target.lag_met ? 'met' : 'NOT met'} / ${w.target.ack_met ? 'met' : 'NOT met'}`,
+  );
+  row('A submit (s) / last ack before due (s)', `${w.a.submit.seconds} / ${w.a.last_ack_before_due_s}`);
+  row('A drain after due / all started (s)', `${w.a.drain_s} / ${w.a.all_started_after_due_s}  (${w.a.drain_tasks_per_s} tasks/s)`);
+}
 
 /** The short human-readable table (stderr). */
 export function tenantsTable(r: Record<string, any>): string {
@@ -69,7 +93,8 @@ export function tenantsTable(r: Record<string, any>): string {
     row('A submit / drain / all started (s)', `${w.a.submit.seconds} / ${w.a.drain_s} / ${w.a.all_started_s}`);
     row('A drain rate (tasks/s)', w.a.drain_tasks_per_s);
     row('A lag sample p50 / p99 / max (ms)', dist(w.a.dispatch_lag_sample));
-  } else if (f?.error) lines.push(`fairness: FAILED ${f.error}`);
+  } else if (f?.with_a_burst) burstRows(f.baseline_b_alone, f.with_a_burst, r.options.b_interval_ms, table);
+  else if (f?.error) lines.push(`fairness: FAILED ${f.error}`);
   const l = r.rate_limit;
   if (l?.send_email) {
     const e = l.send_email;

@@ -62,13 +62,7 @@ export class PartitionOwnerActor {
       (id) => this.window.isOutstanding(id),
     );
     this.pumper = new SerialPump(() => this.pumpOnce(), {
-      onError: (err) => {
-        // The window still needs its load: without a pause the timer would run the next pass at
-        // once, thousands of times a second while the store is away.
-        this.retryNotBefore = deps.clock.now() + OWNER_RETRY_AFTER_FAILURE_MS;
-        // A store fault is logged once, by the store's health.
-        if (!(err instanceof StoreUnavailableError)) deps.log.error({ err, partition: this.partition }, 'partition owner pump failed');
-      },
+      onError: (err) => this.failed(err, 'partition owner pump failed'),
       onIdle: () => this.arm(),
       stopped: () => this.stopped,
     });
@@ -120,9 +114,10 @@ export class PartitionOwnerActor {
     this.loading = true;
     try {
       // The first window of partition p ends p/P of half a horizon early, so the owners' refreshes
-      // (each a synchronous store read of up to windowMaxTasks rows) are spread over the half
-      // horizon instead of all falling in one event-loop turn: measured, 64 owners refreshing
-      // together during a 100,000-task burst stalled the main thread for ~240 ms.
+      // (each a store read of up to windowMaxTasks rows) are spread over the half horizon instead
+      // of all falling in one event-loop turn: measured, 64 owners refreshing together during a
+      // 100,000-task burst stalled the main thread for ~240 ms (SQLite reads were synchronous then;
+      // they now run on their own thread, see storage/sqlite/due-reader.ts, where they still queue).
       const stagger = this.loadedOnce
         ? 0
         : Math.floor(((this.partition % this.deps.config.partitions) / this.deps.config.partitions) * (this.deps.config.horizonMs / 2));
@@ -143,8 +138,12 @@ export class PartitionOwnerActor {
 
   private async pumpOnce(): Promise<void> {
     const { clock } = this.deps;
-    if (this.window.needsLoad(clock.now())) await this.load();
-    if (this.stopped) return; // stopped while it read the store: hand nothing out
+    // The window read runs beside the hand-outs: a read that takes long (a herd due at one
+    // instant makes each read step over every partition's entries; SQLite queues the owners'
+    // reads on one thread) must not hold back what the window holds or is offered meanwhile,
+    // e.g. another tenant's task submitted during a burst. The read's end starts a pass.
+    if (this.window.needsLoad(clock.now())) this.refresh();
+    if (this.stopped || !this.loadedOnce) return; // stopped, or no window yet: hand nothing out
     // One reading for the hand-out and the mark: a clock that steps back in between must not make
     // the mark refuse a task as not yet due.
     const now = clock.now();
@@ -171,6 +170,27 @@ export class PartitionOwnerActor {
     });
   }
 
+  /** Starts a window read unless one runs or a failed one must wait; a pass follows its result. */
+  private refresh(): void {
+    if (this.loading || this.stopped || this.deps.clock.now() < this.retryNotBefore) return;
+    this.load().then(
+      () => this.pump(),
+      (err: unknown) => {
+        this.failed(err, 'partition owner window read failed');
+        this.arm();
+      },
+    );
+  }
+
+  /** After a failed pass or read: no read again before OWNER_RETRY_AFTER_FAILURE_MS; logs what the store's health does not. */
+  private failed(err: unknown, msg: string): void {
+    // The window still needs its load: without a pause the timer would run the next pass at
+    // once, thousands of times a second while the store is away.
+    this.retryNotBefore = this.deps.clock.now() + OWNER_RETRY_AFTER_FAILURE_MS;
+    // A store fault is logged once, by the store's health.
+    if (!(err instanceof StoreUnavailableError)) this.deps.log.error({ err, partition: this.partition }, msg);
+  }
+
   /** Embedded mode: always. Cluster mode: this owner's lease epoch is still the one held. */
   private leaseHeld(): boolean {
     return this.epoch === undefined || this.deps.cluster?.fences.epochOf(this.partition) === this.epoch;
@@ -181,6 +201,9 @@ export class PartitionOwnerActor {
     const next = this.window.nextWakeAt();
     if (next === null) return;
     const at = Math.max(next, this.retryNotBefore);
+    // A read in flight pumps when it ends: a wake already due (the refresh it serves) would only
+    // spin the timer meanwhile.
+    if (this.loading && at <= this.deps.clock.now()) return;
     if (at === this.timerAt) return;
     this.clearTimer();
     this.timerAt = at;

@@ -10,7 +10,6 @@ import { prepareCountOverflow } from './ops/count-overflow';
 import { CronReads, prepareCronReads } from './ops/cron-reads';
 import { prepareFindExpiredLeases } from './ops/leases';
 import { prepareListOverflow } from './ops/list-overflow';
-import { prepareLoadDue } from './ops/load-due';
 import { prepareReads, TaskReads } from './ops/read-tasks';
 import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { prepareTenantReads } from './ops/tenant-settings';
@@ -19,7 +18,6 @@ import { prepareGetTaskStates } from './ops/read-task-states';
 
 export interface ReadStatements {
   tasks: TaskReads;
-  loadDue: ReturnType<typeof prepareLoadDue>;
   findExpiredLeases: ReturnType<typeof prepareFindExpiredLeases>;
   crons: CronReads;
   tenants: ReturnType<typeof prepareTenantReads>;
@@ -36,7 +34,6 @@ export interface ReadStatements {
 export function prepareReadStatements(db: Database.Database): ReadStatements {
   return {
     tasks: prepareReads(db),
-    loadDue: prepareLoadDue(db),
     findExpiredLeases: prepareFindExpiredLeases(db),
     crons: prepareCronReads(db),
     tenants: prepareTenantReads(db),

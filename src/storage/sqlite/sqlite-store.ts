@@ -27,6 +27,7 @@ import { InProcessWriter } from './in-process-writer';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
+import { DueReader, InProcessDueReader, ThreadDueReader } from './due-reader';
 import { Writer } from './write-ops';
 import { Clock, SystemClock } from '../../domain/clock';
 import { StoreHealth } from '../store-health';
@@ -80,6 +81,8 @@ export class SqliteStore implements Store {
   private readonly clock: Clock;
   private writer: GuardedWriter | null = null;
   private aggregates: AggregateReader | null = null;
+  /** The partition owners' window reads: their own thread for file stores (see due-reader.ts). */
+  private dueReads: DueReader | null = null;
   private reads: ReadStatements | null = null;
 
   /**
@@ -126,6 +129,7 @@ export class SqliteStore implements Store {
     const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
+    this.dueReads = threads ? new ThreadDueReader(this.file) : new InProcessDueReader(db);
     this.reads = prepareReadStatements(db);
     if (identity) {
       this.watch = new FileWatch({
@@ -145,12 +149,13 @@ export class SqliteStore implements Store {
     if (!this.db) return;
     await this.watch?.stop();
     this.watch = null;
-    const { db, writer, aggregates } = this;
+    const { db, writer, aggregates, dueReads } = this;
     this.db = null;
     this.writer = null;
     this.aggregates = null;
+    this.dueReads = null;
     this.reads = null;
-    await Promise.all([writer?.close(), aggregates?.close()]);
+    await Promise.all([writer?.close(), aggregates?.close(), dueReads?.close()]);
     db.close();
   }
 
@@ -211,7 +216,8 @@ export class SqliteStore implements Store {
   }
 
   async loadDue(partition: number, until: number, limit: number): Promise<DueEntry[]> {
-    return this.r.loadDue(partition, until, limit);
+    if (!this.dueReads) throw new Error('store is not open');
+    return this.dueReads.loadDue(partition, until, limit);
   }
 
   async markPending(ids: string[], now: number, epoch?: number): Promise<string[]> {

@@ -44,6 +44,11 @@ export class ThreadRpc {
     this.worker.on('exit', (code) => this.fail(new Error(`${label} thread exited (code ${code})`)));
   }
 
+  /** False once the thread has exited or failed: every request is then refused. */
+  get alive(): boolean {
+    return this.dead === null;
+  }
+
   /** Sends `{id, op, args}`; resolves with the thread's result. */
   request(op: string, args: unknown[]): Promise<unknown> {
     if (this.dead) return Promise.reject(this.dead);
