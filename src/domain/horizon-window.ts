@@ -12,6 +12,12 @@ export interface HorizonWindowOptions {
   maxOutstanding: number;
   /** Tenant weight for handing out due entries (default 1 each). */
   weightOf?: (tenantId: string) => number;
+  /**
+   * Put the window refresh off while the partition hands work out (see `refreshAt`). Embedded
+   * mode only: in a cluster the refresh is also how an owner finds tasks submitted on another
+   * member when no wake-up reached it (docs/CLUSTER.md: every `horizonMs / 2`). Default false.
+   */
+  deferRefreshWhileBusy?: boolean;
 }
 
 /** Order of the heap: due time, then priority, then submission sequence. */
@@ -129,8 +135,9 @@ export class HorizonWindow {
 
   /**
    * When the window is read again to move its end (epoch ms): half a horizon before `windowEnd`,
-   * or, while the partition hands work out (due entries wait in the lanes, or handed-out ones are
-   * not yet released: a herd or a backlog going out), a quarter horizon before it. The refresh
+   * or, with `deferRefreshWhileBusy` and while the partition hands work out (due entries wait in
+   * the lanes, or handed-out ones are not yet released: a herd or a backlog going out), a quarter
+   * horizon before it. The refresh
    * reads the partition's waiting rows again, those already held included (up to `loadLimit()`),
    * in one synchronous read on the embedded store: measured in a herd of 100,000, each such read
    * stalled the main thread ~20 ms, one every ~230 ms, while the herd went out. Put off, it runs
@@ -139,7 +146,7 @@ export class HorizonWindow {
    * least `horizonMs / 4` before its due time.
    */
   private refreshAt(): number {
-    const busy = this.lanes.size > 0 || this.outstanding.size > 0;
+    const busy = this.options.deferRefreshWhileBusy === true && (this.lanes.size > 0 || this.outstanding.size > 0);
     return this.windowEnd - this.options.horizonMs / (busy ? 4 : 2);
   }
 

@@ -280,8 +280,8 @@ describe('HorizonWindow', () => {
       expect(w.needsLoad(T + HORIZON + 1)).to.equal(true);
     });
 
-    it('puts the refresh off to windowEnd − horizon/4 while entries wait to be handed out or are handed out', () => {
-      const w = makeWindow({ maxOutstanding: 2 });
+    it('deferRefreshWhileBusy: puts the refresh off to windowEnd − horizon/4 while entries wait to be handed out or are handed out', () => {
+      const w = makeWindow({ maxOutstanding: 2, deferRefreshWhileBusy: true });
       const herd = Array.from({ length: 5 }, (_, i) => dueEntry({ id: `h${i}`, dueAt: T + 100, seq: 100 + i }));
       load(w, T, herd);
       expect(ids(w.takeDue(T + 100))).to.deep.equal(['h0', 'h1']); // the budget; h2..h4 wait in their lane
@@ -373,6 +373,22 @@ describe('HorizonWindow', () => {
   });
 
   describe('nextWakeAt', () => {
+    it('deferRefreshWhileBusy: the refresh a quarter horizon before the end while an entry is handed out', () => {
+      const w = makeWindow({ maxOutstanding: 1, deferRefreshWhileBusy: true });
+      load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 20_000, seq: 2 })]);
+      w.takeDue(T + 100);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON - HORIZON / 4);
+      w.release(['a']);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON / 2);
+    });
+
+    it('without deferRefreshWhileBusy (cluster mode) the refresh stays half a horizon before the end while busy', () => {
+      const w = makeWindow({ maxOutstanding: 1 });
+      load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 100, seq: 2 })]);
+      w.takeDue(T + 100); // 'a' out, 'b' waits in its lane
+      expect(w.needsLoad(T + HORIZON / 2)).to.equal(true);
+    });
+
     it('is the refresh time of an empty window', () => {
       const w = makeWindow();
       load(w, T, []);
@@ -397,8 +413,7 @@ describe('HorizonWindow', () => {
       const w = makeWindow({ maxOutstanding: 1 });
       load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 200, seq: 2 })]);
       w.takeDue(T + 100);
-      // Only the refresh, put off to a quarter horizon before the end while 'a' is handed out.
-      expect(w.nextWakeAt()).to.equal(T + HORIZON - HORIZON / 4);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON / 2); // the refresh only
       w.release(['a']);
       expect(w.nextWakeAt()).to.equal(T + 200);
     });
