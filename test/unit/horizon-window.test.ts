@@ -280,6 +280,30 @@ describe('HorizonWindow', () => {
       expect(w.needsLoad(T + HORIZON + 1)).to.equal(true);
     });
 
+    it('deferRefreshWhileBusy: puts the refresh off to windowEnd − horizon/4 while entries wait to be handed out or are handed out', () => {
+      const w = makeWindow({ maxOutstanding: 2, deferRefreshWhileBusy: true });
+      const herd = Array.from({ length: 5 }, (_, i) => dueEntry({ id: `h${i}`, dueAt: T + 100, seq: 100 + i }));
+      load(w, T, herd);
+      expect(ids(w.takeDue(T + 100))).to.deep.equal(['h0', 'h1']); // the budget; h2..h4 wait in their lane
+      const half = T + HORIZON - HORIZON / 2;
+      const quarter = T + HORIZON - HORIZON / 4;
+      expect(w.needsLoad(half)).to.equal(false);
+      expect(w.needsLoad(quarter - 1)).to.equal(false);
+      expect(w.needsLoad(quarter)).to.equal(true);
+      expect(w.nextWakeAt()).to.equal(quarter);
+
+      // The lane empties and all is released: the refresh is due from half a horizon before the end again.
+      w.release(['h0', 'h1']);
+      expect(ids(w.takeDue(half))).to.deep.equal(['h2', 'h3']);
+      w.release(['h2', 'h3']);
+      expect(ids(w.takeDue(half))).to.deep.equal(['h4']);
+      expect(w.needsLoad(half)).to.equal(false); // h4 is still handed out
+      expect(w.nextWakeAt()).to.equal(quarter);
+      w.release(['h4']);
+      expect(w.needsLoad(half)).to.equal(true);
+      expect(w.nextWakeAt()).to.equal(half);
+    });
+
     it('a dirty window needs a load early only once the heap is at most half full', () => {
       const w = makeWindow({ maxTasks: 4 });
       w.loaded(
@@ -349,6 +373,22 @@ describe('HorizonWindow', () => {
   });
 
   describe('nextWakeAt', () => {
+    it('deferRefreshWhileBusy: the refresh a quarter horizon before the end while an entry is handed out', () => {
+      const w = makeWindow({ maxOutstanding: 1, deferRefreshWhileBusy: true });
+      load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 20_000, seq: 2 })]);
+      w.takeDue(T + 100);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON - HORIZON / 4);
+      w.release(['a']);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON / 2);
+    });
+
+    it('without deferRefreshWhileBusy (cluster mode) the refresh stays half a horizon before the end while busy', () => {
+      const w = makeWindow({ maxOutstanding: 1 });
+      load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 100, seq: 2 })]);
+      w.takeDue(T + 100); // 'a' out, 'b' waits in its lane
+      expect(w.needsLoad(T + HORIZON / 2)).to.equal(true);
+    });
+
     it('is the refresh time of an empty window', () => {
       const w = makeWindow();
       load(w, T, []);
@@ -373,7 +413,7 @@ describe('HorizonWindow', () => {
       const w = makeWindow({ maxOutstanding: 1 });
       load(w, T, [dueEntry({ id: 'a', dueAt: T + 100, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 200, seq: 2 })]);
       w.takeDue(T + 100);
-      expect(w.nextWakeAt()).to.equal(T + HORIZON / 2);
+      expect(w.nextWakeAt()).to.equal(T + HORIZON / 2); // the refresh only
       w.release(['a']);
       expect(w.nextWakeAt()).to.equal(T + 200);
     });

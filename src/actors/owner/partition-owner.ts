@@ -43,6 +43,8 @@ export class PartitionOwnerActor {
       maxTasks: deps.config.windowMaxTasks,
       maxOutstanding: deps.config.ownerMaxOutstanding,
       weightOf: deps.limits.weightOf,
+      // Embedded: every waiting task reaches its owner by an offer, the refresh only moves the window on.
+      deferRefreshWhileBusy: !deps.cluster,
     });
     this.marks = new DelayedDueMarks(
       deps.clock,
