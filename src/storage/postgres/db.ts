@@ -1,8 +1,10 @@
 /**
  * What every PostgreSQL operation in `ops/` runs its statements on: a pooled connection, the
  * store's writing connection inside a group-commit transaction (write-queue.ts), or the pool
- * itself for a one-statement read. Only `query` is used, so an operation cannot commit, roll back
- * or hold a connection: the caller owns the transaction.
+ * itself for a one-statement read. Only `query` is used, so an operation cannot hold a connection
+ * and the caller owns the transaction; the one exception is an operation the write queue runs as a
+ * bare statement (no BEGIN: write-queue.ts) that finds it needs more statements after all: it
+ * opens and commits its own transaction (ops/complete-attempts.ts).
  */
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { withArrayLiterals } from './array-literal';

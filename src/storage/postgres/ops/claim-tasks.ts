@@ -23,6 +23,14 @@
  * same statements: the store gathers the claims queued in one group commit (each id carries its
  * own worker, start time and lease end), so a commit holding a dozen claims of 50 ids runs
  * 5 statements of 128 ids instead of 12 (docs/design-notes/postgres-store.md).
+ *
+ * A group of at most {@link CHUNK} distinct ids is one write statement ({@link claimIsOneStatement}):
+ * the write queue may run it without BEGIN/COMMIT. The upstream results of claimed workflow tasks
+ * are then read by a second statement after the claim committed: those upstream tasks SUCCEEDED
+ * (a downstream task is claimable only then) and their results no longer change, so the read finds
+ * what it would have found inside the transaction. Should that read fail, the caller gets the
+ * error for a committed claim, as when a COMMIT's answer is lost: the attempts' leases run out and
+ * the tasks run again.
  */
 import type { Db } from '../db';
 import type { ClaimedTask, RetrySettings } from '../../../domain/task';
@@ -109,6 +117,18 @@ export interface ClaimRequest {
   epochs?: readonly number[];
 }
 
+/** True when `claimTaskBatches(requests)` writes in one statement: at most {@link CHUNK} ids, each named once. */
+export function claimIsOneStatement(requests: readonly ClaimRequest[]): boolean {
+  const ids = new Set<string>();
+  for (const r of requests) {
+    for (const id of r.ids) {
+      if (ids.has(id) || ids.size === CHUNK) return false;
+      ids.add(id);
+    }
+  }
+  return true;
+}
+
 /** Claims the claimable ones of `ids` for `workerId` (see the file header). */
 export async function claimTasks(
   db: Db,
@@ -188,6 +208,7 @@ function claimedTasks(rows: ClaimRow[], now: number, upstream: Map<string, Recor
     const task: ClaimedTask = {
       id: r.id,
       seq: r.seq,
+      workflowId: r.workflow_id ?? null,
       attempt: r.attempts,
       taskType: r.task_type,
       payload: parseJson(r.payload),
