@@ -11,7 +11,12 @@ import { withArrayLiterals } from './array-literal';
 
 /** A connection (or pool) that runs one statement: `$1`-style parameters, rows as objects. */
 export interface Db {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Runs `text` with `values`. `name`: a named prepared statement (parsed once per connection,
+   * then only bound and executed; see docs/design-notes/postgres-store.md, decision 5) for the
+   * hot writes, whose text is fixed.
+   */
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<QueryResult<R>>;
 }
 
 /** Longest wait for one statement's answer on the store's connections (ms). */
@@ -30,7 +35,9 @@ export function boundedDb(
   timeoutMs = STATEMENT_TIMEOUT_MS,
 ): Db {
   return {
-    query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) =>
-      target.query({ text, values: withArrayLiterals(values), query_timeout: timeoutMs }) as Promise<QueryResult<R>>,
+    query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[], name?: string) =>
+      target.query({ text, values: withArrayLiterals(values), query_timeout: timeoutMs, ...(name ? { name } : {}) }) as Promise<
+        QueryResult<R>
+      >,
   };
 }

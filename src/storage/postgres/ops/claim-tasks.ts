@@ -14,7 +14,8 @@
  * token never claims), which PostgreSQL re-checks on the latest row version after waiting for a
  * concurrent writer of the row. Rows are locked in id order (ids sorted here, a nested loop over
  * them in array order, chunks one after the other), so overlapping batches do not deadlock.
- * Upstream results: one more statement, only when the batch has workflow tasks.
+ * Upstream results: one more statement, only when the batch has workflow tasks. The claim is a
+ * named prepared statement (its generic plan is that nested loop; docs/design-notes/postgres-store.md, decision 5).
  *
  * Times are bound as whole ms (epoch-ms.ts): the start time rounded down (the attempt's
  * `startedAt` is that stored value), the lease end rounded up.
@@ -181,7 +182,7 @@ export async function claimTaskBatches(db: Db, requests: readonly ClaimRequest[]
       c.map((i) => untilMs(requests[flat[i].req].now + requests[flat[i].req].leaseMs)),
     ];
     if (fenced) params.push(c.map((i) => flat[i].epoch));
-    const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params);
+    const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params, fenced ? 'claim_fenced' : 'claim');
     for (const r of claimed) {
       const f = flat[c[r.ord - 1]];
       out[f.req].push({ ...r, ord: f.pos });

@@ -37,6 +37,10 @@
  * distinct tasks is one statement ({@link completionIsOneStatement}): the write queue may run it
  * without BEGIN/COMMIT (`inTransaction` false); the full-way rerun then opens its own transaction.
  *
+ * Both writes are named prepared statements (parsed and planned once per connection: with
+ * I/O-bound tasks a batch holds a few completions and planning cost more than running; the generic
+ * plan is the nested loop over the id index below; docs/design-notes/postgres-store.md, decision 5).
+ *
  * Plans (docs/design-notes/postgres-store.md): the compare-and-set is one `(…) IS TRUE` test and the
  * state of a completion not applied is read by id only for it (a subquery under CASE), so every row
  * is found through the id index; the store's connections plan with random_page_cost 1.1
@@ -176,17 +180,21 @@ async function completeRound(db: Db, round: AttemptCompletion[], now: number, in
       round.map((c) => c.taskId),
     );
   }
-  const { rows } = await db.query<Row>(plain ? COMPLETE_PLAIN : COMPLETE, [
-    round.map((c) => c.taskId),
-    round.map((c) => c.attempt),
-    round.map((c) => c.state),
-    round.map((c) => c.retryAt ?? now),
-    round.map((c) => (c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null)),
-    round.map((c) => (c.error === null ? null : JSON.stringify(c.error))),
-    round.map((c) => c.durationMs),
-    round.map((c) => (c.freeRetry ? 1 : 0)),
-    now,
-  ]);
+  const { rows } = await db.query<Row>(
+    plain ? COMPLETE_PLAIN : COMPLETE,
+    [
+      round.map((c) => c.taskId),
+      round.map((c) => c.attempt),
+      round.map((c) => c.state),
+      round.map((c) => c.retryAt ?? now),
+      round.map((c) => (c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null)),
+      round.map((c) => (c.error === null ? null : JSON.stringify(c.error))),
+      round.map((c) => c.durationMs),
+      round.map((c) => (c.freeRetry ? 1 : 0)),
+      now,
+    ],
+    plain ? 'complete_plain' : 'complete',
+  );
   const results = rows.map((r, k): CompletionResult => {
     const taskId = round[k].taskId;
     if (!r.applied) return { taskId, applied: false, state: r.found_state ?? null, entry: null, taskType: r.found_type ?? null };
