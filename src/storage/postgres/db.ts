@@ -13,8 +13,8 @@ import { withArrayLiterals } from './array-literal';
 export interface Db {
   /**
    * Runs `text` with `values`. `name`: a named prepared statement (parsed once per connection,
-   * then only bound and executed; see docs/design-notes/postgres-store.md, decision 5) for the
-   * hot writes, whose text is fixed.
+   * then bound, planned for its parameters and executed; docs/design-notes/postgres-store.md,
+   * decision 5) for the hot writes, whose text is fixed.
    */
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<QueryResult<R>>;
 }

@@ -15,7 +15,7 @@
  * concurrent writer of the row. Rows are locked in id order (ids sorted here, a nested loop over
  * them in array order, chunks one after the other), so overlapping batches do not deadlock.
  * Upstream results: one more statement, only when the batch has workflow tasks. The claim is a
- * named prepared statement (its generic plan is that nested loop; docs/design-notes/postgres-store.md, decision 5).
+ * named prepared statement, parsed once, planned per call (docs/design-notes/postgres-store.md, decision 5).
  *
  * Times are bound as whole ms (epoch-ms.ts): the start time rounded down (the attempt's
  * `startedAt` is that stored value), the lease end rounded up.

@@ -37,9 +37,10 @@
  * distinct tasks is one statement ({@link completionIsOneStatement}): the write queue may run it
  * without BEGIN/COMMIT (`inTransaction` false); the full-way rerun then opens its own transaction.
  *
- * Both writes are named prepared statements (parsed and planned once per connection: with
- * I/O-bound tasks a batch holds a few completions and planning cost more than running; the generic
- * plan is the nested loop over the id index below; docs/design-notes/postgres-store.md, decision 5).
+ * Both writes are named prepared statements: parsed once per connection, still planned for each
+ * call (`plan_cache_mode = force_custom_plan`, connection.ts); with I/O-bound tasks a batch holds a
+ * few completions and parsing the 2 KB text was a large part of the backend's work
+ * (docs/design-notes/postgres-store.md, decision 5).
  *
  * Plans (docs/design-notes/postgres-store.md): the compare-and-set is one `(…) IS TRUE` test and the
  * state of a completion not applied is read by id only for it (a subquery under CASE), so every row
