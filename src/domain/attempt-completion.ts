@@ -12,6 +12,13 @@ export interface AttemptCompletion {
    */
   seq?: number;
   /**
+   * The task's workflow as its claim returned it (`ClaimedTask.workflowId`): null when it is in
+   * none (membership is fixed at creation), absent when unknown. The PostgreSQL store writes a
+   * batch whose tasks are all in none without locking workflows (a task found in one after all is
+   * completed the full way); the other stores ignore it.
+   */
+  workflowId?: string | null;
+  /**
    * Target state. RETRYING becomes CANCELLED if a cancel was requested meanwhile, and PENDING at
    * once when `retryAt <= now` (the backoff is already over).
    */

@@ -150,6 +150,11 @@ export interface ClaimedTask {
   id: string;
   /** SQLite: the row's rowid (`seq`), the lookup hint its completion carries back; the MongoDB store leaves it out. */
   seq?: number;
+  /**
+   * PostgreSQL: the workflow the task belongs to, null when none (fixed at creation); its
+   * completion carries it back (`AttemptCompletion.workflowId`). The other stores leave it out.
+   */
+  workflowId?: string | null;
   attempt: number;
   taskType: string;
   payload: unknown;

@@ -426,6 +426,7 @@ export class DispatcherActor {
       if (run.concurrencyKey !== undefined) this.pools.poolOf(run.task.taskType).ready.releaseKey(run.concurrencyKey, now);
       const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
       if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
+      if (run.task.workflowId !== undefined) c.workflowId = run.task.workflowId; // fixed at creation, from its claim
       completions.push(c);
       this.deps.metrics.duration.observe(r.durationMs / 1000);
     }

@@ -13,7 +13,8 @@
  */
 import type { ClaimedTask } from '../../domain/task';
 import type { Db } from './db';
-import { claimTaskBatches, ClaimRequest } from './ops/claim-tasks';
+import type { OneStatement } from './write-queue';
+import { claimIsOneStatement, claimTaskBatches, ClaimRequest } from './ops/claim-tasks';
 
 interface Waiting {
   request: ClaimRequest;
@@ -27,12 +28,13 @@ export class ClaimGroups {
   private open: Waiting[] | null = null;
 
   /**
-   * @param write queues a write in the store's group commit (resolves after its COMMIT)
+   * @param write queues a write in the store's group commit (resolves after its COMMIT); a group
+   *   whose claims make one statement may run bare (`oneStatement`, asked when it starts)
    * @param startOf the start time to write for a claim requested at `now` (epoch ms): the store
    *   uses the later of `now` and its clock when the write runs
    */
   constructor(
-    private readonly write: (op: (db: Db) => Promise<ClaimedTask[][]>) => Promise<ClaimedTask[][]>,
+    private readonly write: (op: (db: Db) => Promise<ClaimedTask[][]>, oneStatement: OneStatement) => Promise<ClaimedTask[][]>,
     private readonly startOf: (now: number) => number,
   ) {}
 
@@ -45,14 +47,17 @@ export class ClaimGroups {
       }
       const group: Waiting[] = [{ request, resolve, reject }];
       this.open = group;
-      this.write((db) => {
-        // The group closes when its write first runs (a re-run after a rollback writes the same claims).
-        if (this.open === group) this.open = null;
-        return claimTaskBatches(
-          db,
-          group.map((w) => ({ ...w.request, now: this.startOf(w.request.now) })),
-        );
-      }).then(
+      this.write(
+        (db) => {
+          // The group closes when its write first runs (a re-run after a rollback writes the same claims).
+          if (this.open === group) this.open = null;
+          return claimTaskBatches(
+            db,
+            group.map((w) => ({ ...w.request, now: this.startOf(w.request.now) })),
+          );
+        },
+        () => claimIsOneStatement(group.map((w) => w.request)),
+      ).then(
         (results) => group.forEach((w, i) => w.resolve(results[i])),
         (err: unknown) => {
           // A write rejected without running (the connection could not be made, the store is

@@ -67,8 +67,11 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     // default is 4, a spinning disk's): the store's statements find rows by id, by the hundred, in
     // a working set that is cached; at 4 the planner took a sequential scan and a hash join over
     // 20,000 tasks for a batch of 500 ids (18 ms where the index probes take 3 ms;
-    // docs/design-notes/postgres-store.md).
-    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+    // docs/design-notes/postgres-store.md). plan_cache_mode force_custom_plan: the named prepared
+    // statements (the claim, the completion) are parsed once but planned for each call's
+    // parameters and the table as it is; a generic plan made while the table was nearly empty
+    // stayed a sequential scan and a hash join (decision 5 of that note).
+    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c plan_cache_mode=force_custom_plan -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
     types: TYPES,
     keepAlive: true,
     // TCP keepalive probes start after 10 s idle (the OS default is 2 h): a peer gone without a

@@ -1,15 +1,22 @@
 /**
  * What every PostgreSQL operation in `ops/` runs its statements on: a pooled connection, the
  * store's writing connection inside a group-commit transaction (write-queue.ts), or the pool
- * itself for a one-statement read. Only `query` is used, so an operation cannot commit, roll back
- * or hold a connection: the caller owns the transaction.
+ * itself for a one-statement read. Only `query` is used, so an operation cannot hold a connection
+ * and the caller owns the transaction; the one exception is an operation the write queue runs as a
+ * bare statement (no BEGIN: write-queue.ts) that finds it needs more statements after all: it
+ * opens and commits its own transaction (ops/complete-attempts.ts).
  */
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { withArrayLiterals } from './array-literal';
 
 /** A connection (or pool) that runs one statement: `$1`-style parameters, rows as objects. */
 export interface Db {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Runs `text` with `values`. `name`: a named prepared statement (parsed once per connection,
+   * then bound, planned for its parameters and executed; docs/design-notes/postgres-store.md,
+   * decision 5) for the hot writes, whose text is fixed.
+   */
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<QueryResult<R>>;
 }
 
 /** Longest wait for one statement's answer on the store's connections (ms). */
@@ -28,7 +35,9 @@ export function boundedDb(
   timeoutMs = STATEMENT_TIMEOUT_MS,
 ): Db {
   return {
-    query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) =>
-      target.query({ text, values: withArrayLiterals(values), query_timeout: timeoutMs }) as Promise<QueryResult<R>>,
+    query: <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[], name?: string) =>
+      target.query({ text, values: withArrayLiterals(values), query_timeout: timeoutMs, ...(name ? { name } : {}) }) as Promise<
+        QueryResult<R>
+      >,
   };
 }

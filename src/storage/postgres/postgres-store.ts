@@ -25,7 +25,7 @@ import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflo
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
 import { ClaimGroups } from './claim-groups';
-import { completeAttempts } from './ops/complete-attempts';
+import { completeAttempts, completionIsOneStatement } from './ops/complete-attempts';
 import { createCron, deleteCron, updateCron } from './ops/cron-definitions';
 import { cronsWithQueuedInstances, getCron, listCronFires, listCrons, loadDueCrons } from './ops/cron-reads';
 import { deleteDead, replayDead } from './ops/dead-letter';
@@ -76,7 +76,7 @@ import { openPool, serverOf } from './connection';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { postgresFaultOf } from './pg-faults';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
-import { WriteLane, WriteQueue } from './write-queue';
+import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 
 /** The time of a fault's `since` when the store is given no clock. */
 const SYSTEM_CLOCK = new SystemClock();
@@ -130,7 +130,7 @@ export class PostgresStore implements Store {
   private probe: ProbeConnection | null = null;
   /** The claims gathered per group commit (claim-groups.ts). */
   private readonly claims = new ClaimGroups(
-    (op) => this.write(op),
+    (op, oneStatement) => this.write(op, 'ordered', oneStatement),
     (now) => Math.max(now, this.options.clock?.now() ?? now),
   );
   private readonly target: string;
@@ -226,12 +226,16 @@ export class PostgresStore implements Store {
     await pool.end();
   }
 
-  /** Group-commit statistics (transactions, operations in them, largest batch). */
-  async commitStats(): Promise<{ commits: number; operations: number; largestBatch: number } | null> {
+  /**
+   * Group-commit statistics (transactions, operations in them, largest batch; `bare`: the
+   * transactions that were one statement without BEGIN/COMMIT, write-queue.ts).
+   */
+  async commitStats(): Promise<{ commits: number; bare: number; operations: number; largestBatch: number } | null> {
     if (!this.writes || !this.attemptWrites) return null;
     const [a, b] = [this.writes.stats, this.attemptWrites.stats];
     return {
       commits: a.commits + b.commits,
+      bare: a.bare + b.bare,
       operations: a.operations + b.operations,
       largestBatch: Math.max(a.largestBatch, b.largestBatch),
     };
@@ -262,10 +266,10 @@ export class PostgresStore implements Store {
   }
 
   /** Queues a write in the group commit (see {@link WriteQueue}). */
-  private write<T>(op: (db: Db) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
+  private write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
     const queue = lane === 'first' ? this.attemptWrites : this.writes;
     if (!queue) return Promise.reject(new Error('store is not open'));
-    return this.watched(queue.run(op, lane), true);
+    return this.watched(queue.run(op, lane, oneStatement), true);
   }
 
   /** A read on the pool. */
@@ -333,7 +337,11 @@ export class PostgresStore implements Store {
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-    return this.write((db) => completeAttempts(db, completions, now), 'first');
+    return this.write(
+      (db, inTransaction) => completeAttempts(db, completions, now, inTransaction),
+      'first',
+      () => completionIsOneStatement(completions),
+    );
   }
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {

@@ -20,6 +20,15 @@
  * of the batch with that error (mapped to 503 by the store), and the next batch takes a new
  * connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
  * retried write is a compare-and-set that then finds its work done.
+ *
+ * Bare statements: a batch of one operation that declares itself one statement (`oneStatement`,
+ * asked right before it runs, after the connection is ready) runs without BEGIN and COMMIT. A
+ * single statement is atomic on its own, and under `synchronous_commit=on` its implicit commit is
+ * durable before the server answers, so the caller is still answered after a durable commit; it
+ * saves two of three round trips (docs/design-notes/postgres-store.md, 2026-12-02). The operation
+ * is told (`inTransaction` false); one that finds it needs more statements after all opens its own
+ * transaction (complete-attempts.ts). Its failures are handled as in a transaction: nothing was
+ * written, a conflict runs it again, a lost connection is dropped.
  */
 import type { Pool, PoolClient } from 'pg';
 import { boundedDb, Db, STATEMENT_TIMEOUT_MS } from './db';
@@ -28,8 +37,18 @@ import { isRetryableConflict } from './pg-faults';
 /** The lane of a write (see the file header). */
 export type WriteLane = 'first' | 'ordered' | 'deferred';
 
+/**
+ * A write operation: runs its statements on `db`. `inTransaction` is false when it runs alone as a
+ * bare statement (see the file header): then each statement commits on its own.
+ */
+export type WriteOp<T> = (db: Db, inTransaction: boolean) => Promise<T>;
+
+/** Asked right before a batch of this one operation runs: true when it will run exactly one statement. */
+export type OneStatement = () => boolean;
+
 interface Job {
-  op: (db: Db) => Promise<unknown>;
+  op: WriteOp<unknown>;
+  oneStatement: OneStatement | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
   conflicts: number;
@@ -69,8 +88,8 @@ export class WriteQueue {
   private readonly deferredPerCommit: number;
   private readonly conflictRetries: number;
   private readonly statementTimeoutMs: number;
-  /** Transactions committed, operations in them and the largest batch. */
-  readonly stats = { commits: 0, operations: 0, largestBatch: 0 };
+  /** Transactions committed (`bare`: of them, single statements without BEGIN/COMMIT), operations in them and the largest batch. */
+  readonly stats = { commits: 0, bare: 0, operations: 0, largestBatch: 0 };
 
   constructor(
     private readonly pool: Pool,
@@ -82,10 +101,13 @@ export class WriteQueue {
     this.statementTimeoutMs = options.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
   }
 
-  /** Queues `op`; resolves with its result after its transaction committed. */
-  run<T>(op: (db: Db) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
+  /**
+   * Queues `op`; resolves with its result after its transaction committed. With `oneStatement`,
+   * a batch of `op` alone may run it as a bare statement (see the file header).
+   */
+  run<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.lanes[lane].push({ op, resolve: resolve as (v: unknown) => void, reject, conflicts: 0 });
+      this.lanes[lane].push({ op, oneStatement, resolve: resolve as (v: unknown) => void, reject, conflicts: 0 });
       this.schedule();
     });
   }
@@ -171,13 +193,14 @@ export class WriteQueue {
       for (const j of batch) j.reject(err);
       return;
     }
+    if (batch.length === 1 && batch[0].oneStatement?.() === true) return this.bare(db, batch[0]);
     const results: unknown[] = [];
     let failed: { at: number; err: unknown } | null = null;
     try {
       await db.query('BEGIN');
       for (let i = 0; i < batch.length; i++) {
         try {
-          results.push(await batch[i].op(db));
+          results.push(await batch[i].op(db, true));
         } catch (err) {
           failed = { at: i, err };
           break;
@@ -216,5 +239,39 @@ export class WriteQueue {
     }
     batch[at].reject(err);
     this.requeue(batch.filter((_, i) => i !== at));
+  }
+
+  /** Runs `job` alone without BEGIN/COMMIT (see the file header); failures as in {@link commit}. */
+  private async bare(db: Db, job: Job): Promise<void> {
+    let result: unknown;
+    try {
+      result = await job.op(db, false);
+    } catch (err) {
+      if (this.options.isConnectionError(err)) {
+        this.drop(err);
+        job.reject(err);
+        return;
+      }
+      try {
+        // Nothing is open after a failed bare statement; an operation that opened its own
+        // transaction and failed inside it may have left it open: end it (a no-op otherwise).
+        await db.query('ROLLBACK');
+      } catch (rollbackErr) {
+        this.drop(rollbackErr);
+      }
+      if (isRetryableConflict(err) && job.conflicts < this.conflictRetries) {
+        job.conflicts++;
+        this.requeue([job]);
+      } else {
+        job.reject(err);
+      }
+      return;
+    }
+    this.stats.commits++;
+    this.stats.bare++;
+    this.stats.operations++;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, 1);
+    this.options.onCommit?.();
+    job.resolve(result);
   }
 }

@@ -41,9 +41,11 @@ export function describeClaim(ctx: ConformanceContext): void {
         dueAt: T0 + 7,
       });
       const [ack] = await ctx.store().insertTasks([t]);
-      const [{ seq, ...c }] = await ctx.store().claimTasks(['cl-fields'], 'w', T0 + 9, 10_000);
+      const [{ seq, workflowId, ...c }] = await ctx.store().claimTasks(['cl-fields'], 'w', T0 + 9, 10_000);
       // Where the store gives the claim a seq (a hint for its completion), it is the task's own.
       if (seq !== undefined) expect(seq).to.equal(ack.seq);
+      // Where it gives the task's workflow (PostgreSQL), a plain task is in none.
+      if (workflowId !== undefined) expect(workflowId).to.equal(null);
       expect(c).to.deep.equal({
         id: 'cl-fields',
         attempt: 1,

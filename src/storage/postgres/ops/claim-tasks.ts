@@ -14,7 +14,8 @@
  * token never claims), which PostgreSQL re-checks on the latest row version after waiting for a
  * concurrent writer of the row. Rows are locked in id order (ids sorted here, a nested loop over
  * them in array order, chunks one after the other), so overlapping batches do not deadlock.
- * Upstream results: one more statement, only when the batch has workflow tasks.
+ * Upstream results: one more statement, only when the batch has workflow tasks. The claim is a
+ * named prepared statement, parsed once, planned per call (docs/design-notes/postgres-store.md, decision 5).
  *
  * Times are bound as whole ms (epoch-ms.ts): the start time rounded down (the attempt's
  * `startedAt` is that stored value), the lease end rounded up.
@@ -23,6 +24,14 @@
  * same statements: the store gathers the claims queued in one group commit (each id carries its
  * own worker, start time and lease end), so a commit holding a dozen claims of 50 ids runs
  * 5 statements of 128 ids instead of 12 (docs/design-notes/postgres-store.md).
+ *
+ * A group of at most {@link CHUNK} distinct ids is one write statement ({@link claimIsOneStatement}):
+ * the write queue may run it without BEGIN/COMMIT. The upstream results of claimed workflow tasks
+ * are then read by a second statement after the claim committed: those upstream tasks SUCCEEDED
+ * (a downstream task is claimable only then) and their results no longer change, so the read finds
+ * what it would have found inside the transaction. Should that read fail, the caller gets the
+ * error for a committed claim, as when a COMMIT's answer is lost: the attempts' leases run out and
+ * the tasks run again.
  */
 import type { Db } from '../db';
 import type { ClaimedTask, RetrySettings } from '../../../domain/task';
@@ -109,6 +118,18 @@ export interface ClaimRequest {
   epochs?: readonly number[];
 }
 
+/** True when `claimTaskBatches(requests)` writes in one statement: at most {@link CHUNK} ids, each named once. */
+export function claimIsOneStatement(requests: readonly ClaimRequest[]): boolean {
+  const ids = new Set<string>();
+  for (const r of requests) {
+    for (const id of r.ids) {
+      if (ids.has(id) || ids.size === CHUNK) return false;
+      ids.add(id);
+    }
+  }
+  return true;
+}
+
 /** Claims the claimable ones of `ids` for `workerId` (see the file header). */
 export async function claimTasks(
   db: Db,
@@ -161,7 +182,7 @@ export async function claimTaskBatches(db: Db, requests: readonly ClaimRequest[]
       c.map((i) => untilMs(requests[flat[i].req].now + requests[flat[i].req].leaseMs)),
     ];
     if (fenced) params.push(c.map((i) => flat[i].epoch));
-    const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params);
+    const { rows: claimed } = await db.query<ClaimRow>(fenced ? CLAIM_FENCED : CLAIM, params, fenced ? 'claim_fenced' : 'claim');
     for (const r of claimed) {
       const f = flat[c[r.ord - 1]];
       out[f.req].push({ ...r, ord: f.pos });
@@ -188,6 +209,7 @@ function claimedTasks(rows: ClaimRow[], now: number, upstream: Map<string, Recor
     const task: ClaimedTask = {
       id: r.id,
       seq: r.seq,
+      workflowId: r.workflow_id ?? null,
       attempt: r.attempts,
       taskType: r.task_type,
       payload: parseJson(r.payload),

@@ -20,12 +20,27 @@
  * compare-and-set on the newest row version); a task never moves backwards.
  *
  * Statements per batch (the hot path): one that locks the workflow rows of the batch's tasks (in
- * id order, before any of their tasks: see workflow-progress.ts; it finds none for plain tasks),
+ * id order, before any of their tasks: see workflow-progress.ts), left out when every completion
+ * of the round says its task is in no workflow (`workflowId: null`, from its claimed row; see
+ * "Plain rounds" below),
  * one that writes every completion, appends the retry history and reads the state of those not
  * applied (`UPDATE … FROM unnest(…)` with data-modifying CTEs); with workflow tasks, one release,
  * one cancel of descendants when some ended unsuccessfully, one count update of their workflows,
  * and two more when a workflow ends. A task named twice in a batch is written in a later round
  * (its second completion sees the first one's write, as if sent one after the other).
+ *
+ * Plain rounds: workflow membership is fixed when a task is created, so a completion whose claim
+ * found `workflow_id` NULL needs no workflow lock and no workflow step. Such a round writes with
+ * the extra condition `t.workflow_id IS NULL` in its compare-and-set, so a wrong hint cannot end a
+ * workflow task without its workflow step: the refused row (not applied, RUNNING, in a workflow) is
+ * completed again at once the full way (lock, write, progress). A batch of plain completions of
+ * distinct tasks is one statement ({@link completionIsOneStatement}): the write queue may run it
+ * without BEGIN/COMMIT (`inTransaction` false); the full-way rerun then opens its own transaction.
+ *
+ * Both writes are named prepared statements: parsed once per connection, still planned for each
+ * call (`plan_cache_mode = force_custom_plan`, connection.ts); with I/O-bound tasks a batch holds a
+ * few completions and parsing the 2 KB text was a large part of the backend's work
+ * (docs/design-notes/postgres-store.md, decision 5).
  *
  * Plans (docs/design-notes/postgres-store.md): the compare-and-set is one `(…) IS TRUE` test and the
  * state of a completion not applied is read by id only for it (a subquery under CASE), so every row
@@ -59,7 +74,8 @@ const ENTRY_COLUMNS = DUE_COLUMNS.split(',')
   .map((c) => c.trim())
   .filter((c) => c !== 'state' && c !== 'task_type');
 
-const COMPLETE = `
+/** The write of a round; `plain`: only tasks in no workflow are written (see "Plain rounds"). */
+const completeSql = (plain: boolean): string => `
   WITH c AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::float8[], $8::int[])
       WITH ORDINALITY AS c(id, attempt, target, retry_at, result, error, duration_ms, free, ord)),
@@ -74,7 +90,7 @@ const COMPLETE = `
       retry_base   = CASE WHEN ${RETRIES} THEN t.retry_base + c.free ELSE t.retry_base END,
       duration_ms = c.duration_ms, result = c.result, error = c.error, lease_expires_at = NULL, updated_at = $9
     FROM c
-    WHERE t.id = c.id AND (t.attempts = c.attempt AND ${RUNNING}) IS TRUE
+    WHERE t.id = c.id AND (t.attempts = c.attempt AND ${RUNNING}${plain ? ' AND t.workflow_id IS NULL' : ''}) IS TRUE
     RETURNING c.ord, ${qualified(DUE_COLUMNS, 't')}, t.attempts, t.started_at, t.worker_id, t.workflow_id, t.workflow_task_id,
       (${RETRIES}) AS retried, (${WAITS}) AS waits),
   h AS (
@@ -85,9 +101,16 @@ const COMPLETE = `
   SELECT u.ord IS NOT NULL AS applied, u.state, u.task_type, u.workflow_id, u.workflow_task_id,
     ${ENTRY_COLUMNS.map((col) => `CASE WHEN u.waits THEN u.${col} END AS ${col}`).join(', ')},
     CASE WHEN u.ord IS NULL THEN (SELECT f.state FROM tasks f WHERE f.id = c.id) END AS found_state,
-    CASE WHEN u.ord IS NULL THEN (SELECT f.task_type FROM tasks f WHERE f.id = c.id) END AS found_type
+    CASE WHEN u.ord IS NULL THEN (SELECT f.task_type FROM tasks f WHERE f.id = c.id) END AS found_type${
+      plain
+        ? `,
+    CASE WHEN u.ord IS NULL THEN (SELECT f.workflow_id FROM tasks f WHERE f.id = c.id) END AS found_workflow`
+        : ''
+    }
   FROM c LEFT JOIN u ON u.ord = c.ord
   ORDER BY c.ord`;
+const COMPLETE = completeSql(false);
+const COMPLETE_PLAIN = completeSql(true);
 
 /** A row of COMPLETE: the due entry's columns other than state and task_type are set only when the task waits again. */
 type Row = TaskRow & {
@@ -96,15 +119,41 @@ type Row = TaskRow & {
   workflow_task_id: string | null;
   found_state: TaskState | null;
   found_type: string | null;
+  /** Plain rounds: the workflow of a task not written. */
+  found_workflow?: string | null;
 };
 
-export async function completeAttempts(db: Db, completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+/**
+ * True when `completeAttempts(completions)` is one statement: every completion says its task is
+ * in no workflow (`workflowId: null`) and names a different task (one round).
+ */
+export function completionIsOneStatement(completions: readonly AttemptCompletion[]): boolean {
+  const ids = new Set<string>();
+  for (const c of completions) {
+    if (c.workflowId !== null || ids.has(c.taskId)) return false;
+    ids.add(c.taskId);
+  }
+  return completions.length > 0;
+}
+
+/**
+ * Writes `completions` (see the file header). `inTransaction` false: the write queue runs this as a
+ * bare statement (only when {@link completionIsOneStatement}); a rerun of refused rows then opens
+ * its own transaction.
+ */
+export async function completeAttempts(
+  db: Db,
+  completions: AttemptCompletion[],
+  now: number,
+  inTransaction = true,
+): Promise<CompletionResult[]> {
   const results = new Array<CompletionResult>(completions.length);
   for (const round of rounds(completions)) {
     const out = await completeRound(
       db,
       round.map((i) => completions[i]),
       now,
+      inTransaction,
     );
     round.forEach((i, k) => (results[i] = out[k]));
   }
@@ -124,22 +173,29 @@ function rounds(completions: AttemptCompletion[]): number[][] {
 }
 
 /** One round: every task at most once. */
-async function completeRound(db: Db, round: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
-  await lockWorkflowsOfTasks(
-    db,
-    round.map((c) => c.taskId),
+async function completeRound(db: Db, round: AttemptCompletion[], now: number, inTransaction: boolean): Promise<CompletionResult[]> {
+  const plain = round.every((c) => c.workflowId === null);
+  if (!plain) {
+    await lockWorkflowsOfTasks(
+      db,
+      round.map((c) => c.taskId),
+    );
+  }
+  const { rows } = await db.query<Row>(
+    plain ? COMPLETE_PLAIN : COMPLETE,
+    [
+      round.map((c) => c.taskId),
+      round.map((c) => c.attempt),
+      round.map((c) => c.state),
+      round.map((c) => c.retryAt ?? now),
+      round.map((c) => (c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null)),
+      round.map((c) => (c.error === null ? null : JSON.stringify(c.error))),
+      round.map((c) => c.durationMs),
+      round.map((c) => (c.freeRetry ? 1 : 0)),
+      now,
+    ],
+    plain ? 'complete_plain' : 'complete',
   );
-  const { rows } = await db.query<Row>(COMPLETE, [
-    round.map((c) => c.taskId),
-    round.map((c) => c.attempt),
-    round.map((c) => c.state),
-    round.map((c) => c.retryAt ?? now),
-    round.map((c) => (c.state === 'SUCCEEDED' && c.result !== undefined ? JSON.stringify(c.result) : null)),
-    round.map((c) => (c.error === null ? null : JSON.stringify(c.error))),
-    round.map((c) => c.durationMs),
-    round.map((c) => (c.freeRetry ? 1 : 0)),
-    now,
-  ]);
   const results = rows.map((r, k): CompletionResult => {
     const taskId = round[k].taskId;
     if (!r.applied) return { taskId, applied: false, state: r.found_state ?? null, entry: null, taskType: r.found_type ?? null };
@@ -147,9 +203,38 @@ async function completeRound(db: Db, round: AttemptCompletion[], now: number): P
     const waits = state === TRANSITIONS.retry.to || state === TRANSITIONS.retryNow.to;
     return { taskId, applied: true, state, entry: waits ? dueEntryFromRow(r) : null, taskType: r.task_type };
   });
+  if (plain) {
+    const refused = rows.flatMap((r, k) => (!r.applied && r.found_workflow && r.found_state === TRANSITIONS.succeed.from[0] ? [k] : []));
+    if (refused.length > 0) await completeRefused(db, round, refused, results, now, inTransaction);
+    return results;
+  }
   const inWorkflow = rows.map((r, k) => ({ r, k })).filter(({ r }) => r.applied && r.workflow_id);
   if (inWorkflow.length > 0) await progress(db, inWorkflow, results, now);
   return results;
+}
+
+/**
+ * A plain round refused the rows `refused` (indexes in `round`): their tasks are in a workflow
+ * after all (a wrong hint). They are completed the full way, in this transaction or, after a bare
+ * statement, in one of their own; their results replace the refusals in `results`.
+ */
+async function completeRefused(
+  db: Db,
+  round: AttemptCompletion[],
+  refused: number[],
+  results: CompletionResult[],
+  now: number,
+  inTransaction: boolean,
+): Promise<void> {
+  if (!inTransaction) await db.query('BEGIN');
+  const out = await completeRound(
+    db,
+    refused.map((k) => ({ ...round[k], workflowId: undefined })),
+    now,
+    true,
+  );
+  if (!inTransaction) await db.query('COMMIT');
+  refused.forEach((k, i) => (results[k] = out[i]));
 }
 
 /** The workflows of the applied completions `done` move on; released tasks go into `results`. */
