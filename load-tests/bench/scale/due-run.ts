@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { waitForCompletions } from '../completion-wait';
 import type { HttpClient } from '../http-client';
 import { histogramDelta, scrape } from '../metrics';
+import { sleep } from '../run-control';
 import { round } from '../stats';
 import { fillStore } from './fill-store';
 
@@ -52,6 +53,7 @@ export async function dueRun(client: HttpClient, batch: DueBatch, pollMs: number
   if (slackMs <= 0) {
     throw new Error(`the service was ready ${round(-slackMs, 0)} ms after the due tasks came due: raise --due-after-s`);
   }
+  await sleep(Math.max(0, batch.duePerf - performance.now())); // the stall bound counts from the due instant
   const wait = await waitForCompletions(client, baseline, batch.count, pollMs, batch.duePerf);
   const end = await scrape(client);
   const serverDone = end.lastFinishedMs;
