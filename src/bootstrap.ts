@@ -132,6 +132,12 @@ const DEPTH_COUNT_DUTY_CYCLE = 0.02;
 const DEPTH_COUNT_SERVE_STALE_MS = 250;
 /** A depth count is reused for at least this long (ms), however fast it was. */
 const DEPTH_COUNT_MIN_AGE_MS = 1000;
+/**
+ * Before the first depth count has answered, a scrape waits for it at most this long (ms), then
+ * gets `scheduler_tasks` without samples (the count goes on): the first count at fifty million
+ * tasks on a loaded machine took over 10 s, longer than a scraper's timeout.
+ */
+const DEPTH_COUNT_FIRST_WAIT_MS = 2000;
 
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
@@ -188,6 +194,7 @@ export async function startScheduler(
     DEPTH_COUNT_DUTY_CYCLE,
     DEPTH_COUNT_SERVE_STALE_MS,
     DEPTH_COUNT_MIN_AGE_MS,
+    DEPTH_COUNT_FIRST_WAIT_MS,
   );
   const metrics = new SchedulerMetrics(() => depth.get());
   let runtime: ActorRuntime | null = null;

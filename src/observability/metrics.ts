@@ -44,10 +44,11 @@ export class SchedulerMetrics {
   private workerSource: () => Iterable<{ pool: string; id: string; pid: number; credits: number; busy: number }> = () => [];
 
   /**
-   * @param depthByState reads the number of tasks per state when /metrics is scraped
+   * @param depthByState reads the number of tasks per state when /metrics is scraped; null when there
+   *   is no count yet (the `scheduler_tasks` gauge then has no samples in that scrape)
    * @param maxTenantLabels distinct tenants with their own label in per-tenant metrics (default 50)
    */
-  constructor(depthByState: () => Promise<Record<TaskState, number>>, maxTenantLabels = 50) {
+  constructor(depthByState: () => Promise<Record<TaskState, number> | null>, maxTenantLabels = 50) {
     this.tenantLabels = new TenantLabels(maxTenantLabels);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_' });
@@ -87,6 +88,7 @@ export class SchedulerMetrics {
       registers,
       async collect() {
         const counts = await depthByState();
+        if (counts === null) return; // no count yet (the first is still running): no samples
         for (const s of TASK_STATES) this.set({ state: s }, counts[s] ?? 0);
       },
     });
@@ -101,7 +103,8 @@ export class SchedulerMetrics {
       help: 'Tasks in the dead-letter queue (DEAD).',
       registers,
       async collect() {
-        this.set((await depthByState()).DEAD ?? 0);
+        const counts = await depthByState();
+        if (counts !== null) this.set(counts.DEAD ?? 0); // else the last value (0 before the first count)
       },
     });
     this.staleCompletions = new Counter({
@@ -217,7 +220,8 @@ export class SchedulerMetrics {
       help: 'Tasks in the overflow hold (OVERFLOW), as scheduler_tasks{state="OVERFLOW"}.',
       registers,
       async collect() {
-        this.set((await depthByState()).OVERFLOW ?? 0);
+        const counts = await depthByState();
+        if (counts !== null) this.set(counts.OVERFLOW ?? 0); // else the last value (0 before the first count)
       },
     });
   }

@@ -13,6 +13,11 @@ import type { Clock } from '../domain/clock';
  * applied to one value), so a scrape stays fast on any store size. A failed background read is
  * dropped; the next call after it starts another. Durations are measured on the injected clock.
  *
+ * Before the first answer, callers wait for the first read at most `firstWaitMs`, then get null
+ * (no answer yet) while it goes on: at fifty million tasks on a loaded machine the first count
+ * took over 10 s, and a first `/metrics` scrape that waits for it times out; once it has
+ * answered, the rule above applies.
+ *
  * An answer is also reused for at least `minAgeMs` however fast its read was: a count of a few
  * milliseconds made at every scrape of a frequent scraper (4 a second in the benchmarks) costs the
  * store more than a gauge that is at most that old is worth.
@@ -29,6 +34,8 @@ export class SampledRead<T> {
    *   background while callers get the last answer; faster ones are awaited (exact answers).
    *   Default: never (every stale answer waits for the next read).
    * @param minAgeMs an answer is reused for at least this long (ms) after its read ended; default 0
+   * @param firstWaitMs with no answer yet, how long (ms, on the clock) a caller waits for the read
+   *   in flight before it gets null; default: until it answers
    */
   constructor(
     private readonly read: () => Promise<T>,
@@ -36,10 +43,16 @@ export class SampledRead<T> {
     private readonly dutyCycle = 0.1,
     private readonly serveStaleAboveMs = Number.POSITIVE_INFINITY,
     private readonly minAgeMs = 0,
+    private readonly firstWaitMs = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** The last answer if still fresh (younger than `minAgeMs` or than the duty-cycle rule allows), else a new read's (shared while it runs). */
-  get(): Promise<T> {
+  /**
+   * The last answer if still fresh (younger than `minAgeMs` or than the duty-cycle rule allows),
+   * else a new read's (shared while it runs); null when there is no answer yet and the first read
+   * has not answered within `firstWaitMs`.
+   * @throws the read's error when the caller waited for that read
+   */
+  get(): Promise<T | null> {
     const now = this.clock.now();
     const last = this.last;
     if (last && now >= last.at && now - last.at < Math.max(this.minAgeMs, last.tookMs / this.dutyCycle)) return Promise.resolve(last.value);
@@ -49,7 +62,28 @@ export class SampledRead<T> {
       pending.catch(() => undefined); // dropped: the next call reads again
       return Promise.resolve(last.value);
     }
+    if (last === null && Number.isFinite(this.firstWaitMs)) return this.boundedWait(pending);
     return pending;
+  }
+
+  /** `pending`'s answer, or null once `firstWaitMs` has passed on the clock (the read goes on). */
+  private boundedWait(pending: Promise<T>): Promise<T | null> {
+    return new Promise<T | null>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => {
+        pending.catch(() => undefined); // dropped: the next call reads again
+        resolve(null);
+      }, this.firstWaitMs);
+      pending.then(
+        (value) => {
+          this.clock.clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.clock.clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
   }
 
   private start(started: number): Promise<T> {

@@ -141,3 +141,55 @@ describe('SampledRead: slow reads are refreshed in the background', () => {
     expect(await s.get()).to.equal(3);
   });
 });
+
+describe('SampledRead: the first read is awaited for at most firstWaitMs', () => {
+  it('answers null after firstWaitMs on the clock while the first read goes on, then its answer', async () => {
+    const clock = new ManualClock(1_000_000);
+    let reads = 0;
+    let release: (v: number) => void = () => undefined;
+    const s = new SampledRead(
+      () => {
+        reads++;
+        return new Promise<number>((r) => (release = r));
+      },
+      clock,
+      0.1,
+      100,
+      0,
+      2000,
+    );
+    const first = s.get();
+    clock.advance(1999);
+    const second = s.get(); // shares the read in flight, with its own bound
+    clock.advance(1);
+    expect(await first).to.equal(null);
+    release(42);
+    expect(await second).to.equal(42);
+    expect(await s.get()).to.equal(42);
+    expect(reads).to.equal(1);
+  });
+
+  it('answers the first read when it is faster than firstWaitMs, and passes its failure on', async () => {
+    const clock = new ManualClock(1_000_000);
+    let fail = true;
+    const s = new SampledRead(
+      async () => {
+        if (fail) throw new Error('store down');
+        return 7;
+      },
+      clock,
+      0.1,
+      100,
+      0,
+      2000,
+    );
+    await s.get().then(
+      () => expect.fail('the failure must reach the caller'),
+      (err: Error) => expect(err.message).to.equal('store down'),
+    );
+    fail = false;
+    expect(await s.get()).to.equal(7);
+    clock.advance(5000); // the timers of both calls were cleared: nothing fires
+    expect(await s.get()).to.equal(7);
+  });
+});

@@ -22,6 +22,8 @@ export interface FillSpec {
   spreadHours: number;
   /** The first due time, from now (ms). */
   startAfterMs: number;
+  /** The first due time as epoch ms (overrides `startAfterMs`). */
+  firstDueAt?: number;
   /** Called after each transaction with the rows written so far. */
   progress?: (done: number) => void;
 }
@@ -40,7 +42,7 @@ export async function fillStore(spec: FillSpec): Promise<number> {
     db.pragma('cache_size = -524288');
     const insert = prepareInsertTasks(db);
     const now = Date.now();
-    const firstDue = now + spec.startAfterMs;
+    const firstDue = spec.firstDueAt ?? now + spec.startAfterMs;
     const step = (spec.spreadHours * 3_600_000) / Math.max(1, spec.count);
     const createdFrom = now - spec.count; // one fake millisecond per task, ending now
     for (let done = 0; done < spec.count;) {

@@ -17,6 +17,7 @@ import { withService } from '../service-run';
 import { round } from '../stats';
 import { SCHEMA_VERSION } from '../../../src/storage/sqlite/migrations';
 import { fillStore } from './fill-store';
+import { DueBatch, dueRun, writeDueBatch } from './due-run';
 import { parseScaleOptions, SCALE_HELP, ScaleOptions } from './scale-options';
 
 const log = (msg: string) => process.stderr.write(`[bench-scale] ${msg}\n`);
@@ -77,15 +78,23 @@ function linkBigStore(working: string, tmpDir: string, phase: Record<string, unk
   phase.store_mb = round(fs.statSync(file).size / 1048576, 0);
 }
 
-/** One phase: a service on its store, its start-up, RSS when ready, and the throughput run. */
+/**
+ * One phase: a service on its store, its start-up, RSS when ready, the due run (with
+ * `--due-tasks`), and the throughput run.
+ */
 async function phase(
   o: ScaleOptions,
-  report: Record<string, any>,
+  partitions: number,
   guard: Parameters<Parameters<typeof runHarness<ScaleOptions>>[0]['run']>[1],
   bigFile: string | null,
 ): Promise<{ phase: Record<string, any>; failed: boolean }> {
   const big = bigFile !== null;
   const out: Record<string, any> = { stored_tasks: big ? o.stored : 0, service: {}, errors: [] as string[] };
+  let due: DueBatch | null = null;
+  const prepare = async (dir: string) => {
+    if (bigFile !== null) linkBigStore(bigFile, dir, out);
+    if (o.dueTasks > 0) due = await writeDueBatch(path.join(dir, 'scheduler.db'), o.dueTasks, partitions, o.dueAfterS);
+  };
   const spec = {
     tag: '[bench-scale]',
     tmpPrefix: 'sched-bench-scale-',
@@ -93,12 +102,17 @@ async function phase(
     maxSockets: Math.max(64, o.concurrency * 2),
     report: out,
     guard,
-    prepare: bigFile !== null ? async (dir: string) => linkBigStore(bigFile, dir, out) : undefined,
+    prepare: bigFile !== null || o.dueTasks > 0 ? prepare : undefined,
   };
   const failed = await withService(spec, async ({ svc, client }) => {
     const pid = svc.child?.pid;
     out.rss_when_ready_mb = pid ? round((readMem(pid)?.rssKb ?? 0) / 1024, 0) : null;
     out.load_at_start = loadavg1m();
+    const batch = due as DueBatch | null;
+    if (batch) {
+      log(`${big ? 'big' : 'empty'} store: ready after ${out.service.ready_after_ms} ms; due run of ${batch.count} tasks`);
+      if (!(await recordStep(out, 'due', 'due run', out.errors, () => dueRun(client, batch, o.pollMs)))) return true;
+    }
     log(`${big ? 'big' : 'empty'} store: ready after ${out.service.ready_after_ms} ms; throughput run of ${o.tasks} tasks`);
     const ok = await recordStep(out, 'throughput', 'throughput', out.errors, () => throughputScenario(client, svc, o));
     await sleep(300);
@@ -127,10 +141,14 @@ function table(r: Record<string, any>): string {
       t.row('submit / end-to-end (tasks/s)', `${tp.submit.tasks_per_s} / ${tp.end_to_end.tasks_per_s}`);
       t.row('dispatch lag p50 / p99 (ms)', `${tp.dispatch_lag.p50_ms} / ${tp.dispatch_lag.p99_ms}`);
     } else if (tp?.error) t.lines.push(`  throughput: FAILED ${tp.error}`);
+    if (p.due?.tasks_per_s !== undefined) t.row(`due run: ${p.due.tasks} tasks due at once (tasks/s)`, p.due.tasks_per_s);
+    else if (p.due?.error) t.lines.push(`  due run: FAILED ${p.due.error}`);
   }
   if (r.rounds.length > 1) {
     t.lines.push(`(the two stores above: the last of ${r.rounds.length} rounds)`);
     t.row('end-to-end big / empty, each round', r.rounds.map((x: Record<string, any>) => x.end_to_end_ratio ?? '-').join(' / '));
+    if (r.options.due_tasks > 0)
+      t.row('due run big / empty, each round', r.rounds.map((x: Record<string, any>) => x.due_ratio ?? '-').join(' / '));
   }
   if (r.verdict) {
     t.row(`big-store peak RSS <= ${RSS_LIMIT_MB} MB (main process)`, r.verdict.rss_ok ? 'met' : 'NOT met');
@@ -139,8 +157,20 @@ function table(r: Record<string, any>): string {
       `${which} big / empty >= ${THROUGHPUT_RATIO_MIN}`,
       `${r.verdict.end_to_end_ratio} ${r.verdict.throughput_ok ? 'met' : 'NOT met'}`,
     );
+    if (r.verdict.due_ratio !== undefined) {
+      t.row(
+        `due run: ${r.rounds.length > 1 ? `median of ${r.rounds.length}` : 'due rate'} big / empty >= ${THROUGHPUT_RATIO_MIN}`,
+        `${r.verdict.due_ratio} ${r.verdict.due_ok ? 'met' : 'NOT met'}`,
+      );
+    }
   }
   return t.text(r);
+}
+
+/** The median of `xs` (the lower middle one for an even count). */
+function lowerMedian(xs: number[]): number {
+  const sorted = xs.slice().sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 /** Runs bench-scale with the process's arguments. @returns the exit code (0 ok, 1 failed, 2 usage) */
@@ -165,31 +195,36 @@ export function mainScale(): Promise<number> {
           batch_size: o.batchSize,
           concurrency: o.concurrency,
           timeout_s: o.timeoutS,
+          due_tasks: o.dueTasks,
+          due_after_s: o.dueAfterS,
         },
         errors: [] as string[],
       };
       let failed = false;
       report.rounds = [] as Array<Record<string, any>>;
       report.big_store = {};
-      const bigFile = await workingBigStore(o, Number(report.service.partitions ?? 64), report.big_store);
+      const partitions = Number(report.service.partitions ?? 64);
+      const bigFile = await workingBigStore(o, partitions, report.big_store);
       for (let n = 1; n <= o.rounds; n++) {
         const pair: Record<string, any> = {};
         for (const big of [false, true]) {
-          const r = await phase(o, report, guard, big ? bigFile : null);
+          const r = await phase(o, partitions, guard, big ? bigFile : null);
           pair[big ? 'big' : 'empty'] = r.phase;
           report.errors.push(...r.phase.errors.map((e: string) => `${o.rounds > 1 ? `round ${n} ` : ''}${big ? 'big' : 'empty'}: ${e}`));
           failed ||= r.failed;
         }
         const e2e = (k: string) => pair[k]?.throughput?.end_to_end?.tasks_per_s as number | undefined;
         if (e2e('empty') && e2e('big')) pair.end_to_end_ratio = round((e2e('big') as number) / (e2e('empty') as number), 3);
+        const dueRate = (k: string) => pair[k]?.due?.tasks_per_s as number | undefined;
+        if (dueRate('empty') && dueRate('big')) pair.due_ratio = round((dueRate('big') as number) / (dueRate('empty') as number), 3);
         report.rounds.push(pair);
         report.empty = pair.empty;
         report.big = pair.big;
       }
       const ratios = (report.rounds as Array<Record<string, any>>).map((p) => p.end_to_end_ratio as number | undefined);
+      const dueRatios = (report.rounds as Array<Record<string, any>>).map((p) => p.due_ratio as number | undefined);
       if (ratios.every((x) => x !== undefined)) {
-        const sorted = (ratios as number[]).slice().sort((a, b) => a - b);
-        const ratio = sorted[Math.floor((sorted.length - 1) / 2)];
+        const ratio = lowerMedian(ratios as number[]);
         const peak = Math.max(...(report.rounds as Array<Record<string, any>>).map((p) => p.big.resources?.main_peak_rss_mb as number));
         report.verdict = {
           end_to_end_ratio: ratio,
@@ -198,6 +233,11 @@ export function mainScale(): Promise<number> {
           big_main_peak_rss_mb: peak,
           rss_ok: peak <= RSS_LIMIT_MB,
         };
+        if (o.dueTasks > 0 && dueRatios.every((x) => x !== undefined)) {
+          report.verdict.due_ratio = lowerMedian(dueRatios as number[]);
+          report.verdict.due_ratios = dueRatios;
+          report.verdict.due_ok = report.verdict.due_ratio >= THROUGHPUT_RATIO_MIN;
+        }
       }
       return { report, failed };
     },

@@ -21,6 +21,12 @@ margin.
   --spread-hours H         their due times spread over H hours (default 72)
   --start-after-hours H    the first one due H hours from now (default 6)
   --tasks N                run-now noop tasks of the throughput run (default 50000)
+  --due-tasks N            also a due run in each phase (default 0: none): N SCHEDULED noop tasks
+                           written into the phase's store before its service starts, all due
+                           --due-after-s after that; their rate (N ÷ last finish − due instant)
+                           and its ratio big/empty are reported beside the run-now throughput run's
+  --due-after-s S          when the due run's tasks come due, after they are written (default 15;
+                           must exceed the start-up)
   --rounds N               empty/big pairs, alternating; the verdict uses the median ratio (default 1)
   --batch-size N           tasks per batch request (default 1000, the API maximum)
   --concurrency N          batch requests in flight (default 4)
@@ -47,6 +53,8 @@ export interface ScaleOptions extends ServiceFlags {
   pollMs: number;
   storeCache: string | null;
   rounds: number;
+  dueTasks: number;
+  dueAfterS: number;
 }
 
 /**
@@ -67,6 +75,8 @@ export function parseScaleOptions(argv: string[]): ScaleOptions | null {
       'lag-sample',
       'poll-ms',
       'store-cache',
+      'due-tasks',
+      'due-after-s',
       ...SERVICE_FLAGS,
     ],
     ['keep-tmp'],
@@ -84,6 +94,8 @@ export function parseScaleOptions(argv: string[]): ScaleOptions | null {
     pollMs: int(v, 'poll-ms', 100, 10, 10_000),
     storeCache: cache ? path.resolve(cache) : null,
     rounds: int(v, 'rounds', 1, 1, 20),
+    dueTasks: int(v, 'due-tasks', 0, 0, 10_000_000),
+    dueAfterS: num(v, 'due-after-s', 15, 1, 3600),
     ...serviceFlags(v, { timeoutS: 3600, outFile: 'scale-latest.json' }),
   };
 }
