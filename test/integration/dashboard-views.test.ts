@@ -194,12 +194,14 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
     await page.fill('#task-filters input[name=queue]', '');
     await page.fill('#task-filters input[name=q]', 'order-42');
     await page.click('#task-filters button[type=submit]');
-    await page.waitForSelector('#search-note');
+    // The note names the search text: a note of an earlier search must not count.
+    await page.waitForSelector('#search-note:has-text("order-42")');
     expect(await pageIds()).to.deep.equal([keyed]);
     await page.waitForSelector(`#task-detail code:has-text("${keyed}")`);
     await page.fill('#task-filters input[name=q]', paged[2]);
     await page.click('#task-filters button[type=submit]');
-    await page.waitForSelector('#search-note:has-text("1 task with this id")');
+    // "1 task with this id" alone also matches the earlier note ("1 task with this idempotency key").
+    await page.waitForSelector(`#search-note:has-text("${paged[2]}"):has-text("1 task with this id,")`);
     expect(await pageIds()).to.deep.equal([paged[2]]);
     await page.waitForSelector(`#task-detail code:has-text("${paged[2]}")`);
     await shot('views-task-search');
