@@ -67,8 +67,13 @@ export interface WorkerHello {
 export type WorkerMessages = {
   /** Who are you? Asked after creation and then periodically (supervision ping). */
   hello: { req: null; res: WorkerHello };
-  /** Start these attempts; the dispatcher never sends more than the worker's free credits. */
-  run: { req: { tasks: WorkItem[] }; res: void };
+  /**
+   * Start these attempts; the dispatcher never sends more than the worker's free credits. `pid` is
+   * the process the dispatcher meant (from its last `hello`): a process with another pid (comedy
+   * respawned the worker in between) starts none of them, since the dispatcher counts them lost
+   * once it sees the new pid and runs them again.
+   */
+  run: { req: { tasks: WorkItem[]; pid: number }; res: void };
   /** Abort a running attempt (cancel): its signal fires with reason `cancelled`. */
   abort: { req: { taskId: string; attempt: number }; res: void };
 };

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect } from 'chai';
 import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
 
@@ -27,5 +28,50 @@ describe('chaos: SIGKILL of the worker running a task', function () {
     expect(after.workers.find((w) => w.id === survivor.id)!.pid).to.equal(survivor.pid);
     const respawned = after.workers.find((w) => w.id === victim.id)!;
     expect(respawned.pid).to.be.above(0).and.not.equal(victim.pid);
+  });
+});
+
+/** Pids of this process's live child processes (Linux `/proc`). */
+function childPids(): number[] {
+  const pids: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // field 4 of /proc/<pid>/stat is the parent pid; the command name (field 2) may hold spaces
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') pids.push(Number(name));
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return pids;
+}
+
+/**
+ * The window between a worker process's death and the ping that sees its respawn (`workerPingMs`,
+ * long here): comedy respawns the process behind the same actor reference at once, so an attempt
+ * sent in that window would start in the new process, be counted lost at the ping, and run again.
+ * The dispatcher sends nothing to a worker whose process it saw exit until a ping has seen the new
+ * one; and a `run` meant for an earlier pid is not started by a new process.
+ */
+describe('chaos: a task submitted while a killed worker is being respawned', function () {
+  this.timeout(60_000);
+  const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, workerPingMs: 4000 });
+
+  it('runs once, in the respawned process, after the ping has seen it', async () => {
+    const dispatcher = s.scheduler.runtime.router.dispatcher!;
+    const victim = (await dispatcher.ask('stats', null)).workers[0];
+    const before = new Set(childPids());
+    process.kill(victim.pid, 'SIGKILL');
+    // the respawned process is up (a new child of this process) before the task is submitted
+    for (let i = 0; i < 500 && childPids().every((p) => before.has(p)); i++) await new Promise((r) => setTimeout(r, 10));
+    const { task_id } = await s.scheduler.service.submit({ task_type: 'sleep', payload: { ms: 5000 }, retry_delay_seconds: 0 });
+    const t = await s.waitFor(task_id, terminal, 30_000);
+    expect(t).to.include({ status: 'SUCCEEDED', attempts: 1 });
+    expect(t.attempt_history.map((a: { outcome: string }) => a.outcome)).to.deep.equal(['SUCCEEDED']);
+    const respawned = (await dispatcher.ask('stats', null)).workers[0];
+    expect(respawned.pid).to.be.above(0).and.not.equal(victim.pid);
+    expect(t.worker_id).to.equal(respawned.id);
   });
 });

@@ -365,7 +365,7 @@ export class DispatcherActor {
       );
       if (items.length === 0) return;
     }
-    slot.ref.tell('run', { tasks: items }, (err) => {
+    slot.ref.tell('run', { tasks: items, pid: slot.pid }, (err) => {
       this.deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
     });

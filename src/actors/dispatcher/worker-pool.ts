@@ -61,6 +61,11 @@ export class WorkerPool {
 
   /** How each worker process that ended exited, by pid (read and forgotten when its respawn is noticed). */
   private readonly exits = new Map<number, ChildExit>();
+  /**
+   * Workers whose process ended (its exit seen, or killed by this pool) and whose respawn no ping
+   * has seen yet, by worker id: the old pid and why it ended. Their slot has pid 0 meanwhile.
+   */
+  private readonly down = new Map<string, { pid: number; cause: RestartCause }>();
 
   /** Every worker slot, in start order. */
   all(): IterableIterator<WorkerSlot> {
@@ -95,10 +100,7 @@ export class WorkerPool {
         tracesExportDelayMs: config.tracesExportDelayMs,
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
-      onChildExit(ref.ref, (exit) => {
-        this.exits.set(exit.pid, exit);
-        if (this.exits.size > 64) this.exits.delete(this.exits.keys().next().value as number);
-      });
+      onChildExit(ref.ref, (exit) => this.exited(id, exit));
       const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
       this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
     }
@@ -114,6 +116,7 @@ export class WorkerPool {
     log.warn({ worker_id: slot.id, pid: slot.pid, reason }, 'killing worker process');
     if (slot.pid > 0) {
       this.killed.add(slot.pid);
+      this.down.set(slot.id, { pid: slot.pid, cause: 'killed' });
       try {
         process.kill(slot.pid, 'SIGKILL');
       } catch {
@@ -151,6 +154,23 @@ export class WorkerPool {
     for (const slot of this.slots.values()) killChildProcess(slot.ref.ref);
   }
 
+  /**
+   * The process of worker `id` exited. When it was the slot's current process, the slot goes down
+   * at once (pid 0: no attempt is sent to it) rather than at the next ping: comedy respawns the
+   * process behind the same actor reference, and a `run` sent meanwhile would start in the new
+   * process attempts that the ping then counts lost and runs again, twice in all. The ping that
+   * sees the new pid brings the slot back and tells the dispatcher its attempts are lost.
+   */
+  private exited(id: string, exit: ChildExit): void {
+    this.exits.set(exit.pid, exit);
+    if (this.exits.size > 64) this.exits.delete(this.exits.keys().next().value as number);
+    const slot = this.slots.get(id);
+    if (!slot || slot.pid !== exit.pid || this.stopped) return;
+    this.down.set(id, { pid: exit.pid, cause: 'crashed' });
+    slot.pid = 0;
+    slot.credits = 0;
+  }
+
   /** A liveness beat: told on only for the current process of one of this pool's workers. */
   private beat(beat: LivenessBeat): void {
     const slot = this.slots.get(beat.workerId);
@@ -173,12 +193,15 @@ export class WorkerPool {
           return; // crashed and not yet respawned: the next ping sees the new process
         }
         if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
-        // pid 0: this pool killed the old process (kill() cleared it)
-        const cause: RestartCause = slot.pid === 0 ? 'killed' : 'crashed';
+        const down = this.down.get(slot.id);
+        if (hello.pid === down?.pid) return; // the old process answered before it died
+        const oldPid = down?.pid ?? slot.pid;
+        const cause: RestartCause = down?.cause ?? 'crashed';
         metrics.workerRestarts.inc({ worker_id: slot.id });
-        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: slot.pid, cause }, 'worker process restarted; its attempts are lost');
-        const exit = this.exits.get(slot.pid) ?? null;
-        this.exits.delete(slot.pid);
+        log.warn({ worker_id: slot.id, pid: hello.pid, old_pid: oldPid, cause }, 'worker process restarted; its attempts are lost');
+        const exit = this.exits.get(oldPid) ?? null;
+        this.exits.delete(oldPid);
+        this.down.delete(slot.id);
         slot.pid = hello.pid;
         slot.credits = hello.credits;
         this.onRestart(slot, exit, cause);

@@ -46,6 +46,8 @@ class WorkerActor {
   private lastHeard = 0;
   /** The dispatcher has asked `hello`: comedy's creation is over, so this worker may message it. */
   private greeted = false;
+  /** This process's log (set by `initialize`). */
+  private log: pino.Logger | null = null;
   /** Worker processes run handlers against real time. */
   private readonly clock = new SystemClock();
 
@@ -88,6 +90,7 @@ class WorkerActor {
     });
     // Same shape as the service's log lines; each attempt's lines add task_id, attempt, trace_id.
     const log = pino({ level: p.logLevel ?? 'info', base: { service: 'scheduler', worker_id: p.workerId, pid: process.pid } });
+    this.log = log;
     // A promise a handler leaves unawaited that rejects later (a bug in the handler, such as a call
     // it forgot to await) is not any attempt's outcome: that is the promise the handler returned.
     // By Node's default (`--unhandled-rejections=throw`) it would kill this process and with it
@@ -141,8 +144,14 @@ class WorkerActor {
     return { workerId: p.workerId, pid: process.pid, credits: p.concurrency };
   }
 
-  run(msg: { tasks: WorkItem[] }): void {
+  run(msg: { tasks: WorkItem[]; pid: number }): void {
     this.lastHeard = this.clock.now();
+    if (msg.pid !== process.pid) {
+      // Sent to the process this one replaced: the dispatcher counts these attempts lost when it
+      // sees this pid, and runs them again; starting them here too would run each one twice.
+      this.log?.warn({ count: msg.tasks.length, meant_for_pid: msg.pid }, 'run message meant for an earlier process of this worker; not started');
+      return;
+    }
     this.runner?.run(msg.tasks);
   }
 
