@@ -17,7 +17,7 @@ export type RestartCause = 'crashed' | 'killed';
 export interface WorkerSlot {
   id: string;
   ref: TypedRef<WorkerMessages>;
-  /** Process id from the last `hello`. */
+  /** Process id from the last `hello`; 0 while the process is down (its exit seen, or killed) until a ping sees the respawn. */
   pid: number;
   /** Free slots the dispatcher may fill. */
   credits: number;

@@ -149,7 +149,10 @@ class WorkerActor {
     if (msg.pid !== process.pid) {
       // Sent to the process this one replaced: the dispatcher counts these attempts lost when it
       // sees this pid, and runs them again; starting them here too would run each one twice.
-      this.log?.warn({ count: msg.tasks.length, meant_for_pid: msg.pid }, 'run message meant for an earlier process of this worker; not started');
+      this.log?.warn(
+        { count: msg.tasks.length, meant_for_pid: msg.pid },
+        'run message meant for an earlier process of this worker; not started',
+      );
       return;
     }
     this.runner?.run(msg.tasks);

@@ -30,9 +30,9 @@ export function preparePurgeFinished(
   db: Database.Database,
 ): (before: number, now: number, limit: number) => { tasks: number; idempotencyKeys: number } {
   // One arm per finished state, each an ordered range of the (state, seq) index bounded by @scan.
-  const oldest = [...TERMINAL_STATES].map(
-    (state) => `SELECT * FROM (SELECT id, completed_at, workflow_id FROM tasks WHERE ${sqlStates([state])} ORDER BY seq LIMIT @scan)`,
-  ).join(' UNION ALL ');
+  const oldest = [...TERMINAL_STATES]
+    .map((state) => `SELECT * FROM (SELECT id, completed_at, workflow_id FROM tasks WHERE ${sqlStates([state])} ORDER BY seq LIMIT @scan)`)
+    .join(' UNION ALL ');
   const tasks = db
     .prepare(
       `
