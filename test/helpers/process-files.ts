@@ -37,3 +37,13 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Pids of the child processes of `pid`, over all its threads (`/proc/<pid>/task/<tid>/children`). */
+export function childPidsOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+    if (text) out.push(...text.split(/\s+/).map(Number));
+  }
+  return out;
+}

@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { http } from './http';
+import { childPidsOf } from './process-files';
 import { tempDir } from './temp-dir';
 
 /** A free TCP port on 127.0.0.1. */
@@ -105,15 +105,7 @@ export async function startServiceProcess(
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     },
-    workerPids: () => {
-      const pid = child.pid as number;
-      const out: number[] = [];
-      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-        const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-        if (text) out.push(...text.split(/\s+/).map(Number));
-      }
-      return out;
-    },
+    workerPids: () => childPidsOf(child.pid as number),
     stop: async (ms = 15_000) => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), ms);

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import { expect } from 'chai';
 import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
+import { childPidsOf, isAlive } from '../helpers/process-files';
 
 /**
  * Chaos, worker (issue 3, must show 1): SIGKILL the worker process running a 5 s task. The task is
@@ -31,23 +31,6 @@ describe('chaos: SIGKILL of the worker running a task', function () {
   });
 });
 
-/** Pids of this process's live child processes (Linux `/proc`). */
-function childPids(): number[] {
-  const pids: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // field 4 of /proc/<pid>/stat is the parent pid; the command name (field 2) may hold spaces
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') pids.push(Number(name));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return pids;
-}
-
 /**
  * The window between a worker process's death and the ping that sees its respawn (`workerPingMs`,
  * long here): comedy respawns the process behind the same actor reference at once, so an attempt
@@ -62,10 +45,11 @@ describe('chaos: a task submitted while a killed worker is being respawned', fun
   it('runs once, in the respawned process, after the ping has seen it', async () => {
     const dispatcher = s.scheduler.runtime.router.dispatcher!;
     const victim = (await dispatcher.ask('stats', null)).workers[0];
-    const before = new Set(childPids());
+    const children = () => childPidsOf(process.pid).filter(isAlive);
+    const before = new Set(children());
     process.kill(victim.pid, 'SIGKILL');
     // the respawned process is up (a new child of this process) before the task is submitted
-    for (let i = 0; i < 500 && childPids().every((p) => before.has(p)); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && children().every((p) => before.has(p)); i++) await new Promise((r) => setTimeout(r, 10));
     const { task_id } = await s.scheduler.service.submit({ task_type: 'sleep', payload: { ms: 5000 }, retry_delay_seconds: 0 });
     const t = await s.waitFor(task_id, terminal, 30_000);
     expect(t).to.include({ status: 'SUCCEEDED', attempts: 1 });
