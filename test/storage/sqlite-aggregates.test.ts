@@ -7,7 +7,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { openConnection } from '../../src/storage/sqlite/connection';
+import { prepareAggregates } from '../../src/storage/sqlite/ops/aggregates';
 import { newTask, PARTITIONS, T0 } from './fixtures';
+
+/** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNices(): number[] {
+  return fs.readdirSync('/proc/self/task').map((tid) => {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
 
 describe('SqliteStore aggregate reads (own thread)', () => {
   let dir: string;
@@ -38,11 +48,7 @@ describe('SqliteStore aggregate reads (own thread)', () => {
   it('runs its thread at a lower priority (nice 10) than the event loop and the writer', async function () {
     if (process.platform !== 'linux') this.skip();
     await store.countByState(); // the thread starts at the first read
-    const nice = fs.readdirSync('/proc/self/task').map((tid) => {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    });
-    expect(nice).to.include(10);
+    expect(threadNices()).to.include(10);
     expect(os.getPriority()).to.equal(0);
   });
 
@@ -58,9 +64,36 @@ describe('SqliteStore aggregate reads (own thread)', () => {
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(15);
   });
 
+  it('counts a store wider than one window window by window, with the same answer as one snapshot', async () => {
+    await store.insertTasks(Array.from({ length: 20 }, (_, i) => newTask(`p-${i}`)));
+    await store.insertTasks(Array.from({ length: 9 }, (_, i) => newTask(`s-${i}`, { scheduledAt: T0 + 3_600_000 })));
+    for (const id of ['p-0', 'p-5', 'p-11']) await store.cancelTask(id, T0);
+    await store.insertTasks(Array.from({ length: 4 }, (_, i) => newTask(`q-${i}`)));
+    const db = openConnection(path.join(dir, 'scheduler.db'), { fileMustExist: true });
+    try {
+      // Windows of 3 seqs (so 12 of them) and one window wider than the store.
+      const windows = prepareAggregates(db, 3).countByState();
+      expect(windows).to.deep.equal(prepareAggregates(db, 1_000).countByState());
+      expect(windows).to.include({ PENDING: 21, SCHEDULED: 9, CANCELLED: 3 });
+      expect(windows).to.deep.equal(await store.countByState());
+    } finally {
+      db.close();
+    }
+  });
+
   it('counts waiting tasks per tenant', async () => {
     await store.insertTasks([newTask('t-1', { tenantId: 'x' }), newTask('t-2', { tenantId: 'x' }), newTask('t-3', { tenantId: 'y' })]);
     expect(await store.countWaitingByTenant()).to.deep.equal({ x: 2, y: 1 });
+  });
+
+  it('checkpoints the WAL from a thread of its own at normal priority, beside the niced scans', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const threads = fs.readdirSync('/proc/self/task').length;
+    await store.checkpoint(); // the checkpoint thread starts at the first checkpoint
+    expect(fs.readdirSync('/proc/self/task').length).to.be.greaterThan(threads);
+    expect(threadNices()).to.not.include(10); // not the scans' thread, which has not started
+    await store.countByState();
+    expect(threadNices()).to.include(10);
   });
 
   it('checkpoints the WAL from its own connection while the writer goes on (PASSIVE)', async () => {

@@ -42,7 +42,14 @@ describe('SqliteStore schema upgrade', () => {
     expect(await store.open(PARTITIONS)).to.deep.equal({
       from: 11,
       to: SCHEMA_VERSION,
-      applied: ['012-checkpoints', '013-concurrency-keys', '014-overflow', '015-attempt-logs', '016-member-instance'],
+      applied: [
+        '012-checkpoints',
+        '013-concurrency-keys',
+        '014-overflow',
+        '015-attempt-logs',
+        '016-member-instance',
+        '017-idempotency-key-expiry',
+      ],
     });
     expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
     const [claimed] = await store.claimTasks(['v11-a'], 'w', T0, 60_000);
@@ -74,6 +81,7 @@ describe('SqliteStore schema upgrade', () => {
         '014-overflow',
         '015-attempt-logs',
         '016-member-instance',
+        '017-idempotency-key-expiry',
       ],
     });
     const check = openConnection(file);
@@ -159,6 +167,7 @@ describe('SqliteStore schema upgrade', () => {
       '014-overflow',
       '015-attempt-logs',
       '016-member-instance',
+      '017-idempotency-key-expiry',
     ]);
   });
 });

@@ -2,12 +2,17 @@
  * SQLite-specific: a retention pass reads only the oldest PURGE_SCAN_FACTOR × `limit` finished
  * tasks of each state by submission order (no index on completed_at: see ops/purge-finished.ts),
  * so its cost does not grow with the number of finished tasks kept. What that costs: an expired
- * task submitted after that many others still kept waits until they expire.
+ * task submitted after that many others still kept waits until they expire. Idempotency keys are
+ * read through their expiry index (migration 017), oldest expiry first.
  */
 import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { PURGE_SCAN_FACTOR } from '../../src/storage/sqlite/ops/purge-finished';
-import { finishedTask, PARTITIONS, T0 } from './fixtures';
+import { openConnection } from '../../src/storage/sqlite/connection';
+import { finishedTask, newTask, PARTITIONS, T0 } from './fixtures';
 
 describe('SqliteStore purgeFinished: bounded scan of the oldest finished tasks', () => {
   let store: SqliteStore;
@@ -44,5 +49,29 @@ describe('SqliteStore purgeFinished: bounded scan of the oldest finished tasks',
     }
     expect(purged).to.equal(ids.length + 1);
     for (const id of [...ids, 'ps-dead']) expect(await store.getTask(id), id).to.equal(null);
+  });
+
+  it('deletes released idempotency keys oldest expiry first, whatever their tenant and key order', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'purge-keys-'));
+    const file = path.join(dir, 'scheduler.db');
+    const keyed = new SqliteStore(file);
+    try {
+      await keyed.open(PARTITIONS);
+      const task = (id: string, key: string, expiresAt: number) =>
+        newTask(id, { idempotencyKey: key, idempotency: { requestHash: `h-${key}`, expiresAt } });
+      // Primary-key order (tenant, key) is a, m, z; expiry order is z, a, m.
+      await keyed.insertTasks([task('k-a', 'a', T0 + 200), task('k-m', 'm', T0 + 300), task('k-z', 'z', T0 + 100)]);
+      expect((await keyed.purgeFinished(T0, T0 + 1_000, 1)).idempotencyKeys).to.equal(1);
+      expect((await keyed.purgeFinished(T0, T0 + 1_000, 1)).idempotencyKeys).to.equal(1);
+      const db = openConnection(file, { fileMustExist: true });
+      try {
+        expect(db.prepare('SELECT key FROM idempotency_keys').pluck().all()).to.deep.equal(['m']);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await keyed.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

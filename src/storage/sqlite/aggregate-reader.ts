@@ -27,8 +27,14 @@ export class ThreadAggregateReader implements AggregateReader {
   private readonly running = new Map<AggregateName, Promise<unknown>>();
   private readonly next = new Map<AggregateName, Promise<unknown>>();
 
-  /** @param file the database file (already migrated); its thread starts at the first read */
-  constructor(private readonly file: string) {}
+  /**
+   * @param file the database file (already migrated); its thread starts at the first read
+   * @param nice the thread's nice value (default 10: background scans; 0 for the checkpoints)
+   */
+  constructor(
+    private readonly file: string,
+    private readonly nice?: number,
+  ) {}
 
   countByState(): Promise<Record<TaskState, number>> {
     return this.shared('countByState') as Promise<Record<TaskState, number>>;
@@ -75,7 +81,11 @@ export class ThreadAggregateReader implements AggregateReader {
 
   private request(op: AggregateName, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('store is not open'));
-    this.rpc ??= new ThreadRpc(path.join(__dirname, 'aggregate-thread-main.js'), { file: this.file }, 'SQLite aggregate reads');
+    this.rpc ??= new ThreadRpc(
+      path.join(__dirname, 'aggregate-thread-main.js'),
+      this.nice === undefined ? { file: this.file } : { file: this.file, nice: this.nice },
+      'SQLite aggregate reads',
+    );
     return this.rpc.request(op, args);
   }
 }

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AttemptRecord, ClaimedTask, DueEntry, NewTask, TaskRecord, TaskState } from '../../domain/task';
 import {
@@ -12,7 +10,6 @@ import {
   OrphanedAttempt,
   SchemaChange,
   Store,
-  StoreConfigError,
   TaskListQuery,
   TaskPage,
   UpdateWaitingChanges,
@@ -22,9 +19,8 @@ import {
   WorkflowPage,
 } from '../store';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
-import { openConnection } from './connection';
+import { openStoreFile } from './open-store-file';
 import { InProcessWriter } from './in-process-writer';
-import { migrate, SCHEMA_VERSION } from './migrations';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
 import { DueReader, InProcessDueReader, ThreadDueReader } from './due-reader';
@@ -34,7 +30,6 @@ import { StoreHealth } from '../store-health';
 import { assertSameFile, FileIdentity, identityOf } from './store-faults';
 import { FileWatch } from './file-watch';
 import { GuardedWriter } from './guarded-writer';
-import { openRefusalOf } from './store-preflight';
 import { prepareReadStatements, ReadStatements } from './read-statements';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
@@ -81,6 +76,8 @@ export class SqliteStore implements Store {
   private readonly clock: Clock;
   private writer: GuardedWriter | null = null;
   private aggregates: AggregateReader | null = null;
+  /** File stores: a second aggregate thread, at normal priority, that only checkpoints. */
+  private checkpoints: AggregateReader | null = null;
   /** The partition owners' window reads: their own thread for file stores (see due-reader.ts). */
   private dueReads: DueReader | null = null;
   private reads: ReadStatements | null = null;
@@ -98,30 +95,7 @@ export class SqliteStore implements Store {
 
   async open(partitions: number): Promise<SchemaChange | null> {
     const inMemory = this.file === ':memory:';
-    if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
-    let db: Database.Database;
-    try {
-      db = openConnection(this.file);
-    } catch (err) {
-      throw openRefusalOf(err, this.file);
-    }
-    let change: SchemaChange | null = null;
-    try {
-      const from = db.pragma('user_version', { simple: true }) as number;
-      const applied = migrate(db);
-      if (applied.length > 0) change = { from, to: SCHEMA_VERSION, applied };
-      const stored = db.prepare(`SELECT value FROM meta WHERE key = 'partitions'`).pluck().get() as string | undefined;
-      if (stored === undefined) {
-        db.prepare(`INSERT INTO meta (key, value) VALUES ('partitions', ?)`).run(String(partitions));
-      } else if (Number(stored) !== partitions) {
-        throw new StoreConfigError(
-          `invalid configuration: partitions (env PARTITIONS): the store ${this.file} was created with ${stored} partitions, not ${partitions}`,
-        );
-      }
-    } catch (err) {
-      db.close();
-      throw openRefusalOf(err, this.file);
-    }
+    const { db, change } = openStoreFile(this.file, partitions);
     this.db = db;
     const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
     const threads = !inMemory && (this.options.writerThread ?? true);
@@ -129,6 +103,7 @@ export class SqliteStore implements Store {
     const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
+    this.checkpoints = threads ? new ThreadAggregateReader(this.file, 0) : null;
     this.dueReads = threads ? new ThreadDueReader(this.file) : new InProcessDueReader(db);
     this.reads = prepareReadStatements(db);
     if (identity) {
@@ -149,23 +124,25 @@ export class SqliteStore implements Store {
     if (!this.db) return;
     await this.watch?.stop();
     this.watch = null;
-    const { db, writer, aggregates, dueReads } = this;
+    const { db, writer, aggregates, checkpoints, dueReads } = this;
     this.db = null;
     this.writer = null;
     this.aggregates = null;
+    this.checkpoints = null;
     this.dueReads = null;
     this.reads = null;
-    await Promise.all([writer?.close(), aggregates?.close(), dueReads?.close()]);
+    await Promise.all([writer?.close(), aggregates?.close(), checkpoints?.close(), dueReads?.close()]);
     db.close();
   }
 
   /**
-   * A PASSIVE WAL checkpoint on the aggregate-reads thread, so that the writer never carries one
-   * inside a commit (bootstrap calls it every second; a no-op for stores writing in process).
+   * A PASSIVE WAL checkpoint on a thread of its own at normal priority, so that the writer never
+   * carries one inside a commit and none waits behind a scan of the (niced) aggregate thread
+   * (bootstrap calls it every second; a no-op for stores writing in process).
    */
   async checkpoint(): Promise<void> {
     if (this.health.fault) return; // nothing to copy into a file that is gone or full
-    await this.agg.checkpoint().catch((err: unknown) => {
+    await (this.checkpoints ?? this.agg).checkpoint().catch((err: unknown) => {
       throw this.w.failed(err);
     });
   }

@@ -16,8 +16,11 @@ import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 import { assertSameFile, FileIdentity } from './store-faults';
 
-/** WAL pages (4 KiB) after which the writer checkpoints itself: ~400 MiB, if the checkpointer stalls. */
-const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
+/**
+ * WAL frames (4 KiB pages) after which the writer checkpoints itself, after a commit: 64 MiB, the
+ * size the WAL file is cut back to (connection.ts).
+ */
+const WRITER_AUTOCHECKPOINT_PAGES = 16_384;
 
 interface Request {
   id: number;
@@ -29,9 +32,15 @@ const port = parentPort;
 if (port) {
   const { file, identity } = workerData as { file: string; identity: FileIdentity | null };
   const db = openConnection(file, { fileMustExist: true });
-  // Checkpoints run on the aggregate-reads thread (SqliteStore.checkpoint, every second from
-  // bootstrap): one carried out inside a commit holds that commit (and every caller waiting on
-  // it) for the whole copy. This automatic one is only a safety net.
+  // The copying is done by the checkpoint thread (SqliteStore.checkpoint, every second from
+  // bootstrap): a checkpoint carried out here holds the next commit (and every caller waiting on
+  // it) for the whole copy. But SQLite starts the WAL over only when a write transaction begins
+  // with every frame copied back, and under steady writes some commit always lands while another
+  // thread's checkpoint runs, so the WAL grew (to 245 MB in 20 minutes of the soak at 6,760
+  // tasks/s); reads slow down as it grows ("the time needed to check the WAL file is proportional
+  // to the size of the WAL file", sqlite.org/wal.html). Past 64 MiB the writer checkpoints
+  // itself: only the frames written since the thread's last pass are left to copy, and no commit
+  // can land in between, so the next transaction starts the WAL over.
   db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const ops = prepareWriteOps(db);
   const commit = new GroupCommit(db, identity ? { afterCommit: () => assertSameFile(file, identity) } : {});

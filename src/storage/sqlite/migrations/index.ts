@@ -16,6 +16,7 @@ import * as m013 from './013-concurrency-keys';
 import * as m014 from './014-overflow';
 import * as m015 from './015-attempt-logs';
 import * as m016 from './016-member-instance';
+import * as m017 from './017-idempotency-key-expiry';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '014-overflow', ...m014 },
   { name: '015-attempt-logs', ...m015 },
   { name: '016-member-instance', ...m016 },
+  { name: '017-idempotency-key-expiry', ...m017 },
 ];
 
 /** The schema version this build migrates to (`PRAGMA user_version` after {@link migrate}). */

@@ -1,12 +1,18 @@
 /**
  * Aggregate reads (no writes) — scans whose cost grows with the table, so a file store runs them
  * on their own thread (aggregate-reader.ts), never on the event loop that serves HTTP and actors.
- * countByState — inputs: none. Output: task count per state (every state present, 0 when none),
- * from one read transaction (a consistent snapshot): `COUNT(*)` of the table, which SQLite answers
- * by walking the pages of its smallest index and adding their cell counts without decoding a row,
- * and a range count on `tasks_state_seq` for every state but the one that was largest at the last
- * call, whose count is the difference. Cost: the page walk plus the entries of the smaller states,
- * well under one `GROUP BY state`, which decodes every index entry.
+ * countByState — inputs: none. Output: task count per state (every state present, 0 when none).
+ * A store whose `seq` range spans at most `COUNT_WINDOW_SEQS` is counted in one read transaction
+ * (a consistent snapshot): `COUNT(*)` of the table, which SQLite answers by walking the pages of
+ * its smallest index and adding their cell counts without decoding a row, and a range count on
+ * `tasks_state_seq` for every state but the one that was largest at the last call, whose count is
+ * the difference. A larger store is counted window by window of `seq` (a range count per state on
+ * `tasks_state_seq`, each window its own short read transaction), because a read transaction
+ * pins the WAL: while it lasts no checkpoint copies past its snapshot and the WAL cannot restart,
+ * so one count of 26 million tasks (seconds, on a thread at nice 10) let the WAL grow by
+ * everything written meanwhile. Each window is exact at its own moment; a task that changes
+ * state while the count runs may be counted in both states or neither (a gauge's error, at most
+ * the transitions made during the count).
  * countWaitingByTenant — inputs: none. Output: tenant → tasks SCHEDULED, PENDING, RETRYING or
  * BLOCKED (the backpressure caps' counts; tenants with none are absent). One statement.
  * auditScan — see audit.ts.
@@ -21,7 +27,14 @@ import { DEPTH_STATES } from '../../../domain/state-machine';
 import { sqlStates } from '../../sql/state-sql';
 import { prepareAuditScan } from './audit';
 
-export function prepareAggregates(db: Database.Database) {
+/** Widest `seq` range counted in one read transaction (so at most this many index entries each). */
+export const COUNT_WINDOW_SEQS = 250_000;
+
+/**
+ * @param db a connection to a migrated store
+ * @param countWindowSeqs widest `seq` range a count reads in one transaction (tests make it small)
+ */
+export function prepareAggregates(db: Database.Database, countWindowSeqs: number = COUNT_WINDOW_SEQS) {
   const auditScan = prepareAuditScan(db);
   const total = db.prepare(`SELECT COUNT(*) FROM tasks`).pluck();
   const inState = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state = ?`).pluck();
@@ -39,11 +52,30 @@ export function prepareAggregates(db: Database.Database) {
     largest = TASK_STATES.reduce((a, b) => (out[b] > out[a] ? b : a), largest);
     return out;
   });
+  // Two statements: SQLite reads one MIN or MAX from the end of the b-tree, but not both at once.
+  const minSeq = db.prepare(`SELECT MIN(seq) FROM tasks`).pluck();
+  const maxSeq = db.prepare(`SELECT MAX(seq) FROM tasks`).pluck();
+  const inStateWindow = db.prepare(`SELECT COUNT(*) FROM tasks WHERE state = ? AND seq >= ? AND seq < ?`).pluck();
+  const countWindow = db.transaction((from: number, to: number, out: Record<TaskState, number>): void => {
+    for (const s of TASK_STATES) out[s] += inStateWindow.get(s, from, to) as number;
+  });
+  /** Window by window of `seq`, each its own read transaction (see the header). */
+  const countByWindows = (lo: number, hi: number): Record<TaskState, number> => {
+    const out = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+    let from = lo;
+    for (; from <= hi; from += countWindowSeqs) countWindow(from, from + countWindowSeqs, out);
+    // Tasks added since the range was read (a few seconds' worth): one open-ended window.
+    countWindow(from, Number.MAX_SAFE_INTEGER, out);
+    return out;
+  };
   const waiting = db.prepare(`
     SELECT tenant_id, COUNT(*) AS n FROM tasks WHERE ${sqlStates(DEPTH_STATES)} GROUP BY tenant_id`);
   return {
     countByState(): Record<TaskState, number> {
-      return countSnapshot();
+      const lo = minSeq.get() as number | null;
+      const hi = maxSeq.get() as number | null;
+      if (lo === null || hi === null || hi - lo < countWindowSeqs) return countSnapshot();
+      return countByWindows(lo, hi);
     },
     countWaitingByTenant(): Record<string, number> {
       return Object.fromEntries((waiting.all() as Array<{ tenant_id: string; n: number }>).map((r) => [r.tenant_id, r.n]));

@@ -13,8 +13,8 @@
  * writer's transaction (measured: ~0.18 s per million finished tasks; 25 million in a one-hour
  * soak stalled every write ~5 s once a minute). So a finished task is purged once it has expired
  * and is among those oldest; one submitted after many others that finished later (scheduled far
- * ahead, or of a long workflow) waits until those expire or go. Keys are found by a scan of
- * `idempotency_keys` (no index on `expires_at`).
+ * ahead, or of a long workflow) waits until those expire or go. Keys are found oldest expiry
+ * first through `idempotency_keys_expires` (migration 017), reading only the expired ones.
  * Workflows: tasks of a RUNNING workflow are kept (a replay may still need their results); a
  * finished workflow completed before `before` is deleted (up to `limit`); a purged task takes its
  * dependency edges with it.
@@ -53,7 +53,8 @@ export function preparePurgeFinished(
       SELECT seq FROM workflows WHERE status <> 'RUNNING' AND completed_at < ? LIMIT ?)`);
   const keys = db.prepare(`
     DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
-      SELECT tenant_id, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`);
+      SELECT tenant_id, key FROM idempotency_keys INDEXED BY idempotency_keys_expires
+      WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`);
   return (before, now, limit) => {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return { tasks: 0, idempotencyKeys: 0 };
