@@ -30,10 +30,12 @@ export class ThreadAggregateReader implements AggregateReader {
   /**
    * @param file the database file (already migrated); its thread starts at the first read
    * @param nice the thread's nice value (default 10: background scans; 0 for the checkpoints)
+   * @param label names the thread in its errors (default "SQLite aggregate reads")
    */
   constructor(
     private readonly file: string,
     private readonly nice?: number,
+    private readonly label = 'SQLite aggregate reads',
   ) {}
 
   countByState(): Promise<Record<TaskState, number>> {
@@ -84,7 +86,7 @@ export class ThreadAggregateReader implements AggregateReader {
     this.rpc ??= new ThreadRpc(
       path.join(__dirname, 'aggregate-thread-main.js'),
       this.nice === undefined ? { file: this.file } : { file: this.file, nice: this.nice },
-      'SQLite aggregate reads',
+      this.label,
     );
     return this.rpc.request(op, args);
   }

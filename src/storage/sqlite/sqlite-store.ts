@@ -103,7 +103,7 @@ export class SqliteStore implements Store {
     const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
-    this.checkpoints = threads ? new ThreadAggregateReader(this.file, 0) : null;
+    this.checkpoints = threads ? new ThreadAggregateReader(this.file, 0, 'SQLite checkpoints') : null;
     this.dueReads = threads ? new ThreadDueReader(this.file) : new InProcessDueReader(db);
     this.reads = prepareReadStatements(db);
     if (identity) {
