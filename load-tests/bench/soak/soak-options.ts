@@ -35,6 +35,9 @@ exactly one.
   --workflow-width N      tasks per layer (default 4; fan-in 2)
   --lag-sample N          steady tasks read back per sample interval for their dispatch lag (default 200)
   --tolerance F           allowed relative change of the verdict's figures (default 0.10)
+  --retention-min M       the service's resultRetentionMs in minutes: finished tasks older than M
+                          are deleted by its maintenance pass every minute, so the store stops
+                          growing (default: the service's own, 7 days: the store grows all hour)
   --timeout S             overall bound in seconds (default: duration + 15 min)
   --workers N             WORKERS for the service (default: the service's config)
   --worker-concurrency N  WORKER_CONCURRENCY (default: the service's config)
@@ -67,6 +70,8 @@ export interface SoakOptions extends ServiceFlags {
   workflowWidth: number;
   lagSample: number;
   tolerance: number;
+  /** The service's resultRetentionMs (null: its default). */
+  retentionMs: number | null;
   cpuProfDir: string | null;
   history: string;
 }
@@ -99,6 +104,7 @@ export function parseSoakOptions(argv: string[]): SoakOptions | null {
     'workflow-width',
     'lag-sample',
     'tolerance',
+    'retention-min',
   ];
   const v = parseFlags(argv, strings, ['keep-tmp']);
   if (v === null) return null;
@@ -129,6 +135,7 @@ export function parseSoakOptions(argv: string[]): SoakOptions | null {
     workflowWidth: int(v, 'workflow-width', 4, 1, 100),
     lagSample: int(v, 'lag-sample', 200, 1, 100_000),
     tolerance: num(v, 'tolerance', 0.1, 0, 10),
+    retentionMs: str(v, 'retention-min') === undefined ? null : num(v, 'retention-min', 0, 1, 7 * 24 * 60) * MIN,
     cpuProfDir: cpuProfDir(v),
     history: path.join(RESULTS_DIR, 'soak-runs.jsonl'),
   };

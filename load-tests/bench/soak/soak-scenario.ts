@@ -6,7 +6,7 @@
  * the report; only harness errors throw.
  */
 import { performance } from 'node:perf_hooks';
-import { readRuns } from '../cron/cron-api';
+import { FireRun, readRuns } from '../cron/cron-api';
 import { loadavgs } from '../results-file';
 import { checkAborted, run, sleep } from '../run-control';
 import { round } from '../stats';
@@ -147,6 +147,25 @@ export async function soakScenario(ss: SoakService, o: SoakOptions): Promise<Rec
     }
   })();
 
+  // Cron fire records: with --retention-min the service deletes those older than the retention,
+  // so they are read every half retention (at most every 5 min) and kept here by instant.
+  const fires = new Map<string, FireRun>();
+  const fireThrottle = { retried: 0 };
+  const readFires = async () => {
+    for (const id of cronIds)
+      for (const r of (await readRuns(control, id, startWall, fireThrottle)).runs) fires.set(`${id}/${r.fire_time}`, r);
+  };
+  const fireLoop = (async () => {
+    if (o.retentionMs === null) return;
+    const every = Math.min(o.retentionMs / 2, 5 * 60_000);
+    for (let k = 1; ; k++) {
+      const at = t0 + k * every;
+      if (at >= endAt) return;
+      await sleep(at - performance.now());
+      await readFires();
+    }
+  })();
+
   let workflows = 0;
   const workflowLoop = (async () => {
     if (o.workflowEveryMs <= 0) return;
@@ -195,7 +214,7 @@ export async function soakScenario(ss: SoakService, o: SoakOptions): Promise<Rec
     );
   }
   await steady.stop();
-  await Promise.all([floodLoop, workflowLoop]);
+  await Promise.all([floodLoop, workflowLoop, fireLoop]);
   await lag.readBack(lagClient, [...closed, ...lag.rotate()]);
   out.load = {
     steady: steady.summary(),
@@ -211,12 +230,10 @@ export async function soakScenario(ss: SoakService, o: SoakOptions): Promise<Rec
   const acked = book.acknowledgedByKind();
   const cronCreated: string[] = [];
   const cronOutcomes: Record<string, number> = {};
-  for (const id of cronIds) {
-    const { runs } = await readRuns(control, id, startWall, { retried: 0 });
-    for (const r of runs) {
-      cronOutcomes[r.outcome] = (cronOutcomes[r.outcome] ?? 0) + 1;
-      if (r.outcome !== 'skipped' && r.task_id) cronCreated.push(r.task_id);
-    }
+  await readFires();
+  for (const r of fires.values()) {
+    cronOutcomes[r.outcome] = (cronOutcomes[r.outcome] ?? 0) + 1;
+    if (r.outcome !== 'skipped' && r.task_id) cronCreated.push(r.task_id);
   }
   acked.cron = cronCreated.length;
   const drainT0 = performance.now();

@@ -44,7 +44,8 @@ export class SoakService {
     fs.writeFileSync(handler, handlerSource(this.effectsDir));
     const handlers = Object.fromEntries(KINDS.map((k) => [taskType(k), handler]));
     this.configPath = path.join(tmpDir, 'scheduler-config.json');
-    fs.writeFileSync(this.configPath, `${JSON.stringify({ handlers }, null, 2)}\n`);
+    const retention = o.retentionMs === null ? {} : { resultRetentionMs: o.retentionMs };
+    fs.writeFileSync(this.configPath, `${JSON.stringify({ handlers, ...retention }, null, 2)}\n`);
   }
 
   /** Creates the temp dir, handler and config on a free port; nothing runs until start(). */
