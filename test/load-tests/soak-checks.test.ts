@@ -89,6 +89,12 @@ describe('bench-soak: the verdict', () => {
       floodEveryMs: 120_000,
       rate: null,
       logLevel: 'warn',
+      retentionMs: null,
     });
+  });
+
+  it('--retention-min gives the service a retention in ms, at least one minute', () => {
+    expect(parseSoakOptions(['--retention-min', '5'])?.retentionMs).to.equal(300_000);
+    expect(() => parseSoakOptions(['--retention-min', '0.5'])).to.throw(UsageError, /retention-min/);
   });
 });
