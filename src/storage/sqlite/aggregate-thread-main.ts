@@ -20,7 +20,7 @@ import { threadErrorOf } from './thread-errors';
 
 /**
  * Page cache of this thread's connection (KiB, SQLite's negative `cache_size`): 2 MiB, not the
- * 64 MiB of the others (connection.ts). Its counts stream through an index once and the
+ * writer's 64 MiB (connection.ts). Its counts stream through an index once and the
  * checkpoints copy WAL frames: neither reads a page twice. Measured on 5 million tasks: a count
  * filled the 64 MiB cache (the process's RSS +66 MB) and took 272–284 ms either way.
  */
@@ -37,8 +37,7 @@ if (port) {
   } catch {
     // not permitted or not supported: normal priority
   }
-  const db = openConnection(file, { fileMustExist: true });
-  db.pragma(`cache_size = -${AGGREGATE_CACHE_KIB}`);
+  const db = openConnection(file, { fileMustExist: true, cacheKib: AGGREGATE_CACHE_KIB });
   const ops = prepareAggregates(db);
   port.on('message', (req: { id: number; op: AggregateName | 'close'; args?: unknown[] }) => {
     if (req.op === 'close') {

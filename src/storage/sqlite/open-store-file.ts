@@ -12,14 +12,27 @@ import { migrate, SCHEMA_VERSION } from './migrations';
 import { openRefusalOf } from './store-preflight';
 
 /**
+ * Page cache (KiB) of the main connection once the writer has its own thread: 16 MiB. It then
+ * only reads (a task, a workflow, a cron, expired leases: point reads and short index ranges);
+ * the writer keeps 64 MiB (connection.ts). Migrations run before, with the full 64 MiB.
+ */
+export const MAIN_READS_CACHE_KIB = 16384;
+
+/**
  * Opens, migrates and checks the store at `file` (`:memory:` for tests; a file's folder is created
  * if missing: the service checks the path before, store-preflight.ts).
  * @param partitions the configured partition count; recorded in `meta` when the store is new
+ * @param options.readsCacheKib page cache (KiB) the connection keeps after the migrations; unset,
+ *   it keeps the 64 MiB of a connection that writes
  * @returns the open connection and the schema change applied (null when none)
  * @throws StoreConfigError when the store was created with another partition count, is newer than
  *   this build, or cannot be used (corrupt, not a database, not writable: openRefusalOf)
  */
-export function openStoreFile(file: string, partitions: number): { db: Database.Database; change: SchemaChange | null } {
+export function openStoreFile(
+  file: string,
+  partitions: number,
+  options: { readsCacheKib?: number } = {},
+): { db: Database.Database; change: SchemaChange | null } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   let db: Database.Database;
   try {
@@ -39,6 +52,7 @@ export function openStoreFile(file: string, partitions: number): { db: Database.
         `invalid configuration: partitions (env PARTITIONS): the store ${file} was created with ${stored} partitions, not ${partitions}`,
       );
     }
+    if (options.readsCacheKib !== undefined) db.pragma(`cache_size = -${Math.round(options.readsCacheKib)}`);
     return { db, change };
   } catch (err) {
     db.close();

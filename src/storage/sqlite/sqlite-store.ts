@@ -19,7 +19,7 @@ import {
   WorkflowPage,
 } from '../store';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
-import { openStoreFile } from './open-store-file';
+import { MAIN_READS_CACHE_KIB, openStoreFile } from './open-store-file';
 import { InProcessWriter } from './in-process-writer';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
@@ -95,10 +95,10 @@ export class SqliteStore implements Store {
 
   async open(partitions: number): Promise<SchemaChange | null> {
     const inMemory = this.file === ':memory:';
-    const { db, change } = openStoreFile(this.file, partitions);
+    const threads = !inMemory && (this.options.writerThread ?? true);
+    const { db, change } = openStoreFile(this.file, partitions, threads ? { readsCacheKib: MAIN_READS_CACHE_KIB } : {});
     this.db = db;
     const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
-    const threads = !inMemory && (this.options.writerThread ?? true);
     const afterCommit = identity ? () => assertSameFile(this.file, identity) : undefined;
     const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
