@@ -79,6 +79,16 @@ describe('bench-soak: the verdict', () => {
     expect(v.figures_pass).to.equal(false);
   });
 
+  it('gives each window the largest V8 heap committed of its samples, and null when the scrapes had none', () => {
+    const withHeap = [
+      { ...sample(70, 300, 10), main_heap_total_mb: 250.5 },
+      { ...sample(80, 310, 10), main_heap_total_mb: 262 },
+      { ...sample(90, 305, 10), main_heap_total_mb: null },
+    ];
+    expect(windowFigures(withHeap, [], [], start, 60_000, 120_000).main_heap_total_mb).to.equal(262);
+    expect(windowFigures([sample(70, 300, 10)], [], [], start, 60_000, 120_000).main_heap_total_mb).to.equal(null);
+  });
+
   it('refuses a warm-up and window longer than the run', () => {
     expect(() => parseSoakOptions(['--duration', '5', '--warmup', '3', '--flood-every', '3'])).to.throw(UsageError, /exceeds --duration/);
     const o = parseSoakOptions(['--duration', '6', '--warmup', '2', '--flood-every', '2']);

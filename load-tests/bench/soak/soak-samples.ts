@@ -1,7 +1,7 @@
 /**
  * What the soak samples: one /metrics scrape read for the soak's series (terminal tasks by task
  * type and status, depth by state, tenant S's dispatch-lag histogram, the event-loop delay since
- * the previous scrape, the main process's V8 heap in use), the process tree's RSS from /proc, the store's file sizes, and the
+ * the previous scrape, the main process's V8 heap in use and committed), the process tree's RSS from /proc, the store's file sizes, and the
  * read-back of a random sample of the steady tenant's tasks per interval (dispatch lag =
  * started_at − due_at, exact to the ms).
  */
@@ -28,6 +28,12 @@ export interface SoakScrape {
   /** V8 heap in use and external memory of the main process (bytes; null when absent). */
   heapUsedBytes: number | null;
   externalBytes: number | null;
+  /**
+   * V8 heap committed by the main thread's isolate (bytes; null when absent): pages it holds from
+   * the OS whether in use or not. Main RSS minus this is memory outside that heap (SQLite's page
+   * caches, the store threads' own isolates, allocator arenas, code).
+   */
+  heapTotalBytes: number | null;
 }
 
 /** Scrapes /metrics. @throws Error when it does not answer 200 */
@@ -45,6 +51,7 @@ export async function scrapeSoak(client: HttpClient): Promise<SoakScrape> {
     workerKills: 0,
     heapUsedBytes: null,
     externalBytes: null,
+    heapTotalBytes: null,
   };
   for (const { name, labels, value } of samples) {
     if (name === 'scheduler_tasks_completed_total') {
@@ -57,6 +64,7 @@ export async function scrapeSoak(client: HttpClient): Promise<SoakScrape> {
     else if (name === 'scheduler_worker_kills_total') out.workerKills += value;
     else if (name === 'scheduler_nodejs_heap_size_used_bytes') out.heapUsedBytes = value;
     else if (name === 'scheduler_nodejs_external_memory_bytes') out.externalBytes = value;
+    else if (name === 'scheduler_nodejs_heap_size_total_bytes') out.heapTotalBytes = value;
   }
   out.lagS = histogramBuckets(
     samples.filter((s) => s.labels.tenant === 'S'),

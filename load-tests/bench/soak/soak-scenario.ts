@@ -199,6 +199,7 @@ export async function soakScenario(ss: SoakService, o: SoakOptions): Promise<Rec
       event_loop_max_ms: s.eventLoopMaxMs === null ? null : (round(s.eventLoopMaxMs, 1) as number),
       main_heap_used_mb: s.heapUsedBytes === null ? null : round(s.heapUsedBytes / MB, 1),
       main_external_mb: s.externalBytes === null ? null : round(s.externalBytes / MB, 1),
+      main_heap_total_mb: s.heapTotalBytes === null ? null : round(s.heapTotalBytes / MB, 1),
       wal_mb: round(files.wal_bytes / MB, 2) as number,
       db_mb: round(files.db_bytes / MB, 2) as number,
       steady_lag_p99_ms_prev_interval: recLags.length ? recLags[Math.min(recLags.length - 1, Math.ceil(0.99 * recLags.length) - 1)] : null,

@@ -45,6 +45,8 @@ export interface WindowFigures {
   event_loop_max_ms: number | null;
   /** The main process's V8 heap in use, largest sample (MB): a JS leak shows here, the SQLite page caches do not. */
   main_heap_used_mb: number | null;
+  /** The main isolate's V8 heap committed, largest sample (MB): main RSS minus this is outside that heap. */
+  main_heap_total_mb: number | null;
   db_mb_at_end: number | null;
 }
 
@@ -93,6 +95,7 @@ export function windowFigures(
     ),
     event_loop_max_ms: round(max(ss.map((s) => s.event_loop_max_ms))),
     main_heap_used_mb: max(ss.map((s) => (typeof s.main_heap_used_mb === 'number' ? s.main_heap_used_mb : null))),
+    main_heap_total_mb: max(ss.map((s) => (typeof s.main_heap_total_mb === 'number' ? s.main_heap_total_mb : null))),
     db_mb_at_end: ss.length ? ss[ss.length - 1].db_mb : null,
   };
 }
