@@ -4,6 +4,7 @@ import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt, Watchdog
 import type { WorkerPool, WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { Config } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
+import { StoreUnavailableError } from '../../src/domain/errors';
 import { ClaimedTask } from '../../src/domain/task';
 import { AttemptCompletion, OrphanedAttempt, Store } from '../../src/storage/store';
 import { StoreHealth } from '../../src/storage/store-health';
@@ -36,7 +37,11 @@ function running(id: string, workerId: string, startedAt: number, attempt = 1): 
 }
 
 /** A watchdog over a fake host and store (leaseMs 1,000: sweep every 500 ms; grace 200: check every 100 ms). */
-function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
+function fixture(
+  expired: OrphanedAttempt[] = [],
+  hasExternal = false,
+  over: { findExpiredLeases?: () => Promise<OrphanedAttempt[]>; log?: pino.Logger } = {},
+) {
   const clock = new ManualClock();
   const run = new Map<string, RunningAttempt>();
   const killed: string[] = [];
@@ -64,7 +69,7 @@ function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
   const health = new StoreHealth();
   const extended: Array<{ items: Array<{ taskId: string; attempt: number }>; until: number }> = [];
   const store = {
-    findExpiredLeases: async () => expired,
+    findExpiredLeases: over.findExpiredLeases ?? (async () => expired),
     health,
     heartbeatAttempts: async (items: Array<{ taskId: string; attempt: number }>, until: number) => {
       extended.push({ items, until });
@@ -72,7 +77,7 @@ function fixture(expired: OrphanedAttempt[] = [], hasExternal = false) {
     },
   } as unknown as Store;
   const config = { leaseMs: 1000, timeoutGraceMs: 200 } as Config;
-  const watchdog = new AttemptWatchdog({ clock, config, store, log: pino({ level: 'silent' }) }, host);
+  const watchdog = new AttemptWatchdog({ clock, config, store, log: over.log ?? pino({ level: 'silent' }) }, host);
   return { clock, run, killed, finished, orphans, extended, watchdog, unwritten, health, drain: () => (draining = true) };
 }
 
@@ -271,6 +276,31 @@ describe('AttemptWatchdog (manual clock)', () => {
     f.clock.advance(500);
     await flush();
     expect(f.killed).to.deep.equal(['worker-1']); // a lease expired one lease after the fault is judged again
+    f.watchdog.stop();
+  });
+
+  it('a sweep whose read meets a store fault begun after its check logs nothing (the fault is logged once elsewhere); another error is logged; both re-arm', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as { level: number; msg: string }) });
+    let error: Error = new StoreUnavailableError('connection_lost', 'postgres://db', 'Connection terminated unexpectedly', true);
+    let reads = 0;
+    const f = fixture([], false, {
+      log,
+      findExpiredLeases: async () => {
+        reads++;
+        throw error;
+      },
+    });
+    f.watchdog.start();
+    f.clock.advance(500);
+    await flush();
+    expect(reads).to.equal(1);
+    expect(lines).to.deep.equal([]);
+    error = new Error('disk I/O error');
+    f.clock.advance(500);
+    await flush();
+    expect(reads).to.equal(2);
+    expect(lines.map((l) => [l.level, l.msg])).to.deep.equal([[50, 'lease sweep failed']]);
     f.watchdog.stop();
   });
 

@@ -275,7 +275,8 @@ export class AttemptWatchdog {
             );
           }
         } catch (err) {
-          log.error({ err }, 'lease sweep failed');
+          // A fault that began after the check above: the store's health logs it once (no stack).
+          if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'lease sweep failed');
         } finally {
           if (!this.host.draining()) this.armLeaseSweep();
         }

@@ -1,4 +1,5 @@
 import { storeUnavailable } from '../../storage/store-health';
+import { StoreUnavailableError } from '../../domain/errors';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import type { TimerHandle } from '../../domain/clock';
 import { lostAttemptCompletion } from '../../domain/lost-attempt';
@@ -100,7 +101,8 @@ export class ExternalAttempts {
       try {
         await this.sweep();
       } catch (err) {
-        this.deps.log.error({ err }, 'external lease sweep failed');
+        // A store fault is logged once by the store's health (no stack); the next sweep tries again.
+        if (!(err instanceof StoreUnavailableError)) this.deps.log.error({ err }, 'external lease sweep failed');
       }
       this.armSweep();
     }, every);
