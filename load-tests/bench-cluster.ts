@@ -53,6 +53,7 @@ import {
   sideEffectHandlerSource,
   startCluster,
   until,
+  untilBalanced,
 } from '../test/helpers/cluster-processes';
 import { ClusterDatabase, clusterStoreKind, clusterStoreMissing, StoredLease } from '../test/helpers/cluster-store';
 
@@ -288,9 +289,9 @@ async function clusterRun(
     env: { ...redisEnv(), ...slots },
   });
   try {
-    await until('balanced', async () =>
-      (await Promise.all(cluster.nodes.map((n) => ownedCount(n.svc)))).reduce((s, x) => s + x, 0) === 12 ? true : undefined,
-    );
+    // Every node holds its rendezvous share before the clock starts: a sum of 12 alone was reached
+    // while the first node still held the joiners' partitions, before the hand-overs.
+    await untilBalanced(cluster.nodes, 12);
     const t0 = Date.now();
     const ids = await submit(
       cluster.nodes.map((n) => n.svc),

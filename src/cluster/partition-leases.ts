@@ -411,7 +411,7 @@ export class PartitionLeases {
       this.warn({ partition, epoch: h.epoch, why, fenced: h.fenced }, 'partition lease lost; its owner stops');
     this.o.metrics?.ended(why);
     if (!h.fenced) return;
-    this.o.fences.revoke(partition);
+    this.o.fences.revoke(partition, why === 'handed_over');
     this.o.metrics?.owned(this.partitionsWhere(true).length);
     this.o.events.stopped(partition, h.epoch, why);
   }

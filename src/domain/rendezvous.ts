@@ -1,16 +1,25 @@
 /**
- * Rendezvous (highest random weight, HRW) hashing: which live member should own each partition.
+ * Rendezvous (highest random weight, HRW) hashing with bounded loads: which live member should
+ * own each partition.
  *
- * Every member scores every partition with a pseudo-random weight `w(member, partition)`; the
- * partition goes to the member with the highest weight (ties, practically impossible, to the
- * smaller member id). Source: D. G. Thaler and C. V. Ravishankar, "Using name-based mappings to
- * increase hit rates", IEEE/ACM Transactions on Networking 6(1), 1998.
+ * Every member scores every partition with a pseudo-random weight `w(member, partition)`. Plain
+ * HRW gives each partition to its highest-weight member (D. G. Thaler and C. V. Ravishankar,
+ * "Using name-based mappings to increase hit rates", IEEE/ACM Transactions on Networking 6(1),
+ * 1998). That spreads partitions evenly only in expectation: 12 partitions over 3 members came
+ * out 5 / 3 / 4, so with the same worker slots on every node the node with 5 set the pace and
+ * three nodes ran 1.85–1.96× one node's I/O-bound tasks, not 3× (load-tests/README.md, issue 32).
+ * So the loads are bounded, after V. Mirrokni, M. Thorup and M. Zadimoghaddam, "Consistent
+ * Hashing with Bounded Loads", SODA 2018: every (member, partition) pair is taken in descending
+ * weight order (ties to the smaller member id, then the smaller partition), and a partition goes
+ * to the pair's member unless it already has one or that member is full. A member is full at
+ * ⌈P / n⌉ partitions, and at ⌊P / n⌋ once P mod n members have reached ⌈P / n⌉; the capacities
+ * add up to P, so every partition is assigned and every share is ⌊P / n⌋ or ⌈P / n⌉.
  *
  * Properties the ownership component relies on: every node that sees the same member set computes
- * the same assignment with no coordination; partitions spread evenly in expectation (each member
- * gets about P / n); and when a member joins or leaves, only the partitions it gains or loses
- * move (a join takes about P / (n + 1) partitions, all from others; a leave hands out only its
- * own), the minimal movement possible.
+ * the same assignment with no coordination (a pure function of the set); shares differ by at most
+ * one; and a partition stays with its highest-weight member unless that member is full, so a join
+ * or a leave moves about the partitions that must move (P / (n + 1) on a join), plus a few that
+ * the bound pushes to a neighbour (the tests bound both).
  *
  * Pure: no I/O, no clock.
  */
@@ -45,27 +54,31 @@ function weight(memberHash: number, partition: number): number {
 }
 
 /**
- * The member that should own each partition.
+ * The member that should own each partition (bounded-load HRW, see the file header).
  * @param members live member ids (order and duplicates do not matter)
  * @param partitions partition count P (≥ 0)
  * @returns an array of length P: the owner's id of each partition, or null for all when there
- * are no members
+ * are no members; each member owns ⌊P / n⌋ or ⌈P / n⌉ of them
  */
 export function rendezvousAssignment(members: readonly string[], partitions: number): Array<string | null> {
   const ids = [...new Set(members)].sort();
-  const hashes = ids.map(fnv1a);
   const out = new Array<string | null>(partitions).fill(null);
-  for (let p = 0; p < partitions; p++) {
-    let best = -1;
-    let bestWeight = -1;
-    for (let i = 0; i < ids.length; i++) {
-      const w = weight(hashes[i], p);
-      if (w > bestWeight) {
-        best = i;
-        bestWeight = w;
-      }
-    }
-    if (best >= 0) out[p] = ids[best];
+  const n = ids.length;
+  if (n === 0) return out;
+  const hashes = ids.map(fnv1a);
+  const pairs: Array<{ w: number; m: number; p: number }> = [];
+  for (let p = 0; p < partitions; p++) for (let m = 0; m < n; m++) pairs.push({ w: weight(hashes[m], p), m, p });
+  pairs.sort((a, b) => b.w - a.w || a.m - b.m || a.p - b.p);
+  const floor = Math.floor(partitions / n);
+  let ceilingsLeft = partitions % n;
+  const load = new Array<number>(n).fill(0);
+  for (const { m, p } of pairs) {
+    if (out[p] !== null) continue;
+    const cap = ceilingsLeft > 0 ? floor + 1 : floor;
+    if (load[m] >= cap) continue;
+    out[p] = ids[m];
+    load[m]++;
+    if (load[m] === floor + 1) ceilingsLeft--;
   }
   return out;
 }

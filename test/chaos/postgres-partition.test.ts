@@ -24,6 +24,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { rendezvousAssignment } from '../../src/domain/rendezvous';
 import { http } from '../helpers/http';
 import { countLines, readJsonLines } from '../helpers/process-files';
 import { ClusterNode, metricSum, until, untilBalanced } from '../helpers/cluster-processes';
@@ -208,7 +209,20 @@ describe('cluster chaos: a node cut off from PostgreSQL by a network partition (
     const victim = nodes[victimIndex];
     const victimHost: NetnsHost = hosts[victimIndex];
     const survivors = nodes.filter((n) => n !== victim);
-    const before = await leases(db);
+    // The lease table as rendezvous assigns it (the counts above can match before the last move).
+    const assignment = rendezvousAssignment(
+      nodes.map((n) => n.memberId),
+      PARTITIONS,
+    );
+    const before = await until(
+      'the leases held as rendezvous assigns them',
+      async () => {
+        const now = await leases(db as Client);
+        return assignment.every((owner, p) => now.get(p)?.owner === owner) ? now : undefined;
+      },
+      20_000,
+      50,
+    );
     const lost = [...before].filter(([, l]) => l.owner === victim.memberId).map(([p]) => p);
     expect(lost.length, 'the victim owned partitions').to.be.greaterThan(0);
     const linesAtCut = countLines(log);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { rendezvousAssignment } from '../../src/domain/rendezvous';
 import { ClusterDatabase, ClusterStoreKind, freshClusterDatabase } from './cluster-store';
 import { http } from './http';
 import { readJsonLines } from './process-files';
@@ -132,16 +133,21 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 }
 
 /**
- * Waits until the given nodes together own every partition and each owns at least one (the
- * rendezvous assignment has settled); resolves with each node's count.
+ * Waits until each of the given nodes owns as many partitions as the rendezvous assignment over
+ * their member ids gives it (⌊P / n⌋ or ⌈P / n⌉; src/domain/rendezvous.ts), and together every
+ * partition: the hand-overs of the joins are done. Resolves with each node's count.
  */
 export async function untilBalanced(nodes: ClusterNode[], partitions: number, timeoutMs = 20_000): Promise<number[]> {
+  const assignment = rendezvousAssignment(
+    nodes.map((n) => n.memberId),
+    partitions,
+  );
+  const shares = nodes.map((n) => assignment.filter((o) => o === n.memberId).length);
   return until(
-    `${nodes.length} members own all ${partitions} partitions`,
+    `${nodes.length} members own their shares (${shares.join(' / ')}) of ${partitions} partitions`,
     async () => {
       const counts = await Promise.all(nodes.map((n) => ownedCount(n.svc)));
-      const sum = counts.reduce((s, c) => s + c, 0);
-      return sum === partitions && counts.every((c) => c > 0) ? counts : undefined;
+      return counts.every((c, i) => c === shares[i]) ? counts : undefined;
     },
     timeoutMs,
   );

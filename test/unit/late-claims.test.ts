@@ -1,7 +1,8 @@
 /**
  * lateClaims (src/actors/dispatcher/claim-batch.ts): a claim answered after its attempts' lease
  * ended, or after this member lost the epoch it claimed a partition with (a process stalled by
- * SIGSTOP between sending the claim and reading its answer), starts none of those attempts.
+ * SIGSTOP between sending the claim and reading its answer), starts none of those attempts; a
+ * partition given up by hand-over is no loss: its claims answered afterwards start.
  */
 import { expect } from 'chai';
 import { lateClaims } from '../../src/actors/dispatcher/claim-batch';
@@ -77,5 +78,37 @@ describe('lateClaims: attempts of a claim answered too late are not started', ()
     expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
     fences.grant(0, 7); // lost and won again: a new epoch, and the old claim's attempt is still not started
     expect(lateClaims([claimed('a', 0, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+  });
+
+  it('starts the attempts of a partition given up by hand-over with the epoch claimed, not after a loss or a new grant', () => {
+    const clock = new ManualClock();
+    const fences = new PartitionFences();
+    fences.grant(0, 3);
+    fences.grant(1, 4);
+    const now = clock.now();
+    const epochs = fences.tokensFor([0, 1]);
+    fences.revoke(0, true); // rendezvous gave partition 0 to a joining member
+    fences.revoke(1); // partition 1 was lost (lease expired)
+    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
+    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['b']);
+    expect(fences.tokensFor([0, 1])).to.deep.equal([-1, -1]); // nothing more of either is claimed
+    expect(fences.mayStart(0)).to.equal(true);
+    expect(fences.mayStart(1)).to.equal(false);
+    fences.grant(0, 7); // given up, then won again: the old claim's epoch no longer starts anything
+    expect(lateClaims([claimed('a', 0, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    fences.revoke(0); // and a loss after that forgets the hand-over
+    expect(fences.mayStart(0)).to.equal(false);
+  });
+
+  it('still drops a handed-over claim answered after its attempt lease ended', () => {
+    const clock = new ManualClock();
+    const fences = new PartitionFences();
+    fences.grant(0, 3);
+    const now = clock.now();
+    const epochs = fences.tokensFor([0]);
+    fences.revoke(0, true);
+    clock.advance(LEASE_MS);
+    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
+    expect(lateClaims([claimed('a', 0, now)], epochs, [entry('a', 0)], deps, now).map((t) => t.id)).to.deep.equal(['a']);
   });
 });

@@ -132,6 +132,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
       expect(acquired.epoch).to.equal(2);
       expect(released.at).to.be.at.most(acquired.at);
       expect(a.fences.epochOf(p)).to.equal(undefined);
+      expect(a.fences.mayStart(p, 1)).to.equal(true); // given up, not lost: claims a answered with epoch 1 start
       expect(b.fences.epochOf(p)).to.equal(2);
     }
     expect(a.log.filter((e) => e.kind === 'lost' || e.kind === 'expired')).to.deep.equal([]);
@@ -155,6 +156,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
       const take = a.log.find((e) => e.partition === p && e.kind === 'acquired' && e.at > frozenAt)!;
       expect(take.at).to.be.within(frozenAt + TTL, frozenAt + TTL + 100);
       expect(take.epoch).to.equal(3); // 1: a at start, 2: b after hand-over, 3: a again
+      expect(b.fences.mayStart(p)).to.equal(false); // lost: b starts nothing of it
     }
     expect(owned(a)).to.deep.equal(all);
     expect(b.fences.size).to.equal(0);

@@ -117,10 +117,11 @@ export class ClaimBatches {
 /**
  * The claimed attempts that must not start: the claim was answered when their attempt lease
  * (`now + leaseMs`) had already ended, or (cluster mode) when this process no longer held the
- * epoch it claimed their partition with. Both mean this process stalled (SIGSTOP, a long pause)
- * between sending the claim and reading its answer: meanwhile the attempt-lease sweeper or the
- * partition's new owner may have run the task again, and the member that lost the partition must
- * dispatch nothing of it.
+ * epoch it claimed their partition with and did not give it up by hand-over (`PartitionFences.mayStart`).
+ * Both mean this process stalled (SIGSTOP, a long pause) between sending the claim and reading its
+ * answer: meanwhile the attempt-lease sweeper or the partition's new owner may have run the task
+ * again, and the member that lost the partition must dispatch nothing of it. A claim answered
+ * after a planned hand-over starts: the store granted it before the new owner's fence.
  * @param epochs the fencing tokens the claim was sent with (index = entry), or undefined (embedded)
  * @param now the clock reading the claim was written with (epoch ms)
  */
@@ -136,7 +137,7 @@ export function lateClaims(
   const fences = deps.cluster?.fences;
   if (!fences || !epochs) return [];
   const sentWith = new Map(entries.map((e, i) => [e.id, epochs[i]]));
-  return claimed.filter((t) => fences.epochOf(t.partition) !== sentWith.get(t.id));
+  return claimed.filter((t) => !fences.mayStart(t.partition, sentWith.get(t.id)));
 }
 
 /**

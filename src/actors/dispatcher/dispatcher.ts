@@ -373,9 +373,10 @@ export class DispatcherActor {
 
   /**
    * Ids of `items` that must not start any more: their attempt lease (claimed at the attempt's
-   * `startedAt`, `leaseMs` long) has ended, or (cluster mode) this member no longer holds their
-   * partition. Checked just before a run message goes out, after the claim's own check
-   * (`lateClaims`), because a stall can also fall between the claim's answer and the send.
+   * `startedAt`, `leaseMs` long) has ended, or (cluster mode) this member lost their partition (a
+   * hand-over is no loss: `PartitionFences.mayStart`). Checked just before a run message goes
+   * out, after the claim's own check (`lateClaims`), because a stall can also fall between the
+   * claim's answer and the send.
    */
   private lateItems(items: readonly WorkItem[]): Set<string> {
     const now = this.deps.clock.now();
@@ -384,8 +385,7 @@ export class DispatcherActor {
     for (const i of items) {
       const run = this.running.get(i.id);
       if (!run || run.task.attempt !== i.attempt) continue;
-      if (now >= run.task.startedAt + this.deps.config.leaseMs || (fences && fences.epochOf(run.task.partition) === undefined))
-        late.add(i.id);
+      if (now >= run.task.startedAt + this.deps.config.leaseMs || (fences && !fences.mayStart(run.task.partition))) late.add(i.id);
     }
     return late;
   }
