@@ -41,19 +41,38 @@ function claimed(id: string, partition: number, at: number): ClaimedTask {
   };
 }
 
+/**
+ * A member holding partitions 0 (epoch 3) and 1 (epoch 4) that sends one claim for task `a` of
+ * partition 0 and `b` of partition 1; `late(ids)` asks lateClaims which of the claimed `ids`, answered
+ * at the clock's time now, must not start.
+ */
+function claimSent() {
+  const clock = new ManualClock();
+  const fences = new PartitionFences();
+  fences.grant(0, 3);
+  fences.grant(1, 4);
+  const now = clock.now();
+  const epochs = fences.tokensFor([0, 1]);
+  const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
+  const entries = [entry('a', 0), entry('b', 1)];
+  const late = (ids: string[]) =>
+    lateClaims(
+      ids.map((id) => claimed(id, id === 'a' ? 0 : 1, now)),
+      epochs,
+      entries,
+      deps,
+      now,
+    ).map((t) => t.id);
+  return { clock, fences, late };
+}
+
 describe('lateClaims: attempts of a claim answered too late are not started', () => {
   const entries = [entry('a', 0), entry('b', 1)];
 
   it('starts everything answered in time with the epochs still held', () => {
-    const clock = new ManualClock();
-    const fences = new PartitionFences();
-    fences.grant(0, 3);
-    fences.grant(1, 4);
-    const now = clock.now();
-    const epochs = fences.tokensFor([0, 1]);
+    const { clock, late } = claimSent();
     clock.advance(LEASE_MS - 1);
-    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
-    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now)).to.deep.equal([]);
+    expect(late(['a', 'b'])).to.deep.equal([]);
   });
 
   it('drops every attempt when the answer came once their attempt lease had ended', () => {
@@ -66,49 +85,32 @@ describe('lateClaims: attempts of a claim answered too late are not started', ()
   });
 
   it('drops the attempts of a partition whose epoch is no longer held (revoked or granted again)', () => {
-    const clock = new ManualClock();
-    const fences = new PartitionFences();
-    fences.grant(0, 3);
-    fences.grant(1, 4);
-    const now = clock.now();
-    const epochs = fences.tokensFor([0, 1]);
+    const { fences, late } = claimSent();
     fences.revoke(0);
     fences.grant(1, 4);
-    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
-    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    expect(late(['a', 'b'])).to.deep.equal(['a']);
     fences.grant(0, 7); // lost and won again: a new epoch, and the old claim's attempt is still not started
-    expect(lateClaims([claimed('a', 0, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    expect(late(['a'])).to.deep.equal(['a']);
   });
 
   it('starts the attempts of a partition given up by hand-over with the epoch claimed, not after a loss or a new grant', () => {
-    const clock = new ManualClock();
-    const fences = new PartitionFences();
-    fences.grant(0, 3);
-    fences.grant(1, 4);
-    const now = clock.now();
-    const epochs = fences.tokensFor([0, 1]);
+    const { fences, late } = claimSent();
     fences.revoke(0, true); // rendezvous gave partition 0 to a joining member
     fences.revoke(1); // partition 1 was lost (lease expired)
-    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
-    expect(lateClaims([claimed('a', 0, now), claimed('b', 1, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['b']);
+    expect(late(['a', 'b'])).to.deep.equal(['b']);
     expect(fences.tokensFor([0, 1])).to.deep.equal([-1, -1]); // nothing more of either is claimed
     expect(fences.mayStart(0)).to.equal(true);
     expect(fences.mayStart(1)).to.equal(false);
     fences.grant(0, 7); // given up, then won again: the old claim's epoch no longer starts anything
-    expect(lateClaims([claimed('a', 0, now)], epochs, entries, deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    expect(late(['a'])).to.deep.equal(['a']);
     fences.revoke(0); // and a loss after that forgets the hand-over
     expect(fences.mayStart(0)).to.equal(false);
   });
 
   it('still drops a handed-over claim answered after its attempt lease ended', () => {
-    const clock = new ManualClock();
-    const fences = new PartitionFences();
-    fences.grant(0, 3);
-    const now = clock.now();
-    const epochs = fences.tokensFor([0]);
+    const { clock, fences, late } = claimSent();
     fences.revoke(0, true);
     clock.advance(LEASE_MS);
-    const deps = { clock, config: { leaseMs: LEASE_MS } as never, cluster: { memberId: 'm', fences } };
-    expect(lateClaims([claimed('a', 0, now)], epochs, [entry('a', 0)], deps, now).map((t) => t.id)).to.deep.equal(['a']);
+    expect(late(['a'])).to.deep.equal(['a']);
   });
 });
