@@ -35,8 +35,7 @@ export class PartitionFences {
    * completions and lease extensions are compare-and-sets on the attempt, not the epoch: so the
    * attempt runs once, here. Dropping it instead left its task RUNNING until its attempt lease
    * (`leaseMs`, 30 s by default) ran out and then ran it again (load-tests/README.md, issue 32).
-   * A partition lost or expired gives no such leave: a member that lost a partition starts nothing
-   * of it (docs/CLUSTER.md).
+   * A member whose lease was lost or expired starts nothing of that partition (docs/CLUSTER.md).
    */
   mayStart(partition: number, epoch?: number): boolean {
     const held = this.epochs.get(partition) ?? this.handedOver.get(partition);
