@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { GroupCommit } from './group-commit';
-import { isDeferred, prepareWriteOps, rowsOf, WriteOpName, WriteOps, Writer } from './write-ops';
+import { isDeferred, prepareWriteOps, rowsOf, WriteOpName, WriteOps, Writer, WriterStats } from './write-ops';
+import { newSpaceBytes } from './young-generation';
 
 /**
  * Writes on the caller's thread (used for `:memory:` databases, which one thread cannot share with
@@ -28,7 +29,7 @@ export class InProcessWriter implements Writer {
     this.commit.close();
   }
 
-  async stats() {
-    return { ...this.commit.stats };
+  async stats(): Promise<WriterStats> {
+    return { ...this.commit.stats, newSpaceBytes: newSpaceBytes() };
   }
 }

@@ -24,7 +24,7 @@ import { InProcessWriter } from './in-process-writer';
 import { ThreadWriter } from './thread-writer';
 import { AggregateReader, InProcessAggregateReader, ThreadAggregateReader } from './aggregate-reader';
 import { DueReader, InProcessDueReader, ThreadDueReader } from './due-reader';
-import { Writer } from './write-ops';
+import { Writer, WriterStats } from './write-ops';
 import { Clock, SystemClock } from '../../domain/clock';
 import { StoreHealth } from '../store-health';
 import { assertSameFile, FileIdentity, identityOf } from './store-faults';
@@ -100,7 +100,11 @@ export class SqliteStore implements Store {
     this.db = db;
     const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
     const afterCommit = identity ? () => assertSameFile(this.file, identity) : undefined;
-    const inner: Writer = threads ? new ThreadWriter(this.file, identity) : new InProcessWriter(db, afterCommit);
+    const threadWriter = threads ? new ThreadWriter(this.file, identity) : null;
+    // The writer's thread starts at the full young generation (young-generation.ts); the other
+    // threads are made once it runs, so they do not.
+    await threadWriter?.started();
+    const inner: Writer = threadWriter ?? new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
     this.checkpoints = threads ? new ThreadAggregateReader(this.file, 0, 'SQLite checkpoints') : null;
@@ -147,8 +151,8 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Group-commit statistics (commits, operations, largest batch). */
-  async commitStats(): Promise<{ commits: number; operations: number; largestBatch: number } | null> {
+  /** Group-commit statistics (commits, operations, largest batch) and the writer's young generation. */
+  async commitStats(): Promise<WriterStats | null> {
     return this.writer ? this.writer.stats() : null;
   }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { errorOfThread, ThreadError } from './thread-errors';
+import { startAtFullYoungGeneration } from './young-generation';
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -25,14 +26,25 @@ export class ThreadRpc {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private dead: Error | null = null;
+  /** Resolves once the thread runs (its isolate exists), or has failed or exited; never rejects. */
+  readonly online: Promise<void>;
 
   /**
    * @param script absolute path of the thread's entry module
    * @param workerData handed to the thread (e.g. `{file}`)
    * @param label names the thread in the error when it exits
+   * @param options.fullYoungGeneration start the thread's V8 young generation at the process's
+   *   bound (./young-generation.ts): for a thread that allocates enough to grow there anyway
    */
-  constructor(script: string, workerData: unknown, label: string) {
-    this.worker = new Worker(script, { workerData });
+  constructor(script: string, workerData: unknown, label: string, options: { fullYoungGeneration?: boolean } = {}) {
+    const start = () => new Worker(script, { workerData });
+    this.worker = options.fullYoungGeneration ? startAtFullYoungGeneration(start) : start();
+    const worker = this.worker;
+    this.online = new Promise<void>((resolve) => {
+      worker.once('online', () => resolve());
+      worker.once('error', () => resolve());
+      worker.once('exit', () => resolve());
+    });
     this.worker.on('message', (msg: ThreadReply) => {
       const p = this.pending.get(msg.id);
       if (!p) return;

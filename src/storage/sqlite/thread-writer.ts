@@ -18,7 +18,20 @@ export class ThreadWriter implements Writer {
    * @param identity the file the main connection opened: a commit is refused once the path names another or none
    */
   constructor(file: string, identity: FileIdentity | null) {
-    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file, identity }, 'SQLite writer');
+    // Its young generation grows to the process's bound under load anyway (every claim and
+    // completion allocates there): at it from the start, the service's memory is flat from its
+    // first minutes instead of taking a step at some later flood (young-generation.ts).
+    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file, identity }, 'SQLite writer', {
+      fullYoungGeneration: true,
+    });
+  }
+
+  /**
+   * Resolves once the thread runs: the process's young-generation flag is back to its own value
+   * then, so threads made after this start at the usual size.
+   */
+  started(): Promise<void> {
+    return this.rpc.online;
   }
 
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>> {
@@ -30,6 +43,6 @@ export class ThreadWriter implements Writer {
   }
 
   stats() {
-    return this.rpc.request('stats', []) as Promise<{ commits: number; operations: number; largestBatch: number }>;
+    return this.rpc.request('stats', []) as ReturnType<Writer['stats']>;
   }
 }

@@ -97,11 +97,22 @@ export function isDeferred(op: WriteOpName): boolean {
   return op === 'markPending';
 }
 
+/** What {@link Writer.stats} answers. */
+export interface WriterStats {
+  commits: number;
+  operations: number;
+  largestBatch: number;
+  newSpaceBytes: number;
+}
+
 /** Runs write operations in group-commit transactions and answers after the commit. */
 export interface Writer {
   run<K extends WriteOpName>(op: K, args: Parameters<WriteOps[K]>): Promise<ReturnType<WriteOps[K]>>;
   /** Commits what is queued, then stops. */
   close(): Promise<void>;
-  /** Transactions committed and operations in them. */
-  stats(): Promise<{ commits: number; operations: number; largestBatch: number }>;
+  /**
+   * Transactions committed, operations in them and the largest batch; `newSpaceBytes`: the size of
+   * V8's new space (young generation) of the isolate the writes run on (bytes).
+   */
+  stats(): Promise<WriterStats>;
 }

@@ -15,6 +15,7 @@ import { GroupCommit } from './group-commit';
 import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 import { assertSameFile, FileIdentity } from './store-faults';
+import { newSpaceBytes } from './young-generation';
 
 /**
  * WAL frames (4 KiB pages) after which the writer checkpoints itself, after a commit: 64 MiB, the
@@ -56,7 +57,7 @@ if (port) {
       return;
     }
     if (req.op === 'stats') {
-      port.postMessage({ id: req.id, ok: true, result: { ...commit.stats } });
+      port.postMessage({ id: req.id, ok: true, result: { ...commit.stats, newSpaceBytes: newSpaceBytes() } });
       return;
     }
     const fn = ops[req.op] as ((...a: unknown[]) => unknown) | undefined;
