@@ -1,0 +1,238 @@
+/**
+ * The connections of one {@link PostgresStore} and how its calls reach them: the pool (reads,
+ * lease and member writes), the two group-commit write queues, the connection watch and its
+ * probe, and the store's health. Opening connects and migrates; every call goes through
+ * {@link StoreConnections.write}, {@link StoreConnections.read} or {@link StoreConnections.direct},
+ * which turn a lost connection into the `connection_lost` fault and its 503.
+ */
+import type { Pool } from 'pg';
+import { Clock, SystemClock } from '../../domain/clock';
+import { SchemaChange, StoreConfigError } from '../store';
+import { StoreHealth, storeUnavailable } from '../store-health';
+import { boundedDb, Db } from './db';
+import { openPool, serverOf } from './connection';
+import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
+import { migrate, SCHEMA_VERSION } from './migrations';
+import { postgresFaultOf } from './pg-faults';
+import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
+
+/** The time of a fault's `since` when the store is given no clock. */
+const SYSTEM_CLOCK = new SystemClock();
+
+/** Settings of a {@link PostgresStore}. */
+export interface PostgresStoreOptions {
+  /** Schema of the store's tables (created at open); default `public`. Tests use one per store. */
+  schema?: string;
+  /** Connections for reads and lease and member writes (default 8); the two writing connections come on top. */
+  poolSize?: number;
+  /**
+   * The scheduler's clock: a claim that waited in the write queue starts its attempt and lease at
+   * the later of its `now` and this clock when it runs; also the time of a fault's `since`.
+   */
+  clock?: Pick<Clock, 'now'>;
+  /** Timers of the connection watch (connection-watch.ts); default: the system clock. */
+  timers?: Clock;
+  /** Interval of the connection watch while healthy (ms); default 2000. */
+  watchIntervalMs?: number;
+}
+
+/**
+ * The store's connections (see the file header). Its {@link health}: a lost connection (server
+ * down, unreachable, restarting) is a recoverable `connection_lost` fault; every call that meets
+ * it rejects with `StoreUnavailableError` (503 `STORE_UNAVAILABLE`), and the next write or read
+ * that succeeds ends it. The {@link ConnectionWatch} sees it without any call (a `SELECT 1` on a
+ * connection of its own every 2 s, at once when the server drops a connection) and ends it within
+ * about a second of the server answering again; the pool and the writers make new connections then
+ * by themselves.
+ */
+export class StoreConnections {
+  readonly health = new StoreHealth();
+  private pool: Pool | null = null;
+  private writes: WriteQueue | null = null;
+  /**
+   * The writes of running attempts (completions, lease extensions, checkpoints, fences: the
+   * `first` lane) on a connection of their own, in transactions of their own, beside the other
+   * writes' group commit: they are compare-and-sets on attempts already claimed (or fences), so
+   * running them beside queued claims, inserts and due marks changes no outcome a caller relies on,
+   * which is why the one queue already let them go first; two connections commit twice as often.
+   */
+  private attemptWrites: WriteQueue | null = null;
+  private watch: ConnectionWatch | null = null;
+  private probe: ProbeConnection | null = null;
+  /** `host:port/database` of the URL, for messages and faults. */
+  readonly target: string;
+  readonly schema: string;
+
+  /**
+   * @param url connection string (`POSTGRES_URL`), e.g. `postgres://scheduler@127.0.0.1:5432/scheduler`
+   */
+  constructor(
+    private readonly url: string,
+    private readonly options: PostgresStoreOptions = {},
+  ) {
+    this.target = serverOf(url);
+    this.schema = options.schema ?? 'public';
+  }
+
+  /** The scheduler's clock, or the system's. */
+  get clock(): Pick<Clock, 'now'> {
+    return this.options.clock ?? SYSTEM_CLOCK;
+  }
+
+  /** True once {@link open} succeeded and until {@link close}. */
+  get isOpen(): boolean {
+    return this.pool !== null;
+  }
+
+  /**
+   * Connects, migrates (under an advisory lock: nodes may start together) and records the
+   * partition count on first use. A no-op (null) when already open.
+   * @throws StoreConfigError when the database was created with another partition count or by a newer build
+   * @throws StoreUnavailableError when the server cannot be reached
+   */
+  async open(partitions: number): Promise<SchemaChange | null> {
+    if (this.pool) return null;
+    // The two writing connections are held for good: they come on top of the connections for reads.
+    const pool = openPool(this.url, { schema: this.schema, max: (this.options.poolSize ?? 8) + 2 });
+    // An idle connection's error (the pool has discarded it): the watch looks at the server at once.
+    pool.on('error', () => this.watch?.checkSoon());
+    let change: SchemaChange | null = null;
+    try {
+      change = await this.migrate(pool, partitions);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      const fault = postgresFaultOf(err, this.target, this.clock.now());
+      if (fault) throw storeUnavailable(fault);
+      throw err;
+    }
+    this.pool = pool;
+    const queueOptions = {
+      isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
+      onCommit: () => this.health.recovered(),
+      onDropped: () => this.watch?.checkSoon(),
+    };
+    this.writes = new WriteQueue(pool, queueOptions);
+    this.attemptWrites = new WriteQueue(pool, queueOptions);
+    const timers = this.options.timers ?? SYSTEM_CLOCK;
+    this.probe = new ProbeConnection(this.url, () => this.watch?.checkSoon());
+    const probe = this.probe;
+    this.watch = new ConnectionWatch({
+      clock: {
+        now: () => this.clock.now(),
+        setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
+        clearTimeout: (h) => timers.clearTimeout(h),
+      },
+      health: this.health,
+      target: this.target,
+      probe: () => probe.check(),
+      ...(this.options.watchIntervalMs !== undefined ? { intervalMs: this.options.watchIntervalMs } : {}),
+    });
+    this.watch.start();
+    return change;
+  }
+
+  /** Runs the migrations and checks the partition count, on one connection of `pool`. */
+  private async migrate(pool: Pool, partitions: number): Promise<SchemaChange | null> {
+    const client = await pool.connect();
+    // A checked-out connection the server ends emits 'error' (no pool listener then): its query
+    // rejects anyway, and an unhandled 'error' would end the process.
+    client.on('error', () => undefined);
+    try {
+      const { from, applied } = await migrate(client, this.schema);
+      await client.query(`INSERT INTO meta (key, value) VALUES ('partitions', $1) ON CONFLICT (key) DO NOTHING`, [String(partitions)]);
+      const { rows } = await client.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'partitions'`);
+      const stored = rows[0]?.value;
+      if (stored !== undefined && Number(stored) !== partitions) {
+        throw new StoreConfigError(
+          `invalid configuration: partitions (env PARTITIONS): the PostgreSQL store ${this.target} (schema ${this.schema}) was created with ${stored} partitions, not ${partitions}`,
+        );
+      }
+      return applied.length > 0 ? { from, to: SCHEMA_VERSION, applied } : null;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Answers every write issued before it, then disconnects. Idempotent. */
+  async close(): Promise<void> {
+    const { pool, writes, attemptWrites, watch, probe } = this;
+    if (!pool) return;
+    this.pool = null;
+    this.writes = null;
+    this.attemptWrites = null;
+    this.watch = null;
+    this.probe = null;
+    await watch?.stop();
+    await probe?.close();
+    await Promise.all([writes?.close(), attemptWrites?.close()]);
+    await pool.end();
+  }
+
+  /**
+   * Group-commit statistics (transactions, operations in them, largest batch; `bare`: the
+   * transactions that were one statement without BEGIN/COMMIT, write-queue.ts); null when closed.
+   */
+  commitStats(): { commits: number; bare: number; operations: number; largestBatch: number } | null {
+    if (!this.writes || !this.attemptWrites) return null;
+    const [a, b] = [this.writes.stats, this.attemptWrites.stats];
+    return {
+      commits: a.commits + b.commits,
+      bare: a.bare + b.bare,
+      operations: a.operations + b.operations,
+      largestBatch: Math.max(a.largestBatch, b.largestBatch),
+    };
+  }
+
+  /**
+   * Queues a write in the group commit (see {@link WriteQueue}): the `first` lane on the attempts'
+   * connection, the others on the main writing connection.
+   */
+  write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
+    const queue = lane === 'first' ? this.attemptWrites : this.writes;
+    if (!queue) return Promise.reject(new Error('store is not open'));
+    return this.watched(queue.run(op, lane, oneStatement), true);
+  }
+
+  /** A read on the pool. */
+  read<T>(op: (db: Db) => Promise<T>): Promise<T> {
+    if (!this.pool) return Promise.reject(new Error('store is not open'));
+    return this.watched(op(boundedDb(this.pool)), false);
+  }
+
+  /** A one-statement write on the pool, outside the group commit (lease and member writes). */
+  direct<T>(op: (db: Db) => Promise<T>): Promise<T> {
+    if (!this.pool) return Promise.reject(new Error('store is not open'));
+    return this.watched(op(boundedDb(this.pool)), true);
+  }
+
+  /** True when the server answers a `SELECT 1` within the probe's bound; false when closed or not. */
+  async ping(): Promise<boolean> {
+    if (!this.pool) return false;
+    try {
+      const { rows } = await boundedDb(this.pool, PROBE_TIMEOUT_MS).query<{ one: number }>('SELECT 1 AS one');
+      return rows[0]?.one === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * `call`'s result; a connection error becomes the `connection_lost` fault and its 503. A success
+   * ends that fault; a committed write (`wrote`) ends any recoverable one (a read says nothing
+   * about a full disk).
+   */
+  private watched<T>(call: Promise<T>, wrote: boolean): Promise<T> {
+    return call.then(
+      (result) => {
+        if (wrote || this.health.fault?.kind === 'connection_lost') this.health.recovered();
+        return result;
+      },
+      (err: unknown) => {
+        const fault = postgresFaultOf(err, this.target, this.clock.now());
+        if (!fault) throw err;
+        this.health.report(fault);
+        throw storeUnavailable(this.health.fault ?? fault);
+      },
+    );
+  }
+}
