@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { handlerSource, SeqBook, verifyEffects } from '../../load-tests/bench/soak/effect-log';
+import type { HttpClient, HttpResult } from '../../load-tests/bench/http-client';
+import { SteadyStream } from '../../load-tests/bench/soak/soak-load';
 import { parseSoakOptions, UsageError } from '../../load-tests/bench/soak/soak-options';
 import type { LagRecord } from '../../load-tests/bench/soak/soak-samples';
 import { SoakSample, verdict, windowFigures } from '../../load-tests/bench/soak/soak-verdict';
@@ -106,5 +108,28 @@ describe('bench-soak: the verdict', () => {
   it('--retention-min gives the service a retention in ms, at least one minute', () => {
     expect(parseSoakOptions(['--retention-min', '5'])?.retentionMs).to.equal(300_000);
     expect(() => parseSoakOptions(['--retention-min', '0.5'])).to.throw(UsageError, /retention-min/);
+  });
+});
+
+describe('bench-soak: the steady stream', () => {
+  it("sends a slot of more tasks than the service's batch cap (1,000) as several batches, none over it", async () => {
+    const sizes: number[] = [];
+    let n = 0;
+    const client = {
+      request: async (_method: string, _path: string, body?: string): Promise<HttpResult> => {
+        const tasks = (JSON.parse(body ?? '{}') as { tasks: unknown[] }).tasks;
+        sizes.push(tasks.length);
+        return { status: 202, headers: {}, body: JSON.stringify({ tasks: tasks.map(() => ({ task_id: `t${n++}` })) }) };
+      },
+    } as unknown as HttpClient;
+    const counters = { throttled: 0, requests: 0, errors: [] as string[] };
+    // 25,000 a second in slots of 100 ms: 2,500 a slot.
+    const stream = new SteadyStream(client, new SeqBook(), counters, 25_000, 100, 0, () => undefined);
+    stream.start();
+    while (stream.slots < 1) await new Promise((r) => setImmediate(r));
+    await stream.stop();
+    expect(counters.errors).to.deep.equal([]);
+    expect(sizes.slice(0, 3)).to.deep.equal([1000, 1000, 500]);
+    expect(Math.max(...sizes)).to.equal(1000);
   });
 });
