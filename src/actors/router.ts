@@ -1,4 +1,4 @@
-import type { OwnershipStatus } from '../cluster/partition-leases';
+import type { OwnershipStatus } from '../cluster/ownership';
 import type { DueEntry } from '../domain/task';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../services/ports';
 import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { OwnershipEnd, OwnershipMetrics } from '../cluster/partition-leases';
+import type { OwnershipEnd, OwnershipMetrics } from '../cluster/ownership';
 
 /**
  * Partition ownership metrics (cluster mode, docs/DESIGN.md §12), registered on the service's registry:

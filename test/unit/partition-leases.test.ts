@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { OwnershipEnd, PartitionLeases } from '../../src/cluster/partition-leases';
+import type { OwnershipEnd } from '../../src/cluster/ownership';
+import { PartitionLeases } from '../../src/cluster/partition-leases';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { ManualClock } from '../../src/domain/clock';
 import { partitionsFor } from '../../src/domain/rendezvous';

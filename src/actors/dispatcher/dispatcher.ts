@@ -1,11 +1,9 @@
 import type { ActorContext } from '../runtime/comedy';
-import { attemptCompletion } from '../../domain/attempt-completion';
 import type { ProcessExit } from '../../domain/lost-attempt';
 import type { AttemptLogAppend } from '../../domain/attempt-log';
 import { DueEntry } from '../../domain/task';
 import type { ReadyPolicy } from '../../domain/ready-queues';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
-import { TimerHandle } from '../../domain/clock';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { RestartCause, WorkerPool, WorkerSlot } from './worker-pool';
 import { PoolWorkers, WorkerPools } from './worker-pools';
@@ -19,10 +17,9 @@ import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from '.
 import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
+import { ReleaseTimer } from './release-timer';
+import { lateAttempts, runningAttempt, RunningMap, takeFinished } from './running-attempts';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
-
-/** Longest timer delay Node accepts (2^31 − 1 ms, about 24.8 days); a later wake is re-armed. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The dispatcher (docs/DESIGN.md §5): ready tasks per worker pool and tenant (priority inside,
@@ -37,11 +34,11 @@ export class DispatcherActor {
   }
 
   private self: ActorContext | null = null;
-  private releaseTimer: TimerHandle | null = null;
-  private releaseAt = Infinity;
+  /** The pump's wake when what is ready waits for a token or a release instant. */
+  private readonly release: ReleaseTimer;
   /** The worker pools, each with the ready queues of its task types. */
   private readonly pools: WorkerPools;
-  private readonly running = new Map<string, RunningAttempt>();
+  private readonly running: RunningMap = new Map();
   /** Running attempts already aborted because a heartbeat found their cancel in the store. */
   private readonly cancelsSeen = new WeakSet<RunningAttempt>();
   private draining = false;
@@ -74,6 +71,7 @@ export class DispatcherActor {
     workersOf?: (spec: PoolSpec, onRestart: (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => void) => PoolWorkers,
   ) {
     const { limits, config, metrics } = deps;
+    this.release = new ReleaseTimer(deps.clock, () => this.pump());
     const onRestart = (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => {
       this.loseAttemptsOf(slot.id, exit, cause === 'killed');
       this.pump();
@@ -123,10 +121,10 @@ export class DispatcherActor {
       settle: () => this.settleDrain(),
       pump: () => this.pump(),
     });
-    this.reports = new RunningReports(deps, (taskId, attempt, workerId) => {
-      const run = this.running.get(taskId);
-      return run !== undefined && run.task.attempt === attempt && run.workerId === workerId;
-    });
+    this.reports = new RunningReports(
+      deps,
+      (taskId, attempt, workerId) => runningAttempt(this.running, taskId, attempt, workerId) !== undefined,
+    );
     this.watchdog = new AttemptWatchdog(deps, {
       running: this.running,
       workers: this.pools,
@@ -166,10 +164,7 @@ export class DispatcherActor {
    */
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     const items = msg.attempts
-      .filter((a) => {
-        const run = this.running.get(a.id);
-        return run !== undefined && run.workerId === msg.workerId && run.task.attempt === a.attempt;
-      })
+      .filter((a) => runningAttempt(this.running, a.id, a.attempt, msg.workerId) !== undefined)
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
     // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
     if (items.length === 0 || this.deps.store.health.fault) return;
@@ -184,8 +179,8 @@ export class DispatcherActor {
   /** Attempts whose cancel was requested in the store (by another node) are aborted here, once each. */
   private cancelRequested(attempts: ReadonlyArray<{ taskId: string; attempt: number }>): void {
     for (const c of attempts) {
-      const run = this.running.get(c.taskId);
-      if (!run || run.task.attempt !== c.attempt || this.cancelsSeen.has(run)) continue;
+      const run = runningAttempt(this.running, c.taskId, c.attempt);
+      if (!run || this.cancelsSeen.has(run)) continue;
       this.cancelsSeen.add(run);
       this.abort(c);
     }
@@ -219,8 +214,7 @@ export class DispatcherActor {
     this.pools.stop();
     this.pools.killLeftovers();
     this.watchdog.stop();
-    if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
-    this.releaseTimer = null;
+    this.release.stop();
   }
 
   /**
@@ -264,8 +258,8 @@ export class DispatcherActor {
 
   abort(msg: { taskId: string; attempt: number }): void {
     if (this.external?.abort(msg)) return;
-    const run = this.running.get(msg.taskId);
-    if (!run || run.task.attempt !== msg.attempt) return;
+    const run = runningAttempt(this.running, msg.taskId, msg.attempt);
+    if (!run) return;
     this.pools.get(run.workerId)?.ref.tell('abort', msg);
     this.watchdog.cancelSent(msg.taskId, msg.attempt); // a handler that does not stop gets its process killed
   }
@@ -329,28 +323,16 @@ export class DispatcherActor {
         config.workerBatchMax,
         (slot, entries) => void this.claims.claimAndSend(slot, entries, pool.ready),
       );
-      if (idleCredits && pool.ready.size > 0) this.armRelease(pool.ready.nextReleaseAt(now));
+      if (idleCredits && pool.ready.size > 0) this.release.arm(pool.ready.nextReleaseAt(now));
     }
-    if (this.external) this.armRelease(this.external.pump(now));
-  }
-
-  private armRelease(at: number | null): void {
-    if (at === null || at >= this.releaseAt) return;
-    if (this.releaseTimer) this.deps.clock.clearTimeout(this.releaseTimer);
-    this.releaseAt = at;
-    this.releaseTimer = this.deps.clock.setTimeout(
-      () => {
-        this.releaseTimer = null;
-        this.releaseAt = Infinity;
-        this.pump();
-      },
-      Math.min(MAX_TIMER_MS, Math.max(0, at - this.deps.clock.now())),
-    );
+    if (this.external) this.release.arm(this.external.pump(now));
   }
 
   /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
   private sendRun(slot: WorkerSlot, gathered: WorkItem[]): void {
-    const late = this.lateItems(gathered);
+    // Checked just before the run message goes out, after the claim's own check (`lateClaims`):
+    // a stall can also fall between the claim's answer and the send.
+    const late = lateAttempts(this.running, gathered, this.deps.clock.now(), this.deps.config.leaseMs, this.deps.cluster?.fences);
     const items = late.size === 0 ? gathered : gathered.filter((i) => !late.has(i.id));
     if (late.size > 0) {
       // Gathered before a stall (SIGSTOP, a long pause) that outlasted their attempt lease or this
@@ -369,25 +351,6 @@ export class DispatcherActor {
       this.deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
       void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
     });
-  }
-
-  /**
-   * Ids of `items` that must not start any more: their attempt lease (claimed at the attempt's
-   * `startedAt`, `leaseMs` long) has ended, or (cluster mode) this member lost their partition (a
-   * hand-over is no loss: `PartitionFences.mayStart`). Checked just before a run message goes
-   * out, after the claim's own check (`lateClaims`), because a stall can also fall between the
-   * claim's answer and the send.
-   */
-  private lateItems(items: readonly WorkItem[]): Set<string> {
-    const now = this.deps.clock.now();
-    const fences = this.deps.cluster?.fences;
-    const late = new Set<string>();
-    for (const i of items) {
-      const run = this.running.get(i.id);
-      if (!run || run.task.attempt !== i.attempt) continue;
-      if (now >= run.task.startedAt + this.deps.config.leaseMs || (fences && !fences.mayStart(run.task.partition))) late.add(i.id);
-    }
-    return late;
   }
 
   /**
@@ -414,23 +377,18 @@ export class DispatcherActor {
    * and forgets them; any other report is stale and only counted.
    */
   private decide(results: FinishedAttempt[], now: number, fromWorker?: string): AttemptCompletion[] {
-    const completions: AttemptCompletion[] = [];
-    for (const r of results) {
-      const run = this.running.get(r.id);
-      if (!run || run.task.attempt !== r.attempt || (fromWorker !== undefined && run.workerId !== fromWorker)) {
-        // A late or duplicated report (e.g. attempt 1 after attempt 2 started): refused, counted.
-        this.deps.metrics.staleCompletions.inc();
-        continue;
-      }
-      this.running.delete(r.id);
-      if (run.concurrencyKey !== undefined) this.pools.poolOf(run.task.taskType).ready.releaseKey(run.concurrencyKey, now);
-      const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
-      if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
-      if (run.task.workflowId !== undefined) c.workflowId = run.task.workflowId; // fixed at creation, from its claim
-      completions.push(c);
-      this.deps.metrics.duration.observe(r.durationMs / 1000);
-    }
-    return completions;
+    const { metrics } = this.deps;
+    return takeFinished(
+      this.running,
+      results,
+      now,
+      {
+        releaseKey: (run, at) => this.pools.poolOf(run.task.taskType).ready.releaseKey(run.concurrencyKey as string, at),
+        stale: () => metrics.staleCompletions.inc(),
+        observe: (ms) => metrics.duration.observe(ms / 1000),
+      },
+      fromWorker,
+    );
   }
 
   /** Writes completions through the {@link CompletionRecorder}, then answers drain waiters once idle. */

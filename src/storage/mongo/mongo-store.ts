@@ -22,8 +22,8 @@ import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/w
 import { cancelWorkflow } from './ops/cancel-workflow';
 import { insertWorkflow } from './ops/insert-workflow';
 import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflows';
-import { MongoCapabilities, MongoCollections } from './collections';
-import { MongoStoreOptions, openSession, Session } from './session';
+import type { MongoCapabilities, MongoCollections } from './collections';
+import type { MongoStoreOptions, Session } from './session';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
 import { claimTasks } from './ops/claim-tasks';
@@ -42,7 +42,7 @@ import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } f
 import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { getTaskStates } from './ops/read-task-states';
 import { updateWaitingTask } from './ops/update-waiting-task';
-import { WriteLane, WriteQueue } from './write-queue';
+import type { WriteLane } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
@@ -70,12 +70,8 @@ import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
 import { ProgressReport, progressRows } from '../../domain/progress';
 
-import { StoreHealth } from '../store-health';
-import { Clock, SystemClock } from '../../domain/clock';
-import { serversOf, watchedWrite, watchTopology } from './connection-health';
-
-/** The time of a fault's `since` when the store is given no clock. */
-const SYSTEM_CLOCK = new SystemClock();
+import type { StoreHealth } from '../store-health';
+import { StoreConnections } from './store-connections';
 
 export type { MongoStoreOptions } from './session';
 export { databaseOfUri } from './session';
@@ -92,26 +88,22 @@ export { databaseOfUri } from './session';
  */
 export class MongoStore implements Store {
   readonly name = 'mongodb';
+  private readonly conn: StoreConnections;
   /** A lost connection (connection-health.ts): writes answer `STORE_UNAVAILABLE` and `/readyz` 503 until a writable server is seen again. */
-  readonly health = new StoreHealth();
-  private unwatch: (() => void) | null = null;
-  private session: Session | null = null;
-  private readonly writes = new WriteQueue();
-  /** Lease and member writes (FerretDB only): serialized among themselves, never behind task writes. */
-  private readonly clusterWrites = new WriteQueue();
+  readonly health: StoreHealth;
 
   /**
    * @param uri MongoDB connection string (`MONGODB_URI`), e.g. `mongodb://127.0.0.1:27017/scheduler`
    * @param options database name and server selection timeout
    */
-  constructor(
-    private readonly uri: string,
-    private readonly options: MongoStoreOptions = {},
-  ) {}
+  constructor(uri: string, options: MongoStoreOptions = {}) {
+    this.conn = new StoreConnections(uri, options);
+    this.health = this.conn.health;
+  }
 
   /** Server capabilities found at open (null while closed). */
   get capabilities(): MongoCapabilities | null {
-    return this.session?.capabilities ?? null;
+    return this.conn.capabilities;
   }
 
   /**
@@ -121,57 +113,27 @@ export class MongoStore implements Store {
    * @throws StoreConfigError when the database was created with another partition count
    */
   async open(partitions: number): Promise<null> {
-    if (this.session) return null;
-    this.session = await openSession(this.uri, this.options, partitions);
-    this.unwatch = watchTopology(this.session.client, this.health, serversOf(this.uri), this.clock);
+    await this.conn.open(partitions);
     return null;
   }
 
   /** Answers every write issued before it, then disconnects. Idempotent. */
-  async close(): Promise<void> {
-    if (!this.session) return;
-    await Promise.all([this.writes.drain(), this.clusterWrites.drain()]);
-    const session = this.session;
-    if (!session) return; // a concurrent close finished first
-    this.session = null;
-    this.unwatch?.();
-    this.unwatch = null;
-    await session.client.close();
+  close(): Promise<void> {
+    return this.conn.close();
   }
 
-  private get s(): Session {
-    if (!this.session) throw new Error('store is not open');
-    return this.session;
-  }
-
+  /** The open session's collections (reads run on them directly). */
   private get c(): MongoCollections {
-    return this.s.c;
+    return this.conn.c;
   }
 
-  /** Queues a write; the session is looked up when it runs, so writes queued before close still run. */
+  /** Queues a write (store-connections.ts). */
   private write<T>(op: (c: MongoCollections, s: Session) => Promise<T>, lane: WriteLane = 'ordered'): Promise<T> {
-    if (!this.session) return Promise.reject(new Error('store is not open'));
-    const session = this.session;
-    return this.watched(this.writes.run(() => op(session.c, session), lane));
+    return this.conn.write(op, lane);
   }
 
-  private get clock(): Pick<Clock, 'now'> {
-    return this.options.clock ?? SYSTEM_CLOCK;
-  }
-
-  /** See {@link watchedWrite}. */
-  private watched<T>(write: Promise<T>): Promise<T> {
-    return watchedWrite(write, this.health, serversOf(this.uri), this.clock);
-  }
-
-  async ping(): Promise<boolean> {
-    if (!this.session) return false;
-    try {
-      const r = await this.session.client.db('admin').command({ ping: 1 });
-      return r.ok === 1;
-    } catch {
-      return false;
-    }
+  ping(): Promise<boolean> {
+    return this.conn.ping();
   }
 
   async insertTasks(tasks: NewTask[]): Promise<InsertResult[]> {
@@ -205,7 +167,7 @@ export class MongoStore implements Store {
   /** `seqs` hints (see Store) are not needed here: a task document is found by its id, its `_id`. */
   async claimTasks(ids: string[], workerId: string, now: number, leaseMs: number, epochs?: readonly number[]): Promise<ClaimedTask[]> {
     // The attempt starts, and its lease runs, when the claim is written, not when it was queued.
-    return this.write((c) => claimTasks(c, ids, workerId, Math.max(now, this.options.clock?.now() ?? now), leaseMs, epochs));
+    return this.write((c) => claimTasks(c, ids, workerId, Math.max(now, this.conn.options.clock?.now() ?? now), leaseMs, epochs));
   }
 
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
@@ -376,17 +338,11 @@ export class MongoStore implements Store {
     return this.write((c) => cancelWorkflow(c, id, now));
   }
 
-  // Cluster part (cluster-store.ts). Lease and member writes never wait behind the task writes (a
-  // renewal queued behind a large batch can miss its lease's expiry): each is one single-document
-  // compare-and-set on `partition_leases` or `members`, whose order with the task writes does not
-  // matter. Where updates are not atomic (FerretDB 1.x), they are serialized among themselves on a
-  // queue of their own, so this store's lease writes never race each other.
+  // Cluster part (cluster-store.ts): lease and member writes never wait behind the task writes
+  // (StoreConnections.clusterWrite).
 
   private clusterWrite<T>(op: (c: MongoCollections) => Promise<T>): Promise<T> {
-    if (this.s.capabilities.atomicUpdates) return this.watched(op(this.c));
-    if (!this.session) return Promise.reject(new Error('store is not open'));
-    const session = this.session;
-    return this.watched(this.clusterWrites.run(() => op(session.c)));
+    return this.conn.clusterWrite(op);
   }
 
   async heartbeatMember(
