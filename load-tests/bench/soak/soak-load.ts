@@ -119,7 +119,9 @@ export class SteadyStream {
         const n = this.tasksInSlot(this.slots);
         for (let k = 0; k < n; k += BATCH_MAX_TASKS) this.send(Math.min(BATCH_MAX_TASKS, n - k));
       }
-      if (this.c.errors.length >= 100) throw new Error(`steady submissions: too many failures, e.g. ${this.c.errors[0]}`);
+      // The counters are the whole load's (steady, floods, workflows): 100 failed submissions of
+      // any kind end the run, whose completeness could not be judged any more.
+      if (this.c.errors.length >= 100) throw new Error(`submissions: too many failures, e.g. ${this.c.errors[0]}`);
       await sleep(this.t0 + this.slots * this.batchMs - performance.now());
     }
   }

@@ -49,6 +49,10 @@ export class StoreConnections {
   /** The partition owners' window reads: their own thread for file stores (see due-reader.ts). */
   private dueReads: DueReader | null = null;
   private reads: ReadStatements | null = null;
+  /** An open in progress (it waits for the writer thread to run): a close waits for it. */
+  private opening: Promise<unknown> | null = null;
+  /** A close in progress: a second close gets the same promise. */
+  private closing: Promise<void> | null = null;
 
   /**
    * @param file database path (`:memory:` for tests); its folder is created if missing
@@ -62,21 +66,32 @@ export class StoreConnections {
   }
 
   /**
-   * Opens and migrates the file, then makes the writer and the reading threads.
+   * Opens and migrates the file, then makes the writer and the reading threads. A close called
+   * meanwhile waits for the open to finish, then closes everything it made.
    * @returns the schema change the migrations made, or null
    * @throws StoreConfigError (open-store-file.ts) when the file was made with another partition count or by a newer build
    */
   async open(partitions: number): Promise<SchemaChange | null> {
+    const opening = this.openNow(partitions);
+    this.opening = opening.catch(() => undefined);
+    try {
+      return await opening;
+    } finally {
+      this.opening = null;
+    }
+  }
+
+  private async openNow(partitions: number): Promise<SchemaChange | null> {
     const inMemory = this.file === ':memory:';
     const threads = !inMemory && (this.options.writerThread ?? true);
     const { db, change } = openStoreFile(this.file, partitions, threads ? { readsCacheKib: MAIN_READS_CACHE_KIB } : {});
-    this.db = db;
     const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
     const afterCommit = identity ? () => assertSameFile(this.file, identity) : undefined;
     const threadWriter = threads ? new ThreadWriter(this.file, identity) : null;
     // The writer's thread starts at the full young generation (young-generation.ts); the other
     // threads are made once it runs, so they do not.
     await threadWriter?.started();
+    this.db = db;
     const inner: Writer = threadWriter ?? new InProcessWriter(db, afterCommit);
     this.writer = new GuardedWriter(inner, { file: this.file, identity, health: this.health, clock: this.clock });
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
@@ -97,8 +112,19 @@ export class StoreConnections {
     return change;
   }
 
-  /** Stops the watch, answers every queued write, ends the threads and closes the file. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Stops the watch, answers every queued write, ends the threads and closes the file, after an
+   * open in progress has finished. Idempotent; calls made while a close runs get its promise.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow().finally(() => {
+      this.closing = null;
+    });
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
+    await this.opening;
     if (!this.db) return;
     await this.watch?.stop();
     this.watch = null;

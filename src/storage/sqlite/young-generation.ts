@@ -33,7 +33,7 @@ export interface SemiSpaceFlags {
 /**
  * Reads `--min-semi-space-size` and `--max-semi-space-size` (also with underscores, `=N` or a
  * separate `N`) from `args`; the last one given wins, as in V8.
- * @param args command-line options, e.g. `process.execArgv` followed by `NODE_OPTIONS`'s words
+ * @param args V8 options in the order they take effect ({@link processV8Args})
  */
 export function semiSpaceFlags(args: readonly string[]): SemiSpaceFlags {
   const out: SemiSpaceFlags = { minMiB: null, maxMiB: null };
@@ -49,9 +49,13 @@ export function semiSpaceFlags(args: readonly string[]): SemiSpaceFlags {
   return out;
 }
 
-/** This process's V8 options: `process.execArgv`, then `NODE_OPTIONS` (which V8 reads after them). */
+/**
+ * This process's V8 options in the order they take effect: `NODE_OPTIONS`'s words (split on
+ * white space; quoting is not read), then `process.execArgv`, since options on the command line
+ * win over `NODE_OPTIONS` (checked on Node 20.20.2 with `--max-old-space-size` given both ways).
+ */
 export function processV8Args(): string[] {
-  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((w) => w !== '')];
+  return [...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((w) => w !== ''), ...process.execArgv];
 }
 
 /**
