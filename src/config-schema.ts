@@ -130,6 +130,14 @@ export const ConfigSchema = z
      * claimed sooner is never marked (its claim is due and claim in one write). 0: marked at once.
      */
     dueMarkDelayMs: int(0, 60_000),
+    /**
+     * Embedded mode: how far ahead of their due time (ms) tasks are handed to the dispatcher and
+     * claimed, so that a herd due at one instant needs no claim write at the instant: the
+     * dispatcher holds each claimed attempt and sends it to a worker at its due time, never
+     * earlier. Tasks with a concurrency key, under a rate limit or of an external queue are not
+     * claimed ahead. 0: no task is handed out before its due time. Cluster mode never claims ahead.
+     */
+    claimAheadMs: int(0, 60_000),
     /** Most tasks in one claim (the claims answered together for a worker go to it as one `run` message). */
     workerBatchMax: int(1),
     bodyLimitBytes: int(1024),

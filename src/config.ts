@@ -33,6 +33,7 @@ const ENV_KEYS: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   LEASE_TTL_MS: 'leaseTtlMs',
   MEMBER_ID: 'memberId',
   WORKER_POOLS: 'workerPools',
+  CLAIM_AHEAD_MS: 'claimAheadMs',
 };
 
 /** Environment variable → nested config key (`overflow.enabled`). */

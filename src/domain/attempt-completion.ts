@@ -33,6 +33,12 @@ export interface AttemptCompletion {
    * the task's budget on by one (`attemptBase` + 1), so this attempt is not counted. Only with RETRYING.
    */
   freeRetry?: true;
+  /**
+   * An attempt claimed ahead of its due time (`Store.claimTasksAhead`, whose row has no start
+   * yet): the instant its dispatcher sent it to a worker (epoch ms), written as the row's
+   * `started_at` where it has none. Absent for every other attempt (their claim wrote the start).
+   */
+  startedAt?: number;
 }
 
 /** A task that was RUNNING when its process died. */

@@ -18,6 +18,11 @@ export interface HorizonWindowOptions {
    * member when no wake-up reached it (docs/CLUSTER.md: every `horizonMs / 2`). Default false.
    */
   deferRefreshWhileBusy?: boolean;
+  /**
+   * Hand entries out this long (ms) before their due time (`claimAheadMs`: the dispatcher claims
+   * them ahead and starts each at its due time). Default 0: never before the due time.
+   */
+  leadMs?: number;
 }
 
 /** Order of the heap: due time, then priority, then submission sequence. */
@@ -151,12 +156,13 @@ export class HorizonWindow {
   }
 
   /**
-   * Hands out entries due at or before `now`, as many as the outstanding budget allows, tenant by
-   * tenant in weighted turn (oldest due first inside a tenant), and counts them as handed out.
-   * Never returns an entry early, whatever the clock did before.
+   * Hands out entries due at or before `now` + `leadMs`, as many as the outstanding budget allows,
+   * tenant by tenant in weighted turn (oldest due first inside a tenant), and counts them as
+   * handed out. Never returns an entry earlier than that, whatever the clock did before.
    */
   takeDue(now: number): DueEntry[] {
-    for (let top = this.peekLive(); top && top.dueAt <= now; top = this.peekLive()) {
+    const until = now + (this.options.leadMs ?? 0);
+    for (let top = this.peekLive(); top && top.dueAt <= until; top = this.peekLive()) {
       this.heap.pop();
       const lane = this.lanes.get(top.tenantId);
       if (lane) lane.push(top);
@@ -237,16 +243,17 @@ export class HorizonWindow {
    */
   nextWakeAt(): number | null {
     if (this.windowEnd === -Infinity) return null;
+    const lead = this.options.leadMs ?? 0;
     const refreshAt = this.refreshAt();
     // At the budget only the lanes of tenants with nothing handed out may start. The heap is not
     // searched for such a tenant's later entry: releases come often at the budget (each one pumps
     // the owner), and a newly offered task already due is handed out by the offer's own pump.
     const underBudget = this.outstanding.size < this.options.maxOutstanding;
     let at = refreshAt;
-    for (const [tenant, lane] of this.lanes) if (underBudget || !this.outstandingOf.has(tenant)) at = Math.min(at, lane[0].dueAt); // due already
+    for (const [tenant, lane] of this.lanes) if (underBudget || !this.outstandingOf.has(tenant)) at = Math.min(at, lane[0].dueAt - lead); // due already
     if (!underBudget) return at;
     const top = this.peekLive();
-    return top ? Math.min(top.dueAt, at) : at;
+    return top ? Math.min(top.dueAt - lead, at) : at;
   }
 
   /** The earliest current entry, dropping superseded ones from the top of the heap. */

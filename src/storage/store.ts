@@ -232,7 +232,29 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
     seqs?: readonly number[],
   ): Promise<ClaimedTask[]>;
 
-  /** Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. */
+  /**
+   * Optional (embedded SQLite only; the dispatcher claims ahead only on a store that has it, and
+   * never in cluster mode): the transition `claim` taken before the due time, for tasks the
+   * partition owners hand out up to `claimAheadMs` early. Like {@link claimTasks} without fencing,
+   * except that a SCHEDULED or RETRYING task due by `until` (epoch ms, >= now) is claimed, its
+   * row's start is left empty (the attempt has not started: the dispatcher holds it until its due
+   * time and its completion brings the instant it was sent, `AttemptCompletion.startedAt`), and
+   * its lease runs to max(due time, now) + leaseMs. Each ClaimedTask's `startedAt` is that planned
+   * start (max(due time, now)).
+   */
+  claimTasksAhead?(
+    ids: string[],
+    workerId: string,
+    now: number,
+    until: number,
+    leaseMs: number,
+    seqs?: readonly number[],
+  ): Promise<ClaimedTask[]>;
+
+  /**
+   * Records finished attempts (compare-and-set on id, attempt and RUNNING) and their history. A
+   * completion's `startedAt` is written where the row has no start (an attempt claimed ahead).
+   */
   completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]>;
 
   /**

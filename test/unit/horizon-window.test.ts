@@ -168,6 +168,18 @@ describe('HorizonWindow', () => {
     });
   });
 
+  describe('leadMs (claiming ahead)', () => {
+    it('hands entries out leadMs before their due time, never earlier, and wakes leadMs before the earliest', () => {
+      const w = makeWindow({ leadMs: 300 });
+      load(w, T, [dueEntry({ id: 'a', dueAt: T + 1000, seq: 1 }), dueEntry({ id: 'b', dueAt: T + 2000, seq: 2 })]);
+      expect(w.nextWakeAt()).to.equal(T + 700);
+      expect(w.takeDue(T + 699)).to.deep.equal([]);
+      expect(ids(w.takeDue(T + 700))).to.deep.equal(['a']);
+      expect(w.nextWakeAt()).to.equal(T + 1700);
+      expect(ids(w.takeDue(T + 1700))).to.deep.equal(['b']);
+    });
+  });
+
   describe('maxOutstanding', () => {
     it('caps takeDue until release()', () => {
       const w = makeWindow({ maxOutstanding: 3 });

@@ -15,6 +15,11 @@ export interface RunningAttempt {
   workerId: string;
   /** The concurrency key whose slot the attempt holds (absent: none). */
   concurrencyKey?: string;
+  /**
+   * Claimed ahead of its due time and sent at `task.startedAt`: its row has no start yet, so the
+   * completion carries it (`AttemptCompletion.startedAt`).
+   */
+  claimedAhead?: true;
 }
 
 /** A finished attempt as the dispatcher records it: a worker's report, or one it decided itself. */
@@ -23,6 +28,11 @@ export interface FinishedAttempt {
   attempt: number;
   outcome: AttemptOutcome;
   durationMs: number;
+  /**
+   * A retry is not due before this instant (epoch ms): an attempt claimed ahead that never started
+   * is retried at its task's due time, not earlier.
+   */
+  retryNotBefore?: number;
 }
 
 /**

@@ -115,6 +115,35 @@ export class ClaimBatches {
 }
 
 /**
+ * Claims ahead of their due time (`Store.claimTasksAhead`, tasks due by `until`, epoch ms) the
+ * entries for `slot`, and hands what was claimed to the host to hold. Every entry goes back to its
+ * owner as released (claimed, or refused: cancelled, claimed or moved past `until` meanwhile); a
+ * failed claim (store error) claims nothing and the tasks stay waiting in the store. No credits
+ * are taken: a held attempt takes its worker's slot when it is sent.
+ * @returns the attempts claimed (never throws)
+ */
+export async function claimAhead(deps: SchedulerDeps, slot: WorkerSlot, entries: DueEntry[], until: number): Promise<ClaimedTask[]> {
+  const { store, clock, log, config } = deps;
+  let claimed: ClaimedTask[] = [];
+  try {
+    claimed =
+      (await store.claimTasksAhead?.(
+        entries.map((e) => e.id),
+        slot.id,
+        clock.now(),
+        until,
+        config.leaseMs,
+        entries.map((e) => e.seq),
+      )) ?? [];
+  } catch (err) {
+    if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'claim ahead failed; the tasks stay waiting and will be reloaded');
+  }
+  // As of `until`: no refused entry is early, so none is offered again (each is released).
+  returnToOwners(deps.router, entries, claimed, until);
+  return claimed;
+}
+
+/**
  * The claimed attempts that must not start: the claim was answered when their attempt lease
  * (`now + leaseMs`) had already ended, or (cluster mode) when this process no longer held the
  * epoch it claimed their partition with and did not give it up by hand-over (`PartitionFences.mayStart`).

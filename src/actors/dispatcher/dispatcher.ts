@@ -8,9 +8,9 @@ import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
 import { RestartCause, WorkerPool, WorkerSlot } from './worker-pool';
 import { PoolWorkers, WorkerPools } from './worker-pools';
 import { PoolSpec, poolSpecs } from './pool-specs';
-import { WorkItem, WorkResult } from '../protocol';
+import { WorkResult } from '../protocol';
 import { ClaimBatches } from './claim-batch';
-import { RunOutbox } from './run-outbox';
+import { RunOutbox, sendRun } from './run-outbox';
 import { ExternalDispatch } from './external-dispatch';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../../services/ports';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
@@ -18,7 +18,8 @@ import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
 import { ReleaseTimer } from './release-timer';
-import { lateAttempts, runningAttempt, RunningMap, takeFinished } from './running-attempts';
+import { AheadDispatch } from './ahead-dispatch';
+import { runningAttempt, RunningMap, takeFinished } from './running-attempts';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
 
 /**
@@ -46,7 +47,9 @@ export class DispatcherActor {
   /** A pump is due at the end of this turn ({@link enqueue}). */
   private pumpScheduled = false;
   /** The `run` messages of this iteration's claims, one per worker. */
-  private readonly outbox = new RunOutbox((slot, items) => this.sendRun(slot, items));
+  private readonly outbox = new RunOutbox((slot, items) =>
+    sendRun(this.deps, this.running, slot, items, (results) => void this.finish(results)),
+  );
   /** Claims in flight to the store (a drain waits for them too). */
   private readonly claims: ClaimBatches;
   /** Overrun check and lease sweep over `running`. */
@@ -61,6 +64,8 @@ export class DispatcherActor {
   /** Writes completions and routes what they released, what waits again and which cron instances ended. */
   private readonly recorder: CompletionRecorder;
   private readonly unwatchStore: () => void;
+  /** Claims ahead of the due time (`claimAheadMs` > 0, embedded mode), else null. */
+  private readonly ahead: AheadDispatch | null;
 
   /**
    * @param workersOf the worker processes of a pool (default: a {@link WorkerPool} forking them;
@@ -121,6 +126,15 @@ export class DispatcherActor {
       settle: () => this.settleDrain(),
       pump: () => this.pump(),
     });
+    this.ahead = AheadDispatch.create(deps, this.external, {
+      running: this.running,
+      poolOf: (e) => this.pools.poolOf(e.taskType),
+      ready: (e) => this.addReady(e),
+      attemptsStarted: () => this.watchdog.attemptsStarted(),
+      send: (slot, items) => this.outbox.add(slot, items),
+      finish: (results) => void this.finish(results),
+      pump: () => this.pump(),
+    });
     this.reports = new RunningReports(
       deps,
       (taskId, attempt, workerId) => runningAttempt(this.running, taskId, attempt, workerId) !== undefined,
@@ -131,7 +145,7 @@ export class DispatcherActor {
       draining: () => this.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
-      unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt),
+      unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt) || (this.ahead?.holds(taskId, attempt) ?? false),
       recordOrphans: async (completions, now) => {
         await this.record(completions, now);
         this.pump(); // a retry due at once is in the ready queue now
@@ -166,6 +180,8 @@ export class DispatcherActor {
     const items = msg.attempts
       .filter((a) => runningAttempt(this.running, a.id, a.attempt, msg.workerId) !== undefined)
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
+    // Attempts claimed ahead and held for this worker: their leases go with its beats.
+    if (this.ahead) items.push(...this.ahead.heldOf(msg.workerId));
     // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
     if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;
@@ -223,7 +239,9 @@ export class DispatcherActor {
    * batches instead of a claim per message.
    */
   enqueue(entries: DueEntry[]): void {
-    for (const e of entries) this.addReady(e);
+    const now = this.ahead ? this.deps.clock.now() : 0;
+    // Claiming ahead: an entry handed out before its due time waits in `ahead`, never in the ready queues.
+    for (const e of entries) if (!this.ahead?.accept(e, now)) this.addReady(e);
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
     queueMicrotask(() => {
@@ -257,7 +275,7 @@ export class DispatcherActor {
   }
 
   abort(msg: { taskId: string; attempt: number }): void {
-    if (this.external?.abort(msg)) return;
+    if (this.external?.abort(msg) || this.ahead?.abort(msg.taskId, msg.attempt)) return;
     const run = runningAttempt(this.running, msg.taskId, msg.attempt);
     if (!run) return;
     this.pools.get(run.workerId)?.ref.tell('abort', msg);
@@ -314,9 +332,12 @@ export class DispatcherActor {
    * Nothing is claimed while the store has a fault (its recovery pumps again).
    */
   private pump(): void {
-    if (this.draining || this.deps.store.health.fault) return;
+    if (this.deps.store.health.fault) return;
     const { config, clock } = this.deps;
     const now = clock.now();
+    // Attempts claimed ahead are sent at their due time, during a drain too (they are claimed).
+    if (this.ahead) this.ahead.release(now, this.pools.all());
+    if (this.draining) return this.release.arm(this.ahead?.nextDueAfter(now) ?? null);
     for (const pool of this.pools.all()) {
       const idleCredits = pool.fill(
         now,
@@ -326,31 +347,10 @@ export class DispatcherActor {
       if (idleCredits && pool.ready.size > 0) this.release.arm(pool.ready.nextReleaseAt(now));
     }
     if (this.external) this.release.arm(this.external.pump(now));
-  }
-
-  /** One `run` message (the attempts of a turn's claims for `slot`, gathered by {@link RunOutbox}). */
-  private sendRun(slot: WorkerSlot, gathered: WorkItem[]): void {
-    // Checked just before the run message goes out, after the claim's own check (`lateClaims`):
-    // a stall can also fall between the claim's answer and the send.
-    const late = lateAttempts(this.running, gathered, this.deps.clock.now(), this.deps.config.leaseMs, this.deps.cluster?.fences);
-    const items = late.size === 0 ? gathered : gathered.filter((i) => !late.has(i.id));
-    if (late.size > 0) {
-      // Gathered before a stall (SIGSTOP, a long pause) that outlasted their attempt lease or this
-      // member's hold on their partition: not started here; recorded lost, so they run again.
-      this.deps.log.warn(
-        { count: late.size, worker_id: slot.id },
-        'attempts whose lease or partition ended before their run message; not started',
-      );
-      slot.credits += late.size;
-      void this.finish(
-        [...late].map((id) => ({ id, attempt: this.running.get(id)?.task.attempt ?? 0, outcome: lostOutcome(), durationMs: 0 })),
-      );
-      if (items.length === 0) return;
+    if (this.ahead) {
+      this.ahead.claim(now);
+      this.release.arm(this.ahead.nextDueAfter(now));
     }
-    slot.ref.tell('run', { tasks: items, pid: slot.pid }, (err) => {
-      this.deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
-      void this.finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
-    });
   }
 
   /**
@@ -360,6 +360,7 @@ export class DispatcherActor {
    */
   private loseAttemptsOf(workerId: string, exit: ProcessExit | null, recycled: boolean): void {
     this.watchdog.workerReplaced(workerId);
+    this.ahead?.workerReplaced(workerId);
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
     const outcome = () => (recycled ? recycledOutcome('sent to it while it restarted') : lostOutcome(exit));
     void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: outcome(), durationMs: 0 })));
@@ -400,7 +401,7 @@ export class DispatcherActor {
 
   /** Nothing runs, no claim is in flight (a claim answered during a drain still runs) and no completion waits for the store. */
   private idle(): boolean {
-    return this.running.size === 0 && this.claims.pending === 0 && this.recorder.unwrittenCount === 0;
+    return this.running.size === 0 && this.claims.pending === 0 && this.recorder.unwrittenCount === 0 && !this.ahead?.busy;
   }
 
   /** Answers drain waiters once idle. */

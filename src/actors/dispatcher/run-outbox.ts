@@ -1,5 +1,8 @@
 import type { WorkerSlot } from './worker-pool';
 import type { WorkItem } from '../protocol';
+import type { SchedulerDeps } from '../deps';
+import { FinishedAttempt, lostOutcome } from './attempt-watchdog';
+import { lateAttempts, RunningMap } from './running-attempts';
 
 /** Sends one `run` message; `items` are the attempts it carries. */
 export type SendRun = (slot: WorkerSlot, items: WorkItem[]) => void;
@@ -39,4 +42,37 @@ export class RunOutbox {
     this.pending.clear();
     for (const [slot, { pid, items }] of batches) if (slot.pid === pid) this.send(slot, items);
   }
+}
+
+/**
+ * Sends one `run` message to `slot` with the attempts gathered for it ({@link RunOutbox}), less
+ * those that must no longer start (`lateAttempts`): checked just before the message goes out,
+ * after the claim's own check (`lateClaims`), since a stall can also fall between the claim's
+ * answer and the send. Those, and every attempt of a message that cannot reach its worker, go to
+ * `finish` as lost (`worker_lost`), so they run again.
+ */
+export function sendRun(
+  deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'cluster'>,
+  running: RunningMap,
+  slot: WorkerSlot,
+  gathered: WorkItem[],
+  finish: (results: FinishedAttempt[]) => void,
+): void {
+  const late = lateAttempts(running, gathered, deps.clock.now(), deps.config.leaseMs, deps.cluster?.fences);
+  const items = late.size === 0 ? gathered : gathered.filter((i) => !late.has(i.id));
+  if (late.size > 0) {
+    // Gathered before a stall (SIGSTOP, a long pause) that outlasted their attempt lease or this
+    // member's hold on their partition: not started here; recorded lost, so they run again.
+    deps.log.warn(
+      { count: late.size, worker_id: slot.id },
+      'attempts whose lease or partition ended before their run message; not started',
+    );
+    slot.credits += late.size;
+    finish([...late].map((id) => ({ id, attempt: running.get(id)?.task.attempt ?? 0, outcome: lostOutcome(), durationMs: 0 })));
+    if (items.length === 0) return;
+  }
+  slot.ref.tell('run', { tasks: items, pid: slot.pid }, (err) => {
+    deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
+    finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
+  });
 }

@@ -78,6 +78,8 @@ export function takeFinished(
     const c = attemptCompletion(r.id, r.attempt, r.outcome, run.task.retry, now, Math.round(r.durationMs));
     if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
     if (run.task.workflowId !== undefined) c.workflowId = run.task.workflowId; // fixed at creation, from its claim
+    if (run.claimedAhead) c.startedAt = run.task.startedAt; // the row has no start: it is the instant it was sent
+    if (r.retryNotBefore !== undefined && c.retryAt !== null && c.retryAt < r.retryNotBefore) c.retryAt = r.retryNotBefore;
     completions.push(c);
     hooks.observe(r.durationMs);
   }

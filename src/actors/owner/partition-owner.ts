@@ -45,6 +45,8 @@ export class PartitionOwnerActor {
       weightOf: deps.limits.weightOf,
       // Embedded: every waiting task reaches its owner by an offer, the refresh only moves the window on.
       deferRefreshWhileBusy: !deps.cluster,
+      // Embedded mode only: claims ahead are not fenced, so a cluster never takes them.
+      leadMs: deps.cluster || !deps.store.claimTasksAhead ? 0 : deps.config.claimAheadMs,
     });
     this.marks = new DelayedDueMarks(
       deps.clock,

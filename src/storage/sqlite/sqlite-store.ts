@@ -133,6 +133,17 @@ export class SqliteStore implements Store {
     return this.c.w.run('claimTasks', [ids, workerId, now, leaseMs, epochs, seqs]);
   }
 
+  async claimTasksAhead(
+    ids: string[],
+    workerId: string,
+    now: number,
+    until: number,
+    leaseMs: number,
+    seqs?: readonly number[],
+  ): Promise<ClaimedTask[]> {
+    return this.c.w.run('claimTasksAhead', [ids, workerId, now, until, leaseMs, seqs]);
+  }
+
   async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
     return this.c.w.run('completeAttempts', [completions, now]);
   }

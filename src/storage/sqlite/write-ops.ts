@@ -28,6 +28,7 @@ import { prepareSaveCheckpoint } from './ops/save-checkpoint';
 import { prepareReportProgress } from './ops/report-progress';
 import { prepareAppendAttemptLogs } from './ops/append-attempt-logs';
 import { prepareProbeWrite } from './ops/probe-write';
+import { prepareClaimTasksAhead } from './ops/claim-tasks-ahead';
 
 /** Prepares every write operation of `ops/` on one connection. */
 export function prepareWriteOps(db: Database.Database) {
@@ -40,6 +41,7 @@ export function prepareWriteOps(db: Database.Database) {
     insertTasks: prepareInsertTasks(db),
     markPending: prepareMarkPending(db),
     claimTasks: prepareClaimTasks(db),
+    claimTasksAhead: prepareClaimTasksAhead(db),
     completeAttempts: prepareCompleteAttempts(db),
     cancelTask: prepareCancelTask(db),
     replayDead: prepareReplayDead(db),
@@ -83,6 +85,7 @@ export function rowsOf(op: WriteOpName, args: readonly unknown[]): number {
   if (op === 'insertWorkflow') return (args[0] as { tasks: unknown[] }).tasks.length;
   if (op === 'markPending') return (args[0] as unknown[]).length;
   if (op === 'releaseOverflow') return (args[0] as unknown[]).length;
+  if (op === 'claimTasksAhead') return (args[0] as unknown[]).length;
   return 1;
 }
 

@@ -27,14 +27,14 @@ import { TRANSITIONS } from '../../../domain/state-machine';
 import { sqlState, sqlStates } from '../../sql/state-sql';
 
 /** The columns a claim reads, in the order {@link claimedFromRow} reads them (after `seq`). */
-const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
+export const CLAIM_COLUMNS = `seq, id, attempts, task_type, payload, timeout_seconds, idempotency_key, due_at, partition, tenant_id,
   workflow_id, traceparent, checkpoint, ${RETRY_COLUMNS}`;
 
 /** Where the retry columns start in a {@link ClaimRow}. */
 const RETRY_AT = 13;
 
 /** A claimable row: `seq` first, then the columns the worker's view is built from. */
-type ClaimRow = [
+export type ClaimRow = [
   number,
   string,
   number,
@@ -53,7 +53,7 @@ type ClaimRow = [
 
 /** The transition `claim` itself, on the row found (state and, when fenced, owner_epoch checked by the read). */
 const CLAIM_SET = `state = ${sqlState(TRANSITIONS.claim.to)}, attempts = attempts + 1, worker_id = ?, started_at = ?, lease_expires_at = ?, cancel_requested = 0, updated_at = ?`;
-const CLAIMABLE = `(${sqlStates(TRANSITIONS.claim.from)} OR (${sqlStates(TRANSITIONS.dueClaim.from)} AND due_at <= ?))`;
+export const CLAIMABLE = `(${sqlStates(TRANSITIONS.claim.from)} OR (${sqlStates(TRANSITIONS.dueClaim.from)} AND due_at <= ?))`;
 
 export function prepareClaimTasks(
   db: Database.Database,
@@ -70,12 +70,7 @@ export function prepareClaimTasks(
     .raw(true);
   const claim = db.prepare(`UPDATE tasks SET ${CLAIM_SET} WHERE seq = ?`);
   const claimFenced = db.prepare(`UPDATE tasks SET ${CLAIM_SET}, owner_epoch = ? WHERE seq = ?`);
-  const upstream = db.prepare(`
-    SELECT u.workflow_task_id AS key, u.result AS result FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
-    WHERE e.downstream_id = ?`);
-  // fromEntries defines own properties: a local id such as "__proto__" stays a plain key.
-  const upstreamResultsOf = (id: string): Record<string, unknown> =>
-    Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
+  const claimedFromRow = prepareClaimedFromRow(db);
   /** Claims ids[i] under its fencing token: a negative (or missing) token never claims. */
   const claimOneFenced = (
     ids: string[],
@@ -93,6 +88,35 @@ export function prepareClaimTasks(
     if (r) claimFenced.run(workerId, now, now + leaseMs, now, epoch, r[0]);
     return r;
   };
+  /** Claims `id` (embedded mode: no fencing token, owner_epoch not read), by its rowid hint when given. */
+  const claimOne = (id: string, seq: number | undefined, workerId: string, now: number, leaseMs: number) => {
+    const r = ((seq !== undefined ? findBySeq.get(seq, id, now) : undefined) ?? find.get(id, now)) as ClaimRow | undefined;
+    if (r) claim.run(workerId, now, now + leaseMs, now, r[0]);
+    return r;
+  };
+  return (ids, workerId, now, leaseMs, epochs, seqs) => {
+    const claimed: ClaimedTask[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const seq = seqs?.[i];
+      const r =
+        epochs === undefined ? claimOne(ids[i], seq, workerId, now, leaseMs) : claimOneFenced(ids, i, workerId, now, leaseMs, epochs, seq);
+      if (r) claimed.push(claimedFromRow(r, now));
+    }
+    return claimed;
+  };
+}
+
+/**
+ * The worker's view of a claimed row (read before the claim's UPDATE, so attempts + 1), with a
+ * workflow task's upstream results read on `db`. Shared by the claim ops.
+ */
+export function prepareClaimedFromRow(db: Database.Database): (r: ClaimRow, now: number) => ClaimedTask {
+  const upstream = db.prepare(`
+    SELECT u.workflow_task_id AS key, u.result AS result FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
+    WHERE e.downstream_id = ?`);
+  // fromEntries defines own properties: a local id such as "__proto__" stays a plain key.
+  const upstreamResultsOf = (id: string): Record<string, unknown> =>
+    Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
   // Claimed tasks mostly share their retry settings: a row whose settings equal the previous
   // claimed row's (in this claim or an earlier one) gets the same frozen object, which a claim's
   // answer then carries to the dispatcher thread once (structured clone keeps shared references),
@@ -136,20 +160,5 @@ export function prepareClaimTasks(
     if (r[10]) task.upstreamResults = upstreamResultsOf(r[1]);
     return task;
   };
-  /** Claims `id` (embedded mode: no fencing token, owner_epoch not read), by its rowid hint when given. */
-  const claimOne = (id: string, seq: number | undefined, workerId: string, now: number, leaseMs: number) => {
-    const r = ((seq !== undefined ? findBySeq.get(seq, id, now) : undefined) ?? find.get(id, now)) as ClaimRow | undefined;
-    if (r) claim.run(workerId, now, now + leaseMs, now, r[0]);
-    return r;
-  };
-  return (ids, workerId, now, leaseMs, epochs, seqs) => {
-    const claimed: ClaimedTask[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      const seq = seqs?.[i];
-      const r =
-        epochs === undefined ? claimOne(ids[i], seq, workerId, now, leaseMs) : claimOneFenced(ids, i, workerId, now, leaseMs, epochs, seq);
-      if (r) claimed.push(claimedFromRow(r, now));
-    }
-    return claimed;
-  };
+  return claimedFromRow;
 }

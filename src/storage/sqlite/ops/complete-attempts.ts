@@ -10,6 +10,8 @@
  * SUCCEEDED releases downstream tasks whose last dependency it was (returned in `released`);
  * FAILED, DEAD or CANCELLED cancels its descendants (`upstream_failed`); the workflow's status
  * becomes final with its last task.
+ * An attempt claimed ahead (claimTasksAhead: no `started_at` yet) gets `started_at` from the
+ * completion's `startedAt` (the instant it was sent to its worker); a row with a start keeps it.
  * Output: CompletionResult per input, `applied: false` for stale or duplicate completions; `entry`
  * only when the task waits again (RETRYING or PENDING), null for a final state.
  * Guarantee: an attempt completes at most once; a task never moves backwards.
@@ -38,7 +40,8 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
       due_at = CASE WHEN cancel_requested = 0 THEN @retryAt ELSE due_at END,
       completed_at = CASE WHEN cancel_requested = 0 THEN NULL ELSE @now END,
       retry_base = CASE WHEN cancel_requested = 0 THEN retry_base + @free ELSE retry_base END,
-      duration_ms = @durationMs, result = NULL, error = @error, lease_expires_at = NULL, updated_at = @now
+      duration_ms = @durationMs, result = NULL, error = @error, lease_expires_at = NULL, updated_at = @now,
+      started_at = COALESCE(started_at, @startedAt)
     WHERE id = @id AND attempts = @attempt AND ${sqlStates(TRANSITIONS.retry.from)}
     RETURNING ${DUE_COLUMNS}, started_at, worker_id, workflow_id, workflow_task_id`);
   const workflows = prepareWorkflowProgress(db);
@@ -56,6 +59,11 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
   const final = db.prepare(`
     UPDATE tasks SET state = ?, completed_at = ?, duration_ms = ?, result = ?, error = ?, lease_expires_at = NULL, updated_at = ?
     WHERE seq = ?`);
+  // The same for an attempt claimed ahead, whose row has no start yet (the usual path keeps its statement).
+  const finalStarted = db.prepare(`
+    UPDATE tasks SET state = ?, completed_at = ?, duration_ms = ?, result = ?, error = ?, lease_expires_at = NULL, updated_at = ?,
+      started_at = COALESCE(started_at, ?)
+    WHERE seq = ?`);
   const current = db.prepare(`SELECT state, task_type FROM tasks WHERE id = ?`);
   const notApplied = (taskId: string): CompletionResult => {
     const found = current.get(taskId) as { state: TaskState; task_type: string } | undefined;
@@ -68,7 +76,8 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
       [number, string, string | null, string | null] | undefined;
     if (!row) return notApplied(c.taskId);
     const [seq, taskType, workflowId, workflowTaskId] = row;
-    final.run(c.state, now, c.durationMs, result, error, now, seq);
+    if (c.startedAt === undefined) final.run(c.state, now, c.durationMs, result, error, now, seq);
+    else finalStarted.run(c.state, now, c.durationMs, result, error, now, c.startedAt, seq);
     const out: CompletionResult = { taskId: c.taskId, applied: true, state: c.state, entry: null, taskType };
     if (workflowId) {
       if (c.state === 'SUCCEEDED') out.released = workflows.succeeded(c.taskId, workflowId, now);
@@ -88,6 +97,7 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
         durationMs: c.durationMs,
         error,
         free: c.freeRetry ? 1 : 0,
+        startedAt: c.startedAt ?? null,
       }) as (TaskRow & { started_at: number; worker_id: string | null }) | undefined;
       if (!row) return notApplied(c.taskId);
       const state = row.state as TaskState;

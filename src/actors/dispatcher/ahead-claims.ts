@@ -1,0 +1,200 @@
+import { MinHeap } from '../../domain/min-heap';
+import type { ClaimedTask, DueEntry } from '../../domain/task';
+
+/** Order of entries waiting for their due time: due time, then submission sequence. */
+function byDue(a: DueEntry, b: DueEntry): number {
+  return a.dueAt - b.dueAt || a.seq - b.seq;
+}
+
+/** A held attempt and when it was held (a counter): ties of due time keep the order they were claimed in. */
+interface Held {
+  task: ClaimedTask;
+  n: number;
+}
+
+/**
+ * Order of held attempts: due time, then the order they were held in. A herd's attempts share one
+ * due time and come from claims answered in no particular sequence order, so ordering them by
+ * `seq` made each a heap insertion and removal (measured: the comparisons were a fifth of the main
+ * thread's time at the instant of a herd of 100,000); held in order, they go into the heap's
+ * ordered run at O(1) each (domain/min-heap.ts).
+ */
+function byDueThenHeld(a: Held, b: Held): number {
+  return a.task.dueAt - b.task.dueAt || a.n - b.n;
+}
+
+/**
+ * The dispatcher's side of claiming ahead (`claimAheadMs`, embedded mode; load-tests/README.md
+ * "Claiming a herd ahead of its instant"): entries handed out before their due time, without I/O
+ * or timers.
+ *
+ * - An entry that may be claimed ahead (no concurrency key, no rate limit, not an external
+ *   queue's: the caller decides) waits in its pool's list `toClaim` until the dispatcher claims
+ *   it (`Store.claimTasksAhead`); any other waits in `notYetDue` and joins the ready queues at its
+ *   due time, so nothing starts early.
+ * - A claimed attempt is held for the worker it was claimed for, in due order, until its due time
+ *   and a free slot of that worker ({@link takeDue}); then the dispatcher sends it and it runs as
+ *   any other attempt. Held attempts are not in the dispatcher's `running` map: they have not
+ *   started, so no timeout or overrun applies; their leases are extended with their worker's
+ *   heartbeats ({@link heldOf}), and the lease sweep leaves them alone ({@link holds}).
+ *
+ * @typeParam P the dispatcher's pool (the key of the lists to claim)
+ */
+export class AheadClaims<P> {
+  private readonly toClaim = new Map<P, DueEntry[]>();
+  private readonly notYetDue = new MinHeap<DueEntry>(byDue);
+  /** Claimed ahead, per worker slot id, in due order. */
+  private readonly held = new Map<string, MinHeap<Held>>();
+  /** How many attempts were ever held (the order of ties). */
+  private heldSoFar = 0;
+  /** Every held attempt by task id: its attempt and worker slot. */
+  private readonly heldIds = new Map<string, { attempt: number; workerId: string }>();
+
+  /** Attempts held. */
+  get heldCount(): number {
+    return this.heldIds.size;
+  }
+
+  /** Entries handed out early and not yet claimed or due (they count as waiting work). */
+  get waitingCount(): number {
+    let n = this.notYetDue.size;
+    for (const list of this.toClaim.values()) n += list.length;
+    return n;
+  }
+
+  /** Queues an entry to claim ahead for `pool` (the caller checked it may be). */
+  addToClaim(pool: P, e: DueEntry): void {
+    const list = this.toClaim.get(pool);
+    if (list) list.push(e);
+    else this.toClaim.set(pool, [e]);
+  }
+
+  /** An entry handed out early that must not be claimed ahead: it joins the ready queues at its due time. */
+  addNotYetDue(e: DueEntry): void {
+    this.notYetDue.push(e);
+  }
+
+  /** Entries of `notYetDue` due by `now` (epoch ms), taken out, in due order. */
+  takeNowDue(now: number): DueEntry[] {
+    const out: DueEntry[] = [];
+    for (let top = this.notYetDue.peek(); top && top.dueAt <= now; top = this.notYetDue.peek()) out.push(this.notYetDue.pop() as DueEntry);
+    return out;
+  }
+
+  /** Up to `max` entries to claim ahead for `pool`, taken out in the order they were handed out. */
+  takeToClaim(pool: P, max: number): DueEntry[] {
+    const list = this.toClaim.get(pool);
+    if (!list || max <= 0) return [];
+    const out = list.splice(0, max);
+    if (list.length === 0) this.toClaim.delete(pool);
+    return out;
+  }
+
+  /** How many entries wait to be claimed ahead for `pool`. */
+  toClaimCount(pool: P): number {
+    return this.toClaim.get(pool)?.length ?? 0;
+  }
+
+  /** Pools with entries to claim. */
+  poolsToClaim(): IterableIterator<P> {
+    return this.toClaim.keys();
+  }
+
+  /** Holds attempts claimed ahead for worker `workerId`. */
+  hold(workerId: string, tasks: readonly ClaimedTask[]): void {
+    let heap = this.held.get(workerId);
+    if (!heap) this.held.set(workerId, (heap = new MinHeap<Held>(byDueThenHeld)));
+    for (const t of tasks) {
+      heap.push({ task: t, n: this.heldSoFar++ });
+      this.heldIds.set(t.id, { attempt: t.attempt, workerId });
+    }
+  }
+
+  /** Attempts held for `workerId`. */
+  heldCountOf(workerId: string): number {
+    return this.held.get(workerId)?.size ?? 0;
+  }
+
+  /**
+   * Up to `max` attempts held for `workerId` that are due by `now` (epoch ms), taken out in due
+   * order (an attempt dropped meanwhile is skipped).
+   */
+  takeDue(workerId: string, now: number, max: number): ClaimedTask[] {
+    const heap = this.held.get(workerId);
+    const out: ClaimedTask[] = [];
+    while (heap && out.length < max) {
+      const top = heap.peek()?.task;
+      if (!top || top.dueAt > now) break;
+      heap.pop();
+      if (this.heldIds.get(top.id)?.attempt !== top.attempt) continue; // dropped
+      this.heldIds.delete(top.id);
+      out.push(top);
+    }
+    if (heap && heap.size === 0) this.held.delete(workerId);
+    return out;
+  }
+
+  /** Whether attempt `attempt` of `taskId` is held here. */
+  holds(taskId: string, attempt: number): boolean {
+    return this.heldIds.get(taskId)?.attempt === attempt;
+  }
+
+  /** The attempts held for `workerId` (their leases go with its heartbeats). */
+  heldOf(workerId: string): Array<{ taskId: string; attempt: number }> {
+    const out: Array<{ taskId: string; attempt: number }> = [];
+    for (const [taskId, h] of this.heldIds) if (h.workerId === workerId) out.push({ taskId, attempt: h.attempt });
+    return out;
+  }
+
+  /** Takes a held attempt out (a cancel): returns it, or undefined when it is not held. */
+  drop(taskId: string, attempt: number): ClaimedTask | undefined {
+    const h = this.heldIds.get(taskId);
+    if (h?.attempt !== attempt) return undefined;
+    this.heldIds.delete(taskId);
+    const heap = this.held.get(h.workerId);
+    // The heap keeps the object until it comes up (then skipped); find it for the caller.
+    return heap ? findIn(heap, taskId, attempt) : undefined;
+  }
+
+  /** Takes out every attempt held for `workerId` (its process was replaced). */
+  dropWorker(workerId: string): ClaimedTask[] {
+    const heap = this.held.get(workerId);
+    this.held.delete(workerId);
+    const out: ClaimedTask[] = [];
+    for (let t = heap?.pop()?.task; t; t = heap?.pop()?.task) {
+      if (this.heldIds.get(t.id)?.attempt !== t.attempt) continue;
+      this.heldIds.delete(t.id);
+      out.push(t);
+    }
+    return out;
+  }
+
+  /**
+   * The earliest instant after `now` (epoch ms) at which a not-yet-due entry or a worker's first
+   * held attempt becomes due, or null. A worker whose first held attempt is due already waits for
+   * a free slot, not for a time: a slot coming back dispatches again, so no timer is asked for it
+   * (one at `now` would fire again and again while the slots stay busy).
+   */
+  nextDueAfter(now: number): number | null {
+    let at = Infinity;
+    const first = this.notYetDue.peek()?.dueAt;
+    if (first !== undefined && first > now) at = first;
+    for (const heap of this.held.values()) {
+      const due = heap.peek()?.task.dueAt;
+      if (due !== undefined && due > now) at = Math.min(at, due);
+    }
+    return at === Infinity ? null : at;
+  }
+}
+
+/** The held attempt `attempt` of `taskId` in `heap`, by a pass over a copy (cancels of held attempts are rare). */
+function findIn(heap: MinHeap<Held>, taskId: string, attempt: number): ClaimedTask | undefined {
+  const items: Held[] = [];
+  let found: ClaimedTask | undefined;
+  for (let h = heap.pop(); h; h = heap.pop()) {
+    if (h.task.id === taskId && h.task.attempt === attempt) found = h.task;
+    else items.push(h);
+  }
+  for (const h of items) heap.push(h);
+  return found;
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { AheadClaims } from '../../src/actors/dispatcher/ahead-claims';
+import type { ClaimedTask } from '../../src/domain/task';
+import { dueEntry } from './helpers/fixtures';
+
+const T = Date.UTC(2026, 0, 1);
+
+/** A claimed attempt as `claimTasksAhead` answers it: its planned start is its due time. */
+function claimed(id: string, dueAt: number, seq: number, attempt = 1): ClaimedTask {
+  return {
+    id,
+    seq,
+    attempt,
+    taskType: 'noop',
+    payload: null,
+    timeoutSeconds: 30,
+    idempotencyKey: null,
+    dueAt,
+    retry: { maxRetries: 0, backoff: 'fixed', delaySeconds: 1, maxDelaySeconds: null, jitter: null, attemptBase: 0 } as never,
+    partition: 0,
+    tenantId: 't',
+    startedAt: dueAt,
+  };
+}
+
+describe('AheadClaims: entries handed out before their due time, and attempts claimed ahead', () => {
+  it('holds attempts per worker and gives them out only once due, in due order, at most `max` at a time', () => {
+    const a = new AheadClaims<string>();
+    a.hold('w1', [claimed('b', T + 20, 2), claimed('a', T + 10, 1), claimed('c', T + 20, 3)]);
+    a.hold('w2', [claimed('d', T + 5, 4)]);
+    expect(a.heldCount).to.equal(4);
+    expect(a.nextDueAfter(T)).to.equal(T + 5);
+    expect(a.nextDueAfter(T + 5)).to.equal(T + 10); // w2's first is due: it waits for a slot, not a time
+    expect(a.takeDue('w1', T + 9, 10)).to.deep.equal([]); // none early
+    expect(a.takeDue('w1', T + 10, 10).map((t) => t.id)).to.deep.equal(['a']);
+    expect(a.takeDue('w1', T + 30, 1).map((t) => t.id)).to.deep.equal(['b']);
+    expect(a.takeDue('w1', T + 30, 5).map((t) => t.id)).to.deep.equal(['c']);
+    expect(a.heldCountOf('w1')).to.equal(0);
+    expect(a.heldOf('w2')).to.deep.equal([{ taskId: 'd', attempt: 1 }]);
+    expect(a.holds('d', 1)).to.equal(true);
+    expect(a.holds('d', 2)).to.equal(false);
+  });
+
+  it('a dropped attempt (a cancel) is returned once and never given out; an attempt not held is not found', () => {
+    const a = new AheadClaims<string>();
+    a.hold('w1', [claimed('a', T, 1), claimed('b', T, 2)]);
+    expect(a.drop('a', 2)).to.equal(undefined); // another attempt
+    expect(a.drop('a', 1)?.id).to.equal('a');
+    expect(a.drop('a', 1)).to.equal(undefined);
+    expect(a.holds('a', 1)).to.equal(false);
+    expect(a.takeDue('w1', T, 10).map((t) => t.id)).to.deep.equal(['b']);
+    expect(a.heldCount).to.equal(0);
+  });
+
+  it("a replaced worker's held attempts all come back at once; the other worker keeps its own", () => {
+    const a = new AheadClaims<string>();
+    a.hold('w1', [claimed('a', T + 50, 1), claimed('b', T + 10, 2)]);
+    a.hold('w2', [claimed('c', T + 10, 3)]);
+    expect(
+      a
+        .dropWorker('w1')
+        .map((t) => t.id)
+        .sort(),
+    ).to.deep.equal(['a', 'b']);
+    expect(a.heldCount).to.equal(1);
+    expect(a.dropWorker('w1')).to.deep.equal([]);
+    expect(a.takeDue('w2', T + 10, 10).map((t) => t.id)).to.deep.equal(['c']);
+    expect(a.nextDueAfter(T)).to.equal(null);
+  });
+
+  it('entries to claim come out per pool in the order they came; entries not to claim wait until due', () => {
+    const a = new AheadClaims<string>();
+    a.addToClaim('p1', dueEntry({ id: 'x', dueAt: T + 100, state: 'SCHEDULED' }));
+    a.addToClaim('p1', dueEntry({ id: 'y', dueAt: T + 50, state: 'SCHEDULED' }));
+    a.addToClaim('p2', dueEntry({ id: 'z', dueAt: T + 50, state: 'SCHEDULED' }));
+    a.addNotYetDue(dueEntry({ id: 'k2', dueAt: T + 30, state: 'SCHEDULED' }));
+    a.addNotYetDue(dueEntry({ id: 'k1', dueAt: T + 20, state: 'SCHEDULED' }));
+    expect(a.waitingCount).to.equal(5);
+    expect([...a.poolsToClaim()]).to.deep.equal(['p1', 'p2']);
+    expect(a.takeToClaim('p1', 1).map((e) => e.id)).to.deep.equal(['x']);
+    expect(a.takeToClaim('p1', 0)).to.deep.equal([]);
+    expect(a.takeToClaim('p1', 9).map((e) => e.id)).to.deep.equal(['y']);
+    expect([...a.poolsToClaim()]).to.deep.equal(['p2']);
+    expect(a.nextDueAfter(T)).to.equal(T + 20);
+    expect(a.takeNowDue(T + 19)).to.deep.equal([]); // none early
+    expect(a.takeNowDue(T + 30).map((e) => e.id)).to.deep.equal(['k1', 'k2']);
+    expect(a.nextDueAfter(T)).to.equal(null);
+  });
+});
