@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { TASK_STATES, TaskState } from '../domain/task';
 import { TenantLabels } from './tenant-labels';
+import { FastHistogram } from './fast-histogram';
 
 /**
  * The service's Prometheus metrics (docs/DESIGN.md §12; names are a contract). One instance per service,
@@ -12,8 +13,8 @@ export class SchedulerMetrics {
   readonly completed: Counter<'task_type' | 'status'>;
   /** When this node last saw an attempt's end of its task committed (Unix seconds, ms resolution). */
   readonly lastFinished: Gauge<string>;
-  readonly dispatchLag: Histogram<string>;
-  readonly duration: Histogram<string>;
+  readonly dispatchLag: FastHistogram;
+  readonly duration: FastHistogram;
   readonly depth: Gauge<'state'>;
   readonly deadLetter: Gauge<string>;
   readonly auditFindings: Gauge<'kind'>;
@@ -25,7 +26,7 @@ export class SchedulerMetrics {
   readonly cronFireLag: Histogram<string>;
   readonly rateLimitWaits: Counter<'limit' | 'key'>;
   readonly tenantDispatched: Counter<'tenant'>;
-  readonly tenantDispatchLag: Histogram<'tenant'>;
+  readonly tenantDispatchLag: FastHistogram<'tenant'>;
   readonly tenantReady: Gauge<'tenant'>;
   /** Bounded tenant label values (see {@link TenantLabels}). */
   readonly tenantLabels: TenantLabels;
@@ -69,13 +70,13 @@ export class SchedulerMetrics {
       help: 'Unix time at which this node last had an attempt that ended its task committed (the instant counted in scheduler_tasks_completed_total); 0 before the first.',
       registers,
     });
-    this.dispatchLag = new Histogram({
+    this.dispatchLag = new FastHistogram({
       name: 'scheduler_dispatch_lag_seconds',
       help: 'Start of an attempt minus the time it was due.',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.duration = new Histogram({
+    this.duration = new FastHistogram({
       name: 'scheduler_task_duration_seconds',
       help: 'Handler run time of finished attempts.',
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
@@ -141,7 +142,7 @@ export class SchedulerMetrics {
       labelNames: ['tenant'],
       registers,
     });
-    this.tenantDispatchLag = new Histogram({
+    this.tenantDispatchLag = new FastHistogram({
       name: 'scheduler_tenant_dispatch_lag_seconds',
       help: 'Start of an attempt minus the time it was due, per tenant (bounded labels as above).',
       labelNames: ['tenant'],
