@@ -47,6 +47,12 @@ export interface OrphanedAttempt {
   attempt: number;
   retry: TaskRecord['retry'];
   workerId: string | null;
+  /**
+   * Set when the attempt never started: it was claimed ahead of its due time (`claimTasksAhead`,
+   * its row has no start) and never sent to a worker. Its task's due time (epoch ms): it is
+   * retried free (not counted), not before then.
+   */
+  neverStartedDueAt?: number;
 }
 
 /**

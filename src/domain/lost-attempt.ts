@@ -8,6 +8,7 @@ import type { AttemptOutcome } from './retry-policy';
  * @param message why the attempt is considered lost
  */
 export function lostAttemptCompletion(o: OrphanedAttempt, now: number, message: string): AttemptCompletion {
+  if (o.neverStartedDueAt !== undefined) return neverStartedCompletion(o, o.neverStartedDueAt, now);
   return attemptCompletion(
     o.taskId,
     o.attempt,
@@ -16,6 +17,36 @@ export function lostAttemptCompletion(o: OrphanedAttempt, now: number, message: 
     now,
     null,
   );
+}
+
+/**
+ * The completion of an attempt claimed ahead of its due time that never started (its worker was
+ * replaced, the service stopped or died before it was sent): a free retry (`worker_recycled`, not
+ * counted against its retries), due at the task's due time `dueAt` (epoch ms), never earlier.
+ */
+export function neverStartedCompletion(
+  o: Pick<OrphanedAttempt, 'taskId' | 'attempt' | 'retry'>,
+  dueAt: number,
+  now: number,
+): AttemptCompletion {
+  const c = attemptCompletion(o.taskId, o.attempt, neverStartedOutcome(), o.retry, now, 0);
+  if (c.retryAt !== null && c.retryAt < dueAt) c.retryAt = dueAt;
+  return c;
+}
+
+/**
+ * The outcome of an attempt claimed ahead of its due time that was never sent to a worker: a free
+ * retry (`worker_recycled`, not counted); its caller makes it due not before the task's due time.
+ */
+export function neverStartedOutcome(): AttemptOutcome {
+  return {
+    kind: 'failed',
+    message:
+      'claimed ahead of its due time and never sent to a worker (its worker was replaced or the service stopped); retried without counting',
+    errorType: WORKER_RECYCLED,
+    permanent: false,
+    free: true,
+  };
 }
 
 /** How a worker process ended, as its parent saw it (Node's ChildProcess `exit` event). */

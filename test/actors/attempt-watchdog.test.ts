@@ -191,6 +191,15 @@ describe('AttemptWatchdog (manual clock)', () => {
     await f.watchdog.alive('worker-1');
     await f.watchdog.alive('worker-3'); // runs nothing: no write
     expect(f.extended).to.deep.equal([{ items: [{ taskId: 'a', attempt: 2 }], until: f.clock.now() + 1000 }]);
+    // Attempts claimed ahead and held for the worker (not yet sent) go with the same beat.
+    await f.watchdog.alive('worker-2', [{ taskId: 'held', attempt: 1 }]);
+    expect(f.extended[1]).to.deep.equal({
+      items: [
+        { taskId: 'held', attempt: 1 },
+        { taskId: 'b', attempt: 1 },
+      ],
+      until: f.clock.now() + 1000,
+    });
   });
 
   it("a liveness beat writes nothing while the store has a fault, and passes on the store's cancel requests", async () => {

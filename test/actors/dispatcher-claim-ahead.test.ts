@@ -132,6 +132,22 @@ describe('DispatcherActor: claims ahead of the due time', () => {
     expect(r.sent()).to.deep.equal([]);
   });
 
+  it('a drain sends no held attempt: each is retried free at its due time, and the drain ends at once', async () => {
+    const r = await rig(['a', 'b']);
+    const { stillRunning } = await dispatcher.drain({ graceMs: 10_000 });
+    expect(stillRunning).to.equal(0);
+    await settle();
+    for (const id of ['a', 'b']) {
+      const t = await r.row(id);
+      expect(t?.state, id).to.equal('RETRYING');
+      expect(t?.dueAt, id).to.equal(DUE);
+      expect(t?.retry.attemptBase, id).to.equal(1); // not counted
+    }
+    clock.advance(500);
+    await settle();
+    expect(r.sent()).to.deep.equal([]);
+  });
+
   it('a cancel of a held attempt ends it CANCELLED; it is never sent', async () => {
     const r = await rig(['a', 'b']);
     await store.cancelTask('a', T0 + 10); // RUNNING: a cancel request, then the abort message

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { waitingTask } from '../helpers/actor-deps';
+import { lostAttemptCompletion } from '../../src/domain/lost-attempt';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 const LEASE = 30_000;
@@ -38,6 +39,31 @@ describe('SQLite store: claims ahead of the due time', () => {
     expect((await store.claimTasksAhead(['a', 'b'], 'w1', T0, T0 + 1000, LEASE)).map((t) => t.id)).to.deep.equal(['b']);
     expect(await store.claimTasksAhead(['b'], 'w2', T0, T0 + 1000, LEASE)).to.deep.equal([]);
     expect(await store.claimTasks(['b'], 'w2', T0 + 100, LEASE)).to.deep.equal([]);
+  });
+
+  it('start-up recovery: an attempt claimed ahead and never sent is retried free at its due time, one that ran as worker_lost', async () => {
+    await store.insertTasks([waitingTask('held', T0 + 60_000, T0), waitingTask('ran', T0, T0)]);
+    await store.claimTasksAhead(['held'], 'w1', T0, T0 + 60_000, LEASE);
+    await store.claimTasks(['ran'], 'w1', T0, LEASE);
+    const orphans = await store.findOrphanedAttempts(10);
+    expect(orphans.map((o) => [o.taskId, o.neverStartedDueAt])).to.deep.equal([
+      ['held', T0 + 60_000],
+      ['ran', undefined],
+    ]);
+    const now = T0 + 1000; // the service restarted a second later
+    await store.completeAttempts(
+      orphans.map((o) => lostAttemptCompletion(o, now, 'process stopped during the attempt')),
+      now,
+    );
+    const held = await store.getTask('held');
+    expect([held?.state, held?.dueAt, held?.retry.attemptBase, held?.error?.type]).to.deep.equal([
+      'RETRYING',
+      T0 + 60_000,
+      1,
+      'worker_recycled',
+    ]);
+    const ran = await store.getTask('ran');
+    expect(ran?.error?.type).to.equal('worker_lost');
   });
 
   it('the completion writes the start it carries where the row has none; a claimed-at-due row keeps its own', async () => {

@@ -169,6 +169,11 @@ export class AheadClaims<P> {
     return out;
   }
 
+  /** Workers with attempts held for them. */
+  workersHolding(): string[] {
+    return [...this.held.keys()];
+  }
+
   /**
    * The earliest instant after `now` (epoch ms) at which a not-yet-due entry or a worker's first
    * held attempt becomes due, or null. A worker whose first held attempt is due already waits for

@@ -1,5 +1,4 @@
-import type { AttemptOutcome } from '../../domain/retry-policy';
-import { WORKER_RECYCLED } from '../../domain/lost-attempt';
+import { neverStartedOutcome } from '../../domain/lost-attempt';
 import type { ClaimedTask, DueEntry } from '../../domain/task';
 import type { SchedulerDeps } from '../deps';
 import type { WorkItem } from '../protocol';
@@ -36,6 +35,10 @@ export interface AheadHost {
   /** Records attempts that ended without running (cancelled or lost while held), then pumps. */
   finish(results: FinishedAttempt[]): void;
   pump(): void;
+  /** Whether the dispatcher drains (a graceful stop): nothing more is held. */
+  draining(): boolean;
+  /** A claim ahead was answered (a drain may be over). */
+  settle(): void;
 }
 
 /**
@@ -157,7 +160,10 @@ export class AheadDispatch {
           void claimAhead(this.deps, slot, entries, until).then((claimed) => {
             this.inFlight--;
             this.claiming.set(slot.id, (this.claiming.get(slot.id) ?? entries.length) - entries.length);
-            this.claims.hold(slot.id, claimed);
+            // Answered during a drain: these will not be sent; retried free at their due time.
+            if (this.host.draining()) this.unsent(claimed, slot.id);
+            else this.claims.hold(slot.id, claimed);
+            this.host.settle();
             this.host.pump();
           });
         }
@@ -194,11 +200,23 @@ export class AheadDispatch {
    * counted), due at their tasks' due time (never earlier), and go back to their owners.
    */
   workerReplaced(workerId: string): void {
-    const lost = this.claims.dropWorker(workerId);
-    if (lost.length === 0) return;
-    for (const t of lost) this.host.running.set(t.id, { task: t, workerId });
+    this.unsent(this.claims.dropWorker(workerId), workerId);
+  }
+
+  /**
+   * A drain (graceful stop): no held attempt will be sent; each is retried free, due at its due
+   * time, so the next start runs it then (not early, not counted).
+   */
+  releaseAll(): void {
+    for (const workerId of this.claims.workersHolding()) this.unsent(this.claims.dropWorker(workerId), workerId);
+  }
+
+  /** Held attempts that will not be sent: recorded as free retries due at their due time. */
+  private unsent(tasks: ClaimedTask[], workerId: string): void {
+    if (tasks.length === 0) return;
+    for (const t of tasks) this.host.running.set(t.id, { task: t, workerId });
     this.host.finish(
-      lost.map((t) => ({ id: t.id, attempt: t.attempt, outcome: heldLostOutcome(), durationMs: 0, retryNotBefore: t.dueAt })),
+      tasks.map((t) => ({ id: t.id, attempt: t.attempt, outcome: neverStartedOutcome(), durationMs: 0, retryNotBefore: t.dueAt })),
     );
   }
 
@@ -215,15 +233,4 @@ export class AheadDispatch {
     observeStarts(this.deps.metrics, tasks);
     this.host.send(slot, items);
   }
-}
-
-/** A held attempt whose worker process was replaced before it was sent: retried, not counted. */
-function heldLostOutcome(): AttemptOutcome {
-  return {
-    kind: 'failed',
-    message: 'its worker process was replaced before the attempt, claimed ahead of its due time, was sent to it; retried without counting',
-    errorType: WORKER_RECYCLED,
-    permanent: false,
-    free: true,
-  };
 }

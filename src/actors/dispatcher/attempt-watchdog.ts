@@ -167,11 +167,15 @@ export class AttemptWatchdog {
    * attempt this dispatcher runs there are extended by `leaseMs`, so a handler that keeps its
    * process's loop busy is not taken for a dead process. Nothing is written while the store has a
    * fault (its health logs it once); a failed write is logged.
+   * @param held attempts claimed ahead and held for this worker (not yet sent): extended with it
    * @returns the attempts there with a cancel requested in the store (another node's cancel), for
    *   the dispatcher to abort; empty when nothing was written
    */
-  async alive(workerId: string): Promise<Array<{ taskId: string; attempt: number }>> {
-    const items: Array<{ taskId: string; attempt: number }> = [];
+  async alive(
+    workerId: string,
+    held: ReadonlyArray<{ taskId: string; attempt: number }> = [],
+  ): Promise<Array<{ taskId: string; attempt: number }>> {
+    const items: Array<{ taskId: string; attempt: number }> = [...held];
     for (const run of this.host.running.values())
       if (run.workerId === workerId) items.push({ taskId: run.task.id, attempt: run.task.attempt });
     const { store, clock, config, log } = this.deps;

@@ -93,7 +93,9 @@ export class DispatcherActor {
       workersOf
         ? workersOf(spec, onRestart)
         : new WorkerPool(deps, onRestart, spec, {
-            onAlive: (slot) => void this.watchdog.alive(slot.id).then((cancels) => this.cancelRequested(cancels)),
+            // Attempts held for the worker (claimed ahead) have their leases extended with its beats too.
+            onAlive: (slot) =>
+              void this.watchdog.alive(slot.id, this.ahead?.heldOf(slot.id)).then((cancels) => this.cancelRequested(cancels)),
           }),
     );
     limits.onChange(() => this.pump());
@@ -134,6 +136,8 @@ export class DispatcherActor {
       send: (slot, items) => this.outbox.add(slot, items),
       finish: (results) => void this.finish(results),
       pump: () => this.pump(),
+      draining: () => this.draining,
+      settle: () => this.settleDrain(),
     });
     this.reports = new RunningReports(
       deps,
@@ -303,6 +307,7 @@ export class DispatcherActor {
 
   drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
     this.draining = true;
+    this.ahead?.releaseAll(); // held attempts are not sent any more: free retries at their due time
     this.external?.drain(); // waiting lease requests are answered `[]`
     this.pools.disableRespawn(); // pings go on: running attempts may still report
     if (this.idle()) return Promise.resolve({ stillRunning: 0 });

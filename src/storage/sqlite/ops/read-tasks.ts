@@ -19,7 +19,7 @@ export function prepareReads(db: Database.Database): TaskReads {
   const byId = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   const attempts = db.prepare(`SELECT * FROM attempts WHERE task_id = ? ORDER BY attempt`);
   const orphans = db.prepare(`
-    SELECT id, attempts, ${RETRY_COLUMNS}, worker_id
+    SELECT id, attempts, ${RETRY_COLUMNS}, worker_id, started_at, due_at
     FROM tasks WHERE state = 'RUNNING' ORDER BY seq LIMIT ?`);
   return {
     getTask: (id) => {
@@ -71,6 +71,8 @@ export function prepareReads(db: Database.Database): TaskReads {
         attempt: r.attempts,
         workerId: r.worker_id,
         retry: retryFromRow(r),
+        // Claimed ahead and never sent (claimTasksAhead leaves the start empty): retried free at its due time.
+        ...(r.started_at === null ? { neverStartedDueAt: r.due_at } : {}),
       })),
   };
 }
