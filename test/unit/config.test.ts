@@ -114,6 +114,16 @@ describe('loadConfig', () => {
     expect(err.message).to.not.include('\n');
   });
 
+  it('claimAheadMs: 0 (off) by default, CLAIM_AHEAD_MS sets it; negative, fractional, over a minute or not a number → ConfigError naming it', () => {
+    expect(loadConfig({ configDir: dir, env: {} }).claimAheadMs).to.equal(0);
+    expect(loadConfig({ configDir: dir, env: { CLAIM_AHEAD_MS: '5000' } }).claimAheadMs).to.equal(5000);
+    for (const bad of [-1, 1.5, 60_001, 'soon']) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides: { claimAheadMs: bad } }));
+      expect(err.message, String(bad)).to.include('claimAheadMs');
+    }
+    expect(expectConfigError(() => loadConfig({ configDir: dir, env: { CLAIM_AHEAD_MS: 'soon' } })).message).to.include('claimAheadMs');
+  });
+
   it('dueMarkDelayMs: 1 s by default, 0 allowed; negative, fractional or over a minute → ConfigError naming it', () => {
     expect(loadConfig({ configDir: dir, env: {} }).dueMarkDelayMs).to.equal(1000);
     expect(loadConfig({ configDir: dir, env: {}, overrides: { dueMarkDelayMs: 0 } }).dueMarkDelayMs).to.equal(0);

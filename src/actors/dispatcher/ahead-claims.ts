@@ -55,13 +55,6 @@ export class AheadClaims<P> {
     return this.heldIds.size;
   }
 
-  /** Entries handed out early and not yet claimed or due (they count as waiting work). */
-  get waitingCount(): number {
-    let n = this.notYetDue.size;
-    for (const list of this.toClaim.values()) n += list.length;
-    return n;
-  }
-
   /** Queues an entry to claim ahead for `pool` (the caller checked it may be). */
   addToClaim(pool: P, e: DueEntry): void {
     const list = this.toClaim.get(pool);
