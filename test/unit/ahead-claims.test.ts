@@ -52,6 +52,29 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.heldCount).to.equal(0);
   });
 
+  it("a taken attempt is held no more (not found, not in heldOf) while the rest stay, through the index's compaction", () => {
+    const a = new AheadClaims<string>();
+    const n = 30_000; // taken ones outnumber 4 × held + 10,000 before the end: the index is rebuilt on the way
+    a.hold(
+      'w1',
+      Array.from({ length: n }, (_, i) => claimed(`t${i}`, T + i, i)),
+    );
+    a.hold('w2', [claimed('other', T, n)]);
+    expect(a.takeDue('w1', T + n - 11, n).length).to.equal(n - 10);
+    expect(a.heldCount).to.equal(11);
+    expect(a.holds('t0', 1)).to.equal(false);
+    expect(a.holds(`t${n - 10}`, 1)).to.equal(true);
+    expect(a.holds('other', 1)).to.equal(true);
+    expect(a.heldOf('w1').map((h) => h.taskId)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `t${n - 10 + i}`));
+    expect(a.drop('t0', 1)).to.equal(undefined); // taken: a cancel must reach it as a running attempt
+    a.hold('w2', [claimed('t0', T + 5, n + 1, 2)]); // its retry, claimed ahead again
+    expect(a.holds('t0', 2)).to.equal(true);
+    expect(a.takeDue('w1', T + n, n).length).to.equal(10);
+    expect(a.takeDue('w2', T + n, n).map((t) => `${t.id}/${t.attempt}`)).to.deep.equal(['other/1', 't0/2']);
+    expect(a.heldCount).to.equal(0);
+    expect(a.holds(`t${n - 1}`, 1)).to.equal(false);
+  });
+
   it("a replaced worker's held attempts all come back at once; the other worker keeps its own", () => {
     const a = new AheadClaims<string>();
     a.hold('w1', [claimed('a', T + 50, 1), claimed('b', T + 10, 2)]);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { trace } from '@opentelemetry/api';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -105,6 +106,31 @@ describe('attempt tracing in the TaskRunner (issue 9)', () => {
     expect(boom.status).to.include({ code: 2, message: 'boom' });
     expect(lines.find((l) => l.msg === 'attempt failed')).to.include({ task_id: 't4', trace_id: TRACE_ID, error_type: 'Error' });
     await provider.shutdown();
+  });
+
+  it('a global SDK registered after the runner was made: from then on an attempt without traceparent starts a trace', async () => {
+    // The runner's default tracer is the API's proxy; with no provider behind it the attempt gets
+    // no span at all (the untraced shortcut). The check is made per attempt.
+    const runner = new TaskRunner(handlers, (r) => reported.push(...r), new ManualClock(), { log: capture(lines) });
+    runner.run([item('before', 'probe')]);
+    await settle();
+    expect(seen[0].traceContext).to.equal(null);
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(trace.setGlobalTracerProvider(provider)).to.equal(true);
+    try {
+      runner.run([item('after', 'probe')]);
+      await settle();
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((s) => s.attributes['scheduler.task_id'])).to.deep.equal(['after']);
+      expect(seen[1].traceContext?.spanId).to.equal(spans[0].spanContext().spanId);
+      expect(lines.find((l) => l.msg === 'probe says hi' && l.task_id === 'after')).to.include({
+        trace_id: spans[0].spanContext().traceId,
+      });
+    } finally {
+      trace.disable();
+      await provider.shutdown();
+    }
   });
 
   it('checkTraceparent follows the W3C rules', () => {

@@ -6,11 +6,20 @@ function byDue(a: DueEntry, b: DueEntry): number {
   return a.dueAt - b.dueAt || a.seq - b.seq;
 }
 
-/** A held attempt and when it was held (a counter): ties of due time keep the order they were claimed in. */
+/**
+ * A held attempt, when it was held (a counter: ties of due time keep the order they were claimed
+ * in), its worker, and whether it is held no more (taken to be sent, or dropped by a cancel: a
+ * dropped one stays in its heap until it comes up, a taken one in `heldIds` until it is compacted).
+ */
 interface Held {
   task: ClaimedTask;
   n: number;
+  workerId: string;
+  gone: boolean;
 }
+
+/** Entries of `heldIds` no longer held, beyond 4 × those held, above which it is rebuilt. */
+const STALE_SLACK = 10_000;
 
 /**
  * Order of held attempts: due time, then the order they were held in. A herd's attempts share one
@@ -47,12 +56,19 @@ export class AheadClaims<P> {
   private readonly held = new Map<string, MinHeap<Held>>();
   /** How many attempts were ever held (the order of ties). */
   private heldSoFar = 0;
-  /** Every held attempt by task id: its attempt and worker slot. */
-  private readonly heldIds = new Map<string, { attempt: number; workerId: string }>();
+  /**
+   * Held attempts by task id, and some taken since: an attempt taken to be sent is only marked
+   * (`gone`), since a deletion from a map of 100,000 string keys was a tenth of the main thread at
+   * a herd's instant (CPU profile); the map is emptied when nothing is held and rebuilt when the
+   * taken ones outnumber 4 × the held ones + 10,000.
+   */
+  private heldIds = new Map<string, Held>();
+  /** Attempts held (entries of `heldIds` not gone). */
+  private live = 0;
 
   /** Attempts held. */
   get heldCount(): number {
-    return this.heldIds.size;
+    return this.live;
   }
 
   /** Queues an entry to claim ahead for `pool` (the caller checked it may be). */
@@ -98,8 +114,16 @@ export class AheadClaims<P> {
     let heap = this.held.get(workerId);
     if (!heap) this.held.set(workerId, (heap = new MinHeap<Held>(byDueThenHeld)));
     for (const t of tasks) {
-      heap.push({ task: t, n: this.heldSoFar++ });
-      this.heldIds.set(t.id, { attempt: t.attempt, workerId });
+      const h: Held = { task: t, n: this.heldSoFar++, workerId, gone: false };
+      heap.push(h);
+      const prev = this.heldIds.get(t.id);
+      if (prev && !prev.gone) {
+        // Not expected (a task is held once): the newer claim wins, the older is skipped.
+        prev.gone = true;
+        this.live--;
+      }
+      this.heldIds.set(t.id, h);
+      this.live++;
     }
   }
 
@@ -116,37 +140,41 @@ export class AheadClaims<P> {
     const heap = this.held.get(workerId);
     const out: ClaimedTask[] = [];
     while (heap && out.length < max) {
-      const top = heap.peek()?.task;
-      if (!top || top.dueAt > now) break;
+      const top = heap.peek();
+      if (!top || top.task.dueAt > now) break;
       heap.pop();
-      if (this.heldIds.get(top.id)?.attempt !== top.attempt) continue; // dropped
-      this.heldIds.delete(top.id);
-      out.push(top);
+      if (top.gone) continue;
+      top.gone = true;
+      this.live--;
+      out.push(top.task);
     }
     if (heap && heap.size === 0) this.held.delete(workerId);
+    this.compact();
     return out;
   }
 
   /** Whether attempt `attempt` of `taskId` is held here. */
   holds(taskId: string, attempt: number): boolean {
-    return this.heldIds.get(taskId)?.attempt === attempt;
+    const h = this.heldIds.get(taskId);
+    return h !== undefined && !h.gone && h.task.attempt === attempt;
   }
 
   /** The attempts held for `workerId` (their leases go with its heartbeats). */
   heldOf(workerId: string): Array<{ taskId: string; attempt: number }> {
     const out: Array<{ taskId: string; attempt: number }> = [];
-    for (const [taskId, h] of this.heldIds) if (h.workerId === workerId) out.push({ taskId, attempt: h.attempt });
+    for (const [taskId, h] of this.heldIds) if (!h.gone && h.workerId === workerId) out.push({ taskId, attempt: h.task.attempt });
     return out;
   }
 
   /** Takes a held attempt out (a cancel): returns it, or undefined when it is not held. */
   drop(taskId: string, attempt: number): ClaimedTask | undefined {
     const h = this.heldIds.get(taskId);
-    if (h?.attempt !== attempt) return undefined;
+    if (!h || h.gone || h.task.attempt !== attempt) return undefined;
     this.heldIds.delete(taskId);
-    const heap = this.held.get(h.workerId);
-    // The heap keeps the object until it comes up (then skipped); find it for the caller.
-    return heap ? findIn(heap, taskId, attempt) : undefined;
+    // The heap keeps it until it comes up (then skipped).
+    h.gone = true;
+    this.live--;
+    return h.task;
   }
 
   /** Takes out every attempt held for `workerId` (its process was replaced). */
@@ -154,17 +182,32 @@ export class AheadClaims<P> {
     const heap = this.held.get(workerId);
     this.held.delete(workerId);
     const out: ClaimedTask[] = [];
-    for (let t = heap?.pop()?.task; t; t = heap?.pop()?.task) {
-      if (this.heldIds.get(t.id)?.attempt !== t.attempt) continue;
-      this.heldIds.delete(t.id);
-      out.push(t);
+    for (let h = heap?.pop(); h; h = heap?.pop()) {
+      if (h.gone) continue;
+      h.gone = true;
+      this.live--;
+      this.heldIds.delete(h.task.id);
+      out.push(h.task);
     }
+    this.compact();
     return out;
   }
 
   /** Workers with attempts held for them. */
   workersHolding(): string[] {
     return [...this.held.keys()];
+  }
+
+  /** Empties `heldIds` when nothing is held, or rebuilds it when taken entries outnumber the bound. */
+  private compact(): void {
+    if (this.live === 0) {
+      if (this.heldIds.size > 0) this.heldIds.clear();
+      return;
+    }
+    if (this.heldIds.size - this.live <= 4 * this.live + STALE_SLACK) return;
+    const kept = new Map<string, Held>();
+    for (const [id, h] of this.heldIds) if (!h.gone) kept.set(id, h);
+    this.heldIds = kept;
   }
 
   /**
@@ -183,16 +226,4 @@ export class AheadClaims<P> {
     }
     return at === Infinity ? null : at;
   }
-}
-
-/** The held attempt `attempt` of `taskId` in `heap`, by a pass over a copy (cancels of held attempts are rare). */
-function findIn(heap: MinHeap<Held>, taskId: string, attempt: number): ClaimedTask | undefined {
-  const items: Held[] = [];
-  let found: ClaimedTask | undefined;
-  for (let h = heap.pop(); h; h = heap.pop()) {
-    if (h.task.id === taskId && h.task.attempt === attempt) found = h.task;
-    else items.push(h);
-  }
-  for (const h of items) heap.push(h);
-  return found;
 }

@@ -30,8 +30,8 @@ export interface AheadHost {
   ready(e: DueEntry): void;
   /** Attempts were added to `running`. */
   attemptsStarted(): void;
-  /** Queues attempts for `slot`'s next `run` message. */
-  send(slot: WorkerSlot, items: WorkItem[]): void;
+  /** Queues attempts for `slot`'s next `run` message; `startedAt` is the earliest of their starts (epoch ms). */
+  send(slot: WorkerSlot, items: WorkItem[], startedAt: number): void;
   /** Records attempts that ended without running (cancelled or lost while held), then pumps. */
   finish(results: FinishedAttempt[]): void;
   pump(): void;
@@ -231,6 +231,6 @@ export class AheadDispatch {
     }
     this.host.attemptsStarted();
     observeStarts(this.deps.metrics, tasks);
-    this.host.send(slot, items);
+    this.host.send(slot, items, now);
   }
 }

@@ -15,8 +15,8 @@ export interface ClaimHost {
   readonly running: Map<string, RunningAttempt>;
   /** Attempts were added to `running` (the watchdog's overrun check arms). */
   attemptsStarted(): void;
-  /** Queues the claimed attempts for `slot`'s next `run` message. */
-  send(slot: WorkerSlot, items: WorkItem[]): void;
+  /** Queues the claimed attempts for `slot`'s next `run` message; `startedAt` is the earliest of their starts (epoch ms). */
+  send(slot: WorkerSlot, items: WorkItem[], startedAt: number): void;
   /** A claim was answered with nothing to run (a drain may be over). */
   settle(): void;
   /** Dispatches again (credits or concurrency slots came back). */
@@ -101,14 +101,16 @@ export class ClaimBatches {
     const keys = entries.some((e) => e.concurrencyKey !== undefined)
       ? new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]))
       : null;
+    let oldestStart = Infinity;
     for (const t of claimed) {
+      if (t.startedAt < oldestStart) oldestStart = t.startedAt;
       const concurrencyKey = keys?.get(t.id);
       this.host.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
       items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
     }
     this.host.attemptsStarted();
     observeStarts(metrics, claimed);
-    this.host.send(slot, items);
+    this.host.send(slot, items, oldestStart);
     // Refused entries gave back their credits and their keys' slots: the tasks set aside may start.
     if (refused.length > 0) this.host.pump();
   }

@@ -47,8 +47,8 @@ export class DispatcherActor {
   /** A pump is due at the end of this turn ({@link enqueue}). */
   private pumpScheduled = false;
   /** The `run` messages of this iteration's claims, one per worker. */
-  private readonly outbox = new RunOutbox((slot, items) =>
-    sendRun(this.deps, this.running, slot, items, (results) => void this.finish(results)),
+  private readonly outbox = new RunOutbox((slot, items, oldestStart) =>
+    sendRun(this.deps, this.running, slot, items, oldestStart, (results) => void this.finish(results)),
   );
   /** Claims in flight to the store (a drain waits for them too). */
   private readonly claims: ClaimBatches;
@@ -124,7 +124,7 @@ export class DispatcherActor {
     this.claims = new ClaimBatches(deps, {
       running: this.running,
       attemptsStarted: () => this.watchdog.attemptsStarted(),
-      send: (slot, items) => this.outbox.add(slot, items),
+      send: (slot, items, startedAt) => this.outbox.add(slot, items, startedAt),
       settle: () => this.settleDrain(),
       pump: () => this.pump(),
     });
@@ -133,7 +133,7 @@ export class DispatcherActor {
       poolOf: (e) => this.pools.poolOf(e.taskType),
       ready: (e) => this.addReady(e),
       attemptsStarted: () => this.watchdog.attemptsStarted(),
-      send: (slot, items) => this.outbox.add(slot, items),
+      send: (slot, items, startedAt) => this.outbox.add(slot, items, startedAt),
       finish: (results) => void this.finish(results),
       pump: () => this.pump(),
       draining: () => this.draining,

@@ -4,8 +4,11 @@ import type { SchedulerDeps } from '../deps';
 import { FinishedAttempt, lostOutcome } from './attempt-watchdog';
 import { lateAttempts, RunningMap } from './running-attempts';
 
-/** Sends one `run` message; `items` are the attempts it carries. */
-export type SendRun = (slot: WorkerSlot, items: WorkItem[]) => void;
+/**
+ * Sends one `run` message; `items` are the attempts it carries, `oldestStart` the earliest
+ * `startedAt` among them (epoch ms; their attempt leases run from their starts).
+ */
+export type SendRun = (slot: WorkerSlot, items: WorkItem[], oldestStart: number) => void;
 
 /**
  * Gathers the attempts claimed for each worker during one event-loop iteration into one `run`
@@ -20,16 +23,21 @@ export type SendRun = (slot: WorkerSlot, items: WorkItem[]) => void;
  * retries, not in the new process.
  */
 export class RunOutbox {
-  private readonly pending = new Map<WorkerSlot, { pid: number; items: WorkItem[] }>();
+  private readonly pending = new Map<WorkerSlot, { pid: number; items: WorkItem[]; oldestStart: number }>();
   private scheduled = false;
 
   constructor(private readonly send: SendRun) {}
 
-  /** Queues `items` for `slot`'s next `run` message. */
-  add(slot: WorkerSlot, items: WorkItem[]): void {
+  /**
+   * Queues `items` for `slot`'s next `run` message.
+   * @param startedAt the earliest `startedAt` of their attempts (epoch ms)
+   */
+  add(slot: WorkerSlot, items: WorkItem[], startedAt: number): void {
     const queued = this.pending.get(slot);
-    if (queued && queued.pid === slot.pid) for (const i of items) queued.items.push(i);
-    else this.pending.set(slot, { pid: slot.pid, items: items.slice() });
+    if (queued && queued.pid === slot.pid) {
+      for (const i of items) queued.items.push(i);
+      queued.oldestStart = Math.min(queued.oldestStart, startedAt);
+    } else this.pending.set(slot, { pid: slot.pid, items: items.slice(), oldestStart: startedAt });
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
@@ -40,25 +48,35 @@ export class RunOutbox {
     this.scheduled = false;
     const batches = [...this.pending];
     this.pending.clear();
-    for (const [slot, { pid, items }] of batches) if (slot.pid === pid) this.send(slot, items);
+    for (const [slot, { pid, items, oldestStart }] of batches) if (slot.pid === pid) this.send(slot, items, oldestStart);
   }
 }
+
+/** No attempt is late (shared, never written). */
+const NONE_LATE: ReadonlySet<string> = new Set();
 
 /**
  * Sends one `run` message to `slot` with the attempts gathered for it ({@link RunOutbox}), less
  * those that must no longer start (`lateAttempts`): checked just before the message goes out,
  * after the claim's own check (`lateClaims`), since a stall can also fall between the claim's
  * answer and the send. Those, and every attempt of a message that cannot reach its worker, go to
- * `finish` as lost (`worker_lost`), so they run again.
+ * `finish` as lost (`worker_lost`), so they run again. Outside cluster mode, while the lease of
+ * the earliest start (`oldestStart`, epoch ms) still runs, none can be late and no attempt is
+ * looked up (a herd's instant sends 100,000 of them).
  */
 export function sendRun(
   deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'cluster'>,
   running: RunningMap,
   slot: WorkerSlot,
   gathered: WorkItem[],
+  oldestStart: number,
   finish: (results: FinishedAttempt[]) => void,
 ): void {
-  const late = lateAttempts(running, gathered, deps.clock.now(), deps.config.leaseMs, deps.cluster?.fences);
+  const now = deps.clock.now();
+  const late =
+    !deps.cluster && now < oldestStart + deps.config.leaseMs
+      ? NONE_LATE
+      : lateAttempts(running, gathered, now, deps.config.leaseMs, deps.cluster?.fences);
   const items = late.size === 0 ? gathered : gathered.filter((i) => !late.has(i.id));
   if (late.size > 0) {
     // Gathered before a stall (SIGSTOP, a long pause) that outlasted their attempt lease or this

@@ -1,7 +1,8 @@
 import { AttemptOutcome } from '../../domain/retry-policy';
 import { describeError, errorDetail } from '../../domain/attempt-error';
 import { Clock } from '../../domain/clock';
-import { HandlerContext, isPermanent, TaskHandler } from '../../handlers/types';
+import { isPermanent, TaskHandler } from '../../handlers/types';
+import { AttemptContext, AttemptContextHost, AttemptState } from './attempt-context';
 import { ProgressItem, WorkItem, WorkResult } from '../protocol';
 import { CheckpointSender, DEFAULT_PROGRESS_INTERVAL_MS, LogShipper, ProgressThrottle, sendCheckpoint } from './attempt-reports';
 import type { AttemptLogAppend } from '../../domain/attempt-log';
@@ -28,21 +29,48 @@ export class TaskCancelledError extends Error {
 /** Default cap on a handler result (1 MiB of JSON), the `maxResultBytes` default. */
 export const DEFAULT_MAX_RESULT_BYTES = 1_048_576;
 
-interface Attempt {
-  item: WorkItem;
-  /**
-   * Made when the handler first reads `ctx.signal` (most handlers never do): in a CPU profile of
-   * the workers draining no-op tasks, making the signal took about a tenth of their time.
-   */
-  controller: AbortController | null;
+/**
+ * One running attempt in its runner. Its signal's controller is made when the handler first reads
+ * `ctx.signal` (most handlers never do: in a CPU profile of the workers draining no-op tasks,
+ * making the signal took about a tenth of their time), and its child logger on first use (most
+ * attempts of a busy worker log nothing).
+ */
+class Attempt implements AttemptState {
+  controller: AbortController | null = null;
   /** Why the attempt was aborted, kept for a signal made after the abort. */
-  abortReason: Error | null;
-  timer: ReturnType<Clock['setTimeout']>;
-  startedAt: number;
-  done: boolean;
-  trace: AttemptTrace;
-  /** The attempt's child logger, made on first use (most attempts of a busy worker log nothing). */
-  log: () => Logger | null;
+  abortReason: Error | null = null;
+  timer: ReturnType<Clock['setTimeout']> | null = null;
+  done = false;
+  private childLog: Logger | null | undefined;
+
+  constructor(
+    readonly item: WorkItem,
+    readonly startedAt: number,
+    readonly trace: AttemptTrace,
+    private readonly parentLog: Logger | null,
+  ) {}
+
+  /** The attempt's signal, made on first use: already aborted (with its reason) if the attempt was. */
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** A child of the worker's log with task_id, attempt, task_type and the trace's ids (null without a worker log). */
+  log(): Logger | null {
+    if (this.childLog !== undefined) return this.childLog;
+    const { item } = this;
+    const tc = this.trace.traceContext;
+    const bindings: Record<string, unknown> = { task_id: item.id, attempt: item.attempt, task_type: item.taskType };
+    if (tc) {
+      bindings.trace_id = tc.traceId;
+      bindings.span_id = tc.spanId;
+    }
+    return (this.childLog = this.parentLog?.child(bindings) ?? null);
+  }
 }
 
 /** Optional parts of a {@link TaskRunner}. */
@@ -182,30 +210,10 @@ export class TaskRunner {
   }
 
   private start(item: WorkItem): void {
-    const startedAt = this.clock.now();
     const trace = startAttemptTrace(this.tracer, item);
-    const tc = trace.traceContext;
-    const parentLog = this.log;
-    let log: Logger | null | undefined;
-    const attemptLog = (): Logger | null =>
-      (log ??=
-        parentLog?.child({
-          task_id: item.id,
-          attempt: item.attempt,
-          task_type: item.taskType,
-          ...(tc ? { trace_id: tc.traceId, span_id: tc.spanId } : {}),
-        }) ?? null);
-    if (parentLog?.isLevelEnabled('debug')) attemptLog()?.debug('attempt started');
-    const attempt: Attempt = {
-      item,
-      controller: null,
-      abortReason: null,
-      startedAt,
-      done: false,
-      trace,
-      log: attemptLog,
-      timer: this.clock.setTimeout(() => this.abortAttempt(attempt, new TaskTimeoutError(item.timeoutMs)), item.timeoutMs),
-    };
+    const attempt = new Attempt(item, this.clock.now(), trace, this.log);
+    if (this.log?.isLevelEnabled('debug')) attempt.log()?.debug('attempt started');
+    attempt.timer = this.clock.setTimeout(() => this.abortAttempt(attempt, new TaskTimeoutError(item.timeoutMs)), item.timeoutMs);
     this.attempts.set(item.id, attempt);
     const handler = this.handlers.get(item.taskType);
     if (!handler) {
@@ -217,24 +225,7 @@ export class TaskRunner {
       });
       return;
     }
-    const ctx: HandlerContext = {
-      taskId: item.id,
-      attempt: item.attempt,
-      idempotencyKey: item.idempotencyKey,
-      get signal() {
-        return signalOf(attempt);
-      },
-      heartbeat: () => this.requestHeartbeat(),
-      log: (message, fields) => {
-        attemptLog()?.info(fields ?? {}, message);
-        if (!attempt.done) this.logs?.log(item.id, item.attempt, message, fields);
-      },
-      upstreamResults: item.upstreamResults ?? {},
-      traceContext: tc,
-      lastCheckpoint: item.lastCheckpoint ?? null,
-      checkpoint: (value) => sendCheckpoint(this.sendCheckpoint, item.id, item.attempt, value),
-      progress: (value) => this.progress.report(item.id, item.attempt, value),
-    };
+    const ctx = new AttemptContext(attempt, trace.traceContext, this.contextHost);
     Promise.resolve()
       .then(() => withAttemptContext(trace, () => handler(item.payload, ctx)))
       .then(
@@ -242,6 +233,14 @@ export class TaskRunner {
         (err: unknown) => (attempt.done ? this.stopped(attempt) : this.finish(attempt, failed(err))),
       );
   }
+
+  /** What the attempts' contexts call in this runner (one object, not closures per attempt). */
+  private readonly contextHost: AttemptContextHost = {
+    heartbeat: () => this.requestHeartbeat(),
+    keepLog: (item, message, fields) => this.logs?.log(item.id, item.attempt, message, fields),
+    checkpoint: (item, value) => sendCheckpoint(this.sendCheckpoint, item.id, item.attempt, value),
+    progress: (item, value) => this.progress.report(item.id, item.attempt, value),
+  };
 
   /**
    * The handler of an attempt already reported (aborted) settled: its process need not be killed.
@@ -258,7 +257,7 @@ export class TaskRunner {
   private finish(a: Attempt, outcome: AttemptOutcome, handlerRunning = false): void {
     if (a.done) return;
     a.done = true;
-    this.clock.clearTimeout(a.timer);
+    if (a.timer) this.clock.clearTimeout(a.timer);
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
     this.progress.ended(a.item.id, a.item.attempt);
     this.logs?.ended(a.item.id, a.item.attempt);
@@ -283,15 +282,6 @@ export class TaskRunner {
       });
     }
   }
-}
-
-/** The attempt's signal, made on first use: already aborted (with its reason) if the attempt was. */
-function signalOf(a: Attempt): AbortSignal {
-  if (!a.controller) {
-    a.controller = new AbortController();
-    if (a.abortReason) a.controller.abort(a.abortReason);
-  }
-  return a.controller.signal;
 }
 
 /**
