@@ -48,8 +48,14 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.drop('a', 1)?.id).to.equal('a');
     expect(a.drop('a', 1)).to.equal(undefined);
     expect(a.holds('a', 1)).to.equal(false);
+    expect(a.heldCountOf('w1')).to.equal(1); // the dropped one no longer counts against its worker
     expect(a.takeDue('w1', T, 10).map((t) => t.id)).to.deep.equal(['b']);
     expect(a.heldCount).to.equal(0);
+    a.hold('w2', [claimed('c', T + 40, 3)]);
+    expect(a.drop('c', 1)?.id).to.equal('c');
+    expect(a.heldCountOf('w2')).to.equal(0);
+    expect(a.nextDueAfter(T), 'no wake for a dropped attempt').to.equal(null);
+    expect(a.workersHolding()).to.deep.equal([]);
   });
 
   it("a taken attempt is held no more (not found, not in heldOf) while the rest stay, through the index's compaction", () => {

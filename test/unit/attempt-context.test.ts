@@ -79,4 +79,25 @@ describe("AttemptContext: a handler's ctx", () => {
     expect(seen[0].upstreamResults).not.to.equal(seen[1].upstreamResults);
     expect(seen[0].lastCheckpoint).to.equal(null);
   });
+
+  it('a member can be replaced (middleware wrapping ctx.log), and a proxy of ctx reads through', async () => {
+    const lines: string[] = [];
+    let viaProxy: string | null = null;
+    const probe: TaskHandler = (_p, c) => {
+      const inner = c.log;
+      c.log = (message, fields) => {
+        lines.push(message);
+        inner(message, fields);
+      };
+      c.log('wrapped');
+      const proxy = new Proxy(c, {});
+      viaProxy = `${proxy.taskId}:${proxy.signal.aborted}:${typeof proxy.progress}`;
+      proxy.log('through the proxy');
+    };
+    const runner = new TaskRunner(new Map([['probe', probe]]), () => undefined, new ManualClock());
+    runner.run([item('t9')]);
+    await settle();
+    expect(lines).to.deep.equal(['wrapped', 'through the proxy']);
+    expect(viaProxy).to.equal('t9:false:function');
+  });
 });

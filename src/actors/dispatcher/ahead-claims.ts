@@ -7,15 +7,16 @@ function byDue(a: DueEntry, b: DueEntry): number {
 }
 
 /**
- * A held attempt, when it was held (a counter: ties of due time keep the order they were claimed
- * in), its worker, and whether it is held no more (taken to be sent, or dropped by a cancel: a
- * dropped one stays in its heap until it comes up, a taken one in `heldIds` until it is compacted).
+ * A held attempt: its due time, when it was held (a counter: ties of due time keep the order they
+ * were claimed in), its worker, and its task, null once it is held no more (taken to be sent, or
+ * dropped by a cancel; a dropped one stays in its heap until it comes up, a taken one in
+ * `heldIds` until it is compacted, neither keeping its task's payload alive).
  */
 interface Held {
-  task: ClaimedTask;
-  n: number;
-  workerId: string;
-  gone: boolean;
+  readonly dueAt: number;
+  readonly n: number;
+  readonly workerId: string;
+  task: ClaimedTask | null;
 }
 
 /** Entries of `heldIds` no longer held, beyond 4 × those held, above which it is rebuilt. */
@@ -29,7 +30,7 @@ const STALE_SLACK = 10_000;
  * ordered run at O(1) each (domain/min-heap.ts).
  */
 function byDueThenHeld(a: Held, b: Held): number {
-  return a.task.dueAt - b.task.dueAt || a.n - b.n;
+  return a.dueAt - b.dueAt || a.n - b.n;
 }
 
 /**
@@ -58,13 +59,15 @@ export class AheadClaims<P> {
   private heldSoFar = 0;
   /**
    * Held attempts by task id, and some taken since: an attempt taken to be sent is only marked
-   * (`gone`), since a deletion from a map of 100,000 string keys was a tenth of the main thread at
+   * (its task set to null), since a deletion from a map of 100,000 string keys was a tenth of the main thread at
    * a herd's instant (CPU profile); the map is emptied when nothing is held and rebuilt when the
    * taken ones outnumber 4 × the held ones + 10,000.
    */
   private heldIds = new Map<string, Held>();
-  /** Attempts held (entries of `heldIds` not gone). */
+  /** Attempts held (entries of `heldIds` with a task). */
   private live = 0;
+  /** Attempts held per worker slot id (its heap also keeps dropped ones until they come up). */
+  private readonly liveOf = new Map<string, number>();
 
   /** Attempts held. */
   get heldCount(): number {
@@ -111,25 +114,26 @@ export class AheadClaims<P> {
 
   /** Holds attempts claimed ahead for worker `workerId`. */
   hold(workerId: string, tasks: readonly ClaimedTask[]): void {
+    if (tasks.length === 0) return;
+    for (const t of tasks) {
+      const prev = this.heldIds.get(t.id);
+      // Not expected (a task is held once): the newer claim wins, the older is skipped.
+      if (prev?.task) this.forget(prev);
+    }
     let heap = this.held.get(workerId);
     if (!heap) this.held.set(workerId, (heap = new MinHeap<Held>(byDueThenHeld)));
     for (const t of tasks) {
-      const h: Held = { task: t, n: this.heldSoFar++, workerId, gone: false };
+      const h: Held = { dueAt: t.dueAt, n: this.heldSoFar++, workerId, task: t };
       heap.push(h);
-      const prev = this.heldIds.get(t.id);
-      if (prev && !prev.gone) {
-        // Not expected (a task is held once): the newer claim wins, the older is skipped.
-        prev.gone = true;
-        this.live--;
-      }
       this.heldIds.set(t.id, h);
-      this.live++;
     }
+    this.live += tasks.length;
+    this.liveOf.set(workerId, (this.liveOf.get(workerId) ?? 0) + tasks.length);
   }
 
   /** Attempts held for `workerId`. */
   heldCountOf(workerId: string): number {
-    return this.held.get(workerId)?.size ?? 0;
+    return this.liveOf.get(workerId) ?? 0;
   }
 
   /**
@@ -141,14 +145,20 @@ export class AheadClaims<P> {
     const out: ClaimedTask[] = [];
     while (heap && out.length < max) {
       const top = heap.peek();
-      if (!top || top.task.dueAt > now) break;
+      if (!top || top.dueAt > now) break;
       heap.pop();
-      if (top.gone) continue;
-      top.gone = true;
-      this.live--;
-      out.push(top.task);
+      const t = top.task;
+      if (!t) continue;
+      top.task = null;
+      out.push(t);
     }
     if (heap && heap.size === 0) this.held.delete(workerId);
+    if (out.length > 0) {
+      this.live -= out.length;
+      const n = (this.liveOf.get(workerId) ?? out.length) - out.length;
+      if (n > 0) this.liveOf.set(workerId, n);
+      else this.liveOf.delete(workerId);
+    }
     this.compact();
     return out;
   }
@@ -156,25 +166,26 @@ export class AheadClaims<P> {
   /** Whether attempt `attempt` of `taskId` is held here. */
   holds(taskId: string, attempt: number): boolean {
     const h = this.heldIds.get(taskId);
-    return h !== undefined && !h.gone && h.task.attempt === attempt;
+    return h?.task?.attempt === attempt;
   }
 
   /** The attempts held for `workerId` (their leases go with its heartbeats). */
   heldOf(workerId: string): Array<{ taskId: string; attempt: number }> {
     const out: Array<{ taskId: string; attempt: number }> = [];
-    for (const [taskId, h] of this.heldIds) if (!h.gone && h.workerId === workerId) out.push({ taskId, attempt: h.task.attempt });
+    for (const [taskId, h] of this.heldIds) if (h.task && h.workerId === workerId) out.push({ taskId, attempt: h.task.attempt });
     return out;
   }
 
   /** Takes a held attempt out (a cancel): returns it, or undefined when it is not held. */
   drop(taskId: string, attempt: number): ClaimedTask | undefined {
     const h = this.heldIds.get(taskId);
-    if (!h || h.gone || h.task.attempt !== attempt) return undefined;
+    const t = h?.task;
+    if (!h || !t || t.attempt !== attempt) return undefined;
     this.heldIds.delete(taskId);
     // The heap keeps it until it comes up (then skipped).
-    h.gone = true;
-    this.live--;
-    return h.task;
+    this.forget(h);
+    this.compact();
+    return t;
   }
 
   /** Takes out every attempt held for `workerId` (its process was replaced). */
@@ -183,12 +194,13 @@ export class AheadClaims<P> {
     this.held.delete(workerId);
     const out: ClaimedTask[] = [];
     for (let h = heap?.pop(); h; h = heap?.pop()) {
-      if (h.gone) continue;
-      h.gone = true;
-      this.live--;
-      this.heldIds.delete(h.task.id);
-      out.push(h.task);
+      const t = h.task;
+      if (!t) continue;
+      this.forget(h);
+      this.heldIds.delete(t.id);
+      out.push(t);
     }
+    this.liveOf.delete(workerId);
     this.compact();
     return out;
   }
@@ -196,6 +208,21 @@ export class AheadClaims<P> {
   /** Workers with attempts held for them. */
   workersHolding(): string[] {
     return [...this.held.keys()];
+  }
+
+  /**
+   * `h` is held no more (dropped, or replaced by a newer hold of its task). When its worker holds
+   * nothing else, its heap (only entries held no more) goes too.
+   */
+  private forget(h: Held): void {
+    h.task = null;
+    this.live--;
+    const n = (this.liveOf.get(h.workerId) ?? 1) - 1;
+    if (n > 0) this.liveOf.set(h.workerId, n);
+    else {
+      this.liveOf.delete(h.workerId);
+      this.held.delete(h.workerId);
+    }
   }
 
   /** Empties `heldIds` when nothing is held, or rebuilds it when taken entries outnumber the bound. */
@@ -206,7 +233,7 @@ export class AheadClaims<P> {
     }
     if (this.heldIds.size - this.live <= 4 * this.live + STALE_SLACK) return;
     const kept = new Map<string, Held>();
-    for (const [id, h] of this.heldIds) if (!h.gone) kept.set(id, h);
+    for (const [id, h] of this.heldIds) if (h.task) kept.set(id, h);
     this.heldIds = kept;
   }
 
@@ -221,7 +248,7 @@ export class AheadClaims<P> {
     const first = this.notYetDue.peek()?.dueAt;
     if (first !== undefined && first > now) at = first;
     for (const heap of this.held.values()) {
-      const due = heap.peek()?.task.dueAt;
+      const due = heap.peek()?.dueAt;
       if (due !== undefined && due > now) at = Math.min(at, due);
     }
     return at === Infinity ? null : at;
