@@ -29,8 +29,15 @@ export function neverStartedCompletion(
   dueAt: number,
   now: number,
 ): AttemptCompletion {
-  const c = attemptCompletion(o.taskId, o.attempt, neverStartedOutcome(), o.retry, now, 0);
-  if (c.retryAt !== null && c.retryAt < dueAt) c.retryAt = dueAt;
+  return retryNotBefore(attemptCompletion(o.taskId, o.attempt, neverStartedOutcome(), o.retry, now, 0), dueAt);
+}
+
+/**
+ * Moves the retry of completion `c` to `at` (epoch ms) when it was due earlier: an attempt claimed
+ * ahead that never started is retried at its task's due time, never before. Returns `c`.
+ */
+export function retryNotBefore(c: AttemptCompletion, at: number): AttemptCompletion {
+  if (c.retryAt !== null && c.retryAt < at) c.retryAt = at;
   return c;
 }
 

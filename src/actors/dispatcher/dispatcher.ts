@@ -185,7 +185,8 @@ export class DispatcherActor {
       .filter((a) => runningAttempt(this.running, a.id, a.attempt, msg.workerId) !== undefined)
       .map((a) => ({ taskId: a.id, attempt: a.attempt }));
     // Attempts claimed ahead and held for this worker: their leases go with its beats.
-    if (this.ahead) items.push(...this.ahead.heldOf(msg.workerId));
+    // A loop, not push(...): a worker may hold more than a call's argument limit (8 × its slots).
+    if (this.ahead) for (const h of this.ahead.heldOf(msg.workerId)) items.push(h);
     // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
     if (items.length === 0 || this.deps.store.health.fault) return;
     const { store, clock, config, log } = this.deps;

@@ -1,4 +1,5 @@
 import { attemptCompletion } from '../../domain/attempt-completion';
+import { retryNotBefore } from '../../domain/lost-attempt';
 import type { PartitionFences } from '../../cluster/partition-fences';
 import type { AttemptCompletion } from '../../storage/store';
 import type { FinishedAttempt, RunningAttempt } from './attempt-watchdog';
@@ -79,7 +80,7 @@ export function takeFinished(
     if (run.task.seq !== undefined) c.seq = run.task.seq; // the row's lookup hint, from its claim
     if (run.task.workflowId !== undefined) c.workflowId = run.task.workflowId; // fixed at creation, from its claim
     if (run.claimedAhead) c.startedAt = run.task.startedAt; // the row has no start: it is the instant it was sent
-    if (r.retryNotBefore !== undefined && c.retryAt !== null && c.retryAt < r.retryNotBefore) c.retryAt = r.retryNotBefore;
+    if (r.retryNotBefore !== undefined) retryNotBefore(c, r.retryNotBefore);
     completions.push(c);
     hooks.observe(r.durationMs);
   }
