@@ -112,6 +112,31 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.nextDueAfter(T)).to.equal(T + 20);
     expect(a.takeNowDue(T + 19)).to.deep.equal([]); // none early
     expect(a.takeNowDue(T + 30).map((e) => e.id)).to.deep.equal(['k1', 'k2']);
+    expect(a.nextDueAfter(T), 'z, still to claim, comes due: it then goes the usual way').to.equal(T + 50);
+    expect(a.takeToClaim('p2', 9).map((e) => e.id)).to.deep.equal(['z']);
+    expect(a.nextDueAfter(T)).to.equal(null);
+  });
+
+  it('entries that came due before their claim ahead are taken out from the front of each list, none early', () => {
+    const a = new AheadClaims<string>();
+    for (const [id, dueAt] of [
+      ['a', 10],
+      ['b', 10],
+      ['c', 30],
+      ['d', 20],
+    ] as const)
+      a.addToClaim('p1', dueEntry({ id, dueAt: T + dueAt, state: 'SCHEDULED' }));
+    a.addToClaim('p2', dueEntry({ id: 'e', dueAt: T + 10, state: 'SCHEDULED' }));
+    expect(a.takeDueToClaim(T + 9)).to.deep.equal([]);
+    expect(a.nextDueAfter(T)).to.equal(T + 10);
+    expect(a.takeDueToClaim(T + 20).map((e) => e.id)).to.deep.equal(['a', 'b', 'e']);
+    expect([...a.poolsToClaim()]).to.deep.equal(['p1']);
+    expect(a.toClaimCount('p1')).to.equal(2);
+    expect(a.nextDueAfter(T + 20), 'c is the front now').to.equal(T + 30);
+    // d, due already but behind c, stays to be claimed ahead until c comes due.
+    expect(a.takeDueToClaim(T + 29)).to.deep.equal([]);
+    expect(a.takeDueToClaim(T + 30).map((e) => e.id)).to.deep.equal(['c', 'd']);
+    expect([...a.poolsToClaim()]).to.deep.equal([]);
     expect(a.nextDueAfter(T)).to.equal(null);
   });
 });

@@ -102,6 +102,24 @@ export class AheadClaims<P> {
     return out;
   }
 
+  /**
+   * Entries waiting to be claimed ahead that came due (`dueAt <= now`, epoch ms) before their claim,
+   * taken out: from the front of each pool's list while they are due (the list is in hand-out
+   * order, about due order: a due one behind a later one stays and is claimed ahead as before).
+   * Each entry is looked at once when it is taken, and the front once per call.
+   */
+  takeDueToClaim(now: number): DueEntry[] {
+    const out: DueEntry[] = [];
+    for (const [pool, list] of this.toClaim) {
+      let k = 0;
+      while (k < list.length && list[k].dueAt <= now) k++;
+      if (k === 0) continue;
+      if (k === list.length) this.toClaim.delete(pool);
+      for (const e of k === list.length ? list : list.splice(0, k)) out.push(e);
+    }
+    return out;
+  }
+
   /** How many entries wait to be claimed ahead for `pool`. */
   toClaimCount(pool: P): number {
     return this.toClaim.get(pool)?.length ?? 0;
@@ -238,8 +256,9 @@ export class AheadClaims<P> {
   }
 
   /**
-   * The earliest instant after `now` (epoch ms) at which a not-yet-due entry or a worker's first
-   * held attempt becomes due, or null. A worker whose first held attempt is due already waits for
+   * The earliest instant after `now` (epoch ms) at which a not-yet-due entry, the first entry of a
+   * pool's list to claim ahead (it then goes the usual way: {@link takeDueToClaim}) or a worker's
+   * first held attempt becomes due, or null. A worker whose first held attempt is due already waits for
    * a free slot, not for a time: a slot coming back dispatches again, so no timer is asked for it
    * (one at `now` would fire again and again while the slots stay busy).
    */
@@ -247,6 +266,7 @@ export class AheadClaims<P> {
     let at = Infinity;
     const first = this.notYetDue.peek()?.dueAt;
     if (first !== undefined && first > now) at = first;
+    for (const list of this.toClaim.values()) if (list[0].dueAt > now) at = Math.min(at, list[0].dueAt);
     for (const heap of this.held.values()) {
       const due = heap.peek()?.dueAt;
       if (due !== undefined && due > now) at = Math.min(at, due);
