@@ -175,6 +175,32 @@ describe('DispatcherActor: claims ahead of the due time', () => {
     expect(expired).to.deep.equal(other);
   });
 
+  it('a herd larger than the workers may hold: the rest is claimed the usual way at the due time, not ahead after it', async () => {
+    // 2 workers × 2 slots hold at most 8 × 2 each: 32 of the 40 are claimed ahead.
+    const ids = Array.from({ length: 40 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    const r = await rig(ids, 2);
+    const before = await Promise.all(ids.map((id) => r.row(id)));
+    const rest = ids.filter((_, i) => before[i]?.state === 'SCHEDULED');
+    expect(rest).to.have.length(8);
+    expect(before.filter((t) => t?.state === 'RUNNING' && t.startedAt === null)).to.have.length(32);
+    clock.advance(499);
+    await settle();
+    expect((await Promise.all(rest.map((id) => r.row(id)))).map((t) => t?.state)).to.deep.equal(rest.map(() => 'SCHEDULED'));
+    clock.advance(1);
+    await settle();
+    // At the due time each worker's 2 free slots go half to its held attempts, half to the ready
+    // queues, where the rest now waits: 2 of the rest are claimed as any due task is (the claim
+    // writes the start); none of them is claimed ahead (RUNNING with no start).
+    const sentRest = r.sent().filter((id) => rest.includes(id));
+    expect(sentRest).to.have.length(2);
+    for (const id of rest) {
+      const t = await r.row(id);
+      if (sentRest.includes(id)) expect([t?.state, t?.startedAt], id).to.deep.equal(['RUNNING', DUE]);
+      else expect(t?.state, id).to.equal('SCHEDULED');
+    }
+    expect(r.sent()).to.have.length(4);
+  });
+
   it('a task under a rate limit is not claimed ahead: it waits in the store until due', async () => {
     const deps0 = await rig([]);
     deps0.deps.limits.setTypeLimit('noop', { ratePerSecond: 100, burst: 10 }, T0);
