@@ -47,9 +47,9 @@ export interface AheadHost {
  * to their workers: no claim write waits in the slots' cycle. Entries handed out early are
  * claimed in batches, an even share for each live worker ({@link AheadClaims}); each held
  * attempt is sent when it is due and its worker has a free slot, with `startedAt` the instant it
- * is sent (the completion writes it). When other ready work waits in the pool, held attempts take
- * at most half of a worker's free slots per pass, so a herd claimed ahead does not shut another
- * tenant's due tasks out for its whole length.
+ * is sent (the completion writes it). When other ready work waits in the pool, held attempts
+ * take half of a worker's free slots per pass (rounded up), so a herd claimed ahead does not shut
+ * another tenant's due tasks out for its whole length.
  */
 export class AheadDispatch {
   private readonly claims = new AheadClaims<DispatchPool>();
@@ -107,10 +107,10 @@ export class AheadDispatch {
 
   /**
    * Due entries that waited here, and those that came due before they were claimed ahead, join
-   * the ready queues; then each live worker with free slots gets
-   * its held attempts due by `now` (up to all its free slots, or half when its pool has other
-   * ready work), at most 8 × `workerBatchMax` per worker and pass: when more are due the next pass
-   * runs after the event loop's I/O, so the workers start on one message while the next is made.
+   * the ready queues; then each live worker with free slots gets its held attempts due by `now`
+   * (up to all its free slots, or half, rounded up, when its pool has other ready work), at most
+   * 8 × `workerBatchMax` per worker and pass: when more are due the next pass runs after the
+   * event loop's I/O, so the workers start on one message while the next is made.
    */
   release(now: number, pools: readonly DispatchPool[]): void {
     for (const e of this.claims.takeNowDue(now)) this.host.ready(e);
