@@ -34,7 +34,9 @@ describe('DispatcherActor: claims ahead of the due time', () => {
   /** SCHEDULED tasks due at DUE and a dispatcher over 2 fake workers × `slots` slots, claiming 1 s ahead. */
   async function rig(ids: string[], slots = 4, overrides: Record<string, unknown> = {}) {
     await store.insertTasks(ids.map((id) => waitingTask(id, DUE, T0)));
-    const router = routerWith({ owners: [{ tell: () => undefined } as never] });
+    const released: string[] = [];
+    const owner = { tell: (name: string, ids: unknown) => void (name === 'released' && released.push(...(ids as string[]))) };
+    const router = routerWith({ owners: [owner as never] });
     const deps = actorDeps({
       store,
       clock,
@@ -74,7 +76,7 @@ describe('DispatcherActor: claims ahead of the due time', () => {
       await settle();
     };
     const restart = (workerId: string) => restarted?.(workers?.slots.find((s) => s.id === workerId) as WorkerSlot, null, 'crashed');
-    return { runs, sent, row, deps, succeed, restart, slots: () => workers?.slots ?? [] };
+    return { runs, sent, row, deps, succeed, restart, released, slots: () => workers?.slots ?? [] };
   }
 
   it('claims at once, sends nothing before the due time, sends at it; the start written is the send instant', async () => {
@@ -199,6 +201,12 @@ describe('DispatcherActor: claims ahead of the due time', () => {
       else expect(t?.state, id).to.equal('SCHEDULED');
     }
     expect(r.sent()).to.have.length(4);
+    // Completing what is sent, slot by slot, runs every task once: 40 runs, 40 SUCCEEDED, and
+    // each id handed back to its owner once (by the claim ahead or by the usual claim).
+    for (let i = 0; i < r.runs.length && i < 100; i++) await r.succeed(r.runs[i].workerId, r.runs[i].ids);
+    expect([...r.sent()].sort()).to.deep.equal(ids);
+    expect((await Promise.all(ids.map((id) => r.row(id)))).map((t) => t?.state)).to.deep.equal(ids.map(() => 'SUCCEEDED'));
+    expect([...r.released].sort()).to.deep.equal(ids);
   });
 
   it('a task under a rate limit is not claimed ahead: it waits in the store until due', async () => {

@@ -97,17 +97,22 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.nextDueAfter(T)).to.equal(null);
   });
 
-  it('entries to claim come out per pool in the order they came; entries not to claim wait until due', () => {
+  it('entries to claim come out per pool earliest due first, ties in the order they came; entries not to claim wait until due', () => {
     const a = new AheadClaims<string>();
     a.addToClaim('p1', dueEntry({ id: 'x', dueAt: T + 100, state: 'SCHEDULED' }));
     a.addToClaim('p1', dueEntry({ id: 'y', dueAt: T + 50, state: 'SCHEDULED' }));
+    a.addToClaim('p1', dueEntry({ id: 'w', dueAt: T + 100, state: 'SCHEDULED', seq: 0 }));
     a.addToClaim('p2', dueEntry({ id: 'z', dueAt: T + 50, state: 'SCHEDULED' }));
     a.addNotYetDue(dueEntry({ id: 'k2', dueAt: T + 30, state: 'SCHEDULED' }));
     a.addNotYetDue(dueEntry({ id: 'k1', dueAt: T + 20, state: 'SCHEDULED' }));
     expect([...a.poolsToClaim()]).to.deep.equal(['p1', 'p2']);
-    expect(a.takeToClaim('p1', 1).map((e) => e.id)).to.deep.equal(['x']);
+    expect(a.toClaimCount('p1')).to.equal(3);
+    expect(a.takeToClaim('p1', 1).map((e) => e.id)).to.deep.equal(['y']);
     expect(a.takeToClaim('p1', 0)).to.deep.equal([]);
-    expect(a.takeToClaim('p1', 9).map((e) => e.id)).to.deep.equal(['y']);
+    expect(
+      a.takeToClaim('p1', 9).map((e) => e.id),
+      'a tie keeps the order it came in, whatever its seq',
+    ).to.deep.equal(['x', 'w']);
     expect([...a.poolsToClaim()]).to.deep.equal(['p2']);
     expect(a.nextDueAfter(T)).to.equal(T + 20);
     expect(a.takeNowDue(T + 19)).to.deep.equal([]); // none early
@@ -117,7 +122,7 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.nextDueAfter(T)).to.equal(null);
   });
 
-  it('entries that came due before their claim ahead are taken out from the front of each list, none early', () => {
+  it('entries that came due before their claim ahead are all taken out, in due order, none early', () => {
     const a = new AheadClaims<string>();
     for (const [id, dueAt] of [
       ['a', 10],
@@ -129,14 +134,27 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     a.addToClaim('p2', dueEntry({ id: 'e', dueAt: T + 10, state: 'SCHEDULED' }));
     expect(a.takeDueToClaim(T + 9)).to.deep.equal([]);
     expect(a.nextDueAfter(T)).to.equal(T + 10);
-    expect(a.takeDueToClaim(T + 20).map((e) => e.id)).to.deep.equal(['a', 'b', 'e']);
+    // d, handed out after c but due before it, is not held up behind c.
+    expect(a.takeDueToClaim(T + 20).map((e) => e.id)).to.deep.equal(['a', 'b', 'd', 'e']);
     expect([...a.poolsToClaim()]).to.deep.equal(['p1']);
-    expect(a.toClaimCount('p1')).to.equal(2);
-    expect(a.nextDueAfter(T + 20), 'c is the front now').to.equal(T + 30);
-    // d, due already but behind c, stays to be claimed ahead until c comes due.
+    expect(a.toClaimCount('p1')).to.equal(1);
+    expect(a.nextDueAfter(T + 20)).to.equal(T + 30);
     expect(a.takeDueToClaim(T + 29)).to.deep.equal([]);
-    expect(a.takeDueToClaim(T + 30).map((e) => e.id)).to.deep.equal(['c', 'd']);
+    expect(a.takeDueToClaim(T + 30).map((e) => e.id)).to.deep.equal(['c']);
     expect([...a.poolsToClaim()]).to.deep.equal([]);
     expect(a.nextDueAfter(T)).to.equal(null);
+  });
+
+  it('never asks for a wake at or before now for an entry to claim that is due already (the pump takes those first)', () => {
+    const a = new AheadClaims<string>();
+    a.addToClaim('p1', dueEntry({ id: 'a', dueAt: T + 10, state: 'SCHEDULED' }));
+    a.addToClaim('p1', dueEntry({ id: 'b', dueAt: T + 40, state: 'SCHEDULED' }));
+    a.addToClaim('p2', dueEntry({ id: 'c', dueAt: T + 25, state: 'SCHEDULED' }));
+    for (const now of [T + 10, T + 15]) {
+      const at = a.nextDueAfter(now);
+      expect(at === null || at > now, `at ${now - T}: ${at === null ? null : at - T}`).to.equal(true);
+    }
+    expect(a.takeDueToClaim(T + 15).map((e) => e.id)).to.deep.equal(['a']);
+    expect(a.nextDueAfter(T + 15)).to.equal(T + 25);
   });
 });

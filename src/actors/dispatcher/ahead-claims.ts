@@ -19,6 +19,18 @@ interface Held {
   task: ClaimedTask | null;
 }
 
+/** An entry waiting to be claimed ahead: when it was queued (a counter: ties of due time keep the order they were handed out in). */
+interface ToClaim {
+  readonly dueAt: number;
+  readonly n: number;
+  readonly entry: DueEntry;
+}
+
+/** Order of entries waiting to be claimed ahead: due time, then the order they were handed out in (O(1) for a herd's ties, as {@link byDueThenHeld}). */
+function byDueThenQueued(a: ToClaim, b: ToClaim): number {
+  return a.dueAt - b.dueAt || a.n - b.n;
+}
+
 /** Entries of `heldIds` no longer held, beyond 4 × those held, above which it is rebuilt. */
 const STALE_SLACK = 10_000;
 
@@ -39,9 +51,10 @@ function byDueThenHeld(a: Held, b: Held): number {
  * or timers.
  *
  * - An entry that may be claimed ahead (no concurrency key, no rate limit, not an external
- *   queue's: the caller decides) waits in its pool's list `toClaim` until the dispatcher claims
- *   it (`Store.claimTasksAhead`); any other waits in `notYetDue` and joins the ready queues at its
- *   due time, so nothing starts early.
+ *   queue's: the caller decides) waits in its pool's `toClaim`, in due order, until the
+ *   dispatcher claims it (`Store.claimTasksAhead`), or, if it comes due first (a herd larger than
+ *   the workers may hold), joins the ready queues ({@link takeDueToClaim}); any other waits in
+ *   `notYetDue` and joins the ready queues at its due time, so nothing starts early.
  * - A claimed attempt is held for the worker it was claimed for, in due order, until its due time
  *   and a free slot of that worker ({@link takeDue}); then the dispatcher sends it and it runs as
  *   any other attempt. Held attempts are not in the dispatcher's `running` map: they have not
@@ -51,7 +64,10 @@ function byDueThenHeld(a: Held, b: Held): number {
  * @typeParam P the dispatcher's pool (the key of the lists to claim)
  */
 export class AheadClaims<P> {
-  private readonly toClaim = new Map<P, DueEntry[]>();
+  /** Per pool, in due order (then hand-out order); a pool with none has no entry. */
+  private readonly toClaim = new Map<P, MinHeap<ToClaim>>();
+  /** How many entries were ever queued to claim (the order of ties). */
+  private queuedSoFar = 0;
   private readonly notYetDue = new MinHeap<DueEntry>(byDue);
   /** Claimed ahead, per worker slot id, in due order. */
   private readonly held = new Map<string, MinHeap<Held>>();
@@ -76,9 +92,9 @@ export class AheadClaims<P> {
 
   /** Queues an entry to claim ahead for `pool` (the caller checked it may be). */
   addToClaim(pool: P, e: DueEntry): void {
-    const list = this.toClaim.get(pool);
-    if (list) list.push(e);
-    else this.toClaim.set(pool, [e]);
+    let heap = this.toClaim.get(pool);
+    if (!heap) this.toClaim.set(pool, (heap = new MinHeap<ToClaim>(byDueThenQueued)));
+    heap.push({ dueAt: e.dueAt, n: this.queuedSoFar++, entry: e });
   }
 
   /** An entry handed out early that must not be claimed ahead: it joins the ready queues at its due time. */
@@ -93,36 +109,32 @@ export class AheadClaims<P> {
     return out;
   }
 
-  /** Up to `max` entries to claim ahead for `pool`, taken out in the order they were handed out. */
+  /** Up to `max` entries to claim ahead for `pool`, taken out earliest due first (ties: in the order they were handed out). */
   takeToClaim(pool: P, max: number): DueEntry[] {
-    const list = this.toClaim.get(pool);
-    if (!list || max <= 0) return [];
-    const out = list.splice(0, max);
-    if (list.length === 0) this.toClaim.delete(pool);
+    const heap = this.toClaim.get(pool);
+    const out: DueEntry[] = [];
+    if (!heap) return out;
+    while (out.length < max && heap.size > 0) out.push((heap.pop() as ToClaim).entry);
+    if (heap.size === 0) this.toClaim.delete(pool);
     return out;
   }
 
   /**
-   * Entries waiting to be claimed ahead that came due (`dueAt <= now`, epoch ms) before their claim,
-   * taken out: from the front of each pool's list while they are due (the list is in hand-out
-   * order, about due order: a due one behind a later one stays and is claimed ahead as before).
-   * Each entry is looked at once when it is taken, and the front once per call.
+   * Entries waiting to be claimed ahead that came due (`dueAt <= now`, epoch ms) before their
+   * claim, taken out in due order: they go the usual way (the caller queues them as ready).
    */
   takeDueToClaim(now: number): DueEntry[] {
     const out: DueEntry[] = [];
-    for (const [pool, list] of this.toClaim) {
-      let k = 0;
-      while (k < list.length && list[k].dueAt <= now) k++;
-      if (k === 0) continue;
-      if (k === list.length) this.toClaim.delete(pool);
-      for (const e of k === list.length ? list : list.splice(0, k)) out.push(e);
+    for (const [pool, heap] of this.toClaim) {
+      for (let top = heap.peek(); top && top.dueAt <= now; top = heap.peek()) out.push((heap.pop() as ToClaim).entry);
+      if (heap.size === 0) this.toClaim.delete(pool);
     }
     return out;
   }
 
   /** How many entries wait to be claimed ahead for `pool`. */
   toClaimCount(pool: P): number {
-    return this.toClaim.get(pool)?.length ?? 0;
+    return this.toClaim.get(pool)?.size ?? 0;
   }
 
   /** Pools with entries to claim. */
@@ -256,9 +268,9 @@ export class AheadClaims<P> {
   }
 
   /**
-   * The earliest instant after `now` (epoch ms) at which a not-yet-due entry, the first entry of a
-   * pool's list to claim ahead (it then goes the usual way: {@link takeDueToClaim}) or a worker's
-   * first held attempt becomes due, or null. A worker whose first held attempt is due already waits for
+   * The earliest instant after `now` (epoch ms) at which a not-yet-due entry, an entry waiting to
+   * be claimed ahead (it then goes the usual way: {@link takeDueToClaim}) or a worker's first held
+   * attempt becomes due, or null. A worker whose first held attempt is due already waits for
    * a free slot, not for a time: a slot coming back dispatches again, so no timer is asked for it
    * (one at `now` would fire again and again while the slots stay busy).
    */
@@ -266,7 +278,10 @@ export class AheadClaims<P> {
     let at = Infinity;
     const first = this.notYetDue.peek()?.dueAt;
     if (first !== undefined && first > now) at = first;
-    for (const list of this.toClaim.values()) if (list[0].dueAt > now) at = Math.min(at, list[0].dueAt);
+    for (const heap of this.toClaim.values()) {
+      const due = heap.peek()?.dueAt;
+      if (due !== undefined && due > now) at = Math.min(at, due);
+    }
     for (const heap of this.held.values()) {
       const due = heap.peek()?.dueAt;
       if (due !== undefined && due > now) at = Math.min(at, due);

@@ -13,7 +13,8 @@ import type { DispatchPool } from './worker-pools';
 /**
  * Attempts held per worker process, at most this many times its slots (claimed, not yet sent): with
  * 2 × 10,000 slots a herd of 100,000 is claimed ahead in full (measured: with 4 × the last fifth
- * was claimed after the instant, and the herd's end moved less).
+ * was claimed after the instant, and the herd's end moved less). The rest of a larger herd is
+ * claimed the usual way at its due time (`AheadClaims.takeDueToClaim`).
  */
 export const HELD_PER_SLOT = 8;
 /** Most claims ahead waiting for the store at once, per worker slot. */
