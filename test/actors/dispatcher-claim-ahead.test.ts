@@ -209,6 +209,34 @@ describe('DispatcherActor: claims ahead of the due time', () => {
     expect([...r.released].sort()).to.deep.equal(ids);
   });
 
+  it('deals the claims a batch per worker in turn: the earliest due do not all go to the first worker', async () => {
+    // 2 workers × 2 slots (16 held each), batches of 8 (workerBatchMax 1): 32 tasks due 1 ms apart.
+    const r = await rig([], 2, { workerBatchMax: 1 });
+    const ids = Array.from({ length: 32 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+    await store.insertTasks(ids.map((id, i) => waitingTask(id, DUE + i, T0)));
+    dispatcher.enqueue(
+      ids.map((id, i) => ({
+        id,
+        partition: 0,
+        seq: i + 1,
+        dueAt: DUE + i,
+        priority: 'medium',
+        tenantId: 't',
+        taskType: 'noop',
+        state: 'SCHEDULED',
+      })),
+    );
+    await settle();
+    const workerOf = async (id: string) => (await r.row(id))?.workerId as string;
+    const holders = await Promise.all(ids.map(workerOf));
+    expect(holders.every((w) => typeof w === 'string')).to.equal(true);
+    // Batches in due order: 0–7 to one worker, 8–15 to the other, 16–23 to the first, 24–31 to the other.
+    expect(new Set(holders.slice(0, 16)).size).to.equal(2);
+    expect(new Set(holders.slice(0, 8)).size).to.equal(1);
+    expect(holders[8]).not.to.equal(holders[0]);
+    expect(holders[16]).to.equal(holders[0]);
+  });
+
   it('a task under a rate limit is not claimed ahead: it waits in the store until due', async () => {
     const deps0 = await rig([]);
     deps0.deps.limits.setTypeLimit('noop', { ratePerSecond: 100, burst: 10 }, T0);

@@ -122,7 +122,7 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     expect(a.nextDueAfter(T)).to.equal(null);
   });
 
-  it('entries that came due before their claim ahead are all taken out, in due order, none early', () => {
+  it("entries that came due before their claim ahead are all taken out, each pool's in due order, none early", () => {
     const a = new AheadClaims<string>();
     for (const [id, dueAt] of [
       ['a', 10],
@@ -156,5 +156,11 @@ describe('AheadClaims: entries handed out before their due time, and attempts cl
     }
     expect(a.takeDueToClaim(T + 15).map((e) => e.id)).to.deep.equal(['a']);
     expect(a.nextDueAfter(T + 15)).to.equal(T + 25);
+    // One pool alone: once the due one is taken (as the pump does first), the one behind it is seen.
+    const one = new AheadClaims<string>();
+    one.addToClaim('p1', dueEntry({ id: 'a', dueAt: T + 10, state: 'SCHEDULED' }));
+    one.addToClaim('p1', dueEntry({ id: 'b', dueAt: T + 40, state: 'SCHEDULED' }));
+    expect(one.takeDueToClaim(T + 10).map((e) => e.id)).to.deep.equal(['a']);
+    expect(one.nextDueAfter(T + 10)).to.equal(T + 40);
   });
 });

@@ -121,7 +121,8 @@ export class AheadClaims<P> {
 
   /**
    * Entries waiting to be claimed ahead that came due (`dueAt <= now`, epoch ms) before their
-   * claim, taken out in due order: they go the usual way (the caller queues them as ready).
+   * claim, taken out (each pool's in due order): they go the usual way (the caller queues them as
+   * ready).
    */
   takeDueToClaim(now: number): DueEntry[] {
     const out: DueEntry[] = [];
@@ -270,7 +271,9 @@ export class AheadClaims<P> {
   /**
    * The earliest instant after `now` (epoch ms) at which a not-yet-due entry, an entry waiting to
    * be claimed ahead (it then goes the usual way: {@link takeDueToClaim}) or a worker's first held
-   * attempt becomes due, or null. A worker whose first held attempt is due already waits for
+   * attempt becomes due, or null. Call it after {@link takeNowDue} and {@link takeDueToClaim} with
+   * the same `now` (the dispatcher's pump does): an entry due already hides those behind it in its
+   * heap. A worker whose first held attempt is due already waits for
    * a free slot, not for a time: a slot coming back dispatches again, so no timer is asked for it
    * (one at `now` would fire again and again while the slots stay busy).
    */

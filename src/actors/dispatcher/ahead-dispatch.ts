@@ -143,8 +143,10 @@ export class AheadDispatch {
 
   /**
    * Claims the entries waiting to be claimed ahead, an even share for each live worker of their
-   * pool, in batches of up to 8 × `workerBatchMax`, within each worker's bound (held and in flight
-   * at most `HELD_PER_SLOT` × its slots; at most 4 batches in flight each).
+   * pool, in batches of up to 8 × `workerBatchMax` dealt a batch per worker in turn (the entries
+   * come out earliest due first: dealt so, the earliest do not all go to the first worker), within
+   * each worker's bound (held and in flight at most `HELD_PER_SLOT` × its slots; at most 4
+   * batches in flight each).
    */
   claim(now: number): void {
     const until = now + this.leadMs;
@@ -154,28 +156,36 @@ export class AheadDispatch {
       const cap = HELD_PER_SLOT * pool.spec.concurrency;
       // An even share each: a few entries do not all go to the first worker.
       const share = Math.ceil(this.claims.toClaimCount(pool) / Math.max(1, live.length));
-      for (const slot of live) {
-        for (let taken = 0; taken < share;) {
+      const taken = new Map<string, number>();
+      for (let dealt = true; dealt;) {
+        dealt = false;
+        for (const slot of live) {
           const pending = this.claiming.get(slot.id) ?? 0;
-          const room = Math.min(batch, share - taken, cap - this.claims.heldCountOf(slot.id) - pending);
-          if (room <= 0 || pending >= CLAIMS_IN_FLIGHT_PER_SLOT * batch) break;
+          const room = Math.min(batch, share - (taken.get(slot.id) ?? 0), cap - this.claims.heldCountOf(slot.id) - pending);
+          if (room <= 0 || pending >= CLAIMS_IN_FLIGHT_PER_SLOT * batch) continue;
           const entries = this.claims.takeToClaim(pool, room);
           if (entries.length === 0) break;
-          taken += entries.length;
-          this.claiming.set(slot.id, pending + entries.length);
-          this.inFlight++;
-          void claimAhead(this.deps, slot, entries, until).then((claimed) => {
-            this.inFlight--;
-            this.claiming.set(slot.id, (this.claiming.get(slot.id) ?? entries.length) - entries.length);
-            // Answered during a drain: these will not be sent; retried free at their due time.
-            if (this.host.draining()) this.unsent(claimed, slot.id);
-            else this.claims.hold(slot.id, claimed);
-            this.host.settle();
-            this.host.pump();
-          });
+          dealt = true;
+          taken.set(slot.id, (taken.get(slot.id) ?? 0) + entries.length);
+          this.claimFor(slot, entries, until);
         }
       }
     }
+  }
+
+  /** One claim ahead of `entries` for `slot`; its answer is held for it (or, during a drain, retried free). */
+  private claimFor(slot: WorkerSlot, entries: DueEntry[], until: number): void {
+    this.claiming.set(slot.id, (this.claiming.get(slot.id) ?? 0) + entries.length);
+    this.inFlight++;
+    void claimAhead(this.deps, slot, entries, until).then((claimed) => {
+      this.inFlight--;
+      this.claiming.set(slot.id, (this.claiming.get(slot.id) ?? entries.length) - entries.length);
+      // Answered during a drain: these will not be sent; retried free at their due time.
+      if (this.host.draining()) this.unsent(claimed, slot.id);
+      else this.claims.hold(slot.id, claimed);
+      this.host.settle();
+      this.host.pump();
+    });
   }
 
   /** The next instant after `now` (epoch ms) at which something held or waiting here becomes due, or null (`AheadClaims.nextDueAfter`). */
