@@ -26,22 +26,18 @@ interface ToClaim {
   readonly entry: DueEntry;
 }
 
-/** Order of entries waiting to be claimed ahead: due time, then the order they were handed out in (O(1) for a herd's ties, as {@link byDueThenHeld}). */
-function byDueThenQueued(a: ToClaim, b: ToClaim): number {
-  return a.dueAt - b.dueAt || a.n - b.n;
-}
-
 /** Entries of `heldIds` no longer held, beyond 4 × those held, above which it is rebuilt. */
 const STALE_SLACK = 10_000;
 
 /**
- * Order of held attempts: due time, then the order they were held in. A herd's attempts share one
- * due time and come from claims answered in no particular sequence order, so ordering them by
- * `seq` made each a heap insertion and removal (measured: the comparisons were a fifth of the main
- * thread's time at the instant of a herd of 100,000); held in order, they go into the heap's
- * ordered run at O(1) each (domain/min-heap.ts).
+ * Order of held attempts and of entries waiting to be claimed ahead: due time, then the order they
+ * were held or handed out in (`n`). A herd's attempts share one due time and come from claims
+ * answered in no particular sequence order, so ordering them by `seq` made each a heap insertion
+ * and removal (measured: the comparisons were a fifth of the main thread's time at the instant of
+ * a herd of 100,000); in arrival order, they go into the heap's ordered run at O(1) each
+ * (domain/min-heap.ts).
  */
-function byDueThenHeld(a: Held, b: Held): number {
+function byDueThenArrival(a: { dueAt: number; n: number }, b: { dueAt: number; n: number }): number {
   return a.dueAt - b.dueAt || a.n - b.n;
 }
 
@@ -93,7 +89,7 @@ export class AheadClaims<P> {
   /** Queues an entry to claim ahead for `pool` (the caller checked it may be). */
   addToClaim(pool: P, e: DueEntry): void {
     let heap = this.toClaim.get(pool);
-    if (!heap) this.toClaim.set(pool, (heap = new MinHeap<ToClaim>(byDueThenQueued)));
+    if (!heap) this.toClaim.set(pool, (heap = new MinHeap<ToClaim>(byDueThenArrival)));
     heap.push({ dueAt: e.dueAt, n: this.queuedSoFar++, entry: e });
   }
 
@@ -152,7 +148,7 @@ export class AheadClaims<P> {
       if (prev?.task) this.forget(prev);
     }
     let heap = this.held.get(workerId);
-    if (!heap) this.held.set(workerId, (heap = new MinHeap<Held>(byDueThenHeld)));
+    if (!heap) this.held.set(workerId, (heap = new MinHeap<Held>(byDueThenArrival)));
     for (const t of tasks) {
       const h: Held = { dueAt: t.dueAt, n: this.heldSoFar++, workerId, task: t };
       heap.push(h);
