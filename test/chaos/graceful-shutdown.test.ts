@@ -4,6 +4,7 @@ import path from 'node:path';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { TERMINAL_STATES, type TaskState } from '../../src/domain/task';
 
 /**
  * Issue 9, graceful shutdown: SIGTERM while thousands of 200 ms tasks are in flight. While the
@@ -126,7 +127,17 @@ describe('graceful shutdown under load (SIGTERM with 5,000 tasks in flight)', fu
 
     svc = await startServiceProcess(dir.path, env);
     await until(() => doneLines(log).length >= acked.size, 120_000, 'every acknowledged task to run');
-    const tasks = await allTasks(svc.url);
+    // A handler writes its line before it returns: the last completions may not be stored yet.
+    const url = svc.url;
+    let tasks = new Map<string, { status: string; attempts: number }>();
+    await until(
+      async () => {
+        tasks = await allTasks(url);
+        return [...acked].every((id) => TERMINAL_STATES.has(tasks.get(id)?.status as TaskState));
+      },
+      60_000,
+      'every acknowledged task to be stored as ended',
+    );
     for (const id of acked) expect(tasks.get(id), id).to.deep.equal({ status: 'SUCCEEDED', attempts: 1 });
     const lines = doneLines(log);
     const perId = new Map<string, number>();

@@ -32,7 +32,9 @@ describe('external queues through Redis Streams (integration)', function () {
     redisUrl: REDIS_URL,
     externalQueues: {
       jobs: { stream: streams.jobs, maxInFlight: 5 },
-      crash: { stream: streams.crash, leaseMs: 1000 },
+      // Long enough that the stalled consumer (a fresh Node process) reads its batch before the
+      // leases expire on a loaded machine; the test checks they are still RUNNING then.
+      crash: { stream: streams.crash, leaseMs: 4000 },
       manual: { stream: streams.manual, leaseMs: 60_000 },
     },
   });

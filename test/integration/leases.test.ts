@@ -4,10 +4,10 @@ import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler
 /** Attempt leases: heartbeats keep a long attempt alive; an attempt whose lease ends is retried. */
 describe('attempt leases: heartbeat and sweeper', function () {
   this.timeout(30_000);
-  const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, leaseMs: 1200 });
+  const s = useInProcessScheduler({ workers: 1, workerConcurrency: 4, partitions: 2, leaseMs: 2500 });
 
   it('an attempt three times longer than the lease succeeds once: heartbeats extend it', async () => {
-    const { task_id } = await s.scheduler.service.submit({ task_type: 'sleep', payload: { ms: 3600 } });
+    const { task_id } = await s.scheduler.service.submit({ task_type: 'sleep', payload: { ms: 7500 } });
     expect(await s.waitFor(task_id, terminal)).to.include({ status: 'SUCCEEDED', attempts: 1 });
   });
 
