@@ -70,6 +70,15 @@ export class ManualClock implements Clock {
     this.set(this.current + ms);
   }
 
+  /**
+   * Moves time forward by `ms` milliseconds without firing a timer, as for a process that was
+   * stopped (SIGSTOP, a paused VM): the next {@link advance} fires the overdue timers, late, each
+   * seeing the time after the stall.
+   */
+  stall(ms: number): void {
+    this.current += Math.max(0, ms);
+  }
+
   /** Sets the time to `ms` (epoch milliseconds); earlier than now is allowed (clock going back). */
   set(ms: number): void {
     if (ms < this.current) {

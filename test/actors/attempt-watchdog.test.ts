@@ -288,6 +288,34 @@ describe('AttemptWatchdog (manual clock)', () => {
     f.watchdog.stop();
   });
 
+  it('a sweep that runs more than half a lease late (this process was stalled) judges no lease for one lease from then; then it does', async () => {
+    const f = fixture([{ taskId: 'mine', attempt: 1, retry: RETRY, workerId: 'worker-1' }]);
+    f.run.set('mine', running('mine', 'worker-1', f.clock.now()));
+    f.watchdog.start(); // a sweep due at 500 ms
+    f.clock.stall(2000); // stopped: nothing ran, no beat was read, leases ran out
+    f.clock.advance(0); // resumed: the sweep runs 1,500 ms late
+    await flush();
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(500);
+    await flush();
+    expect(f.killed).to.deep.equal([]); // within one lease (1,000 ms) of the resume
+    f.clock.advance(500);
+    await flush();
+    expect(f.killed).to.deep.equal(['worker-1']); // a lease still expired one lease later is judged
+    f.watchdog.stop();
+  });
+
+  it('a sweep late by at most half a lease judges the leases as usual', async () => {
+    const f = fixture([{ taskId: 'mine', attempt: 1, retry: RETRY, workerId: 'worker-1' }]);
+    f.run.set('mine', running('mine', 'worker-1', f.clock.now()));
+    f.watchdog.start();
+    f.clock.stall(1000);
+    f.clock.advance(0); // 500 ms late
+    await flush();
+    expect(f.killed).to.deep.equal(['worker-1']);
+    f.watchdog.stop();
+  });
+
   it('a sweep whose read meets a store fault begun after its check logs nothing (the fault is logged once elsewhere); another error is logged; both re-arm', async () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as { level: number; msg: string }) });

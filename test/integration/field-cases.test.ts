@@ -44,6 +44,30 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     }
   });
 
+  it('C1: a worker SIGKILLed mid-attempt, then timeouts: never RUNNING for ever; DEAD after 3 attempts, in the dead-letter queue', async () => {
+    const id = await submit({
+      task_type: 'sleep',
+      payload: { ms: 300_000 },
+      timeout_seconds: 5,
+      max_retries: 2,
+      retry_backoff: 'fixed',
+      retry_delay_seconds: 1,
+    });
+    const running = await waitForTask(svc.url, id, (t) => t.status === 'RUNNING');
+    expect(running.attempts).to.equal(1);
+    for (const pid of svc.workerPids()) process.kill(pid, 'SIGKILL');
+    const t = await waitForTask(svc.url, id, isTerminal, 45_000, '?include=attempts');
+    expect(t).to.include({ status: 'DEAD', attempts: 3 });
+    const history = t.attempt_history as Array<{ attempt: number; outcome: string; error: { type: string } }>;
+    expect(history.map((a) => [a.attempt, a.error.type])).to.deep.equal([
+      [1, 'worker_lost'],
+      [2, 'timeout'],
+      [3, 'timeout'],
+    ]);
+    const dead = (await http('GET', `${svc.url}/api/v1/dead-letter?task_type=sleep`)).body;
+    expect(dead.tasks.map((d: { task_id: string }) => d.task_id)).to.include(id);
+  });
+
   it('C2b: a cancel is kept in the store, not in a worker: workers restarted between cancel and due time', async () => {
     const id = await submit({ task_type: 'echo', payload: 'never', scheduled_at: new Date(Date.now() + 1500).toISOString() });
     expect((await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`)).status).to.equal(200);
@@ -60,6 +84,11 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     const res = await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`);
     expect(res.status).to.equal(409);
     expect(res.body.error.details.state).to.equal('SUCCEEDED');
+    const waiting = await submit({ task_type: 'noop', scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+    expect((await http('POST', `${svc.url}/api/v1/tasks/${waiting}/cancel`)).status).to.equal(200);
+    const again = await http('POST', `${svc.url}/api/v1/tasks/${waiting}/cancel`);
+    expect(again.status).to.equal(409);
+    expect(again.body.error.details.state).to.equal('CANCELLED');
   });
 
   it('PATCH moves a scheduled task: 30 s → 1 s runs it then; 1 s → 30 s keeps it waiting', async () => {

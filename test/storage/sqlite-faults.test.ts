@@ -42,6 +42,23 @@ describe('SqliteStore: its file deleted or replaced while open', function () {
       }
     });
 
+    it(`${mode}: its write-ahead log deleted makes the next write answer STORE_UNAVAILABLE (file_deleted, naming the log)`, async () => {
+      const file = path.join(dir.path, `wal-deleted-${writerThread}.db`);
+      const store = new SqliteStore(file, { writerThread });
+      await store.open(PARTITIONS);
+      try {
+        await store.insertTasks([newTask('w-before')]);
+        fs.rmSync(`${file}-wal`);
+        const err = await rejectionOf(() => store.insertTasks([newTask('w-after')]));
+        expect(err).to.be.instanceOf(StoreUnavailableError);
+        expect((err as StoreUnavailableError).details).to.include({ fault: 'file_deleted', target: file, recoverable: false });
+        expect(store.health.fault?.cause).to.include(`${file}-wal`);
+        expect(await rejectionOf(() => store.insertTasks([newTask('w-later')]))).to.be.instanceOf(StoreUnavailableError);
+      } finally {
+        await store.close();
+      }
+    });
+
     it(`${mode}: a file renamed over it makes the next write answer STORE_UNAVAILABLE (file_replaced)`, async () => {
       const file = path.join(dir.path, `replaced-${writerThread}.db`);
       const store = new SqliteStore(file, { writerThread });

@@ -139,17 +139,25 @@ function watchFixture() {
   const clock = new ManualClock();
   const health = new StoreHealth();
   const opened: FileIdentity = { dev: 1, ino: 100 };
-  const world = { at: opened as FileIdentity | null, free: 1_000_000 as number | null, probeFails: null as Error | null, probes: 0 };
+  const wal: FileIdentity = { dev: 1, ino: 200 };
+  const world = {
+    at: opened as FileIdentity | null,
+    walAt: wal as FileIdentity | null,
+    free: 1_000_000 as number | null,
+    probeFails: null as Error | null,
+    probes: 0,
+  };
   const watch = new FileWatch({
     file: FILE,
     opened,
+    wal,
     clock,
     health,
     probe: async () => {
       world.probes++;
       if (world.probeFails) throw world.probeFails;
     },
-    stat: () => world.at,
+    stat: (file) => (file === `${FILE}-wal` ? world.walAt : world.at),
     freeBytes: () => world.free,
   });
   /** Advances one interval and lets the look finish. */
@@ -177,6 +185,23 @@ describe('FileWatch (manual clock)', () => {
     expect(f.health.fault?.kind).to.equal('file_deleted');
     expect(f.world.probes).to.equal(0);
     await f.watch.stop();
+  });
+
+  it('its write-ahead log deleted or replaced is a fault that is not recoverable, naming the log', async () => {
+    for (const [walAt, kind] of [
+      [null, 'file_deleted'],
+      [{ dev: 1, ino: 201 }, 'file_replaced'],
+    ] as const) {
+      const f = watchFixture();
+      f.watch.start();
+      await f.tick();
+      expect(f.health.fault).to.equal(null);
+      f.world.walAt = walAt;
+      await f.tick();
+      expect(f.health.fault).to.deep.include({ kind, recoverable: false, target: FILE });
+      expect(f.health.fault?.cause).to.include(`write-ahead log ${FILE}-wal`);
+      await f.watch.stop();
+    }
   });
 
   it('a replaced file (another inode, or another device) is file_replaced', async () => {

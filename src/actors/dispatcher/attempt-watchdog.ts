@@ -5,6 +5,7 @@ import { TimerHandle } from '../../domain/clock';
 import { AttemptCompletion } from '../../storage/store';
 import { lostAttemptCompletion, ProcessExit, recycledOutcome, workerLostMessage } from '../../domain/lost-attempt';
 import { isExternalWorker } from '../../domain/external-queues';
+import { StallWatch } from '../../domain/stall-watch';
 import { SchedulerDeps } from '../deps';
 import { WorkerPool } from './worker-pool';
 import type { WorkResult } from '../protocol';
@@ -92,14 +93,18 @@ interface Stopping {
  *   `worker_lost` through the retry policy, unless its completion is kept in memory for the store
  *   (the attempt ended; its write waits for a full disk or a lost connection): that one is left
  *   alone. No lease is judged while the store has a fault (none can be extended) nor for one lease
- *   after it ended (the beats renew them first). Correctness never rests on this alone: respawns
- *   and start-up recovery catch the usual cases first.
+ *   after it ended (the beats renew them first), nor for one lease after this process itself was
+ *   stalled (`StallWatch`: the beats and reports of its workers waited in their pipes meanwhile).
+ *   Correctness never rests on this alone: respawns and start-up recovery catch the usual cases
+ *   first.
  */
 export class AttemptWatchdog {
   private overrunTimer: TimerHandle | null = null;
   private sweepTimer: TimerHandle | null = null;
   /** When the store's health last changed (epoch ms): leases are judged again one lease after a fault ended. */
   private storeChangedAt = -Infinity;
+  /** Whether this process was stalled within the last lease (the lease sweep's lateness). */
+  private readonly stall: StallWatch;
   private readonly unwatchStore: () => void;
   /** Cancels sent to running attempts, by task id: when (epoch ms), for which attempt. */
   private readonly cancels = new Map<string, { attempt: number; at: number }>();
@@ -111,6 +116,7 @@ export class AttemptWatchdog {
     private readonly host: WatchdogHost,
   ) {
     this.unwatchStore = deps.store.health.onChange(() => (this.storeChangedAt = deps.clock.now()));
+    this.stall = new StallWatch(deps.clock, deps.config.leaseMs);
   }
 
   /** Starts the lease sweep (after the workers started). */
@@ -262,41 +268,42 @@ export class AttemptWatchdog {
 
   private armLeaseSweep(): void {
     const { clock, config, store, log } = this.deps;
-    this.sweepTimer = clock.setTimeout(
-      async () => {
-        this.sweepTimer = null;
-        try {
-          const now = clock.now();
-          // While the store cannot take writes no lease is extended, so an expired one says nothing;
-          // after the fault the workers' heartbeats (every third of a lease) renew them first.
-          if (store.health.fault || now - this.storeChangedAt < config.leaseMs) return;
-          const expired = await store.findExpiredLeases(now, 1000);
-          const stuckWorkers = new Set<string>();
-          const orphans: typeof expired = [];
-          for (const o of expired) {
-            const run = this.host.running.get(o.taskId);
-            if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
-            // Finished, but its completion waits for the store (a full disk): not lost, never run again.
-            else if (this.host.unwritten(o.taskId, o.attempt)) continue;
-            // External attempts are swept by their lanes (their own, usually shorter, leases).
-            else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
-          }
-          for (const workerId of stuckWorkers) this.killWorker(workerId, null, 'attempt leases expired: no liveness beat from its process');
-          if (orphans.length > 0) {
-            await this.host.recordOrphans(
-              orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')),
-              now,
-            );
-          }
-        } catch (err) {
-          // A fault that began after the check above: the store's health logs it once (no stack).
-          if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'lease sweep failed');
-        } finally {
-          if (!this.host.draining()) this.armLeaseSweep();
+    const every = Math.max(100, config.leaseMs / 2);
+    this.stall.armed(every);
+    this.sweepTimer = clock.setTimeout(async () => {
+      this.sweepTimer = null;
+      try {
+        const now = clock.now();
+        const late = this.stall.lateness();
+        if (late > 0) log.warn({ late_ms: late }, 'this process was stalled: attempt leases are judged again one lease from now');
+        // While the store cannot take writes no lease is extended, so an expired one says nothing;
+        // after the fault the workers' heartbeats (every third of a lease) renew them first.
+        if (store.health.fault || now - this.storeChangedAt < config.leaseMs || this.stall.holding()) return;
+        const expired = await store.findExpiredLeases(now, 1000);
+        const stuckWorkers = new Set<string>();
+        const orphans: typeof expired = [];
+        for (const o of expired) {
+          const run = this.host.running.get(o.taskId);
+          if (run && run.task.attempt === o.attempt) stuckWorkers.add(run.workerId);
+          // Finished, but its completion waits for the store (a full disk): not lost, never run again.
+          else if (this.host.unwritten(o.taskId, o.attempt)) continue;
+          // External attempts are swept by their lanes (their own, usually shorter, leases).
+          else if (!(this.host.hasExternal && isExternalWorker(o.workerId))) orphans.push(o);
         }
-      },
-      Math.max(100, config.leaseMs / 2),
-    );
+        for (const workerId of stuckWorkers) this.killWorker(workerId, null, 'attempt leases expired: no liveness beat from its process');
+        if (orphans.length > 0) {
+          await this.host.recordOrphans(
+            orphans.map((o) => lostAttemptCompletion(o, now, 'attempt lease expired: no heartbeat from its worker')),
+            now,
+          );
+        }
+      } catch (err) {
+        // A fault that began after the check above: the store's health logs it once (no stack).
+        if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'lease sweep failed');
+      } finally {
+        if (!this.host.draining()) this.armLeaseSweep();
+      }
+    }, every);
   }
 }
 

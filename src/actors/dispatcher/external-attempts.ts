@@ -4,6 +4,7 @@ import { attemptCompletion } from '../../domain/attempt-completion';
 import type { TimerHandle } from '../../domain/clock';
 import { lostAttemptCompletion } from '../../domain/lost-attempt';
 import { isExternalWorker } from '../../domain/external-queues';
+import { StallWatch } from '../../domain/stall-watch';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
 import type { SchedulerDeps } from '../deps';
@@ -43,18 +44,23 @@ export function cancelledWhileRunning(taskId: string, attempt: number): AttemptC
  * 50 ms): RUNNING attempts of external workers (`worker_id` `external:…` or `http:…`) whose lease
  * ended without a completion or heartbeat are recorded as `worker_lost` through the retry policy
  * (RETRYING with backoff while attempts remain, then a new attempt; else DEAD). The sweep reads
- * the store, so it covers attempts of any node and of a previous process.
+ * the store, so it covers attempts of any node and of a previous process. After this process was
+ * stalled it judges no lease for one lease (`StallWatch`).
  */
 export class ExternalAttempts {
   private sweepTimer: TimerHandle | null = null;
   private stopped = false;
+  /** Whether this process was stalled within the shortest lease (the sweep's lateness). */
+  private readonly stall: StallWatch;
 
   /** @param leases the `leaseMs` of every external queue (the sweep runs every half of the shortest) */
   constructor(
     private readonly deps: SchedulerDeps,
     private readonly leases: number[],
     private readonly hooks: ExternalAttemptsHooks,
-  ) {}
+  ) {
+    this.stall = new StallWatch(deps.clock, leases.length > 0 ? Math.min(...leases) : 0);
+  }
 
   /** Starts the lease sweep. */
   start(): void {
@@ -96,6 +102,7 @@ export class ExternalAttempts {
   private armSweep(): void {
     if (this.stopped || this.leases.length === 0) return;
     const every = Math.max(50, Math.min(...this.leases) / 2);
+    this.stall.armed(every);
     this.sweepTimer = this.deps.clock.setTimeout(async () => {
       this.sweepTimer = null;
       try {
@@ -109,8 +116,12 @@ export class ExternalAttempts {
   }
 
   private async sweep(): Promise<void> {
-    const { store, clock } = this.deps;
+    const { store, clock, log } = this.deps;
     const now = clock.now();
+    const late = this.stall.lateness();
+    if (late > 0) log.warn({ late_ms: late }, 'this process was stalled: external leases are judged again one lease from now');
+    // The consumers' heartbeats and reports sent meanwhile wait in their sockets: read them first.
+    if (this.stall.holding()) return;
     const expired = (await store.findExpiredLeases(now, 1000)).filter(
       (o) => isExternalWorker(o.workerId) && !this.hooks.unwritten?.(o.taskId, o.attempt),
     );

@@ -26,6 +26,8 @@
  *   definition is saved or previewed (never-fires.ts, decided from the fields). This module still
  *   takes them, for definitions stored before that check: the search looks
  *   {@link CRON_SEARCH_HORIZON_YEARS} years ahead and returns what it found (nothing).
+ * - **Rare expressions** fire however far apart their fire times are (at most 40 years: a
+ *   29 February on a given weekday across 2100); see {@link CRON_SEARCH_HORIZON_YEARS}.
  *
  * The same text is available at run time from {@link describeCronRules}.
  *
@@ -53,12 +55,16 @@ const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
-/** How far ahead {@link CronSchedule.nextFireTimes} looks before it gives up. */
-export const CRON_SEARCH_HORIZON_YEARS = 10;
 /**
- * {@link CRON_SEARCH_HORIZON_YEARS} in milliseconds. Ten years and not five: `0 0 29 2 *` waits
- * eight years across 2100, which is not a leap year.
+ * How far past `fromMs`, and past each fire time found, {@link CronSchedule.nextFireTimes} looks
+ * for the next one before it gives up. The longest wait between two fire times of an expression
+ * that fires at all is 40 years: a 29 February on a given weekday (`0 0 * 2 1#5`, the fifth Monday
+ * of February) across 2100, which is not a leap year (2072, then 2112; the Gregorian calendar
+ * repeats every 400 years, so no other span is longer). Ten years, before, left such an expression
+ * saved with no next fire time, never fired.
  */
+export const CRON_SEARCH_HORIZON_YEARS = 50;
+/** {@link CRON_SEARCH_HORIZON_YEARS} in milliseconds (years of 366 days). */
 export const CRON_SEARCH_HORIZON_MS = CRON_SEARCH_HORIZON_YEARS * 366 * DAY_MS;
 
 /**
@@ -76,8 +82,8 @@ export interface CronSchedule {
   readonly timezone: string;
   /**
    * The next `count` fire instants strictly after `fromMs`, ascending, as epoch milliseconds
-   * (whole seconds). Fewer (possibly none) when the expression fires fewer times in the
-   * {@link CRON_SEARCH_HORIZON_YEARS} years after `fromMs`.
+   * (whole seconds). Fewer (possibly none) only for an expression that never fires: the search
+   * gives up {@link CRON_SEARCH_HORIZON_YEARS} years after `fromMs` or after the last fire found.
    */
   nextFireTimes(fromMs: number, count: number): number[];
   /** The first fire instant strictly after `fromMs`, or null when none within the horizon. */
@@ -112,7 +118,8 @@ export function describeCronRules(): string {
       'hour field starts with *, in which case the job follows real time and fires at both.',
     'An expression that can never fire (a day-of-month that none of its months has, e.g. 0 0 30 2 *, unless a ' +
       'restricted day-of-week rescues it) is refused with CRON_NEVER_FIRES.',
-    `Fire times are searched ${CRON_SEARCH_HORIZON_YEARS} years ahead.`,
+    `Each fire time is searched up to ${CRON_SEARCH_HORIZON_YEARS} years after the one before it (the longest wait of an ` +
+      'expression that fires at all is 40 years: a 29 February on a given weekday, across 2100).',
   ].join('\n');
 }
 
@@ -196,7 +203,7 @@ class ZonedCronSchedule implements CronSchedule {
 
     const tz = this.timezone;
     const earliest = Math.floor(fromMs / SECOND_MS) * SECOND_MS + SECOND_MS; // strictly after fromMs
-    const limit = earliest + CRON_SEARCH_HORIZON_MS;
+    let limit = earliest + CRON_SEARCH_HORIZON_MS; // moves on with each fire found
     let start = earliest - LOOKBACK_MS;
     let offset = zoneOffsetAt(tz, start);
     /** The offset before a spring-forward transition at `start`, or null. */
@@ -268,6 +275,7 @@ class ZonedCronSchedule implements CronSchedule {
         // Instants that coincide (a shifted gap time and a real one) fire once.
         if (fires[fires.length - 1] !== instant) fires.push(instant);
       }
+      if (fires.length > 0) limit = Math.max(limit, fires[fires.length - 1] + CRON_SEARCH_HORIZON_MS);
 
       if (changes) {
         const after = zoneOffsetAt(tz, end);

@@ -1,14 +1,15 @@
 /**
  * The watch over a running embedded store's file, on the injected clock: every `intervalMs`
- * (at most 1 s) it compares the file at the store's path with the one the service opened
- * (device and inode) and looks at the free space of its volume; while a recoverable fault is in
- * force it tries a real write (the probe) and ends the fault when one commits.
+ * (at most 1 s) it compares the file at the store's path, and its write-ahead log, with the ones
+ * the service opened (device and inode) and looks at the free space of its volume; while a
+ * recoverable fault is in force it tries a real write (the probe) and ends the fault when one
+ * commits.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock, TimerHandle } from '../../domain/clock';
 import type { StoreHealth } from '../store-health';
-import { FileIdentity, fileChangeOf, identityOf, movedCause, sqliteFaultOf } from './store-faults';
+import { FileIdentity, fileChangeOf, identityOf, movedCause, sqliteFaultOf, walFileOf } from './store-faults';
 
 /** Longest interval between two looks at the file (ms). */
 export const FILE_WATCH_MAX_INTERVAL_MS = 1000;
@@ -19,6 +20,8 @@ export interface FileWatchDeps {
   file: string;
   /** The file the service opened at that path. */
   opened: FileIdentity;
+  /** Its write-ahead log as the service opened it ({@link walFileOf}); null or absent: not watched. */
+  wal?: FileIdentity | null;
   clock: Clock;
   health: StoreHealth;
   /** A write through the group commit; resolves once it committed (SqliteStore's `probeWrite`). */
@@ -65,9 +68,17 @@ export class FileWatch {
   async check(): Promise<void> {
     const { file, opened, clock, health } = this.deps;
     const now = clock.now();
-    const moved = fileChangeOf(file, opened, this.deps.stat ?? identityOf);
+    const stat = this.deps.stat ?? identityOf;
+    const moved = fileChangeOf(file, opened, stat);
     if (moved) {
       health.report({ kind: moved, target: file, cause: movedCause(moved, file), recoverable: false, since: now });
+      return;
+    }
+    const wal = this.deps.wal;
+    const walMoved = wal ? fileChangeOf(walFileOf(file), wal, stat) : null;
+    if (walMoved) {
+      const cause = movedCause(walMoved, walFileOf(file), 'write-ahead log');
+      health.report({ kind: walMoved, target: file, cause, recoverable: false, since: now });
       return;
     }
     const free = (this.deps.freeBytes ?? freeBytesOf)(path.dirname(path.resolve(file)));

@@ -16,7 +16,7 @@ import { GuardedWriter } from './guarded-writer';
 import { InProcessWriter } from './in-process-writer';
 import { MAIN_READS_CACHE_KIB, openStoreFile } from './open-store-file';
 import { prepareReadStatements, ReadStatements } from './read-statements';
-import { assertSameFile, FileIdentity, identityOf } from './store-faults';
+import { assertSameFile, FileIdentity, identityOf, walFileOf } from './store-faults';
 import { ThreadWriter } from './thread-writer';
 import { Writer, WriterStats } from './write-ops';
 
@@ -86,7 +86,9 @@ export class StoreConnections {
     const threads = !inMemory && (this.options.writerThread ?? true);
     const { db, change } = openStoreFile(this.file, partitions, threads ? { readsCacheKib: MAIN_READS_CACHE_KIB } : {});
     const identity: FileIdentity | null = inMemory ? null : identityOf(this.file);
-    const afterCommit = identity ? () => assertSameFile(this.file, identity) : undefined;
+    // Its write-ahead log, open since openStoreFile (null when SQLite made none: nothing to watch).
+    const wal: FileIdentity | null = identity ? identityOf(walFileOf(this.file)) : null;
+    const afterCommit = identity ? () => assertSameFile(this.file, identity, wal) : undefined;
     const threadWriter = threads ? new ThreadWriter(this.file, identity) : null;
     // The writer's thread starts at the full young generation (young-generation.ts); the other
     // threads are made once it runs, so they do not.
@@ -102,6 +104,7 @@ export class StoreConnections {
       this.watch = new FileWatch({
         file: this.file,
         opened: identity,
+        wal,
         clock: this.clock,
         health: this.health,
         probe: () => inner.run('probeWrite', [this.clock.now()]),

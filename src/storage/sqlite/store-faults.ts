@@ -19,6 +19,16 @@ export interface FileIdentity {
   ino: number;
 }
 
+/**
+ * The write-ahead log of the store at `file`: in WAL mode SQLite keeps `<file>-wal` (same
+ * directory) for as long as a connection has the store open, and commits go there before a
+ * checkpoint copies them into the file (sqlite.org/wal.html). Deleting it while the service runs
+ * loses what was not checkpointed yet, so it is watched as the file itself is.
+ */
+export function walFileOf(file: string): string {
+  return `${file}-wal`;
+}
+
 /** The identity of the file at `file`, or null when nothing is there. */
 export function identityOf(file: string): FileIdentity | null {
   const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -40,20 +50,26 @@ export function fileChangeOf(
   return now.dev === opened.dev && now.ino === opened.ino ? null : 'file_replaced';
 }
 
+/** Which of the store's files a check looks at (named in its cause line). */
+export type StoreFileKind = 'database file' | 'write-ahead log';
+
 /**
  * Throws an error with code {@link STORE_FILE_MOVED} when the file at `file` is no longer `opened`
- * (the writer's check after each commit).
+ * (the writer's check after each commit), or its write-ahead log ({@link walFileOf}) no longer
+ * `wal` (when given: the log the service had open).
  */
-export function assertSameFile(file: string, opened: FileIdentity): void {
+export function assertSameFile(file: string, opened: FileIdentity, wal: FileIdentity | null = null): void {
   const change = fileChangeOf(file, opened);
   if (change) throw Object.assign(new Error(movedCause(change, file)), { code: STORE_FILE_MOVED });
+  const walChange = wal ? fileChangeOf(walFileOf(file), wal) : null;
+  if (walChange) throw Object.assign(new Error(movedCause(walChange, walFileOf(file), 'write-ahead log')), { code: STORE_FILE_MOVED });
 }
 
-/** The cause line of a moved file, for the log, `/readyz` and the 503's `details.cause`. */
-export function movedCause(kind: 'file_deleted' | 'file_replaced', file: string): string {
+/** The cause line of a moved file (`file`: its path), for the log, `/readyz` and the 503's `details.cause`. */
+export function movedCause(kind: 'file_deleted' | 'file_replaced', file: string, what: StoreFileKind = 'database file'): string {
   return kind === 'file_deleted'
-    ? `the database file ${file} was deleted while the service had it open; writes since then are in no file`
-    : `the database file ${file} was replaced by another file while the service had it open`;
+    ? `the ${what} ${file} was deleted while the service had it open; writes since then are in no file`
+    : `the ${what} ${file} was replaced by another file while the service had it open`;
 }
 
 /**

@@ -498,12 +498,23 @@ describe('cron schedule: next fire times', () => {
       });
     }
 
-    it('a rare expression returns fewer results than asked: none beyond the horizon', () => {
+    it('a rare expression gets every fire time asked for, however far apart (40 years across 2100)', () => {
       const from = Date.parse('2026-01-01T00:00:00Z');
-      const fires = parseCronSchedule('0 0 29 2 *', 'UTC').nextFireTimes(from, 10);
-      // The horizon (ten years of 366 days) ends in January 2036, before 29 February 2036.
-      expect(fires.map(iso)).to.deep.equal(['2028-02-29T00:00:00Z', '2032-02-29T00:00:00Z']);
-      expect(fires.every((t) => t <= from + CRON_SEARCH_HORIZON_MS)).to.equal(true);
+      // The fifth Monday of February: a 29 February that is a Monday.
+      const fires = parseCronSchedule('0 0 * 2 1#5', 'UTC').nextFireTimes(from, 4);
+      expect(fires.map(iso)).to.deep.equal([
+        '2044-02-29T00:00:00Z',
+        '2072-02-29T00:00:00Z',
+        '2112-02-29T00:00:00Z',
+        '2140-02-29T00:00:00Z',
+      ]);
+      expect(parseCronSchedule('0 0 29 2 *', 'UTC').nextFireTimes(from, 3).map(iso)).to.deep.equal([
+        '2028-02-29T00:00:00Z',
+        '2032-02-29T00:00:00Z',
+        '2036-02-29T00:00:00Z',
+      ]);
+      // The search gives up one horizon after the start or after the last fire time found.
+      expect(CRON_SEARCH_HORIZON_MS).to.be.above(40 * 366 * 24 * 3600 * 1000);
     });
   });
 

@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { ManualClock } from '../../src/domain/clock';
+import { StallWatch } from '../../src/domain/stall-watch';
+
+describe('StallWatch (a lease check that learns its own process was stalled)', () => {
+  it('a check on time, or late by at most half a lease, sees no stall and holds nothing', () => {
+    const clock = new ManualClock();
+    const watch = new StallWatch(clock, 1000);
+    watch.armed(500);
+    clock.stall(1000); // due at 500, runs at 1,000: 500 ms late
+    expect(watch.lateness()).to.equal(0);
+    expect(watch.holding()).to.equal(false);
+  });
+
+  it('a check more than half a lease late is a stall: leases are held for one lease from then', () => {
+    const clock = new ManualClock();
+    const watch = new StallWatch(clock, 1000);
+    watch.armed(500);
+    clock.stall(2000);
+    expect(watch.lateness()).to.equal(1500);
+    expect(watch.holding()).to.equal(true);
+    watch.armed(500);
+    clock.stall(500); // the next check, on time, 500 ms after the stall was seen
+    expect(watch.lateness()).to.equal(0);
+    expect(watch.holding()).to.equal(true);
+    watch.armed(500);
+    clock.stall(500); // one lease after it
+    expect(watch.lateness()).to.equal(0);
+    expect(watch.holding()).to.equal(false);
+  });
+
+  it('a clock set backwards is no stall', () => {
+    const clock = new ManualClock();
+    const watch = new StallWatch(clock, 1000);
+    watch.armed(500);
+    clock.set(clock.now() - 60_000);
+    expect(watch.lateness()).to.equal(0);
+    expect(watch.holding()).to.equal(false);
+  });
+});
