@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { PrivatePostgres, startPrivatePostgres, StopMode } from '../helpers/private-postgres';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
+import { readyz, until } from '../helpers/store-fault-http';
 import { tempDir } from '../helpers/temp-dir';
 
 /** The outage's length (ms): the one fixed wait of the test. */
@@ -45,20 +46,6 @@ async function post(url: string, body: unknown): Promise<Answer> {
     sentAt,
     answeredAt: performance.now(),
   };
-}
-
-async function readyz(url: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/readyz`);
-  return { status: res.status, body: await res.json() };
-}
-
-/** Waits for `cond` (an event of the system under test), failing after `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** The side-effect lines so far: one per run of a handler. */

@@ -13,56 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serviceConfigEnv } from '../helpers/service-config';
+import { Answer, errorLines, expectStoreUnavailable, post, readyz, until } from '../helpers/store-fault-http';
 import { freePort, ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
 import { makeCorruptStore } from '../helpers/store-files';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
 const START_MS = 60_000;
-
-interface Answer {
-  status: number;
-  body: any;
-  retryAfter: string | null;
-  startedAt: number;
-}
-
-async function post(url: string, body: unknown): Promise<Answer> {
-  const startedAt = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, retryAfter: res.headers.get('retry-after'), startedAt };
-}
-
-async function readyz(url: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/readyz`);
-  return { status: res.status, body: await res.json() };
-}
-
-/** Waits for `cond` (an event of the system under test), failing after `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** The service's error-level log lines (pino level 50). */
-function errorLines(svc: ServiceProcess): string[] {
-  return svc
-    .output()
-    .split('\n')
-    .filter((l) => l.includes('"level":50'));
-}
-
-/** A 503 for a store fault: the code, the fault, and a Retry-After of at least 1 s. */
-function expectStoreUnavailable(a: Answer, fault: string): void {
-  expect(a.status, JSON.stringify(a.body)).to.equal(503);
-  expect(a.body.error.code).to.equal('STORE_UNAVAILABLE');
-  expect(a.body.error.details.fault).to.equal(fault);
-  expect(Number(a.retryAfter)).to.be.at.least(1);
-}
 
 /** Submits `echo` tasks one after another until `stop()` is called; every answer is kept. */
 function submitter(url: string) {

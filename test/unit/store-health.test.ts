@@ -146,6 +146,9 @@ function watchFixture() {
     free: 1_000_000 as number | null,
     probeFails: null as Error | null,
     probes: 0,
+    /** What a reclaim does: the bytes it frees, or an error it throws. */
+    reclaimFrees: 0 as number | Error,
+    reclaims: 0,
   };
   const watch = new FileWatch({
     file: FILE,
@@ -159,6 +162,11 @@ function watchFixture() {
     },
     stat: (file) => (file === `${FILE}-wal` ? world.walAt : world.at),
     freeBytes: () => world.free,
+    reclaim: async () => {
+      world.reclaims++;
+      if (world.reclaimFrees instanceof Error) throw world.reclaimFrees;
+      world.free = (world.free ?? 0) + world.reclaimFrees;
+    },
   });
   /** Advances one interval and lets the look finish. */
   const tick = async () => {
@@ -236,6 +244,29 @@ describe('FileWatch (manual clock)', () => {
     expect(f.health.fault).to.equal(null);
     await f.tick();
     expect(f.world.probes).to.equal(2); // healthy: no more probes
+    await f.watch.stop();
+  });
+
+  it("on a full volume it first asks the store to give back its log's spare space: a refused write's WAL no longer keeps it full", async () => {
+    const f = watchFixture();
+    f.watch.start();
+    await f.tick();
+    expect(f.world.reclaims).to.equal(0); // space left: nothing to give back
+    // A refused write filled the volume with WAL frames past the last commit.
+    f.health.report(fault('disk_full', true));
+    f.world.free = 0;
+    f.world.reclaimFrees = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    await f.tick();
+    expect(f.world.reclaims).to.equal(1);
+    expect(f.health.fault?.kind).to.equal('disk_full'); // a failed reclaim is no crash and no new fault
+    expect(f.world.probes).to.equal(0);
+    f.world.reclaimFrees = 20_000_000;
+    await f.tick();
+    expect(f.world.reclaims).to.equal(2);
+    expect(f.world.probes).to.equal(1);
+    expect(f.health.fault).to.equal(null);
+    await f.tick();
+    expect(f.world.reclaims).to.equal(2);
     await f.watch.stop();
   });
 

@@ -12,6 +12,8 @@ export interface AggregateReader {
   auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan>;
   /** A PASSIVE WAL checkpoint off the writer (see ops/aggregates.ts). */
   checkpoint(): Promise<void>;
+  /** A TRUNCATE checkpoint: true when the WAL file was cut to zero bytes (see ops/aggregates.ts). */
+  truncateLog(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,10 @@ export class ThreadAggregateReader implements AggregateReader {
 
   async checkpoint(): Promise<void> {
     await this.shared('checkpoint');
+  }
+
+  truncateLog(): Promise<boolean> {
+    return this.shared('truncateLog') as Promise<boolean>;
   }
 
   /** One audit pass (not shared: its arguments differ per call). */
@@ -114,6 +120,10 @@ export class InProcessAggregateReader implements AggregateReader {
 
   /** In process the writer's connection checkpoints on its own (`wal_autocheckpoint`). */
   async checkpoint(): Promise<void> {}
+
+  async truncateLog(): Promise<boolean> {
+    return this.ops.truncateLog();
+  }
 
   async close(): Promise<void> {}
 }

@@ -32,6 +32,11 @@ export interface FileWatchDeps {
   stat?: (file: string) => FileIdentity | null;
   /** Bytes an unprivileged writer may still use on the volume of `dir`; null when unknown (default: `fs.statfsSync`). */
   freeBytes?: (dir: string) => number | null;
+  /**
+   * Gives back the space the store's own write-ahead log holds beyond its commits (SqliteStore's
+   * TRUNCATE checkpoint); tried once per look while the volume has no space left. Errors are ignored.
+   */
+  reclaim?: () => Promise<unknown>;
 }
 
 /**
@@ -39,6 +44,9 @@ export interface FileWatchDeps {
  * service wrote since is in no file it will read after a restart); a volume with no space left is
  * `disk_full` before any write fails, and ends once space is back and a probe write commits. Any
  * other recoverable fault (reported by a failed write) ends when a probe write commits.
+ * On a full volume each look first asks the store to give back its WAL's spare space (`reclaim`):
+ * a write refused for lack of space leaves its frames in the WAL file, which only a later write
+ * would start over, so a large refused write on a small volume would otherwise keep it full.
  */
 export class FileWatch {
   private timer: TimerHandle | null = null;
@@ -81,12 +89,18 @@ export class FileWatch {
       health.report({ kind: walMoved, target: file, cause, recoverable: false, since: now });
       return;
     }
-    const free = (this.deps.freeBytes ?? freeBytesOf)(path.dirname(path.resolve(file)));
+    const dir = path.dirname(path.resolve(file));
+    const freeBytes = this.deps.freeBytes ?? freeBytesOf;
+    let free = freeBytes(dir);
+    if (free === 0 && this.deps.reclaim) {
+      await this.deps.reclaim().catch(() => undefined);
+      free = freeBytes(dir);
+    }
     if (free === 0) {
       health.report({
         kind: 'disk_full',
         target: file,
-        cause: `no space left on the volume of ${path.dirname(path.resolve(file))} (0 bytes available)`,
+        cause: `no space left on the volume of ${dir} (0 bytes available)`,
         recoverable: true,
         since: now,
       });

@@ -108,6 +108,8 @@ export class StoreConnections {
         clock: this.clock,
         health: this.health,
         probe: () => inner.run('probeWrite', [this.clock.now()]),
+        // Off the writer, on the thread that checkpoints (the main connection when writing in process).
+        reclaim: () => (this.checkpoints ?? this.agg).truncateLog(),
         ...(this.options.watchIntervalMs !== undefined ? { intervalMs: this.options.watchIntervalMs } : {}),
       });
       this.watch.start();

@@ -20,6 +20,13 @@
  * back into the database file without blocking the writer or readers (it skips what they still
  * use). Output: {busy, log, checkpointed} as SQLite reports them. The writer's own automatic
  * checkpoint is only a safety net (writer-thread-main.ts), so a commit never carries one.
+ * truncateLog — inputs: none. A TRUNCATE checkpoint (https://sqlite.org/c3ref/wal_checkpoint_v2.html):
+ * waits (the busy timeout) for the writer and the readers, copies every committed page back and
+ * cuts the WAL file to zero bytes. Output: true when the file was cut, false when a reader or
+ * writer kept it busy. Throws what SQLite throws (`SQLITE_FULL` when committed pages do not fit
+ * in the database file). Only for a full volume (file-watch.ts): a refused write leaves its frames
+ * in the WAL file past the last commit, and the file starts over only at a write, which a full
+ * volume refuses, so without it the service's own log could keep the volume full for good.
  */
 import type Database from 'better-sqlite3';
 import { TASK_STATES, TaskState } from '../../../domain/task';
@@ -84,6 +91,10 @@ export function prepareAggregates(db: Database.Database, countWindowSeqs: number
     checkpoint(): { busy: number; log: number; checkpointed: number } {
       const [r] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
       return r;
+    },
+    truncateLog(): boolean {
+      const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      return r.busy === 0;
     },
   };
 }
