@@ -4,14 +4,15 @@
  * each instance's id is already unique per fire time.
  */
 import { ISO_WITH_OFFSET, taskSubmissionSchema } from './task-schemas';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 const { scheduled_at: _scheduledAt, idempotency_key: _idempotencyKey, ...taskFields } = taskSubmissionSchema.properties;
 
 /** Definition fields other than the task template. */
 const definitionFields = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
-  cron_expression: { type: 'string', minLength: 1, maxLength: 500 },
-  timezone: { type: 'string', minLength: 1, maxLength: 100 },
+  name: { type: 'string', minLength: 1, maxLength: 200, pattern: WELL_FORMED_TEXT },
+  cron_expression: { type: 'string', minLength: 1, maxLength: 500, pattern: WELL_FORMED_TEXT },
+  timezone: { type: 'string', minLength: 1, maxLength: 100, pattern: WELL_FORMED_TEXT },
   overlap_policy: { type: 'string', enum: ['skip', 'queue', 'cancel_running'] },
   catch_up: { type: 'string', enum: ['none', 'latest', 'all'] },
   max_catch_up: { type: 'integer', minimum: 1, maximum: 1000 },

@@ -1,5 +1,6 @@
 import { ISO_WITH_OFFSET } from './iso-date';
 import { progressValueSchema } from './progress-schema';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 /**
  * JSON Schemas of the external-consumer reports: `POST /api/v1/tasks/{id}/complete`,
@@ -41,6 +42,7 @@ export const externalCompletionSchema = {
           type: 'string',
           minLength: 1,
           maxLength: 200,
+          pattern: WELL_FORMED_TEXT,
           description: 'error class or reason, shown as `error.type` (default `ExternalError`)',
         },
       },
@@ -105,6 +107,7 @@ export const leaseRequestSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 200,
+      pattern: WELL_FORMED_TEXT,
       description: "the worker's own id; its attempts carry `worker_id` `http:<worker_id>`",
     },
     max: { type: 'integer', minimum: 1, maximum: MAX_LEASE_TASKS, description: 'most tasks to hand out (default 1)' },

@@ -8,6 +8,7 @@ import { ISO_WITH_OFFSET } from './iso-date';
 import { CONCURRENCY_KEY_PATTERN } from '../domain/concurrency-limits';
 import { TENANT_ID_PATTERN } from '../domain/tenant-id';
 import { waitQueryProperty } from './wait-query';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 /** The pattern of every date field: RFC 3339 with an offset (contract/iso-date.ts). */
 export { ISO_WITH_OFFSET };
@@ -17,7 +18,7 @@ export const taskSubmissionSchema = {
   additionalProperties: false,
   required: ['task_type'],
   properties: {
-    task_type: { type: 'string', minLength: 1, maxLength: 200 },
+    task_type: { type: 'string', minLength: 1, maxLength: 200, pattern: WELL_FORMED_TEXT },
     payload: {},
     priority: { type: 'string', enum: ['high', 'medium', 'low'] },
     scheduled_at: { type: ['string', 'null'], pattern: ISO_WITH_OFFSET },
@@ -27,15 +28,15 @@ export const taskSubmissionSchema = {
     max_retry_delay_seconds: { type: 'number', minimum: 0, maximum: 604800 },
     retry_jitter: { type: 'boolean' },
     timeout_seconds: { type: 'number', minimum: 0.001, maximum: 604800 },
-    idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
-    queue: { type: 'string', minLength: 1, maxLength: 200 },
+    idempotency_key: { type: ['string', 'null'], minLength: 1, maxLength: 256, pattern: WELL_FORMED_TEXT },
+    queue: { type: 'string', minLength: 1, maxLength: 200, pattern: WELL_FORMED_TEXT },
     concurrency_key: { type: ['string', 'null'], pattern: CONCURRENCY_KEY_PATTERN },
     metadata: {
       type: 'object',
       properties: {
         /** The tenant id syntax of domain/tenant-id.ts. */
         tenant_id: { type: 'string', pattern: TENANT_ID_PATTERN },
-        correlation_id: { type: ['string', 'null'], maxLength: 200 },
+        correlation_id: { type: ['string', 'null'], maxLength: 200, pattern: WELL_FORMED_TEXT },
       },
     },
   },

@@ -2,6 +2,7 @@
 
 import { CONCURRENCY_KEY_PATTERN, MAX_RUNNING_LIMIT } from '../domain/concurrency-limits';
 import { TENANT_ID_PATTERN } from '../domain/tenant-id';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 const rateLimit = {
   type: 'object',
@@ -39,7 +40,7 @@ export const tenantIdParamsSchema = {
 export const taskTypeParamsSchema = {
   type: 'object',
   required: ['task_type'],
-  properties: { task_type: { type: 'string', minLength: 1, maxLength: 200 } },
+  properties: { task_type: { type: 'string', minLength: 1, maxLength: 200, pattern: WELL_FORMED_TEXT } },
 } as const;
 
 /** `PUT /api/v1/concurrency-limits/{key}`: the attempts of tasks with the key that may run at once. */

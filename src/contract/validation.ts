@@ -1,6 +1,7 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { clipEcho, ValidationError } from '../domain/errors';
 import { TENANT_ID_RULE } from '../domain/tenant-id';
+import { WELL_FORMED_TEXT, WELL_FORMED_TEXT_REASON } from './well-formed-text';
 
 const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
 
@@ -39,6 +40,8 @@ function firstProblem(errors: ReadonlyArray<ErrorObject>, context?: string): { f
     reason = 'is not a known field';
   } else if (e.keyword === 'enum') {
     reason = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  } else if (e.keyword === 'pattern' && (e.params as { pattern?: string }).pattern === WELL_FORMED_TEXT) {
+    reason = WELL_FORMED_TEXT_REASON;
   } else if (e.keyword === 'pattern') {
     reason = PATTERN_REASONS[field.split('.').pop() as string] ?? reason;
   } else if (e.keyword === 'type' && context === 'querystring') {

@@ -8,11 +8,12 @@
  */
 import { taskSubmissionSchema } from './task-schemas';
 import { waitQueryProperty } from './wait-query';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 const { idempotency_key: _notInWorkflows, ...taskFields } = taskSubmissionSchema.properties;
 
 /** A workflow-local task id: 1–200 characters. */
-const localId = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const localId = { type: 'string', minLength: 1, maxLength: 200, pattern: WELL_FORMED_TEXT } as const;
 
 export const workflowTaskSchema = {
   type: 'object',
@@ -31,7 +32,7 @@ export const workflowSubmissionSchema = {
   additionalProperties: false,
   required: ['tasks'],
   properties: {
-    workflow_name: { type: ['string', 'null'], maxLength: 200 },
+    workflow_name: { type: ['string', 'null'], maxLength: 200, pattern: WELL_FORMED_TEXT },
     tasks: { type: 'array', items: workflowTaskSchema },
     metadata: taskSubmissionSchema.properties.metadata,
   },

@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+
+/**
+ * JSON lets a string hold half of a UTF-16 surrogate pair (`"\ud800"`); the store keeps text as
+ * UTF-8, which cannot hold it, so an id or key with one was stored as U+FFFD: `"\ud800"` and
+ * `"\udfff"` became the same idempotency key or workflow-local id. Such names and keys are refused
+ * (400 naming the field); payloads keep them (stored as JSON text, escapes and all), and
+ * well-formed pairs (an emoji) are accepted everywhere.
+ */
+describe('REST: a lone UTF-16 surrogate in a name, key or id → 400 naming the field; payloads keep theirs', () => {
+  let f: ApiFixture;
+  beforeEach(async () => {
+    f = await apiFixture();
+  });
+  afterEach(async () => f.close());
+
+  /** POSTs a raw JSON text: `\ud800` stays an escape on the wire, as a client's JSON.stringify sends it. */
+  const post = (url: string, text: string) =>
+    f.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: text });
+
+  const lone = '\\ud800';
+
+  async function expectRefused(url: string, text: string, field: string): Promise<void> {
+    const res = await post(url, text);
+    expect(res.statusCode, res.body).to.equal(400);
+    const { error } = res.json();
+    expect(error.code).to.equal('VALIDATION_FAILED');
+    expect(error.details.field).to.equal(field);
+    expect(error.details.reason).to.include('lone UTF-16 surrogate');
+  }
+
+  it('task fields, workflow ids and names, cron fields: 400 naming the field; nothing stored', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['/api/v1/tasks', `{"task_type":"noop","idempotency_key":"k${lone}"}`, 'idempotency_key'],
+      ['/api/v1/tasks', `{"task_type":"no${lone}op"}`, 'task_type'],
+      ['/api/v1/tasks', `{"task_type":"noop","queue":"${lone}"}`, 'queue'],
+      ['/api/v1/tasks', `{"task_type":"noop","metadata":{"correlation_id":"${lone}"}}`, 'metadata.correlation_id'],
+      [
+        '/api/v1/tasks/batch',
+        `{"tasks":[{"task_type":"noop"},{"task_type":"noop","idempotency_key":"\\udfff"}]}`,
+        'tasks[1].idempotency_key',
+      ],
+      ['/api/v1/workflows', `{"tasks":[{"task_id":"${lone}","task_type":"noop"}]}`, 'tasks[0].task_id'],
+      [
+        '/api/v1/workflows',
+        `{"tasks":[{"task_id":"a","task_type":"noop"},{"task_id":"b","task_type":"noop","dependencies":["${lone}"]}]}`,
+        'tasks[1].dependencies[0]',
+      ],
+      ['/api/v1/workflows', `{"workflow_name":"w${lone}","tasks":[{"task_id":"a","task_type":"noop"}]}`, 'workflow_name'],
+      ['/api/v1/cron-tasks', `{"name":"c${lone}","cron_expression":"* * * * *","task_type":"noop"}`, 'name'],
+      ['/api/v1/cron-tasks', `{"name":"c","cron_expression":"* * * * *","timezone":"UTC${lone}","task_type":"noop"}`, 'timezone'],
+    ];
+    for (const [url, text, field] of cases) await expectRefused(url, text, field);
+    const counts = await f.store.countByState();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+    expect((await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks' })).json().cron_tasks).to.deep.equal([]);
+  });
+
+  it('well-formed pairs are accepted and read back as sent; a lone surrogate in a payload is kept', async () => {
+    const text = `{"task_type":"noop","idempotency_key":"k\\ud83d\\ude00","payload":{"s":"${lone}x"}}`;
+    const res = await post('/api/v1/tasks', text);
+    expect(res.statusCode, res.body).to.equal(202);
+    const task = (await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${res.json().task_id}` })).json();
+    expect(task.idempotency_key).to.equal('k\ud83d\ude00');
+    expect(task.payload).to.deep.equal({ s: '\ud800x' });
+    const again = await post('/api/v1/tasks', text);
+    expect(again.json().task_id, again.body).to.equal(res.json().task_id);
+  });
+});
