@@ -89,7 +89,7 @@ export class StoreConnections {
     // Its write-ahead log, open since openStoreFile (null when SQLite made none: nothing to watch).
     const wal: FileIdentity | null = identity ? identityOf(walFileOf(this.file)) : null;
     const afterCommit = identity ? () => assertSameFile(this.file, identity, wal) : undefined;
-    const threadWriter = threads ? new ThreadWriter(this.file, identity) : null;
+    const threadWriter = threads ? new ThreadWriter(this.file, identity, wal) : null;
     // The writer's thread starts at the full young generation (young-generation.ts); the other
     // threads are made once it runs, so they do not.
     await threadWriter?.started();

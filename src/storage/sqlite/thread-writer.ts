@@ -16,12 +16,13 @@ export class ThreadWriter implements Writer {
   /**
    * @param file the database file (already migrated by the main connection)
    * @param identity the file the main connection opened: a commit is refused once the path names another or none
+   * @param wal its write-ahead log as the main connection opened it (null: not watched); likewise
    */
-  constructor(file: string, identity: FileIdentity | null) {
+  constructor(file: string, identity: FileIdentity | null, wal: FileIdentity | null = null) {
     // Its young generation grows to the process's bound under load anyway (every claim and
     // completion allocates there): at it from the start, the service's memory is flat from its
     // first minutes instead of taking a step at some later flood (young-generation.ts).
-    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file, identity }, 'SQLite writer', {
+    this.rpc = new ThreadRpc(path.join(__dirname, 'writer-thread-main.js'), { file, identity, wal }, 'SQLite writer', {
       fullYoungGeneration: true,
     });
   }

@@ -14,7 +14,7 @@ import { openConnection } from './connection';
 import { GroupCommit } from './group-commit';
 import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
-import { assertSameFile, FileIdentity, identityOf, walFileOf } from './store-faults';
+import { assertSameFile, FileIdentity } from './store-faults';
 import { newSpaceBytes } from './young-generation';
 
 /**
@@ -31,7 +31,7 @@ interface Request {
 
 const port = parentPort;
 if (port) {
-  const { file, identity } = workerData as { file: string; identity: FileIdentity | null };
+  const { file, identity, wal } = workerData as { file: string; identity: FileIdentity | null; wal: FileIdentity | null };
   const db = openConnection(file, { fileMustExist: true });
   // The copying is done by the checkpoint thread (SqliteStore.checkpoint, every second from
   // bootstrap): a checkpoint carried out here holds the next commit (and every caller waiting on
@@ -44,9 +44,6 @@ if (port) {
   // can land in between, so the next transaction starts the WAL over.
   db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
   const ops = prepareWriteOps(db);
-  // The log this thread's connection writes to (the main connection opened the store in WAL mode
-  // before this thread started, so it exists).
-  const wal = identity ? identityOf(walFileOf(file)) : null;
   const commit = new GroupCommit(db, identity ? { afterCommit: () => assertSameFile(file, identity, wal) } : {});
   port.on('message', (req: Request) => {
     if (req.op === 'close') {
