@@ -348,8 +348,10 @@ export async function startScheduler(
           await audit.stop();
           await waitingCounts.stop();
           await overflowRelease.stop();
-          const { stillRunning } = await rt.close(config.shutdownGraceMs);
+          const { stillRunning, unwritten } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
+          if (unwritten > 0)
+            log.warn({ unwritten }, 'completions the store did not take are lost at shutdown; their attempts will run again after restart');
           await app.close();
           await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await coord?.close();

@@ -12,8 +12,11 @@ export interface ActorRuntime {
   supervisor: TypedRef<SupervisorMessages>;
   /** comedy's root actor, for in-cluster callers that create their own actors. */
   root: ActorContext;
-  /** Waits (≤ graceMs) for running attempts, then destroys every actor and worker process. */
-  close(graceMs: number): Promise<{ stillRunning: number }>;
+  /**
+   * Waits (≤ graceMs) for running attempts, then destroys every actor and worker process.
+   * @returns the attempts still running, and the finished ones whose completions the store did not take
+   */
+  close(graceMs: number): Promise<{ stillRunning: number; unwritten: number }>;
 }
 
 /**
@@ -27,14 +30,14 @@ export async function startActorRuntime(deps: SchedulerDeps): Promise<ActorRunti
     const root = await system.rootActor();
     const supervisor = new TypedRef<SupervisorMessages>(await spawnLocal(root, SupervisorActor, 'supervisor'));
     await supervisor.ask('start', null);
-    let closed: Promise<{ stillRunning: number }> | null = null;
+    let closed: Promise<{ stillRunning: number; unwritten: number }> | null = null;
     return {
       router: deps.router,
       supervisor,
       root,
       close: (graceMs) =>
         (closed ??= (async () => {
-          const result = await supervisor.ask('drain', { graceMs }).catch(() => ({ stillRunning: -1 }));
+          const result = await supervisor.ask('drain', { graceMs }).catch(() => ({ stillRunning: -1, unwritten: 0 }));
           await system.destroy();
           return result;
         })()),

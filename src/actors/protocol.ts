@@ -112,7 +112,7 @@ export type DispatcherMessages = WorkerToDispatcher & {
   /** Abort a running attempt (cancel of a RUNNING task). */
   abort: { req: { taskId: string; attempt: number }; res: void };
   /** Stop dispatching; resolve when nothing runs or after `graceMs`. */
-  drain: { req: { graceMs: number }; res: { stillRunning: number } };
+  drain: { req: { graceMs: number }; res: { stillRunning: number; unwritten: number } };
   stats: {
     req: null;
     res: {
@@ -164,5 +164,5 @@ export type SupervisorMessages = {
   /** Starts the dispatcher, its worker processes, and one owner per partition. */
   start: { req: null; res: void };
   /** Stops owners from handing out tasks and waits (≤ graceMs) for running attempts. */
-  drain: { req: { graceMs: number }; res: { stillRunning: number } };
+  drain: { req: { graceMs: number }; res: { stillRunning: number; unwritten: number } };
 };

@@ -50,11 +50,11 @@ export class SupervisorActor {
     await this.leased?.stop();
   }
 
-  async drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
+  async drain(msg: { graceMs: number }): Promise<{ stillRunning: number; unwritten: number }> {
     const { router } = this.deps;
     await router.cron?.ask('stop', null);
     await this.leased?.stop();
     await Promise.all(router.owners().map((o) => o.ask('stop', null)));
-    return router.dispatcher ? router.dispatcher.ask('drain', msg) : { stillRunning: 0 };
+    return router.dispatcher ? router.dispatcher.ask('drain', msg) : { stillRunning: 0, unwritten: 0 };
   }
 }

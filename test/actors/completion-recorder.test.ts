@@ -31,7 +31,7 @@ function fixture() {
   const settled: string[] = [];
   const recorder = new CompletionRecorder(
     { store, clock, metrics, log: pino({ level: 'silent' }), router },
-    { settled: (cs) => settled.push(...cs.map((c) => c.taskId)), ready: () => undefined },
+    { settled: (cs) => settled.push(...cs.map((c) => c.taskId)), ready: () => undefined, written: () => undefined },
   );
   return { clock, health, world, recorder, settled };
 }

@@ -1,8 +1,9 @@
 /**
  * Faults of the embedded store under a running service, on real processes: the SQLite file deleted
  * or replaced (`/readyz` 503 within 2 s, submissions 503 `STORE_UNAVAILABLE` with Retry-After, no
- * 202 for a task that is not durable, one error line), a full disk on a small tmpfs this test
- * mounts (503, never 500; the service resumes by itself once space is freed, and every
+ * 202 for a task that is not durable, one error line; a SIGTERM once the attempts running at the
+ * delete have ended exits at once, not after `shutdownGraceMs`), a full disk on a small tmpfs
+ * this test mounts (503, never 500; the service resumes by itself once space is freed, and every
  * acknowledged task runs exactly once), and the start-up refusals (exit 78, one line naming the
  * file). The tmpfs needs root: without it the test fails with a message, it is not skipped.
  */
@@ -67,6 +68,30 @@ describe('store faults under a running service (real processes)', function () {
       expect(errors[0]).to.include(`store unavailable: file_deleted on ${file}`);
       expect(fs.existsSync(file)).to.equal(false); // nothing created an empty store in its place
       console.log(`      delete → /readyz 503 in ${detectMs} ms`);
+    });
+
+    it('deleted while attempts run: a SIGTERM after they ended exits at once, not after shutdownGraceMs; their lost completions are not counted as running', async () => {
+      const data = fs.mkdtempSync(path.join(dir.path, 'deleted-drain-'));
+      const graceMs = 30_000;
+      // debug: the dispatcher's `completions kept until the store takes writes` lines say when all have ended
+      svc = await startServiceProcess(data, { ...serviceConfigEnv(data, { shutdownGraceMs: graceMs }), LOG_LEVEL: 'debug' }, START_MS);
+      const url = svc.url;
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++)
+        ids.push((await post(`${url}/api/v1/tasks`, { task_type: 'sleep', payload: { ms: 1500 } })).body.task_id);
+      const state = async (id: string) => ((await (await fetch(`${url}/api/v1/tasks/${id}`)).json()) as { status: string }).status;
+      await until(async () => (await Promise.all(ids.map(state))).every((s) => s === 'RUNNING'), 10_000, 'all 10 attempts running');
+      fs.rmSync(path.join(data, 'scheduler.db'));
+      await until(async () => (await readyz(url)).status === 503, 2000, '/readyz 503 after the delete');
+      await until(() => (svc as ServiceProcess).output().includes('"kept":10'), 10_000, 'the 10 attempts ended, their completions kept');
+      const t0 = performance.now();
+      await svc.stop(graceMs + 10_000);
+      const tookMs = Math.round(performance.now() - t0);
+      expect(svc.child.exitCode, svc.output()).to.equal(0);
+      expect(tookMs, 'nothing runs: the drain does not wait for completions no write can take').to.be.below(5000);
+      expect(svc.output()).to.include('"unwritten":10');
+      expect(svc.output()).not.to.include('stillRunning');
+      console.log(`      delete, attempts ended → SIGTERM exit in ${tookMs} ms (shutdownGraceMs ${graceMs})`);
     });
 
     it('replaced under a stream of submissions: no 202 for a request sent after the replace, 503 + Retry-After, /readyz 503 within 2 s', async () => {

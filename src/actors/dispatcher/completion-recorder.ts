@@ -12,6 +12,8 @@ export interface CompletionRecorderHooks {
   settled(completions: AttemptCompletion[]): void;
   /** A retry due at once: into the ready queue. */
   ready(entry: DueEntry): void;
+  /** Kept completions were written at last (a drain waiting for them may end). */
+  written(): void;
 }
 
 /** Delay between two tries of completions the store did not take (ms, on the injected clock). */
@@ -116,6 +118,7 @@ export class CompletionRecorder {
         }
         this.unwritten.shift();
         for (const c of batch.completions) this.held.delete(`${c.taskId} ${c.attempt}`);
+        this.hooks.written();
       }
     } finally {
       this.retrying = false;

@@ -100,8 +100,10 @@ export class DispatcherActor {
     );
     limits.onChange(() => this.pump());
     // No claims while the store cannot take writes (they would fail); dispatch resumes with it.
+    // A fault that is not recoverable: the kept completions can never be written, a drain stops waiting for them.
     this.unwatchStore = deps.store.health.onChange((fault) => {
       if (!fault) this.pump();
+      else if (!fault.recoverable) this.settleDrain();
     });
     // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
     // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
@@ -115,6 +117,7 @@ export class DispatcherActor {
     this.recorder = new CompletionRecorder(deps, {
       settled: (completions) => this.external?.settled(completions),
       ready: (entry) => this.addReady(entry),
+      written: () => this.settleDrain(),
     });
     this.external = ExternalDispatch.create(deps, {
       record: (c, now) => this.record(c, now),
@@ -306,14 +309,15 @@ export class DispatcherActor {
     this.pump();
   }
 
-  drain(msg: { graceMs: number }): Promise<{ stillRunning: number }> {
+  drain(msg: { graceMs: number }): Promise<{ stillRunning: number; unwritten: number }> {
     this.draining = true;
     this.ahead?.releaseAll(); // held attempts are not sent any more: free retries at their due time
     this.external?.drain(); // waiting lease requests are answered `[]`
     this.pools.disableRespawn(); // pings go on: running attempts may still report
-    if (this.idle()) return Promise.resolve({ stillRunning: 0 });
+    if (this.idle()) return Promise.resolve({ stillRunning: 0, unwritten: this.recorder.unwrittenCount });
     return new Promise((resolve) => {
-      const done = () => resolve({ stillRunning: this.running.size + this.recorder.unwrittenCount });
+      // Finished attempts whose completions the store did not take are not running: counted apart.
+      const done = () => resolve({ stillRunning: this.running.size, unwritten: this.recorder.unwrittenCount });
       const timer = this.deps.clock.setTimeout(done, msg.graceMs);
       this.drainWaiters.push(() => {
         this.deps.clock.clearTimeout(timer);
@@ -405,9 +409,15 @@ export class DispatcherActor {
     return results;
   }
 
-  /** Nothing runs, no claim is in flight (a claim answered during a drain still runs) and no completion waits for the store. */
+  /**
+   * Nothing runs, no claim is in flight (a claim answered during a drain still runs) and no
+   * completion waits for a store that may still take it (kept completions do not hold a drain
+   * once the store has a fault that is not recoverable: no write will ever succeed).
+   */
   private idle(): boolean {
-    return this.running.size === 0 && this.claims.pending === 0 && this.recorder.unwrittenCount === 0 && !this.ahead?.busy;
+    const fault = this.deps.store.health.fault;
+    const unwritable = fault !== null && !fault.recoverable;
+    return this.running.size === 0 && this.claims.pending === 0 && (this.recorder.unwrittenCount === 0 || unwritable) && !this.ahead?.busy;
   }
 
   /** Answers drain waiters once idle. */

@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
+import { ManualClock } from '../../src/domain/clock';
+import { DueEntry } from '../../src/domain/task';
+import type { StoreFault } from '../../src/storage/store-health';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
+
+const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+const GRACE = 10_000;
+
+/**
+ * A drain (graceful stop) while the store cannot take writes, on a manual clock (the grace never
+ * runs out unless the test advances it), an in-memory store and fake workers: completions kept
+ * in memory hold the drain only while the store may still take them (a recoverable fault); once
+ * the fault is not recoverable (the file deleted or replaced) nothing can write them, so the
+ * drain ends as soon as nothing runs, and they are not counted as still running.
+ */
+describe('DispatcherActor: a drain while the store has a fault', () => {
+  let store: SqliteStore;
+  let dispatcher: DispatcherActor;
+  let clock: ManualClock;
+
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    await store.open(1);
+    clock = new ManualClock(T0);
+  });
+  afterEach(async () => {
+    dispatcher?.destroy();
+    await store.close();
+  });
+
+  const fault = (recoverable: boolean): StoreFault => ({
+    kind: recoverable ? 'disk_full' : 'file_deleted',
+    target: 's.db',
+    cause: 'test',
+    recoverable,
+    since: clock.now(),
+  });
+
+  /** 4 PENDING tasks claimed and sent to 2 fake workers; `succeed(ids)` reports them done. */
+  async function rig() {
+    const ids = ['a', 'b', 'c', 'd'];
+    await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
+    const router = routerWith({ owners: [{ tell: () => undefined } as never] });
+    const runs: RecordedRun[] = [];
+    let workers: ReturnType<typeof fakeWorkers> | undefined;
+    dispatcher = new DispatcherActor(
+      actorDeps({ store, clock, router, overrides: { partitions: 1, workers: 2, workerConcurrency: 4 } }),
+      (spec) => (workers = fakeWorkers(spec, runs)),
+    );
+    const entries: DueEntry[] = ids.map((id, i) => ({
+      id,
+      partition: 0,
+      seq: i + 1,
+      dueAt: T0,
+      priority: 'medium',
+      tenantId: 't',
+      taskType: 'noop',
+      state: 'PENDING',
+    }));
+    dispatcher.enqueue(entries);
+    await settle();
+    expect(runs.flatMap((r) => r.ids).sort()).to.deep.equal(ids);
+    const succeed = async () => {
+      clock.advance(5);
+      for (const run of runs) {
+        const slot = workers?.slots.find((s) => s.id === run.workerId);
+        await dispatcher.completed({
+          workerId: run.workerId,
+          pid: slot?.pid ?? -1,
+          results: run.ids.map((id) => ({ id, attempt: 1, outcome: { kind: 'succeeded', result: null }, durationMs: 5 }) as const),
+        });
+      }
+      await settle();
+    };
+    return { succeed };
+  }
+
+  /** Starts a drain; `result()` is its answer once given, else undefined (the grace is not advanced). */
+  function drain() {
+    let answer: Awaited<ReturnType<DispatcherActor['drain']>> | undefined;
+    void dispatcher.drain({ graceMs: GRACE }).then((r) => (answer = r));
+    return { result: () => answer };
+  }
+
+  it('a drain still waits for running attempts, and ends once they are written (no fault)', async () => {
+    const r = await rig();
+    const d = drain();
+    await settle();
+    expect(d.result()).to.equal(undefined);
+    await r.succeed();
+    expect(d.result()).to.deep.equal({ stillRunning: 0, unwritten: 0 });
+    expect((await store.getTask('a'))?.state).to.equal('SUCCEEDED');
+  });
+
+  it('the file deleted, attempts ended since: the drain ends at once; their unwritten completions are not counted as running', async () => {
+    const r = await rig();
+    store.health.report(fault(false));
+    await r.succeed(); // kept in memory: the store refuses every write now
+    const d = drain();
+    await settle();
+    expect(d.result()).to.deep.equal({ stillRunning: 0, unwritten: 4 });
+  });
+
+  it('a drain waiting for running attempts ends when they end after the file was deleted', async () => {
+    const r = await rig();
+    const d = drain();
+    await settle();
+    store.health.report(fault(false));
+    await settle();
+    expect(d.result()).to.equal(undefined); // still running
+    await r.succeed();
+    expect(d.result()).to.deep.include({ stillRunning: 0 });
+  });
+
+  it('completions kept under a recoverable fault hold the drain; a fault that is not recoverable then ends it', async () => {
+    const r = await rig();
+    store.health.report(fault(true));
+    await r.succeed();
+    const d = drain();
+    await settle();
+    expect(d.result()).to.equal(undefined); // the store may take them within the grace
+    store.health.report(fault(false));
+    await settle();
+    expect(d.result()).to.deep.include({ stillRunning: 0 });
+  });
+
+  it('completions kept under a recoverable fault: the drain ends once the recovered store has taken them', async () => {
+    const r = await rig();
+    store.health.report(fault(true));
+    await r.succeed();
+    const d = drain();
+    await settle();
+    expect(d.result()).to.equal(undefined);
+    store.health.recovered();
+    await settle();
+    expect((await store.getTask('a'))?.state).to.equal('SUCCEEDED');
+    expect(d.result()).to.deep.include({ stillRunning: 0 });
+  });
+});
