@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../contract/error-catalog';
 import { validationErrorOf } from '../contract/validation';
 import { InternalError, PayloadTooLargeError, SchedulerError } from '../domain/errors';
-import { MalformedJsonError, MalformedRequestError, UnsupportedMediaTypeError } from './http-errors';
+import { MalformedJsonError, MalformedRequestError, RouteNotFoundError, UnsupportedMediaTypeError } from './http-errors';
 
 /**
  * Maps any error to the catalog's `{error: {code, message, details}}`; its HTTP status is the
@@ -30,8 +30,20 @@ export function toSchedulerError(
       return new MalformedJsonError(fe.message);
   }
   if (fe.statusCode === 413) return new PayloadTooLargeError(bodyLimit);
+  if (isFileRefusal(err)) return new RouteNotFoundError(req?.method ?? 'GET', (req?.url ?? '').split('?')[0]);
   if (isClientAbort(err)) return new MalformedRequestError();
   return storeFault?.() ?? new InternalError();
+}
+
+/**
+ * A file server's refusal: `@fastify/static` (under `/docs/static/`, `/ui/`) passes on the
+ * `http-errors` error of `send` for a path outside its root or a malformed escape (403, 400, with
+ * `expose: true`, which that library sets on client errors only). The path names nothing served:
+ * a 404, never a 500 and its error line.
+ */
+function isFileRefusal(err: FastifyError | Error): boolean {
+  const { statusCode, expose } = err as { statusCode?: unknown; expose?: unknown };
+  return expose === true && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
 }
 
 /**

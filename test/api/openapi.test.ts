@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 import { hashApiKey } from '../../src/tenancy/api-keys';
 
@@ -69,6 +71,29 @@ describe('OpenAPI document and reference page (issue 9)', () => {
       expect(bundle.statusCode).to.equal(200);
       const init = await f.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
       expect(init.body).to.match(/validatorUrl["']?\s*:\s*null/);
+    });
+
+    it('a path its file server refuses (encoded `..`, a bad escape) → 404 ROUTE_NOT_FOUND, never 500; no file outside is served', async () => {
+      // Over a real socket: inject() parses the URL as WHATWG does, which already resolves `%2e%2e`.
+      await f.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = f.app.server.address() as AddressInfo;
+      const raw = (method: string, path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port, method, path }, (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      for (const path of ['/docs/static/%2e%2e/package.json', '/docs/static/%2e%2e/', '/docs/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd']) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await raw(method, path);
+          expect(res.status, `${method} ${path}: ${res.body}`).to.equal(404);
+          if (method === 'GET') expect(JSON.parse(res.body).error.code).to.equal('ROUTE_NOT_FOUND');
+        }
+      }
     });
   });
 
