@@ -20,7 +20,7 @@ export interface CliEnv {
 /**
  * Builds the context of a command from its global options (`--url`, `--api-key`, `--json`, and for
  * an https URL `--ca-file`, `--cert-file`, `--key-file`).
- * @throws InvalidArgumentError naming a TLS file that cannot be read
+ * @throws InvalidArgumentError naming a TLS file that cannot be read, or a URL that is not http(s)
  */
 export function contextOf(cmd: Command, cli: CliEnv): CliContext {
   const o = cmd.optsWithGlobals() as {
@@ -41,7 +41,13 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
   ] as const) {
     if (file !== undefined) tls[name] = readTlsFile(file);
   }
-  return { client: createClient({ url, apiKey, tls }), io: { out: cli.out, err: cli.err, json: o.json ?? false } };
+  let client: SchedulerClient;
+  try {
+    client = createClient({ url, apiKey, tls });
+  } catch (err) {
+    throw new InvalidArgumentError(`${o.url !== undefined ? '--url' : 'SCHEDULER_URL'}: ${(err as Error).message}`);
+  }
+  return { client, io: { out: cli.out, err: cli.err, json: o.json ?? false } };
 }
 
 function readTlsFile(file: string): Buffer {
@@ -72,6 +78,13 @@ export function positiveInt(value: string): number {
 export function numberValue(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+/** commander argument parser for a number of 0 or more (a duration). */
+export function nonNegativeNumber(value: string): number {
+  const n = numberValue(value);
+  if (n < 0) throw new InvalidArgumentError('must be 0 or more');
   return n;
 }
 

@@ -63,6 +63,8 @@ export interface RequestOptions {
   idempotent?: boolean;
   /** This request's answer timeout in ms (default the client's `fetchTimeoutMs`). */
   timeoutMs?: number;
+  /** The answer is text, returned as it came (`/metrics`); else a 2xx body must be JSON or empty. */
+  text?: boolean;
   /** Statuses outside 2xx answered as a body, not thrown (e.g. 503 of `/readyz`). */
   okStatuses?: number[];
   /** Send once: no retry of 429/503 or of connection errors. */
@@ -95,8 +97,9 @@ export class ApiClient {
   readonly now: () => number;
   private readonly random: () => number;
 
+  /** @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it) */
   constructor(private readonly options: ClientOptions) {
-    this.base = options.url.replace(/\/+$/, '');
+    this.base = baseUrlOf(options?.url);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
@@ -140,8 +143,13 @@ export class ApiClient {
         await this.sleep(backoffDelayMs(attempt, this.options.retry, this.random));
         continue;
       }
-      if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status))
-        return { status: res.status, body: parseBody(res.text) as T, headers: res.headers };
+      if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status)) {
+        if (options.text) return { status: res.status, body: res.text as T, headers: res.headers };
+        const parsed = parseBody(res.text);
+        // The scheduler answers JSON (or nothing): other text is another server (a proxy's or a login page).
+        if (typeof parsed === 'string') throw notJsonError(res, `${method} ${this.base}${path}`);
+        return { status: res.status, body: parsed as T, headers: res.headers };
+      }
       const after = retryAfterMs(res.headers['retry-after'], this.now());
       if (RETRY_STATUSES.has(res.status) && attempt < maxAttempts) {
         await this.sleep(retryDelayMs(after, attempt, this.options.retry, this.random));
@@ -203,6 +211,33 @@ export class ApiClient {
   patch<T = Json>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, { body }).then((r) => r.body);
   }
+}
+
+/**
+ * The base URL without trailing slashes.
+ * @throws TypeError when `url` is not a string naming an http:// or https:// URL
+ */
+function baseUrlOf(url: unknown): string {
+  let protocol = '';
+  try {
+    protocol = typeof url === 'string' ? new URL(url).protocol : '';
+  } catch {
+    // not a URL: refused below
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new TypeError(`url must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url) ?? 'nothing'})`);
+  return (url as string).replace(/\/+$/, '');
+}
+
+/** A 2xx answer whose body is not JSON: code `NOT_JSON`, with its content type and first 200 characters. */
+function notJsonError(res: RawResponse, request: string): SchedulerApiError {
+  const contentType = String(res.headers['content-type'] ?? 'none');
+  return new SchedulerApiError(
+    res.status,
+    'NOT_JSON',
+    `the answer to ${request} is not JSON (HTTP ${res.status}, content-type ${contentType}): is the URL the scheduler's?`,
+    { content_type: contentType, body: res.text.slice(0, 200) },
+  );
 }
 
 /** JSON text → value; an empty body is null, a body that is not JSON stays its text. */

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { isTerminal, waitForTask } from '../helpers/http';
 import { useServiceProcess } from '../helpers/service-process';
@@ -68,9 +70,44 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
   it('usage errors exit 2 and an unreachable service exits 3', async () => {
     expect((await run('submit', 'echo', '--payload', '{not json')).code).to.equal(2);
     expect((await run('frobnicate')).code).to.equal(2);
+    // Arguments that would be dropped are refused, not ignored.
+    const file = path.join(dir.path, 'one.jsonl');
+    fs.writeFileSync(file, '{"task_type":"echo"}\n');
+    const beside = await run('submit', 'echo', '--file', file, '--count', '5', '--payload', '{"a":1}');
+    expect(beside.code, beside.stderr).to.equal(2);
+    expect(beside.stderr).to.include('not with a task_type, --count, --payload');
+    expect((await run('wait', 'x', '--timeout', '-5')).code).to.equal(2);
     const down = await cli('http://127.0.0.1:9', ['list']);
     expect(down.code).to.equal(3);
     expect(down.stderr).to.match(/cannot reach the scheduler/);
+  });
+
+  it('a URL that is not http(s) exits 2 with one line naming it; an answer that is not JSON exits 1, nothing printed as a result', async () => {
+    for (const [args, env, names] of [
+      [['--url', 'notaurl', 'list'], {}, '--url'],
+      [['health'], { SCHEDULER_URL: 'ftp://x' }, 'SCHEDULER_URL'],
+    ] as const) {
+      const r = await cli(fixture.svc.url, [...args], env);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr.trim().split('\n'), r.stderr).to.have.length(1);
+      expect(r.stderr).to.include(names).and.include('must be an http:// or https:// URL');
+    }
+    const other = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('hello world');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      for (const args of [['submit', 'noop'], ['get', 'abc'], ['list'], ['health']]) {
+        const r = await cli(url, args);
+        expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).to.equal(1);
+        expect(r.stdout, args.join(' ')).to.equal('');
+        expect(r.stderr).to.include('NOT_JSON');
+      }
+    } finally {
+      other.close();
+    }
   });
 
   it('cron preview prints the fire times, one a line', async () => {

@@ -172,6 +172,39 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await createClient({ url: server.url, ...time.options }).tenants.list()).to.deep.equal([]);
   });
 
+  it('a 2xx answer that is not JSON (another server: a proxy, a login page) is a SchedulerApiError NOT_JSON, not a result; /metrics is text', async () => {
+    const text: Handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>sign in</html>');
+    };
+    server = await fakeServer([text, text, json(204, null), text]);
+    const client = createClient({ url: server.url, retry: { maxAttempts: 1 } });
+    for (const call of [() => client.tasks.submit({ task_type: 'echo' }), () => client.tasks.get('t1')]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err)
+        .to.be.instanceOf(SchedulerApiError)
+        .and.deep.include({
+          status: 200,
+          code: 'NOT_JSON',
+          details: { content_type: 'text/html', body: '<html>sign in</html>' },
+        });
+      expect((err as Error).message)
+        .to.include('is not JSON')
+        .and.include(server.url);
+    }
+    expect((await client.transport.request('GET', '/x')).body).to.equal(null); // an empty body is no answer, not an error
+    expect(await client.health.metrics()).to.equal('<html>sign in</html>');
+  });
+
+  it('a url that is not http(s) is refused when the client is made, naming it', () => {
+    for (const url of ['notaurl', 'ftp://x', 'http://[::1', '', undefined]) {
+      expect(() => createClient({ url } as ClientOptions), String(url))
+        .to.throw(TypeError, 'url must be an http:// or https:// URL')
+        .with.property('message')
+        .that.includes(url === undefined ? 'nothing' : JSON.stringify(url));
+    }
+  });
+
   it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {
     server = await fakeServer([() => undefined]);
     const client = createClient({ url: server.url, fetchTimeoutMs: 100, retry: { maxAttempts: 1 } });

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { TaskPatchBody } from '../../sdk/client';
 import { WaitTimeoutError } from '../../sdk/client';
-import { CliEnv, CliExit, contextOf, jsonValue, numberValue } from '../context';
+import { CliEnv, CliExit, contextOf, jsonValue, nonNegativeNumber } from '../context';
 import { details, print } from '../output';
 import { taskView } from '../task-view';
 
@@ -44,7 +44,7 @@ export function taskChangeCommands(program: Command, cli: CliEnv): void {
     .command('wait')
     .description('wait until a task (or with --workflow a workflow) ends, and print it; exit 4 at the timeout')
     .argument('<id>')
-    .option('--timeout <seconds>', 'give up after this many seconds', numberValue, 60)
+    .option('--timeout <seconds>', 'give up after this many seconds', nonNegativeNumber, 60)
     .option('--workflow', 'the id is a workflow id')
     .action(async (id: string, f: { timeout: number; workflow?: boolean }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);

@@ -34,6 +34,19 @@ interface SubmitFlags {
   batchSize: number;
 }
 
+/** The flags that set a field of the submitted task (not with --file, whose tasks carry their own). */
+const TASK_FIELD_FLAGS: ReadonlyArray<[keyof SubmitFlags, string]> = [
+  ['payload', '--payload'],
+  ['priority', '--priority'],
+  ['at', '--at'],
+  ['maxRetries', '--max-retries'],
+  ['timeout', '--timeout'],
+  ['queue', '--queue'],
+  ['idempotencyKey', '--idempotency-key'],
+  ['concurrencyKey', '--concurrency-key'],
+  ['metadata', '--metadata'],
+];
+
 /** The submission body the flags describe (only the fields given). */
 function submissionOf(taskType: string, f: SubmitFlags): TaskSubmissionBody {
   return {
@@ -98,6 +111,18 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .action(async (taskType: string | undefined, flags: SubmitFlags, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       if (!flags.file && !taskType) throw new InvalidArgumentError('give a task_type or --file');
+      if (flags.file) {
+        // The file names every task and its fields: anything given beside it would be dropped.
+        const beside = TASK_FIELD_FLAGS.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
+        if (taskType !== undefined || flags.count !== undefined || beside.length > 0)
+          throw new InvalidArgumentError(
+            `--file takes each task's type and fields from the file: not with ${[
+              ...(taskType !== undefined ? ['a task_type'] : []),
+              ...(flags.count !== undefined ? ['--count'] : []),
+              ...beside,
+            ].join(', ')}`,
+          );
+      }
       if (flags.file || flags.count !== undefined) {
         let tasks: TaskSubmissionBody[];
         if (flags.file) {

@@ -17,6 +17,6 @@ export class HealthApi {
 
   /** `GET /metrics` (admin key): Prometheus text. */
   async metrics(): Promise<string> {
-    return (await this.http.request<string>('GET', '/metrics', { headers: { accept: 'text/plain' } })).body;
+    return (await this.http.request<string>('GET', '/metrics', { headers: { accept: 'text/plain' }, text: true })).body;
   }
 }

@@ -74,6 +74,8 @@ export interface SchedulerClient {
  * certificate). `retry.maxAttempts` (default 3) and `retry.maxDelayMs` (default 30,000) bound the
  * retries of 429/503 answers and of connection errors (GET/HEAD, idempotent requests);
  * `fetchTimeoutMs` (default 30,000) bounds each answer. No connection is made until a call.
+ * A 2xx answer that is not JSON rejects with a SchedulerApiError of code `NOT_JSON` (the URL names
+ * another server). @throws TypeError when `url` is not an http:// or https:// URL
  */
 export function createClient(options: ClientOptions): SchedulerClient {
   const transport = new ApiClient(options);
