@@ -65,6 +65,11 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
+/** A message as an attempt keeps it: its first {@link MAX_MESSAGE_CHARS} characters, the cut marked. */
+export function boundedMessage(message: string): string {
+  return cut(message, MAX_MESSAGE_CHARS);
+}
+
 /** A thrown value that is not an object, or an object without a message, as text. */
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;

@@ -71,7 +71,7 @@ export class CronService {
 
   /**
    * Creates a definition. Defaults: timezone `UTC`, overlap_policy `skip`, catch_up `latest`,
-   * max_catch_up 100, enabled true; task fields default as for a task. `query.preview` (1..100)
+   * max_catch_up 100, enabled true; task fields default as for a task. `query.preview` (1..100; none while paused)
    * adds that many next fire times.
    * @returns the definition with `next_fire_time` (and `next_fire_times` when `preview` > 0)
    * @throws ValidationError (cron_expression, timezone, task fields), CronNeverFiresError (400, an
@@ -114,7 +114,8 @@ export class CronService {
     };
     await this.deps.store.createCron(cron);
     this.deps.gateway.cronChanged(id);
-    return cronJson(cron, preview > 0 ? schedule.nextFireTimes(now, preview) : undefined);
+    // A paused definition fires never (next_fire_time null), as GET says: its preview is empty.
+    return cronJson(cron, preview > 0 ? (enabled ? schedule.nextFireTimes(now, preview) : []) : undefined);
   }
 
   /**

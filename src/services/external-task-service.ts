@@ -17,6 +17,7 @@ import type {
 } from '../contract/types';
 import { numberPostedLines } from '../domain/posted-log-lines';
 import { checkpointText } from '../domain/checkpoint';
+import { boundedMessage } from '../domain/attempt-error';
 import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { SchemaValidator } from '../contract/validation';
@@ -254,7 +255,7 @@ export class ExternalTaskService {
     if (b.error) {
       return {
         kind: 'failed',
-        message: b.error.message,
+        message: boundedMessage(b.error.message),
         errorType: b.error.type ?? 'ExternalError',
         permanent: b.error.permanent === true,
       };

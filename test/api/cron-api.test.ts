@@ -44,6 +44,19 @@ describe('REST: cron tasks', () => {
     expect(got.next_fire_times).to.deep.equal(body.next_fire_times.slice(0, 2));
   });
 
+  it('a definition created paused has no next fire times: its create and its GET say the same', async () => {
+    const res = await post('/api/v1/cron-tasks?preview=3', {
+      name: 'paused',
+      cron_expression: '@hourly',
+      task_type: 'echo',
+      enabled: false,
+    });
+    expect(res.statusCode, res.body).to.equal(201);
+    expect(res.json()).to.deep.include({ status: 'PAUSED', next_fire_time: null, next_fire_times: [] });
+    const got = (await f.app.inject({ method: 'GET', url: `/api/v1/cron-tasks/${res.json().cron_id}?preview=3` })).json();
+    expect(got.next_fire_times).to.deep.equal([]);
+  });
+
   it('preview: the next instants in UTC from a given time, pinned across the New York spring-forward gap', async () => {
     const res = await post('/api/v1/cron-tasks/preview', {
       cron_expression: '30 2 * * *',

@@ -103,7 +103,11 @@ describe('external consumer checkpoints and progress (routes)', () => {
     ['progress', 'no progress', { attempt: 1 }, 'progress'],
     ['progress', 'a fraction above 1', { attempt: 1, progress: 1.5 }, 'progress'],
     ['progress', 'done above total', { attempt: 1, progress: { done: 3, total: 2 } }, 'progress'],
-    ['progress', 'an unknown progress field', { attempt: 1, progress: { pct: 3 } }, 'progress'],
+    // An object is named by its own problem, not by the fraction's "must be number".
+    ['progress', 'an unknown progress field', { attempt: 1, progress: { pct: 3 } }, 'progress\\.pct$'],
+    ['progress', 'a negative done', { attempt: 1, progress: { done: -1 } }, 'progress\\.done$'],
+    ['progress', 'a message over 200 characters', { attempt: 1, progress: { message: 'x'.repeat(201) } }, 'progress\\.message$'],
+    ['progress', 'an empty object', { attempt: 1, progress: {} }, 'progress$'],
     ['progress', 'a string', { attempt: 1, progress: 'half' }, 'progress'],
   ];
   for (const [path, what, body, field] of bad) {

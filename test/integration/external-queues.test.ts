@@ -178,10 +178,12 @@ describe('external queues through Redis Streams (integration)', function () {
     });
     expect(Date.parse(first.f.deadline)).to.be.greaterThan(Date.now() + 30_000); // lease 60 s
 
-    const failed = await complete(id, { attempt: 1, error: { message: 'card service timed out' } });
+    // A message longer than an attempt keeps (4096 characters): cut, the cut marked, as a handler's.
+    const long = `card service timed out ${'x'.repeat(9000)}`;
+    const failed = await complete(id, { attempt: 1, error: { message: long } });
     expect(failed.status, JSON.stringify(failed.body)).to.equal(200);
     expect(['RETRYING', 'PENDING']).to.include(failed.body.status);
-    const dup = await complete(id, { attempt: 1, error: { message: 'card service timed out' } });
+    const dup = await complete(id, { attempt: 1, error: { message: long } });
     expect(dup.status).to.equal(409);
     expect(dup.body.error.code).to.equal('ATTEMPT_CONFLICT');
 
@@ -197,7 +199,11 @@ describe('external queues through Redis Streams (integration)', function () {
     expect(ok.body).to.deep.equal({ task_id: id, attempt: 2, status: 'SUCCEEDED' });
     const t: Record<string, any> = await s.scheduler.service.get(id, { attempts: true });
     expect(t).to.deep.include({ status: 'SUCCEEDED', attempts: 2, result: { charged: true } });
-    expect(t.attempt_history[0].error).to.deep.include({ message: 'card service timed out', type: 'ExternalError', retryable: true });
+    expect(t.attempt_history[0].error).to.deep.include({
+      message: `${long.slice(0, 4096)}… (${long.length - 4096} more characters)`,
+      type: 'ExternalError',
+      retryable: true,
+    });
   });
 
   it("a consumer's checkpoint reaches the next attempt's entry; progress shows in GET; the old attempt's checkpoint is 409", async () => {
