@@ -6,9 +6,14 @@ import { assertSafeExposure } from './tenancy/exposure';
 /**
  * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
  * SIGTERM shut down gracefully (running attempts get `shutdownGraceMs`; the last log line is
- * `stopped`, exit 0), a second signal exits at once (a warning line, exit 1).
+ * `stopped`, exit 0), a second signal exits at once (a warning line, exit 1), unless it comes
+ * within {@link REPEATED_SIGNAL_MS} of the first: under `npm start` a Ctrl-C reaches the service
+ * twice (the terminal signals the whole process group, and npm, its parent, passes its own copy on).
  * Invalid configuration stops start-up with one line naming the key, exit code 78 (EX_CONFIG).
  */
+/** A second signal this soon after the first (ms) is the same stop delivered twice, not a demand to exit now. */
+const REPEATED_SIGNAL_MS = 1000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -30,15 +35,22 @@ async function main(): Promise<void> {
     { address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions },
     'scheduler listening',
   );
-  let stopping = false;
+  let stoppingSince: bigint | null = null;
   const stop = (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== null) {
+      if (process.hrtime.bigint() - stoppingSince < BigInt(REPEATED_SIGNAL_MS) * 1_000_000n) {
+        scheduler.log.info(
+          { signal },
+          "signal repeated within 1 s (npm passes on the terminal's): still stopping gracefully; send it again to exit now",
+        );
+        return;
+      }
       // pino writes stdout synchronously, so the line is out before the exit.
       scheduler.log.warn({ signal }, 'second signal: exiting now; attempts still running will run again after restart');
       process.exit(1);
     }
-    stopping = true;
     const since = process.hrtime.bigint();
+    stoppingSince = since;
     scheduler.log.info({ signal }, 'shutting down');
     scheduler
       .close()

@@ -134,4 +134,37 @@ describe('npm start without a rebuild', function () {
     // machine gets a generous bound (a loaded 2-core machine took 20 s just to start the service).
     expect(ms).to.be.lessThan(60_000);
   });
+
+  it("Ctrl-C on npm start (SIGINT to its process group, so twice: the terminal's and npm's copy) stops gracefully: the running task ends, `stopped`, exit 0", async function () {
+    const check = spawnSync(process.execPath, ['bin/ensure-built.js', '--check'], { cwd: root, encoding: 'utf8' });
+    if (check.status !== 0) this.skip(); // as above: never rebuild the dist/ this suite runs from
+    const data = tempDir();
+    dirs.push(data);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    running = npmStart(root, serviceEnv(data.path, port, { LOG_LEVEL: 'info' }));
+    await running.ready(url, 150_000);
+    const ack = (await (
+      await fetch(`${url}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task_type: 'sleep', payload: { ms: 1500 } }),
+      })
+    ).json()) as { task_id: string };
+    for (;;) {
+      const t = (await (await fetch(`${url}/api/v1/tasks/${ack.task_id}`)).json()) as { status: string };
+      if (t.status === 'RUNNING') break;
+      await new Promise((r) => setTimeout(r, 20)); // waiting for an event (the attempt's start), not timing
+    }
+    const { child } = running;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    process.kill(-(child.pid as number), 'SIGINT');
+    const code = await exited;
+    const output = running.output();
+    running = null;
+    expect(output).to.contain('"msg":"stopped"');
+    expect(output).not.to.contain('second signal');
+    expect(output).not.to.contain('attempts still running');
+    expect(code, output.slice(-3000)).to.equal(0);
+  });
 });
