@@ -30,7 +30,18 @@ async function main(): Promise<void> {
     exitIfStartupError(err);
     throw err;
   }
-  const address = await scheduler.app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await scheduler.app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // The port taken or not ours to bind: one line, as for any start-up refusal, after the store
+    // and the workers are closed again (the store's lock released for the next start).
+    const cause = listenRefusal(err, config.host, config.port);
+    if (!cause) throw err;
+    await scheduler.close().catch(() => undefined);
+    exitIfStartupError(new StartupError(cause));
+    throw err;
+  }
   scheduler.log.info(
     { address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions },
     'scheduler listening',
@@ -65,6 +76,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Why the HTTP server could not listen, in one line naming HOST and PORT; null for another error. */
+function listenRefusal(err: unknown, host: string, port: number): string | null {
+  const code = (err as { code?: unknown })?.code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use by another process (set PORT, or stop that process)`;
+  if (code === 'EACCES') return `cannot listen on ${where}: not permitted (a port below 1024 needs privileges; set PORT)`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no interface of this machine has that address (set HOST)`;
+  return null;
 }
 
 /** A {@link StartupError} (configuration, store, handler modules): its message as one line, its exit code. */

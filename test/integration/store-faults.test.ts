@@ -10,6 +10,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net, { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -280,6 +281,20 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       expect(r.stderr).to.match(says);
       expect(r.stderr).not.to.match(/\n\s+at /);
     }
+
+    it('the port in use: exit 78 with one line naming HOST:PORT, and the store released for the next start', async () => {
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const file = path.join(dir.path, 'port.db');
+      try {
+        expectRefusal(await startOn(file, { PORT: String(port) }), `127.0.0.1:${port}`, /the port is in use by another process/);
+      } finally {
+        taken.close();
+      }
+      const svc = await startServiceProcess(path.dirname(file), { SQLITE_PATH: file, NODE_ENV: 'test' }, START_MS);
+      await svc.kill9();
+    });
 
     it('a corrupt store', async () => {
       const file = path.join(dir.path, 'corrupt.db');

@@ -29,7 +29,7 @@ export function adminCommands(program: Command, cli: CliEnv): void {
     .argument('<tenant_id>')
     .option('--weight <w>', 'weight in the round-robin (> 0)', numberValue)
     .option('--rate <per_second>', 'start rate limit, starts per second', numberValue)
-    .option('--burst <n>', 'burst of the rate limit', numberValue)
+    .option('--burst <n>', 'burst of the rate limit (default 1: at most the rate in any 1 s window)', numberValue)
     .option('--no-rate-limit', 'remove its start rate limit')
     .action(async (id: string, f: { weight?: number; rate?: number; burst?: number; rateLimit: boolean }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
@@ -61,7 +61,7 @@ export function adminCommands(program: Command, cli: CliEnv): void {
     .description('limit the starts of a task type (token bucket)')
     .argument('<task_type>')
     .argument('<rate_per_second>', 'starts per second', numberValue)
-    .option('--burst <n>', 'starts at once', numberValue)
+    .option('--burst <n>', 'starts at once (default 1: at most the rate in any 1 s window)', numberValue)
     .action(async (taskType: string, perSecond: number, f: { burst?: number }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       const res = await client.rateLimits.put(taskType, {
