@@ -2,6 +2,7 @@ import { startScheduler } from './bootstrap';
 import { loadConfig } from './config';
 import { StartupError } from './domain/startup-error';
 import { assertSafeExposure } from './tenancy/exposure';
+import { nodeSupportWarning } from './node-support';
 
 /**
  * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     { address, store: scheduler.store.name, workers: config.workers, partitions: config.partitions },
     'scheduler listening',
   );
+  const unsupported = nodeSupportWarning(process.versions.node);
+  if (unsupported) scheduler.log.warn({ node: process.versions.node }, unsupported);
   let stoppingSince: bigint | null = null;
   const stop = (signal: string) => {
     if (stoppingSince !== null) {
