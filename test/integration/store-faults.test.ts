@@ -11,13 +11,13 @@ import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net, { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { Answer, errorLines, expectStoreUnavailable, post, readyz, until } from '../helpers/store-fault-http';
 import { freePort, ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { tmpfs } from '../helpers/tmpfs';
 import { makeCorruptStore } from '../helpers/store-files';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
@@ -123,23 +123,17 @@ describe('store faults under a running service (real processes)', function () {
 
   describe('a full disk (a 16 MiB tmpfs mounted by the test)', () => {
     const dir = tempDir();
-    const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-tmpfs-'));
-    let mounted = false;
+    const volume = tmpfs('size=16m');
+    const mnt = volume.path;
     let svc: ServiceProcess | null = null;
     after(async () => {
       await svc?.kill9();
-      if (mounted) execFileSync('umount', [mnt]);
-      fs.rmSync(mnt, { recursive: true, force: true });
+      volume.unmount();
       dir.remove();
     });
 
     it('503 + Retry-After, never 500; after space is freed the service resumes by itself and every acknowledged task ran exactly once', async () => {
-      try {
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt], { stdio: 'pipe' });
-        mounted = true;
-      } catch (err) {
-        throw new Error(`this test mounts a tmpfs and needs root (mount -t tmpfs -o size=16m tmpfs ${mnt} failed: ${String(err)})`);
-      }
+      volume.mount();
       const effects = path.join(dir.path, 'effects.log');
       const handler = path.join(dir.path, 'effect.js');
       fs.writeFileSync(
@@ -335,14 +329,10 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
     });
 
     it('a full volume at start-up: exit 78 with one line, and no .lock left behind to block the next start', async () => {
-      const full = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-full-'));
+      const volume = tmpfs('size=1m', 'scheduler-full-');
+      const full = volume.path;
       try {
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', full], { stdio: 'pipe' });
-      } catch (err) {
-        fs.rmSync(full, { recursive: true, force: true });
-        throw new Error(`this test mounts a tmpfs and needs root (mount -t tmpfs tmpfs ${full} failed: ${String(err)})`);
-      }
-      try {
+        volume.mount();
         // Fill the volume: the writes stop at ENOSPC.
         try {
           execFileSync('dd', ['if=/dev/zero', `of=${path.join(full, 'fill')}`, 'bs=64k'], { stdio: 'pipe' });
@@ -357,26 +347,20 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
         expect(r.stderr).not.to.match(/\n\s+at /);
         expect(fs.existsSync(`${file}.lock`), 'a lock created by the failed start').to.equal(false);
       } finally {
-        execFileSync('umount', [full]);
-        fs.rmSync(full, { recursive: true, force: true });
+        volume.unmount();
       }
     });
 
     it('an unwritable directory (a read-only tmpfs mounted by the test)', async () => {
-      const ro = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-ro-'));
+      const volume = tmpfs('ro,size=1m', 'scheduler-ro-');
+      const ro = volume.path;
       try {
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro], { stdio: 'pipe' });
-      } catch (err) {
-        fs.rmSync(ro, { recursive: true, force: true });
-        throw new Error(`this test mounts a tmpfs and needs root (mount -t tmpfs -o ro tmpfs ${ro} failed: ${String(err)})`);
-      }
-      try {
+        volume.mount();
         const r = await startOn(path.join(ro, 'scheduler.db'));
         expectRefusal(r, ro, /is not writable by this process/);
         console.log(`      unwritable directory → exit ${r.code}: ${r.stderr}`);
       } finally {
-        execFileSync('umount', [ro]);
-        fs.rmSync(ro, { recursive: true, force: true });
+        volume.unmount();
       }
     });
   });

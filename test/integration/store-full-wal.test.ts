@@ -8,15 +8,14 @@
  * tmpfs needs root: without it the test fails with a message, it is not skipped.
  */
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { serviceConfigEnv } from '../helpers/service-config';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { errorLines, expectStoreUnavailable, post, readyz, until } from '../helpers/store-fault-http';
 import { tempDir } from '../helpers/temp-dir';
+import { tmpfs } from '../helpers/tmpfs';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
 const START_MS = 60_000;
@@ -34,23 +33,17 @@ function denseWorkflow(n: number): unknown {
 
 describe('a write refused on a full volume does not keep it full (a 20 MiB tmpfs mounted by the test)', function () {
   const dir = tempDir();
-  const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'scheduler-tmpfs-'));
-  let mounted = false;
+  const volume = tmpfs('size=20m');
+  const mnt = volume.path;
   let svc: ServiceProcess | null = null;
   after(async () => {
     await svc?.kill9();
-    if (mounted) execFileSync('umount', [mnt]);
-    fs.rmSync(mnt, { recursive: true, force: true });
+    volume.unmount();
     dir.remove();
   });
 
   it("a large workflow refused with disk_full: the service gives its log's space back and resumes by itself, nothing of the workflow stored", async () => {
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', mnt], { stdio: 'pipe' });
-      mounted = true;
-    } catch (err) {
-      throw new Error(`this test mounts a tmpfs and needs root (mount -t tmpfs -o size=20m tmpfs ${mnt} failed: ${String(err)})`);
-    }
+    volume.mount();
     svc = await startServiceProcess(mnt, serviceConfigEnv(dir.path, { workflowBodyLimitBytes: 8 * 1024 * 1024 }), START_MS);
     const url = svc.url;
     const before = await post(`${url}/api/v1/tasks`, { task_type: 'noop', payload: { n: 1 } });
