@@ -4,6 +4,9 @@ import { StartupError } from './domain/startup-error';
 import { assertSafeExposure } from './tenancy/exposure';
 import { nodeSupportWarning } from './node-support';
 
+/** A second signal this soon after the first (ms) is the same stop delivered twice, not a demand to exit now. */
+const REPEATED_SIGNAL_MS = 1000;
+
 /**
  * Entry point (`npm start`): reads config, starts store, actors and HTTP on HOST:PORT; SIGINT and
  * SIGTERM shut down gracefully (running attempts get `shutdownGraceMs`; the last log line is
@@ -12,9 +15,6 @@ import { nodeSupportWarning } from './node-support';
  * twice (the terminal signals the whole process group, and npm, its parent, passes its own copy on).
  * Invalid configuration stops start-up with one line naming the key, exit code 78 (EX_CONFIG).
  */
-/** A second signal this soon after the first (ms) is the same stop delivered twice, not a demand to exit now. */
-const REPEATED_SIGNAL_MS = 1000;
-
 async function main(): Promise<void> {
   let config;
   try {

@@ -145,10 +145,9 @@ export class ApiClient {
       }
       if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status)) {
         if (options.text) return { status: res.status, body: res.text as T, headers: res.headers };
-        const parsed = parseBody(res.text);
         // The scheduler answers JSON (or nothing): other text is another server (a proxy's or a login page).
-        if (typeof parsed === 'string') throw notJsonError(res, `${method} ${this.base}${path}`);
-        return { status: res.status, body: parsed as T, headers: res.headers };
+        if (!isJsonOrEmpty(res.text)) throw notJsonError(res, `${method} ${this.base}${path}`);
+        return { status: res.status, body: parseBody(res.text) as T, headers: res.headers };
       }
       const after = retryAfterMs(res.headers['retry-after'], this.now());
       if (RETRY_STATUSES.has(res.status) && attempt < maxAttempts) {
@@ -227,6 +226,17 @@ function baseUrlOf(url: unknown): string {
   if (protocol !== 'http:' && protocol !== 'https:')
     throw new TypeError(`url must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url) ?? 'nothing'})`);
   return (url as string).replace(/\/+$/, '');
+}
+
+/** True when `text` is empty or parses as JSON. */
+function isJsonOrEmpty(text: string): boolean {
+  if (!text) return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A 2xx answer whose body is not JSON: code `NOT_JSON`, with its content type and first 200 characters. */
