@@ -14,6 +14,7 @@ import { createServices } from './services';
 import { TaskEndEvents } from './services/task-end-events';
 import type { ResultWaiters } from './services/result-waiters';
 import { appFor } from './api/app-for';
+import { closeWithin, OpenSockets } from './api/open-sockets';
 import { httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
 import { resolveHandlerModules } from './handlers/handler-module';
@@ -141,6 +142,8 @@ const DEPTH_COUNT_FIRST_WAIT_MS = 2000;
 
 /** How often the embedded store's WAL is checkpointed (ms). */
 const WAL_CHECKPOINT_EVERY_MS = 1000;
+/** Longest wait (ms) at shutdown for HTTP connections to end by themselves once the drain is over. */
+const HTTP_CLOSE_BOUND_MS = 2000;
 
 export async function startScheduler(
   config: Config,
@@ -281,6 +284,7 @@ export async function startScheduler(
       'scheduler-api',
     );
     const app = appFor(services, config, metrics, log, https);
+    const sockets = new OpenSockets(app.server);
     const maintenance = new Maintenance({ store, clock, config, metrics, log });
     maintenance.start();
     // The embedded store's WAL is checkpointed off the writer's commits (see SqliteStore.checkpoint).
@@ -352,7 +356,10 @@ export async function startScheduler(
           if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
           if (unwritten > 0)
             log.warn({ unwritten }, 'completions the store did not take are lost at shutdown; their attempts will run again after restart');
-          await app.close();
+          // Every request has its answer by now: a connection still open after a short wait (an idle
+          // client, a TLS handshake that never ends) must not hold the stop.
+          const cut = await closeWithin(app, sockets, HTTP_CLOSE_BOUND_MS, clock);
+          if (cut > 0) log.info({ connections: cut }, 'connections still open after the drain were closed');
           await streamsRedis?.quit().catch(() => streamsRedis.disconnect());
           await coord?.close();
           await pgCoordination?.close();

@@ -112,7 +112,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     http: deadlines,
     // With a certificate, fastify makes an HTTPS server from these options alone (not `http`'s):
     // the same deadlines go with them. (Typed apart: fastify's types tie `https` to another server type.)
-    ...((deps.https ? { https: { ...deps.https, ...deadlines } } : {}) as object),
+    // A TLS handshake gets the request's deadline too (Node's default is 120 s), so a client that
+    // opens a connection and never finishes its hello does not hold it for two minutes.
+    ...((deps.https ? { https: { ...deps.https, ...deadlines, handshakeTimeout: requestTimeout } } : {}) as object),
     // URL errors found before routing get the same error envelope as everything else.
     frameworkErrors: (error, _req, reply) => {
       const err = new ValidationError('url', frameworkReason(error));

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import https from 'node:https';
 import path from 'node:path';
 import { freePort, serviceEnv } from '../helpers/service-process';
@@ -85,7 +87,7 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
   async function startTls(
     env: Record<string, string>,
     clientTls: https.RequestOptions = {},
-  ): Promise<{ url: string; output: () => string }> {
+  ): Promise<{ url: string; output: () => string; child: ChildProcess }> {
     const port = await freePort();
     const svc = spawnService(fs.mkdtempSync(path.join(dir.path, 'svc-')), port, env);
     running.push(svc.child);
@@ -94,7 +96,7 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
     for (;;) {
       if (svc.child.exitCode !== null) throw new Error(`service exited early (${svc.child.exitCode}):\n${svc.output()}`);
       const status = await httpsGet(`${url}/readyz`, { ca: fs.readFileSync(server.cert), ...clientTls }).catch(() => 0);
-      if (status === 200) return { url, output: svc.output };
+      if (status === 200) return { url, output: svc.output, child: svc.child };
       if (Date.now() > deadline) throw new Error(`service not ready over https:\n${svc.output()}`);
       await new Promise((r) => setTimeout(r, 50)); // polling for readiness, not timing logic
     }
@@ -115,6 +117,22 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
     const untrusted = await cli(['--url', svc.url, 'list']);
     expect(untrusted.code).to.equal(3);
     expect(untrusted.stderr).to.match(/cannot reach the scheduler at https:.*self-signed certificate.*--ca-file/);
+  });
+
+  it('clients that connect and never finish a TLS hello do not hold a graceful stop (they held it for ever)', async () => {
+    const svc = await startTls({ TLS_CERT_FILE: server.cert, TLS_KEY_FILE: server.key, LOG_LEVEL: 'info' });
+    const port = Number(new URL(svc.url).port);
+    const idle = net.connect(port, '127.0.0.1');
+    const half = net.connect(port, '127.0.0.1');
+    await Promise.all([once(idle, 'connect'), once(half, 'connect')]);
+    half.write(Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01])); // the first bytes of a ClientHello
+    const exited = new Promise<number | null>((resolve) => svc.child.once('exit', (code) => resolve(code)));
+    svc.child.kill('SIGTERM');
+    const code = await exited; // bounded by the test's timeout; before the fix, never
+    idle.destroy();
+    half.destroy();
+    expect(code, svc.output().slice(-3000)).to.equal(0);
+    expect(svc.output()).to.contain('connections still open after the drain were closed').and.contain('"msg":"stopped"');
   });
 
   it('with TLS_CA_FILE, a client must present a certificate that CA issued (mutual TLS)', async () => {
