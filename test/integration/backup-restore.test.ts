@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { http } from '../helpers/http';
@@ -138,6 +138,24 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
       expect(own.code, own.stderr).to.equal(2);
       expect(own.stderr.trim()).to.match(new RegExp(`^error: backup: .*scheduler\\.db${companion} is the store's own ${companion} file`));
     }
+    // Nor through a symbolic link to the store's folder (it replaced the running store before).
+    const alias = path.join(dir.path, 'alias');
+    fs.symlinkSync(path.dirname(store), alias);
+    for (const [name, says] of [
+      ['scheduler.db', 'is the store itself'],
+      ['scheduler.db-wal', "is the store's own -wal file"],
+    ]) {
+      const through = await cli(['backup', '--to', path.join(alias, name), '--force'], { SQLITE_PATH: store });
+      expect(through.code, through.stderr).to.equal(2);
+      expect(through.stderr).to.include(says);
+    }
+    // And never over something that is not a regular file (a named pipe here; it replaced /dev/full before).
+    const fifo = path.join(dir.path, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const special = await cli(['backup', '--to', fifo, '--force'], { SQLITE_PATH: store });
+    expect(special.code, special.stderr).to.equal(2);
+    expect(special.stderr).to.include('is not a regular file');
+    expect(fs.statSync(fifo).isFIFO(), 'the pipe is still there').to.equal(true);
     expect((await http('GET', `${svc.url}/readyz`)).status).to.equal(200);
     // A destination under a file: one line, no stack.
     const under = await cli(['backup', '--to', path.join(dest, 'sub.db')], { SQLITE_PATH: store });

@@ -42,14 +42,18 @@ const ALL_PAGES = 0x7fffffff;
 export async function backupSqlite(source: string, destination: string, options: { overwrite?: boolean } = {}): Promise<BackupResult> {
   const src = path.resolve(source);
   const dest = path.resolve(destination);
-  if (src === dest) throw new BackupError(`backup: ${dest} is the store itself; give another destination`);
+  // Compared through symbolic links: another path to the store (or its folder) is still the store.
+  const [realSrc, realDest] = [canonicalPath(src), canonicalPath(dest)];
+  if (realSrc === realDest) throw new BackupError(`backup: ${dest} is the store itself; give another destination`);
   // The store's companions: replacing one under a running service (its lock, its WAL) breaks it.
   for (const companion of STORE_COMPANIONS) {
-    if (dest === `${src}${companion}`)
+    if (realDest === `${realSrc}${companion}`)
       throw new BackupError(`backup: ${dest} is the store's own ${companion} file; give another destination`);
   }
   if (!fs.existsSync(src)) throw new BackupError(`backup: no store at ${src} (SQLITE_PATH)`);
   if (fs.existsSync(dest) && !options.overwrite) throw new BackupError(`backup: ${dest} exists; remove it or pass --force`);
+  if (fs.existsSync(dest) && !fs.statSync(dest).isFile())
+    throw new BackupError(`backup: ${dest} is not a regular file (a device, a folder, …); give a file's path`);
   const partial = `${dest}.partial-${process.pid}`;
   let db: Database.Database | null = null;
   try {
@@ -70,6 +74,19 @@ export async function backupSqlite(source: string, destination: string, options:
   } catch (err) {
     removeQuietly(partial);
     throw err instanceof BackupError ? err : new BackupError(`backup: cannot write ${dest}: ${oneLine(err)}`);
+  }
+}
+
+/** `file` with every symbolic link resolved: the file's own real path, else its folder's and its name; else as given. */
+function canonicalPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+    } catch {
+      return file;
+    }
   }
 }
 
