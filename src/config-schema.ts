@@ -240,8 +240,20 @@ export const ConfigSchema = z
           name: z.string().optional(),
         })
         .strict()
-        .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true'),
-    ),
+        .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true')
+        // Both would make a tenant's key an admin's without saying so.
+        .refine((k) => !(k.admin === true && k.tenant !== undefined), 'has both "tenant" and "admin": true; give one'),
+    )
+      // One key, one role: a hash listed twice (in any case) would take the role of its last entry.
+      .superRefine((keys, ctx) => {
+        const seen = new Map<string, number>();
+        keys.forEach((k, i) => {
+          const first = seen.get(k.sha256.toLowerCase());
+          if (first !== undefined)
+            ctx.addIssue({ code: 'custom', path: [i, 'sha256'], message: `is the same key as apiKeys[${first}]; list each key once` });
+          else seen.set(k.sha256.toLowerCase(), i);
+        });
+      }),
     /**
      * HTTPS (docs/OPERATIONS.md "HTTPS"): with `certFile` and `keyFile` (PEM; env TLS_CERT_FILE,
      * TLS_KEY_FILE) the service serves HTTPS only, on the same HOST and PORT. `caFile` (PEM, env

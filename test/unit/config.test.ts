@@ -101,6 +101,39 @@ describe('loadConfig', () => {
     expect(withEnv.workers).to.equal(6);
   });
 
+  it('apiKeys: a key listed twice (any case), or with both a tenant and admin → ConfigError naming the entry', () => {
+    const h = 'a'.repeat(64);
+    const twice = expectConfigError(() =>
+      loadConfig({
+        configDir: dir,
+        env: {},
+        overrides: {
+          apiKeys: [
+            { sha256: h, tenant: 't1' },
+            { sha256: h.toUpperCase(), admin: true },
+          ],
+        },
+      }),
+    );
+    expect(twice.message).to.include('apiKeys.1.sha256').and.include('same key as apiKeys[0]');
+    const both = expectConfigError(() =>
+      loadConfig({ configDir: dir, env: {}, overrides: { apiKeys: [{ sha256: h, tenant: 't1', admin: true }] } }),
+    );
+    expect(both.message).to.include('apiKeys.0').and.include('both "tenant" and "admin"');
+    expect(
+      loadConfig({
+        configDir: dir,
+        env: {},
+        overrides: {
+          apiKeys: [
+            { sha256: h, admin: true },
+            { sha256: 'b'.repeat(64), tenant: 't1' },
+          ],
+        },
+      }).apiKeys,
+    ).to.have.length(2);
+  });
+
   it('overrides win over env', () => {
     const cfg = loadConfig({ configDir: dir, env: { WORKERS: '6' }, overrides: { workers: 3 } });
     expect(cfg.workers).to.equal(3);
