@@ -231,19 +231,20 @@ export const ConfigSchema = z
       })
       .strict(),
     /** API keys (SHA-256 of each key, hex) and the tenant each acts for, or admin. None: the API is open. */
-    apiKeys: z.array(
-      z
-        .object({
-          sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the key, 64 hex digits'),
-          tenant: tenantId.optional(),
-          admin: z.boolean().optional(),
-          name: z.string().optional(),
-        })
-        .strict()
-        .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true')
-        // Both would make a tenant's key an admin's without saying so.
-        .refine((k) => !(k.admin === true && k.tenant !== undefined), 'has both "tenant" and "admin": true; give one'),
-    )
+    apiKeys: z
+      .array(
+        z
+          .object({
+            sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the SHA-256 of the key, 64 hex digits'),
+            tenant: tenantId.optional(),
+            admin: z.boolean().optional(),
+            name: z.string().optional(),
+          })
+          .strict()
+          .refine((k) => k.admin === true || k.tenant !== undefined, 'needs "tenant" or "admin": true')
+          // Both would make a tenant's key an admin's without saying so.
+          .refine((k) => !(k.admin === true && k.tenant !== undefined), 'has both "tenant" and "admin": true; give one'),
+      )
       // One key, one role: a hash listed twice (in any case) would take the role of its last entry.
       .superRefine((keys, ctx) => {
         const seen = new Map<string, number>();
