@@ -18,7 +18,14 @@ export function withCallerTenant<T extends WithMetadata>(body: T, caller: Caller
   return { ...body, metadata: { ...(body.metadata ?? {}), tenant_id: caller.tenantId } };
 }
 
-/** The tenant filter a caller's listings get: its own tenant, or the admin's filter as given. */
+/**
+ * The tenant filter a caller's listings get: its own tenant, or the admin's filter as given.
+ * @throws ValidationError (field `tenant`) when a tenant's key names another tenant: answering with
+ *   its own tenant's rows instead would let a script act on the wrong tenant's crons or tasks
+ */
 export function tenantFilter(caller: Caller, requested: string | undefined): string | undefined {
-  return caller.admin ? requested : (caller.tenantId ?? undefined);
+  if (caller.admin) return requested;
+  if (requested !== undefined && requested !== caller.tenantId)
+    throw new ValidationError('tenant', "is not the API key's tenant; leave it out or use the key's tenant");
+  return caller.tenantId ?? undefined;
 }

@@ -87,6 +87,18 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect((await as(KEYS.acme, 'GET', `/api/v1/workflows/${wid}`)).statusCode).to.equal(200);
   });
 
+  it("a tenant's key naming another tenant in a listing's ?tenant= → 400 naming tenant (it got its own tenant's rows instead); its own tenant is fine", async () => {
+    await as(KEYS.globex, 'POST', '/api/v1/cron-tasks', { name: 'g', cron_expression: '@daily', task_type: 'noop' });
+    for (const url of ['/api/v1/cron-tasks', '/api/v1/workflows', '/api/v1/dead-letter', '/api/v1/tasks']) {
+      const res = await as(KEYS.globex, 'GET', `${url}?tenant=acme`);
+      expect(res.statusCode, `${url}: ${res.body}`).to.equal(400);
+      expect(res.json().error.details.field).to.equal('tenant');
+    }
+    const own = await as(KEYS.globex, 'GET', '/api/v1/cron-tasks?tenant=globex');
+    expect(own.statusCode).to.equal(200);
+    expect(own.json().cron_tasks).to.have.length(1);
+  });
+
   it('admin routes answer 403 to a tenant key and work with the admin key; settings are stored and applied', async () => {
     for (const [method, url, body] of [
       ['PUT', '/api/v1/tenants/acme', { weight: 3 }],
