@@ -10,7 +10,7 @@ import type { SchedulingGateway } from './ports';
 import type { SubmissionGuard } from './submission-guard';
 import { ackJson, lastIsoMemo, SubmitAck } from '../contract/task-json';
 import { incGrouped } from '../observability/inc-grouped';
-import { IdempotencyConflictError } from '../domain/errors';
+import { IdempotencyConflictError, OverloadedError, RateLimitedError } from '../domain/errors';
 import { DueEntry, NewTask } from '../domain/task';
 import type { InsertResult } from '../storage/store';
 import { IdempotencyKeyConflict } from '../storage/idempotency-conflict';
@@ -39,11 +39,13 @@ export const BUILD_CHUNK = 100;
  * if it waits, as stored under that id.
  * @param fieldPrefix the request path of item i (`tasks[3].`; `''` for a single submission)
  * @returns one acknowledgement per task, in order
+ * Backpressure ({@link admitted}) does not refuse a repeat of an acknowledged request: a client whose
+ * answer was lost learns its task even while new tasks are refused.
  * @throws IdempotencyConflictError (409) when a key is held by a different request; what the
  *   submission guard throws (429, 503) before anything is stored
  */
 export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
-  const held = deps.guard?.admit(tasks, deps.clock.now()) ?? [];
+  const held = await admitted(deps, tasks);
   held.forEach((h, i) => {
     if (h) tasks[i].state = 'OVERFLOW';
   });
@@ -98,6 +100,56 @@ export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], 
   if (overflowed > 0) deps.metrics.overflowAccepted.inc(overflowed);
   deps.guard?.stored(submitted);
   return acks;
+}
+
+/**
+ * The submission guard's admission of `tasks` (per task: true when it is to be held OVERFLOW).
+ * When the guard refuses a batch with idempotency keys, the items whose key already stands for a
+ * stored task of the same request are replays, not new tasks: they are taken out and the guard
+ * asked again for the rest (none left: admitted, and insertTasks answers the replays). So a repeat
+ * of an acknowledged submission gets its task (200, `idempotent_replayed`) while new tasks get
+ * 429/503, as Stripe answers a saved idempotent request. Only a refusal pays the keys' read; a key
+ * released between that read and the insert (the end of its window) lets that one task in.
+ * @throws what the guard throws (429 `RATE_LIMITED`, 503 `OVERLOADED`) when something new is
+ *   refused, or when the keys cannot be read (the store is away: the client retries later)
+ */
+async function admitted(deps: SubmitTasksDeps, tasks: NewTask[]): Promise<boolean[]> {
+  const guard = deps.guard;
+  if (!guard) return [];
+  const now = deps.clock.now();
+  try {
+    return guard.admit(tasks, now);
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimitedError || refusal instanceof OverloadedError)) throw refusal;
+    const replays = await replaysOf(deps.store, tasks, now).catch(() => null);
+    if (!replays?.some(Boolean)) throw refusal;
+    const fresh = tasks.filter((_, i) => !replays[i]);
+    const freshHeld = fresh.length > 0 ? guard.admit(fresh, now) : [];
+    let j = 0;
+    return tasks.map((_, i) => (replays[i] ? false : freshHeld[j++]));
+  }
+}
+
+/** Per task: true when its idempotency key is held now by a stored task of the same request (a replay). */
+async function replaysOf(store: Store, tasks: readonly NewTask[], now: number): Promise<boolean[]> {
+  const keyed = tasks.flatMap((t, i) => (t.idempotencyKey !== null && t.idempotency ? [i] : []));
+  const out = new Array<boolean>(tasks.length).fill(false);
+  if (keyed.length === 0) return out;
+  const held = await store.getIdempotencyKeys(
+    keyed.map((i) => ({ tenantId: tasks[i].tenantId, key: tasks[i].idempotencyKey as string })),
+    now,
+  );
+  /** Task index → the stored task its key stands for, where the request is the same. */
+  const candidates = new Map<number, string>();
+  keyed.forEach((i, n) => {
+    const h = held[n];
+    if (h && h.requestHash === tasks[i].idempotency?.requestHash) candidates.set(i, h.taskId);
+  });
+  if (candidates.size === 0) return out;
+  // A key whose task was deleted since is no replay (insertTasks answers it 409 `task_deleted`).
+  const existing = await store.getTaskStates([...candidates.values()]);
+  for (const [i, taskId] of candidates) out[i] = existing.has(taskId);
+  return out;
 }
 
 /** The catalog error for the store's {@link IdempotencyKeyConflict}; null for any other error. */

@@ -44,6 +44,12 @@ export interface AuditScan {
   blockedLimboTotal: number;
 }
 
+/** An idempotency key held now (`Store.getIdempotencyKeys`): the task it stands for and the request's hash. */
+export interface HeldIdempotencyKey {
+  taskId: string;
+  requestHash: string;
+}
+
 /** Per submitted task: the id that stands for it. */
 export interface InsertResult {
   taskId: string;
@@ -172,6 +178,16 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
   insertTasks(tasks: NewTask[]): Promise<InsertResult[]>;
 
   getTask(id: string): Promise<TaskRecord | null>;
+
+  /**
+   * The idempotency keys held now (read only, no write): per key, in order, the task it stands for
+   * and its request's hash, or null when the key is not held (absent, or released: `expiresAt` at
+   * or before `now`, epoch ms). Submission backpressure uses it to answer a repeat of an
+   * acknowledged request as a replay while it refuses new tasks (services/submit-tasks.ts). The
+   * task itself may have been deleted since (read it). MongoDB: a key whose batch is still being
+   * stored is null, as `insertTasks` answers no replay from it either.
+   */
+  getIdempotencyKeys(keys: ReadonlyArray<{ tenantId: string; key: string }>, now: number): Promise<Array<HeldIdempotencyKey | null>>;
 
   /**
    * The states of many tasks in one read (the `?wait=` re-check): id → state for each id that

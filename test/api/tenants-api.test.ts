@@ -182,6 +182,39 @@ describe('REST: backpressure at submission', () => {
     expect((await submit('high')).statusCode).to.equal(503);
   });
 
+  for (const [name, settings, code] of [
+    ['rate limit', { submitRateLimit: { ratePerSecond: 1, burst: 1 } }, 429],
+    ['waiting cap', { maxWaitingTasks: 1 }, 503],
+  ] as const) {
+    it(`a repeat of an acknowledged keyed submission is answered as a replay while the ${name} refuses new tasks (${code})`, async () => {
+      f = await apiFixture(settings);
+      const post = (payload: object) => f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload });
+      const batch = (tasks: object[]) => f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', payload: { tasks } });
+      const keyed = { task_type: 'noop', priority: 'high', idempotency_key: 'order-7' };
+      const first = await post(keyed);
+      expect(first.statusCode).to.equal(202);
+      const id = first.json().task_id;
+      expect((await post({ task_type: 'noop', priority: 'high' })).statusCode).to.equal(code);
+      // Its repeat (the client lost the 202) gets its task back.
+      const again = await post(keyed);
+      expect(again.statusCode).to.equal(200);
+      expect(again.json()).to.include({ task_id: id, idempotent_replayed: true });
+      // The same key with another request is refused by the backpressure, neither 409 nor stored.
+      expect((await post({ ...keyed, payload: 2 })).statusCode).to.equal(code);
+      // A batch of the repeat and a new task is refused whole; repeats alone are answered.
+      expect((await batch([keyed, { task_type: 'noop', priority: 'high' }])).statusCode).to.equal(code);
+      const repeats = await batch([keyed, keyed]);
+      expect(repeats.statusCode, repeats.body).to.equal(202);
+      expect(
+        repeats.json().tasks.map((t: { task_id: string; idempotent_replayed?: boolean }) => [t.task_id, t.idempotent_replayed]),
+      ).to.deep.equal([
+        [id, true],
+        [id, true],
+      ]);
+      expect((await f.store.countByState()).PENDING).to.equal(1);
+    });
+  }
+
   it('a per-tenant cap refuses only that tenant', async () => {
     f = await apiFixture({ maxWaitingPerTenant: 2 });
     const submit = (tenant: string) =>

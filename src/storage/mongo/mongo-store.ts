@@ -7,6 +7,7 @@ import {
   AuditScan,
   CancelResult,
   CompletionResult,
+  HeldIdempotencyKey,
   InsertResult,
   OrphanedAttempt,
   Store,
@@ -41,6 +42,7 @@ import { purgeFinished } from './ops/purge-finished';
 import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } from './ops/read-tasks';
 import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { getTaskStates } from './ops/read-task-states';
+import { getIdempotencyKeys } from './ops/read-idempotency-keys';
 import { updateWaitingTask } from './ops/update-waiting-task';
 import type { WriteLane } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
@@ -146,6 +148,10 @@ export class MongoStore implements Store {
 
   async getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>> {
     return getTaskStates(this.c, ids);
+  }
+
+  async getIdempotencyKeys(keys: ReadonlyArray<{ tenantId: string; key: string }>, now: number): Promise<Array<HeldIdempotencyKey | null>> {
+    return getIdempotencyKeys(this.c, keys, now);
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {

@@ -7,6 +7,7 @@ import {
   AuditScan,
   CancelResult,
   CompletionResult,
+  HeldIdempotencyKey,
   InsertResult,
   OrphanedAttempt,
   Store,
@@ -39,6 +40,7 @@ import { purgeFinished } from './ops/purge-finished';
 import { countByState, findOrphanedAttempts, getAttempts, getTask, listTasks } from './ops/read-tasks';
 import { releaseQueuedInstances } from './ops/release-cron-queue';
 import { getTaskStates } from './ops/read-task-states';
+import { getIdempotencyKeys } from './ops/read-idempotency-keys';
 import { updateWaitingTask } from './ops/update-waiting-task';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
@@ -142,6 +144,10 @@ export class PostgresStore implements Store {
 
   async getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>> {
     return this.c.read((db) => getTaskStates(db, ids));
+  }
+
+  async getIdempotencyKeys(keys: ReadonlyArray<{ tenantId: string; key: string }>, now: number): Promise<Array<HeldIdempotencyKey | null>> {
+    return this.c.read((db) => getIdempotencyKeys(db, keys, now));
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {

@@ -15,6 +15,7 @@ import { prepareWorkflowReads, WorkflowReads } from './ops/read-workflows';
 import { prepareTenantReads } from './ops/tenant-settings';
 import { prepareGetAttemptLog } from './ops/read-attempt-log';
 import { prepareGetTaskStates } from './ops/read-task-states';
+import { prepareGetIdempotencyKeys } from './ops/read-idempotency-keys';
 
 export interface ReadStatements {
   tasks: TaskReads;
@@ -28,6 +29,7 @@ export interface ReadStatements {
   countOverflow: ReturnType<typeof prepareCountOverflow>;
   attemptLog: ReturnType<typeof prepareGetAttemptLog>;
   taskStates: ReturnType<typeof prepareGetTaskStates>;
+  idempotencyKeys: ReturnType<typeof prepareGetIdempotencyKeys>;
 }
 
 /** Prepares every read statement on `db` (an open, migrated connection). */
@@ -44,5 +46,6 @@ export function prepareReadStatements(db: Database.Database): ReadStatements {
     countOverflow: prepareCountOverflow(db),
     attemptLog: prepareGetAttemptLog(db),
     taskStates: prepareGetTaskStates(db),
+    idempotencyKeys: prepareGetIdempotencyKeys(db),
   };
 }

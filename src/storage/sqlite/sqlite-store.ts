@@ -6,6 +6,7 @@ import {
   AttemptCompletion,
   CancelResult,
   CompletionResult,
+  HeldIdempotencyKey,
   OrphanedAttempt,
   SchemaChange,
   Store,
@@ -104,6 +105,10 @@ export class SqliteStore implements Store {
 
   async getTaskStates(ids: readonly string[]): Promise<Map<string, TaskState>> {
     return this.c.r.taskStates(ids);
+  }
+
+  async getIdempotencyKeys(keys: ReadonlyArray<{ tenantId: string; key: string }>, now: number): Promise<Array<HeldIdempotencyKey | null>> {
+    return this.c.r.idempotencyKeys(keys, now);
   }
 
   async getAttempts(id: string): Promise<AttemptRecord[]> {

@@ -61,5 +61,29 @@ export function describeIdempotency(ctx: ConformanceContext): void {
         seq: 0,
       });
     });
+
+    it('getIdempotencyKeys answers per key, in order, the held task and hash; null when absent, of another tenant or released', async () => {
+      await ctx.store().insertTasks([keyed('gk-1', 'k1', 'h1'), keyed('gk-2', 'k2', 'h2', { tenantId: 't2' })]);
+      const pairs = [
+        { tenantId: 't2', key: 'k2' },
+        { tenantId: 'tenant-a', key: 'k1' },
+        { tenantId: 'tenant-a', key: 'k2' },
+        { tenantId: 'tenant-a', key: 'nope' },
+        { tenantId: 'tenant-a', key: 'k1' },
+      ];
+      expect(await ctx.store().getIdempotencyKeys(pairs, T0 + 1)).to.deep.equal([
+        { taskId: 'gk-2', requestHash: 'h2' },
+        { taskId: 'gk-1', requestHash: 'h1' },
+        null,
+        null,
+        { taskId: 'gk-1', requestHash: 'h1' },
+      ]);
+      // Released at its expiry (T0 + 1000), as insertTasks releases it.
+      expect(await ctx.store().getIdempotencyKeys([{ tenantId: 'tenant-a', key: 'k1' }], T0 + 999)).to.deep.equal([
+        { taskId: 'gk-1', requestHash: 'h1' },
+      ]);
+      expect(await ctx.store().getIdempotencyKeys([{ tenantId: 'tenant-a', key: 'k1' }], T0 + 1000)).to.deep.equal([null]);
+      expect(await ctx.store().getIdempotencyKeys([], T0)).to.deep.equal([]);
+    });
   });
 }

@@ -50,7 +50,7 @@ const TAKE_OVER_KEYS = `
     expires_at = excluded.expires_at`;
 
 /** Map key of a tenant's idempotency key. */
-const keyOf = (tenantId: string, key: string): string => JSON.stringify([tenantId, key]);
+export const keyOf = (tenantId: string, key: string): string => JSON.stringify([tenantId, key]);
 
 /** Stores `tasks` (see the file header); throws IdempotencyKeyConflict or the database's unique violation. */
 export async function insertTasks(db: Db, tasks: NewTask[]): Promise<InsertResult[]> {
