@@ -197,7 +197,8 @@ export const ConfigSchema = z
       tenantId,
       z
         .object({
-          weight: z.number().positive().finite().optional(),
+          /** As `PUT /api/v1/tenants/{id}` accepts it (contract/tenant-schemas.ts): above 0, at most 1,000,000. */
+          weight: z.number().positive().max(1_000_000).optional(),
           rateLimit: rateLimit.optional(),
           submitRateLimit: rateLimit.optional(),
           maxWaiting: int(1).optional(),

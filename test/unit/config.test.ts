@@ -134,6 +134,16 @@ describe('loadConfig', () => {
     ).to.have.length(2);
   });
 
+  it('tenants.<id>.weight: above 0 and at most 1,000,000, as the tenants API accepts it → else ConfigError naming it', () => {
+    for (const weight of [0, -1, 1e300, 1_000_001]) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides: { tenants: { acme: { weight } } } }));
+      expect(err.message, String(weight)).to.include('tenants.acme.weight');
+    }
+    expect(loadConfig({ configDir: dir, env: {}, overrides: { tenants: { acme: { weight: 1_000_000 } } } }).tenants.acme.weight).to.equal(
+      1_000_000,
+    );
+  });
+
   it('overrides win over env', () => {
     const cfg = loadConfig({ configDir: dir, env: { WORKERS: '6' }, overrides: { workers: 3 } });
     expect(cfg.workers).to.equal(3);
