@@ -2,9 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { httpStatusOf } from '../contract/error-catalog';
-import { SchedulerError } from '../domain/errors';
-import { RouteNotFoundError } from './http-errors';
 
 /** Where the dashboard is served (open without a key: it holds no data, its API calls carry the key). */
 export const UI_PREFIX = '/ui';
@@ -49,13 +46,7 @@ export function registerUi(app: FastifyInstance, root: string | null = uiRoot())
   if (!root) return;
   void app.register(async (ui) => {
     // A path the file server refuses (`/ui/../x`, a malformed escape) is a 404 like any missing
-    // file; anything else goes on to the app's error handler.
-    ui.setErrorHandler((err: { statusCode?: number; status?: number }, req) => {
-      // The file server's errors carry `status`; a catalog error's comes from the catalog.
-      const status = err.statusCode ?? (err instanceof SchedulerError ? httpStatusOf(err.code) : err.status) ?? 500;
-      if (status >= 400 && status < 500) throw new RouteNotFoundError(req.method, req.url.split('?')[0]);
-      throw err;
-    });
+    // file: the app's error handler maps the file server's refusals (api/error-handler.ts).
     await ui.register(fastifyStatic, {
       root,
       prefix: `${UI_PREFIX}/`,

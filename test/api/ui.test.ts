@@ -69,6 +69,19 @@ describe('REST: dashboard files at /ui', () => {
       expect(raw, target).to.match(/^HTTP\/1\.1 (401|404) /);
       expect(raw, target).to.not.include('"tasks"');
     }
+    // What the file server refuses (a path outside its root) is the usual 404, on a socket
+    // where no client resolves the dots first.
+    for (const target of ['/ui/%2e%2e/package.json', '/ui/..%2f..%2fpackage.json', '/ui/%2e%2e/%2e%2e/etc/passwd']) {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
+        let out = '';
+        sock.on('data', (d) => (out += d));
+        sock.on('end', () => resolve(out));
+        sock.on('error', reject);
+      });
+      expect(raw, target).to.match(/^HTTP\/1\.1 404 /);
+      expect(raw, target).to.include('ROUTE_NOT_FOUND');
+    }
   });
 
   it('the dashboard routes are not in /openapi.json', async () => {
