@@ -15,7 +15,7 @@ import { TaskEndEvents } from './services/task-end-events';
 import type { ResultWaiters } from './services/result-waiters';
 import { appFor } from './api/app-for';
 import { closeWithin, OpenSockets } from './api/open-sockets';
-import { httpsOptionsOf } from './api/tls';
+import { certificateValidityWarning, httpsOptionsOf } from './api/tls';
 import type { CronService } from './services/cron-service';
 import { resolveHandlerModules } from './handlers/handler-module';
 import { probeHandlerModules } from './handlers/handler-probe';
@@ -153,6 +153,8 @@ export async function startScheduler(
   // The certificate and key (HTTPS) are read and checked before anything is opened: a bad file stops start-up (exit 78).
   const https = httpsOptionsOf(config.tls);
   const localClock = options.clock ?? new SystemClock();
+  const certWarning = https && certificateValidityWarning(https.cert, config.tls.certFile as string, localClock.now());
+  if (certWarning) log.warn(certWarning);
   // Handler modules are located and loaded (in a child process) before anything is opened: a
   // missing module, one without a handler or with a payload schema that does not compile stops
   // start-up (exit 78). The payload schemas they export are checked at submission.

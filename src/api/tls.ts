@@ -48,6 +48,30 @@ export function httpsOptionsOf(tls: Config['tls']): HttpsOptions | null {
   return { cert, key, ca, requestCert: true, rejectUnauthorized: true };
 }
 
+/** A certificate that expires sooner than this (ms) is warned about at start (14 days). */
+export const CERT_EXPIRY_WARNING_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * The warning to log at start about the served certificate's validity at `now` (epoch ms), or null
+ * when it is valid for at least {@link CERT_EXPIRY_WARNING_MS} more. Clients refuse a certificate
+ * outside its validity (RFC 5280 §4.1.2.5), so an expired one fails every connection while the
+ * service itself looks healthy. Only the first (leaf) certificate of the chain is read.
+ * @param cert the PEM of `tls.certFile` (already checked by {@link httpsOptionsOf})
+ */
+export function certificateValidityWarning(cert: Buffer, file: string, now: number): string | null {
+  const leaf = new X509Certificate(cert);
+  const from = Date.parse(leaf.validFrom);
+  const to = Date.parse(leaf.validTo);
+  const at = (ms: number) => new Date(ms).toISOString();
+  if (now >= to) return `the certificate in ${file} expired at ${at(to)}: clients refuse it (replace ${NAMES.certFile})`;
+  if (now < from) return `the certificate in ${file} is not valid before ${at(from)}: clients refuse it until then`;
+  if (to - now < CERT_EXPIRY_WARNING_MS) {
+    const days = Math.floor((to - now) / (24 * 3600 * 1000));
+    return `the certificate in ${file} expires at ${at(to)} (in ${days === 0 ? 'less than a day' : days === 1 ? '1 day' : `${days} days`})`;
+  }
+  return null;
+}
+
 function readFile(name: keyof typeof NAMES, file: string): Buffer {
   try {
     return fs.readFileSync(file);

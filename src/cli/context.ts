@@ -45,10 +45,27 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
   try {
     client = createClient({ url, apiKey, tls });
   } catch (err) {
-    throw new InvalidArgumentError(`${o.url !== undefined ? '--url' : 'SCHEDULER_URL'}: ${(err as Error).message}`);
+    // The SDK names a TLS file by its option (`tls.ca: …`); the CLI by its flag or variable.
+    const message = (err as Error).message;
+    const file = /^tls\.(ca|cert|key): (.*)$/s.exec(message);
+    if (file) {
+      const [flag, env] = TLS_SOURCES[file[1] as keyof typeof TLS_SOURCES];
+      const given = { ca: o.caFile, cert: o.certFile, key: o.keyFile }[file[1] as keyof typeof TLS_SOURCES];
+      throw new InvalidArgumentError(
+        `${given !== undefined ? flag : env}: ${file[2].replace(/tls\.(ca|cert|key)\b/g, (_m, k: string) => TLS_SOURCES[k as keyof typeof TLS_SOURCES][0])}`,
+      );
+    }
+    throw new InvalidArgumentError(`${o.url !== undefined ? '--url' : 'SCHEDULER_URL'}: ${message}`);
   }
   return { client, io: { out: cli.out, err: cli.err, json: o.json ?? false } };
 }
+
+/** The CLI flag and environment variable of each TLS file. */
+const TLS_SOURCES = {
+  ca: ['--ca-file', 'SCHEDULER_CA_FILE'],
+  cert: ['--cert-file', 'SCHEDULER_CERT_FILE'],
+  key: ['--key-file', 'SCHEDULER_KEY_FILE'],
+} as const;
 
 function readTlsFile(file: string): Buffer {
   try {

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
+import { checkTlsFiles } from './tls-files';
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export { ConnectionError, SchedulerApiError };
@@ -100,6 +101,7 @@ export class ApiClient {
   /** @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it) */
   constructor(private readonly options: ClientOptions) {
     this.base = baseUrlOf(options?.url);
+    if (this.base.startsWith('https:')) checkTlsFiles(options.tls);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;

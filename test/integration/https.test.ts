@@ -34,9 +34,9 @@ function httpsGet(url: string, tls: https.RequestOptions): Promise<number> {
 }
 
 /** Runs `bin/scheduler args…`; resolves with its exit code and output. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, SCHEDULER_URL: '' } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, SCHEDULER_URL: '', ...env } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -160,6 +160,33 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
       '--json',
     ]);
     expect(list.code, list.stderr).to.equal(0);
+  });
+
+  it('the CLI refuses a wrong TLS file before it connects: exit 2, one line naming the flag or variable (a CA file without a certificate was ignored)', async () => {
+    const junk = path.join(dir.path, 'junk-ca.pem');
+    fs.writeFileSync(junk, 'not a certificate\n');
+    const url = 'https://127.0.0.1:9'; // nothing is reached: the files are checked first
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--ca-file', junk], {}, /^error: --ca-file: holds no PEM certificate/],
+      [[], { SCHEDULER_CA_FILE: junk }, /^error: SCHEDULER_CA_FILE: holds no PEM certificate/],
+      [['--cert-file', client.cert], {}, /^error: --cert-file: a client certificate needs its private key \(--key-file\)/],
+      [['--key-file', client.key], {}, /^error: --key-file: a private key needs its client certificate \(--cert-file\)/],
+      [
+        ['--cert-file', client.cert, '--key-file', other.key],
+        {},
+        /^error: --key-file: does not match the client certificate \(--cert-file\)/,
+      ],
+      [['--cert-file', junk, '--key-file', client.key], {}, /^error: --cert-file: is not a PEM certificate/],
+    ];
+    for (const [flags, env, message] of cases) {
+      const res = await cli(['--url', url, ...flags, 'list'], env);
+      expect(res.code, `${flags.join(' ')} ${JSON.stringify(env)}: ${res.stderr}`).to.equal(2);
+      expect(res.stderr.trim().split('\n'), res.stderr).to.have.length(1);
+      expect(res.stderr, flags.join(' ')).to.match(message);
+    }
+    // An http URL does not use them (as before): the junk CA does not stop it.
+    const plain = await cli(['--url', 'http://127.0.0.1:9', '--ca-file', junk, 'list']);
+    expect(plain.code, plain.stderr).to.equal(3);
   });
 
   it('a missing, unreadable or wrong file stops start-up: exit 78, one line naming the file, no store created', async () => {
