@@ -6,7 +6,13 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import type { TlsFiles } from './transport';
+
+/** PEM contents for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
+export interface TlsFiles {
+  ca?: Buffer | string;
+  cert?: Buffer | string;
+  key?: Buffer | string;
+}
 
 /**
  * Checks `tls` (PEM contents): a CA holds at least one certificate; a client certificate comes with

@@ -7,7 +7,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
-import { checkTlsFiles } from './tls-files';
+import { checkTlsFiles, type TlsFiles } from './tls-files';
+
+export type { TlsFiles };
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export { ConnectionError, SchedulerApiError };
@@ -23,13 +25,6 @@ export type ApiError = SchedulerApiError;
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped JSON alias of the SDK
 export type Json = any;
-
-/** PEM contents for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
-export interface TlsFiles {
-  ca?: Buffer | string;
-  cert?: Buffer | string;
-  key?: Buffer | string;
-}
 
 /** Where the API is, how to authenticate, and how to retry. */
 export interface ClientOptions {
