@@ -31,8 +31,19 @@ export function appFor(
     tenants: s.tenants,
     apiKeys: new ApiKeys(config.apiKeys),
     external: s.external,
+    completeBodyLimitBytes: completeBodyLimitOf(config),
     pull: s.pull,
     https: https ?? null,
     waiters: s.waiters,
   });
+}
+
+/**
+ * The complete route's body limit: `bodyLimitBytes`, or twice `maxResultBytes` and 64 KiB more when
+ * that is larger (a result's JSON may be sent with escapes its stored text does not have, beside a
+ * 4,096-character error message), so a result over `maxResultBytes` reaches the rule that ends the
+ * attempt `result_too_large` (docs/API.md "External queues"). Larger bodies are still 413.
+ */
+export function completeBodyLimitOf(config: Pick<Config, 'bodyLimitBytes' | 'maxResultBytes'>): number {
+  return Math.max(config.bodyLimitBytes, 2 * config.maxResultBytes + 65_536);
 }

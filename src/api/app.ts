@@ -73,6 +73,12 @@ export interface AppDeps {
   apiKeys?: ApiKeys;
   /** External consumers' reports (complete, heartbeat); their routes are served when given. */
   external?: ExternalTaskService;
+  /**
+   * Largest `POST /api/v1/tasks/{id}/complete` body in bytes (default: `bodyLimitBytes`): room for a
+   * result over `maxResultBytes`, so that it ends the attempt `result_too_large` instead of a 413
+   * that leaves the attempt running.
+   */
+  completeBodyLimitBytes?: number;
   /** HTTP pull workers' lease requests; the route is served when given (with `external`). */
   pull?: PullLeaseService;
   /** A request not received in full within this many ms is answered 408 and closed (default 30,000). */
@@ -190,7 +196,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(async (api) => {
     api.addHook('onRoute', refuseQueryWithoutSchema);
     taskRoutes(api, deps.service, deps.batchMaxTasks);
-    if (deps.external) externalTaskRoutes(api, deps.external, deps.pull);
+    if (deps.external) externalTaskRoutes(api, deps.external, deps.pull, deps.completeBodyLimitBytes ?? deps.bodyLimitBytes);
     deadLetterRoutes(api, deps.service);
     cronRoutes(api, deps.crons);
     if (deps.tenants) tenantRoutes(api, deps.tenants);

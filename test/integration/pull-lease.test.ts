@@ -258,6 +258,25 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
     expect((await post(`/api/v1/tasks/${id}/complete`, { attempt: 2, result: 'ok' })).json().status).to.equal('SUCCEEDED');
   });
 
+  it('a result over maxResultBytes (1 MiB, the body limit too) ends the attempt result_too_large, not a 413 that left it running', async () => {
+    const id = await submit('jobs');
+    const [t] = (await lease('jobs', { wait_s: 5 })).json().tasks;
+    expect(t.task_id).to.equal(id);
+    const big = await post(`/api/v1/tasks/${id}/complete`, { attempt: 1, result: { s: 'x'.repeat(1_100_000) } });
+    expect(big.statusCode, big.body.slice(0, 300)).to.equal(200);
+    expect(big.json().status).to.equal('FAILED');
+    const got = await s.scheduler.service.get(id, { attempts: true });
+    expect(got.attempt_history?.[0].error?.type).to.equal('result_too_large');
+    // Past the complete route's own limit (2 × maxResultBytes + 64 KiB) a body is still 413.
+    const id2 = await submit('jobs', { max_retries: 0 });
+    expect((await lease('jobs', { wait_s: 5 })).json().tasks[0].task_id).to.equal(id2);
+    const huge = await post(`/api/v1/tasks/${id2}/complete`, { attempt: 1, result: 'x'.repeat(2 * 1_048_576 + 70_000) });
+    expect(huge.statusCode).to.equal(413);
+    expect(await statusOf(id2)).to.equal('RUNNING');
+    const failed = await post(`/api/v1/tasks/${id2}/complete`, { attempt: 1, error: { message: 'too big to report' } });
+    expect(failed.json().status).to.equal('DEAD'); // retries exhausted: the dead-letter queue
+  });
+
   it('cancel of a running pull task ends its attempt: the next heartbeat is 409 ATTEMPT_CONFLICT', async () => {
     const id = await submit('jobs');
     await lease('jobs', { wait_s: 5 });

@@ -29,8 +29,14 @@ const tags = ['external consumers'];
 /**
  * Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint,
  * progress, logs; and, with `pull`, the lease requests of HTTP pull workers.
+ * @param completeBodyLimit largest complete body in bytes (AppDeps `completeBodyLimitBytes`)
  */
-export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskService, pull?: PullLeaseService): void {
+export function externalTaskRoutes(
+  app: FastifyInstance,
+  external: ExternalTaskService,
+  pull: PullLeaseService | undefined,
+  completeBodyLimit: number,
+): void {
   if (pull) pullLeaseRoute(app, pull);
 
   app.post<{ Params: { id: string }; Body: ExternalLogsBody }>(
@@ -52,6 +58,7 @@ export function externalTaskRoutes(app: FastifyInstance, external: ExternalTaskS
   app.post<{ Params: { id: string }; Body: ExternalCompletionBody }>(
     '/api/v1/tasks/:id/complete',
     {
+      bodyLimit: completeBodyLimit,
       schema: {
         summary: 'Complete an attempt of an external task (`{attempt, result?}` or `{attempt, error: {message, permanent?, type?}}`)',
         tags,
