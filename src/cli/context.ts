@@ -55,6 +55,8 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
         `${given !== undefined ? flag : env}: ${file[2].replace(/tls\.(ca|cert|key)\b/g, (_m, k: string) => TLS_SOURCES[k as keyof typeof TLS_SOURCES][0])}`,
       );
     }
+    if (message.startsWith('apiKey: '))
+      throw new InvalidArgumentError(`${o.apiKey !== undefined ? '--api-key' : 'SCHEDULER_API_KEY'}: ${message.slice('apiKey: '.length)}`);
     throw new InvalidArgumentError(`${o.url !== undefined ? '--url' : 'SCHEDULER_URL'}: ${message}`);
   }
   return { client, io: { out: cli.out, err: cli.err, json: o.json ?? false } };

@@ -96,6 +96,7 @@ export class ApiClient {
   /** @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it) */
   constructor(private readonly options: ClientOptions) {
     this.base = baseUrlOf(options?.url);
+    checkApiKey(options.apiKey);
     if (this.base.startsWith('https:')) checkTlsFiles(options.tls);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
@@ -213,6 +214,24 @@ export class ApiClient {
  * The base URL without trailing slashes.
  * @throws TypeError when `url` is not a string naming an http:// or https:// URL
  */
+/**
+ * An API key goes in the `Authorization` header, whose value may hold only visible ASCII, spaces and
+ * tabs inside, and no white space at its ends (RFC 9110 §5.5): a key read from a secret file with
+ * its trailing newline failed every call with Node's `ERR_INVALID_CHAR`.
+ * @throws TypeError starting with `apiKey:`
+ */
+function checkApiKey(apiKey: unknown): void {
+  if (apiKey === undefined) return;
+  if (typeof apiKey !== 'string') throw new TypeError(`apiKey: must be a string (got ${typeof apiKey})`);
+  if (apiKey !== apiKey.trim())
+    throw new TypeError('apiKey: starts or ends with white space (a trailing newline of the file it was read from?)');
+  const bad = /[^\x20-\x7e\t]/.exec(apiKey);
+  if (bad)
+    throw new TypeError(
+      `apiKey: holds a character an HTTP header cannot carry (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
+    );
+}
+
 function baseUrlOf(url: unknown): string {
   let protocol = '';
   try {

@@ -92,6 +92,15 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
       expect(r.stderr.trim().split('\n'), r.stderr).to.have.length(1);
       expect(r.stderr).to.include(names).and.include('must be an http:// or https:// URL');
     }
+    for (const [args, env, names] of [
+      [['--api-key', 'k\u0007', 'list'], {}, '--api-key: holds a character an HTTP header cannot carry (U+0007)'],
+      [['list'], { SCHEDULER_API_KEY: 'secret\n' }, 'SCHEDULER_API_KEY: starts or ends with white space'],
+    ] as const) {
+      const r = await cli(fixture.svc.url, [...args], env);
+      expect(r.code, r.stderr).to.equal(2);
+      expect(r.stderr.trim().split('\n'), r.stderr).to.have.length(1);
+      expect(r.stderr).to.include(names);
+    }
     const other = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('hello world');

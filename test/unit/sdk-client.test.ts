@@ -12,7 +12,7 @@ import {
   UnavailableError,
   WaitTimeoutError,
 } from '../../src/sdk/client';
-import type { ClientOptions } from '../../src/sdk/client';
+import type { ClientOptions, WaitOptions } from '../../src/sdk/client';
 import { backoffDelayMs, retryAfterMs } from '../../src/sdk/retry';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
@@ -205,6 +205,22 @@ describe('SDK client over a fake HTTP server', () => {
     }
   });
 
+  it('an apiKey a header cannot carry (a trailing newline, a control or non-ASCII character) is refused when the client is made', () => {
+    for (const [apiKey, message] of [
+      ['key\n', 'starts or ends with white space'],
+      [' key', 'starts or ends with white space'],
+      ['ke\u0001y', 'U+0001'],
+      ['clé', 'U+00E9'],
+      [42, 'must be a string'],
+    ] as const) {
+      expect(() => createClient({ url: 'http://127.0.0.1:1', apiKey } as ClientOptions), String(apiKey))
+        .to.throw(TypeError, message)
+        .with.property('message')
+        .that.match(/^apiKey: /);
+    }
+    expect(() => createClient({ url: 'http://127.0.0.1:1', apiKey: 'a key\twith inner space' })).to.not.throw();
+  });
+
   it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {
     server = await fakeServer([() => undefined]);
     const client = createClient({ url: server.url, fetchTimeoutMs: 100, retry: { maxAttempts: 1 } });
@@ -240,6 +256,27 @@ describe('SDK client wait', () => {
       '/api/v1/tasks/t1?wait=30',
     ]);
     expect(time.sleeps).to.deep.equal([]);
+  });
+
+  it('refuses a timeoutMs that is missing, NaN or negative, and a pollIntervalMs that is not above 0, before any request (they polled without end)', async () => {
+    const time = fakeTime();
+    server = await fakeServer([json(200, task('RUNNING'))]);
+    const client = createClient({ url: server.url, ...time.options });
+    const bad: Array<[unknown, RegExp]> = [
+      [{}, /timeoutMs must be a number .*got undefined/],
+      [{ timeoutMs: Number('x') }, /timeoutMs .*got NaN/],
+      [{ timeoutMs: -1 }, /timeoutMs .*got -1/],
+      [{ timeoutMs: '5000' }, /timeoutMs .*got 5000/],
+      [{ timeoutMs: 1000, pollIntervalMs: 0 }, /pollIntervalMs must be a finite number .*got 0/],
+      [{ timeoutMs: 1000, pollIntervalMs: Number.NaN }, /pollIntervalMs .*got NaN/],
+    ];
+    for (const [options, message] of bad) {
+      const err = await client.tasks.wait('t1', options as WaitOptions).catch((e: unknown) => e);
+      expect(err, JSON.stringify(options)).to.be.instanceOf(TypeError);
+      expect((err as Error).message).to.match(message);
+      expect(await client.workflows.wait('w1', options as WaitOptions).catch((e: unknown) => e)).to.be.instanceOf(TypeError);
+    }
+    expect(server.seen).to.deep.equal([]);
   });
 
   it('polls every pollIntervalMs a server that ignores wait, and rejects with WaitTimeoutError carrying the last view', async () => {

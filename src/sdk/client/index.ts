@@ -75,7 +75,9 @@ export interface SchedulerClient {
  * retries of 429/503 answers and of connection errors (GET/HEAD, idempotent requests);
  * `fetchTimeoutMs` (default 30,000) bounds each answer. No connection is made until a call.
  * A 2xx answer that is not JSON rejects with a SchedulerApiError of code `NOT_JSON` (the URL names
- * another server). @throws TypeError when `url` is not an http:// or https:// URL, or (an https URL) a `tls` file is
+ * another server). @throws TypeError when `url` is not an http:// or https:// URL, when `apiKey`
+ * holds what a header cannot carry (white space at its ends, a control or non-ASCII character;
+ * the message starts with `apiKey:`), or (an https URL) a `tls` file is
  * wrong (a CA without a certificate, a certificate without its key or not matching it; the message
  * starts with `tls.ca:`, `tls.cert:` or `tls.key:`)
  */

@@ -70,7 +70,10 @@ export interface SubmitOptions {
 
 /** Options of `tasks.wait` and `workflows.wait`. */
 export interface WaitOptions {
-  /** How long to wait in all, in ms; then the wait rejects with a WaitTimeoutError carrying the last view. */
+  /**
+   * How long to wait in all, in ms (0 or more; Infinity: until the end); then the wait rejects with
+   * a WaitTimeoutError carrying the last view. Anything else (NaN, missing) rejects with a TypeError.
+   */
   timeoutMs: number;
   /**
    * Pause between two reads when the server answers a long poll at once without the end (one that

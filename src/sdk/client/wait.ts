@@ -18,8 +18,10 @@ export const TERMINAL_WORKFLOW_STATUSES: ReadonlySet<string> = new Set(['SUCCEED
  * that ignores `wait` (answers at once) is polled every `pollIntervalMs`; one that refuses it (400
  * naming `wait`) is polled without it.
  * @returns the terminal view
- * @throws WaitTimeoutError with the last view read when the timeout passes first; the transport's
- *   errors (NotFoundError, ConnectionError, …) as they come
+ * @throws TypeError, before any request, when `timeoutMs` is not a number ≥ 0 (Infinity: no end)
+ *   or `pollIntervalMs` is not a finite number > 0 (NaN or a missing timeout polled without end,
+ *   hundreds of reads a second); WaitTimeoutError with the last view read when the timeout passes
+ *   first; the transport's errors (NotFoundError, ConnectionError, …) as they come
  */
 export async function waitForStatus<V extends { status: string }>(
   transport: ApiClient,
@@ -28,7 +30,13 @@ export async function waitForStatus<V extends { status: string }>(
   terminal: ReadonlySet<string>,
   options: WaitOptions,
 ): Promise<V> {
-  const deadline = transport.now() + options.timeoutMs;
+  const timeoutMs = options?.timeoutMs;
+  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)
+    throw new TypeError(`timeoutMs must be a number of ms, 0 or more (Infinity: no end); got ${String(timeoutMs)}`);
+  const pollIntervalMs = options.pollIntervalMs;
+  if (pollIntervalMs !== undefined && !(typeof pollIntervalMs === 'number' && Number.isFinite(pollIntervalMs) && pollIntervalMs > 0))
+    throw new TypeError(`pollIntervalMs must be a finite number of ms above 0; got ${String(pollIntervalMs)}`);
+  const deadline = transport.now() + timeoutMs;
   const pollMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   let longPoll = true;
   for (;;) {
