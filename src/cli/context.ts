@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { TlsFiles } from '../sdk/transport';
 import { createClient, SchedulerClient } from '../sdk/client';
+import { nonFiniteNumber, nonFiniteNumberMessage } from '../sdk/json-numbers';
 import { Io } from './output';
 
 /** What every command runs with: the client, the output streams and the global flags. */
@@ -79,17 +80,29 @@ function readTlsFile(file: string): Buffer {
 
 /** commander argument parser for a JSON value (`--payload '{"a":1}'`). */
 export function jsonValue(value: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch (err) {
     throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
   }
+  // `1e400` parses as Infinity, which JSON would send as null.
+  const odd = nonFiniteNumber(parsed);
+  if (odd) throw new InvalidArgumentError(nonFiniteNumberMessage('', odd));
+  return parsed;
 }
 
 /** commander argument parser for a positive integer. */
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+/** commander argument parser for `--batch-size`: 1 to 1,000 (the API's bound on a batch). */
+export function batchSizeValue(value: string): number {
+  const n = positiveInt(value);
+  if (n > 1000) throw new InvalidArgumentError('must be at most 1000 (the API takes 1 to 1,000 tasks a batch)');
   return n;
 }
 
@@ -118,6 +131,14 @@ export function readJsonFile(file: string, allowLines = false): unknown {
   } catch (err) {
     throw new InvalidArgumentError(`cannot read ${file}: ${(err as Error).message}`);
   }
+  const parsed = parseJsonText(file, text, allowLines);
+  // `1e400` parses as Infinity, which JSON would send as null.
+  const odd = nonFiniteNumber(parsed);
+  if (odd) throw new InvalidArgumentError(nonFiniteNumberMessage(`${file}: `, { ...odd, path: odd.path.replace(/^\./, '') }));
+  return parsed;
+}
+
+function parseJsonText(file: string, text: string, allowLines: boolean): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConnectionError, SchedulerApiError } from '../sdk/client';
 import { CliEnv, CliExit } from './context';
-import { taskCommands } from './commands/tasks';
+import { PartialSubmitError, taskCommands } from './commands/tasks';
 import { cronCommands } from './commands/cron';
 import { workflowCommands } from './commands/workflow';
 import { dlqCommands } from './commands/dlq';
@@ -71,7 +71,15 @@ export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
+    if (err instanceof PartialSubmitError) {
+      // What was stored before the failing batch (--json: on stdout, as a success prints it); then its error.
+      const { acks, total } = err;
+      if (json) cli.out.write(`${JSON.stringify({ submitted: acks.length, total, tasks: acks })}\n`);
+      else cli.err.write(`${err.message}\n`);
+      err = err.cause;
+    }
     // Thrown by an action (a parser's own is reported by commander and rethrown as CommanderError).
     if (err instanceof InvalidArgumentError) {
       cli.err.write(`error: ${err.message}\n`);

@@ -8,6 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
 import { checkTlsFiles, type TlsFiles } from './tls-files';
+import { nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
 
 export type { TlsFiles };
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
@@ -114,12 +115,15 @@ export class ApiClient {
    * @param path starts with `/` (without query string: give `query`)
    * @returns the parsed JSON body (null when empty), the status and the headers
    * @throws SchedulerApiError (a subclass per status) for a non-2xx answer; ConnectionError when
-   *   the service cannot be reached or does not answer within the timeout
+   *   the service cannot be reached or does not answer within the timeout; TypeError, before
+   *   sending, for a body holding NaN or ±Infinity (JSON would send null; the message names the path)
    */
   async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) qs.set(k, String(v));
     const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
+    const odd = options.body === undefined ? null : nonFiniteNumber(options.body);
+    if (odd) throw new TypeError(nonFiniteNumberMessage('body', odd));
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = {
       accept: 'application/json',

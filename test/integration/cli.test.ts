@@ -152,6 +152,30 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const fromFile = await run('submit', '--file', file);
     expect(fromFile.code, fromFile.stderr).to.equal(0);
     expect(fromFile.stdout).to.match(/^submitted 2 tasks in/);
+    // A failing batch: what was stored before it is reported, and its item is counted from the file's start.
+    const partial = path.join(dir.path, 'partial.jsonl');
+    fs.writeFileSync(
+      partial,
+      [
+        '{"task_type":"noop"}',
+        '{"task_type":"noop"}',
+        '{"task_type":"noop"}',
+        '{"task_type":"noop","priority":"bad"}',
+        '{"task_type":"noop"}',
+      ].join('\n'),
+    );
+    const stopped = await run('submit', '--file', partial, '--batch-size', '2');
+    expect(stopped.code, stopped.stderr).to.equal(1);
+    expect(stopped.stderr).to.include('submitted 2 of 5 tasks').and.include('tasks[3].priority');
+    const stoppedJson = await run('submit', '--file', partial, '--batch-size', '2', '--json');
+    expect(stoppedJson.code).to.equal(1);
+    expect(JSON.parse(stoppedJson.stdout)).to.include({ submitted: 2, total: 5 }).and.have.property('tasks').with.length(2);
+    expect(JSON.parse(stoppedJson.stderr).error.details.field).to.equal('tasks[3].priority');
+    expect((await run('submit', '--file', partial, '--batch-size', '1001')).code).to.equal(2);
+    // A number beyond a double's range would be sent, and stored, as null: refused first.
+    const huge = await run('submit', 'echo', '--payload', '{"a":[1,1e400]}');
+    expect(huge.code).to.equal(2);
+    expect(huge.stderr).to.include('a[1]: Infinity is a number JSON cannot hold');
     const list = await run('list', '--limit', '5');
     expect(list.stdout.split('\n')[0]).to.match(/^TASK_ID\s+TYPE\s+STATUS\s+PRIORITY\s+ATTEMPTS\s+CREATED$/);
     expect(list.stdout.trim().split('\n')).to.have.length.at.least(6);

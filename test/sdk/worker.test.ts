@@ -106,6 +106,7 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
           if (kind === 'permanent') throw new PermanentError('bad input');
           if (kind === 'flagged') throw Object.assign(new RangeError('out of range'), { permanent: true });
           if (kind === 'bigint') return { n: BigInt(1) };
+          if (kind === 'nan') return { ok: true, ratio: [1, Number.NaN] };
           throw new TypeError('flaky');
         },
       },
@@ -116,8 +117,9 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
       { payload: { kind: 'flagged' } },
       { payload: { kind: 'retry' } },
       { payload: { kind: 'bigint' } },
+      { payload: { kind: 'nan' } },
     );
-    const reports = await server.waitForCount('/complete', 5);
+    const reports = await server.waitForCount('/complete', 6);
     const errorOf = (i: number) => reports.find((r) => r.path.includes(tasks[i].task_id))!.body.error;
     expect(errorOf(0)).to.deep.equal({
       message: 'no handler for task_type "resize" in this worker',
@@ -128,6 +130,9 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(errorOf(2)).to.deep.equal({ message: 'out of range', type: 'RangeError', permanent: true });
     expect(errorOf(3)).to.deep.equal({ message: 'flaky', type: 'TypeError', permanent: false });
     expect(errorOf(4)).to.include({ type: 'result_not_serializable', permanent: true });
+    // NaN would have been sent, and stored, as null: a success with a result the handler did not give.
+    expect(errorOf(5)).to.include({ type: 'result_not_serializable', permanent: true });
+    expect(errorOf(5).message).to.include('result.ratio[1]: NaN');
   });
 
   it('a heartbeat refused with 409 aborts the signal (TaskCancelledError) and reports nothing more', async () => {

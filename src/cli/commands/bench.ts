@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { CliEnv, contextOf, positiveInt } from '../context';
+import { batchSizeValue, CliEnv, contextOf, positiveInt } from '../context';
 import { print } from '../output';
 import { submitInBatches } from './tasks';
 
@@ -9,7 +9,7 @@ export function benchCommand(program: Command, cli: CliEnv): void {
     .command('bench')
     .description('submit N noop tasks in batches and print the rate (see load-tests/ for end-to-end figures)')
     .option('-n, --count <n>', 'tasks to submit', positiveInt, 10_000)
-    .option('--batch-size <n>', 'tasks per batch request', positiveInt, 500)
+    .option('--batch-size <n>', 'tasks per batch request (1..1000)', batchSizeValue, 500)
     .option('--type <task_type>', 'task type to submit', 'noop')
     .action(async (f: { count: number; batchSize: number; type: string }, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);

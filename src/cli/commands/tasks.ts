@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJsonFile } from '../context';
+import { batchSizeValue, CliEnv, chunks, contextOf, jsonValue, numberValue, positiveInt, readJsonFile } from '../context';
 import { details, pageTable, print, progress, table } from '../output';
-import type { ListTasksQuery } from '../../sdk/client';
+import { SchedulerApiError, type ListTasksQuery } from '../../sdk/client';
 import { taskChangeCommands } from './task-changes';
 import type { SchedulerClient, SubmitAck, TaskSubmissionBody } from '../../sdk/client';
 import type { Io } from '../output';
@@ -67,6 +67,8 @@ function submissionOf(taskType: string, f: SubmitFlags): TaskSubmissionBody {
  * Submits `tasks` through `POST /api/v1/tasks/batch` in chunks of `batchSize`, with a progress
  * bar. Chunks are atomic on the server; a failing chunk stops the run (earlier chunks stay).
  * @returns the acknowledgements in order and the elapsed seconds
+ * @throws PartialSubmitError when a chunk fails: the acknowledgements of the chunks stored before
+ *   it, and the API's error with its `tasks[i]` counted from the start of `tasks`, not of the chunk
  */
 export async function submitInBatches(
   client: SchedulerClient,
@@ -80,13 +82,39 @@ export async function submitInBatches(
   const started = process.hrtime.bigint();
   try {
     for (const chunk of chunks(tasks, batchSize)) {
-      acks.push(...(await client.tasks.batch(chunk, { traceparent })));
+      try {
+        acks.push(...(await client.tasks.batch(chunk, { traceparent })));
+      } catch (err) {
+        throw new PartialSubmitError(acks, tasks.length, err instanceof SchedulerApiError ? shiftItems(err, acks.length) : err);
+      }
       bar.increment(chunk.length);
     }
   } finally {
     bar.stop();
   }
   return { acks, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** A bulk submission stopped by a failing batch: what was stored before it, and why it stopped. */
+export class PartialSubmitError extends Error {
+  constructor(
+    /** Acknowledgements of the tasks stored before the failing batch (items 0 to `acks.length - 1`). */
+    readonly acks: SubmitAck[],
+    /** How many tasks the run had. */
+    readonly total: number,
+    /** The failing batch's error (a SchedulerApiError names the item from the start of the run). */
+    override readonly cause: unknown,
+  ) {
+    super(`submitted ${acks.length} of ${total} tasks; the batch from item ${acks.length} on failed and nothing after it was sent`);
+  }
+}
+
+/** `err` with its `tasks[i]` (field, message) counted from item `offset` of the run. */
+function shiftItems(err: SchedulerApiError, offset: number): SchedulerApiError {
+  if (offset === 0) return err;
+  const shift = (text: string) => text.replace(/\btasks\[(\d+)\]/g, (_m, i: string) => `tasks[${Number(i) + offset}]`);
+  const details = typeof err.details.field === 'string' ? { ...err.details, field: shift(err.details.field) } : err.details;
+  return new (err.constructor as typeof SchedulerApiError)(err.status, err.code, shift(err.message), details, err.retryAfterMs);
 }
 
 /** `submit`, `get`, `list`, `cancel`. */
@@ -107,7 +135,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--traceparent <value>', 'W3C traceparent to join (sent as the traceparent header)')
     .option('-n, --count <n>', 'submit N copies (bulk, with a progress bar)', positiveInt)
     .option('-f, --file <path>', 'submit the tasks in a JSON array or JSON-lines file (- for stdin)')
-    .option('--batch-size <n>', 'tasks per batch request in bulk mode', positiveInt, 500)
+    .option('--batch-size <n>', 'tasks per batch request in bulk mode (1..1000)', batchSizeValue, 500)
     .action(async (taskType: string | undefined, flags: SubmitFlags, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       if (!flags.file && !taskType) throw new InvalidArgumentError('give a task_type or --file');

@@ -2,6 +2,7 @@
  * A handler's end as the completion the pull worker reports: a JSON result, or an error with its
  * message, type and whether retrying can help.
  */
+import { nonFiniteNumber, nonFiniteNumberMessage } from '../json-numbers';
 import type { CompletionError } from './worker-api';
 
 /** The most characters of an error message the completion endpoint takes. */
@@ -15,10 +16,14 @@ export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed';
 
 /**
  * A handler's return value as a success; a value JSON cannot carry (a BigInt, a cycle, a throwing
- * `toJSON`) as a permanent `result_not_serializable` failure (retrying would fail the same way).
+ * `toJSON`, NaN or ±Infinity, which JSON would write as null) as a permanent
+ * `result_not_serializable` failure (retrying would fail the same way).
  * `undefined` is stored as no result (null). The value is sent as its JSON text reads back.
  */
 export function succeeded(result: unknown): Outcome {
+  const odd = nonFiniteNumber(result);
+  if (odd)
+    return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
   try {
     const text = JSON.stringify(result);
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
