@@ -226,13 +226,17 @@ describe('SDK client over a fake HTTP server', () => {
     const client = createClient({ url: server.url });
     const err = await client.tasks.submit({ task_type: 'echo', payload: { a: [1, { n: Number.NaN }] } }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(TypeError);
-    expect((err as Error).message).to.equal('body.payload.a[1].n: NaN is a number JSON cannot hold (it would be sent, and stored, as null)');
+    expect((err as Error).message).to.equal(
+      'body.payload.a[1].n: NaN is a number JSON cannot hold (it would be sent, and stored, as null)',
+    );
     const inf = await client.tasks.submit({ task_type: 'echo', payload: -Infinity }).catch((e: unknown) => e);
     expect((inf as Error).message).to.match(/^body\.payload: -Infinity/);
     expect(server.seen).to.deep.equal([]);
     // A shared object and a Date are fine.
     const shared = { n: 1 };
-    expect(await client.tasks.submit({ task_type: 'echo', payload: { a: shared, b: shared, at: new Date(0) } })).to.deep.equal({ task_id: 't1' });
+    expect(await client.tasks.submit({ task_type: 'echo', payload: { a: shared, b: shared, at: new Date(0) } })).to.deep.equal({
+      task_id: 't1',
+    });
   });
 
   it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {
