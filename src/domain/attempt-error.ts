@@ -4,6 +4,7 @@
  * its `cause`s and a bounded stack. Pure: reads only the value given, never throws, and bounds
  * everything it keeps (a handler may throw anything, including a value whose getters throw).
  */
+import { cutText } from './text-cut';
 
 /** Most causes kept below the error itself; a longer chain ends with `causeOmitted: 'depth'`. */
 export const MAX_CAUSE_DEPTH = 5;
@@ -62,7 +63,9 @@ function read(obj: object, key: string): unknown {
 
 /** `text` cut to `max` characters, marked when cut. */
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  if (text.length <= max) return text;
+  const kept = cutText(text, max);
+  return `${kept}… (${text.length - kept.length} more characters)`;
 }
 
 /** A message as an attempt keeps it: its first {@link MAX_MESSAGE_CHARS} characters, the cut marked. */
@@ -136,7 +139,7 @@ export function boundedStack(stack: string): string {
   let kept = lines.slice(0, MAX_STACK_LINES).join('\n');
   let cutMark = lines.length > MAX_STACK_LINES ? `\n    … ${lines.length - MAX_STACK_LINES} more lines` : '';
   if (kept.length > MAX_STACK_CHARS) {
-    kept = kept.slice(0, MAX_STACK_CHARS);
+    kept = cutText(kept, MAX_STACK_CHARS);
     cutMark = `\n    … (cut at ${MAX_STACK_CHARS} characters)`;
   }
   return kept + cutMark;

@@ -5,6 +5,7 @@
  * The worker keeps the window ({@link AttemptLogWindow}) and sends new lines with the number of
  * the first line still kept; the store appends them and drops the lines before it.
  */
+import { cutText } from './text-cut';
 
 /** Most lines kept per attempt (the last ones). */
 export const MAX_LOG_LINES = 200;
@@ -43,17 +44,21 @@ export interface AttemptLog {
   droppedLines: number;
 }
 
-/** `message` and `fields` as one bounded line (numbered `n`, logged at `at`). */
+/**
+ * `message` and `fields` as one bounded line (numbered `n`, logged at `at`). A NUL in the message is
+ * kept as U+FFFD: PostgreSQL's text cannot hold U+0000, and the line (with every other line written
+ * beside it) would be refused; `fields` are JSON text, where it is the escape `\u0000`.
+ */
 export function logLine(n: number, at: number, message: unknown, fields?: unknown): AttemptLogLine {
   let text: string;
   try {
-    text = typeof message === 'string' ? message : String(message);
+    text = (typeof message === 'string' ? message : String(message)).replace(/\u0000/g, '\ufffd');
   } catch {
     text = '[a message that cannot be read]';
   }
   let truncated = false;
   if (text.length > MAX_LINE_CHARS) {
-    text = text.slice(0, MAX_LINE_CHARS);
+    text = cutText(text, MAX_LINE_CHARS);
     truncated = true;
   }
   let json: string | null = null;
