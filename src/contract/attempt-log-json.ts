@@ -1,5 +1,6 @@
 import { AttemptLog, MAX_LOG_BYTES, MAX_LOG_LINES } from '../domain/attempt-log';
 import { iso } from './task-json';
+import { WELL_FORMED_TEXT } from './well-formed-text';
 
 /**
  * `GET /api/v1/tasks/{id}/attempts/{attempt}/logs`: the task id and a 1-based attempt number
@@ -9,7 +10,7 @@ export const attemptLogParamsSchema = {
   type: 'object',
   required: ['id', 'attempt'],
   properties: {
-    id: { type: 'string', minLength: 1, maxLength: 1000 },
+    id: { type: 'string', minLength: 1, maxLength: 1000, pattern: WELL_FORMED_TEXT },
     attempt: { type: 'string', pattern: '^[1-9][0-9]{0,8}$', description: 'attempt number, 1-based' },
   },
 } as const;

@@ -61,7 +61,7 @@ export const listCronsQuerySchema = {
   additionalProperties: false,
   properties: {
     enabled: { type: 'string', enum: ['true', 'false'] },
-    tenant: { type: 'string', minLength: 1 },
+    tenant: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },

@@ -57,7 +57,7 @@ export function batchSubmissionSchema(maxItems: number) {
 export const taskIdParamsSchema = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 1000 } },
+  properties: { id: { type: 'string', minLength: 1, maxLength: 1000, pattern: WELL_FORMED_TEXT } },
 } as const;
 
 export const getTaskQuerySchema = {
@@ -83,9 +83,9 @@ export const deadLetterQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    task_type: { type: 'string', minLength: 1 },
-    queue: { type: 'string', minLength: 1 },
-    tenant: { type: 'string', minLength: 1 },
+    task_type: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
+    queue: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
+    tenant: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     since: { type: 'string', pattern: ISO_WITH_OFFSET },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
@@ -100,9 +100,9 @@ export const listTasksQuerySchema = {
       type: 'string',
       enum: ['SCHEDULED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'RETRYING', 'DEAD', 'CANCELLED', 'BLOCKED', 'OVERFLOW'],
     },
-    task_type: { type: 'string', minLength: 1 },
-    queue: { type: 'string', minLength: 1 },
-    idempotency_key: { type: 'string', minLength: 1, maxLength: 256 },
+    task_type: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
+    queue: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
+    idempotency_key: { type: 'string', minLength: 1, maxLength: 256, pattern: WELL_FORMED_TEXT },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },

@@ -41,7 +41,7 @@ export const workflowSubmissionSchema = {
 export const workflowIdParamsSchema = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 1000 } },
+  properties: { id: { type: 'string', minLength: 1, maxLength: 1000, pattern: WELL_FORMED_TEXT } },
 } as const;
 
 /** `GET /api/v1/workflows/{id}` options: `wait` (a long poll). */
@@ -57,7 +57,7 @@ export const listWorkflowsQuerySchema = {
   additionalProperties: false,
   properties: {
     status: { type: 'string', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] },
-    tenant: { type: 'string', minLength: 1 },
+    tenant: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },

@@ -57,6 +57,46 @@ describe('REST: a lone UTF-16 surrogate in a name, key or id → 400 naming the 
     expect((await f.app.inject({ method: 'GET', url: '/api/v1/cron-tasks' })).json().cron_tasks).to.deep.equal([]);
   });
 
+  it('U+0000 (NUL) in a name, key or id, in a path id or a list filter: 400 naming it (PostgreSQL text cannot hold it: a 500 there)', async () => {
+    const nul = '\\u0000';
+    const bodies: Array<[string, string, string]> = [
+      ['/api/v1/tasks', `{"task_type":"noop","idempotency_key":"k${nul}"}`, 'idempotency_key'],
+      ['/api/v1/tasks', `{"task_type":"noop","queue":"q${nul}"}`, 'queue'],
+      [
+        '/api/v1/tasks/batch',
+        `{"tasks":[{"task_type":"noop"},{"task_type":"noop","idempotency_key":"${nul}"}]}`,
+        'tasks[1].idempotency_key',
+      ],
+      ['/api/v1/workflows', `{"workflow_name":"w${nul}","tasks":[{"task_id":"a","task_type":"noop"}]}`, 'workflow_name'],
+      ['/api/v1/workflows', `{"tasks":[{"task_id":"a${nul}","task_type":"noop"}]}`, 'tasks[0].task_id'],
+      ['/api/v1/cron-tasks', `{"name":"c${nul}","cron_expression":"* * * * *","task_type":"noop"}`, 'name'],
+    ];
+    for (const [url, text, field] of bodies) {
+      const res = await post(url, text);
+      expect(res.statusCode, `${url} ${res.body}`).to.equal(400);
+      expect(res.json().error.details).to.deep.include({ field });
+      expect(res.json().error.details.reason).to.include('U+0000');
+    }
+    const reads: Array<[string, string, string]> = [
+      ['GET', '/api/v1/tasks/%00', 'id'],
+      ['GET', '/api/v1/tasks/a%00b/attempts/1/logs', 'id'],
+      ['POST', '/api/v1/tasks/%00/cancel', 'id'],
+      ['GET', '/api/v1/cron-tasks/%00', 'id'],
+      ['GET', '/api/v1/workflows/%00', 'id'],
+      ['GET', '/api/v1/tasks?idempotency_key=%00', 'idempotency_key'],
+      ['GET', '/api/v1/tasks?task_type=a%00', 'task_type'],
+      ['GET', '/api/v1/dead-letter?tenant=%00', 'tenant'],
+      ['GET', '/api/v1/workflows?tenant=%00', 'tenant'],
+    ];
+    for (const [method, url, field] of reads) {
+      const res = await f.app.inject({ method: method as 'GET', url });
+      expect(res.statusCode, `${method} ${url} ${res.body}`).to.equal(400);
+      expect(res.json().error.details.field, url).to.equal(field);
+    }
+    const counts = await f.store.countByState();
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
+  });
+
   it('well-formed pairs are accepted and read back as sent; a lone surrogate in a payload is kept', async () => {
     const text = `{"task_type":"noop","idempotency_key":"k\\ud83d\\ude00","payload":{"s":"${lone}x"}}`;
     const res = await post('/api/v1/tasks', text);
