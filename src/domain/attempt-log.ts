@@ -52,7 +52,7 @@ export interface AttemptLog {
 export function logLine(n: number, at: number, message: unknown, fields?: unknown): AttemptLogLine {
   let text: string;
   try {
-    text = (typeof message === 'string' ? message : String(message)).replace(/\u0000/g, '\ufffd');
+    text = (typeof message === 'string' ? message : String(message)).replaceAll('\u0000', '\ufffd');
   } catch {
     text = '[a message that cannot be read]';
   }
