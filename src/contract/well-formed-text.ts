@@ -19,4 +19,5 @@
 export const WELL_FORMED_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
 /** The validation error's reason when a string breaks {@link WELL_FORMED_TEXT}. */
-export const WELL_FORMED_TEXT_REASON = 'must not contain U+0000 (NUL) or a lone UTF-16 surrogate (a \\uD800–\\uDFFF escape without its pair)';
+export const WELL_FORMED_TEXT_REASON =
+  'must not contain U+0000 (NUL) or a lone UTF-16 surrogate (a \\uD800–\\uDFFF escape without its pair)';
