@@ -382,6 +382,16 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
 /** The store was created with another partition count, or similar misconfiguration. */
 export class StoreConfigError extends StartupError {}
 
+/**
+ * The store's server could not be reached at start-up (refused, unknown host, too many
+ * connections, shutting down): one line and exit 69 (EX_UNAVAILABLE in BSD's sysexits.h: "a
+ * service is unavailable"), not 78, since nothing in the configuration needs to change; a
+ * supervisor may start the service again later. Once running, the same faults are 503s instead.
+ */
+export class StoreUnreachableError extends StartupError {
+  override readonly exitCode: number = 69;
+}
+
 /** Filter and page of {@link Store.listWorkflows}. Newest first. */
 export interface WorkflowListQuery {
   status?: WorkflowStatus;

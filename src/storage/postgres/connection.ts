@@ -6,6 +6,7 @@
  */
 import { Pool, PoolConfig, types } from 'pg';
 import { SCHEMA_NAME } from './schema-name';
+import { STATEMENT_TIMEOUT_MS } from './db';
 
 /** Type OIDs read as numbers: int8 (`bigint`, `count(*)`) and numeric aggregates (`sum`). */
 const INT8_OID = 20;
@@ -71,7 +72,10 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     // statements (the claim, the completion) are parsed once but planned for each call's
     // parameters and the table as it is; a generic plan made while the table was nearly empty
     // stayed a sequential scan and a hash join (decision 5 of that note).
-    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c plan_cache_mode=force_custom_plan -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+    // statement_timeout: the server stops a statement at the client's own bound (db.ts
+    // STATEMENT_TIMEOUT_MS) instead of running on after the client gave up, whatever the role's
+    // or the database's setting (settings given at connection time win over ALTER ROLE's).
+    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c plan_cache_mode=force_custom_plan -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${STATEMENT_TIMEOUT_MS}`,
     types: TYPES,
     keepAlive: true,
     // TCP keepalive probes start after 10 s idle (the OS default is 2 h): a peer gone without a

@@ -17,7 +17,9 @@ function isServerAway(code: string): boolean {
     code === '57P03' || // cannot_connect_now (starting up, shutting down, recovery)
     code === '53300' || // too_many_connections
     code === '53100' || // disk_full
-    code === '58030' // io_error
+    code === '58030' || // io_error
+    code === '25P03' || // idle_in_transaction_session_timeout: the server ended the session
+    code === '57014' // query_canceled: the statement timeout (a server too slow now), or a cancel
   );
 }
 
@@ -35,10 +37,34 @@ export function postgresFaultOf(err: unknown, target: string, now: number): Stor
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  const away = SOCKET_CODES.has(code) || isServerAway(code) || (code === '' && ENDED.test(message));
+  // FATAL: the server ended the session (an expired password at a reconnect, a terminated backend).
+  const fatal = (e as { severity?: unknown } | null)?.severity === 'FATAL';
+  const away = SOCKET_CODES.has(code) || isServerAway(code) || fatal || (code === '' && ENDED.test(message));
   if (!away) return null;
   const kind = code === '53100' ? 'disk_full' : 'connection_lost';
   return { kind, target, cause: code ? `${code}: ${message}` : message, recoverable: true, since: now };
+}
+
+/**
+ * What an error at start-up says about the configuration, as one line naming `POSTGRES_URL`, or
+ * null when it is not about the configuration: a wrong password or role (28P01, 28000), a database
+ * that does not exist (3D000), a privilege the role lacks (42501). Codes: Appendix A.
+ */
+export function postgresConfigProblem(err: unknown, target: string): string | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const where = `invalid configuration: postgresUrl (env POSTGRES_URL): ${target}`;
+  switch (e?.code) {
+    case '28P01':
+    case '28000':
+      return `${where}: ${message} (check the user and password in the URL, and pg_hba.conf)`;
+    case '3D000':
+      return `${where}: ${message} (create it first, e.g. createdb; the store creates its tables, not the database)`;
+    case '42501':
+      return `${where}: ${message} (the role needs CONNECT on the database and, to migrate, CREATE on it or on the schema: docs/POSTGRES.md)`;
+    default:
+      return null;
+  }
 }
 
 /** True for errors after which the same transaction may simply run again: deadlock, serialization failure. */

@@ -7,13 +7,13 @@
  */
 import type { Pool } from 'pg';
 import { Clock, SystemClock } from '../../domain/clock';
-import { SchemaChange, StoreConfigError } from '../store';
+import { SchemaChange, StoreConfigError, StoreUnreachableError } from '../store';
 import { StoreHealth, storeUnavailable } from '../store-health';
 import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { postgresFaultOf } from './pg-faults';
+import { postgresConfigProblem, postgresFaultOf } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 
 /** The time of a fault's `since` when the store is given no clock. */
@@ -101,8 +101,13 @@ export class StoreConnections {
       change = await this.migrate(pool, partitions);
     } catch (err) {
       await pool.end().catch(() => undefined);
+      // At start-up nothing is acknowledged yet: a wrong URL, role or database is a configuration
+      // error (one line, exit 78), a server away is one line too (exit 69), never a stack trace.
+      const problem = postgresConfigProblem(err, this.target);
+      if (problem) throw new StoreConfigError(problem);
       const fault = postgresFaultOf(err, this.target, this.clock.now());
-      if (fault) throw storeUnavailable(fault);
+      if (fault)
+        throw new StoreUnreachableError(`the PostgreSQL server ${this.target} cannot be reached: ${fault.cause.replace(/\s+/g, ' ')}`);
       throw err;
     }
     this.pool = pool;

@@ -38,11 +38,22 @@ export async function migrate(
 ): Promise<{ from: number; applied: string[] }> {
   await db.query('BEGIN');
   try {
+    // A migration may build an index over many rows: no statement timeout inside it (the role's or
+    // the pool's), the advisory lock keeps it one at a time.
+    await db.query('SET LOCAL statement_timeout = 0');
     await db.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await db.query(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    // Created only when missing: CREATE SCHEMA IF NOT EXISTS checks the role's CREATE on the
+    // database even when the schema exists, so a role with rights on the tables alone could not
+    // start on a database already migrated.
+    const found = await db.query<{ schema: boolean; table: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS schema, to_regclass($2) IS NOT NULL AS table`,
+      [schema, `${schema}.schema_migrations`],
     );
+    if (!found.rows[0].schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    if (!found.rows[0].table)
+      await db.query(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
     const { rows } = await db.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
     const from = rows[0]?.v ?? 0;
     if (from > MIGRATIONS.length) {

@@ -1,0 +1,136 @@
+/**
+ * The PostgreSQL store at start-up and under the role's own settings: a wrong database or an
+ * unreachable server is one line (exit 78 or 69), not a stack trace; a role whose
+ * `statement_timeout` is tiny, and a role with rights on the tables alone (a database already
+ * migrated), can open the store. Runs on the server of POSTGRES_URL (trust authentication: roles
+ * made here log in without a password).
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { StoreConfigError, StoreUnreachableError } from '../../src/storage/store';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store';
+import { dropSchema, freshSchema, postgresUrl, registerMissingPostgres } from '../helpers/postgres-schema';
+import { newTask, T0 } from './fixtures';
+
+const url = postgresUrl();
+
+/** `url` with its user replaced by `user` (trust authentication: no password). */
+function asUser(base: string, user: string): string {
+  const u = new URL(base);
+  u.username = user;
+  u.password = '';
+  return u.toString();
+}
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+describe('PostgresStore: start-up errors and the role’s own settings', function () {
+  if (!url) {
+    registerMissingPostgres();
+    return;
+  }
+  this.timeout(60_000);
+  const roles: string[] = [];
+  const schemas: string[] = [];
+  after(async () => {
+    for (const s of schemas) await dropSchema(url, s);
+    await admin(async (c) => {
+      for (const r of roles) {
+        await c.query(`DROP OWNED BY ${r}`).catch(() => undefined);
+        await c.query(`DROP ROLE IF EXISTS ${r}`);
+      }
+    });
+  });
+
+  /** A new login role (dropped after the suite). */
+  async function role(prefix: string): Promise<string> {
+    const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+    roles.push(name);
+    await admin((c) => c.query(`CREATE ROLE ${name} LOGIN`));
+    return name;
+  }
+
+  async function openError(store: PostgresStore): Promise<unknown> {
+    try {
+      await store.open(4);
+    } catch (err) {
+      return err;
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+    return null;
+  }
+
+  it('a database that does not exist: StoreConfigError (exit 78) naming POSTGRES_URL and the database, one line', async () => {
+    const u = new URL(url);
+    u.pathname = '/no_such_db_here';
+    const err = await openError(new PostgresStore(u.toString(), { schema: 'public' }));
+    expect(err).to.be.instanceOf(StoreConfigError);
+    expect((err as StoreConfigError).exitCode).to.equal(78);
+    expect((err as Error).message).to.match(/^invalid configuration: postgresUrl \(env POSTGRES_URL\): .*no_such_db_here.*does not exist/);
+    expect((err as Error).message).to.not.include('\n');
+  });
+
+  it('a server that cannot be reached: StoreUnreachableError (exit 69), one line naming it', async () => {
+    const u = new URL(url);
+    u.port = '1';
+    const err = await openError(new PostgresStore(u.toString(), { schema: 'public' }));
+    expect(err).to.be.instanceOf(StoreUnreachableError);
+    expect((err as StoreUnreachableError).exitCode).to.equal(69);
+    expect((err as Error).message).to.match(/^the PostgreSQL server postgres:\/\/127\.0\.0\.1:1\/.* cannot be reached: .*ECONNREFUSED/);
+  });
+
+  it("a role whose statement_timeout is 1 ms opens the store and writes (the store's own 30 s bound wins)", async () => {
+    const name = await role('tinyto');
+    const schema = freshSchema('tinyto');
+    schemas.push(schema);
+    await admin(async (c) => {
+      const db = new URL(url).pathname.slice(1);
+      await c.query(`GRANT CREATE ON DATABASE ${db} TO ${name}`);
+      await c.query(`ALTER ROLE ${name} SET statement_timeout = '1ms'`);
+    });
+    const store = new PostgresStore(asUser(url, name), { schema });
+    await store.open(4); // before: "canceling statement due to statement timeout" at the migration
+    try {
+      await store.insertTasks(Array.from({ length: 200 }, (_, i) => newTask(`to-${i}`, { state: 'PENDING', dueAt: T0 })));
+      expect((await store.countByState()).PENDING).to.equal(200);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a role with rights on the tables alone opens a store already migrated (it needed CREATE on the database)', async () => {
+    const schema = freshSchema('tables');
+    schemas.push(schema);
+    const first = new PostgresStore(url, { schema });
+    await first.open(4);
+    await first.close();
+    const name = await role('tablesonly');
+    await admin(async (c) => {
+      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
+    });
+    const store = new PostgresStore(asUser(url, name), { schema });
+    await store.open(4); // before: "permission denied for database"
+    try {
+      await store.insertTasks([newTask('tbl-1', { state: 'PENDING', dueAt: T0 })]);
+      expect((await store.getTask('tbl-1'))?.state).to.equal('PENDING');
+    } finally {
+      await store.close();
+    }
+    // Without rights to migrate a fresh schema, it is one line naming POSTGRES_URL (exit 78).
+    const err = await openError(new PostgresStore(asUser(url, name), { schema: freshSchema('denied') }));
+    expect(err).to.be.instanceOf(StoreConfigError);
+    expect((err as Error).message).to.match(/^invalid configuration: postgresUrl \(env POSTGRES_URL\): .*permission denied/);
+  });
+});
