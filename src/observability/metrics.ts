@@ -46,10 +46,13 @@ export class SchedulerMetrics {
 
   /**
    * @param depthByState reads the number of tasks per state when /metrics is scraped; null when there
-   *   is no count yet (the `scheduler_tasks` gauge then has no samples in that scrape)
+   *   is no count yet (the `scheduler_tasks` gauge then has no samples in that scrape). A rejection
+   *   (the store is away) counts as null: the scrape still answers, with every other series (the
+   *   store's and Redis's health among them) when they matter most.
    * @param maxTenantLabels distinct tenants with their own label in per-tenant metrics (default 50)
    */
-  constructor(depthByState: () => Promise<Record<TaskState, number> | null>, maxTenantLabels = 50) {
+  constructor(readDepth: () => Promise<Record<TaskState, number> | null>, maxTenantLabels = 50) {
+    const depthByState = () => readDepth().catch(() => null);
     this.tenantLabels = new TenantLabels(maxTenantLabels);
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'scheduler_' });
