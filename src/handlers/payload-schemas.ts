@@ -1,6 +1,7 @@
 import { SchemaValidator } from '../contract/validation';
 import { ValidationError } from '../domain/errors';
 import { BUILTIN_HANDLERS } from './registry';
+import { FORBIDDEN_HTTP_METHODS } from './builtins/http';
 
 /**
  * JSON Schemas of what the built-in handlers read from their payload (README, "Using it"; the
@@ -80,6 +81,8 @@ function assertHttpTarget(p: { url: string; method?: string }, at: string): void
   if (protocol !== 'http:' && protocol !== 'https:') throw new ValidationError(`${at}.url`, 'must be an http or https URL');
   if (p.method !== undefined && !/^[A-Za-z]+$/.test(p.method))
     throw new ValidationError(`${at}.method`, 'must be an HTTP method name such as POST');
+  if (p.method !== undefined && FORBIDDEN_HTTP_METHODS.has(p.method.toUpperCase()))
+    throw new ValidationError(`${at}.method`, `${p.method.toUpperCase()} cannot be sent (fetch refuses CONNECT, TRACE and TRACK)`);
   try {
     new Headers((p as { headers?: Record<string, string> | null }).headers ?? undefined); // throws on a header name or value HTTP cannot carry
   } catch (err) {

@@ -1,6 +1,12 @@
 import { describeError } from '../../domain/attempt-error';
 import { PermanentError, TaskHandler } from '../types';
 
+/**
+ * Methods `fetch` refuses to send (the Fetch standard's "forbidden methods", compared
+ * case-insensitively): a task with one could only fail, attempt after attempt.
+ */
+export const FORBIDDEN_HTTP_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
 interface HttpPayload {
   url: string;
   method?: string;
@@ -28,6 +34,7 @@ export const http: TaskHandler = async (payload, ctx) => {
   }
   const method = typeof p.method === 'string' ? p.method.toUpperCase() : p.method === undefined ? 'POST' : '';
   if (!/^[A-Z]+$/.test(method)) throw new PermanentError('payload.method must be an HTTP method name such as POST');
+  if (FORBIDDEN_HTTP_METHODS.has(method)) throw new PermanentError(`payload.method ${method} cannot be sent by fetch`);
   const hasBody = p.body !== undefined && method !== 'GET' && method !== 'HEAD';
   let headers: Headers;
   try {
