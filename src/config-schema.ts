@@ -197,8 +197,8 @@ export const ConfigSchema = z
       tenantId,
       z
         .object({
-          /** As `PUT /api/v1/tenants/{id}` accepts it (contract/tenant-schemas.ts): above 0, at most 1,000,000. */
-          weight: z.number().positive().max(1_000_000).optional(),
+          /** As `PUT /api/v1/tenants/{id}` accepts it (contract/tenant-schemas.ts): 0.001 to 1,000,000. */
+          weight: z.number().min(0.001).max(1_000_000).optional(),
           rateLimit: rateLimit.optional(),
           submitRateLimit: rateLimit.optional(),
           maxWaiting: int(1).optional(),

@@ -22,7 +22,8 @@ export const tenantPutSchema = {
   additionalProperties: false,
   minProperties: 1,
   properties: {
-    weight: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    /** 0.001 to 1,000,000: a weight of 5e-324 was taken, and in the round-robin such a tenant was never picked while another had work. */
+    weight: { type: 'number', minimum: 0.001, maximum: 1_000_000 },
     rate_limit: { anyOf: [rateLimit, { type: 'null' }] },
   },
 } as const;

@@ -132,6 +132,8 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect(await f.store.listTaskTypeLimits()).to.deep.equal([]);
     for (const [url, body, field] of [
       ['/api/v1/tenants/acme', { weight: 0 }, 'weight'],
+      ['/api/v1/tenants/acme', { weight: 5e-324 }, 'weight'],
+      ['/api/v1/tenants/acme', { weight: 0.0009 }, 'weight'],
       ['/api/v1/tenants/acme', {}, 'body'],
       ['/api/v1/rate-limits/echo', { rate_per_second: -1 }, 'rate_per_second'],
       ['/api/v1/rate-limits/echo', { rate_per_second: 1e-9 }, 'rate_per_second'],

@@ -134,8 +134,8 @@ describe('loadConfig', () => {
     ).to.have.length(2);
   });
 
-  it('tenants.<id>.weight: above 0 and at most 1,000,000, as the tenants API accepts it → else ConfigError naming it', () => {
-    for (const weight of [0, -1, 1e300, 1_000_001]) {
+  it('tenants.<id>.weight: 0.001 to 1,000,000, as the tenants API accepts it → else ConfigError naming it', () => {
+    for (const weight of [0, -1, 5e-324, 0.0009, 1e300, 1_000_001]) {
       const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides: { tenants: { acme: { weight } } } }));
       expect(err.message, String(weight)).to.include('tenants.acme.weight');
     }
