@@ -127,8 +127,13 @@ export class TenantAdmin {
     return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...rateLimitJson(l) })) };
   }
 
-  /** A limit on a type no handler serves would never apply: refused like a task of that type. */
+  /**
+   * A limit on a type no handler serves would never apply: refused like a task of that type. With
+   * external queues any type may be submitted to them (their consumers serve it), and the limit
+   * holds for their tasks too: then every type is accepted.
+   */
   private assertKnownType(taskType: string): void {
+    if (Object.keys(this.deps.config.externalQueues ?? {}).length > 0) return;
     const types = registeredTaskTypes(this.deps.config.handlers);
     if (!types.includes(taskType)) throw new UnknownTaskTypeError('task_type', taskType, types);
   }

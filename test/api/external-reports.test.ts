@@ -52,6 +52,17 @@ describe('external consumer reports (routes)', () => {
     expect(res.json().error.code).to.equal('UNKNOWN_TASK_TYPE');
   });
 
+  it('a rate limit on a type only an external queue serves is accepted (it was 400 UNKNOWN_TASK_TYPE)', async () => {
+    const put = await f.app.inject({
+      method: 'PUT',
+      url: '/api/v1/rate-limits/send_sms',
+      headers: { authorization: `Bearer ${KEYS.admin}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ rate_per_second: 1 }),
+    });
+    expect(put.statusCode, put.body).to.equal(200);
+    expect(put.json()).to.deep.include({ task_type: 'send_sms', rate_per_second: 1 });
+  });
+
   const badBodies: Array<[string, unknown, string]> = [
     ['no body', undefined, 'body'],
     ['an array', [], 'body'],
