@@ -186,10 +186,13 @@ export class ApiClient {
           }),
         );
       };
+      // The path as written (apiPath escapes `.` and `..` segments as %2E): WHATWG URL parsing would
+      // remove them, %2E included, and send `/api/v1/concurrency-limits/..` to `/api/v1/`.
+      const path = url.slice(url.indexOf('/', url.indexOf('//') + 2));
       const req =
         target.protocol === 'https:'
-          ? https.request(target, { method, headers, signal, ...this.options.tls }, onResponse)
-          : http.request(target, { method, headers, signal }, onResponse);
+          ? https.request(target, { method, headers, signal, path, ...this.options.tls }, onResponse)
+          : http.request(target, { method, headers, signal, path }, onResponse);
       req.setTimeout(timeoutMs, () =>
         req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT', sent: true })),
       );

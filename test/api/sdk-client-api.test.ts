@@ -135,6 +135,12 @@ describe('SDK client against a listening app', function () {
     expect((await client.concurrencyLimits.get('k1')).max_running).to.equal(2);
     expect((await client.concurrencyLimits.list()).map((l) => l.key)).to.deep.equal(['k1']);
     expect(await client.concurrencyLimits.delete('k1')).to.deep.equal({ key: 'k1', deleted: true });
+    // Keys `.` and `..` are path segments URL parsing would remove: sent escaped, they reach their route.
+    for (const key of ['.', '..']) {
+      expect(await client.concurrencyLimits.put(key, { max_running: 3 })).to.include({ key, max_running: 3 });
+      expect((await client.concurrencyLimits.get(key)).max_running).to.equal(3);
+      expect(await client.concurrencyLimits.delete(key)).to.deep.equal({ key, deleted: true });
+    }
     expect(await client.audit()).to.have.property('checked_at');
     expect(await client.health.live()).to.deep.equal({ status: 'ok' });
     expect((await client.health.ready()).status).to.equal('ready');

@@ -1,4 +1,14 @@
-/** `/api/v1/<segments>` with each segment URL-encoded (ids may hold any character). */
+/**
+ * `/api/v1/<segments>` with each segment URL-encoded (ids may hold any character). A segment that
+ * is `.` or `..` (a concurrency key may be one) is written `%2E` / `%2E%2E`, and the transport
+ * sends the path as written: URL parsing removes dot segments, `%2E` ones too (WHATWG URL, RFC 3986
+ * §5.2.4), so `concurrency-limits/..` reached `/api/v1/`.
+ */
 export function apiPath(...segments: Array<string | number>): string {
-  return `/api/v1/${segments.map((s) => encodeURIComponent(String(s))).join('/')}`;
+  return `/api/v1/${segments.map((s) => dotSafe(encodeURIComponent(String(s)))).join('/')}`;
+}
+
+/** `encoded` with a lone `.` or `..` written as percent escapes (encodeURIComponent leaves dots). */
+function dotSafe(encoded: string): string {
+  return encoded === '.' ? '%2E' : encoded === '..' ? '%2E%2E' : encoded;
 }
