@@ -2,8 +2,8 @@
  * Cron expression fields: an expression (5 or 6 fields, or a Vixie alias) parsed and validated by
  * cron-parser, expanded into the sets that cron-schedule.ts matches wall-clock times against.
  * Where cron-parser's reading differs from cron's, this module adjusts; each place is marked
- * "Adjustment (n)": (1) to (4) are the differences listed in cron-schedule.ts's header, (5) is
- * explained where it is made.
+ * "Adjustment (n)": (1) to (4) are the differences listed in cron-schedule.ts's header, (5) and
+ * (6) are explained where they are made.
  */
 import { CronExpressionParser } from 'cron-parser';
 import { ValidationError } from '../errors';
@@ -88,7 +88,11 @@ export function parseCronFields(expression: string): CronFields {
     throw invalidExpression(`"${expression.trim()}" uses H (hash), which is not supported; write the value`);
   }
   type SixFields = [string, string, string, string, string, string];
-  const [rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, rawDayOfWeek] = raw as SixFields;
+  const [rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, dayOfWeekAsWritten] = raw as SixFields;
+  // Adjustment (6): a day-of-week range ending on SUN (`MON-SUN`, `FRI-SUN`) reads SUN as 0, so
+  // cron-parser refuses it as a backward range ("1-0"); cron reads it as the end of the week, as
+  // `1-7` (which it accepts) says.
+  const rawDayOfWeek = dayOfWeekAsWritten.replace(/-sun\b/gi, '-7');
 
   const parse = (dayOfWeek: string) =>
     CronExpressionParser.parse([rawSecond, rawMinute, rawHour, rawDayOfMonth, rawMonth, dayOfWeek].join(' ')).fields;
