@@ -214,7 +214,8 @@ export class ExternalTaskService {
     const posted = body.lines.map((l, i) => {
       const at = l.at === undefined ? now : parseIsoWithOffset(l.at);
       if (at === null) throw new ValidationError(`lines[${i}].at`, NOT_A_DATE_TIME);
-      return { at, message: l.msg, fields: { level: l.level, ...(l.fields ?? {}) } };
+      // The line's level wins over a `level` of its own fields (API.md: kept as `fields.level`).
+      return { at, message: l.msg, fields: { ...(l.fields ?? {}), level: l.level } };
     });
     await this.runningAttempt(id, body.attempt, caller);
     const key = `${id}#${body.attempt}`;

@@ -196,7 +196,11 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
     });
     expect(logs.statusCode, logs.body).to.equal(200);
     expect(logs.json()).to.deep.equal({ task_id: id, attempt: 1, appended: 2 });
-    const more = await post(`/api/v1/tasks/${id}/logs`, { attempt: 1, lines: [{ level: 'error', msg: 'third' }] });
+    // The line's level is the one kept as fields.level: a `level` of its own fields does not replace it.
+    const more = await post(`/api/v1/tasks/${id}/logs`, {
+      attempt: 1,
+      lines: [{ level: 'error', msg: 'third', fields: { level: 'debug' } }],
+    });
     expect(more.json().appended).to.equal(1);
     const read = await s.scheduler.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}/attempts/1/logs` });
     expect(read.json().lines).to.deep.equal([
