@@ -7,7 +7,16 @@ import { PRIORITIES, RETRY_BACKOFFS } from './domain/task';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from './domain/tenant-id';
 import { SCHEMA_NAME } from './storage/postgres/schema-name';
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+/**
+ * A whole number, from JSON or from an environment variable's decimal digits (`PORT=8080`). Not
+ * `z.coerce`: `Number()` also reads `0x4739`, `1e3`, `" 12 "` and `true`, so `PORT=0x4739`
+ * listened on 18233 without a word.
+ */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^-?[0-9]+$/.test(v) ? Number(v) : v),
+    z.number({ invalid_type_error: 'must be a whole number written in decimal digits' }).int().min(min).max(max),
+  );
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
 const rateLimit = z
   .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) })

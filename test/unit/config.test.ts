@@ -187,6 +187,12 @@ describe('loadConfig', () => {
     const err = expectConfigError(() => loadConfig({ configDir: dir, env: { PORT: 'eighty' } }));
     expect(err.message).to.include('port');
     expect(err.message).to.include('PORT');
+    // What Number() would read but no one means: hex, an exponent, spaces (0x4739 listened on 18233).
+    for (const PORT of ['0x4739', '1e3', ' 8080', '8080.0', 'Infinity']) {
+      const odd = expectConfigError(() => loadConfig({ configDir: dir, env: { PORT } }));
+      expect(odd.message, PORT).to.include('port (env PORT): must be a whole number written in decimal digits');
+    }
+    expect(loadConfig({ configDir: dir, env: { PORT: '8081', WORKERS: '3' } })).to.include({ port: 8081, workers: 3 });
   });
 
   it('an unknown top-level key in a JSON file → ConfigError', () => {
