@@ -55,30 +55,28 @@ describe('REST: dashboard files at /ui', () => {
     }
   });
 
+  /** The raw answer to `GET target` sent as written on a socket (no client resolves its dots first). */
+  const rawGet = (port: number, target: string) =>
+    new Promise<string>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1', () => sock.write(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
+      let out = '';
+      sock.on('data', (d) => (out += d));
+      sock.on('end', () => resolve(out));
+      sock.on('error', reject);
+    });
+
   it('a raw /ui/../api/… request on a socket (no URL normalising client) does not get past the key', async () => {
     const address = await f.app.listen({ port: 0, host: '127.0.0.1' });
     const port = Number(new URL(address).port);
     for (const target of ['/ui/../api/v1/tasks', '/ui/%2e%2e/api/v1/tasks', '/ui/..%2fapi/v1/tasks']) {
-      const raw = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
-        let out = '';
-        sock.on('data', (d) => (out += d));
-        sock.on('end', () => resolve(out));
-        sock.on('error', reject);
-      });
+      const raw = await rawGet(port, target);
       expect(raw, target).to.match(/^HTTP\/1\.1 (401|404) /);
       expect(raw, target).to.not.include('"tasks"');
     }
     // What the file server refuses (a path outside its root) is the usual 404, on a socket
     // where no client resolves the dots first.
     for (const target of ['/ui/%2e%2e/package.json', '/ui/..%2f..%2fpackage.json', '/ui/%2e%2e/%2e%2e/etc/passwd']) {
-      const raw = await new Promise<string>((resolve, reject) => {
-        const sock = net.connect(port, '127.0.0.1', () => sock.write(`GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
-        let out = '';
-        sock.on('data', (d) => (out += d));
-        sock.on('end', () => resolve(out));
-        sock.on('error', reject);
-      });
+      const raw = await rawGet(port, target);
       expect(raw, target).to.match(/^HTTP\/1\.1 404 /);
       expect(raw, target).to.include('ROUTE_NOT_FOUND');
     }
