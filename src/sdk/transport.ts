@@ -9,9 +9,9 @@ import https from 'node:https';
 import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
 import { checkTlsFiles, type TlsFiles } from './tls-files';
 import { nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
+import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export type { TlsFiles };
-import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export { ConnectionError, SchedulerApiError };
 export type { RetryOptions };
@@ -94,7 +94,11 @@ export class ApiClient {
   readonly now: () => number;
   private readonly random: () => number;
 
-  /** @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it) */
+  /**
+   * @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it),
+   *   `options.apiKey` holds what a header cannot carry (`apiKey: …`), or, for an https URL, a TLS
+   *   file cannot work (`tls.ca: …`, tls-files.ts)
+   */
   constructor(private readonly options: ClientOptions) {
     this.base = baseUrlOf(options?.url);
     checkApiKey(options.apiKey);
@@ -218,10 +222,6 @@ export class ApiClient {
 }
 
 /**
- * The base URL without trailing slashes.
- * @throws TypeError when `url` is not a string naming an http:// or https:// URL
- */
-/**
  * An API key goes in the `Authorization` header, whose value may hold only visible ASCII, spaces and
  * tabs inside, and no white space at its ends (RFC 9110 §5.5): a key read from a secret file with
  * its trailing newline failed every call with Node's `ERR_INVALID_CHAR`.
@@ -239,6 +239,10 @@ function checkApiKey(apiKey: unknown): void {
     );
 }
 
+/**
+ * The base URL without trailing slashes.
+ * @throws TypeError when `url` is not a string naming an http:// or https:// URL
+ */
 function baseUrlOf(url: unknown): string {
   let protocol = '';
   try {

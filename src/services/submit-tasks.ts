@@ -37,10 +37,10 @@ export const BUILD_CHUNK = 100;
  * with its current status and `idempotent_replayed: true`. A task the store adopted under
  * another id (MongoDB: a dead call of the same request reserved it) is acknowledged, and offered
  * if it waits, as stored under that id.
- * @param fieldPrefix the request path of item i (`tasks[3].`; `''` for a single submission)
- * @returns one acknowledgement per task, in order
  * Backpressure ({@link admitted}) does not refuse a repeat of an acknowledged request: a client whose
  * answer was lost learns its task even while new tasks are refused.
+ * @param fieldPrefix the request path of item i (`tasks[3].`; `''` for a single submission)
+ * @returns one acknowledgement per task, in order
  * @throws IdempotencyConflictError (409) when a key is held by a different request; what the
  *   submission guard throws (429, 503) before anything is stored
  */
