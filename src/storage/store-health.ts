@@ -14,10 +14,20 @@ import { StoreUnavailableError } from '../domain/errors';
  * - `corrupt`: SQLite reports the file malformed or not a database (not recoverable)
  * - `disk_full`, `io_error`, `read_only`, `cannot_open`: a write failed; recoverable when a
  *   write succeeds again (space freed, the volume remounted read-write)
- * - `connection_lost`: the database server does not answer (MongoDB); recoverable
+ * - `connection_lost`: the database server does not answer (MongoDB, PostgreSQL); recoverable
+ * - `tables_missing`: the store's tables are gone from its PostgreSQL database (the schema or the
+ *   database dropped under the service); what was acknowledged is not there (not recoverable)
  */
 export type StoreFaultKind =
-  'file_deleted' | 'file_replaced' | 'corrupt' | 'disk_full' | 'io_error' | 'read_only' | 'cannot_open' | 'connection_lost';
+  | 'file_deleted'
+  | 'file_replaced'
+  | 'corrupt'
+  | 'disk_full'
+  | 'io_error'
+  | 'read_only'
+  | 'cannot_open'
+  | 'connection_lost'
+  | 'tables_missing';
 
 /** A fault of the store: what, where, and whether it ends by itself. */
 export interface StoreFault {
@@ -94,8 +104,9 @@ function nextStep(fault: StoreFault): string {
       fault.kind === 'disk_full' ? 'space is freed' : fault.kind === 'connection_lost' ? 'the server answers' : 'a write succeeds';
     return `writes answer 503 STORE_UNAVAILABLE until ${what}; the service resumes by itself`;
   }
+  const restore = fault.kind === 'tables_missing' ? 'restore the database from a backup' : 'restore the store file';
   return (
-    'the service stays unready and refuses writes (503 STORE_UNAVAILABLE) until restarted: stop it, restore the store file ' +
+    `the service stays unready and refuses writes (503 STORE_UNAVAILABLE) until restarted: stop it, ${restore} ` +
     '(docs/OPERATIONS.md "Store faults"), start it again'
   );
 }

@@ -46,6 +46,22 @@ export function postgresFaultOf(err: unknown, target: string, now: number): Stor
 }
 
 /**
+ * The `tables_missing` fault `err` reveals, or null for any other error: a statement of the running
+ * store found none of its tables (42P01 undefined_table, 3F000 invalid_schema_name), so the schema
+ * was dropped, or the database dropped and made again empty, under the service. Not recoverable:
+ * what was acknowledged is not in that database, and a restart would migrate an empty store there
+ * and carry on as if new, so the service stays unready until its operator restores the database
+ * (docs/OPERATIONS.md "Store faults"). Codes: Appendix A.
+ * @param now epoch ms
+ */
+export function postgresTablesFaultOf(err: unknown, target: string, now: number): StoreFault | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code !== '42P01' && e?.code !== '3F000') return null;
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  return { kind: 'tables_missing', target, cause: `${e.code}: ${message}`, recoverable: false, since: now };
+}
+
+/**
  * What an error at start-up says about the configuration, as one line naming `POSTGRES_URL`, or
  * null when it is not about the configuration: a wrong password or role (28P01, 28000), a database
  * that does not exist (3D000), a privilege the role lacks (42501). Codes: Appendix A.

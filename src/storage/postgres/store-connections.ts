@@ -13,7 +13,7 @@ import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { postgresConfigProblem, postgresFaultOf } from './pg-faults';
+import { postgresConfigProblem, postgresFaultOf, postgresTablesFaultOf } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 
 /** The time of a fault's `since` when the store is given no clock. */
@@ -43,7 +43,8 @@ export interface PostgresStoreOptions {
  * that succeeds ends it. The {@link ConnectionWatch} sees it without any call (a `SELECT 1` on a
  * connection of its own every 2 s, at once when the server drops a connection) and ends it within
  * about a second of the server answering again; the pool and the writers make new connections then
- * by themselves.
+ * by themselves. The store's tables gone (its schema or database dropped under it) is the
+ * `tables_missing` fault, which does not end: every call answers 503 without the server.
  */
 export class StoreConnections {
   readonly health = new StoreHealth();
@@ -195,19 +196,21 @@ export class StoreConnections {
   write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
     const queue = lane === 'first' ? this.attemptWrites : this.writes;
     if (!queue) return Promise.reject(new Error('store is not open'));
-    return this.watched(queue.run(op, lane, oneStatement), true);
+    return this.watched(() => queue.run(op, lane, oneStatement), true);
   }
 
   /** A read on the pool. */
   read<T>(op: (db: Db) => Promise<T>): Promise<T> {
-    if (!this.pool) return Promise.reject(new Error('store is not open'));
-    return this.watched(op(boundedDb(this.pool)), false);
+    const pool = this.pool;
+    if (!pool) return Promise.reject(new Error('store is not open'));
+    return this.watched(() => op(boundedDb(pool)), false);
   }
 
   /** A one-statement write on the pool, outside the group commit (lease and member writes). */
   direct<T>(op: (db: Db) => Promise<T>): Promise<T> {
-    if (!this.pool) return Promise.reject(new Error('store is not open'));
-    return this.watched(op(boundedDb(this.pool)), true);
+    const pool = this.pool;
+    if (!pool) return Promise.reject(new Error('store is not open'));
+    return this.watched(() => op(boundedDb(pool)), true);
   }
 
   /** True when the server answers a `SELECT 1` within the probe's bound; false when closed or not. */
@@ -222,18 +225,25 @@ export class StoreConnections {
   }
 
   /**
-   * `call`'s result; a connection error becomes the `connection_lost` fault and its 503. A success
+   * `call`'s result; a connection error becomes the `connection_lost` fault and its 503, the
+   * store's tables gone the `tables_missing` fault (not recoverable) and its 503. While a fault
+   * that is not recoverable is in force, `call` is not made: its 503 at once. A success
    * ends that fault; a committed write (`wrote`) ends any recoverable one (a read says nothing
    * about a full disk).
    */
-  private watched<T>(call: Promise<T>, wrote: boolean): Promise<T> {
-    return call.then(
+  private watched<T>(call: () => Promise<T>, wrote: boolean): Promise<T> {
+    // A fault that is not recoverable (the tables gone) refuses every call without the server:
+    // whatever answers there now is not the store the service acknowledged into.
+    const fault = this.health.fault;
+    if (fault && !fault.recoverable) return Promise.reject(storeUnavailable(fault));
+    return call().then(
       (result) => {
         if (wrote || this.health.fault?.kind === 'connection_lost') this.health.recovered();
         return result;
       },
       (err: unknown) => {
-        const fault = postgresFaultOf(err, this.target, this.clock.now());
+        const now = this.clock.now();
+        const fault = postgresFaultOf(err, this.target, now) ?? postgresTablesFaultOf(err, this.target, now);
         if (!fault) throw err;
         this.health.report(fault);
         throw storeUnavailable(this.health.fault ?? fault);
