@@ -46,6 +46,8 @@ export interface OwnRedis {
   port: number;
   /** Stops the server (SIGTERM) and waits for its exit. */
   stop(): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the server: it keeps its connections but does not answer. */
+  signal(sig: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 /**
@@ -74,8 +76,14 @@ export async function startOwnRedis(atPort?: number): Promise<OwnRedis> {
     url,
     port,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGCONT');
+        child.kill('SIGTERM');
+      }
       await exited;
+    },
+    signal(sig) {
+      child.kill(sig);
     },
   };
 }

@@ -72,6 +72,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
   const concurrency = new RedisConcurrency(connection, scripts, clock, nodeId, metrics, { ...o.concurrency, prefix: o.prefix });
   const bus = new RedisBus(connection, nodeId, log, metrics, { prefix: o.prefix });
   if (await connection.connect()) await clock.measure();
+  connection.watchLiveness(o.base);
   // Measure again at once whenever the connection comes back (the server may have changed).
   connection.onChange((up) => {
     if (up) void clock.measure();

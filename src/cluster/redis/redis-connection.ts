@@ -2,6 +2,7 @@ import Redis, { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisMetrics } from './redis-metrics';
 import type { Config } from '../../config';
+import type { Clock, TimerHandle } from '../../domain/clock';
 import { checkExternalQueues } from '../../config';
 import { streamQueueNames } from '../../domain/external-queues';
 
@@ -13,6 +14,8 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
   /** Longest pause between reconnection attempts (default 2,000; attempts back off 100 ms each). */
   maxReconnectDelayMs?: number;
+  /** Interval of the liveness PING while the connection is ready (default 2,000; {@link RedisConnection.watchLiveness}). */
+  livenessIntervalMs?: number;
 }
 
 /**
@@ -31,6 +34,7 @@ export class RedisConnection {
   private readonly subscribers: Redis[] = [];
   private wasUp = false;
   private closed = false;
+  private liveness: { clock: Clock; timer: TimerHandle | null } | null = null;
 
   /**
    * @param url `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS)
@@ -83,10 +87,54 @@ export class RedisConnection {
     return sub;
   }
 
+  /**
+   * Starts the liveness watch on `clock`: every `livenessIntervalMs` (2 s) while the connection is
+   * ready, a PING. A server that holds the connection open but does not answer (frozen: SIGSTOP, a
+   * hung host, a half-open socket) keeps ioredis's status `ready`, and every command would time
+   * out in turn while {@link up} said true; a PING that times out (`commandTimeoutMs`) drops the
+   * connection instead, so the node reports Redis `down` (readiness `degraded`, local limits) and
+   * reconnects: it is `up` again once the server answers the reconnection's ready check. Stopped
+   * by {@link close}. A no-op when already started.
+   */
+  watchLiveness(clock: Clock): void {
+    if (this.liveness || this.closed) return;
+    this.liveness = { clock, timer: null };
+    this.scheduleLiveness();
+  }
+
+  /** One liveness look (see {@link watchLiveness}); never throws. @returns true when the server answered */
+  async checkLiveness(): Promise<boolean> {
+    if (this.client.status !== 'ready') return false;
+    try {
+      await this.client.ping();
+      return true;
+    } catch (err) {
+      if (this.closed || this.client.status !== 'ready') return false;
+      // A timeout on a ready connection: the server holds the socket but does not answer.
+      if (err instanceof Error && /timed out/i.test(err.message)) {
+        this.log.warn({ redis: redact(this.url), err: err.message }, 'Redis does not answer; dropping the connection to reconnect');
+        this.client.disconnect(true);
+      }
+      return false;
+    }
+  }
+
+  private scheduleLiveness(): void {
+    const l = this.liveness;
+    if (!l || this.closed) return;
+    l.timer = l.clock.setTimeout(() => {
+      l.timer = null;
+      void this.checkLiveness().finally(() => this.scheduleLiveness());
+    }, this.options.livenessIntervalMs ?? 2000);
+    (l.timer as { unref?: () => void }).unref?.();
+  }
+
   /** Closes every connection (QUIT, or a hard disconnect when the server is away). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.liveness?.timer) this.liveness.clock.clearTimeout(this.liveness.timer);
+    this.liveness = null;
     await Promise.all([this.client, ...this.subscribers].map((c) => quit(c)));
     this.metrics?.up.set(0);
   }
