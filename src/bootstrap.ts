@@ -355,7 +355,8 @@ export async function startScheduler(
           await waitingCounts.stop();
           await overflowRelease.stop();
           const { stillRunning, unwritten } = await rt.close(config.shutdownGraceMs);
-          if (stillRunning > 0) log.warn({ stillRunning }, 'attempts still running at shutdown will run again after restart');
+          if (stillRunning > 0)
+            log.warn({ stillRunning }, 'attempts still running at shutdown were ended as free retries (service_stopped); they run again');
           if (unwritten > 0)
             log.warn({ unwritten }, 'completions the store did not take are lost at shutdown; their attempts will run again after restart');
           // Every request has its answer by now: a connection still open after a short wait (an idle

@@ -93,3 +93,22 @@ export function recycledOutcome(reason: string): AttemptOutcome {
     free: true,
   };
 }
+
+/** Error type of an attempt the service's own graceful stop cut short (retried free). */
+export const SERVICE_STOPPED = 'service_stopped';
+
+/**
+ * The outcome of an attempt still running when a graceful stop's grace (`shutdownGraceMs`) ran out:
+ * the service chose to stop, the task did nothing wrong, so it is retried without counting against
+ * its retries (`free`), as Sidekiq pushes unfinished jobs back at shutdown. Its worker process is
+ * stopped with the service; a report it sends later is refused (the attempt is no longer running).
+ */
+export function stoppedOutcome(): AttemptOutcome {
+  return {
+    kind: 'failed',
+    message: 'still running when the service stopped (graceful stop, after shutdownGraceMs); retried without counting against its retries',
+    errorType: SERVICE_STOPPED,
+    permanent: false,
+    free: true,
+  };
+}

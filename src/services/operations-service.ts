@@ -63,13 +63,17 @@ export class OperationsService {
   /**
    * Start-up recovery (embedded mode, before the actors start): attempts left RUNNING by a process
    * that died are lost; each goes through the retry policy as `worker_lost` and so runs again as
-   * a new attempt while attempts remain. @returns how many were recovered
+   * a new attempt while attempts remain. Attempts of external consumers are left RUNNING while
+   * external queues are configured: their consumer may still report within its lease, and the
+   * external lease sweep reads the store, so it ends those whose lease runs out as it would have
+   * without the restart. @returns how many were recovered
    */
   async recoverOrphans(): Promise<number> {
-    const { store, clock } = this.deps;
+    const { store, clock, config } = this.deps;
+    const external = Object.keys(config.externalQueues ?? {}).length === 0;
     let total = 0;
     for (;;) {
-      const orphans = await store.findOrphanedAttempts(1000);
+      const orphans = await store.findOrphanedAttempts(1000, { external });
       if (orphans.length === 0) return total;
       const now = clock.now();
       await store.completeAttempts(

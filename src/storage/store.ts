@@ -13,6 +13,12 @@ import type { StoreHealth } from './store-health';
 
 export type { AttemptCompletion, OrphanedAttempt };
 
+/** Which RUNNING attempts {@link Store.findOrphanedAttempts} reads. */
+export interface OrphanSearch {
+  /** False: not the attempts of external consumers (worker ids `external:…`, `http:…`). Default true. */
+  external?: boolean;
+}
+
 /**
  * `name` of the error `insertTasks` rejects with when an idempotency key is held by a different
  * request, or by the same request whose task was deleted since: an IdempotencyKeyConflict
@@ -321,8 +327,12 @@ export interface Store extends CronStore, TenantStore, ConcurrencyStore, Cluster
    */
   auditScan(now: number, overdueBefore: number, limit: number): Promise<AuditScan>;
 
-  /** Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up). */
-  findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]>;
+  /**
+   * Tasks left RUNNING by a process that is gone (embedded mode: all of them at start-up), oldest
+   * first, at most `limit`; with `external: false` not the attempts of external consumers (whose
+   * lease the external sweep judges in any process).
+   */
+  findOrphanedAttempts(limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]>;
 
   /** Number of tasks in each state. */
   countByState(): Promise<Record<TaskState, number>>;

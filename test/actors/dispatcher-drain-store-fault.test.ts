@@ -15,7 +15,8 @@ const GRACE = 10_000;
  * runs out unless the test advances it), an in-memory store and fake workers: completions kept
  * in memory hold the drain only while the store may still take them (a recoverable fault); once
  * the fault is not recoverable (the file deleted or replaced) nothing can write them, so the
- * drain ends as soon as nothing runs, and they are not counted as still running.
+ * drain ends as soon as nothing runs, and they are not counted as still running. When the grace
+ * runs out, what still runs is recorded as a free retry (`service_stopped`).
  */
 describe('DispatcherActor: a drain while the store has a fault', () => {
   let store: SqliteStore;
@@ -139,5 +140,24 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
     await settle();
     expect((await store.getTask('a'))?.state).to.equal('SUCCEEDED');
     expect(d.result()).to.deep.include({ stillRunning: 0 });
+  });
+
+  it('the grace runs out: what still runs becomes a free retry (service_stopped), even with no retries left; a late report is refused', async () => {
+    const r = await rig();
+    const d = drain();
+    await settle();
+    clock.advance(GRACE);
+    await settle();
+    expect(d.result()).to.deep.equal({ stillRunning: 4, unwritten: 0 });
+    for (const id of ['a', 'b', 'c', 'd']) {
+      const t = await store.getTask(id);
+      // maxRetries 0: a charged loss would have made it DEAD.
+      expect(t?.state, id).to.be.oneOf(['PENDING', 'RETRYING']);
+      expect(t?.attempts, id).to.equal(1);
+      expect(t?.retry.attemptBase, id).to.equal(1);
+      expect(t?.error, id).to.deep.include({ type: 'service_stopped', retryable: true });
+    }
+    await r.succeed(); // the workers' reports arrive after the interruption: not running here any more
+    expect((await store.getTask('a'))?.state).to.not.equal('SUCCEEDED');
   });
 });

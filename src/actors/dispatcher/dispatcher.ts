@@ -14,7 +14,7 @@ import { RunOutbox, sendRun } from './run-outbox';
 import { ExternalDispatch } from './external-dispatch';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../../services/ports';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
-import { recycledOutcome } from '../../domain/lost-attempt';
+import { recycledOutcome, stoppedOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
 import { ReleaseTimer } from './release-timer';
@@ -317,13 +317,35 @@ export class DispatcherActor {
     if (this.idle()) return Promise.resolve({ stillRunning: 0, unwritten: this.recorder.unwrittenCount });
     return new Promise((resolve) => {
       // Finished attempts whose completions the store did not take are not running: counted apart.
-      const done = () => resolve({ stillRunning: this.running.size, unwritten: this.recorder.unwrittenCount });
-      const timer = this.deps.clock.setTimeout(done, msg.graceMs);
-      this.drainWaiters.push(() => {
+      const waiter = () => {
         this.deps.clock.clearTimeout(timer);
-        done();
-      });
+        resolve({ stillRunning: this.running.size, unwritten: this.recorder.unwrittenCount });
+      };
+      const timer = this.deps.clock.setTimeout(() => {
+        // The grace is over: what still runs is recorded as a free retry (stoppedOutcome) before the
+        // workers stop, so a stop costs no task its retry budget. Counted as still running.
+        this.drainWaiters = this.drainWaiters.filter((w) => w !== waiter);
+        const stillRunning = this.running.size;
+        void this.interruptRunning().then(() => resolve({ stillRunning, unwritten: this.recorder.unwrittenCount }));
+      }, msg.graceMs);
+      this.drainWaiters.push(waiter);
     });
+  }
+
+  /**
+   * Ends every attempt still running here as a free retry ({@link stoppedOutcome}), written through
+   * the recorder (kept in memory when the store has a fault: then counted as unwritten). Never throws.
+   */
+  private async interruptRunning(): Promise<void> {
+    const now = this.deps.clock.now();
+    const results = [...this.running.values()].map((r) => ({
+      id: r.task.id,
+      attempt: r.task.attempt,
+      durationMs: Math.max(0, now - r.task.startedAt),
+      outcome: stoppedOutcome(),
+    }));
+    if (results.length === 0) return;
+    await this.record(this.decide(results, now), now).catch(() => null);
   }
 
   stats(): DispatcherMessages['stats']['res'] {

@@ -10,6 +10,7 @@ import {
   HeldIdempotencyKey,
   InsertResult,
   OrphanedAttempt,
+  OrphanSearch,
   Store,
   TaskListQuery,
   TaskPage,
@@ -232,8 +233,8 @@ export class MongoStore implements Store {
     return auditScan(this.c, now, overdueBefore, limit);
   }
 
-  async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
-    return findOrphanedAttempts(this.c, limit);
+  async findOrphanedAttempts(limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]> {
+    return findOrphanedAttempts(this.c, limit, options);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {

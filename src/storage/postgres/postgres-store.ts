@@ -10,6 +10,7 @@ import {
   HeldIdempotencyKey,
   InsertResult,
   OrphanedAttempt,
+  OrphanSearch,
   Store,
   TaskListQuery,
   TaskPage,
@@ -240,8 +241,8 @@ export class PostgresStore implements Store {
     return this.c.read((db) => auditScan(db, now, overdueBefore, limit));
   }
 
-  async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
-    return this.c.read((db) => findOrphanedAttempts(db, limit));
+  async findOrphanedAttempts(limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]> {
+    return this.c.read((db) => findOrphanedAttempts(db, limit, options));
   }
 
   async countByState(): Promise<Record<TaskState, number>> {

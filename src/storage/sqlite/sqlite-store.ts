@@ -8,6 +8,7 @@ import {
   CompletionResult,
   HeldIdempotencyKey,
   OrphanedAttempt,
+  OrphanSearch,
   SchemaChange,
   Store,
   TaskListQuery,
@@ -185,8 +186,8 @@ export class SqliteStore implements Store {
     return this.c.agg.auditScan(now, overdueBefore, limit);
   }
 
-  async findOrphanedAttempts(limit: number): Promise<OrphanedAttempt[]> {
-    return this.c.r.tasks.findOrphanedAttempts(limit);
+  async findOrphanedAttempts(limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]> {
+    return this.c.r.tasks.findOrphanedAttempts(limit, options);
   }
 
   async countByState(): Promise<Record<TaskState, number>> {

@@ -103,6 +103,15 @@ export function describeOpenClose(ctx: ConformanceContext): void {
       expect(await ctx.store().findOrphanedAttempts(10)).to.deep.equal([
         { taskId: 'du-run', attempt: 1, workerId: 'w-d', retry: newTask('x').retry },
       ]);
+      // `external: false` leaves out external consumers' attempts (their lease goes on across a restart).
+      await ctx.store().insertTasks([newTask('du-pull'), newTask('du-stream')]);
+      await startTask(ctx.store(), 'du-pull', T0, 'http:consumer-1');
+      await startTask(ctx.store(), 'du-stream', T0, 'external:orders');
+      const all = (await ctx.store().findOrphanedAttempts(10)).map((o) => o.taskId);
+      expect(all).to.have.members(['du-run', 'du-pull', 'du-stream']);
+      expect(await ctx.store().findOrphanedAttempts(10, { external: false })).to.deep.equal([
+        { taskId: 'du-run', attempt: 1, workerId: 'w-d', retry: newTask('x').retry },
+      ]);
       // Still writable after the reopen.
       await ctx.store().insertTasks([newTask('du-after')]);
       expect((await ctx.store().getTask('du-after'))?.state).to.equal('PENDING');

@@ -6,7 +6,8 @@
  */
 import { AttemptRecord, TASK_STATES, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
 import { decodeCursor, encodeCursor } from '../../cursor';
-import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
+import { EXTERNAL_WORKER_PREFIX, HTTP_WORKER_PREFIX } from '../../../domain/external-queues';
+import { OrphanedAttempt, OrphanSearch, TaskListQuery, TaskPage } from '../../store';
 import type { MongoCollections } from '../collections';
 import { attemptFromHistory, fromJson, RETRY_FIELDS, retryFromDoc, TaskDoc, taskFromDoc } from '../documents';
 
@@ -63,10 +64,17 @@ export async function listTasks(c: MongoCollections, q: TaskListQuery): Promise<
   return { tasks: page, nextCursor };
 }
 
-/** Every RUNNING task (embedded semantics: at start-up, all of them belong to a dead process). */
-export async function findOrphanedAttempts(c: MongoCollections, limit: number): Promise<OrphanedAttempt[]> {
+/** A worker id of an external consumer (the prefixes are constants without regex metacharacters). */
+const EXTERNAL_WORKER_ID = new RegExp(`^(${EXTERNAL_WORKER_PREFIX}|${HTTP_WORKER_PREFIX})`);
+
+/**
+ * Every RUNNING task (embedded semantics: at start-up, all of them belong to a dead process);
+ * `external: false`: not those of external consumers (worker ids `external:…`, `http:…`).
+ */
+export async function findOrphanedAttempts(c: MongoCollections, limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]> {
+  const own = options?.external === false ? { worker_id: { $not: EXTERNAL_WORKER_ID } } : {};
   const docs = await c.tasks
-    .find({ state: 'RUNNING' }, { projection: { _id: 1, attempts: 1, worker_id: 1, ...RETRY_FIELDS } })
+    .find({ state: 'RUNNING', ...own }, { projection: { _id: 1, attempts: 1, worker_id: 1, ...RETRY_FIELDS } })
     .sort({ seq: 1 })
     .limit(limit)
     .toArray();

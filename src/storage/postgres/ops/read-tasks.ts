@@ -7,13 +7,15 @@
  * listTasks — input: TaskListQuery (filters, limit 1..1000, cursor from src/storage/cursor.ts).
  * Output: newest first (seq descending), at most `limit`, and the cursor of the next page (null on
  * the last one). Throws ValidationError for a cursor this API did not make.
- * findOrphanedAttempts — input: limit. Output: RUNNING attempts (oldest seq first) with their retry
- * settings: at startup every one of them belongs to a worker that is gone.
+ * findOrphanedAttempts — input: limit, and `external: false` to leave out external consumers'
+ * attempts. Output: RUNNING attempts (oldest seq first) with their retry settings: at startup every
+ * one of them belongs to a worker that is gone.
  * countByState — Output: task count per state, every state present (0 when none).
  */
 import type { Db } from '../db';
 import { AttemptRecord, TASK_STATES, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
-import type { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
+import type { OrphanedAttempt, OrphanSearch, TaskListQuery, TaskPage } from '../../store';
+import { sqlNotExternalWorker } from '../../sql/external-worker-sql';
 import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../../sql/row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { sqlState } from '../../sql/state-sql';
@@ -72,10 +74,11 @@ export async function listTasks(db: Db, q: TaskListQuery): Promise<TaskPage> {
   return { tasks: page, nextCursor };
 }
 
-/** RUNNING attempts, oldest first, at most `limit`. */
-export async function findOrphanedAttempts(db: Db, limit: number): Promise<OrphanedAttempt[]> {
+/** RUNNING attempts, oldest first, at most `limit` (`external: false`: not those of external consumers). */
+export async function findOrphanedAttempts(db: Db, limit: number, options?: OrphanSearch): Promise<OrphanedAttempt[]> {
+  const own = options?.external === false ? ` AND ${sqlNotExternalWorker()}` : '';
   const { rows } = await db.query<TaskRow>(
-    `SELECT id, attempts, ${RETRY_COLUMNS}, worker_id FROM tasks WHERE state = ${sqlState('RUNNING')} ORDER BY seq LIMIT $1`,
+    `SELECT id, attempts, ${RETRY_COLUMNS}, worker_id FROM tasks WHERE state = ${sqlState('RUNNING')}${own} ORDER BY seq LIMIT $1`,
     [limit],
   );
   return rows.map((r) => ({ taskId: r.id, attempt: r.attempts, workerId: r.worker_id, retry: retryFromRow(r) }));

@@ -4,23 +4,26 @@
  */
 import type Database from 'better-sqlite3';
 import { AttemptRecord, TaskRecord, TaskState, TERMINAL_STATES } from '../../../domain/task';
-import { OrphanedAttempt, TaskListQuery, TaskPage } from '../../store';
+import { OrphanedAttempt, OrphanSearch, TaskListQuery, TaskPage } from '../../store';
 import { AttemptRow, attemptFromRow, parseJson, RETRY_COLUMNS, retryFromRow, TaskRow, taskFromRow } from '../../sql/row-mapping';
 import { decodeCursor, encodeCursor } from '../../cursor';
+import { sqlNotExternalWorker } from '../../sql/external-worker-sql';
 
 export interface TaskReads {
   getTask(id: string): TaskRecord | null;
   getAttempts(id: string): AttemptRecord[];
   listTasks(q: TaskListQuery): TaskPage;
-  findOrphanedAttempts(limit: number): OrphanedAttempt[];
+  findOrphanedAttempts(limit: number, options?: OrphanSearch): OrphanedAttempt[];
 }
 
 export function prepareReads(db: Database.Database): TaskReads {
   const byId = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   const attempts = db.prepare(`SELECT * FROM attempts WHERE task_id = ? ORDER BY attempt`);
-  const orphans = db.prepare(`
+  const orphanSql = (condition: string) => `
     SELECT id, attempts, ${RETRY_COLUMNS}, worker_id, started_at, due_at
-    FROM tasks WHERE state = 'RUNNING' ORDER BY seq LIMIT ?`);
+    FROM tasks WHERE state = 'RUNNING'${condition} ORDER BY seq LIMIT ?`;
+  const orphans = db.prepare(orphanSql(''));
+  const ownOrphans = db.prepare(orphanSql(` AND ${sqlNotExternalWorker()}`));
   return {
     getTask: (id) => {
       const row = byId.get(id) as TaskRow | undefined;
@@ -65,8 +68,8 @@ export function prepareReads(db: Database.Database): TaskReads {
       const nextCursor = rows.length > q.limit && page.length > 0 ? encodeCursor(page[page.length - 1].seq) : null;
       return { tasks: page, nextCursor };
     },
-    findOrphanedAttempts: (limit) =>
-      (orphans.all(limit) as TaskRow[]).map((r) => ({
+    findOrphanedAttempts: (limit, options) =>
+      ((options?.external === false ? ownOrphans : orphans).all(limit) as TaskRow[]).map((r) => ({
         taskId: r.id,
         attempt: r.attempts,
         workerId: r.worker_id,
