@@ -27,6 +27,7 @@ export const ERROR_CATALOG = {
   WORKFLOW_TOO_LARGE: { status: 413, retryable: false },
   WORKFLOW_NOT_FOUND: { status: 404, retryable: false },
   WORKFLOW_STATE_CONFLICT: { status: 409, retryable: false },
+  TASK_IN_WORKFLOW: { status: 409, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
   RATE_LIMITED: { status: 429, retryable: true },

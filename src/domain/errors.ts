@@ -193,6 +193,21 @@ export class WorkflowNotFoundError extends SchedulerError {
   }
 }
 
+/**
+ * A workflow's task cannot leave its workflow on its own (a dead-letter delete): the workflow's
+ * record (its status, task count and graph) rests on every task, so its tasks are purged with it
+ * (`resultRetentionMs` after it ends). `details.workflow_id`; replay the task instead.
+ */
+export class TaskInWorkflowError extends SchedulerError {
+  readonly code = 'TASK_IN_WORKFLOW';
+  constructor(taskId: string, workflowId: string, operation: string) {
+    super(
+      `cannot ${operation} task ${taskId}: it belongs to workflow ${workflowId}, whose record keeps it (it is purged with the workflow); replay it instead (POST /api/v1/dead-letter/${taskId}/replay)`,
+      { task_id: taskId, workflow_id: workflowId, operation },
+    );
+  }
+}
+
 /** The workflow's status does not allow the operation (cancel of a finished workflow); `details.status`. */
 export class WorkflowStateConflictError extends SchedulerError {
   readonly code = 'WORKFLOW_STATE_CONFLICT';

@@ -14,7 +14,7 @@ import { SchemaValidator } from '../contract/validation';
 import type { DeadLetterQuery, ListTasksQuery, ServiceQuery, TaskBatchBody, TaskPatchBody, TaskSubmissionBody } from '../contract/types';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { Clock } from '../domain/clock';
-import { ServiceUnavailableError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
+import { ServiceUnavailableError, TaskInWorkflowError, TaskNotFoundError, TaskStateConflictError, ValidationError } from '../domain/errors';
 import { NewTask, TaskRecord, TaskState, TERMINAL_STATES } from '../domain/task';
 import { registeredTaskTypes } from '../handlers/registry';
 import { PayloadChecks } from '../handlers/payload-schemas';
@@ -281,10 +281,13 @@ export class TaskService {
 
   /**
    * Deletes a DEAD task and its history.
-   * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD
+   * @throws TaskNotFoundError; TaskStateConflictError (409) when the task is not DEAD;
+   *   TaskInWorkflowError (409) for a workflow's task (kept with its workflow)
    */
   async deleteDeadLetter(id: string, caller: Caller = OPEN_CALLER): Promise<{ task_id: string; deleted: true }> {
-    await this.assertVisibleTask(id, caller);
+    // A task's workflow never changes: read once, it stays true for the delete below.
+    const task = (await this.assertVisibleTask(id, caller)) ?? (await this.deps.store.getTask(id));
+    if (task?.workflowId) throw new TaskInWorkflowError(id, task.workflowId, 'delete from the dead-letter queue');
     if (!(await this.deps.store.deleteDead(id))) throw await this.notDead(id, 'delete from the dead-letter queue');
     return { task_id: id, deleted: true };
   }

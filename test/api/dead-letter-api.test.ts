@@ -102,4 +102,24 @@ describe('REST: dead-letter queue', () => {
     const text = (await f.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(text).to.contain('scheduler_dead_letter_tasks 2');
   });
+
+  it("a workflow's DEAD task cannot be deleted (409 TASK_IN_WORKFLOW: its workflow keeps it); replay stays open", async () => {
+    const wf = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: { tasks: [{ task_id: 'y', task_type: 'fail', max_retries: 0 }, { task_id: 'z', task_type: 'noop', dependencies: ['y'] }] },
+    });
+    expect(wf.statusCode, wf.body).to.equal(202);
+    const id = wf.json().task_ids.y as string;
+    const [claimed] = await f.store.claimTasks([id], 'worker-1', f.clock.now(), 60_000);
+    const dead = { taskId: id, attempt: claimed.attempt, state: 'DEAD' as const, retryAt: null, result: null, durationMs: 3 };
+    await f.store.completeAttempts([{ ...dead, error: { message: 'boom', type: 'Error', retryable: true } }], f.clock.now());
+    const del = await f.app.inject({ method: 'DELETE', url: `/api/v1/dead-letter/${id}` });
+    expect(del.statusCode).to.equal(409);
+    expect(del.json().error).to.include({ code: 'TASK_IN_WORKFLOW' });
+    expect(del.json().error.details).to.deep.equal({ task_id: id, workflow_id: wf.json().workflow_id, operation: 'delete from the dead-letter queue' });
+    expect((await f.store.getTask(id))?.state).to.equal('DEAD');
+    const replay = await f.app.inject({ method: 'POST', url: `/api/v1/dead-letter/${id}/replay` });
+    expect(replay.statusCode, replay.body).to.equal(200);
+  });
 });
