@@ -17,6 +17,16 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     (v) => (typeof v === 'string' && /^-?[0-9]+$/.test(v) ? Number(v) : v),
     z.number({ invalid_type_error: 'must be a whole number written in decimal digits' }).int().min(min).max(max),
   );
+/**
+ * The longest delay a Node timer takes (2^31 − 1 ms, about 24.8 days): a longer one is cut to 1 ms
+ * with a `TimeoutOverflowWarning` (Node's `setTimeout` docs), so an interval, grace or lease
+ * configured longer would fire at once, again and again.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** A duration in ms used as a timer's delay: a whole number from `min` to {@link MAX_TIMER_MS}. */
+const timerMs = (min: number, max = MAX_TIMER_MS) => int(min, max);
+/** The API's bound on `timeout_seconds` and `max_retry_delay_seconds` (7 days; contract/task-schemas.ts). */
+const WEEK_SECONDS = 604_800;
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
 const rateLimit = z
   .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) })
@@ -26,13 +36,18 @@ const tenantId = z.string().regex(new RegExp(TENANT_ID_PATTERN), TENANT_ID_RULE)
 /** A file path, or null for none. */
 const fileOrNull = z.string().min(1).nullable();
 
-/** A string holding JSON (from an environment variable) is parsed; anything else, or text that is not JSON, is left to the schema. */
-function jsonText(v: unknown): unknown {
+/**
+ * A string holding JSON (from an environment variable) is parsed; anything else is left to the
+ * schema. Text that is not JSON is an issue naming the parser's complaint (not "expected array,
+ * received string").
+ */
+function jsonText(v: unknown, ctx: z.RefinementCtx): unknown {
   if (typeof v !== 'string') return v;
   try {
     return JSON.parse(v) as unknown;
-  } catch {
-    return v;
+  } catch (err) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `is not valid JSON text: ${(err as Error).message}` });
+    return z.NEVER;
   }
 }
 
@@ -128,7 +143,7 @@ export const ConfigSchema = z
      */
     handlers: z.record(z.string().min(1)),
     /** How far ahead (ms) each partition owner keeps due tasks in memory. */
-    horizonMs: int(1000),
+    horizonMs: timerMs(1000),
     /** Most tasks one partition owner holds in its window at once. */
     windowMaxTasks: int(10),
     /** Most tasks one partition owner may have handed to the dispatcher and not yet seen claimed. */
@@ -155,12 +170,12 @@ export const ConfigSchema = z
      * Grace (ms) after an attempt's timeout before its worker process is killed: the handler's
      * signal fires at the timeout; a handler that has not returned by then is stuck.
      */
-    timeoutGraceMs: int(0),
+    timeoutGraceMs: timerMs(0),
     /**
      * Attempt lease (ms): a RUNNING attempt whose worker sends no heartbeat for this long is lost
      * (retried as `worker_lost`). Workers heartbeat every third of it while attempts run.
      */
-    leaseMs: int(1000),
+    leaseMs: timerMs(1000),
     /**
      * Cluster mode (store `mongodb`): TTL (ms) of this member's record and of its partition leases.
      * Renewed every third of it; a dead member's partitions move to the others within about one TTL.
@@ -171,15 +186,15 @@ export const ConfigSchema = z
     /** A waiting task this long (ms) past its due time is reported (and re-offered) by the audit. */
     auditOverdueMs: int(1000),
     /** Interval of the audit reconciler (ms). */
-    auditIntervalMs: int(1000),
+    auditIntervalMs: timerMs(1000),
     /** How long a worker process may take to start and answer its first hello (ms). */
-    workerStartTimeoutMs: int(1000),
+    workerStartTimeoutMs: timerMs(1000),
     /** Supervision ping interval (ms): a worker answering with a new pid was respawned. */
-    workerPingMs: int(50),
+    workerPingMs: timerMs(50),
     /** How long an idempotency key is held after its task was submitted (ms; default 24 h). */
     idempotencyRetentionMs: int(1000),
     /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
-    shutdownGraceMs: int(0),
+    shutdownGraceMs: timerMs(0),
     /** Largest task payload accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
     maxPayloadBytes: int(2),
     /** Largest task metadata accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
@@ -189,16 +204,16 @@ export const ConfigSchema = z
     /** How long finished tasks (SUCCEEDED, FAILED, DEAD, CANCELLED) are kept after completion (ms; default 7 days). */
     resultRetentionMs: int(1000),
     /** How often the maintenance pass purges expired tasks and idempotency keys (ms). */
-    maintenanceIntervalMs: int(1000),
+    maintenanceIntervalMs: timerMs(1000),
     /** How far ahead (ms) the cron evaluator keeps due definitions in memory (reloaded every half of it). */
-    cronHorizonMs: int(1000),
+    cronHorizonMs: timerMs(1000),
     /** Most cron definitions the evaluator holds in its window at once. */
     cronWindowMax: int(1),
     /**
      * A fire time at most this late (ms) when the evaluator reaches it fires normally; later ones
      * were missed (downtime) and follow the definition's `catch_up`.
      */
-    cronMisfireGraceMs: int(0),
+    cronMisfireGraceMs: int(100),
     /** A ready task waiting this long (ms since due) competes as `high` (priority aging). */
     priorityAgingMs: int(1),
     /** Per tenant: weight in the round-robin between tenants (default 1) and a limit on its starts. */
@@ -221,7 +236,7 @@ export const ConfigSchema = z
     /** Most waiting tasks per tenant (same rules; null: no cap). */
     maxWaitingPerTenant: int(1).nullable(),
     /** How often (ms) the waiting counts are read exactly from the store while a cap is set. */
-    waitingCountRefreshMs: int(100),
+    waitingCountRefreshMs: timerMs(100),
     /**
      * Priority shedding into an overflow hold (the specification's backpressure layer 4). Off by
      * default: a held task may wait long past its `scheduled_at`, which a client that gets 202 does
@@ -236,7 +251,7 @@ export const ConfigSchema = z
         enabled: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
         lowWaterMark: z.number().gt(0).max(0.8, 'must be at most 0.8 (the low-priority shedding threshold)'),
         maxTasks: int(1),
-        releaseIntervalMs: int(10),
+        releaseIntervalMs: timerMs(10),
         releaseBatch: int(1, 100_000),
       })
       .strict(),
@@ -302,7 +317,7 @@ export const ConfigSchema = z
           transport: z.enum(['stream', 'http']).optional(),
           stream: z.string().min(1).max(1000).optional(),
           group: z.string().min(1).max(200).optional(),
-          leaseMs: int(100).optional(),
+          leaseMs: timerMs(100).optional(),
           maxInFlight: int(1, 1_000_000).optional(),
         })
         .strict()
@@ -334,9 +349,9 @@ export const ConfigSchema = z
         priority: z.enum(PRIORITIES),
         maxRetries: int(0, 1000),
         retryBackoff: z.enum(RETRY_BACKOFFS),
-        retryDelaySeconds: z.coerce.number().min(0),
-        maxRetryDelaySeconds: z.coerce.number().min(0),
-        timeoutSeconds: z.coerce.number().positive(),
+        retryDelaySeconds: z.coerce.number().min(0).max(86_400),
+        maxRetryDelaySeconds: z.coerce.number().min(0).max(WEEK_SECONDS),
+        timeoutSeconds: z.coerce.number().min(0.001).max(WEEK_SECONDS),
         queue: z.string().min(1),
         tenantId,
       })

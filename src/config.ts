@@ -55,13 +55,24 @@ export function mayCreateSqliteDir(config: Pick<Config, 'sqlitePath' | 'sqliteCr
 /** Thrown when configuration is invalid; the message is one line naming the key. */
 export class ConfigError extends StartupError {}
 
+/**
+ * The JSON object in `file` ({} when there is no file).
+ * @throws ConfigError when it is not valid JSON, or its top level is not an object (`null`, `42`,
+ *   `[]`, a string: each would be a setting of nothing, or crash the merge)
+ */
 function readJson(file: string): Record<string, unknown> {
   if (!fs.existsSync(file)) return {};
+  let value: unknown;
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
   }
+  if (!isPlainObject(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new ConfigError(`config file ${file} must hold a JSON object of settings ({"key": value, …}), not ${got}`);
+  }
+  return value;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -238,6 +238,39 @@ describe('loadConfig', () => {
     expect(err.message).to.include('default.json');
   });
 
+  it('a file whose top level is not an object (null, a number, an array, a string) → ConfigError naming the file', () => {
+    for (const [text, got] of [
+      ['null', 'null'],
+      ['42', 'a number'],
+      ['[]', 'an array'],
+      ['"str"', 'a string'],
+    ]) {
+      fs.writeFileSync(path.join(dir, 'ci.json'), text);
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } }));
+      expect(err.message).to.equal(`config file ${path.join(dir, 'ci.json')} must hold a JSON object of settings ({"key": value, …}), not ${got}`);
+    }
+  });
+
+  it('a duration that sets a timer is at most 2^31 − 1 ms (Node would fire a longer one at once); task defaults as the API bounds them', () => {
+    for (const [overrides, key] of [
+      [{ shutdownGraceMs: 2_592_000_000 }, 'shutdownGraceMs'],
+      [{ auditIntervalMs: 2_147_483_648 }, 'auditIntervalMs'],
+      [{ maintenanceIntervalMs: 2_592_000_000 }, 'maintenanceIntervalMs'],
+      [{ cronHorizonMs: 1e12 }, 'cronHorizonMs'],
+      [{ leaseMs: 2_592_000_000 }, 'leaseMs'],
+      [{ defaults: { timeoutSeconds: 2_592_000 } }, 'defaults.timeoutSeconds'],
+      [{ defaults: { maxRetryDelaySeconds: 604_801 } }, 'defaults.maxRetryDelaySeconds'],
+      [{ defaults: { retryDelaySeconds: 86_401 } }, 'defaults.retryDelaySeconds'],
+      [{ cronMisfireGraceMs: 0 }, 'cronMisfireGraceMs'],
+    ] as const) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides }));
+      expect(err.message).to.match(new RegExp(`^invalid configuration: ${key.replace('.', '\\.')}: `));
+    }
+    expect(loadConfig({ configDir: dir, env: {}, overrides: { shutdownGraceMs: 2_147_483_647 } }).shutdownGraceMs).to.equal(2_147_483_647);
+    // Retention is compared with the clock, never a timer: 30 days is fine.
+    expect(loadConfig({ configDir: dir, env: {}, overrides: { resultRetentionMs: 2_592_000_000 } }).resultRetentionMs).to.equal(2_592_000_000);
+  });
+
   it('the result is deep-frozen', () => {
     const cfg = loadConfig({ configDir: dir, env: {} });
     expect(Object.isFrozen(cfg)).to.equal(true);

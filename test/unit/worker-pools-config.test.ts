@@ -40,7 +40,7 @@ describe('worker pools: configuration', () => {
     const config = load({}, { WORKER_POOLS: JSON.stringify([cpu]) });
     expect(config.workerPools).to.deep.equal([cpu]);
     expect(configError(() => load({}, { WORKER_POOLS: '[{"name":' }))).to.match(
-      /^invalid configuration: workerPools \(env WORKER_POOLS\): Expected array/,
+      /^invalid configuration: workerPools \(env WORKER_POOLS\): is not valid JSON text: /,
     );
   });
 
