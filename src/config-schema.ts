@@ -97,7 +97,11 @@ export const ConfigSchema = z
      * so `npm start` works on a fresh clone while an explicitly configured path is never created.
      */
     sqliteCreateDir: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean().nullable()),
-    mongodbUri: z.string().nullable(),
+    /** MongoDB store (`store: "mongodb"`): `mongodb://host:port/db` or `mongodb+srv://…` (env `MONGODB_URI`). */
+    mongodbUri: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URL')
+      .nullable(),
     /** PostgreSQL store (`store: "postgres"`): `postgres://user:pass@host:port/db` (env `POSTGRES_URL`). */
     postgresUrl: z
       .string()

@@ -88,6 +88,8 @@ function listenRefusal(err: unknown, host: string, port: number): string | null 
   if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use by another process (set PORT, or stop that process)`;
   if (code === 'EACCES') return `cannot listen on ${where}: not permitted (a port below 1024 needs privileges; set PORT)`;
   if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: no interface of this machine has that address (set HOST)`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL')
+    return `cannot listen on ${where}: the host name does not resolve (${String(code)}; set HOST to an address or a name this machine resolves)`;
   return null;
 }
 

@@ -251,7 +251,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('a duration that sets a timer is at most 2^31 − 1 ms (Node would fire a longer one at once); task defaults as the API bounds them', () => {
+  it('a duration that sets a timer is at most 2^31 − 1 ms (Node would fire a longer one at once); task defaults as the API bounds them; a MongoDB URI is one', () => {
     for (const [overrides, key] of [
       [{ shutdownGraceMs: 2_592_000_000 }, 'shutdownGraceMs'],
       [{ auditIntervalMs: 2_147_483_648 }, 'auditIntervalMs'],
@@ -262,9 +262,11 @@ describe('loadConfig', () => {
       [{ defaults: { maxRetryDelaySeconds: 604_801 } }, 'defaults.maxRetryDelaySeconds'],
       [{ defaults: { retryDelaySeconds: 86_401 } }, 'defaults.retryDelaySeconds'],
       [{ cronMisfireGraceMs: 0 }, 'cronMisfireGraceMs'],
+      [{ mongodbUri: 'xx' }, 'mongodbUri'],
+      [{ mongodbUri: 'mongodb://' }, 'mongodbUri'],
     ] as const) {
       const err = expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides }));
-      expect(err.message).to.match(new RegExp(`^invalid configuration: ${key.replace('.', '\\.')}: `));
+      expect(err.message).to.match(new RegExp(`^invalid configuration: ${key.replace('.', '\\.')}( \\(env [A-Z_]+\\))?: `));
     }
     expect(loadConfig({ configDir: dir, env: {}, overrides: { shutdownGraceMs: 2_147_483_647 } }).shutdownGraceMs).to.equal(2_147_483_647);
     // Retention is compared with the clock, never a timer: 30 days is fine.

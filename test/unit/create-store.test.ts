@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createStore } from '../../src/bootstrap';
 import { databaseOfUri } from '../../src/storage/mongo/mongo-store';
+import { StoreConfigError } from '../../src/storage/store';
 
 describe('createStore (SCHEDULER_STORE)', () => {
   it('makes a MongoDB store for "mongodb" with a URI, without connecting yet', () => {
@@ -15,6 +16,16 @@ describe('createStore (SCHEDULER_STORE)', () => {
       );
     });
   }
+
+  it('a MONGODB_URI the driver cannot parse: open() rejects with StoreConfigError naming the variable (no server needed)', async () => {
+    const store = createStore({ store: 'mongodb', sqlitePath: 'unused.db', mongodbUri: 'mongodb://127.0.0.1:1/x?foo=bar' });
+    const err = await store.open(4).then(
+      () => expect.fail('opened'),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(StoreConfigError);
+    expect((err as Error).message).to.match(/^invalid configuration: mongodbUri \(env MONGODB_URI\): option foo is not supported/);
+  });
 
   it('makes a PostgreSQL store for "postgres" with a URL, without connecting yet', () => {
     const store = createStore({

@@ -4,6 +4,7 @@
  * detect what the server can do. The store holds one {@link Session} between open and close.
  */
 import { MongoClient, MongoClientOptions } from 'mongodb';
+import { StoreConfigError } from '../store';
 import type { Clock } from '../../domain/clock';
 import { checkMeta, collectionsOf, detectAtomicUpdates, ensureIndexes, MongoCapabilities, MongoCollections } from './collections';
 
@@ -30,15 +31,21 @@ export interface Session {
 
 /**
  * Connects to `uri` (write concern `{w: 'majority', j: true}`) and prepares the database.
- * @throws StoreConfigError when the database was created with another partition count; the
- *   driver's error when no server answers within `serverSelectionTimeoutMs`
+ * @throws StoreConfigError when the database was created with another partition count, or the
+ *   driver cannot parse `uri`; the driver's error when no server answers within `serverSelectionTimeoutMs`
  */
 export async function openSession(uri: string, options: MongoStoreOptions, partitions: number): Promise<Session> {
   const clientOptions: MongoClientOptions = {
     writeConcern: { w: 'majority', journal: true },
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMs ?? 10_000,
   };
-  const client = new MongoClient(uri, clientOptions);
+  let client: MongoClient;
+  try {
+    client = new MongoClient(uri, clientOptions);
+  } catch (err) {
+    // The driver parses the string here (MongoParseError, MongoInvalidArgumentError): a configuration error.
+    throw new StoreConfigError(`invalid configuration: mongodbUri (env MONGODB_URI): ${(err as Error).message}`);
+  }
   try {
     await client.connect();
     const dbName = options.database ?? databaseOfUri(uri) ?? 'scheduler';
