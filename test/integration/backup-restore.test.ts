@@ -107,7 +107,7 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
     }
   });
 
-  it('refuses, with one line and exit 2: an existing destination (unless --force), a missing store, a MongoDB store', async () => {
+  it('refuses, with one line and exit 2: an existing destination (unless --force), a missing store, a MongoDB store, an empty path', async () => {
     const store = path.join(dir.path, 'refusals', 'scheduler.db');
     fs.mkdirSync(path.dirname(store));
     const svc = await startServiceProcess(path.dirname(store), { WORKERS: '1' });
@@ -132,6 +132,10 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
     });
     expect(mongo.code).to.equal(2);
     expect(mongo.stderr).to.contain('mongodump');
+    // An empty path is not the working directory.
+    const empty = await cli(['backup', '--to', '', '--sqlite-path', store], {});
+    expect(empty.code).to.equal(2);
+    expect(empty.stderr.trim()).to.match(/^error: backup: --to needs a file path, not an empty one$/);
     // The running store's own lock and WAL are never a destination, even with --force.
     for (const companion of ['.lock', '-wal']) {
       const own = await cli(['backup', '--to', `${store}${companion}`, '--force'], { SQLITE_PATH: store });

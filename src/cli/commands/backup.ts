@@ -21,6 +21,9 @@ export function backupCommand(program: Command, cli: CliEnv): void {
     .option('--force', 'replace the backup file if it exists')
     .action(async (f: { to: string; sqlitePath?: string; force?: boolean }, cmd: Command) => {
       const json = (cmd.optsWithGlobals() as { json?: boolean }).json ?? false;
+      // An empty path would resolve to the working directory.
+      if (f.to.trim() === '') throw new InvalidArgumentError('backup: --to needs a file path, not an empty one');
+      if (f.sqlitePath?.trim() === '') throw new InvalidArgumentError('backup: --sqlite-path needs a file path, not an empty one');
       const source = f.sqlitePath ?? configuredStore(cli);
       let result;
       try {
