@@ -107,7 +107,12 @@ describe('REST: dead-letter queue', () => {
     const wf = await f.app.inject({
       method: 'POST',
       url: '/api/v1/workflows',
-      payload: { tasks: [{ task_id: 'y', task_type: 'fail', max_retries: 0 }, { task_id: 'z', task_type: 'noop', dependencies: ['y'] }] },
+      payload: {
+        tasks: [
+          { task_id: 'y', task_type: 'fail', max_retries: 0 },
+          { task_id: 'z', task_type: 'noop', dependencies: ['y'] },
+        ],
+      },
     });
     expect(wf.statusCode, wf.body).to.equal(202);
     const id = wf.json().task_ids.y as string;
@@ -117,7 +122,11 @@ describe('REST: dead-letter queue', () => {
     const del = await f.app.inject({ method: 'DELETE', url: `/api/v1/dead-letter/${id}` });
     expect(del.statusCode).to.equal(409);
     expect(del.json().error).to.include({ code: 'TASK_IN_WORKFLOW' });
-    expect(del.json().error.details).to.deep.equal({ task_id: id, workflow_id: wf.json().workflow_id, operation: 'delete from the dead-letter queue' });
+    expect(del.json().error.details).to.deep.equal({
+      task_id: id,
+      workflow_id: wf.json().workflow_id,
+      operation: 'delete from the dead-letter queue',
+    });
     expect((await f.store.getTask(id))?.state).to.equal('DEAD');
     const replay = await f.app.inject({ method: 'POST', url: `/api/v1/dead-letter/${id}/replay` });
     expect(replay.statusCode, replay.body).to.equal(200);

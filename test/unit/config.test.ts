@@ -247,7 +247,9 @@ describe('loadConfig', () => {
     ]) {
       fs.writeFileSync(path.join(dir, 'ci.json'), text);
       const err = expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } }));
-      expect(err.message).to.equal(`config file ${path.join(dir, 'ci.json')} must hold a JSON object of settings ({"key": value, …}), not ${got}`);
+      expect(err.message).to.equal(
+        `config file ${path.join(dir, 'ci.json')} must hold a JSON object of settings ({"key": value, …}), not ${got}`,
+      );
     }
   });
 
@@ -270,7 +272,9 @@ describe('loadConfig', () => {
     }
     expect(loadConfig({ configDir: dir, env: {}, overrides: { shutdownGraceMs: 2_147_483_647 } }).shutdownGraceMs).to.equal(2_147_483_647);
     // Retention is compared with the clock, never a timer: 30 days is fine.
-    expect(loadConfig({ configDir: dir, env: {}, overrides: { resultRetentionMs: 2_592_000_000 } }).resultRetentionMs).to.equal(2_592_000_000);
+    expect(loadConfig({ configDir: dir, env: {}, overrides: { resultRetentionMs: 2_592_000_000 } }).resultRetentionMs).to.equal(
+      2_592_000_000,
+    );
   });
 
   it('the result is deep-frozen', () => {
