@@ -197,7 +197,10 @@ export const ConfigSchema = z
     workerPingMs: timerMs(50),
     /** How long an idempotency key is held after its task was submitted (ms; default 24 h). */
     idempotencyRetentionMs: int(1000),
-    /** How long a shutdown waits (ms) for running tasks before leaving them to recovery. */
+    /**
+     * How long a graceful stop waits (ms) for running attempts; those still running then are recorded
+     * as free retries (`service_stopped`) and run again after the restart or on another node.
+     */
     shutdownGraceMs: timerMs(0),
     /** Largest task payload accepted, as JSON text (bytes; larger → 413 `PAYLOAD_TOO_LARGE`). */
     maxPayloadBytes: int(2),
