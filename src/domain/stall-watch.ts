@@ -38,6 +38,14 @@ export class StallWatch {
     return late;
   }
 
+  /**
+   * Holds judgement for one lease from now, as after a stall: at a start, the holders could not
+   * renew their leases while the process was down, and their beats come only now.
+   */
+  holdFromNow(): void {
+    this.seenAt = this.clock.now();
+  }
+
   /** True within one lease of the last stall seen: no lease may be judged. */
   holding(): boolean {
     return this.clock.now() - this.seenAt < this.leaseMs;

@@ -29,6 +29,17 @@ describe('StallWatch (a lease check that learns its own process was stalled)', (
     expect(watch.holding()).to.equal(false);
   });
 
+  it('holdFromNow (a start): leases are held for one lease from now, then judged again', () => {
+    const clock = new ManualClock();
+    const watch = new StallWatch(clock, 1000);
+    watch.holdFromNow();
+    expect(watch.holding()).to.equal(true);
+    clock.stall(999);
+    expect(watch.holding()).to.equal(true);
+    clock.stall(1);
+    expect(watch.holding()).to.equal(false);
+  });
+
   it('a clock set backwards is no stall', () => {
     const clock = new ManualClock();
     const watch = new StallWatch(clock, 1000);

@@ -325,8 +325,7 @@ export class DispatcherActor {
         // The grace is over: what still runs is recorded as a free retry (stoppedOutcome) before the
         // workers stop, so a stop costs no task its retry budget. Counted as still running.
         this.drainWaiters = this.drainWaiters.filter((w) => w !== waiter);
-        const stillRunning = this.running.size;
-        void this.interruptRunning().then(() => resolve({ stillRunning, unwritten: this.recorder.unwrittenCount }));
+        void this.interruptRunning().then((stillRunning) => resolve({ stillRunning, unwritten: this.recorder.unwrittenCount }));
       }, msg.graceMs);
       this.drainWaiters.push(waiter);
     });
@@ -335,8 +334,10 @@ export class DispatcherActor {
   /**
    * Ends every attempt still running here as a free retry ({@link stoppedOutcome}), written through
    * the recorder (kept in memory when the store has a fault: then counted as unwritten). Never throws.
+   * @returns how many were ended so: those the store applied (an attempt whose end the store
+   *   already holds is not one), or all of them when the write did not happen
    */
-  private async interruptRunning(): Promise<void> {
+  private async interruptRunning(): Promise<number> {
     const now = this.deps.clock.now();
     const results = [...this.running.values()].map((r) => ({
       id: r.task.id,
@@ -344,8 +345,9 @@ export class DispatcherActor {
       durationMs: Math.max(0, now - r.task.startedAt),
       outcome: stoppedOutcome(),
     }));
-    if (results.length === 0) return;
-    await this.record(this.decide(results, now), now).catch(() => null);
+    if (results.length === 0) return 0;
+    const written = await this.record(this.decide(results, now), now).catch(() => null);
+    return written === null ? results.length : written.filter((r) => r.applied).length;
   }
 
   stats(): DispatcherMessages['stats']['res'] {

@@ -62,8 +62,11 @@ export class ExternalAttempts {
     this.stall = new StallWatch(deps.clock, leases.length > 0 ? Math.min(...leases) : 0);
   }
 
-  /** Starts the lease sweep. */
+  /** Starts the lease sweep; it judges no lease for the first shortest lease (see the body). */
   start(): void {
+    // A (re)started service judges no external lease for one lease: consumers of attempts leased
+    // before it started could not heartbeat while it was down (docs/EXTERNAL-QUEUES.md).
+    this.stall.holdFromNow();
     this.armSweep();
   }
 
