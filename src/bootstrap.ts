@@ -258,7 +258,10 @@ export async function startScheduler(
     if (!cluster) {
       const recovered = await services.operations.recoverOrphans();
       if (recovered > 0)
-        log.warn({ recovered }, 'attempts interrupted by the previous process were recorded as lost (worker_lost): retried while retries remain');
+        log.warn(
+          { recovered },
+          'attempts interrupted by the previous process were recorded as lost (worker_lost): retried while retries remain',
+        );
     }
     if (cluster) services.operations.setOwnershipProbe(() => router.ownership());
     runtime = await startActorRuntime({
