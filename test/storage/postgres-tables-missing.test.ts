@@ -10,17 +10,9 @@ import { StoreUnavailableError } from '../../src/domain/errors';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store';
 import { dropSchema, freshSchema, postgresUrl, registerMissingPostgres, withClient } from '../helpers/postgres-schema';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
-import { newTask, PARTITIONS } from './fixtures';
+import { newTask, PARTITIONS, rejectionOf } from './fixtures';
 
 const url = postgresUrl();
-
-/** The error `call` rejects with (fails when it resolves). */
-async function rejection(call: Promise<unknown>): Promise<unknown> {
-  return call.then(
-    () => expect.fail('resolved'),
-    (err: unknown) => err,
-  );
-}
 
 describe('PostgresStore: its tables dropped under it', () => {
   if (!url) {
@@ -46,7 +38,7 @@ describe('PostgresStore: its tables dropped under it', () => {
     expect(await store.getTask('kept-1')).to.not.equal(null);
     await dropSchema(url, schema);
 
-    const read = await rejection(store.getTask('kept-1'));
+    const read = await rejectionOf(() => store.getTask('kept-1'));
     expect(read).to.be.instanceOf(StoreUnavailableError);
     expect((read as StoreUnavailableError).details).to.include({ fault: 'tables_missing', recoverable: false });
     expect(store.health.fault).to.include({ kind: 'tables_missing', recoverable: false });
@@ -54,7 +46,7 @@ describe('PostgresStore: its tables dropped under it', () => {
 
     // The database answers again, empty: the fault stays (a read or write that succeeds must not end it).
     await withClient(url, 'public', (c) => c.query(`CREATE SCHEMA ${schema}`));
-    const write = await rejection(store.insertTasks([newTask('lost-1')]));
+    const write = await rejectionOf(() => store.insertTasks([newTask('lost-1')]));
     expect((write as StoreUnavailableError).details).to.include({ fault: 'tables_missing' });
     expect(await store.ping()).to.equal(true);
     await withClient(url, schema, (c) => c.query('CREATE TABLE tasks (id text)'));
