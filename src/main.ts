@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { startScheduler } from './bootstrap';
 import { loadConfig } from './config';
 import { StartupError } from './domain/startup-error';
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
     exitIfStartupError(err);
     throw err;
   }
+  // HOST resolved before the store is opened: a name that does not resolve is refused without a
+  // store file created or migrated for a service that never listened.
+  const unresolved = await hostRefusal(config.host, config.port);
+  if (unresolved) exitIfStartupError(new StartupError(unresolved));
   let scheduler;
   try {
     scheduler = await startScheduler(config, { globalTracing: true });
@@ -91,6 +96,16 @@ function listenRefusal(err: unknown, host: string, port: number): string | null 
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL')
     return `cannot listen on ${where}: the host name does not resolve (${String(code)}; set HOST to an address or a name this machine resolves)`;
   return null;
+}
+
+/** Why HOST cannot be listened on because it does not resolve (as {@link listenRefusal}); null when it resolves. */
+async function hostRefusal(host: string, port: number): Promise<string | null> {
+  try {
+    await lookup(host);
+    return null;
+  } catch (err) {
+    return listenRefusal(err, host, port);
+  }
 }
 
 /** A {@link StartupError} (configuration, store, handler modules): its message as one line, its exit code. */

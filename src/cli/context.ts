@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { TlsFiles } from '../sdk/transport';
-import { createClient, SchedulerClient } from '../sdk/client';
+import { ClientOptionError, createClient, SchedulerClient, type ClientOption } from '../sdk/client';
 import { nonFiniteNumber, nonFiniteNumberMessage } from '../sdk/json-numbers';
 import { Io } from './output';
 
@@ -46,19 +46,10 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
   try {
     client = createClient({ url, apiKey, tls });
   } catch (err) {
-    // The SDK names a TLS file by its option (`tls.ca: …`); the CLI by its flag or variable.
-    const message = (err as Error).message;
-    const file = /^tls\.(ca|cert|key): (.*)$/s.exec(message);
-    if (file) {
-      const [flag, env] = TLS_SOURCES[file[1] as keyof typeof TLS_SOURCES];
-      const given = { ca: o.caFile, cert: o.certFile, key: o.keyFile }[file[1] as keyof typeof TLS_SOURCES];
-      throw new InvalidArgumentError(
-        `${given !== undefined ? flag : env}: ${file[2].replace(/tls\.(ca|cert|key)\b/g, (_m, k: string) => TLS_SOURCES[k as keyof typeof TLS_SOURCES][0])}`,
-      );
-    }
-    if (message.startsWith('apiKey: '))
-      throw new InvalidArgumentError(`${o.apiKey !== undefined ? '--api-key' : 'SCHEDULER_API_KEY'}: ${message.slice('apiKey: '.length)}`);
-    throw new InvalidArgumentError(`${o.url !== undefined ? '--url' : 'SCHEDULER_URL'}: ${message}`);
+    if (!(err instanceof ClientOptionError)) throw err;
+    throw new InvalidArgumentError(
+      `${sourceOf(err.option, o)}: ${err.reason.replace(/tls\.(ca|cert|key)\b/g, (_m, k: TlsName) => TLS_SOURCES[k][0])}`,
+    );
   }
   return { client, io: { out: cli.out, err: cli.err, json: o.json ?? false } };
 }
@@ -69,6 +60,19 @@ const TLS_SOURCES = {
   cert: ['--cert-file', 'SCHEDULER_CERT_FILE'],
   key: ['--key-file', 'SCHEDULER_KEY_FILE'],
 } as const;
+type TlsName = keyof typeof TLS_SOURCES;
+
+/** The flag (when given) or else the environment variable that set a client option. */
+function sourceOf(
+  option: ClientOption,
+  o: { url?: string; apiKey?: string; caFile?: string; certFile?: string; keyFile?: string },
+): string {
+  if (option === 'url') return o.url !== undefined ? '--url' : 'SCHEDULER_URL';
+  if (option === 'apiKey') return o.apiKey !== undefined ? '--api-key' : 'SCHEDULER_API_KEY';
+  const name = option.slice('tls.'.length) as TlsName;
+  const given = { ca: o.caFile, cert: o.certFile, key: o.keyFile }[name];
+  return TLS_SOURCES[name][given !== undefined ? 0 : 1];
+}
 
 function readTlsFile(file: string): Buffer {
   try {

@@ -100,6 +100,24 @@ export class ConnectionError extends Error {
   }
 }
 
+/** The client option a {@link ClientOptionError} names. */
+export type ClientOption = 'url' | 'apiKey' | 'tls.ca' | 'tls.cert' | 'tls.key';
+
+/**
+ * A client option that cannot work, refused by `createClient` (and `createWorker`) before any call.
+ * A `TypeError` whose message is `<option>: <reason>`; `option` and `reason` carry the two parts,
+ * so a caller (the CLI) can name its own flag without reading the message.
+ */
+export class ClientOptionError extends TypeError {
+  constructor(
+    readonly option: ClientOption,
+    readonly reason: string,
+  ) {
+    super(`${option}: ${reason}`);
+    this.name = 'ClientOptionError';
+  }
+}
+
 /**
  * A wait (`client.tasks.wait`, `client.workflows.wait`) that reached its timeout before the task or
  * workflow ended; `last` is the last view read (its current state).

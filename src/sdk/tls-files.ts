@@ -6,6 +6,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
+import { ClientOptionError } from './errors';
 
 /** PEM contents for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
 export interface TlsFiles {
@@ -17,7 +18,7 @@ export interface TlsFiles {
 /**
  * Checks `tls` (PEM contents): a CA holds at least one certificate; a client certificate comes with
  * its key, both parse, and they match.
- * @throws TypeError whose message starts with the option (`tls.ca: `, `tls.cert: `, `tls.key: `)
+ * @throws ClientOptionError naming the option (`tls.ca`, `tls.cert`, `tls.key`)
  */
 export function checkTlsFiles(tls: TlsFiles | undefined): void {
   if (!tls) return;
@@ -27,8 +28,10 @@ export function checkTlsFiles(tls: TlsFiles | undefined): void {
       if (!String(ca).includes('-----BEGIN CERTIFICATE-----')) throw new Error('no "-----BEGIN CERTIFICATE-----" line');
       new X509Certificate(ca);
     });
-  if (cert !== undefined && key === undefined) throw new TypeError('tls.cert: a client certificate needs its private key (tls.key)');
-  if (key !== undefined && cert === undefined) throw new TypeError('tls.key: a private key needs its client certificate (tls.cert)');
+  if (cert !== undefined && key === undefined)
+    throw new ClientOptionError('tls.cert', 'a client certificate needs its private key (tls.key)');
+  if (key !== undefined && cert === undefined)
+    throw new ClientOptionError('tls.key', 'a private key needs its client certificate (tls.cert)');
   if (cert === undefined || key === undefined) return;
   check('cert', 'is not a PEM certificate', () => createSecureContext({ cert }));
   check('key', 'is not a PEM private key', () => createSecureContext({ key }));
@@ -39,6 +42,6 @@ function check(name: keyof TlsFiles, what: string, fn: () => unknown): void {
   try {
     fn();
   } catch (err) {
-    throw new TypeError(`tls.${name}: ${what} (${((err as Error)?.message ?? String(err)).replace(/\s+/g, ' ').trim()})`);
+    throw new ClientOptionError(`tls.${name}`, `${what} (${((err as Error)?.message ?? String(err)).replace(/\s+/g, ' ').trim()})`);
   }
 }

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { apiErrorOf, ConnectionError, SchedulerApiError } from './errors';
+import { apiErrorOf, ClientOptionError, ConnectionError, SchedulerApiError } from './errors';
 import { checkTlsFiles, type TlsFiles } from './tls-files';
 import { nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
@@ -225,23 +225,24 @@ export class ApiClient {
  * An API key goes in the `Authorization` header, whose value may hold only visible ASCII, spaces and
  * tabs inside, and no white space at its ends (RFC 9110 §5.5): a key read from a secret file with
  * its trailing newline failed every call with Node's `ERR_INVALID_CHAR`.
- * @throws TypeError starting with `apiKey:`
+ * @throws ClientOptionError naming `apiKey`
  */
 function checkApiKey(apiKey: unknown): void {
   if (apiKey === undefined) return;
-  if (typeof apiKey !== 'string') throw new TypeError(`apiKey: must be a string (got ${typeof apiKey})`);
+  if (typeof apiKey !== 'string') throw new ClientOptionError('apiKey', `must be a string (got ${typeof apiKey})`);
   if (apiKey !== apiKey.trim())
-    throw new TypeError('apiKey: starts or ends with white space (a trailing newline of the file it was read from?)');
+    throw new ClientOptionError('apiKey', 'starts or ends with white space (a trailing newline of the file it was read from?)');
   const bad = /[^\x20-\x7e\t]/.exec(apiKey);
   if (bad)
-    throw new TypeError(
-      `apiKey: holds a character an HTTP header cannot carry (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
+    throw new ClientOptionError(
+      'apiKey',
+      `holds a character an HTTP header cannot carry (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
     );
 }
 
 /**
  * The base URL without trailing slashes.
- * @throws TypeError when `url` is not a string naming an http:// or https:// URL
+ * @throws ClientOptionError naming `url` when it is not a string naming an http:// or https:// URL
  */
 function baseUrlOf(url: unknown): string {
   let protocol = '';
@@ -251,7 +252,10 @@ function baseUrlOf(url: unknown): string {
     // not a URL: refused below
   }
   if (protocol !== 'http:' && protocol !== 'https:')
-    throw new TypeError(`url must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url) ?? 'nothing'})`);
+    throw new ClientOptionError(
+      'url',
+      `must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url) ?? 'nothing'})`,
+    );
   return (url as string).replace(/\/+$/, '');
 }
 

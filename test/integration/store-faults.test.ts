@@ -290,9 +290,11 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       await svc.kill9();
     });
 
-    it('a HOST that does not resolve: exit 78 with one line naming HOST:PORT, no stack', async () => {
-      const r = await startOn(path.join(dir.path, 'host.db'), { HOST: 'nonexistent.invalid', ALLOW_UNAUTHENTICATED: 'true' });
+    it('a HOST that does not resolve: exit 78 with one line naming HOST:PORT, no stack, and no store file made', async () => {
+      const file = path.join(dir.path, 'host.db');
+      const r = await startOn(file, { HOST: 'nonexistent.invalid', ALLOW_UNAUTHENTICATED: 'true' });
       expectRefusal(r, 'nonexistent.invalid:', /cannot listen on .*: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)/);
+      expect(fs.existsSync(file), 'the store was created for a service that never listened').to.equal(false);
     });
 
     it('a corrupt store', async () => {

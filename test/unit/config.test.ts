@@ -144,6 +144,17 @@ describe('loadConfig', () => {
     );
   });
 
+  it('rateLimits.<type> for a type no handler serves → ConfigError naming it (as the API refuses it), unless external queues are configured', () => {
+    const err = expectConfigError(() =>
+      loadConfig({ configDir: dir, env: {}, overrides: { rateLimits: { send_smss: { ratePerSecond: 10 } } } }),
+    );
+    expect(err.message).to.include('rateLimits.send_smss').and.include('no handler serves task type "send_smss"').and.include('echo');
+    const handled = { handlers: { send_sms: './sms.js' }, rateLimits: { send_sms: { ratePerSecond: 10 }, echo: { ratePerSecond: 5 } } };
+    expect(Object.keys(loadConfig({ configDir: dir, env: {}, overrides: handled }).rateLimits)).to.deep.equal(['send_sms', 'echo']);
+    const external = { externalQueues: { jobs: { transport: 'http' } }, rateLimits: { resize_image: { ratePerSecond: 10 } } };
+    expect(loadConfig({ configDir: dir, env: {}, overrides: external }).rateLimits).to.have.property('resize_image');
+  });
+
   it('overrides win over env', () => {
     const cfg = loadConfig({ configDir: dir, env: { WORKERS: '6' }, overrides: { workers: 3 } });
     expect(cfg.workers).to.equal(3);

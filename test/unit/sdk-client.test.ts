@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   BadRequestError,
+  ClientOptionError,
   ConflictError,
   ConnectionError,
   createClient,
@@ -198,10 +199,17 @@ describe('SDK client over a fake HTTP server', () => {
 
   it('a url that is not http(s) is refused when the client is made, naming it', () => {
     for (const url of ['notaurl', 'ftp://x', 'http://[::1', '', undefined]) {
-      expect(() => createClient({ url } as ClientOptions), String(url))
-        .to.throw(TypeError, 'url must be an http:// or https:// URL')
-        .with.property('message')
-        .that.includes(url === undefined ? 'nothing' : JSON.stringify(url));
+      let thrown: unknown;
+      try {
+        createClient({ url } as ClientOptions);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, String(url)).to.be.instanceOf(ClientOptionError).and.instanceOf(TypeError);
+      const e = thrown as ClientOptionError;
+      expect(e.option).to.equal('url');
+      expect(e.message).to.equal(`url: ${e.reason}`).and.include('url: must be an http:// or https:// URL');
+      expect(e.reason).to.include(url === undefined ? 'nothing' : JSON.stringify(url));
     }
   });
 

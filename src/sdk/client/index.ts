@@ -21,9 +21,10 @@ import type { AuditView } from './types';
 import { WorkflowsApi } from './workflows';
 
 export type { ClientOptions, RetryOptions, TlsFiles } from '../transport';
-export type { ApiErrorCode } from '../errors';
+export type { ApiErrorCode, ClientOption } from '../errors';
 export {
   BadRequestError,
+  ClientOptionError,
   ConflictError,
   ConnectionError,
   ForbiddenError,

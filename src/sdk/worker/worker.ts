@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { ClientOptionError } from '../errors';
 import { ApiClient } from '../transport';
 import { WorkerClosedError } from './abort-reasons';
 import { AttemptEnd, AttemptHost, RunningAttempt } from './attempt';
@@ -201,7 +202,8 @@ export class Worker extends EventEmitter<WorkerEventMap> {
 
 function checkOptions(o: WorkerOptions): void {
   if (!o || typeof o !== 'object') throw new TypeError('createWorker needs an options object');
-  if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url)) throw new TypeError('url must be an http:// or https:// URL');
+  if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url))
+    throw new ClientOptionError('url', `must be an http:// or https:// URL (got ${JSON.stringify(o.url) ?? 'nothing'})`);
   if (typeof o.queue !== 'string' || o.queue.length === 0) throw new TypeError('queue must be a non-empty string');
   if (!o.handlers || typeof o.handlers !== 'object') throw new TypeError('handlers must be an object of task_type → async function');
   for (const [type, fn] of Object.entries(o.handlers))
