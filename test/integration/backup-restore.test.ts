@@ -107,7 +107,7 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
     }
   });
 
-  it('refuses, with one line and exit 2: an existing destination (unless --force), a missing store, a MongoDB store, an empty path', async () => {
+  it('refuses, with one line and exit 2: an existing destination (unless --force), a missing store, a MongoDB store, an empty path, a --url', async () => {
     const store = path.join(dir.path, 'refusals', 'scheduler.db');
     fs.mkdirSync(path.dirname(store));
     const svc = await startServiceProcess(path.dirname(store), { WORKERS: '1' });
@@ -132,6 +132,11 @@ describe('scheduler backup: an online copy of the SQLite store, and its restore'
     });
     expect(mongo.code).to.equal(2);
     expect(mongo.stderr).to.contain('mongodump');
+    // --url names a service, not a file on this host: refused rather than ignored.
+    const remote = await cli(['--url', 'http://10.0.0.9:8080', 'backup', '--to', path.join(dir.path, 'z.db'), '--sqlite-path', store], {});
+    expect(remote.code).to.equal(2);
+    expect(remote.stderr.trim()).to.match(/^error: backup: --url does not apply: backup copies the SQLite file of a service on this host/);
+    expect(fs.existsSync(path.join(dir.path, 'z.db'))).to.equal(false);
     // An empty path is not the working directory.
     const empty = await cli(['backup', '--to', '', '--sqlite-path', store], {});
     expect(empty.code).to.equal(2);

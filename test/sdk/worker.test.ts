@@ -202,6 +202,36 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     await nowhere.close();
   });
 
+  it('a lease refused for its key or queue (401, 403, 404) is logged as an error naming the fix, and tried again only at the longest pause', async () => {
+    for (const [status, code, hint] of [
+      [401, 'UNAUTHORIZED', 'the scheduler does not know this apiKey'],
+      [403, 'FORBIDDEN', 'leasing needs an admin key (apiKey)'],
+      [404, 'NOT_PULL_QUEUE', 'the scheduler has no pull queue of this name'],
+    ] as const) {
+      const clock = new ManualClock(Date.now());
+      let refusals = 1;
+      server.override = (r) =>
+        r.path.endsWith('/lease') && refusals-- > 0 ? { status, body: { error: { code, message: 'x' } } } : undefined;
+      const leasesBefore = server.seen('/lease').length;
+      const w = worker({ clock, pollWaitS: 0 });
+      const failed = gate<unknown>();
+      w.on('error', (e) => failed.open(e));
+      await w.start();
+      expect(((await failed.promise) as { status: number }).status).to.equal(status);
+      const line = logger.lines.find((l) => l.message.startsWith('lease request failed'))!;
+      expect(line.level, String(status)).to.equal('error');
+      expect(line.message).to.include(hint);
+      const delay = Number(/next try in (\d+) ms/.exec(line.message)![1]);
+      expect(delay, 'the longest pause (15 s ± 20 %)').to.be.within(12_000, 18_000);
+      expect(server.seen('/lease').length - leasesBefore).to.equal(1);
+      clock.advance(delay);
+      await server.waitForCount('/lease', leasesBefore + 2);
+      await w.close();
+      logger.lines.length = 0;
+      server.override = () => undefined;
+    }
+  });
+
   it('close() abandons the pending long poll at once and waits for running handlers and their reports', async () => {
     const release = gate();
     const started = gate();

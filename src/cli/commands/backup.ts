@@ -20,7 +20,13 @@ export function backupCommand(program: Command, cli: CliEnv): void {
     .option('--sqlite-path <path>', 'the store to copy (default: the configured SQLITE_PATH)')
     .option('--force', 'replace the backup file if it exists')
     .action(async (f: { to: string; sqlitePath?: string; force?: boolean }, cmd: Command) => {
-      const json = (cmd.optsWithGlobals() as { json?: boolean }).json ?? false;
+      const globals = cmd.optsWithGlobals() as { json?: boolean; url?: string };
+      const json = globals.json ?? false;
+      // The copy is of a file on this host: a --url naming a service elsewhere would be silently ignored.
+      if (globals.url !== undefined)
+        throw new InvalidArgumentError(
+          'backup: --url does not apply: backup copies the SQLite file of a service on this host (its configuration, or --sqlite-path); run it there',
+        );
       // An empty path would resolve to the working directory.
       if (f.to.trim() === '') throw new InvalidArgumentError('backup: --to needs a file path, not an empty one');
       if (f.sqlitePath?.trim() === '') throw new InvalidArgumentError('backup: --sqlite-path needs a file path, not an empty one');

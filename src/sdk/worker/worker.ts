@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { ClientOptionError } from '../errors';
+import { ClientOptionError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
 import { ApiClient } from '../transport';
 import { WorkerClosedError } from './abort-reasons';
 import { AttemptEnd, AttemptHost, RunningAttempt } from './attempt';
@@ -148,10 +148,13 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         failures = 0;
       } catch (err) {
         if (signal.aborted) break;
-        const delay = backoffMs(++failures);
-        this.logger.warn(`lease request failed (${failures} in a row); next try in ${delay} ms: ${(err as Error)?.message ?? err}`, {
-          queue: this.queue,
-        });
+        ++failures;
+        const refusal = configurationRefusal(err);
+        // A refusal only a change of key or configuration ends: tried again at the longest pause, as an error.
+        const delay = refusal ? backoffMs(Number.MAX_SAFE_INTEGER) : backoffMs(failures);
+        const line = `lease request failed (${failures} in a row); next try in ${delay} ms: ${(err as Error)?.message ?? err}`;
+        if (refusal) this.logger.error(`${line} (${refusal})`, { queue: this.queue });
+        else this.logger.warn(line, { queue: this.queue });
         this.emitSafely('error', err);
         await pause(this.clock, delay, signal);
         continue;
@@ -198,6 +201,17 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       this.logger.error(`a '${event}' listener threw: ${(err as Error)?.message ?? err}`);
     }
   }
+}
+
+/**
+ * What to change when a lease is refused for a reason that retrying cannot end (401, 403, a 404 for
+ * a queue that is not a pull queue); null for a failure that may pass (503, a lost connection).
+ */
+function configurationRefusal(err: unknown): string | null {
+  if (err instanceof UnauthorizedError) return 'the scheduler does not know this apiKey';
+  if (err instanceof ForbiddenError) return 'leasing needs an admin key (apiKey)';
+  if (err instanceof NotFoundError) return 'the scheduler has no pull queue of this name: check `queue` and its externalQueues entry';
+  return null;
 }
 
 function checkOptions(o: WorkerOptions): void {
