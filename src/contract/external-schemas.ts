@@ -85,7 +85,13 @@ export const queueParamsSchema = {
   type: 'object',
   required: ['queue'],
   properties: {
-    queue: { type: 'string', minLength: 1, maxLength: 200, description: 'a pull queue (`externalQueues` with `transport: "http"`)' },
+    queue: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: WELL_FORMED_TEXT,
+      description: 'a pull queue (`externalQueues` with `transport: "http"`)',
+    },
   },
 } as const;
 

@@ -93,6 +93,27 @@ describe('REST: a lone UTF-16 surrogate in a name, key or id → 400 naming the 
       expect(res.statusCode, `${method} ${url} ${res.body}`).to.equal(400);
       expect(res.json().error.details.field, url).to.equal(field);
     }
+    // Routes whose body the service validates check their path here too (they skipped it: PostgreSQL answered 500).
+    const withBodies: Array<[string, string, object, string]> = [
+      ['PATCH', '/api/v1/tasks/%00', { priority: 'high' }, 'id'],
+      ['POST', '/api/v1/tasks/%00/complete', { attempt: 1 }, 'id'],
+      ['POST', '/api/v1/tasks/a%00/heartbeat', { attempt: 1 }, 'id'],
+      ['POST', '/api/v1/tasks/%00/checkpoint', { attempt: 1, value: 1 }, 'id'],
+      ['POST', '/api/v1/tasks/%00/progress', { attempt: 1, progress: 0.5 }, 'id'],
+      ['POST', '/api/v1/tasks/%00/logs', { attempt: 1, lines: [{ level: 'info', msg: 'x' }] }, 'id'],
+      ['PATCH', '/api/v1/cron-tasks/%00', { enabled: false }, 'id'],
+      ['PUT', '/api/v1/rate-limits/%00', { rate_per_second: 1 }, 'task_type'],
+      ['PUT', `/api/v1/rate-limits/${'t'.repeat(201)}`, { rate_per_second: 1 }, 'task_type'],
+      ['PUT', '/api/v1/tenants/%00', { weight: 2 }, 'id'],
+      ['PUT', '/api/v1/concurrency-limits/%00', { max_running: 2 }, 'key'],
+      ['POST', '/api/v1/queues/%00/lease', { worker_id: 'w' }, 'queue'],
+    ];
+    for (const [method, url, payload, field] of withBodies) {
+      const res = await f.app.inject({ method: method as 'PUT', url, payload });
+      expect(res.statusCode, `${method} ${url} ${res.body}`).to.equal(400);
+      expect(res.json().error.code, url).to.equal('VALIDATION_FAILED');
+      expect(res.json().error.details.field, url).to.equal(field);
+    }
     const counts = await f.store.countByState();
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(0);
   });

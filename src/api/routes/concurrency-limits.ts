@@ -4,9 +4,7 @@ import type { ConcurrencyLimitPutBody } from '../../contract/types';
 import type { ConcurrencyAdmin } from '../../services/concurrency-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
-
-/** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['admin'];
 const limit = {
@@ -30,7 +28,7 @@ export function concurrencyLimitRoutes(app: FastifyInstance, admin: ConcurrencyA
         body: concurrencyLimitPutSchema,
         response: responses({ 200: ['The limit in force', limit] }, [400, 403]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => admin.put(req.params.key, req.body, req.caller),
   );

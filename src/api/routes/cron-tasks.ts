@@ -12,9 +12,7 @@ import { taskIdParamsSchema } from '../../contract/task-schemas';
 import type { CronService } from '../../services/cron-service';
 import { cronSchema, objectSchema, pageSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
-
-/** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['cron'];
 const fireRecord = {
@@ -54,7 +52,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
         querystring: getCronQuerySchema,
         response: responses({ 201: ['The cron task', cronSchema] }, [400, 413, 415, 503]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req, reply) => reply.status(201).send(await crons.create(req.body, req.query, req.caller)),
   );
@@ -68,7 +66,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
         body: cronPreviewSchema,
         response: responses({ 200: ['Fire instants in UTC and the schedule rules', preview] }, [400]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => crons.preview(req.body),
   );
@@ -110,7 +108,7 @@ export function cronRoutes(app: FastifyInstance, crons: CronService): void {
         body: cronPatchSchema,
         response: responses({ 200: ['The cron task', cronSchema] }, [400, 404]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => crons.update(req.params.id, req.body, req.caller),
   );

@@ -20,9 +20,7 @@ import type {
 import type { ExternalTaskService } from '../../services/external-task-service';
 import type { PullLeaseService } from '../../services/pull-lease-service';
 import { objectSchema, responses } from '../openapi/responses';
-
-/** Bodies are validated once, by the service (shared with the actor messages); the schemas describe them. */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['external consumers'];
 
@@ -50,7 +48,7 @@ export function externalTaskRoutes(
         body: externalLogsSchema,
         response: responses({ 200: ['Stored: `{task_id, attempt, appended}`', objectSchema] }, [400, 404, 409, 415]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => external.logs(req.params.id, req.body, req.caller),
   );
@@ -69,7 +67,7 @@ export function externalTaskRoutes(
           [400, 404, 409, 415, 503],
         ),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => external.complete(req.params.id, req.body, req.caller),
   );
@@ -84,7 +82,7 @@ export function externalTaskRoutes(
         body: externalHeartbeatSchema,
         response: responses({ 200: ['Extended: `{task_id, attempt, lease_expires_at}`', objectSchema] }, [400, 404, 409, 415]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => external.heartbeat(req.params.id, req.body, req.caller),
   );
@@ -100,7 +98,7 @@ export function externalTaskRoutes(
         body: externalCheckpointSchema,
         response: responses({ 200: ['Stored: `{task_id, attempt, saved_at, size_bytes}`', objectSchema] }, [400, 404, 409, 413, 415]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => external.checkpoint(req.params.id, req.body, req.caller),
   );
@@ -115,7 +113,7 @@ export function externalTaskRoutes(
         body: externalProgressSchema,
         response: responses({ 200: ['Stored: `{task_id, attempt, progress_at}`', objectSchema] }, [400, 404, 409, 415]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => external.progress(req.params.id, req.body, req.caller),
   );
@@ -145,7 +143,7 @@ function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
           [400, 403, 404, 415, 503],
         ),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req, reply) => {
       const gone = new AbortController();

@@ -16,13 +16,7 @@ import { refuseBody } from '../no-body';
 import { attemptLogParamsSchema, attemptLogSchema } from '../../contract/attempt-log-json';
 import { waitMsOf } from '../../contract/wait-query';
 import { clientGone } from '../client-gone';
-
-/**
- * Submission bodies are validated once, by the service, against these same schemas (so REST and
- * actor messages share one check); the routes keep the schemas for the API description and skip
- * fastify's own pass over bodies of up to 1,000 tasks.
- */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['tasks'];
 
@@ -44,7 +38,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
           [400, 409, 413, 415, 429, 503],
         ),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req, reply) => {
       const ack = await service.submit(req.body, req.caller, { traceparent: traceparentOf(req) });
@@ -64,10 +58,10 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
         body: batchSubmissionSchema(batchMax),
         response: responses(
           { 202: ['Every task stored', { type: 'object', properties: { tasks: { type: 'array', items: ackSchema } } }] },
-          [400, 413, 415, 429, 503],
+          [400, 409, 413, 415, 429, 503],
         ),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req, reply) => reply.status(202).send(await service.submitBatch(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
@@ -128,7 +122,7 @@ export function taskRoutes(app: FastifyInstance, service: TaskService, batchMax:
         body: taskPatchSchema,
         response: responses({ 200: ['The changed task', taskSchema] }, [400, 404, 409]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => service.update(req.params.id, req.body, req.caller),
   );

@@ -4,9 +4,7 @@ import type { RateLimitPutBody, TenantPutBody } from '../../contract/types';
 import type { TenantAdmin } from '../../services/tenant-admin';
 import { objectSchema, responses } from '../openapi/responses';
 import { refuseBody } from '../no-body';
-
-/** Bodies are validated by the service (one check for REST and actor messages); see tasks.ts. */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['admin'];
 const tenant = {
@@ -35,7 +33,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
         body: tenantPutSchema,
         response: responses({ 200: ['The tenant settings in force', tenant] }, [400, 403]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => admin.putTenant(req.params.id, req.body, req.caller),
   );
@@ -60,7 +58,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
         ),
       },
       ...refuseBody,
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => admin.deleteTenant(req.params.id, req.caller),
   );
@@ -88,7 +86,7 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
         body: rateLimitPutSchema,
         response: responses({ 200: ['The limit in force', rateLimit] }, [400, 403]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req) => admin.putRateLimit(req.params.task_type, req.body, req.caller),
   );

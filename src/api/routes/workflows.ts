@@ -13,9 +13,7 @@ import type { WorkflowService } from '../../services/workflow-service';
 import { objectSchema, pageSchema, responses, workflowSchema } from '../openapi/responses';
 import { traceparentOf } from '../trace-header';
 import { refuseBody } from '../no-body';
-
-/** Workflow bodies are validated once, by the service (as task submissions are: see tasks.ts). */
-const validatedByService = { validatorCompiler: () => () => true };
+import { validatedByService } from '../validated-by-service';
 
 const tags = ['workflows'];
 
@@ -35,7 +33,7 @@ export function workflowRoutes(app: FastifyInstance, workflows: WorkflowService,
         body: workflowSubmissionSchema,
         response: responses({ 202: ['Stored: roots PENDING (or SCHEDULED), the rest BLOCKED', workflowSchema] }, [400, 413, 415, 429, 503]),
       },
-      ...validatedByService,
+      ...validatedByService(),
     },
     async (req, reply) => reply.status(202).send(await workflows.submit(req.body, req.caller, { traceparent: traceparentOf(req) })),
   );
