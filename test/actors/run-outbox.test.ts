@@ -44,6 +44,24 @@ describe('RunOutbox: one run message per worker per event-loop iteration', () =>
     expect(sent).to.deep.equal([[11, ['b', 'c']]]);
   });
 
+  it('afterRuns: a message about an attempt goes after the run message queued for its worker, never ahead of it', async () => {
+    const sent: string[] = [];
+    const outbox = new RunOutbox((slot, items) => sent.push(`run ${slot.id} ${items.map((i) => i.id).join(',')}`));
+    const w1 = slotOf('w1', 10);
+    const w2 = slotOf('w2', 20);
+    outbox.add(w1, [item('a')], 1000);
+    outbox.afterRuns(w1, () => sent.push('abort a')); // a cancel answered in the claim's commit
+    outbox.afterRuns(w2, () => sent.push('abort z')); // nothing queued for w2: at once
+    expect(sent).to.deep.equal(['abort z']);
+    await nextIteration();
+    expect(sent).to.deep.equal(['abort z', 'run w1 a', 'abort a']);
+    outbox.add(w1, [item('b')], 1000);
+    outbox.afterRuns(w1, () => sent.push('abort b'));
+    w1.pid = 11; // respawned before the send: the run is dropped, and what waited behind it
+    await nextIteration();
+    expect(sent).to.deep.equal(['abort z', 'run w1 a', 'abort a']);
+  });
+
   it('keeps the caller array untouched', async () => {
     const outbox = new RunOutbox(() => undefined);
     const items = [item('a')];

@@ -38,6 +38,34 @@ describe('TaskRunner timeout and cancel (manual clock)', () => {
     expect(reports[0][0].outcome).to.deep.include({ kind: 'failed', errorType: 'timeout', permanent: false });
   });
 
+  it('an attempt aborted before its handler was called (the same turn as its start) never calls the handler, and needs no kill', async () => {
+    const clock = new ManualClock();
+    let calls = 0;
+    const reports: WorkResult[][] = [];
+    const settled: Array<{ id: string; attempt: number }> = [];
+    const runner = new TaskRunner(
+      new Map<string, TaskHandler>([
+        [
+          'h',
+          async () => {
+            calls++;
+          },
+        ],
+      ]),
+      (r) => reports.push(r),
+      clock,
+      { settled: (s) => settled.push(...s) },
+    );
+    runner.run([{ id: 't1', attempt: 1, taskType: 'h', payload: null, timeoutMs: 500, idempotencyKey: null }]);
+    runner.abort('t1', 1);
+    await flush();
+    expect(calls, 'the handler of a cancelled attempt is not called').to.equal(0);
+    expect(reports).to.have.length(1);
+    expect(reports[0][0].outcome.kind).to.equal('cancelled');
+    expect(reports[0][0].handlerRunning, 'no handler runs: nothing for the dispatcher to kill').to.equal(undefined);
+    expect(settled).to.deep.equal([]);
+  });
+
   it('abort() reports "cancelled" once; a handler that then resolves adds nothing; a stale attempt number is ignored', async () => {
     const clock = new ManualClock();
     let settle: () => void = () => undefined;

@@ -286,7 +286,8 @@ export class DispatcherActor {
     if (this.external?.abort(msg) || this.ahead?.abort(msg.taskId, msg.attempt)) return;
     const run = runningAttempt(this.running, msg.taskId, msg.attempt);
     if (!run) return;
-    this.pools.get(run.workerId)?.ref.tell('abort', msg);
+    const slot = this.pools.get(run.workerId);
+    if (slot) this.outbox.afterRuns(slot, () => slot.ref.tell('abort', msg)); // never ahead of the attempt's `run`
     this.watchdog.cancelSent(msg.taskId, msg.attempt); // a handler that does not stop gets its process killed
   }
 

@@ -23,7 +23,7 @@ export type SendRun = (slot: WorkerSlot, items: WorkItem[], oldestStart: number)
  * retries, not in the new process.
  */
 export class RunOutbox {
-  private readonly pending = new Map<WorkerSlot, { pid: number; items: WorkItem[]; oldestStart: number }>();
+  private readonly pending = new Map<WorkerSlot, { pid: number; items: WorkItem[]; oldestStart: number; after?: Array<() => void> }>();
   private scheduled = false;
 
   constructor(private readonly send: SendRun) {}
@@ -43,12 +43,30 @@ export class RunOutbox {
     setImmediate(() => this.flush());
   }
 
-  /** Sends what is queued: one message per worker. */
+  /**
+   * Runs `tell` (a message about an attempt, such as an abort) once `slot`'s queued `run` message
+   * is sent, at once when none is queued: a message sent at once would overtake the `run` that
+   * starts its attempt (a cancel answered in the group commit of the attempt's claim), and the
+   * worker, not knowing the attempt yet, would drop it; the handler then ran on, and its process
+   * was killed, with every other attempt in it. Dropped with the run message when the worker's
+   * process was replaced.
+   */
+  afterRuns(slot: WorkerSlot, tell: () => void): void {
+    const queued = this.pending.get(slot);
+    if (queued && queued.pid === slot.pid) (queued.after ??= []).push(tell);
+    else tell();
+  }
+
+  /** Sends what is queued: one message per worker, then the messages held behind it ({@link afterRuns}). */
   flush(): void {
     this.scheduled = false;
     const batches = [...this.pending];
     this.pending.clear();
-    for (const [slot, { pid, items, oldestStart }] of batches) if (slot.pid === pid) this.send(slot, items, oldestStart);
+    for (const [slot, { pid, items, oldestStart, after }] of batches) {
+      if (slot.pid !== pid) continue;
+      this.send(slot, items, oldestStart);
+      if (after) for (const tell of after) tell();
+    }
   }
 }
 

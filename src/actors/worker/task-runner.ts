@@ -227,7 +227,8 @@ export class TaskRunner {
     }
     const ctx = new AttemptContext(attempt, trace.traceContext, this.contextHost);
     Promise.resolve()
-      .then(() => withAttemptContext(trace, () => handler(item.payload, ctx)))
+      // Aborted (cancelled) before its handler was called: not called at all.
+      .then(() => (attempt.done ? undefined : withAttemptContext(trace, () => handler(item.payload, ctx))))
       .then(
         (result) => (attempt.done ? this.stopped(attempt) : this.finish(attempt, succeeded(result, this.maxResultBytes))),
         (err: unknown) => (attempt.done ? this.stopped(attempt) : this.finish(attempt, failed(err))),
