@@ -16,7 +16,7 @@ const attempt = {
 } as const;
 
 /**
- * `{attempt, result?}` (the attempt succeeded) or `{attempt, error: {message, permanent?, type?}}`
+ * `{attempt, result?}` (the attempt succeeded) or `{attempt, error: {message, permanent?, type?, code?, stack?}}`
  * (it failed: retried with backoff unless `permanent`). `result` and `error` together are refused
  * by the service (field `error`).
  */
@@ -44,6 +44,18 @@ export const externalCompletionSchema = {
           maxLength: 200,
           pattern: WELL_FORMED_TEXT,
           description: 'error class or reason, shown as `error.type` (default `ExternalError`)',
+        },
+        code: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          pattern: WELL_FORMED_TEXT,
+          description: "the error's code (`ECONNRESET`, `card_declined`), shown as `error.code`",
+        },
+        stack: {
+          type: 'string',
+          maxLength: 65_536,
+          description: 'the stack trace, kept cut to its first 30 lines and 4,096 characters, shown as `error.stack`',
         },
       },
     },

@@ -17,7 +17,7 @@ import type {
 } from '../contract/types';
 import { numberPostedLines } from '../domain/posted-log-lines';
 import { checkpointText } from '../domain/checkpoint';
-import { boundedMessage } from '../domain/attempt-error';
+import { boundedMessage, boundedStack } from '../domain/attempt-error';
 import { assertProgress } from '../domain/progress';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
 import { SchemaValidator } from '../contract/validation';
@@ -254,11 +254,16 @@ export class ExternalTaskService {
 
   private outcomeOf(b: ExternalCompletionBody): AttemptOutcome {
     if (b.error) {
+      const { code, stack } = b.error;
       return {
         kind: 'failed',
         message: boundedMessage(b.error.message),
         errorType: b.error.type ?? 'ExternalError',
         permanent: b.error.permanent === true,
+        // As a host handler's error keeps them (the same bounds on the stack).
+        ...(code !== undefined || stack !== undefined
+          ? { detail: { ...(code !== undefined ? { code } : {}), ...(stack !== undefined ? { stack: boundedStack(stack) } : {}) } }
+          : {}),
       };
     }
     const text = JSON.stringify(b.result ?? null);

@@ -73,7 +73,10 @@ describe('external consumer reports (routes)', () => {
     ['an unknown field', { attempt: 1, status: 'ok' }, 'status'],
     ['error without message', { attempt: 1, error: {} }, 'error.message'],
     ['error.permanent not a boolean', { attempt: 1, error: { message: 'x', permanent: 'yes' } }, 'error.permanent'],
-    ['an unknown error field', { attempt: 1, error: { message: 'x', code: 7 } }, 'error.code'],
+    ['an unknown error field', { attempt: 1, error: { message: 'x', reason: 'y' } }, 'error.reason'],
+    ['error.code not a string', { attempt: 1, error: { message: 'x', code: 7 } }, 'error.code'],
+    ['error.code holding NUL', { attempt: 1, error: { message: 'x', code: 'E\u0000' } }, 'error.code'],
+    ['error.stack not a string', { attempt: 1, error: { message: 'x', stack: ['at a'] } }, 'error.stack'],
     ['result and error together', { attempt: 1, result: 1, error: { message: 'x' } }, 'error'],
   ];
   for (const [what, body, field] of badBodies) {

@@ -244,14 +244,20 @@ describe('external queues through Redis Streams (integration)', function () {
     expect(done.checkpoint).to.deep.include({ attempt: 2, value: { next: 4000 } });
   });
 
-  it('a permanent error ends the task FAILED without retry', async () => {
+  it('a permanent error ends the task FAILED without retry, with the code and (bounded) stack the consumer sent', async () => {
     const { task_id: id } = await s.scheduler.service.submit({ task_type: 'charge_card', queue: 'manual', max_retries: 5 });
     const [entry] = await read(streams.manual);
     expect(entry.f.task_id).to.equal(id);
-    const res = await complete(id, { attempt: 1, error: { message: 'card declined', permanent: true, type: 'Declined' } });
+    const stack = ['Declined: card declined', ...Array.from({ length: 40 }, (_, i) => `    at step${i} (charge.js:${i}:1)`)].join('\n');
+    const res = await complete(id, {
+      attempt: 1,
+      error: { message: 'card declined', permanent: true, type: 'Declined', code: 'card_declined', stack },
+    });
     expect(res.body).to.deep.equal({ task_id: id, attempt: 1, status: 'FAILED' });
     const t = await s.scheduler.service.get(id);
-    expect(t.error).to.deep.equal({ message: 'card declined', type: 'Declined', retryable: false });
+    expect(t.error).to.deep.include({ message: 'card declined', type: 'Declined', retryable: false, code: 'card_declined' });
+    expect(t.error!.stack!.split('\n').slice(0, 30)).to.deep.equal(stack.split('\n').slice(0, 30));
+    expect(t.error!.stack, 'cut to the first 30 lines, the cut marked').to.not.include('step35');
   });
 
   it('cancel of a RUNNING external task ends it CANCELLED at once, deletes its entry, and refuses its completion', async () => {

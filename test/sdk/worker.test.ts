@@ -97,7 +97,7 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(most).to.equal(3);
   });
 
-  it('fails a task without a handler permanently, naming its type; a throw carries its name and permanence', async () => {
+  it('fails a task without a handler permanently, naming its type; a throw carries its name, permanence, code and stack', async () => {
     worker({
       concurrency: 4,
       handlers: {
@@ -107,6 +107,8 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
           if (kind === 'flagged') throw Object.assign(new RangeError('out of range'), { permanent: true });
           if (kind === 'bigint') return { n: BigInt(1) };
           if (kind === 'nan') return { ok: true, ratio: [1, Number.NaN] };
+          if (kind === 'coded') throw Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+          if (kind === 'bad-code') throw Object.assign(new Error('odd'), { code: 'E\u0000' });
           throw new TypeError('flaky');
         },
       },
@@ -118,17 +120,28 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
       { payload: { kind: 'retry' } },
       { payload: { kind: 'bigint' } },
       { payload: { kind: 'nan' } },
+      { payload: { kind: 'coded' } },
+      { payload: { kind: 'bad-code' } },
     );
-    const reports = await server.waitForCount('/complete', 6);
+    const reports = await server.waitForCount('/complete', 8);
     const errorOf = (i: number) => reports.find((r) => r.path.includes(tasks[i].task_id))!.body.error;
     expect(errorOf(0)).to.deep.equal({
       message: 'no handler for task_type "resize" in this worker',
       type: 'unknown_task_type',
       permanent: true,
     });
-    expect(errorOf(1)).to.deep.equal({ message: 'bad input', type: 'PermanentError', permanent: true });
-    expect(errorOf(2)).to.deep.equal({ message: 'out of range', type: 'RangeError', permanent: true });
-    expect(errorOf(3)).to.deep.equal({ message: 'flaky', type: 'TypeError', permanent: false });
+    const withoutStack = (e: Record<string, unknown>) => {
+      expect(e.stack, 'the stack goes with the report')
+        .to.be.a('string')
+        .and.match(/^\w*Error: /);
+      const { stack: _stack, ...rest } = e;
+      return rest;
+    };
+    expect(withoutStack(errorOf(1))).to.deep.equal({ message: 'bad input', type: 'PermanentError', permanent: true });
+    expect(withoutStack(errorOf(2))).to.deep.equal({ message: 'out of range', type: 'RangeError', permanent: true });
+    expect(withoutStack(errorOf(3))).to.deep.equal({ message: 'flaky', type: 'TypeError', permanent: false });
+    expect(withoutStack(errorOf(6))).to.deep.equal({ message: 'reset', type: 'Error', permanent: false, code: 'ECONNRESET' });
+    expect(withoutStack(errorOf(7)), 'a code the scheduler would refuse is left out, not the report').to.not.have.property('code');
     expect(errorOf(4)).to.include({ type: 'result_not_serializable', permanent: true });
     // NaN would have been sent, and stored, as null: a success with a result the handler did not give.
     expect(errorOf(5)).to.include({ type: 'result_not_serializable', permanent: true });

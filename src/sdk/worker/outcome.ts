@@ -11,6 +11,9 @@ export const MAX_ERROR_MESSAGE = 10_000;
 /** The most characters of an error type the completion endpoint takes. */
 const MAX_ERROR_TYPE = 200;
 
+/** The most characters of a stack the completion endpoint takes (it keeps the first 4,096). */
+const MAX_STACK = 65_536;
+
 /** What an attempt reports: success with a JSON result, or a failure. */
 export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed'; error: CompletionError };
 
@@ -33,15 +36,22 @@ export function succeeded(result: unknown): Outcome {
 }
 
 /**
- * A handler's throw as a failure: its `message`, its `name` as the type, and `permanent` when it is
- * a `PermanentError` (by name) or carries `permanent: true` (the rule of the scheduler's own workers).
+ * A handler's throw as a failure: its `message`, its `name` as the type, its `code` and `stack`
+ * (as the scheduler's own workers keep them), and `permanent` when it is a `PermanentError` (by
+ * name) or carries `permanent: true` (the rule of the scheduler's own workers).
  */
 export function failed(err: unknown): Outcome {
   if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
-    const e = err as { name?: unknown; message?: unknown; permanent?: unknown };
+    const e = err as { name?: unknown; message?: unknown; permanent?: unknown; code?: unknown; stack?: unknown };
     const type = typeof e.name === 'string' && e.name ? e.name : 'Error';
     const message = typeof e.message === 'string' && e.message ? e.message : type;
-    return failure(message, type, e.name === 'PermanentError' || e.permanent === true);
+    const outcome = failure(message, type, e.name === 'PermanentError' || e.permanent === true);
+    const error = (outcome as { error: CompletionError }).error;
+    const code = typeof e.code === 'string' || typeof e.code === 'number' ? String(e.code) : '';
+    // A code the endpoint refuses (NUL, a surrogate, over 200 characters) is left out, not the report.
+    if (code && code.length <= MAX_ERROR_TYPE && !code.includes('\u0000') && !/[\uD800-\uDFFF]/.test(code)) error.code = code;
+    if (typeof e.stack === 'string' && e.stack) error.stack = e.stack.slice(0, MAX_STACK);
+    return outcome;
   }
   return failure(`handler threw a non-Error value: ${describe(err)}`, 'Error', false);
 }

@@ -20,6 +20,10 @@ export interface CompletionError {
   message: string;
   type: string;
   permanent: boolean;
+  /** The thrown error's `code` (a string, or a number as its text), when it had one. */
+  code?: string;
+  /** The thrown error's stack (the scheduler keeps its first 30 lines). */
+  stack?: string;
 }
 
 /** One `ctx.log` line as the logs endpoint takes it. */
