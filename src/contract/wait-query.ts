@@ -5,12 +5,12 @@ export const WAIT_MAX_SECONDS = 60;
 
 /**
  * The `wait` query parameter of `GET /api/v1/tasks/{id}` and `GET /api/v1/workflows/{id}`: seconds
- * as a decimal number (`5`, `0.25`), more than 0 and at most {@link WAIT_MAX_SECONDS}. The range is
- * checked by {@link waitMsOf}, so that every refusal names the field the same way.
+ * as a decimal number (`5`, `0.25`), more than 0 and at most {@link WAIT_MAX_SECONDS}. The form and
+ * the range are checked by {@link waitMsOf}, so that every refusal (`abc` as `61`) says the same
+ * readable thing, not a regular expression.
  */
 export const waitQueryProperty = {
   type: 'string',
-  pattern: '^[0-9]{1,6}(\\.[0-9]{1,6})?$',
   description: `Long poll: answer as soon as the resource is terminal, or after this many seconds (0 < wait ≤ ${WAIT_MAX_SECONDS}) with its current state`,
 } as const;
 

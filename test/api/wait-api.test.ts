@@ -129,6 +129,7 @@ describe('REST: ?wait= (long polls on tasks and workflows)', () => {
       expect(res.statusCode, bad).to.equal(400);
       expect(res.json().error, bad).to.deep.include({ code: 'VALIDATION_FAILED' });
       expect(res.json().error.details.field, bad).to.equal('wait');
+      expect(res.json().error.message, bad).to.equal('wait: must be a number of seconds, more than 0 and at most 60');
     }
     const wf = await f.app.inject({ method: 'GET', url: `/api/v1/workflows/whatever?wait=0` });
     expect(wf.statusCode).to.equal(400);
