@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { createServer } from 'node:net';
 import { startScheduler } from './bootstrap';
 import { loadConfig } from './config';
 import { StartupError } from './domain/startup-error';
@@ -25,8 +26,8 @@ async function main(): Promise<void> {
     exitIfStartupError(err);
     throw err;
   }
-  // HOST resolved before the store is opened: a name that does not resolve is refused without a
-  // store file created or migrated for a service that never listened.
+  // HOST checked before the store is opened: a name that does not resolve, or an address no
+  // interface has, is refused without a store file created or migrated for a service that never listened.
   const unresolved = await hostRefusal(config.host, config.port);
   if (unresolved) exitIfStartupError(new StartupError(unresolved));
   let scheduler;
@@ -98,10 +99,19 @@ function listenRefusal(err: unknown, host: string, port: number): string | null 
   return null;
 }
 
-/** Why HOST cannot be listened on because it does not resolve (as {@link listenRefusal}); null when it resolves. */
+/**
+ * Why HOST cannot be listened on (as {@link listenRefusal}: a name that does not resolve, an address
+ * no interface has), found with a throwaway listener on a port the system picks; null when it can.
+ * Whether PORT itself is free is found at the real listen (another process may take it meanwhile).
+ */
 async function hostRefusal(host: string, port: number): Promise<string | null> {
   try {
     await lookup(host);
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', reject);
+      probe.listen(0, host, () => probe.close(() => resolve()));
+    });
     return null;
   } catch (err) {
     return listenRefusal(err, host, port);

@@ -40,7 +40,7 @@ export function contextOf(cmd: Command, cli: CliEnv): CliContext {
     ['cert', o.certFile ?? (cli.env.SCHEDULER_CERT_FILE || undefined)],
     ['key', o.keyFile ?? (cli.env.SCHEDULER_KEY_FILE || undefined)],
   ] as const) {
-    if (file !== undefined) tls[name] = readTlsFile(file);
+    if (file !== undefined) tls[name] = readTlsFile(file, sourceOf(`tls.${name}`, o));
   }
   let client: SchedulerClient;
   try {
@@ -74,11 +74,12 @@ function sourceOf(
   return TLS_SOURCES[name][given !== undefined ? 0 : 1];
 }
 
-function readTlsFile(file: string): Buffer {
+/** @param source the flag or variable that named `file`, for the error */
+function readTlsFile(file: string, source: string): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (err) {
-    throw new InvalidArgumentError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new InvalidArgumentError(`${source}: cannot read ${file}: ${(err as Error).message}`);
   }
 }
 

@@ -260,9 +260,9 @@ export class ExternalTaskService {
         message: boundedMessage(b.error.message),
         errorType: b.error.type ?? 'ExternalError',
         permanent: b.error.permanent === true,
-        // As a host handler's error keeps them (the same bounds on the stack).
-        ...(code !== undefined || stack !== undefined
-          ? { detail: { ...(code !== undefined ? { code } : {}), ...(stack !== undefined ? { stack: boundedStack(stack) } : {}) } }
+        // As a host handler's error keeps them (the same bounds on the stack; an empty one is none).
+        ...(code !== undefined || stack
+          ? { detail: { ...(code !== undefined ? { code } : {}), ...(stack ? { stack: boundedStack(stack) } : {}) } }
           : {}),
       };
     }

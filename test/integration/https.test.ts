@@ -177,6 +177,8 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
         /^error: --key-file: does not match the client certificate \(--cert-file\)/,
       ],
       [['--cert-file', junk, '--key-file', client.key], {}, /^error: --cert-file: is not a PEM certificate/],
+      [['--ca-file', path.join(dir.path, 'no-such-ca.pem')], {}, /^error: --ca-file: cannot read .*no-such-ca\.pem: ENOENT/],
+      [[], { SCHEDULER_KEY_FILE: dir.path }, /^error: SCHEDULER_KEY_FILE: cannot read .*EISDIR/],
     ];
     for (const [flags, env, message] of cases) {
       const res = await cli(['--url', url, ...flags, 'list'], env);

@@ -290,11 +290,16 @@ module.exports = (payload, ctx) => new Promise((resolve) => setTimeout(() => {
       await svc.kill9();
     });
 
-    it('a HOST that does not resolve: exit 78 with one line naming HOST:PORT, no stack, and no store file made', async () => {
+    it('a HOST that does not resolve, or that no interface has: exit 78 with one line naming HOST:PORT, no stack, and no store file made', async () => {
       const file = path.join(dir.path, 'host.db');
       const r = await startOn(file, { HOST: 'nonexistent.invalid', ALLOW_UNAUTHENTICATED: 'true' });
       expectRefusal(r, 'nonexistent.invalid:', /cannot listen on .*: the host name does not resolve \((ENOTFOUND|EAI_AGAIN)/);
       expect(fs.existsSync(file), 'the store was created for a service that never listened').to.equal(false);
+      // An address no interface of this machine has (TEST-NET-1, RFC 5737): the same, before the store.
+      const other = path.join(dir.path, 'host-addr.db');
+      const r2 = await startOn(other, { HOST: '192.0.2.1', ALLOW_UNAUTHENTICATED: 'true' });
+      expectRefusal(r2, '192.0.2.1:', /cannot listen on .*: no interface of this machine has that address/);
+      expect(fs.existsSync(other), 'the store was created for a service that never listened').to.equal(false);
     });
 
     it('a corrupt store', async () => {

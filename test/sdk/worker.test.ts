@@ -109,6 +109,28 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
           if (kind === 'nan') return { ok: true, ratio: [1, Number.NaN] };
           if (kind === 'coded') throw Object.assign(new Error('reset'), { code: 'ECONNRESET' });
           if (kind === 'bad-code') throw Object.assign(new Error('odd'), { code: 'E\u0000' });
+          if (kind === 'emoji-code') throw Object.assign(new Error('fun'), { code: 'E_\u{1F600}' });
+          if (kind === 'throwing-stack') {
+            const e = new Error('getter');
+            Object.defineProperty(e, 'stack', {
+              get() {
+                throw new Error('prepareStackTrace broke');
+              },
+            });
+            throw e;
+          }
+          if (kind === 'proxy')
+            throw new Proxy(
+              {},
+              {
+                has: () => {
+                  throw new Error('trap');
+                },
+                getPrototypeOf: () => {
+                  throw new Error('trap');
+                },
+              },
+            );
           throw new TypeError('flaky');
         },
       },
@@ -122,8 +144,11 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
       { payload: { kind: 'nan' } },
       { payload: { kind: 'coded' } },
       { payload: { kind: 'bad-code' } },
+      { payload: { kind: 'emoji-code' } },
+      { payload: { kind: 'throwing-stack' } },
+      { payload: { kind: 'proxy' } },
     );
-    const reports = await server.waitForCount('/complete', 8);
+    const reports = await server.waitForCount('/complete', 11);
     const errorOf = (i: number) => reports.find((r) => r.path.includes(tasks[i].task_id))!.body.error;
     expect(errorOf(0)).to.deep.equal({
       message: 'no handler for task_type "resize" in this worker',
@@ -142,6 +167,10 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(withoutStack(errorOf(3))).to.deep.equal({ message: 'flaky', type: 'TypeError', permanent: false });
     expect(withoutStack(errorOf(6))).to.deep.equal({ message: 'reset', type: 'Error', permanent: false, code: 'ECONNRESET' });
     expect(withoutStack(errorOf(7)), 'a code the scheduler would refuse is left out, not the report').to.not.have.property('code');
+    expect(withoutStack(errorOf(8))).to.include({ code: 'E_\u{1F600}' });
+    // Reads that throw (a stack getter, a Proxy's traps) neither end the process nor lose the report.
+    expect(errorOf(9)).to.deep.equal({ message: 'getter', type: 'Error', permanent: false });
+    expect(errorOf(10)).to.include({ type: 'Error', permanent: false });
     expect(errorOf(4)).to.include({ type: 'result_not_serializable', permanent: true });
     // NaN would have been sent, and stored, as null: a success with a result the handler did not give.
     expect(errorOf(5)).to.include({ type: 'result_not_serializable', permanent: true });
@@ -215,8 +244,9 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     await nowhere.close();
   });
 
-  it('a lease refused for its key or queue (401, 403, 404) is logged as an error naming the fix, and tried again only at the longest pause', async () => {
+  it('a lease refused for its request, key or queue (400, 401, 403, 404) is logged as an error naming the fix, and tried again only at the longest pause', async () => {
     for (const [status, code, hint] of [
+      [400, 'VALIDATION_FAILED', "the scheduler refuses this worker's lease request"],
       [401, 'UNAUTHORIZED', 'the scheduler does not know this apiKey'],
       [403, 'FORBIDDEN', 'leasing needs an admin key (apiKey)'],
       [404, 'NOT_PULL_QUEUE', 'the scheduler has no pull queue of this name'],

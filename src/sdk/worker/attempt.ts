@@ -129,7 +129,14 @@ export class RunningAttempt {
       this.host.logger.debug?.('handler settled after its attempt ended', { task_id: this.task.task_id, attempt: this.task.attempt });
       return;
     }
-    this.finish(outcome());
+    let ended: Outcome;
+    try {
+      ended = outcome();
+    } catch {
+      // A thrown value whose reads throw (a Proxy): still a failure, never an unhandled rejection.
+      ended = failure('the handler threw a value that could not be read', 'Error', false);
+    }
+    this.finish(ended);
   }
 
   /** Extends the lease; a refusal ends the attempt (its signal aborts). Never rejects. */

@@ -41,19 +41,47 @@ export function succeeded(result: unknown): Outcome {
  * name) or carries `permanent: true` (the rule of the scheduler's own workers).
  */
 export function failed(err: unknown): Outcome {
-  if (err instanceof Error || (err !== null && typeof err === 'object' && 'message' in err)) {
-    const e = err as { name?: unknown; message?: unknown; permanent?: unknown; code?: unknown; stack?: unknown };
-    const type = typeof e.name === 'string' && e.name ? e.name : 'Error';
-    const message = typeof e.message === 'string' && e.message ? e.message : type;
-    const outcome = failure(message, type, e.name === 'PermanentError' || e.permanent === true);
+  if (err instanceof Error || (err !== null && typeof err === 'object' && holds(err, 'message'))) {
+    const e = err as object;
+    const name = read(e, 'name');
+    const rawMessage = read(e, 'message');
+    const type = typeof name === 'string' && name ? name : 'Error';
+    const message = typeof rawMessage === 'string' && rawMessage ? rawMessage : type;
+    const outcome = failure(message, type, name === 'PermanentError' || read(e, 'permanent') === true);
     const error = (outcome as { error: CompletionError }).error;
-    const code = typeof e.code === 'string' || typeof e.code === 'number' ? String(e.code) : '';
-    // A code the endpoint refuses (NUL, a surrogate, over 200 characters) is left out, not the report.
-    if (code && code.length <= MAX_ERROR_TYPE && !code.includes('\u0000') && !/[\uD800-\uDFFF]/.test(code)) error.code = code;
-    if (typeof e.stack === 'string' && e.stack) error.stack = e.stack.slice(0, MAX_STACK);
+    const rawCode = read(e, 'code');
+    const code = typeof rawCode === 'string' || typeof rawCode === 'number' ? String(rawCode) : '';
+    // A code the endpoint refuses (NUL, a lone surrogate, over 200 characters) is left out, not the report.
+    if (code && [...code].length <= MAX_ERROR_TYPE && !code.includes('\u0000') && !LONE_SURROGATE.test(code)) error.code = code;
+    const stack = read(e, 'stack');
+    if (typeof stack === 'string' && stack) error.stack = stack.slice(0, MAX_STACK);
     return outcome;
   }
   return failure(`handler threw a non-Error value: ${describe(err)}`, 'Error', false);
+}
+
+/** `key in obj`, false when the check throws (a Proxy's `has` trap). */
+function holds(obj: object, key: string): boolean {
+  try {
+    return key in obj;
+  } catch {
+    return false;
+  }
+}
+
+/** Half of a UTF-16 surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `obj[key]`, or undefined when reading it throws: a getter that throws (`stack` when
+ * `Error.prepareStackTrace` throws) must not end the worker process, as an unhandled rejection would.
+ */
+function read(obj: object, key: string): unknown {
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
 }
 
 /** A failure with the endpoint's bounds applied to `message` and `type`. */

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { ClientOptionError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { BadRequestError, ClientOptionError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
 import { ApiClient } from '../transport';
 import { WorkerClosedError } from './abort-reasons';
 import { AttemptEnd, AttemptHost, RunningAttempt } from './attempt';
@@ -204,10 +204,12 @@ export class Worker extends EventEmitter<WorkerEventMap> {
 }
 
 /**
- * What to change when a lease is refused for a reason that retrying cannot end (401, 403, a 404 for
- * a queue that is not a pull queue); null for a failure that may pass (503, a lost connection).
+ * What to change when a lease is refused for a reason that retrying cannot end (400: a queue name or
+ * worker id the scheduler refuses; 401, 403, a 404 for a queue that is not a pull queue); null for a
+ * failure that may pass (503, a lost connection).
  */
 function configurationRefusal(err: unknown): string | null {
+  if (err instanceof BadRequestError) return "the scheduler refuses this worker's lease request: check `queue` and `workerId`";
   if (err instanceof UnauthorizedError) return 'the scheduler does not know this apiKey';
   if (err instanceof ForbiddenError) return 'leasing needs an admin key (apiKey)';
   if (err instanceof NotFoundError) return 'the scheduler has no pull queue of this name: check `queue` and its externalQueues entry';
