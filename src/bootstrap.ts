@@ -4,6 +4,7 @@ import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './background/maintenance';
 import { Periodic } from './background/periodic';
+import { LIMITS_SYNC_MS } from './services/limits-in-force';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import { ConfigError, mayCreateSqliteDir, type Config } from './config';
 import { Clock, SystemClock } from './domain/clock';
@@ -282,7 +283,12 @@ export async function startScheduler(
     // Task ends are shared too: a long poll on one node wakes when another node ends its task.
     // The bus is Redis pub/sub, or without Redis on the PostgreSQL store its LISTEN/NOTIFY.
     const peers = coord ?? pgCoordination;
-    if (cluster && peers) await attachPeers(peers, router, config.horizonMs, taskEnds);
+    if (cluster && peers) {
+      await attachPeers(peers, router, config.horizonMs, taskEnds);
+      // Weights and limits changed through one member reach the others at once (limits-in-force.ts).
+      tenants.onStoredChange(() => void peers.bus.publish('limits', {}));
+      peers.bus.on('limits', () => void tenants.loadStored().catch((err) => log.warn({ err }, 'reading the stored limits failed')));
+    }
     if (cluster) log.info({ member_id: cluster.memberId, owned: cluster.fences.size }, 'joined the cluster');
     const apiActor = await spawnLocal(
       runtime.root,
@@ -327,6 +333,16 @@ export async function startScheduler(
       (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'overflow release pass failed')),
     );
     overflowRelease.start();
+    // Weights and limits changed through another member whose announcement was lost (limits-in-force.ts).
+    const limitsSync = cluster
+      ? new Periodic(
+          clock,
+          LIMITS_SYNC_MS,
+          () => tenants.loadStored(),
+          (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'reading the stored limits failed')),
+        )
+      : null;
+    limitsSync?.start();
     const rt = runtime;
     const streamsRedis = redis;
     let closing: Promise<void> | null = null;
@@ -358,6 +374,7 @@ export async function startScheduler(
           await audit.stop();
           await waitingCounts.stop();
           await overflowRelease.stop();
+          await limitsSync?.stop();
           const { stillRunning, unwritten } = await rt.close(config.shutdownGraceMs);
           if (stillRunning > 0)
             log.warn({ stillRunning }, 'attempts still running at shutdown were ended as free retries (service_stopped); they run again');

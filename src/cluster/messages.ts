@@ -12,11 +12,13 @@ export interface CoordinationMessages {
   cancel: { from: string; taskId: string; attempt: number };
   /** Tasks (and workflows) another node recorded as terminal: long polls (`?wait=`) here re-read them. */
   ended: { from: string; taskIds: string[]; workflowIds: string[] };
+  /** Tenant weights, start limits or concurrency limits were changed through another node: read the stored ones again. */
+  limits: { from: string };
 }
 
 export type Channel = keyof CoordinationMessages;
 
-export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended'];
+export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended', 'limits'];
 
 const PRIORITY_SET = new Set<string>(PRIORITIES);
 const STATE_SET = new Set<string>(TASK_STATES);
@@ -64,6 +66,7 @@ export function parseMessage<C extends Channel>(channel: C, text: string): Coord
     const ids = (a: unknown) => Array.isArray(a) && a.length <= 100_000 && a.every(isText);
     return ids(v.taskIds) && ids(v.workflowIds) ? (v as unknown as CoordinationMessages[C]) : null;
   }
+  if (channel === 'limits') return v as unknown as CoordinationMessages[C];
   if (!isText(v.taskId) || !isInt(v.attempt, 1)) return null;
   return v as unknown as CoordinationMessages[C];
 }

@@ -13,6 +13,8 @@ export interface ConcurrencyAdminDeps {
   clock: Clock;
   /** The limits in force (shared with the dispatcher). */
   concurrency: ConcurrencyLimits;
+  /** Told after each change stored here (a cluster member tells the others). */
+  changed?: () => void;
 }
 
 const KEY = new RegExp(CONCURRENCY_KEY_PATTERN);
@@ -30,8 +32,8 @@ export class ConcurrencyAdmin {
   constructor(private readonly deps: ConcurrencyAdminDeps) {}
 
   /**
-   * Makes the limits in force those stored: at start-up, and periodically in cluster mode, where
-   * another node may have changed them (only what differs is applied).
+   * Makes the limits in force those stored (only what differs is applied): at start-up, and in
+   * cluster mode when another member announces a change and every `LIMITS_SYNC_MS`.
    */
   async loadStored(): Promise<void> {
     const { store, concurrency } = this.deps;
@@ -51,6 +53,7 @@ export class ConcurrencyAdmin {
     this.validator.assert(concurrencyLimitPutSchema, body);
     const maxRunning = body.max_running;
     await this.deps.store.putConcurrencyLimit(key, maxRunning, this.deps.clock.now());
+    this.deps.changed?.();
     this.deps.concurrency.set(key, maxRunning);
     return this.view(key);
   }
@@ -67,6 +70,7 @@ export class ConcurrencyAdmin {
     this.assertAdmin(caller, 'DELETE /api/v1/concurrency-limits/{key}');
     this.assertKey(key);
     await this.deps.store.putConcurrencyLimit(key, null, this.deps.clock.now());
+    this.deps.changed?.();
     this.deps.concurrency.set(key, null);
     return { key, deleted: true };
   }

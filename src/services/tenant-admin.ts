@@ -11,6 +11,7 @@ import { registeredTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import { ConcurrencyAdmin } from './concurrency-admin';
+import { applyLimits, limitsInForce } from './limits-in-force';
 
 export interface TenantAdminDeps {
   store: Store;
@@ -33,19 +34,35 @@ export class TenantAdmin {
   /** The concurrency limits per key (`/api/v1/concurrency-limits`). */
   readonly concurrency: ConcurrencyAdmin;
 
+  private readonly changeListeners: Array<() => void> = [];
+
   constructor(private readonly deps: TenantAdminDeps) {
-    this.concurrency = new ConcurrencyAdmin({ store: deps.store, clock: deps.clock, concurrency: deps.limits.concurrency });
+    this.concurrency = new ConcurrencyAdmin({
+      store: deps.store,
+      clock: deps.clock,
+      concurrency: deps.limits.concurrency,
+      changed: () => this.announce(),
+    });
   }
 
-  /** Applies the stored settings on top of the config's (start-up). */
+  /** Calls `fn` after each change this node stored (a cluster member tells the others: bootstrap.ts). */
+  onStoredChange(fn: () => void): void {
+    this.changeListeners.push(fn);
+  }
+
+  private announce(): void {
+    for (const fn of this.changeListeners) fn();
+  }
+
+  /**
+   * Makes the settings in force the config's with the stored ones over them (`limitsInForce`),
+   * changing only what differs: at start-up, and in cluster mode when another member announces a
+   * change and every `LIMITS_SYNC_MS`. The concurrency limits likewise.
+   */
   async loadStored(): Promise<void> {
-    const { store, limits, clock } = this.deps;
-    const now = clock.now();
-    for (const s of await store.listTenantSettings()) {
-      if (s.weight !== null) limits.setWeight(s.tenantId, s.weight);
-      if (s.rateLimit !== null) limits.setTenantLimit(s.tenantId, s.rateLimit, now);
-    }
-    for (const { taskType, limit } of await store.listTaskTypeLimits()) limits.setTypeLimit(taskType, limit, now);
+    const { store, limits, clock, config } = this.deps;
+    const [tenants, taskTypes] = [await store.listTenantSettings(), await store.listTaskTypeLimits()];
+    applyLimits(limits, limitsInForce(config, tenants, taskTypes), clock.now());
     await this.concurrency.loadStored();
   }
 
@@ -65,6 +82,7 @@ export class TenantAdmin {
     const weight = b.weight ?? current.weights[tenantId] ?? null;
     const rateLimit = b.rate_limit === undefined ? (current.tenants[tenantId] ?? null) : b.rate_limit && fromJson(b.rate_limit);
     await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
+    this.announce();
     if (weight !== null) limits.setWeight(tenantId, weight);
     limits.setTenantLimit(tenantId, rateLimit, now);
     return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: rateLimitJson(rateLimit) };
@@ -84,6 +102,7 @@ export class TenantAdmin {
     assertTenantIdParam(tenantId);
     const { store, limits, clock, config } = this.deps;
     const deleted = await store.deleteTenantSettings(tenantId);
+    this.announce();
     const configured = config.tenants[tenantId];
     if (configured?.weight !== undefined) limits.setWeight(tenantId, configured.weight);
     else limits.removeWeight(tenantId);
@@ -107,6 +126,7 @@ export class TenantAdmin {
     const limit = fromJson(body);
     const now = this.deps.clock.now();
     await this.deps.store.putTaskTypeLimit(taskType, limit, now);
+    this.announce();
     this.deps.limits.setTypeLimit(taskType, limit, now);
     return { task_type: taskType, ...rateLimitJson(limit) };
   }
@@ -116,6 +136,7 @@ export class TenantAdmin {
     this.assertAdmin(caller, 'DELETE /api/v1/rate-limits/{task_type}');
     const now = this.deps.clock.now();
     await this.deps.store.putTaskTypeLimit(taskType, null, now);
+    this.announce();
     this.deps.limits.setTypeLimit(taskType, null, now);
     return { task_type: taskType, deleted: true };
   }

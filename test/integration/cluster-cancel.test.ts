@@ -150,6 +150,37 @@ describeEachClusterStore(
       console.log(`      cross-node cancel → handler abort (ms): ${delays.join(', ')}; cancels lost to the engine: ${lostToEngine}`);
     });
 
+    it('limits set through one node are in force on the other soon after (its LISTEN/NOTIFY announcement), deletes too', async function () {
+      // Without Redis only PostgreSQL has a bus; on MongoDB a node reads the stored limits every 60 s.
+      if (store !== 'postgres') this.skip();
+      const [a, b] = (cluster as Cluster).nodes;
+      const put = await http('PUT', `${a.svc.url}/api/v1/concurrency-limits/stripe`, { max_running: 2 });
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+      expect((await http('PUT', `${a.svc.url}/api/v1/rate-limits/abortable`, { rate_per_second: 7 })).status).to.equal(200);
+      expect((await http('PUT', `${a.svc.url}/api/v1/tenants/acme`, { weight: 3 })).status).to.equal(200);
+      await until(
+        'the limits in force on the other node',
+        async () => {
+          const key = (await http('GET', `${b.svc.url}/api/v1/concurrency-limits/stripe`)).body.max_running === 2;
+          const rates = (await http('GET', `${b.svc.url}/api/v1/rate-limits`)).body.rate_limits as Array<{ task_type: string }>;
+          const tenants = (await http('GET', `${b.svc.url}/api/v1/tenants`)).body.tenants as Array<{ tenant_id: string; weight: number }>;
+          return key && rates.some((r) => r.task_type === 'abortable') && tenants.some((t) => t.tenant_id === 'acme' && t.weight === 3);
+        },
+        10_000,
+      );
+      expect((await http('DELETE', `${a.svc.url}/api/v1/concurrency-limits/stripe`)).status).to.equal(200);
+      expect((await http('DELETE', `${a.svc.url}/api/v1/rate-limits/abortable`)).status).to.equal(200);
+      await until(
+        'the deletes in force on the other node',
+        async () => {
+          const key = (await http('GET', `${b.svc.url}/api/v1/concurrency-limits/stripe`)).body.max_running === null;
+          const rates = (await http('GET', `${b.svc.url}/api/v1/rate-limits`)).body.rate_limits as unknown[];
+          return key && rates.length === 0;
+        },
+        10_000,
+      );
+    });
+
     it('a cancel_running cron every second with a 3 s handler: never two instances RUNNING', async function () {
       const c = cluster as Cluster;
       // The next instance starts only once the cancelled one's end is stored: a compare-and-set

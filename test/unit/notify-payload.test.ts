@@ -26,6 +26,7 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
       wake: 'scheduler.public.wake',
       cancel: 'scheduler.public.cancel',
       ended: 'scheduler.public.ended',
+      limits: 'scheduler.public.limits',
     });
     expect(channelNames('tenant_a').wake).to.not.equal(channelNames('tenant_b').wake);
     const long = 'a'.repeat(63);
@@ -40,6 +41,9 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
     expect(encodeMessage('wake', msg)).to.deep.equal({ payloads: [JSON.stringify(msg)], oversize: 0 });
     const cancel = { from: 'node-a', taskId: 't-9', attempt: 2 };
     expect(encodeMessage('cancel', cancel).payloads.map((p) => parseMessage('cancel', p))).to.deep.equal([cancel]);
+    const limits = { from: 'node-a' };
+    expect(encodeMessage('limits', limits).payloads.map((p) => parseMessage('limits', p))).to.deep.equal([limits]);
+    expect(parseMessage('limits', '{}'), 'a message names its sender').to.equal(null);
     const empty = { from: 'node-a', partition: 1, entries: [] };
     expect(encodeMessage('wake', empty).payloads.map((p) => parseMessage('wake', p))).to.deep.equal([empty]);
   });

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config';
+import { DispatchLimits, RateLimit } from '../../src/domain/dispatch-limits';
+import { applyLimits, limitsInForce } from '../../src/services/limits-in-force';
+import { TenantAdmin } from '../../src/services/tenant-admin';
+import { ManualClock } from '../../src/domain/clock';
+import type { Store } from '../../src/storage/store';
+import { OPEN_CALLER } from '../../src/tenancy/caller';
+import type { TenantSettings } from '../../src/storage/tenant-store';
+import path from 'node:path';
+
+/** The three tables a node's limits come from, shared by the "members" of a test. */
+function sharedSettings() {
+  const tenants = new Map<string, TenantSettings>();
+  const types = new Map<string, RateLimit>();
+  const keys = new Map<string, number>();
+  const store = {
+    putTenantSettings: async (s: TenantSettings) => void tenants.set(s.tenantId, s),
+    deleteTenantSettings: async (id: string) => tenants.delete(id),
+    listTenantSettings: async () => [...tenants.values()],
+    putTaskTypeLimit: async (t: string, l: RateLimit | null) => void (l ? types.set(t, l) : types.delete(t)),
+    listTaskTypeLimits: async () => [...types].map(([taskType, limit]) => ({ taskType, limit })),
+    putConcurrencyLimit: async (k: string, n: number) => void keys.set(k, n),
+    deleteConcurrencyLimit: async (k: string) => keys.delete(k),
+    listConcurrencyLimits: async () => [...keys].map(([key, maxRunning]) => ({ key, maxRunning })),
+  };
+  return store as unknown as Store;
+}
+
+const configDir = path.resolve(__dirname, '..', '..', '..', 'config');
+const admin = OPEN_CALLER;
+
+describe('limits in force: the config with the stored settings over it, applied by difference', () => {
+  it('limitsInForce: stored values replace the config file’s; a stored null weight or tenant limit keeps the config’s', () => {
+    const config = {
+      tenants: { acme: { weight: 2, rateLimit: { ratePerSecond: 5, burst: 1 } }, beta: { weight: 3 } },
+      rateLimits: { http: { ratePerSecond: 10, burst: 2 } },
+    } as never;
+    const wanted = limitsInForce(
+      config,
+      [
+        { tenantId: 'acme', weight: null, rateLimit: { ratePerSecond: 1, burst: 1 }, updatedAt: 0 },
+        { tenantId: 'gamma', weight: 7, rateLimit: null, updatedAt: 0 },
+      ],
+      [{ taskType: 'echo', limit: { ratePerSecond: 3, burst: 1 } }],
+    );
+    expect(Object.fromEntries(wanted.weights)).to.deep.equal({ acme: 2, beta: 3, gamma: 7 });
+    expect(Object.fromEntries(wanted.tenants)).to.deep.equal({ acme: { ratePerSecond: 1, burst: 1 } });
+    expect(Object.fromEntries(wanted.taskTypes)).to.deep.equal({
+      http: { ratePerSecond: 10, burst: 2 },
+      echo: { ratePerSecond: 3, burst: 1 },
+    });
+  });
+
+  it('applyLimits changes only what differs: an unchanged bucket is the same bucket (not refilled), a removed one is gone', () => {
+    const limits = new DispatchLimits();
+    limits.setTypeLimit('echo', { ratePerSecond: 1, burst: 1 }, 0);
+    limits.setTypeLimit('constructor', { ratePerSecond: 1, burst: 1 }, 0);
+    limits.setTenantLimit('old', { ratePerSecond: 1, burst: 1 }, 0);
+    limits.setWeight('old', 4);
+    const echo = limits.typeBucket('echo');
+    const ctor = limits.typeBucket('constructor');
+    const wanted = {
+      weights: new Map([['acme', 2]]),
+      tenants: new Map<string, RateLimit>(),
+      taskTypes: new Map<string, RateLimit>([
+        ['echo', { ratePerSecond: 1, burst: 1 }],
+        ['constructor', { ratePerSecond: 1, burst: 1 }],
+        ['http', { ratePerSecond: 9, burst: 1 }],
+      ]),
+    };
+    expect(applyLimits(limits, wanted, 1000)).to.equal(4); // weight old removed, acme set; tenant old removed; http set
+    expect(limits.typeBucket('echo'), 'unchanged: the same bucket').to.equal(echo);
+    expect(limits.typeBucket('constructor'), 'a type named like an Object property is compared as its own').to.equal(ctor);
+    expect(limits.snapshot()).to.deep.equal({
+      weights: { acme: 2 },
+      taskTypes: {
+        echo: { ratePerSecond: 1, burst: 1 },
+        constructor: { ratePerSecond: 1, burst: 1 },
+        http: { ratePerSecond: 9, burst: 1 },
+      },
+      tenants: {},
+    });
+    expect(applyLimits(limits, wanted, 2000), 'nothing left to change').to.equal(0);
+  });
+
+  it('two members on one store: a change made through one is in force on the other after its next read, deletes too', async () => {
+    const store = sharedSettings();
+    const clock = new ManualClock(0);
+    const config = loadConfig({ configDir, env: {}, overrides: { rateLimits: { http: { ratePerSecond: 10 } } } });
+    const a = new TenantAdmin({ store, clock, config, limits: new DispatchLimits() });
+    const bLimits = new DispatchLimits();
+    bLimits.setTypeLimit('http', { ratePerSecond: 10, burst: 1 }, 0); // as dispatchLimitsFromConfig made it
+    const b = new TenantAdmin({ store, clock, config, limits: bLimits });
+    await b.loadStored();
+    const httpBucket = bLimits.typeBucket('http');
+
+    await a.putRateLimit('echo', { rate_per_second: 2 }, admin);
+    await a.putTenant('acme', { weight: 3, rate_limit: { rate_per_second: 4, burst: 2 } }, admin);
+    await a.concurrency.put('stripe', { max_running: 2 }, admin);
+    expect(bLimits.typeBucket('echo'), 'not before its read').to.equal(null);
+    await b.loadStored();
+    expect(bLimits.snapshot().taskTypes.echo).to.deep.equal({ ratePerSecond: 2, burst: 1 });
+    expect(bLimits.snapshot().tenants.acme).to.deep.equal({ ratePerSecond: 4, burst: 2 });
+    expect(bLimits.weightOf('acme')).to.equal(3);
+    expect(bLimits.concurrency.maxRunningOf('stripe')).to.equal(2);
+    expect(bLimits.typeBucket('http'), 'the untouched config limit keeps its bucket').to.equal(httpBucket);
+
+    await a.deleteRateLimit('echo', admin);
+    await a.deleteTenant('acme', admin);
+    await a.concurrency.delete('stripe', admin);
+    await b.loadStored();
+    expect(bLimits.typeBucket('echo')).to.equal(null);
+    expect(bLimits.tenantBucket('acme')).to.equal(null);
+    expect(bLimits.weightOf('acme')).to.equal(1);
+    expect(bLimits.concurrency.maxRunningOf('stripe')).to.equal(null);
+    expect(bLimits.typeBucket('http')).to.equal(httpBucket);
+  });
+});
