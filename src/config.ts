@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { StartupError } from './domain/startup-error';
 import { streamQueueNames } from './domain/external-queues';
-import { registeredTaskTypes } from './handlers/registry';
+import { limitableTaskTypes } from './handlers/registry';
 import { Config, ConfigSchema } from './config-schema';
 
 export type { Config } from './config-schema';
@@ -153,15 +153,13 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
 
 /**
  * A `rateLimits` entry for a task type no handler serves would never apply (a misspelt type is
- * silent): refused as `PUT /api/v1/rate-limits/{type}` refuses it (400 `UNKNOWN_TASK_TYPE`). With
- * external queues every type is accepted, as there: their consumers may serve any type.
+ * silent): refused by the rule of `PUT /api/v1/rate-limits/{type}` (`limitableTaskTypes`).
  * @throws ConfigError naming `rateLimits.<type>` and the registered types
  */
 export function checkRateLimitTypes(config: Pick<Config, 'rateLimits' | 'handlers' | 'externalQueues'>): void {
-  if (Object.keys(config.externalQueues ?? {}).length > 0) return;
-  const types = registeredTaskTypes(config.handlers);
-  const unknown = Object.keys(config.rateLimits).find((t) => !types.includes(t));
-  if (unknown !== undefined)
+  const types = limitableTaskTypes(config);
+  const unknown = types && Object.keys(config.rateLimits).find((t) => !types.includes(t));
+  if (types && unknown !== undefined)
     throw new ConfigError(
       `invalid configuration: rateLimits.${unknown}: no handler serves task type ${JSON.stringify(unknown)} (registered: ${types.join(', ')}; add it to handlers, or fix the name)`,
     );

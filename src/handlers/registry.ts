@@ -17,6 +17,19 @@ export function registeredTaskTypes(configured: Readonly<Record<string, string>>
 }
 
 /**
+ * The task types a start limit may name (`rateLimits.<type>` in the config, `PUT
+ * /api/v1/rate-limits/{type}`): the registered ones, since a limit on a type no handler serves
+ * would never apply; null (any type) when external queues are configured, whose consumers may
+ * serve any type and whose tasks the limit holds for too.
+ */
+export function limitableTaskTypes(config: {
+  handlers: Readonly<Record<string, string>>;
+  externalQueues?: Readonly<Record<string, unknown>>;
+}): string[] | null {
+  return Object.keys(config.externalQueues ?? {}).length > 0 ? null : registeredTaskTypes(config.handlers);
+}
+
+/**
  * Resolves `task_type → handler` in a worker process: the built-ins, then each configured module
  * (located by `resolveHandlerModules`, loaded by `importHandlerModule`: ESM or CommonJS, its
  * handler as `default`, as `handler`, or as the module itself; it may override a built-in). The

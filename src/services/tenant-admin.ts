@@ -7,7 +7,7 @@ import { Clock } from '../domain/clock';
 import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
 import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import { isTenantId, TENANT_ID_RULE } from '../domain/tenant-id';
-import { registeredTaskTypes } from '../handlers/registry';
+import { limitableTaskTypes } from '../handlers/registry';
 import { Store } from '../storage/store';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import { ConcurrencyAdmin } from './concurrency-admin';
@@ -148,15 +148,10 @@ export class TenantAdmin {
     return { rate_limits: Object.entries(snap.taskTypes).map(([t, l]) => ({ task_type: t, ...rateLimitJson(l) })) };
   }
 
-  /**
-   * A limit on a type no handler serves would never apply: refused like a task of that type. With
-   * external queues any type may be submitted to them (their consumers serve it), and the limit
-   * holds for their tasks too: then every type is accepted.
-   */
+  /** A limit only on a type that may have one (`limitableTaskTypes`): refused like a task of another type. */
   private assertKnownType(taskType: string): void {
-    if (Object.keys(this.deps.config.externalQueues ?? {}).length > 0) return;
-    const types = registeredTaskTypes(this.deps.config.handlers);
-    if (!types.includes(taskType)) throw new UnknownTaskTypeError('task_type', taskType, types);
+    const types = limitableTaskTypes(this.deps.config);
+    if (types && !types.includes(taskType)) throw new UnknownTaskTypeError('task_type', taskType, types);
   }
 
   private assertAdmin(caller: Caller, operation: string): void {
