@@ -5,6 +5,7 @@
 # `npm ci`):
 #
 #     source .ci/node-versions.sh
+#     CI_NODE_MOCHA_ARGS=(--ignore 'dist/test/chaos/**')   # optional: more mocha arguments
 #     ci_node_suite 22.23.3 2400 || status=1     # sets CI_NODE_PASSED / _FAILED / _PENDING
 #     ci_node_restore_binding                    # back to the machine's Node (also on EXIT)
 #
@@ -34,6 +35,21 @@ ci_read_results() {
   node -e '
     const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     console.log(r.passes, r.failures, r.pending);' "$1"
+}
+
+# Appends to CI_SUMMARY_FILE (when set) what a reader of the log's end needs from a results file:
+# each failed test (file, full title, first line of its error) and the run's slowest test files.
+# LABEL names the run ("Node 22.23.3").
+ci_summarize_results() {
+  [ -n "${CI_SUMMARY_FILE:-}" ] || return 0
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const label = process.argv[2];
+    for (const f of r.failed ?? []) console.log(`${label}: FAILED ${f.file}: ${f.title}\n    ${f.error}`);
+    const slow = Object.entries(r.files ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 8);
+    const total = Object.values(r.files ?? {}).reduce((a, b) => a + b, 0);
+    console.log(`${label}: ${Math.round(total / 1000)} s in test files; slowest: ` +
+      slow.map(([f, ms]) => `${f} ${Math.round(ms / 1000)} s`).join(", "));' "$1" "$2" >>"$CI_SUMMARY_FILE" 2>&1 || true
 }
 
 # Prints the home (bin/node, include/node) of Node VERSION, installing it if not cached.
@@ -145,13 +161,16 @@ ci_node_suite() {
   fi
   _ci_node_log "Node $version: npm test (timeout ${timeout_s} s)"
   results="$(mktemp)" && rm -f "$results"
-  PATH="$home/bin:$PATH" MOCHA_RESULTS_FILE="$results" timeout --kill-after=30 "$timeout_s" npm test
+  # CI_NODE_MOCHA_ARGS (an array, may be unset): more arguments for mocha on these versions.
+  PATH="$home/bin:$PATH" MOCHA_RESULTS_FILE="$results" timeout --kill-after=30 "$timeout_s" \
+    npm test -- ${CI_NODE_MOCHA_ARGS[@]+"${CI_NODE_MOCHA_ARGS[@]}"}
   status=$?
   if [ ! -s "$results" ]; then
     _ci_node_fail "Node $version: mocha did not report results (exit $status)"
     return 1
   fi
   read -r CI_NODE_PASSED CI_NODE_FAILED CI_NODE_PENDING < <(ci_read_results "$results")
+  ci_summarize_results "$results" "Node $version"
   rm -f "$results"
   _ci_node_log "Node $version: ${CI_NODE_PASSED} passed, ${CI_NODE_FAILED} failed, ${CI_NODE_PENDING} skipped (exit $status)"
   if [ "$CI_NODE_PASSED" -eq 0 ] && [ "$status" -eq 0 ]; then status=1; fi

@@ -67,4 +67,48 @@ describe('CI on several Node versions (.ci/run, .ci/node-versions.sh)', () => {
     fs.writeFileSync(path.join(dir.path, 'r.json'), JSON.stringify({ passes: 7, failures: 1, pending: 2 }));
     expect(withScript(dir.path, 'ci_read_results r.json').stdout.trim()).to.equal('7 1 2');
   });
+
+  it('ci_summarize_results names each failed test and the slowest files for the end of the log (nothing without CI_SUMMARY_FILE)', () => {
+    const dir = tempDir('ci-node-');
+    dirs.push(dir);
+    fs.writeFileSync(
+      path.join(dir.path, 'r.json'),
+      JSON.stringify({
+        passes: 7,
+        failures: 1,
+        pending: 0,
+        failed: [{ title: 'store faults a full disk', file: 'test/integration/x.test.ts', error: 'expected 500 to equal 503' }],
+        files: { 'test/a.test.ts': 2_400, 'test/integration/x.test.ts': 61_000 },
+      }),
+    );
+    expect(withScript(dir.path, 'ci_summarize_results r.json "Node 22.23.3"; echo "exit $?"').stdout).to.equal('exit 0\n');
+    const out = withScript(dir.path, 'CI_SUMMARY_FILE=sum.txt; ci_summarize_results r.json "Node 22.23.3"');
+    expect(out.status).to.equal(0);
+    expect(fs.readFileSync(path.join(dir.path, 'sum.txt'), 'utf8')).to.equal(
+      'Node 22.23.3: FAILED test/integration/x.test.ts: store faults a full disk\n    expected 500 to equal 503\n' +
+        'Node 22.23.3: 63 s in test files; slowest: test/integration/x.test.ts 61 s, test/a.test.ts 2 s\n',
+    );
+  });
+
+  it('.ci/run gives the other versions mocha arguments that leave out only the long fault scenarios, and prints the summary before its last line', () => {
+    const run = fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8');
+    const args = /^CI_NODE_MOCHA_ARGS=\((.*)\)$/m.exec(run)?.[1] ?? '';
+    const ignored = [...args.matchAll(/--ignore '([^']+)'/g)].map((m) => m[1]);
+    expect(ignored).to.deep.equal(['dist/test/chaos/**', 'dist/test/integration/cluster-*.test.js']);
+    for (const glob of ignored) {
+      const dir = path.join(
+        root,
+        glob
+          .split('/')
+          .slice(0, -1)
+          .join('/')
+          .replace(/^dist\//, ''),
+      );
+      const prefix = path.basename(glob).split('*')[0];
+      const files = fs.readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith('.test.ts'));
+      expect(files.length, glob).to.be.greaterThan(0);
+    }
+    expect(run.indexOf('cat "$CI_SUMMARY_FILE"')).to.be.greaterThan(run.indexOf('ci_services_stop\ntrap - EXIT'));
+    expect(run.indexOf('cat "$CI_SUMMARY_FILE"')).to.be.lessThan(run.lastIndexOf('echo "${passed} passed'));
+  });
 });

@@ -40,6 +40,9 @@ describe('cron catch-up across a real restart (SIGKILL, downtime, restart)', fun
   }
 
   it('none skips the outage, latest fires its last missed second once, all fires every missed second in order', async () => {
+    // (Run under two busy loops and an fsync loop on 2 cores, the old check of `latest` failed 2
+    // of 3 runs: a pass after the restart ran more than the 300 ms grace late and, as the rule
+    // says, caught up that one second too.)
     const env = serviceConfigEnv(dir.path, { cronMisfireGraceMs: 300 });
     svc = await startServiceProcess(dir.path, env);
     const ids: Record<string, string> = {};
@@ -84,14 +87,22 @@ describe('cron catch-up across a real restart (SIGKILL, downtime, restart)', fun
       ).to.equal(true);
       if (mode === 'none') expect(caughtUp).to.have.length(0);
       if (mode === 'latest') {
-        const lastMissed = records.indexOf(missed[missed.length - 1]);
-        const next = records[lastMissed + 1];
-        if (next.recorded_at === missed[missed.length - 1].recorded_at) {
-          // Restarted just after a whole second: the first pass had an on-time firing, which
-          // fired instead of a catch-up.
-          expect(caughtUp).to.have.length(0);
-        } else {
-          expect(caughtUp.map((r) => r.fire_time)).to.deep.equal([missed[missed.length - 1].fire_time]);
+        // Per evaluation pass (its records share `recorded_at`): the last second it found missed
+        // fires, unless the pass also had an on-time firing, which fires instead. The outage's
+        // seconds are one pass; on a loaded machine a later pass can also run more than the
+        // grace late and catch up its one second, by the same rule.
+        const passes = new Map<string, Run[]>();
+        for (const r of records) passes.set(r.recorded_at, [...(passes.get(r.recorded_at) ?? []), r]);
+        const outagePass = [...passes.values()].find((p) => p.filter((r) => r.outcome !== 'created').length >= 3);
+        expect(outagePass, `${mode}: one pass found the outage's seconds: ${JSON.stringify(records)}`).to.not.equal(undefined);
+        for (const pass of passes.values()) {
+          const passMissed = pass.filter((r) => r.outcome !== 'created');
+          if (passMissed.length === 0) continue;
+          const expected = pass.some((r) => r.outcome === 'created') ? [] : [passMissed[passMissed.length - 1].fire_time];
+          expect(
+            pass.filter((r) => r.outcome === 'caught_up').map((r) => r.fire_time),
+            `${mode}, the pass of ${pass[0].recorded_at}: ${JSON.stringify(records)}`,
+          ).to.deep.equal(expected);
         }
       }
       if (mode === 'all') expect(skipped).to.have.length(0);
