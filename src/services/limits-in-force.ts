@@ -25,8 +25,11 @@ export interface LimitsInForce {
 
 /**
  * The config file's settings with the stored ones over them, the rule of a start: a stored weight
- * or tenant limit replaces the config's (a stored null keeps the config's), a stored task-type limit
- * replaces it (a deleted one is not stored, and the config's applies).
+ * replaces the config's (a stored null keeps it); a tenant with stored settings has their start
+ * limit, and a stored null is none (`PUT /api/v1/tenants/{id}` with `rate_limit: null`; a `PUT`
+ * that leaves the field out stores the limit then in force); a stored task-type limit replaces the
+ * config's (a deleted one is not stored, and the config's applies). Only `DELETE` of the tenant
+ * gives it the config's values again.
  */
 export function limitsInForce(
   config: Pick<Config, 'tenants' | 'rateLimits'>,
@@ -42,6 +45,7 @@ export function limitsInForce(
   for (const s of tenants) {
     if (s.weight !== null) out.weights.set(s.tenantId, s.weight);
     if (s.rateLimit !== null) out.tenants.set(s.tenantId, s.rateLimit);
+    else out.tenants.delete(s.tenantId);
   }
   for (const { taskType, limit } of taskTypes) out.taskTypes.set(taskType, limit);
   return out;

@@ -4,7 +4,10 @@
  */
 import type { RateLimit } from '../domain/dispatch-limits';
 
-/** A tenant's stored settings; a field left null keeps the config's value. */
+/**
+ * A tenant's stored settings: a null `weight` keeps the config's; a null `rateLimit` is no start
+ * limit, over the config's (services/limits-in-force.ts).
+ */
 export interface TenantSettings {
   tenantId: string;
   weight: number | null;

@@ -31,9 +31,13 @@ const configDir = path.resolve(__dirname, '..', '..', '..', 'config');
 const admin = OPEN_CALLER;
 
 describe('limits in force: the config with the stored settings over it, applied by difference', () => {
-  it('limitsInForce: stored values replace the config file’s; a stored null weight or tenant limit keeps the config’s', () => {
+  it('limitsInForce: stored values replace the config file’s; a stored null weight keeps the config’s, a stored null tenant limit is none', () => {
     const config = {
-      tenants: { acme: { weight: 2, rateLimit: { ratePerSecond: 5, burst: 1 } }, beta: { weight: 3 } },
+      tenants: {
+        acme: { weight: 2, rateLimit: { ratePerSecond: 5, burst: 1 } },
+        beta: { weight: 3 },
+        delta: { rateLimit: { ratePerSecond: 6, burst: 1 } },
+      },
       rateLimits: { http: { ratePerSecond: 10, burst: 2 } },
     } as never;
     const wanted = limitsInForce(
@@ -41,11 +45,14 @@ describe('limits in force: the config with the stored settings over it, applied 
       [
         { tenantId: 'acme', weight: null, rateLimit: { ratePerSecond: 1, burst: 1 }, updatedAt: 0 },
         { tenantId: 'gamma', weight: 7, rateLimit: null, updatedAt: 0 },
+        { tenantId: 'delta', weight: null, rateLimit: null, updatedAt: 0 },
       ],
       [{ taskType: 'echo', limit: { ratePerSecond: 3, burst: 1 } }],
     );
     expect(Object.fromEntries(wanted.weights)).to.deep.equal({ acme: 2, beta: 3, gamma: 7 });
-    expect(Object.fromEntries(wanted.tenants)).to.deep.equal({ acme: { ratePerSecond: 1, burst: 1 } });
+    expect(Object.fromEntries(wanted.tenants), 'delta: its stored null over the config’s 6/s').to.deep.equal({
+      acme: { ratePerSecond: 1, burst: 1 },
+    });
     expect(Object.fromEntries(wanted.taskTypes)).to.deep.equal({
       http: { ratePerSecond: 10, burst: 2 },
       echo: { ratePerSecond: 3, burst: 1 },
@@ -82,6 +89,39 @@ describe('limits in force: the config with the stored settings over it, applied 
       tenants: {},
     });
     expect(applyLimits(limits, wanted, 2000), 'nothing left to change').to.equal(0);
+  });
+
+  it('a tenant limit removed with PUT rate_limit: null over the config’s stays removed after a restart; DELETE gives the config’s back', async () => {
+    const store = sharedSettings();
+    const clock = new ManualClock(0);
+    const config = loadConfig({
+      configDir,
+      env: {},
+      overrides: { tenants: { acme: { weight: 2, rateLimit: { ratePerSecond: 5 } } } },
+    });
+    const start = async () => {
+      const limits = new DispatchLimits();
+      limits.setWeight('acme', 2); // as dispatchLimitsFromConfig made them
+      limits.setTenantLimit('acme', { ratePerSecond: 5, burst: 1 }, 0);
+      const node = new TenantAdmin({ store, clock, config, limits });
+      await node.loadStored();
+      return { node, limits };
+    };
+    const first = await start();
+    expect(await first.node.putTenant('acme', { rate_limit: null }, admin)).to.deep.include({ weight: 2, rate_limit: null });
+    expect(first.limits.tenantBucket('acme')).to.equal(null);
+    await first.node.putTenant('acme', { weight: 4 }, admin);
+    expect(first.limits.tenantBucket('acme'), 'a PUT leaving rate_limit out keeps none').to.equal(null);
+
+    const restarted = await start();
+    expect(restarted.limits.tenantBucket('acme'), 'the stored null, not the config’s 5/s').to.equal(null);
+    expect(restarted.limits.weightOf('acme')).to.equal(4);
+    expect((await restarted.node.listTenants(admin)).tenants).to.deep.equal([{ tenant_id: 'acme', weight: 4, rate_limit: null }]);
+
+    await restarted.node.deleteTenant('acme', admin);
+    const again = await start();
+    expect(again.limits.snapshot().tenants.acme).to.deep.equal({ ratePerSecond: 5, burst: 1 });
+    expect(again.limits.weightOf('acme')).to.equal(2);
   });
 
   it('two members on one store: a change made through one is in force on the other after its next read, deletes too', async () => {
