@@ -60,8 +60,12 @@ export interface RequestOptions {
   idempotent?: boolean;
   /** This request's answer timeout in ms (default the client's `fetchTimeoutMs`). */
   timeoutMs?: number;
-  /** The answer is text, returned as it came (`/metrics`); else a 2xx body must be JSON or empty. */
-  text?: boolean;
+  /**
+   * The answer is text of one of these media types (`/metrics`: `text/plain`, `application/openmetrics-text`),
+   * returned as it came; another content type is another server's page (code `NOT_METRICS`). Without
+   * it a 2xx body must be JSON or empty (code `NOT_JSON`).
+   */
+  text?: readonly string[];
   /** Statuses outside 2xx answered as a body, not thrown (e.g. 503 of `/readyz`). */
   okStatuses?: number[];
   /** Send once: no retry of 429/503 or of connection errors. */
@@ -150,7 +154,10 @@ export class ApiClient {
         continue;
       }
       if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status)) {
-        if (options.text) return { status: res.status, body: res.text as T, headers: res.headers };
+        if (options.text) {
+          if (!hasMediaType(res, options.text)) throw notMetricsError(res, `${method} ${this.base}${path}`, options.text);
+          return { status: res.status, body: res.text as T, headers: res.headers };
+        }
         // The scheduler answers JSON (or nothing): other text is another server (a proxy's or a login page).
         if (!isJsonOrEmpty(res.text)) throw notJsonError(res, `${method} ${this.base}${path}`);
         return { status: res.status, body: parseBody(res.text) as T, headers: res.headers };
@@ -277,6 +284,29 @@ function notJsonError(res: RawResponse, request: string): SchedulerApiError {
     res.status,
     'NOT_JSON',
     `the answer to ${request} is not JSON (HTTP ${res.status}, content-type ${contentType}): is the URL the scheduler's?`,
+    { content_type: contentType, body: res.text.slice(0, 200) },
+  );
+}
+
+/** True when the answer's `content-type` names one of `types` (parameters such as `charset` aside, any case). */
+function hasMediaType(res: RawResponse, types: readonly string[]): boolean {
+  const mediaType = String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  return types.includes(mediaType);
+}
+
+/**
+ * A 2xx answer to `/metrics` that is not Prometheus text (an HTML page: the URL names another
+ * server): code `NOT_METRICS`, with its content type and first 200 characters.
+ */
+function notMetricsError(res: RawResponse, request: string, types: readonly string[]): SchedulerApiError {
+  const contentType = String(res.headers['content-type'] ?? 'none');
+  return new SchedulerApiError(
+    res.status,
+    'NOT_METRICS',
+    `the answer to ${request} is not Prometheus text (HTTP ${res.status}, content-type ${contentType}, not ${types.join(' or ')}): is the URL the scheduler's?`,
     { content_type: contentType, body: res.text.slice(0, 200) },
   );
 }

@@ -117,6 +117,19 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     } finally {
       other.close();
     }
+    const page = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html>sign in</html>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await cli(`http://127.0.0.1:${(page.address() as AddressInfo).port}`, ['metrics']);
+      expect(r.code, `metrics: ${r.stdout}${r.stderr}`).to.equal(1);
+      expect(r.stdout).to.equal('');
+      expect(r.stderr).to.include('NOT_METRICS').and.include('not Prometheus text');
+    } finally {
+      page.close();
+    }
   });
 
   it('cron preview prints the fire times, one a line', async () => {

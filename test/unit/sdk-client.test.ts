@@ -173,12 +173,25 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await createClient({ url: server.url, ...time.options }).tenants.list()).to.deep.equal([]);
   });
 
-  it('a 2xx answer that is not JSON (another server: a proxy, a login page) is a SchedulerApiError NOT_JSON, not a result; /metrics is text', async () => {
+  it('a 2xx answer that is not JSON (another server: a proxy, a login page) is a SchedulerApiError NOT_JSON, not a result; /metrics is Prometheus text or NOT_METRICS', async () => {
     const text: Handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>sign in</html>');
     };
-    server = await fakeServer([text, text, json(204, null), text]);
+    const metricsText =
+      (contentType: string): Handler =>
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': contentType });
+        res.end('# TYPE up gauge\nup 1\n');
+      };
+    server = await fakeServer([
+      text,
+      text,
+      json(204, null),
+      text,
+      metricsText('text/plain; version=0.0.4; charset=utf-8'),
+      metricsText('Application/OpenMetrics-Text; version=1.0.0'),
+    ]);
     const client = createClient({ url: server.url, retry: { maxAttempts: 1 } });
     for (const call of [() => client.tasks.submit({ task_type: 'echo' }), () => client.tasks.get('t1')]) {
       const err = await call().catch((e: unknown) => e);
@@ -194,7 +207,15 @@ describe('SDK client over a fake HTTP server', () => {
         .and.include(server.url);
     }
     expect((await client.transport.request('GET', '/x')).body).to.equal(null); // an empty body is no answer, not an error
-    expect(await client.health.metrics()).to.equal('<html>sign in</html>');
+    const err = await client.health.metrics().catch((e: unknown) => e);
+    expect(err)
+      .to.be.instanceOf(SchedulerApiError)
+      .and.deep.include({ status: 200, code: 'NOT_METRICS', details: { content_type: 'text/html', body: '<html>sign in</html>' } });
+    expect((err as Error).message)
+      .to.include('is not Prometheus text')
+      .and.include(`${server.url}/metrics`);
+    expect(await client.health.metrics()).to.equal('# TYPE up gauge\nup 1\n');
+    expect(await client.health.metrics(), 'OpenMetrics, any case').to.equal('# TYPE up gauge\nup 1\n');
   });
 
   it('a url that is not http(s) is refused when the client is made, naming it', () => {

@@ -1,6 +1,9 @@
 import type { ApiClient } from '../transport';
 import type { LivenessView, ReadinessView } from './types';
 
+/** The media types of Prometheus' text formats (prometheus.io/docs/instrumenting/exposition_formats). */
+const PROMETHEUS_MEDIA_TYPES = ['text/plain', 'application/openmetrics-text'] as const;
+
 /** `client.health`: the probes and the metrics (docs/OPERATIONS.md). */
 export class HealthApi {
   constructor(private readonly http: ApiClient) {}
@@ -15,8 +18,13 @@ export class HealthApi {
     return (await this.http.request<ReadinessView>('GET', '/readyz', { okStatuses: [503], noRetry: true })).body;
   }
 
-  /** `GET /metrics` (admin key): Prometheus text. */
+  /**
+   * `GET /metrics` (admin key): Prometheus text.
+   * @throws SchedulerApiError `NOT_METRICS` when a 2xx answer is not `text/plain` or
+   *   `application/openmetrics-text` (another server's page)
+   */
   async metrics(): Promise<string> {
-    return (await this.http.request<string>('GET', '/metrics', { headers: { accept: 'text/plain' }, text: true })).body;
+    const text = { headers: { accept: 'text/plain' }, text: PROMETHEUS_MEDIA_TYPES };
+    return (await this.http.request<string>('GET', '/metrics', text)).body;
   }
 }
