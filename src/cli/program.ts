@@ -63,7 +63,8 @@ function allCommands(c: Command): Command[] {
 /**
  * Runs the CLI on `argv` (without node and script). @returns the exit code: 0, or {@link EXIT}'s
  * code for an API error (its code and message on stderr; as JSON with `--json`), a usage error or
- * an unreachable service. Never throws.
+ * an unreachable service (its message on stderr; with `--json` `{error: {code, message}}`, `code`
+ * the socket's, e.g. `ECONNREFUSED`, or `UNREACHABLE`). Never throws.
  */
 export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
   const program = buildProgram(cli);
@@ -96,7 +97,9 @@ export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
       return EXIT.apiError;
     }
     if (err instanceof ConnectionError) {
-      cli.err.write(`error: ${err.message}\n`);
+      cli.err.write(
+        json ? `${JSON.stringify({ error: { code: err.code ?? 'UNREACHABLE', message: err.message } })}\n` : `error: ${err.message}\n`,
+      );
       return EXIT.unavailable;
     }
     cli.err.write(`error: ${(err as Error).stack ?? String(err)}\n`);

@@ -80,6 +80,11 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const down = await cli('http://127.0.0.1:9', ['list']);
     expect(down.code).to.equal(3);
     expect(down.stderr).to.match(/cannot reach the scheduler/);
+    const downJson = await cli('http://127.0.0.1:9', ['list', '--json']);
+    expect(downJson.code).to.equal(3);
+    const parsed = JSON.parse(downJson.stderr) as { error: { code: string; message: string } };
+    expect(parsed.error.code).to.equal('ECONNREFUSED');
+    expect(parsed.error.message).to.match(/cannot reach the scheduler/);
   });
 
   it('a URL that is not http(s) exits 2 with one line naming it; an answer that is not JSON exits 1, nothing printed as a result', async () => {
