@@ -29,7 +29,7 @@ const timerMs = (min: number, max = MAX_TIMER_MS) => int(min, max);
 const WEEK_SECONDS = 604_800;
 /** A token-bucket limit; burst 1 (the default) spaces starts evenly: at most `ratePerSecond` in any 1 s window. */
 const rateLimit = z
-  .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().min(1).max(1_000_000).default(1) })
+  .object({ ratePerSecond: z.number().min(0.001).max(1_000_000), burst: z.number().int().min(1).max(1_000_000).default(1) })
   .strict();
 /** A tenant id (domain/tenant-id.ts), as in `metadata.tenant_id`. */
 const tenantId = z.string().regex(new RegExp(TENANT_ID_PATTERN), TENANT_ID_RULE);

@@ -11,8 +11,8 @@ const rateLimit = {
   properties: {
     /** At least 0.001 (one start per 1,000 s). */
     rate_per_second: { type: 'number', minimum: 0.001, maximum: 1_000_000 },
-    /** Default 1: starts evenly spaced, at most `rate_per_second` in any 1 s window. */
-    burst: { type: 'number', minimum: 1, maximum: 1_000_000 },
+    /** Starts at once, a whole number (Cloud Tasks' `maxBurstSize`, BullMQ's limiter `max`); default 1: starts evenly spaced, at most `rate_per_second` in any 1 s window. */
+    burst: { type: 'integer', minimum: 1, maximum: 1_000_000 },
   },
 } as const;
 

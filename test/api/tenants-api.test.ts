@@ -138,6 +138,8 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
       ['/api/v1/rate-limits/echo', { rate_per_second: -1 }, 'rate_per_second'],
       ['/api/v1/rate-limits/echo', { rate_per_second: 1e-9 }, 'rate_per_second'],
       ['/api/v1/rate-limits/echo', { rate_per_second: 1, burst: 0.5 }, 'burst'],
+      ['/api/v1/rate-limits/echo', { rate_per_second: 1, burst: 1.5 }, 'burst'],
+      ['/api/v1/tenants/acme', { rate_limit: { rate_per_second: 1, burst: 2.5 } }, 'rate_limit.burst'],
       ['/api/v1/rate-limits/no_such_type', { rate_per_second: 1 }, 'task_type'],
       [`/api/v1/tenants/${'a'.repeat(201)}`, { weight: 1 }, 'id'],
     ] as const) {

@@ -155,6 +155,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ configDir: dir, env: {}, overrides: external }).rateLimits).to.have.property('resize_image');
   });
 
+  it('a rate limit’s burst is a whole number, as the API’s', () => {
+    const err = expectConfigError(() =>
+      loadConfig({ configDir: dir, env: {}, overrides: { rateLimits: { echo: { ratePerSecond: 10, burst: 1.5 } } } }),
+    );
+    expect(err.message).to.include('rateLimits.echo.burst');
+    expect(
+      loadConfig({ configDir: dir, env: {}, overrides: { rateLimits: { echo: { ratePerSecond: 10, burst: 2 } } } }).rateLimits.echo.burst,
+    ).to.equal(2);
+  });
+
   it('overrides win over env', () => {
     const cfg = loadConfig({ configDir: dir, env: { WORKERS: '6' }, overrides: { workers: 3 } });
     expect(cfg.workers).to.equal(3);
