@@ -1,6 +1,7 @@
 import type { SubmitAck, TaskPageView, TaskView } from '../contract/task-json';
 import type { CronPageView, CronPreviewView, CronRunPageView, CronView } from '../contract/cron-json';
 import type { TaskTypeLimitView, TenantDeleteView, TenantView } from '../contract/admin-json';
+import type { RateLimitDeleteView } from '../contract/answer-json';
 import type { CancelResponse } from '../services/task-service';
 import type { ErrorBody } from '../contract/error-catalog';
 import type { WorkflowAck, WorkflowPageView, WorkflowView } from '../contract/workflow-json';
@@ -35,7 +36,7 @@ export type SchedulerApiMessages = {
   deleteTenant: { req: { id: string }; res: Reply<TenantDeleteView> };
   listTenants: { req: null; res: Reply<{ tenants: TenantView[] }> };
   putRateLimit: { req: { taskType: string; limit: unknown }; res: Reply<TaskTypeLimitView> };
-  deleteRateLimit: { req: { taskType: string }; res: Reply<{ task_type: string; deleted: true }> };
+  deleteRateLimit: { req: { taskType: string }; res: Reply<RateLimitDeleteView> };
   listRateLimits: { req: null; res: Reply<{ rate_limits: TaskTypeLimitView[] }> };
   submitWorkflow: { req: unknown; res: Reply<WorkflowAck> };
   getWorkflow: { req: { id: string }; res: Reply<WorkflowView> };

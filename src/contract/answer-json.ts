@@ -1,3 +1,4 @@
+import type { RateLimitJson } from './admin-json';
 import type { TaskState } from '../domain/task';
 import type { WorkflowStatus } from '../domain/workflow';
 
@@ -41,10 +42,14 @@ export interface CronDeleteView {
   deleted: true;
 }
 
-/** `DELETE /api/v1/rate-limits/{task_type}`. */
+/**
+ * `DELETE /api/v1/rate-limits/{task_type}`: the stored limit is gone; `rate_limit` is the one now
+ * in force, the config file's `rateLimits.<type>` or null (none).
+ */
 export interface RateLimitDeleteView {
   task_type: string;
   deleted: true;
+  rate_limit: RateLimitJson | null;
 }
 
 /** `DELETE /api/v1/concurrency-limits/{key}`. */

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../config';
 import type { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
+import { ownValue } from '../domain/own-value';
 import type { TenantSettings } from '../storage/tenant-store';
 
 /**
@@ -66,7 +67,7 @@ export function applyLimits(limits: DispatchLimits, wanted: LimitsInForce, now: 
     changes++;
   }
   for (const [id, weight] of wanted.weights) {
-    if (own(current.weights, id) === weight) continue;
+    if (ownValue(current.weights, id) === weight) continue;
     limits.setWeight(id, weight);
     changes++;
   }
@@ -77,7 +78,7 @@ export function applyLimits(limits: DispatchLimits, wanted: LimitsInForce, now: 
       changes++;
     }
     for (const [key, limit] of want) {
-      if (sameLimit(own(have, key), limit)) continue;
+      if (sameLimit(ownValue(have, key), limit)) continue;
       set(key, limit);
       changes++;
     }
@@ -85,11 +86,6 @@ export function applyLimits(limits: DispatchLimits, wanted: LimitsInForce, now: 
   sync(current.tenants, wanted.tenants, (id, l) => limits.setTenantLimit(id, l, now));
   sync(current.taskTypes, wanted.taskTypes, (type, l) => limits.setTypeLimit(type, l, now));
   return changes;
-}
-
-/** `record[key]` if it is the record's own (a tenant or task type named `constructor` is not Object's). */
-function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 function sameLimit(a: RateLimit | undefined, b: RateLimit): boolean {

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { RateLimit } from '../domain/dispatch-limits';
 import { OverloadedError, RateLimitedError } from '../domain/errors';
 import { decideAdmission } from '../domain/overflow-policy';
+import { ownValue } from '../domain/own-value';
 import { NewTask } from '../domain/task';
 import { TokenBucket } from '../domain/token-bucket';
 
@@ -47,7 +48,7 @@ export class SubmissionGuard {
 
   /** A tenant's waiting cap: its own `maxWaiting`, else `maxWaitingPerTenant` (null: none). */
   tenantCap(tenant: string): number | null {
-    return this.config.tenants[tenant]?.maxWaiting ?? this.config.maxWaitingPerTenant;
+    return ownValue(this.config.tenants, tenant)?.maxWaiting ?? this.config.maxWaitingPerTenant;
   }
 
   /**
@@ -138,7 +139,7 @@ export class SubmissionGuard {
   }
 
   private bucketOf(tenant: string, now: number): TokenBucket | null {
-    const limit: RateLimit | null = this.config.tenants[tenant]?.submitRateLimit ?? this.config.submitRateLimit;
+    const limit: RateLimit | null = ownValue(this.config.tenants, tenant)?.submitRateLimit ?? this.config.submitRateLimit;
     if (!limit) return null;
     let b = this.buckets.get(tenant);
     if (!b) {

@@ -1,10 +1,12 @@
 import type { Config } from '../config';
 import { rateLimitJson, TaskTypeLimitView, TenantDeleteView, TenantView } from '../contract/admin-json';
 import { rateLimitPutSchema, tenantPutSchema } from '../contract/tenant-schemas';
+import type { RateLimitDeleteView } from '../contract/answer-json';
 import type { RateLimitPutBody, TenantPutBody } from '../contract/types';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
 import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
+import { ownValue } from '../domain/own-value';
 import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import { isTenantId, TENANT_ID_RULE } from '../domain/tenant-id';
 import { limitableTaskTypes } from '../handlers/registry';
@@ -79,8 +81,8 @@ export class TenantAdmin {
     const { store, limits, clock } = this.deps;
     const now = clock.now();
     const current = limits.snapshot();
-    const weight = b.weight ?? current.weights[tenantId] ?? null;
-    const rateLimit = b.rate_limit === undefined ? (current.tenants[tenantId] ?? null) : b.rate_limit && fromJson(b.rate_limit);
+    const weight = b.weight ?? ownValue(current.weights, tenantId) ?? null;
+    const rateLimit = b.rate_limit === undefined ? (ownValue(current.tenants, tenantId) ?? null) : b.rate_limit && fromJson(b.rate_limit);
     await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
     this.announce();
     if (weight !== null) limits.setWeight(tenantId, weight);
@@ -103,7 +105,7 @@ export class TenantAdmin {
     const { store, limits, clock, config } = this.deps;
     const deleted = await store.deleteTenantSettings(tenantId);
     this.announce();
-    const configured = config.tenants[tenantId];
+    const configured = ownValue(config.tenants, tenantId);
     if (configured?.weight !== undefined) limits.setWeight(tenantId, configured.weight);
     else limits.removeWeight(tenantId);
     limits.setTenantLimit(tenantId, configured?.rateLimit ?? null, clock.now());
@@ -115,7 +117,13 @@ export class TenantAdmin {
     this.assertAdmin(caller, 'GET /api/v1/tenants');
     const snap = this.deps.limits.snapshot();
     const ids = [...new Set([...Object.keys(snap.weights), ...Object.keys(snap.tenants)])].sort();
-    return { tenants: ids.map((id) => ({ tenant_id: id, weight: snap.weights[id] ?? 1, rate_limit: rateLimitJson(snap.tenants[id]) })) };
+    return {
+      tenants: ids.map((id) => ({
+        tenant_id: id,
+        weight: ownValue(snap.weights, id) ?? 1,
+        rate_limit: rateLimitJson(ownValue(snap.tenants, id)),
+      })),
+    };
   }
 
   /** Sets the start limit of a registered task type. @throws ForbiddenError; ValidationError; UnknownTaskTypeError */
@@ -131,14 +139,19 @@ export class TenantAdmin {
     return { task_type: taskType, ...rateLimitJson(limit) };
   }
 
-  /** Removes the limit of a task type; removing one that is not set also answers (idempotent). @throws ForbiddenError */
-  async deleteRateLimit(taskType: string, caller: Caller = OPEN_CALLER): Promise<{ task_type: string; deleted: true }> {
+  /**
+   * Removes the stored limit of a task type: the config file's `rateLimits.<type>` applies again,
+   * or none (as `limitsInForce` reads it at a restart). Removing one that is not set also answers
+   * (idempotent). @returns `rate_limit`: the limit now in force @throws ForbiddenError
+   */
+  async deleteRateLimit(taskType: string, caller: Caller = OPEN_CALLER): Promise<RateLimitDeleteView> {
     this.assertAdmin(caller, 'DELETE /api/v1/rate-limits/{task_type}');
     const now = this.deps.clock.now();
     await this.deps.store.putTaskTypeLimit(taskType, null, now);
     this.announce();
-    this.deps.limits.setTypeLimit(taskType, null, now);
-    return { task_type: taskType, deleted: true };
+    const configured = ownValue(this.deps.config.rateLimits, taskType) ?? null;
+    this.deps.limits.setTypeLimit(taskType, configured, now);
+    return { task_type: taskType, deleted: true, rate_limit: rateLimitJson(configured) };
   }
 
   /** Every task-type limit in force. @throws ForbiddenError */

@@ -130,7 +130,7 @@ describe('SDK client against a listening app', function () {
       burst: 4,
     });
     expect(await client.rateLimits.list()).to.deep.equal([{ task_type: 'echo', rate_per_second: 2, burst: 4 }]);
-    expect(await client.rateLimits.delete('echo')).to.deep.equal({ task_type: 'echo', deleted: true });
+    expect(await client.rateLimits.delete('echo')).to.deep.equal({ task_type: 'echo', deleted: true, rate_limit: null });
     expect(await client.concurrencyLimits.put('k1', { max_running: 2 })).to.include({ key: 'k1', max_running: 2 });
     expect((await client.concurrencyLimits.get('k1')).max_running).to.equal(2);
     expect((await client.concurrencyLimits.list()).map((l) => l.key)).to.deep.equal(['k1']);

@@ -130,6 +130,15 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect((await as(KEYS.admin, 'DELETE', '/api/v1/rate-limits/echo')).statusCode).to.equal(200);
     expect(f.limits.typeBucket('echo')).to.equal(null);
     expect(await f.store.listTaskTypeLimits()).to.deep.equal([]);
+    for (const id of ['toString', 'constructor', 'valueOf']) {
+      // Ids named like Object.prototype members: a PUT leaving a field out read the prototype's function (500).
+      const weight = await as(KEYS.admin, 'PUT', `/api/v1/tenants/${id}`, { weight: 2 });
+      expect(weight.statusCode, `${id}: ${weight.body}`).to.equal(200);
+      expect(weight.json()).to.deep.equal({ tenant_id: id, weight: 2, rate_limit: null });
+      const none = await as(KEYS.admin, 'PUT', `/api/v1/tenants/${id}`, { rate_limit: null });
+      expect(none.json()).to.deep.equal({ tenant_id: id, weight: 2, rate_limit: null });
+    }
+    expect((await f.store.listTenantSettings()).map((t) => t.tenantId).sort()).to.include.members(['constructor', 'toString', 'valueOf']);
     for (const [url, body, field] of [
       ['/api/v1/tenants/acme', { weight: 0 }, 'weight'],
       ['/api/v1/tenants/acme', { weight: 5e-324 }, 'weight'],

@@ -124,6 +124,61 @@ describe('limits in force: the config with the stored settings over it, applied 
     expect(again.limits.weightOf('acme')).to.equal(2);
   });
 
+  it('DELETE of a task type’s stored limit puts the config file’s back at once, as a restart does, and answers it', async () => {
+    const store = sharedSettings();
+    const clock = new ManualClock(0);
+    const config = loadConfig({ configDir, env: {}, overrides: { rateLimits: { http: { ratePerSecond: 2 } } } });
+    const start = async () => {
+      const limits = new DispatchLimits();
+      limits.setTypeLimit('http', { ratePerSecond: 2, burst: 1 }, 0); // as dispatchLimitsFromConfig made it
+      const node = new TenantAdmin({ store, clock, config, limits });
+      await node.loadStored();
+      return { node, limits };
+    };
+    const first = await start();
+    await first.node.putRateLimit('http', { rate_per_second: 50, burst: 5 }, admin);
+    expect(await first.node.deleteRateLimit('http', admin)).to.deep.equal({
+      task_type: 'http',
+      deleted: true,
+      rate_limit: { rate_per_second: 2, burst: 1 },
+    });
+    expect(first.limits.snapshot().taskTypes.http).to.deep.equal({ ratePerSecond: 2, burst: 1 });
+    expect((await first.node.listRateLimits(admin)).rate_limits).to.deep.equal([{ task_type: 'http', rate_per_second: 2, burst: 1 }]);
+    const restarted = await start();
+    expect(restarted.limits.snapshot().taskTypes.http, 'the same limit after a restart').to.deep.equal({ ratePerSecond: 2, burst: 1 });
+    expect(await restarted.node.deleteRateLimit('echo', admin)).to.deep.equal({ task_type: 'echo', deleted: true, rate_limit: null });
+  });
+
+  it('tenant ids named like Object.prototype members (toString, constructor, valueOf) are tenants like any other', async () => {
+    const store = sharedSettings();
+    const clock = new ManualClock(0);
+    const config = loadConfig({ configDir, env: {}, overrides: { tenants: { toString: { rateLimit: { ratePerSecond: 3 } } } } });
+    const limits = new DispatchLimits();
+    limits.setTenantLimit('toString', { ratePerSecond: 3, burst: 1 }, 0);
+    const node = new TenantAdmin({ store, clock, config, limits });
+    await node.loadStored();
+    expect((await node.listTenants(admin)).tenants).to.deep.equal([
+      { tenant_id: 'toString', weight: 1, rate_limit: { rate_per_second: 3, burst: 1 } },
+    ]);
+    for (const id of ['toString', 'constructor', 'valueOf', 'hasOwnProperty']) {
+      const configured = id === 'toString' ? { rate_per_second: 3, burst: 1 } : null;
+      expect(await node.putTenant(id, { weight: 2 }, admin), id).to.deep.equal({ tenant_id: id, weight: 2, rate_limit: configured });
+      expect(await node.putTenant(id, { rate_limit: null }, admin), id).to.deep.equal({ tenant_id: id, weight: 2, rate_limit: null });
+    }
+    expect(await node.deleteTenant('toString', admin)).to.deep.equal({
+      tenant_id: 'toString',
+      deleted: true,
+      weight: 1,
+      rate_limit: { rate_per_second: 3, burst: 1 },
+    });
+    expect(await node.deleteTenant('constructor', admin)).to.deep.equal({
+      tenant_id: 'constructor',
+      deleted: true,
+      weight: 1,
+      rate_limit: null,
+    });
+  });
+
   it('two members on one store: a change made through one is in force on the other after its next read, deletes too', async () => {
     const store = sharedSettings();
     const clock = new ManualClock(0);

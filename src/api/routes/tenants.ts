@@ -97,7 +97,10 @@ export function tenantRoutes(app: FastifyInstance, admin: TenantAdmin): void {
         summary: "Remove a task type's start limit",
         tags,
         params: taskTypeParamsSchema,
-        response: responses({ 200: ['`{task_type, deleted: true}`', objectSchema] }, [400, 403]),
+        response: responses(
+          { 200: ["`{task_type, deleted: true, rate_limit}`: `rate_limit` now in force (the config file's, or null)", objectSchema] },
+          [400, 403],
+        ),
       },
       ...refuseBody,
     },

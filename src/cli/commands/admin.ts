@@ -72,10 +72,13 @@ export function adminCommands(program: Command, cli: CliEnv): void {
     });
   simpleCommand(rate, cli, {
     name: 'delete',
-    description: "remove a task type's start limit",
+    description: "remove a task type's stored start limit (the config's applies again)",
     argument: '<task_type>',
     run: (client, taskType) => client.rateLimits.delete(taskType),
-    human: (_r, taskType) => `${taskType}: limit removed\n`,
+    human: (r, taskType) =>
+      r.rate_limit
+        ? `${taskType}: stored limit removed; the config's ${r.rate_limit.rate_per_second}/s (burst ${r.rate_limit.burst}) applies\n`
+        : `${taskType}: limit removed\n`,
   });
   simpleCommand(rate, cli, {
     name: 'list',
