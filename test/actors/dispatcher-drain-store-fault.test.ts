@@ -45,7 +45,9 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
   async function rig() {
     const ids = ['a', 'b', 'c', 'd'];
     await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING' })));
-    const router = routerWith({ owners: [{ tell: () => undefined } as never] });
+    const offered: string[] = [];
+    const owner = { tell: (kind: string, list: DueEntry[]) => void (kind === 'offer' && offered.push(...list.map((e) => e.id))) };
+    const router = routerWith({ owners: [owner as never] });
     const runs: RecordedRun[] = [];
     let workers: ReturnType<typeof fakeWorkers> | undefined;
     dispatcher = new DispatcherActor(
@@ -77,7 +79,7 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
       }
       await settle();
     };
-    return { succeed };
+    return { succeed, offered, slots: () => workers?.slots ?? [] };
   }
 
   /** Starts a drain; `result()` is its answer once given, else undefined (the grace is not advanced). */
@@ -146,9 +148,14 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
     const r = await rig();
     const d = drain();
     await settle();
+    expect(r.slots().every((s) => s.pid > 0)).to.equal(true);
     clock.advance(GRACE);
     await settle();
     expect(d.result()).to.deep.equal({ stillRunning: 4, unwritten: 0 });
+    // Their processes were killed before the retries were written; the retries went to their
+    // partition's owner (elsewhere in a cluster: woken now), not to this draining dispatcher.
+    expect(r.slots().map((s) => s.pid)).to.deep.equal([0, 0]);
+    expect([...r.offered].sort()).to.deep.equal(['a', 'b', 'c', 'd']);
     for (const id of ['a', 'b', 'c', 'd']) {
       const t = await store.getTask(id);
       // maxRetries 0: a charged loss would have made it DEAD.

@@ -10,8 +10,8 @@ import type { SchedulerDeps } from '../deps';
 export interface CompletionRecorderHooks {
   /** The store applied these completions (external lanes free their stream entries). */
   settled(completions: AttemptCompletion[]): void;
-  /** A retry due at once: into the ready queue. */
-  ready(entry: DueEntry): void;
+  /** Retries due at once (PENDING), from one written batch: into the ready queue, or elsewhere during a drain. */
+  ready(entries: DueEntry[]): void;
   /** Kept completions were written at last (a drain waiting for them may end). */
   written(): void;
 }
@@ -131,6 +131,8 @@ export class CompletionRecorder {
     const { store, metrics, router } = this.deps;
     const ended: string[] = [];
     const terminal: CompletionResult[] = [];
+    const readyNow: DueEntry[] = [];
+    const later: DueEntry[] = [];
     const results = await store.completeAttempts(completions, now);
     this.hooks.settled(completions);
     for (const res of results) {
@@ -144,11 +146,13 @@ export class CompletionRecorder {
         terminal.push(res);
         if (cronIdOfInstance(res.taskId) !== null) ended.push(res.taskId);
       } else if (res.state === 'PENDING' && res.entry) {
-        this.hooks.ready(res.entry);
+        readyNow.push(res.entry);
       } else if (res.state === 'RETRYING' && res.entry) {
-        router.offer([res.entry]); // in cluster mode also wakes its owner elsewhere
+        later.push(res.entry);
       }
     }
+    if (readyNow.length > 0) this.hooks.ready(readyNow);
+    if (later.length > 0) router.offer(later); // in cluster mode also wakes their owners elsewhere
     incGrouped(
       metrics.completed,
       terminal,

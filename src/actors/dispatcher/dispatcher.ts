@@ -116,7 +116,9 @@ export class DispatcherActor {
     metrics.setWorkerSource(() => this.pools.snapshot());
     this.recorder = new CompletionRecorder(deps, {
       settled: (completions) => this.external?.settled(completions),
-      ready: (entry) => this.addReady(entry),
+      // During a drain nothing here starts them: their owners do, elsewhere in a cluster (woken now,
+      // not at their next window read), or after the restart.
+      ready: (entries) => (this.draining ? this.deps.router.offer(entries) : entries.forEach((e) => this.addReady(e))),
       written: () => this.settleDrain(),
     });
     this.external = ExternalDispatch.create(deps, {
@@ -334,11 +336,19 @@ export class DispatcherActor {
 
   /**
    * Ends every attempt still running here as a free retry ({@link stoppedOutcome}), written through
-   * the recorder (kept in memory when the store has a fault: then counted as unwritten). Never throws.
+   * the recorder (kept in memory when the store has a fault: then counted as unwritten), after
+   * killing the worker processes that run them (respawn is off during a drain). Never throws.
    * @returns how many were ended so: those the store applied (an attempt whose end the store
    *   already holds is not one), or all of them when the write did not happen
    */
   private async interruptRunning(): Promise<number> {
+    if (this.running.size === 0) return 0;
+    // Their processes go first: the free retry may start on another node as soon as it is written,
+    // and the attempt it replaces must not still be running here then.
+    for (const workerId of new Set([...this.running.values()].map((r) => r.workerId))) {
+      const slot = this.pools.get(workerId);
+      if (slot) this.pools.kill(slot, 'the shutdown grace ended with attempts running');
+    }
     const now = this.deps.clock.now();
     const results = [...this.running.values()].map((r) => ({
       id: r.task.id,
