@@ -26,17 +26,23 @@ export class ClusterPeers implements PeerNotifier {
   abort(taskId: string, attempt: number): void {
     void this.bus.publish('cancel', { taskId, attempt });
   }
+
+  left(): void {
+    void this.bus.publish('left', {});
+  }
 }
 
 /**
  * Delivers other nodes' messages to this node's actors: a `wake` to the local owner of its
  * partition as an `offer` (ignored when this node does not own the partition), a `cancel` to the
- * dispatcher as an `abort` (which ignores an attempt it does not run). Delivery goes straight to
+ * dispatcher as an `abort` (which ignores an attempt it does not run), a `left` to the partition
+ * leases as a round now (the member that left released its leases). Delivery goes straight to
  * the actors, never back through {@link ClusterPeers}: no echo between nodes.
  */
 export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter): void {
   bus.on('wake', (msg) => router.offerLocal(msg.partition, msg.entries));
   bus.on('cancel', (msg) => router.abortLocal(msg.taskId, msg.attempt));
+  bus.on('left', () => router.memberLeft());
 }
 
 /**

@@ -13,6 +13,8 @@ export interface PeerNotifier {
   offered(entries: readonly DueEntry[]): void;
   /** A RUNNING attempt must abort: tell the node that runs it. */
   abort(taskId: string, attempt: number): void;
+  /** This member left and released its leases: the others take them now. */
+  left(): void;
 }
 
 /** `value(e)` of each entry, grouped by the entry's partition (one message per owner). */
@@ -40,6 +42,7 @@ export class ActorRouter {
   private cronRef: TypedRef<CronActorMessages> | null = null;
   private peers: PeerNotifier | null = null;
   private ownershipProbe: (() => OwnershipStatus) | null = null;
+  private leaseRound: (() => void) | null = null;
 
   /** The dispatcher, or null while it is not running (the supervisor's and tests' asks). */
   get dispatcher(): TypedRef<DispatcherMessages> | null {
@@ -83,6 +86,21 @@ export class ActorRouter {
   /** Cluster mode: partition ownership as the supervisor's lease component sees it. */
   setOwnershipProbe(probe: (() => OwnershipStatus) | null): void {
     this.ownershipProbe = probe;
+  }
+
+  /** Cluster mode: runs a lease round soon (another member left; see PartitionLeases.roundSoon). */
+  setLeaseRound(round: (() => void) | null): void {
+    this.leaseRound = round;
+  }
+
+  /** Another member left: this node's leases take the partitions it released now. */
+  memberLeft(): void {
+    this.leaseRound?.();
+  }
+
+  /** This member left: the other nodes are told. */
+  leftCluster(): void {
+    this.peers?.left();
   }
 
   /** Partition ownership (cluster mode), or null in the embedded profile or before the leases start. */

@@ -14,11 +14,13 @@ export interface CoordinationMessages {
   ended: { from: string; taskIds: string[]; workflowIds: string[] };
   /** Tenant weights, start limits or concurrency limits were changed through another node: read the stored ones again. */
   limits: { from: string };
+  /** Another member left (graceful stop) and released its leases: run a lease round now. */
+  left: { from: string };
 }
 
 export type Channel = keyof CoordinationMessages;
 
-export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended', 'limits'];
+export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended', 'limits', 'left'];
 
 const PRIORITY_SET = new Set<string>(PRIORITIES);
 const STATE_SET = new Set<string>(TASK_STATES);
@@ -66,7 +68,7 @@ export function parseMessage<C extends Channel>(channel: C, text: string): Coord
     const ids = (a: unknown) => Array.isArray(a) && a.length <= 100_000 && a.every(isText);
     return ids(v.taskIds) && ids(v.workflowIds) ? (v as unknown as CoordinationMessages[C]) : null;
   }
-  if (channel === 'limits') return v as unknown as CoordinationMessages[C];
+  if (channel === 'limits' || channel === 'left') return v as unknown as CoordinationMessages[C];
   if (!isText(v.taskId) || !isInt(v.attempt, 1)) return null;
   return v as unknown as CoordinationMessages[C];
 }

@@ -16,6 +16,8 @@ export interface OwnershipEvents {
   acquired(partition: number, epoch: number): void;
   /** Stop the owner of `partition` now (its fence is already revoked). */
   stopped(partition: number, epoch: number, why: OwnershipEnd): void;
+  /** This member left (graceful stop): its leases are released and its record removed; tell the others. */
+  left?(): void;
 }
 
 /** Metric hooks (observability/metrics.ts wires them to prom-client). */

@@ -77,6 +77,8 @@ export class PartitionLeases {
   private readonly instance: string;
   /** Another process holds the member id now: no more rounds, nothing owned. */
   private fencedOut = false;
+  /** A round was asked for while one ran: another runs right after it (`roundSoon`). */
+  private rerun = false;
 
   /** @throws RangeError when the safety margin leaves no time between renewals */
   constructor(private readonly o: PartitionLeasesOptions) {
@@ -101,9 +103,9 @@ export class PartitionLeases {
   }
 
   /**
-   * Leaves: stops the rounds, stops every owner (`shutdown`), releases the held leases so other
-   * members take them at once, and removes this member. Store errors are logged, not thrown (the
-   * leases then expire on their own).
+   * Leaves: stops the rounds, stops every owner (`shutdown`), releases the held leases, removes
+   * this member and tells the others (`events.left`: they run a round at once instead of at their
+   * next). Store errors are logged, not thrown (the leases then expire on their own).
    */
   async stop(): Promise<void> {
     if (this.stopped) return;
@@ -121,6 +123,7 @@ export class PartitionLeases {
     );
     await store.removeMember(memberId, this.instance).catch((err) => this.warn(err, 'leaving the member list failed'));
     this.joined = false;
+    this.o.events.left?.();
   }
 
   status(): OwnershipStatus {
@@ -153,6 +156,18 @@ export class PartitionLeases {
     return this.running;
   }
 
+  /**
+   * A round that starts after this call: now, or right after the one running (whose member list may
+   * predate the news). For another member's leaving (the `left` message of the coordination bus).
+   */
+  roundSoon(): Promise<void> {
+    if (this.running) {
+      this.rerun = true;
+      return this.running;
+    }
+    return this.round();
+  }
+
   /** Resolves when no round and no fence is running (tests). */
   async settled(): Promise<void> {
     while (this.running || this.fencing.size > 0) {
@@ -170,7 +185,8 @@ export class PartitionLeases {
 
   private schedule(): void {
     if (this.stopped || this.fencedOut) return;
-    const delay = Math.max(1, Math.min(this.nextDelayMs, this.wakeAt - this.o.clock.now()));
+    const delay = this.rerun ? 1 : Math.max(1, Math.min(this.nextDelayMs, this.wakeAt - this.o.clock.now()));
+    this.rerun = false;
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = null;
       void this.round();

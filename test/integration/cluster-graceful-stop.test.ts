@@ -4,7 +4,8 @@
  * other member starts them at once (their owner is woken over LISTEN/NOTIFY), not at its next read
  * of the partition's window (up to half the 30 s horizon later: 0.03–14.8 s measured before). The
  * stopping member's worker processes are killed before the retries are written, so an interrupted
- * attempt's handler is never running when its retry starts elsewhere.
+ * attempt's handler is never running when its retry starts elsewhere. The member that left says so
+ * on the bus, and the other takes its released leases at once, not at its next lease round.
  * Waits for log lines and states, never for a fixed time.
  */
 import fs from 'node:fs';
@@ -19,6 +20,10 @@ import { describeEachClusterStore } from '../helpers/cluster-store';
 const GRACE_MS = 2500;
 /** Generous bound from an interrupted attempt's stored end to its retry's start on the other member (ms). */
 const RETRY_START_BOUND_MS = 5000;
+/** `LEASE_TTL_MS`: lease rounds every 3 s, so a take-over at the next round would come 0–3 s after the release. */
+const LEASE_TTL_MS = 9000;
+/** Generous bound from the SIGTERM to the other member owning every partition (ms): told on the bus, it runs a round at once. */
+const TAKEOVER_BOUND_MS = 1500;
 
 interface Start {
   id: string;
@@ -62,7 +67,7 @@ describeEachClusterStore(
       cluster = await startCluster({
         store: 'postgres',
         nodes: 2,
-        leaseTtlMs: 3000,
+        leaseTtlMs: LEASE_TTL_MS,
         config: { workers: 1, shutdownGraceMs: GRACE_MS },
         configIn: (scratch) => {
           const slow = path.join(scratch, 'slow.js');
@@ -87,7 +92,18 @@ describeEachClusterStore(
       const [stopping, staying] = count(c.nodes[0].memberId) >= count(c.nodes[1].memberId) ? c.nodes : [c.nodes[1], c.nodes[0]];
       const cut = firsts.filter((s) => s.member === stopping.memberId);
       expect(cut.length).to.be.at.least(1);
+      const signalled = Date.now();
+      const takeover = until(
+        'the other member owns every partition',
+        async () => {
+          const ready = (await http('GET', `${staying.svc.url}/readyz`)).body;
+          return ready.partitions?.owned === c.partitions ? Date.now() - signalled : undefined;
+        },
+        30_000,
+        20,
+      );
       await stopping.svc.stop(30_000);
+      const takeoverMs = await takeover;
 
       const gaps: number[] = [];
       for (const first of cut) {
@@ -106,8 +122,10 @@ describeEachClusterStore(
       }
       // Before: up to half the horizon (15 s) after the free retry was written.
       expect(Math.max(...gaps), `retry starts after the interruption (ms): ${gaps.join(', ')}`).to.be.below(RETRY_START_BOUND_MS);
+      // Before: at the other member's next lease round, up to a third of the TTL (3 s) later.
+      expect(takeoverMs, 'SIGTERM → the other member owns every partition (ms)').to.be.below(TAKEOVER_BOUND_MS);
       console.log(
-        `      ${cut.length} attempts cut off by the grace; their retries started on the other member after (ms): ${gaps.join(', ')}`,
+        `      take-over ${takeoverMs} ms after SIGTERM; ${cut.length} attempts cut off by the grace, their retries started on the other member after (ms): ${gaps.join(', ')}`,
       );
     });
   },

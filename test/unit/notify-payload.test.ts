@@ -27,6 +27,7 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
       cancel: 'scheduler.public.cancel',
       ended: 'scheduler.public.ended',
       limits: 'scheduler.public.limits',
+      left: 'scheduler.public.left',
     });
     expect(channelNames('tenant_a').wake).to.not.equal(channelNames('tenant_b').wake);
     const long = 'a'.repeat(63);
@@ -44,6 +45,8 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
     const limits = { from: 'node-a' };
     expect(encodeMessage('limits', limits).payloads.map((p) => parseMessage('limits', p))).to.deep.equal([limits]);
     expect(parseMessage('limits', '{}'), 'a message names its sender').to.equal(null);
+    expect(encodeMessage('left', limits).payloads.map((p) => parseMessage('left', p))).to.deep.equal([limits]);
+    expect(parseMessage('left', '{"from": ""}')).to.equal(null);
     const empty = { from: 'node-a', partition: 1, entries: [] };
     expect(encodeMessage('wake', empty).payloads.map((p) => parseMessage('wake', p))).to.deep.equal([empty]);
   });

@@ -265,6 +265,53 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     expect(owned(b)).to.deep.equal(all);
   });
 
+  it('stop() says it left (events.left, after the release); roundSoon() on another member takes the leases at once, not at its next round', async () => {
+    const a = member('a');
+    const b = member('b');
+    let left = 0;
+    (a.leases as unknown as { o: { events: { left?: () => void } } }).o.events.left = () => left++;
+    await a.leases.start();
+    await b.leases.start();
+    await run(3000);
+    await a.leases.stop();
+    expect(left, 'told once, after leaving').to.equal(1);
+    expect((await store.listLiveMembers(clock.now())).map((m) => m.memberId)).to.deep.equal(['b']);
+    await b.leases.roundSoon(); // the clock does not move: no round of its own would run now
+    await b.leases.settled();
+    expect(owned(b)).to.deep.equal(all);
+  });
+
+  it('roundSoon() during a round runs another right after it (the running one may have read the members before the news)', async () => {
+    const a = member('a');
+    await a.leases.start();
+    const b = member('b');
+    await b.leases.start();
+    await run(3000);
+    const gate: { open: () => void } = { open: () => undefined };
+    // b's next round is running when a leaves: that round read the members with a still in them.
+    const hold = new Promise<void>((resolve) => (gate.open = resolve));
+    const original = store.listLiveMembers.bind(store);
+    let held = false;
+    (store as unknown as { listLiveMembers: typeof original }).listLiveMembers = async (now: number) => {
+      const live = await original(now);
+      if (!held) {
+        held = true;
+        await hold;
+      }
+      return live;
+    };
+    const running = b.leases.round();
+    await new Promise((r) => setImmediate(r));
+    await a.leases.stop();
+    void b.leases.roundSoon();
+    gate.open();
+    await running;
+    (store as unknown as { listLiveMembers: typeof original }).listLiveMembers = original;
+    clock.advance(1); // the rerun is armed 1 ms after the round that ran
+    await b.leases.settled();
+    expect(owned(b)).to.deep.equal(all);
+  });
+
   it('one member id, two processes: the one whose record expired is fenced out by the one that took it over', async () => {
     const first = member('x', 'first');
     await first.leases.start();

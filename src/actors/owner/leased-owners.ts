@@ -46,9 +46,11 @@ export class LeasedOwners {
       events: {
         acquired: (partition, epoch) => this.then(partition, () => this.startOwner(partition, epoch)),
         stopped: (partition) => this.then(partition, () => this.stopOwner(partition)),
+        left: () => deps.router.leftCluster(),
       },
     });
     deps.router.setOwnershipProbe(() => this.leases.status());
+    deps.router.setLeaseRound(() => void this.leases.roundSoon());
   }
 
   /** Joins the cluster: the first round acquires the free partitions this member should own. */
