@@ -10,9 +10,9 @@ import { ClientOptionError } from './errors';
 
 /** PEM contents for an https URL: CA certificates to trust besides the system ones, and a client certificate and key. */
 export interface TlsFiles {
-  ca?: Buffer | string;
-  cert?: Buffer | string;
-  key?: Buffer | string;
+  ca?: Buffer | string | undefined;
+  cert?: Buffer | string | undefined;
+  key?: Buffer | string | undefined;
 }
 
 /**

@@ -27,17 +27,21 @@ export type ApiError = SchedulerApiError;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped JSON alias of the SDK
 export type Json = any;
 
-/** Where the API is, how to authenticate, and how to retry. */
+/**
+ * Where the API is, how to authenticate, and how to retry. An option given as `undefined` is the
+ * same as one left out (so `apiKey: process.env.SCHEDULER_API_KEY` compiles under
+ * `exactOptionalPropertyTypes`).
+ */
 export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** For an https URL (ignored for http). */
-  tls?: TlsFiles;
+  tls?: TlsFiles | undefined;
   /** Retries of 429/503 answers and of connection errors (see {@link RetryOptions}). */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
   /** Longest wait for one answer, in ms (default 30,000); a long poll adds its own wait to it. */
-  fetchTimeoutMs?: number;
+  fetchTimeoutMs?: number | undefined;
   /** Waits `ms` (default a timer); tests inject one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
   /** Epoch ms (default `Date.now`): for `Retry-After` given as an HTTP date, and for waits' deadlines. */

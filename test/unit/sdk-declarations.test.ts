@@ -25,6 +25,14 @@ function declarationClosure(entry: string): { files: string[]; packages: Set<str
   return { files, packages };
 }
 
+/** `node_modules/actor-task-scheduler` in `dir` → this repository (a consumer imports the package by name). */
+function linkPackage(dir: string): void {
+  const link = path.join(dir, 'node_modules', 'actor-task-scheduler');
+  if (fs.existsSync(link)) return;
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(ROOT, link, 'dir');
+}
+
 /**
  * The client's emitted declarations (`npm run build` emits them with tsconfig.sdk.json) serve an
  * application that imports `actor-task-scheduler/client` through the package's `exports`: they
@@ -47,8 +55,7 @@ describe('declarations of the SDK client', function () {
   });
 
   it('type-check a strict consumer that imports the package by name, and refuse a wrong body', () => {
-    fs.mkdirSync(path.join(dir.path, 'node_modules'));
-    fs.symlinkSync(ROOT, path.join(dir.path, 'node_modules', 'actor-task-scheduler'), 'dir');
+    linkPackage(dir.path);
     const consumer = path.join(dir.path, 'app.ts');
     fs.writeFileSync(
       consumer,
@@ -68,6 +75,40 @@ describe('declarations of the SDK client', function () {
     );
     const program = ts.createProgram([consumer], {
       strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.Node16,
+      moduleResolution: ts.ModuleResolutionKind.Node16,
+      target: ts.ScriptTarget.ES2022,
+      types: ['node'],
+      typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+      skipLibCheck: true,
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).to.deep.equal([]);
+  });
+
+  it('type-check the documented options from the environment under exactOptionalPropertyTypes (undefined is the same as left out)', () => {
+    linkPackage(dir.path);
+    const consumer = path.join(dir.path, 'exact.ts');
+    fs.writeFileSync(
+      consumer,
+      [
+        "import { createClient } from 'actor-task-scheduler/client';",
+        "import { createWorker } from 'actor-task-scheduler/worker';",
+        "export const client = createClient({ url: 'http://127.0.0.1:8080', apiKey: process.env.SCHEDULER_API_KEY, tls: { ca: process.env.CA } });",
+        'export const worker = createWorker({',
+        "  url: 'http://127.0.0.1:8080',",
+        '  apiKey: process.env.SCHEDULER_API_KEY,',
+        "  queue: 'jobs',",
+        '  concurrency: process.env.N ? Number(process.env.N) : undefined,',
+        '  workerId: process.env.WORKER_ID,',
+        '  handlers: { noop: async () => null },',
+        '});',
+      ].join('\n'),
+    );
+    const program = ts.createProgram([consumer], {
+      strict: true,
+      exactOptionalPropertyTypes: true,
       noEmit: true,
       module: ts.ModuleKind.Node16,
       moduleResolution: ts.ModuleResolutionKind.Node16,

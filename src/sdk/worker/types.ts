@@ -108,30 +108,33 @@ export interface WorkerContext {
 /** A handler: `async (payload, ctx) => result`; the result must be JSON-serialisable. */
 export type WorkerHandler = (payload: JsonValue, ctx: WorkerContext) => Promise<unknown> | unknown;
 
-/** Options of {@link createWorker}. Durations in ms unless the name says `S` (seconds). */
+/**
+ * Options of {@link createWorker}. Durations in ms unless the name says `S` (seconds). An option
+ * given as `undefined` is the same as one left out.
+ */
 export interface WorkerOptions {
   /** Base URL of the scheduler, e.g. `http://127.0.0.1:8080`. */
   url: string;
   /** Bearer key when the API has keys (a tenant key leases only its tenant's tasks). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** PEM files for an https URL. */
-  tls?: TlsFiles;
+  tls?: TlsFiles | undefined;
   /** The queue to pull from: configured on the scheduler as an `externalQueues` entry with `transport: "http"`. */
   queue: string;
   /** Most attempts running at once in this worker (default 1). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** task_type → handler. A task of any other type fails permanently (`unknown_task_type`). */
   handlers: Record<string, WorkerHandler>;
   /** Sent with every lease (default `<host>-<pid>-<random>`): shown as the tasks' `worker_id`. */
-  workerId?: string;
+  workerId?: string | undefined;
   /** Seconds a lease request waits for due tasks before answering empty (0–30, default 20). */
-  pollWaitS?: number;
+  pollWaitS?: number | undefined;
   /** Local log of the worker and of `ctx.log` lines (default: warnings and errors to `console`). */
   logger?: WorkerLogger;
   /** Time source (default the system clock); tests pass a manual clock. */
   clock?: WorkerClock;
   /** Interval of automatic heartbeats (default a third of the lease the scheduler granted). */
-  heartbeatIntervalMs?: number;
+  heartbeatIntervalMs?: number | undefined;
 }
 
 /** Options of `close()`. */
