@@ -1,13 +1,16 @@
 import { ValidationError } from '../domain/errors';
 import type { ServiceQuery } from './types';
 
+/** The one wording of a bad `limit`, whether the schema or {@link pageLimit} finds it. */
+export const LIMIT_REASON = 'must be a whole number from 1 to 1000';
+
 /**
  * Page size of a list query: default 50, 1..1000.
  * @throws ValidationError (field `limit`)
  */
 export function pageLimit(raw: string | number | undefined): number {
   const limit = raw === undefined ? 50 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', 'must be between 1 and 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError('limit', LIMIT_REASON);
   return limit;
 }
 

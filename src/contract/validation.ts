@@ -1,16 +1,19 @@
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { clipEcho, ValidationError } from '../domain/errors';
 import { TENANT_ID_RULE } from '../domain/tenant-id';
+import { LIMIT_REASON } from './page-limit';
 import { WELL_FORMED_TEXT, WELL_FORMED_TEXT_REASON } from './well-formed-text';
 
 const ISO_REASON = 'must be an ISO-8601 date-time with a UTC offset, e.g. 2026-01-01T09:00:00Z';
+/** A query string turns an unescaped `+` into a space: the likely cause of a `since` with a `+hh:mm` offset refused. */
+const ISO_QUERY_REASON = `${ISO_REASON} (in a URL, write a + offset as %2B)`;
 
 /** What a field's pattern means, in words (instead of the regular expression). */
 const PATTERN_REASONS: Readonly<Record<string, string>> = {
   scheduled_at: ISO_REASON,
-  since: ISO_REASON,
+  since: ISO_QUERY_REASON,
   from: ISO_REASON,
-  limit: 'must be a whole number from 1 to 1000',
+  limit: LIMIT_REASON,
   preview: 'must be a whole number from 1 to 100',
   attempt: 'must be an attempt number: a whole number from 1',
   tenant_id: TENANT_ID_RULE,

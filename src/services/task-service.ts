@@ -287,7 +287,11 @@ export class TaskService {
   async deleteDeadLetter(id: string, caller: Caller = OPEN_CALLER): Promise<{ task_id: string; deleted: true }> {
     // A task's workflow never changes: read once, it stays true for the delete below.
     const task = (await this.assertVisibleTask(id, caller)) ?? (await this.deps.store.getTask(id));
-    if (task?.workflowId) throw new TaskInWorkflowError(id, task.workflowId, 'delete from the dead-letter queue');
+    if (task?.workflowId) {
+      // Not in the dead-letter queue at all: that first (it cannot be replayed either).
+      if (task.state !== 'DEAD') throw new TaskStateConflictError(id, task.state, 'delete from the dead-letter queue');
+      throw new TaskInWorkflowError(id, task.workflowId, 'delete from the dead-letter queue');
+    }
     if (!(await this.deps.store.deleteDead(id))) throw await this.notDead(id, 'delete from the dead-letter queue');
     return { task_id: id, deleted: true };
   }

@@ -51,6 +51,12 @@ describe('REST: dead-letter queue', () => {
     const bad = await f.app.inject({ method: 'GET', url: '/api/v1/dead-letter?since=yesterday' });
     expect(bad.statusCode).to.equal(400);
     expect(bad.json().error.details.field).to.equal('since');
+    // An unescaped + in a query string arrives as a space: the message says how to send it.
+    const plus = await f.app.inject({ method: 'GET', url: '/api/v1/dead-letter?since=2020-01-01T00:00:00+02:00' });
+    expect(plus.statusCode).to.equal(400);
+    expect(plus.json().error.message).to.include('%2B');
+    const escaped = await f.app.inject({ method: 'GET', url: '/api/v1/dead-letter?since=2020-01-01T00:00:00%2B02:00' });
+    expect(escaped.statusCode, escaped.body).to.equal(200);
   });
 
   it('delete, then the same keyed request again: 409 IDEMPOTENCY_CONFLICT with task_deleted (not a replay of a task that is gone, not a second run)', async () => {
@@ -116,6 +122,11 @@ describe('REST: dead-letter queue', () => {
     });
     expect(wf.statusCode, wf.body).to.equal(202);
     const id = wf.json().task_ids.y as string;
+    // Not DEAD yet: not in the dead-letter queue, which says so first (not "replay it instead").
+    const early = await f.app.inject({ method: 'DELETE', url: `/api/v1/dead-letter/${id}` });
+    expect(early.statusCode).to.equal(409);
+    expect(early.json().error).to.include({ code: 'TASK_STATE_CONFLICT' });
+    expect(early.json().error.details).to.include({ task_id: id, state: 'PENDING' });
     const [claimed] = await f.store.claimTasks([id], 'worker-1', f.clock.now(), 60_000);
     const dead = { taskId: id, attempt: claimed.attempt, state: 'DEAD' as const, retryAt: null, result: null, durationMs: 3 };
     await f.store.completeAttempts([{ ...dead, error: { message: 'boom', type: 'Error', retryable: true } }], f.clock.now());
