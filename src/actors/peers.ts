@@ -30,19 +30,25 @@ export class ClusterPeers implements PeerNotifier {
   left(): void {
     void this.bus.publish('left', {});
   }
+
+  cronChanged(cronId: string): void {
+    void this.bus.publish('cron', { cronId });
+  }
 }
 
 /**
  * Delivers other nodes' messages to this node's actors: a `wake` to the local owner of its
  * partition as an `offer` (ignored when this node does not own the partition), a `cancel` to the
  * dispatcher as an `abort` (which ignores an attempt it does not run), a `left` to the partition
- * leases as a round now (the member that left released its leases). Delivery goes straight to
+ * leases as a round now (the member that left released its leases), a `cron` to the cron evaluator
+ * (it re-reads the definition). Delivery goes straight to
  * the actors, never back through {@link ClusterPeers}: no echo between nodes.
  */
 export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter): void {
   bus.on('wake', (msg) => router.offerLocal(msg.partition, msg.entries));
   bus.on('cancel', (msg) => router.abortLocal(msg.taskId, msg.attempt));
   bus.on('left', () => router.memberLeft());
+  bus.on('cron', (msg) => router.cronChangedLocal(msg.cronId));
 }
 
 /**

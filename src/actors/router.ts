@@ -15,6 +15,8 @@ export interface PeerNotifier {
   abort(taskId: string, attempt: number): void;
   /** This member left and released its leases: the others take them now. */
   left(): void;
+  /** A cron definition was created, edited or deleted here: the other nodes' evaluators re-read it. */
+  cronChanged(cronId: string): void;
 }
 
 /** `value(e)` of each entry, grouped by the entry's partition (one message per owner). */
@@ -161,8 +163,18 @@ export class ActorRouter {
     this.cronRef?.tell('instancesEnded', taskIds);
   }
 
-  /** A cron definition was created, edited or deleted. */
+  /**
+   * A cron definition was created, edited or deleted: this node's evaluator re-reads it, and in
+   * cluster mode every other node's too (each evaluates every cron: without the news, a cron made
+   * here would fire only here until their next reload, up to half `cronHorizonMs` later).
+   */
   cronChanged(cronId: string): void {
+    this.cronChangedLocal(cronId);
+    this.peers?.cronChanged(cronId);
+  }
+
+  /** {@link cronChanged} on this node only (another node's news). */
+  cronChangedLocal(cronId: string): void {
     this.cronRef?.tell('changed', cronId);
   }
 

@@ -16,11 +16,13 @@ export interface CoordinationMessages {
   limits: { from: string };
   /** Another member left (graceful stop) and released its leases: run a lease round now. */
   left: { from: string };
+  /** A cron definition was created, edited or deleted through another node: re-read it. */
+  cron: { from: string; cronId: string };
 }
 
 export type Channel = keyof CoordinationMessages;
 
-export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended', 'limits', 'left'];
+export const CHANNELS: readonly Channel[] = ['wake', 'cancel', 'ended', 'limits', 'left', 'cron'];
 
 const PRIORITY_SET = new Set<string>(PRIORITIES);
 const STATE_SET = new Set<string>(TASK_STATES);
@@ -69,6 +71,7 @@ export function parseMessage<C extends Channel>(channel: C, text: string): Coord
     return ids(v.taskIds) && ids(v.workflowIds) ? (v as unknown as CoordinationMessages[C]) : null;
   }
   if (channel === 'limits' || channel === 'left') return v as unknown as CoordinationMessages[C];
+  if (channel === 'cron') return isText(v.cronId) ? (v as unknown as CoordinationMessages[C]) : null;
   if (!isText(v.taskId) || !isInt(v.attempt, 1)) return null;
   return v as unknown as CoordinationMessages[C];
 }

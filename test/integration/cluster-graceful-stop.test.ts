@@ -5,7 +5,8 @@
  * of the partition's window (up to half the 30 s horizon later: 0.03–14.8 s measured before). The
  * stopping member's worker processes are killed before the retries are written, so an interrupted
  * attempt's handler is never running when its retry starts elsewhere. The member that left says so
- * on the bus, and the other takes its released leases at once, not at its next lease round.
+ * on the bus, and the other takes its released leases at once, not at its next lease round. A cron
+ * made through one member is announced too, so the other fires it once the first has stopped.
  * Waits for log lines and states, never for a fixed time.
  */
 import fs from 'node:fs';
@@ -68,7 +69,9 @@ describeEachClusterStore(
         store: 'postgres',
         nodes: 2,
         leaseTtlMs: LEASE_TTL_MS,
-        config: { workers: 1, shutdownGraceMs: GRACE_MS },
+        // A cron window of 60 s: a node reloads its crons every 30 s, so one learns of a cron made
+        // elsewhere only by the `cron` announcement within this test.
+        config: { workers: 1, shutdownGraceMs: GRACE_MS, cronHorizonMs: 60_000 },
         configIn: (scratch) => {
           const slow = path.join(scratch, 'slow.js');
           fs.writeFileSync(slow, slowHandlerSource(path.join(scratch, 'starts.log')));
@@ -92,6 +95,14 @@ describeEachClusterStore(
       const [stopping, staying] = count(c.nodes[0].memberId) >= count(c.nodes[1].memberId) ? c.nodes : [c.nodes[1], c.nodes[0]];
       const cut = firsts.filter((s) => s.member === stopping.memberId);
       expect(cut.length).to.be.at.least(1);
+      // A cron made through the member about to stop: the other evaluates it from now on too.
+      const cron = await http('POST', `${stopping.svc.url}/api/v1/cron-tasks`, {
+        name: 'every-second',
+        cron_expression: '* * * * * *',
+        task_type: 'noop',
+      });
+      expect(cron.status, JSON.stringify(cron.body)).to.equal(201);
+      const cronId = cron.body.cron_id as string;
       const signalled = Date.now();
       const takeover = until(
         'the other member owns every partition',
@@ -104,6 +115,7 @@ describeEachClusterStore(
       );
       await stopping.svc.stop(30_000);
       const takeoverMs = await takeover;
+      const exited = Date.now();
 
       const gaps: number[] = [];
       for (const first of cut) {
@@ -122,6 +134,20 @@ describeEachClusterStore(
       }
       // Before: up to half the horizon (15 s) after the free retry was written.
       expect(Math.max(...gaps), `retry starts after the interruption (ms): ${gaps.join(', ')}`).to.be.below(RETRY_START_BOUND_MS);
+      // Before: the cron fired on the stopped member only, and nowhere until the other's reload (30 s).
+      const onTime = await until(
+        'a firing of the cron after the stop, on the other member',
+        async () => {
+          const runs = (await http('GET', `${staying.svc.url}/api/v1/cron-tasks/${cronId}/runs?limit=50`)).body.runs as Array<{
+            fire_time: string;
+            outcome: string;
+            recorded_at: string;
+          }>;
+          return runs.find((r) => r.outcome === 'created' && Date.parse(r.fire_time) > exited);
+        },
+        10_000,
+      );
+      expect(Date.parse(onTime.recorded_at) - Date.parse(onTime.fire_time), 'fired on time').to.be.below(1000);
       // Before: at the other member's next lease round, up to a third of the TTL (3 s) later.
       expect(takeoverMs, 'SIGTERM → the other member owns every partition (ms)').to.be.below(TAKEOVER_BOUND_MS);
       console.log(

@@ -28,6 +28,7 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
       ended: 'scheduler.public.ended',
       limits: 'scheduler.public.limits',
       left: 'scheduler.public.left',
+      cron: 'scheduler.public.cron',
     });
     expect(channelNames('tenant_a').wake).to.not.equal(channelNames('tenant_b').wake);
     const long = 'a'.repeat(63);
@@ -47,6 +48,9 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
     expect(parseMessage('limits', '{}'), 'a message names its sender').to.equal(null);
     expect(encodeMessage('left', limits).payloads.map((p) => parseMessage('left', p))).to.deep.equal([limits]);
     expect(parseMessage('left', '{"from": ""}')).to.equal(null);
+    const cron = { from: 'node-a', cronId: 'c-1' };
+    expect(encodeMessage('cron', cron).payloads.map((p) => parseMessage('cron', p))).to.deep.equal([cron]);
+    expect(parseMessage('cron', '{"from": "node-a"}'), 'names its cron').to.equal(null);
     const empty = { from: 'node-a', partition: 1, entries: [] };
     expect(encodeMessage('wake', empty).payloads.map((p) => parseMessage('wake', p))).to.deep.equal([empty]);
   });
