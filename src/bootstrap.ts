@@ -379,7 +379,10 @@ export async function startScheduler(
           if (stillRunning > 0)
             log.warn({ stillRunning }, 'attempts still running at shutdown were ended as free retries (service_stopped); they run again');
           if (unwritten > 0)
-            log.warn({ unwritten }, 'completions the store did not take are lost at shutdown; their attempts will run again after restart');
+            log.warn(
+              { unwritten },
+              'completions the store did not take are lost at shutdown; their attempts are recovered as lost (worker_lost, counted against max_retries) at the next start, or by another cluster member once their lease runs out',
+            );
           // Every request has its answer by now: a connection still open after a short wait (an idle
           // client, a TLS handshake that never ends) must not hold the stop.
           const cut = await closeWithin(app, sockets, HTTP_CLOSE_BOUND_MS, clock);

@@ -144,6 +144,16 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
     expect(d.result()).to.deep.include({ stillRunning: 0 });
   });
 
+  it('the grace runs out under a store fault: the free retries are not written, counted unwritten, not as ended', async () => {
+    await rig();
+    store.health.report(fault(true));
+    const d = drain();
+    await settle();
+    clock.advance(GRACE);
+    await settle();
+    expect(d.result()).to.deep.equal({ stillRunning: 0, unwritten: 4 });
+  });
+
   it('the grace runs out: what still runs becomes a free retry (service_stopped), even with no retries left; a late report is refused', async () => {
     const r = await rig();
     const d = drain();

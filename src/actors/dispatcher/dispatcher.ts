@@ -326,7 +326,8 @@ export class DispatcherActor {
       };
       const timer = this.deps.clock.setTimeout(() => {
         // The grace is over: what still runs is recorded as a free retry (stoppedOutcome) before the
-        // workers stop, so a stop costs no task its retry budget. Counted as still running.
+        // workers stop, so a stop costs no task its retry budget. Counted as still running when the
+        // store took it; else it is among the unwritten (a store fault: it will be recovered as lost).
         this.drainWaiters = this.drainWaiters.filter((w) => w !== waiter);
         void this.interruptRunning().then((stillRunning) => resolve({ stillRunning, unwritten: this.recorder.unwrittenCount }));
       }, msg.graceMs);
@@ -339,7 +340,8 @@ export class DispatcherActor {
    * the recorder (kept in memory when the store has a fault: then counted as unwritten), after
    * killing the worker processes that run them (respawn is off during a drain). Never throws.
    * @returns how many were ended so: those the store applied (an attempt whose end the store
-   *   already holds is not one), or all of them when the write did not happen
+   *   already holds is not one); none when the write did not happen (they are among the recorder's
+   *   unwritten completions, and will be recovered as lost, charged)
    */
   private async interruptRunning(): Promise<number> {
     if (this.running.size === 0) return 0;
@@ -358,7 +360,7 @@ export class DispatcherActor {
     }));
     if (results.length === 0) return 0;
     const written = await this.record(this.decide(results, now), now).catch(() => null);
-    return written === null ? results.length : written.filter((r) => r.applied).length;
+    return written === null ? 0 : written.filter((r) => r.applied).length;
   }
 
   stats(): DispatcherMessages['stats']['res'] {
