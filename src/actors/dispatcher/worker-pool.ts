@@ -7,6 +7,7 @@ import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
 import { DEFAULT_POOL, PoolSpec, workerIdOf } from './pool-specs';
 import { LivenessListener } from './liveness-listener';
+import { killProcessTree } from './process-tree';
 import { resolveHandlerModules } from '../../handlers/handler-module';
 import type { LivenessBeat } from '../liveness-beat';
 
@@ -109,20 +110,20 @@ export class WorkerPool {
 
   /**
    * Kills a worker process that cannot stop by itself (a handler stuck in synchronous code past its
-   * timeout and grace). The slot takes no work until the respawned process answers a ping.
+   * timeout and grace; attempts still running when a stop's grace ends), with the processes its
+   * handlers started (process-tree.ts). The slot takes no work until the respawned process answers
+   * a ping.
    */
   kill(slot: WorkerSlot, reason: string): void {
     const { log, metrics } = this.deps;
-    log.warn({ worker_id: slot.id, pid: slot.pid, reason }, 'killing worker process');
     if (slot.pid > 0) {
       this.killed.add(slot.pid);
       this.down.set(slot.id, { pid: slot.pid, cause: 'killed' });
-      try {
-        process.kill(slot.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
+      const below = killProcessTree(slot.pid);
+      log.warn({ worker_id: slot.id, pid: slot.pid, reason, ...(below.length > 0 ? { child_pids: below } : {}) }, 'killing worker process');
       metrics.workerKills.inc({ worker_id: slot.id });
+    } else {
+      log.warn({ worker_id: slot.id, pid: slot.pid, reason }, 'killing worker process');
     }
     slot.pid = 0;
     slot.credits = 0;
