@@ -33,6 +33,22 @@ function linkPackage(dir: string): void {
   fs.symlinkSync(ROOT, link, 'dir');
 }
 
+/** The type errors of `file` compiled as a strict Node16 consumer of the package (`extra`: more compiler options). */
+function typeErrors(file: string, extra: ts.CompilerOptions = {}): string[] {
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
+    target: ts.ScriptTarget.ES2022,
+    types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+    skipLibCheck: true,
+    ...extra,
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
 /**
  * The client's emitted declarations (`npm run build` emits them with tsconfig.sdk.json) serve an
  * application that imports `actor-task-scheduler/client` through the package's `exports`: they
@@ -73,18 +89,7 @@ describe('declarations of the SDK client', function () {
         "export const bad = () => client.tasks.submit({ task_type: 'x', priority: 'urgent' });",
       ].join('\n'),
     );
-    const program = ts.createProgram([consumer], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.Node16,
-      moduleResolution: ts.ModuleResolutionKind.Node16,
-      target: ts.ScriptTarget.ES2022,
-      types: ['node'],
-      typeRoots: [path.join(ROOT, 'node_modules', '@types')],
-      skipLibCheck: true,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).to.deep.equal([]);
+    expect(typeErrors(consumer)).to.deep.equal([]);
   });
 
   it('type-check the documented options from the environment under exactOptionalPropertyTypes (undefined is the same as left out)', () => {
@@ -106,18 +111,6 @@ describe('declarations of the SDK client', function () {
         '});',
       ].join('\n'),
     );
-    const program = ts.createProgram([consumer], {
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noEmit: true,
-      module: ts.ModuleKind.Node16,
-      moduleResolution: ts.ModuleResolutionKind.Node16,
-      target: ts.ScriptTarget.ES2022,
-      types: ['node'],
-      typeRoots: [path.join(ROOT, 'node_modules', '@types')],
-      skipLibCheck: true,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).to.deep.equal([]);
+    expect(typeErrors(consumer, { exactOptionalPropertyTypes: true })).to.deep.equal([]);
   });
 });
