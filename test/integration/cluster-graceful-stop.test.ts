@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { http, waitForTask } from '../helpers/http';
-import { readJsonLines } from '../helpers/process-files';
+import { isAlive, readJsonLines } from '../helpers/process-files';
 import { Cluster, startCluster, until, untilBalanced } from '../helpers/cluster-processes';
 import { describeEachClusterStore } from '../helpers/cluster-store';
 
@@ -45,15 +45,6 @@ module.exports = async (payload, ctx) => {
 };
 `;
 }
-
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describeEachClusterStore(
   'cluster graceful stop: attempts cut off by the grace run again on the other member at once',
@@ -130,7 +121,7 @@ describeEachClusterStore(
         ).to.deep.equal([staying.memberId]);
         gaps.push(retry[0].t - Date.parse(interrupted.ended_at));
         expect(task.attempts).to.equal(2);
-        expect(pidAlive(first.pid), `the stopped member's worker ${first.pid} outlived it`).to.equal(false);
+        expect(isAlive(first.pid), `the stopped member's worker ${first.pid} outlived it`).to.equal(false);
       }
       // Before: up to half the horizon (15 s) after the free retry was written.
       expect(Math.max(...gaps), `retry starts after the interruption (ms): ${gaps.join(', ')}`).to.be.below(RETRY_START_BOUND_MS);

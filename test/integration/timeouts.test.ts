@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
+import { isAlive } from '../helpers/process-files';
 
 /**
  * Timeouts (issue 3): a handler that ignores its abort signal in synchronous code is stopped by
@@ -54,16 +55,8 @@ describe('timeouts: a synchronous infinite loop cannot stall the service', funct
     expect((await waitTerminal(task.task_id)).status).to.equal('DEAD');
     const child = Number(fs.readFileSync(file, 'utf8'));
     expect(child).to.be.above(0);
-    const alive = () => {
-      try {
-        process.kill(child, 0);
-        return !fs.readFileSync(`/proc/${child}/stat`, 'utf8').includes(') Z '); // a zombie is dead
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20)); // waiting for the signal's delivery
-    expect(alive(), `the handler's child ${child} outlived its worker`).to.equal(false);
+    for (let i = 0; i < 100 && isAlive(child); i++) await new Promise((r) => setTimeout(r, 20)); // waiting for the signal's delivery
+    expect(isAlive(child), `the handler's child ${child} outlived its worker`).to.equal(false);
     await untilWorkersBack();
   });
 });

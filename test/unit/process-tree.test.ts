@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { descendantsOf, killProcessTree, parentPidOf, ProcReader } from '../../src/actors/dispatcher/process-tree';
+import { isAlive } from '../helpers/process-files';
 
 /** A `/proc` of `pid → [ppid, comm]`. */
 function fakeProc(table: Record<number, [number, string]>): ProcReader {
@@ -15,15 +16,6 @@ function fakeProc(table: Record<number, [number, string]>): ProcReader {
     },
   };
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-  } catch {
-    return false;
-  }
-};
 
 describe('process tree: the processes a worker’s handlers started, killed with it', () => {
   it('parentPidOf reads the field after the command name, whatever the name holds', () => {
@@ -62,7 +54,7 @@ describe('process tree: the processes a worker’s handlers started, killed with
     const exited = new Promise((resolve) => sh.once('exit', resolve));
     expect(killProcessTree(shPid)).to.deep.equal(below);
     await exited;
-    for (let i = 0; i < 100 && alive(below[0]); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(alive(below[0])).to.equal(false);
+    for (let i = 0; i < 100 && isAlive(below[0]); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(isAlive(below[0])).to.equal(false);
   });
 });
