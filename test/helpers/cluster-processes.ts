@@ -108,6 +108,23 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   return cluster;
 }
 
+/**
+ * The members' warning and error log lines (pino levels 40 and up), the last `max` of each, cut
+ * to 300 characters and prefixed with the member id: for a failing assertion's message.
+ */
+export function memberWarnings(nodes: readonly ClusterNode[], max = 15): string {
+  return nodes
+    .flatMap((n) =>
+      n.svc
+        .output()
+        .split('\n')
+        .filter((l) => /"level":(4|5|6)0/.test(l))
+        .slice(-max)
+        .map((l) => `${n.memberId}: ${l.slice(0, 300)}`),
+    )
+    .join('\n');
+}
+
 /** Partitions `svc` owns now, from `/readyz` (-1 when it does not answer). */
 export async function ownedCount(svc: ServiceProcess): Promise<number> {
   try {

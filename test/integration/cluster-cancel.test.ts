@@ -20,6 +20,7 @@ import { readJsonLines } from '../helpers/process-files';
 import {
   Cluster,
   listByStatus,
+  memberWarnings,
   readSideEffects,
   sideEffectHandlerSource,
   startCluster,
@@ -136,7 +137,11 @@ describeEachClusterStore(
         if (!aborted) {
           const seen = (await http('GET', `${other.svc.url}/api/v1/tasks/${id}`)).body;
           const lost = !atomic && seen.status === 'RUNNING' && seen.cancel_requested === false && seen.attempts === 1;
-          expect(lost, `${id} not aborted on ${started.member} in ${CANCEL_BOUND_MS} ms; stored: ${JSON.stringify(seen)}`).to.equal(true);
+          expect(
+            lost,
+            `${id} not aborted on ${started.member} in ${CANCEL_BOUND_MS} ms (stored: ${seen.status}, cancel_requested ` +
+              `${seen.cancel_requested}, attempts ${seen.attempts}); members' warnings:\n${memberWarnings(c.nodes)}\nstored: ${JSON.stringify(seen)}`,
+          ).to.equal(true);
           lostToEngine++;
           ({ asked, aborted } = await cancelOnce());
           expect(aborted, `${id} not aborted on ${started.member} after the cancel was asked again`).to.not.equal(undefined);
@@ -287,10 +292,9 @@ describeEachClusterStore(
       const { lines } = readSideEffects(effects);
       const runs = new Map<string, number>();
       for (const l of lines) runs.set(l.id, (runs.get(l.id) ?? 0) + 1);
-      expect(
-        [...runs].filter(([, n]) => n > 1),
-        'tasks run twice',
-      ).to.deep.equal([]);
+      const twice = new Set([...runs].filter(([, n]) => n > 1).map(([id]) => id));
+      const repeated = lines.filter((l) => twice.has(l.id));
+      expect(repeated, `tasks run twice: ${JSON.stringify(repeated)}; members' warnings:\n${memberWarnings(c.nodes)}`).to.deep.equal([]);
       expect(
         ids.filter((id) => !runs.has(id)),
         'tasks never run',

@@ -4,7 +4,11 @@ import path from 'node:path';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 import { NEEDS_REDIS, REDIS_URL } from '../helpers/redis';
 
-/** One line of the handlers' event log: an attempt's start or end, on the machine's wall clock (ms, sub-ms precision). */
+/**
+ * One line of the handlers' event log: an attempt's start or end, in ms on the machine's monotonic
+ * clock (`process.hrtime`: CLOCK_MONOTONIC on Linux, one clock for every process and never
+ * stepped, where each process's wall clock reading could be moved by a clock adjustment).
+ */
 interface LogEvent {
   id: string;
   key: string | null;
@@ -19,8 +23,7 @@ interface LogEvent {
 const HANDLER = `
 const fs = require('fs');
 const path = require('path');
-const { performance } = require('perf_hooks');
-const now = () => performance.timeOrigin + performance.now();
+const now = () => Number(process.hrtime.bigint()) / 1e6;
 module.exports = async (payload, ctx) => {
   const file = path.join(payload.dir, 'events-' + process.pid + '.log');
   fs.appendFileSync(file, JSON.stringify({ id: ctx.taskId, key: payload.key, ev: 'start', t: now() }) + '\\n');
@@ -30,16 +33,38 @@ module.exports = async (payload, ctx) => {
 };
 `;
 
-/** Most attempts of `key` running at once in the log (an end and a start at the same instant: the end first). */
-function maxOverlap(events: LogEvent[], key: string): number {
+/** The machine's monotonic clock in ms, as the handlers read it. */
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/**
+ * Most attempts of `key` running at once in the log (an end and a start at the same instant: the
+ * end first), and the shortest time from an end to a start that took the last free slot (ms).
+ * @throws AssertionError when the log does not hold one start and one end per task (an attempt
+ *   that never ended would count as running to the end of the log)
+ */
+function maxOverlap(events: LogEvent[], key: string, limit: number): { max: number; tightestMs: number } {
   const mine = events.filter((e) => e.key === key).sort((a, b) => a.t - b.t || (a.ev === 'end' ? -1 : 1));
+  const starts = new Map<string, number>();
+  for (const e of mine) if (e.ev === 'start') starts.set(e.id, (starts.get(e.id) ?? 0) + 1);
+  expect(
+    [...starts].filter(([, n]) => n !== 1),
+    'tasks of the key started more than once',
+  ).to.deep.equal([]);
   let running = 0;
   let max = 0;
+  let lastEnd = -Infinity;
+  let tightestMs = Infinity;
   for (const e of mine) {
-    running += e.ev === 'start' ? 1 : -1;
+    if (e.ev === 'start') {
+      if (running === limit - 1) tightestMs = Math.min(tightestMs, e.t - lastEnd);
+      running++;
+    } else {
+      running--;
+      lastEnd = e.t;
+    }
     max = Math.max(max, running);
   }
-  return max;
+  return { max, tightestMs };
 }
 
 /**
@@ -95,7 +120,7 @@ for (const mode of ['local count', 'Redis slots'] as const) {
 
       // Baseline: the 200 others alone.
       const alone = logDir();
-      const t0 = performance.timeOrigin + performance.now();
+      const t0 = monotonicMs();
       await service.submitBatch({ tasks: tasks(alone, otherKeys, ms) });
       await drained();
       const aloneEvents = readLog(alone);
@@ -105,7 +130,7 @@ for (const mode of ['local count', 'Redis slots'] as const) {
       // The same 200 others, submitted after 200 tasks of a key limited to 3.
       await tenants.concurrency.put(hot, { max_running: 3 });
       const mixed = logDir();
-      const t1 = performance.timeOrigin + performance.now();
+      const t1 = monotonicMs();
       await service.submitBatch({ tasks: tasks(mixed, Array(200).fill(hot), ms) });
       await service.submitBatch({ tasks: tasks(mixed, otherKeys, ms) });
       await drained();
@@ -118,8 +143,8 @@ for (const mode of ['local count', 'Redis slots'] as const) {
       ).to.have.length(200);
       expect(others.filter((e) => e.ev === 'end')).to.have.length(200);
 
-      const overlap = maxOverlap(events, hot);
-      expect(overlap, 'most hot attempts running at once').to.equal(3);
+      const { max: overlap, tightestMs } = maxOverlap(events, hot, 3);
+      expect(overlap, `most hot attempts running at once (closest hand-over of the third slot ${tightestMs.toFixed(2)} ms)`).to.equal(3);
       const othersMs = Math.max(...others.map((e) => e.t)) - t1;
       const hotMs = Math.max(...hotEvents.map((e) => e.t)) - t1;
       // The hot key needs at least 200 × 25 ms / 3 ≈ 1.7 s; the others do not wait for it.
@@ -133,7 +158,7 @@ for (const mode of ['local count', 'Redis slots'] as const) {
       expect(counts.SUCCEEDED).to.equal(600);
       expect((await tenants.concurrency.get(hot)).running).to.equal(0);
       console.log(
-        `      concurrency keys (${mode}): others ${othersMs.toFixed(0)} ms with a hot key (alone ${aloneMs.toFixed(0)} ms); hot key ${hotMs.toFixed(0)} ms; max overlap ${overlap}`,
+        `      concurrency keys (${mode}): others ${othersMs.toFixed(0)} ms with a hot key (alone ${aloneMs.toFixed(0)} ms); hot key ${hotMs.toFixed(0)} ms; max overlap ${overlap}, closest hand-over ${tightestMs.toFixed(2)} ms`,
       );
     });
   });
