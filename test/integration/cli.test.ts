@@ -39,6 +39,37 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     expect(task.result).to.deep.equal({ order: 42 });
   });
 
+  it("submit's retry flags set the task's retry policy; list --idempotency-key finds the task of a key", async () => {
+    const key = `cli-retry-${process.pid}`;
+    const flags = ['--max-retries', '4', '--retry-backoff', 'linear', '--retry-delay', '2.5', '--max-retry-delay', '60'];
+    const sub = await run('submit', 'echo', ...flags, '--no-retry-jitter', '--idempotency-key', key, '--json');
+    expect(sub.code, sub.stderr).to.equal(0);
+    const id = JSON.parse(sub.stdout).task_id as string;
+    const task = JSON.parse((await run('get', id, '--json')).stdout);
+    expect(task).to.include({
+      max_retries: 4,
+      retry_backoff: 'linear',
+      retry_delay_seconds: 2.5,
+      max_retry_delay_seconds: 60,
+      retry_jitter: false,
+    });
+    const jitterOf = async (...args: string[]) => {
+      const ack = await run('submit', 'echo', '--retry-backoff', 'fixed', ...args, '--json');
+      expect(ack.code, ack.stderr).to.equal(0);
+      return JSON.parse((await run('get', JSON.parse(ack.stdout).task_id, '--json')).stdout).retry_jitter as boolean;
+    };
+    expect(await jitterOf('--retry-jitter')).to.equal(true);
+    // Neither jitter flag: no field sent, the service's default (on only for exponential backoff).
+    expect(await jitterOf()).to.equal(false);
+
+    const found = await run('list', '--idempotency-key', key, '--json');
+    expect(found.code, found.stderr).to.equal(0);
+    expect(JSON.parse(found.stdout).tasks.map((t: { task_id: string }) => t.task_id)).to.deep.equal([id]);
+    const bad = await run('submit', 'echo', '--retry-backoff', 'quadratic');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.match(/exponential, fixed, linear/);
+  });
+
   it("logs shows an attempt's kept ctx.log lines (the latest attempt by default)", async () => {
     const sub = JSON.parse((await run('submit', 'echo', '--payload', '"x"', '--json')).stdout);
     await waitForTask(fixture.svc.url, sub.task_id, isTerminal);

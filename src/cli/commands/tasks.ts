@@ -23,6 +23,10 @@ interface SubmitFlags {
   priority?: string;
   at?: string;
   maxRetries?: number;
+  retryBackoff?: string;
+  retryDelay?: number;
+  maxRetryDelay?: number;
+  retryJitter?: boolean;
   timeout?: number;
   queue?: string;
   idempotencyKey?: string;
@@ -34,12 +38,25 @@ interface SubmitFlags {
   batchSize: number;
 }
 
+interface ListFlags {
+  status?: string;
+  type?: string;
+  queue?: string;
+  idempotencyKey?: string;
+  limit: number;
+  cursor?: string;
+}
+
 /** The flags that set a field of the submitted task (not with --file, whose tasks carry their own). */
 const TASK_FIELD_FLAGS: ReadonlyArray<[keyof SubmitFlags, string]> = [
   ['payload', '--payload'],
   ['priority', '--priority'],
   ['at', '--at'],
   ['maxRetries', '--max-retries'],
+  ['retryBackoff', '--retry-backoff'],
+  ['retryDelay', '--retry-delay'],
+  ['maxRetryDelay', '--max-retry-delay'],
+  ['retryJitter', '--[no-]retry-jitter'],
   ['timeout', '--timeout'],
   ['queue', '--queue'],
   ['idempotencyKey', '--idempotency-key'],
@@ -55,6 +72,10 @@ function submissionOf(taskType: string, f: SubmitFlags): TaskSubmissionBody {
     ...(f.priority !== undefined ? { priority: f.priority } : {}),
     ...(f.at !== undefined ? { scheduled_at: f.at } : {}),
     ...(f.maxRetries !== undefined ? { max_retries: f.maxRetries } : {}),
+    ...(f.retryBackoff !== undefined ? { retry_backoff: f.retryBackoff } : {}),
+    ...(f.retryDelay !== undefined ? { retry_delay_seconds: f.retryDelay } : {}),
+    ...(f.maxRetryDelay !== undefined ? { max_retry_delay_seconds: f.maxRetryDelay } : {}),
+    ...(f.retryJitter !== undefined ? { retry_jitter: f.retryJitter } : {}),
     ...(f.timeout !== undefined ? { timeout_seconds: f.timeout } : {}),
     ...(f.queue !== undefined ? { queue: f.queue } : {}),
     ...(f.idempotencyKey !== undefined ? { idempotency_key: f.idempotencyKey } : {}),
@@ -127,6 +148,11 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .addOption(new Option('--priority <priority>', 'priority').choices(['high', 'medium', 'low']))
     .option('--at <time>', 'run at this RFC 3339 time with offset (scheduled_at)')
     .option('--max-retries <n>', 'retries after the first attempt', numberValue)
+    .addOption(new Option('--retry-backoff <kind>', 'delay growth between retries').choices(['exponential', 'fixed', 'linear']))
+    .option('--retry-delay <seconds>', 'first retry delay in seconds (retry_delay_seconds)', numberValue)
+    .option('--max-retry-delay <seconds>', 'cap of a retry delay in seconds (max_retry_delay_seconds)', numberValue)
+    .option('--retry-jitter', 'spread retry delays at random (retry_jitter: true)')
+    .option('--no-retry-jitter', 'retry exactly at the computed delay (retry_jitter: false)')
     .option('--timeout <seconds>', 'handler timeout in seconds', numberValue)
     .option('--queue <name>', 'queue')
     .option('--idempotency-key <key>', 'submit at most once per key')
@@ -199,14 +225,16 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--status <status>', 'filter by status (PENDING, RUNNING, SUCCEEDED, DEAD, …)')
     .option('--type <task_type>', 'filter by task type')
     .option('--queue <queue>', 'filter by queue')
+    .option('--idempotency-key <key>', 'the task submitted with this idempotency key')
     .option('--limit <n>', 'page size (1..1000)', positiveInt, 20)
     .option('--cursor <cursor>', 'next_cursor of the previous page')
-    .action(async (flags: { status?: string; type?: string; queue?: string; limit: number; cursor?: string }, cmd: Command) => {
+    .action(async (flags: ListFlags, cmd: Command) => {
       const { client, io } = contextOf(cmd, cli);
       const page = await client.tasks.list({
         status: flags.status as ListTasksQuery['status'],
         task_type: flags.type,
         queue: flags.queue,
+        idempotency_key: flags.idempotencyKey,
         limit: flags.limit,
         cursor: flags.cursor,
       });
