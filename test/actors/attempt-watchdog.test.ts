@@ -61,6 +61,7 @@ function fixture(
       finished.push(results);
       for (const r of results) run.delete(r.id);
     },
+    heldOutcome: () => undefined,
     unwritten: (taskId) => unwritten.has(taskId),
     recordOrphans: async (completions) => {
       orphans.push(completions);

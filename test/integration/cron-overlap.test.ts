@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { OverlapPolicy } from '../../src/domain/cron/cron-definition';
 import { terminal, useInProcessScheduler } from '../helpers/in-process-scheduler';
 
@@ -95,5 +97,74 @@ describe('cron overlap policies with a handler longer than the period (real sche
       expect(Date.parse(earlier[i].completed_at)).to.be.at.least(Date.parse(tasks[i + 1].scheduled_at));
     }
     expectNoOverlap(tasks); // never two at once
+  });
+});
+
+/**
+ * A handler that takes 300 ms to stop after its signal aborts (cleanup, or a library that checks
+ * the signal late), logging its start and its real end on the machine's monotonic clock: the
+ * cancelled attempt ends when its handler stops, so the next instance of a `cancel_running` cron
+ * never starts beside it.
+ */
+const SLOW_TO_STOP = `
+const fs = require('fs');
+const path = require('path');
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+module.exports = (payload, ctx) =>
+  new Promise((resolve, reject) => {
+    const file = path.join(payload.dir, 'events-' + process.pid + '.log');
+    const line = (ev) => fs.appendFileSync(file, JSON.stringify({ id: ctx.taskId, ev, t: now() }) + '\\n');
+    line('start');
+    const done = setTimeout(() => (line('end'), resolve(null)), 5000);
+    ctx.signal.addEventListener('abort', () => {
+      clearTimeout(done);
+      setTimeout(() => (line('end'), reject(ctx.signal.reason)), 300);
+    }, { once: true });
+  });
+`;
+
+describe('cron cancel_running with a handler slow to stop (real scheduler)', function () {
+  this.timeout(60_000);
+  const s = useInProcessScheduler({ workers: 2 }, (dir) => {
+    const file = path.join(dir, 'slow-to-stop.js');
+    fs.writeFileSync(file, SLOW_TO_STOP);
+    return { handlers: { slow_to_stop: file } };
+  });
+
+  it('the next instance starts only after the cancelled handler has stopped (its log), on either worker', async () => {
+    const logs = path.join(s.dir, 'slow-logs');
+    fs.mkdirSync(logs);
+    const read = () =>
+      fs
+        .readdirSync(logs)
+        .flatMap((f) => fs.readFileSync(path.join(logs, f), 'utf8').split('\n'))
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as { id: string; ev: 'start' | 'end'; t: number });
+    const { cron_id: id } = await s.scheduler.crons.create({
+      name: 'slow-to-stop',
+      cron_expression: '* * * * * *',
+      task_type: 'slow_to_stop',
+      payload: { dir: logs },
+      overlap_policy: 'cancel_running',
+    });
+    const deadline = Date.now() + 30_000;
+    while (read().filter((e) => e.ev === 'start').length < 4) {
+      if (Date.now() > deadline) throw new Error(`4 instances not started: ${JSON.stringify(read())}`);
+      await new Promise((r) => setTimeout(r, 50)); // polling the handlers' log, not timing logic
+    }
+    await s.scheduler.crons.update(id as string, { enabled: false });
+    const runs = ((await s.scheduler.crons.runs(id as string, { limit: 100 })).runs as Array<{ task_id: string | null }>).filter(
+      (r) => r.task_id,
+    );
+    for (const r of runs) await s.waitFor(r.task_id as string, terminal);
+    const events = read().sort((a, b) => a.t - b.t || (a.ev === 'end' ? -1 : 1));
+    let running = 0;
+    let most = 0;
+    for (const e of events) {
+      running += e.ev === 'start' ? 1 : -1;
+      most = Math.max(most, running);
+    }
+    expect(most, `handlers running at once: ${JSON.stringify(events)}`).to.equal(1);
+    expect(events.filter((e) => e.ev === 'end')).to.have.length(events.filter((e) => e.ev === 'start').length);
   });
 });

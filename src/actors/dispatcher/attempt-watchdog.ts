@@ -62,13 +62,15 @@ export interface WatchdogHost {
   readonly hasExternal: boolean;
   /** Applies the retry policy to these attempts it runs, records them, and dispatches again. */
   finish(results: FinishedAttempt[]): Promise<void>;
+  /** The outcome reported at the abort of an attempt whose handler had not stopped (SettlingAttempts), or undefined. */
+  heldOutcome(taskId: string, attempt: number): AttemptOutcome | undefined;
   /** True while the completion of this attempt is kept in memory for the store: its lease is not lost. */
   unwritten(taskId: string, attempt: number): boolean;
   /** Records completions decided here (orphans) in the store, then dispatches again. */
   recordOrphans(completions: AttemptCompletion[], now: number): Promise<void>;
 }
 
-/** An aborted attempt already recorded whose handler had not stopped when it was reported. */
+/** An aborted attempt whose handler had not stopped when it was reported (its outcome is held: SettlingAttempts). */
 interface Stopping {
   workerId: string;
   /** Epoch ms after which its process is killed. */
@@ -84,7 +86,8 @@ interface Stopping {
  *   is to kill its process. That attempt is charged (`timeout`, or `cancelled` for a cancel); the
  *   process's other attempts did nothing wrong and are retried free (`worker_recycled`, see
  *   `recycledOutcome`). An aborted attempt is watched until its handler settles: the worker
- *   reports its outcome at the abort (`handlerRunning`) and says `settled` when it stops.
+ *   reports its outcome at the abort (`handlerRunning`), the dispatcher holds it until the end
+ *   (SettlingAttempts), and the worker says `settled` when the handler stops.
  * - Lease sweep, every `leaseMs / 2` (at least 100 ms): a RUNNING attempt whose lease expired has
  *   had no liveness beat for `leaseMs`: the beats come from a thread of its own in the worker
  *   process, so its process is dead or frozen (SIGSTOP), not merely busy. If this dispatcher runs
@@ -232,7 +235,9 @@ export class AttemptWatchdog {
     for (const r of this.host.running.values()) {
       if (r.workerId !== workerId) continue;
       this.cancels.delete(r.task.id);
-      const outcome = blame === null ? lostOutcome() : (blame.get(r.task.id) ?? recycledOutcome(reason));
+      // An aborted attempt whose handler did not stop ends with the outcome of its abort.
+      const held = this.host.heldOutcome(r.task.id, r.task.attempt);
+      const outcome = held ?? (blame === null ? lostOutcome() : (blame.get(r.task.id) ?? recycledOutcome(reason)));
       results.push({ id: r.task.id, attempt: r.task.attempt, durationMs: now - r.task.startedAt, outcome });
     }
     void this.host.finish(results);
@@ -254,7 +259,7 @@ export class AttemptWatchdog {
       if (cancel && cancel.attempt === run.task.attempt && now >= cancel.at + grace) blame(run.workerId, id, { kind: 'cancelled' });
       else if (now >= timeoutDeadline(run, grace)) blame(run.workerId, id, stuckOutcome(run));
     }
-    // A stopping attempt is recorded already: its kill only frees the neighbours.
+    // A stopping attempt ends with the kill (its held outcome); the neighbours are retried free.
     for (const [key, s] of this.stopping) if (now >= s.deadline) blame(s.workerId, key, null);
     for (const [id, c] of this.cancels) if (this.host.running.get(id)?.task.attempt !== c.attempt) this.cancels.delete(id);
     for (const [workerId, byId] of culprits) {

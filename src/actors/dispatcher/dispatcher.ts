@@ -20,6 +20,7 @@ import { CompletionRecorder } from './completion-recorder';
 import { ReleaseTimer } from './release-timer';
 import { AheadDispatch } from './ahead-dispatch';
 import { runningAttempt, RunningMap, takeFinished } from './running-attempts';
+import { SettlingAttempts } from './settling-attempts';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
 
 /**
@@ -40,6 +41,8 @@ export class DispatcherActor {
   /** The worker pools, each with the ready queues of its task types. */
   private readonly pools: WorkerPools;
   private readonly running: RunningMap = new Map();
+  /** Aborted attempts whose handlers still run: their reported outcomes wait for the handler to stop. */
+  private readonly settling = new SettlingAttempts();
   /** Running attempts already aborted because a heartbeat found their cancel in the store. */
   private readonly cancelsSeen = new WeakSet<RunningAttempt>();
   private draining = false;
@@ -154,6 +157,7 @@ export class DispatcherActor {
       draining: () => this.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
+      heldOutcome: (taskId, attempt) => this.settling.outcomeOf(taskId, attempt),
       unwritten: (taskId, attempt) => this.recorder.holds(taskId, attempt) || (this.ahead?.holds(taskId, attempt) ?? false),
       recordOrphans: async (completions, now) => {
         await this.record(completions, now);
@@ -212,9 +216,14 @@ export class DispatcherActor {
     }
   }
 
-  /** Handlers of aborted attempts stopped after their outcome was reported: their process need not be killed. */
-  settled(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): void {
+  /**
+   * Handlers of aborted attempts stopped after their outcome was reported: their process need not
+   * be killed, and the attempts end now (their held outcomes are recorded, see SettlingAttempts).
+   */
+  async settled(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
     this.watchdog.settled(msg.workerId, msg.attempts);
+    const ended = this.settling.take(msg.attempts);
+    if (ended.length > 0) await this.ended(msg.workerId, msg.pid, ended);
   }
 
   /** A handler's `ctx.checkpoint(value)`: stored as a compare-and-set on its attempt; answered after the commit. */
@@ -299,11 +308,18 @@ export class DispatcherActor {
    * freed slot cannot go to a lower-priority task ahead of it.
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
-    const slot = this.pools.get(msg.workerId);
-    const live = slot !== undefined && slot.pid === msg.pid;
-    const now = this.deps.clock.now();
     this.watchdog.reported(msg.workerId, msg.results);
-    const completions = this.decide(msg.results, now, msg.workerId);
+    // An outcome reported while its handler still runs (aborted) waits for the handler to stop.
+    const results = this.settling.hold(this.running, msg.workerId, msg.results);
+    if (results.length > 0) await this.ended(msg.workerId, msg.pid, results);
+  }
+
+  /** Records attempts of a worker that ended, giving back their credits (see {@link completed}). */
+  private async ended(workerId: string, pid: number, results: FinishedAttempt[]): Promise<void> {
+    const slot = this.pools.get(workerId);
+    const live = slot !== undefined && slot.pid === pid;
+    const now = this.deps.clock.now();
+    const completions = this.decide(results, now, workerId);
     const held = completions.filter((c) => c.state === 'RETRYING' && (c.retryAt ?? 0) <= now).length;
     if (live) slot.credits += completions.length - held;
     this.pump();
@@ -356,7 +372,7 @@ export class DispatcherActor {
       id: r.task.id,
       attempt: r.task.attempt,
       durationMs: Math.max(0, now - r.task.startedAt),
-      outcome: stoppedOutcome(),
+      outcome: this.settling.outcomeOf(r.task.id, r.task.attempt) ?? stoppedOutcome(),
     }));
     if (results.length === 0) return 0;
     const written = await this.record(this.decide(results, now), now).catch(() => null);
@@ -410,7 +426,8 @@ export class DispatcherActor {
     this.ahead?.workerReplaced(workerId);
     const lost = [...this.running.values()].filter((r) => r.workerId === workerId);
     const outcome = () => (recycled ? recycledOutcome('sent to it while it restarted') : lostOutcome(exit));
-    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: outcome(), durationMs: 0 })));
+    const outcomeOf = (r: RunningAttempt) => this.settling.outcomeOf(r.task.id, r.task.attempt) ?? outcome();
+    void this.finish(lost.map((r) => ({ id: r.task.id, attempt: r.task.attempt, outcome: outcomeOf(r), durationMs: 0 })));
   }
 
   /** Records finished attempts, then dispatches again. */
@@ -426,6 +443,7 @@ export class DispatcherActor {
    */
   private decide(results: FinishedAttempt[], now: number, fromWorker?: string): AttemptCompletion[] {
     const { metrics } = this.deps;
+    this.settling.forget(results);
     return takeFinished(
       this.running,
       results,
