@@ -21,6 +21,7 @@ import { ReleaseTimer } from './release-timer';
 import { AheadDispatch } from './ahead-dispatch';
 import { runningAttempt, RunningMap, takeFinished } from './running-attempts';
 import { SettlingAttempts } from './settling-attempts';
+import { DrainResult, ShutdownDrain } from './shutdown-drain';
 import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
 
 /**
@@ -45,8 +46,8 @@ export class DispatcherActor {
   private readonly settling = new SettlingAttempts();
   /** Running attempts already aborted because a heartbeat found their cancel in the store. */
   private readonly cancelsSeen = new WeakSet<RunningAttempt>();
-  private draining = false;
-  private drainWaiters: Array<() => void> = [];
+  /** The graceful stop: begun by `drain`, answered once idle or at the end of its grace. */
+  private readonly shutdown: ShutdownDrain;
   /** A pump is due at the end of this turn ({@link enqueue}). */
   private pumpScheduled = false;
   /** The `run` messages of this iteration's claims, one per worker. */
@@ -80,6 +81,12 @@ export class DispatcherActor {
   ) {
     const { limits, config, metrics } = deps;
     this.release = new ReleaseTimer(deps.clock, () => this.pump());
+    this.shutdown = new ShutdownDrain(deps.clock, {
+      idle: () => this.idle(),
+      runningCount: () => this.running.size,
+      unwrittenCount: () => this.recorder.unwrittenCount,
+      interrupt: () => this.interruptRunning(),
+    });
     const onRestart = (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => {
       this.loseAttemptsOf(slot.id, exit, cause === 'killed');
       this.pump();
@@ -106,7 +113,7 @@ export class DispatcherActor {
     // A fault that is not recoverable: the kept completions can never be written, a drain stops waiting for them.
     this.unwatchStore = deps.store.health.onChange((fault) => {
       if (!fault) this.pump();
-      else if (!fault.recoverable) this.settleDrain();
+      else if (!fault.recoverable) this.shutdown.settle();
     });
     // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
     // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
@@ -121,8 +128,8 @@ export class DispatcherActor {
       settled: (completions) => this.external?.settled(completions),
       // During a drain nothing here starts them: their owners do, elsewhere in a cluster (woken now,
       // not at their next window read), or after the restart.
-      ready: (entries) => (this.draining ? this.deps.router.offer(entries) : entries.forEach((e) => this.addReady(e))),
-      written: () => this.settleDrain(),
+      ready: (entries) => (this.shutdown.draining ? this.deps.router.offer(entries) : entries.forEach((e) => this.addReady(e))),
+      written: () => this.shutdown.settle(),
     });
     this.external = ExternalDispatch.create(deps, {
       record: (c, now) => this.record(c, now),
@@ -133,7 +140,7 @@ export class DispatcherActor {
       running: this.running,
       attemptsStarted: () => this.watchdog.attemptsStarted(),
       send: (slot, items, startedAt) => this.outbox.add(slot, items, startedAt),
-      settle: () => this.settleDrain(),
+      settle: () => this.shutdown.settle(),
       pump: () => this.pump(),
     });
     this.ahead = AheadDispatch.create(deps, this.external, {
@@ -144,8 +151,8 @@ export class DispatcherActor {
       send: (slot, items, startedAt) => this.outbox.add(slot, items, startedAt),
       finish: (results) => void this.finish(results),
       pump: () => this.pump(),
-      draining: () => this.draining,
-      settle: () => this.settleDrain(),
+      draining: () => this.shutdown.draining,
+      settle: () => this.shutdown.settle(),
     });
     this.reports = new RunningReports(
       deps,
@@ -154,7 +161,7 @@ export class DispatcherActor {
     this.watchdog = new AttemptWatchdog(deps, {
       running: this.running,
       workers: this.pools,
-      draining: () => this.draining,
+      draining: () => this.shutdown.draining,
       hasExternal: this.external !== null,
       finish: (results) => this.finish(results),
       heldOutcome: (taskId, attempt) => this.settling.outcomeOf(taskId, attempt),
@@ -183,27 +190,16 @@ export class DispatcherActor {
   }
 
   /**
-   * A worker's running attempts are alive: extend their leases (only attempts it really runs).
-   * The store answers which of them have a cancel requested: those are aborted here, once each,
-   * through the same path as a cancel message ({@link abort}). So a cancel made on another node
-   * reaches this one within one heartbeat interval (`leaseMs / 3`) even when its message was lost
-   * or never sent (no Redis).
+   * A handler called `ctx.heartbeat()` (a worker without a liveness thread beats so too): its
+   * worker is alive, and the leases of the attempts this dispatcher runs there are extended, as for
+   * a liveness beat (`AttemptWatchdog.alive`). The store answers which of them have a cancel
+   * requested: those are aborted here, once each ({@link cancelRequested}). So a cancel made on
+   * another node reaches this one within one heartbeat interval (`leaseMs / 3`) even when its
+   * message was lost or never sent (no Redis).
    */
   async heartbeat(msg: { workerId: string; pid: number; attempts: Array<{ id: string; attempt: number }> }): Promise<void> {
-    const items = msg.attempts
-      .filter((a) => runningAttempt(this.running, a.id, a.attempt, msg.workerId) !== undefined)
-      .map((a) => ({ taskId: a.id, attempt: a.attempt }));
     // Attempts claimed ahead and held for this worker: their leases go with its beats.
-    // A loop, not push(...): a worker may hold more than a call's argument limit (8 × its slots).
-    if (this.ahead) for (const h of this.ahead.heldOf(msg.workerId)) items.push(h);
-    // While the store cannot take writes the extension would fail too (its fault is logged once, by its health).
-    if (items.length === 0 || this.deps.store.health.fault) return;
-    const { store, clock, config, log } = this.deps;
-    try {
-      this.cancelRequested((await store.heartbeatAttempts(items, clock.now() + config.leaseMs)).cancelRequested);
-    } catch (err) {
-      log.error({ err }, 'lease extension failed');
-    }
+    this.cancelRequested(await this.watchdog.alive(msg.workerId, this.ahead?.heldOf(msg.workerId)));
   }
 
   /** Attempts whose cancel was requested in the store (by another node) are aborted here, once each. */
@@ -328,27 +324,13 @@ export class DispatcherActor {
     this.pump();
   }
 
-  drain(msg: { graceMs: number }): Promise<{ stillRunning: number; unwritten: number }> {
-    this.draining = true;
+  /** A graceful stop: nothing new starts; resolves once what runs has ended, or at the grace's end (ShutdownDrain). */
+  drain(msg: { graceMs: number }): Promise<DrainResult> {
+    this.shutdown.begin();
     this.ahead?.releaseAll(); // held attempts are not sent any more: free retries at their due time
     this.external?.drain(); // waiting lease requests are answered `[]`
     this.pools.disableRespawn(); // pings go on: running attempts may still report
-    if (this.idle()) return Promise.resolve({ stillRunning: 0, unwritten: this.recorder.unwrittenCount });
-    return new Promise((resolve) => {
-      // Finished attempts whose completions the store did not take are not running: counted apart.
-      const waiter = () => {
-        this.deps.clock.clearTimeout(timer);
-        resolve({ stillRunning: this.running.size, unwritten: this.recorder.unwrittenCount });
-      };
-      const timer = this.deps.clock.setTimeout(() => {
-        // The grace is over: what still runs is recorded as a free retry (stoppedOutcome) before the
-        // workers stop, so a stop costs no task its retry budget. Counted as still running when the
-        // store took it; else it is among the unwritten (a store fault: it will be recovered as lost).
-        this.drainWaiters = this.drainWaiters.filter((w) => w !== waiter);
-        void this.interruptRunning().then((stillRunning) => resolve({ stillRunning, unwritten: this.recorder.unwrittenCount }));
-      }, msg.graceMs);
-      this.drainWaiters.push(waiter);
-    });
+    return this.shutdown.wait(msg.graceMs);
   }
 
   /**
@@ -400,7 +382,7 @@ export class DispatcherActor {
     const now = clock.now();
     // Attempts claimed ahead are sent at their due time, during a drain too (they are claimed).
     if (this.ahead) this.ahead.release(now, this.pools.all());
-    if (this.draining) return this.release.arm(this.ahead?.nextDueAfter(now) ?? null);
+    if (this.shutdown.draining) return this.release.arm(this.ahead?.nextDueAfter(now) ?? null);
     for (const pool of this.pools.all()) {
       const idleCredits = pool.fill(
         now,
@@ -460,7 +442,7 @@ export class DispatcherActor {
   /** Writes completions through the {@link CompletionRecorder}, then answers drain waiters once idle. */
   private async record(completions: AttemptCompletion[], now: number): Promise<CompletionResult[] | null> {
     const results = completions.length > 0 ? await this.recorder.record(completions, now) : [];
-    this.settleDrain();
+    this.shutdown.settle();
     return results;
   }
 
@@ -473,10 +455,5 @@ export class DispatcherActor {
     const fault = this.deps.store.health.fault;
     const unwritable = fault !== null && !fault.recoverable;
     return this.running.size === 0 && this.claims.pending === 0 && (this.recorder.unwrittenCount === 0 || unwritable) && !this.ahead?.busy;
-  }
-
-  /** Answers drain waiters once idle. */
-  private settleDrain(): void {
-    if (this.idle()) for (const w of this.drainWaiters.splice(0)) w();
   }
 }
