@@ -103,6 +103,7 @@ export const listTasksQuerySchema = {
     task_type: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     queue: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     idempotency_key: { type: 'string', minLength: 1, maxLength: 256, pattern: WELL_FORMED_TEXT },
+    tenant: { type: 'string', minLength: 1, pattern: WELL_FORMED_TEXT },
     limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
     cursor: { type: 'string', minLength: 1, maxLength: 200 },
   },

@@ -187,8 +187,9 @@ export class TaskService {
   /**
    * Lists tasks newest first, as summaries (no `payload` or `result`: a page of 1,000 large tasks
    * must not become a gigabyte response; GET one task for those). `query`: {status, task_type,
-   * queue, idempotency_key, limit (1..1000, default 50), cursor}.
-   * @throws ValidationError for a bad filter, limit or cursor
+   * queue, idempotency_key, tenant (an admin's filter; a tenant's key sees its own tenant only),
+   * limit (1..1000, default 50), cursor}.
+   * @throws ValidationError for a bad filter, limit or cursor, or a tenant key naming another tenant
    */
   async list(query: ServiceQuery<ListTasksQuery>, caller: Caller = OPEN_CALLER): Promise<TaskPageView> {
     const q = limitAsString<ListTasksQuery>(query);
@@ -198,7 +199,7 @@ export class TaskService {
       taskType: q.task_type,
       queue: q.queue,
       idempotencyKey: q.idempotency_key,
-      tenantId: tenantFilter(caller, undefined),
+      tenantId: tenantFilter(caller, q.tenant),
       cursor: q.cursor,
       limit: pageLimit(q.limit),
     });

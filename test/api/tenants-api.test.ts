@@ -99,6 +99,18 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
     expect(own.json().cron_tasks).to.have.length(1);
   });
 
+  it("an admin lists one tenant's tasks with ?tenant=; a tenant's key may name its own", async () => {
+    const later = '2030-01-01T00:00:00Z';
+    const acme = (await as(KEYS.acme, 'POST', '/api/v1/tasks', { task_type: 'noop', scheduled_at: later })).json().task_id;
+    const globex = (await as(KEYS.globex, 'POST', '/api/v1/tasks', { task_type: 'noop', scheduled_at: later })).json().task_id;
+    const ids = async (key: string, url: string) => (await as(key, 'GET', url)).json().tasks.map((t: { task_id: string }) => t.task_id);
+    expect(await ids(KEYS.admin, '/api/v1/tasks?tenant=acme')).to.deep.equal([acme]);
+    expect(await ids(KEYS.admin, '/api/v1/tasks?tenant=globex&status=SCHEDULED')).to.deep.equal([globex]);
+    expect(await ids(KEYS.admin, '/api/v1/tasks?tenant=nobody')).to.deep.equal([]);
+    expect(await ids(KEYS.admin, '/api/v1/tasks')).to.have.members([acme, globex]);
+    expect(await ids(KEYS.acme, '/api/v1/tasks?tenant=acme')).to.deep.equal([acme]);
+  });
+
   it('admin routes answer 403 to a tenant key and work with the admin key; settings are stored and applied', async () => {
     for (const [method, url, body] of [
       ['PUT', '/api/v1/tenants/acme', { weight: 3 }],

@@ -43,6 +43,7 @@ interface ListFlags {
   type?: string;
   queue?: string;
   idempotencyKey?: string;
+  tenant?: string;
   limit: number;
   cursor?: string;
 }
@@ -226,6 +227,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     .option('--type <task_type>', 'filter by task type')
     .option('--queue <queue>', 'filter by queue')
     .option('--idempotency-key <key>', 'the task submitted with this idempotency key')
+    .option('--tenant <tenant>', 'filter by tenant (admin key)')
     .option('--limit <n>', 'page size (1..1000)', positiveInt, 20)
     .option('--cursor <cursor>', 'next_cursor of the previous page')
     .action(async (flags: ListFlags, cmd: Command) => {
@@ -235,6 +237,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
         task_type: flags.type,
         queue: flags.queue,
         idempotency_key: flags.idempotencyKey,
+        tenant: flags.tenant,
         limit: flags.limit,
         cursor: flags.cursor,
       });
