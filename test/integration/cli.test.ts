@@ -183,10 +183,12 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     expect(add.code, add.stderr).to.equal(0);
     const id = JSON.parse(add.stdout).cron_id as string;
     const list = await run('cron', 'list');
-    expect(list.stdout).to.match(/^CRON_ID\s+NAME\s+EXPRESSION/);
-    expect(list.stdout).to.contain(id);
+    expect(list.stdout).to.match(/^CRON_ID\s+NAME\s+EXPRESSION\s+TIMEZONE\s+TYPE\s+STATUS\s+NEXT_FIRE/);
+    const row = (text: string) => text.split('\n').find((l) => l.startsWith(id)) ?? '';
+    expect(row(list.stdout)).to.match(/\sACTIVE\s/);
     const paused = JSON.parse((await run('cron', 'pause', id, '--json')).stdout);
-    expect(paused).to.include({ enabled: false, next_fire_time: null });
+    expect(paused).to.include({ enabled: false, status: 'PAUSED', next_fire_time: null });
+    expect(row((await run('cron', 'list')).stdout)).to.match(/\sPAUSED(\s|$)/);
     const resumed = JSON.parse((await run('cron', 'resume', id, '--json')).stdout);
     expect(resumed.enabled).to.equal(true);
     expect(resumed.next_fire_time).to.be.a('string');

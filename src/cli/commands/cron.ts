@@ -10,7 +10,7 @@ const CRON_COLUMNS: Array<[string, string]> = [
   ['EXPRESSION', 'cron_expression'],
   ['TIMEZONE', 'timezone'],
   ['TYPE', 'task_type'],
-  ['ENABLED', 'enabled'],
+  ['STATUS', 'status'],
   ['NEXT_FIRE', 'next_fire_time'],
 ];
 
