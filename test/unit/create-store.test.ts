@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createStore } from '../../src/bootstrap';
+import { createStore } from '../../src/storage/create-store';
 import { databaseOfUri } from '../../src/storage/mongo/mongo-store';
 import { StoreConfigError } from '../../src/storage/store';
 
