@@ -3,9 +3,8 @@ import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
-import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -63,16 +62,7 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
       actorDeps({ store: counting, clock, router, overrides: { partitions: 1, ...overrides } }),
       () => pool as unknown as PoolWorkers,
     );
-    const entries: DueEntry[] = ids.map((id, i) => ({
-      id,
-      partition: 0,
-      seq: i + 1,
-      dueAt: T0,
-      priority: 'medium',
-      tenantId: 't',
-      taskType: 'noop',
-      state: 'PENDING',
-    }));
+    const entries = dueEntries(ids, T0);
     return { ids, entries, claims, runs, slot };
   }
 

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import { ManualClock } from '../../src/domain/clock';
-import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 import type { RestartCause, WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 
@@ -50,16 +49,7 @@ describe('DispatcherActor: claims ahead of the due time', () => {
       restarted = onRestart;
       return (workers = fakeWorkers(spec, runs));
     });
-    const entries: DueEntry[] = ids.map((id, i) => ({
-      id,
-      partition: 0,
-      seq: i + 1,
-      dueAt: DUE,
-      priority: 'medium',
-      tenantId: 't',
-      taskType: 'noop',
-      state: 'SCHEDULED',
-    }));
+    const entries = dueEntries(ids, DUE, 'SCHEDULED');
     dispatcher.enqueue(entries);
     await settle();
     const sent = () => runs.flatMap((r) => r.ids);

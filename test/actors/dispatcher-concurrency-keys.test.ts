@@ -3,9 +3,8 @@ import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
-import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -52,17 +51,13 @@ describe('DispatcherActor: concurrency keys', () => {
       disableRespawn: () => undefined,
     };
     dispatcher = new DispatcherActor(deps, () => pool as unknown as PoolWorkers);
-    const entries: DueEntry[] = tasks.map((t, i) => ({
-      id: t.id,
-      partition: 0,
-      seq: i + 1,
-      dueAt: T0,
-      priority: 'medium',
-      tenantId: 't',
-      taskType: 'noop',
-      state: 'PENDING',
-      ...(t.key ? { concurrencyKey: t.key } : {}),
-    }));
+    const keys = new Map(tasks.map((t) => [t.id, t.key]));
+    const entries = dueEntries(
+      tasks.map((t) => t.id),
+      T0,
+      'PENDING',
+      (id) => keys.get(id),
+    );
     const succeed = async (ids: string[]) => {
       clock.advance(10);
       await dispatcher.completed({

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import type { StoreFault } from '../../src/storage/store-health';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -54,16 +54,7 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
       actorDeps({ store, clock, router, overrides: { partitions: 1, workers: 2, workerConcurrency: 4 } }),
       (spec) => (workers = fakeWorkers(spec, runs)),
     );
-    const entries: DueEntry[] = ids.map((id, i) => ({
-      id,
-      partition: 0,
-      seq: i + 1,
-      dueAt: T0,
-      priority: 'medium',
-      tenantId: 't',
-      taskType: 'noop',
-      state: 'PENDING',
-    }));
+    const entries = dueEntries(ids, T0);
     dispatcher.enqueue(entries);
     await settle();
     expect(runs.flatMap((r) => r.ids).sort()).to.deep.equal(ids);

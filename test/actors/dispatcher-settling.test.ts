@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
-import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import type { WorkResult } from '../../src/actors/protocol';
 import { ManualClock } from '../../src/domain/clock';
-import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, dueEntries, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 const GRACE_MS = 2000;
@@ -16,7 +15,7 @@ const GRACE_MS = 2000;
  * outcome at the abort (`handlerRunning`) and says `settled` when the handler stops. The attempt
  * ends only then, or when its process is killed `timeoutGraceMs` after the abort: until then its
  * task stays RUNNING, its concurrency-key slot stays taken and its retry is not written, so
- * nothing that follows it starts beside the handler. One fake worker, a manual clock, an
+ * nothing that follows it starts beside the handler. Two fake workers, a manual clock, an
  * in-memory store.
  */
 describe('DispatcherActor: an aborted attempt ends when its handler stops', () => {
@@ -42,78 +41,61 @@ describe('DispatcherActor: an aborted attempt ends when its handler stops', () =
       }),
     );
     const router = routerWith({ owners: [{ tell: () => undefined } as never] });
-    const deps = actorDeps({ store, clock, router, overrides: { partitions: 1, timeoutGraceMs: GRACE_MS } });
+    const overrides = { partitions: 1, workers: 2, workerConcurrency: 2, timeoutGraceMs: GRACE_MS };
+    const deps = actorDeps({ store, clock, router, overrides });
     deps.limits.concurrency.set('k', 1);
-    const runs: string[] = [];
-    const killed: string[] = [];
-    const slot = {
-      id: 'w1',
-      pid: 1,
-      credits: 4,
-      ref: { tell: (topic: string, msg: { tasks: Array<{ id: string }> }) => topic === 'run' && runs.push(...msg.tasks.map((t) => t.id)) },
-    } as unknown as WorkerSlot;
-    const pool = {
-      all: () => [slot][Symbol.iterator](),
-      get: (id: string) => (id === slot.id ? slot : undefined),
-      kill: (s: WorkerSlot) => killed.push(s.id),
-      stop: () => undefined,
-      killLeftovers: () => undefined,
-      disableRespawn: () => undefined,
-    };
-    dispatcher = new DispatcherActor(deps, () => pool as unknown as PoolWorkers);
-    const entries: DueEntry[] = ids.map((id, i) => ({
-      id,
-      partition: 0,
-      seq: i + 1,
-      dueAt: T0,
-      priority: 'medium',
-      tenantId: 't',
-      taskType: 'noop',
-      state: 'PENDING',
-      concurrencyKey: 'k',
-    }));
-    dispatcher.enqueue(entries);
+    const recorded: RecordedRun[] = [];
+    let workers: ReturnType<typeof fakeWorkers> | undefined;
+    dispatcher = new DispatcherActor(deps, (spec) => (workers = fakeWorkers(spec, recorded)));
+    dispatcher.enqueue(dueEntries(ids, T0, 'PENDING', () => 'k'));
     await settle();
+    const runs = () => recorded.flatMap((r) => r.ids);
+    /** The worker that ran the first attempt (`a`), as the dispatcher knows it. */
+    const slot = workers?.slots.find((w) => w.id === recorded[0]?.workerId) as WorkerSlot;
+    const pid = slot.pid;
     const report = async (results: WorkResult[]) => {
-      await dispatcher.completed({ workerId: 'w1', pid: 1, results });
+      await dispatcher.completed({ workerId: slot.id, pid, results });
       await settle();
     };
-    return { runs, killed, report, limits: deps.limits, slot };
+    const settled = async (attempts: Array<{ id: string; attempt: number }>) => {
+      await dispatcher.settled({ workerId: slot.id, pid, attempts });
+      await settle();
+    };
+    return { runs, report, settled, limits: deps.limits, slot };
   }
 
   it('a cancelled attempt whose handler goes on: RUNNING, its key slot taken, until the worker says settled', async () => {
-    const { runs, report, limits, slot } = await rig(['a', 'b']);
-    expect(runs).to.deep.equal(['a']);
+    const { runs, report, settled, limits, slot } = await rig(['a', 'b']);
+    expect(runs()).to.deep.equal(['a']);
     clock.advance(100);
     await report([{ id: 'a', attempt: 1, outcome: { kind: 'cancelled' }, durationMs: 100, handlerRunning: true }]);
     expect((await store.getTask('a'))?.state, 'the handler still runs').to.equal('RUNNING');
     expect(limits.concurrency.runningOf('k')).to.equal(1);
-    expect(runs, 'the next task of the key waits').to.deep.equal(['a']);
-    expect(slot.credits, "the handler keeps its worker's slot").to.equal(3);
+    expect(runs(), 'the next task of the key waits').to.deep.equal(['a']);
+    expect(slot.credits, "the handler keeps its worker's slot").to.equal(1);
 
     clock.advance(300);
-    await dispatcher.settled({ workerId: 'w1', pid: 1, attempts: [{ id: 'a', attempt: 1 }] });
-    await settle();
+    await settled([{ id: 'a', attempt: 1 }]);
     expect((await store.getTask('a'))?.state).to.equal('CANCELLED');
-    expect(runs).to.deep.equal(['a', 'b']);
+    expect(runs()).to.deep.equal(['a', 'b']);
     expect(limits.concurrency.runningOf('k')).to.equal(1);
   });
 
   it('a timed-out attempt whose handler never stops ends at the kill with its timeout (charged), and only then is retried', async () => {
-    const { runs, killed, report } = await rig(['a'], { maxRetries: 1 });
+    const { runs, report, slot } = await rig(['a'], { maxRetries: 1 });
     clock.advance(1000);
     const timeout = { kind: 'failed' as const, message: 'timed out', errorType: 'timeout', permanent: false };
     await report([{ id: 'a', attempt: 1, outcome: timeout, durationMs: 1000, handlerRunning: true }]);
     expect((await store.getTask('a'))?.state).to.equal('RUNNING');
-    expect(runs, 'no retry while the handler may still run').to.deep.equal(['a']);
+    expect(runs(), 'no retry while the handler may still run').to.deep.equal(['a']);
 
     // The watchdog's overrun check runs every grace/2: at the abort + grace the process is killed.
-    for (let i = 0; i < 4 && killed.length === 0; i++) {
+    for (let i = 0; i < 4 && slot.pid !== 0; i++) {
       clock.advance(GRACE_MS / 2);
       await settle();
     }
-    expect(killed).to.deep.equal(['w1']);
-    expect(runs, 'the retry started after the kill').to.deep.equal(['a', 'a']);
+    expect(slot.pid, 'its worker was killed').to.equal(0);
+    expect(runs(), 'the retry started after the kill (on the other worker)').to.deep.equal(['a', 'a']);
     const task = await store.getTask('a');
     expect(task?.state).to.equal('RUNNING');
     expect(task?.attempts).to.equal(2);
@@ -124,14 +106,13 @@ describe('DispatcherActor: an aborted attempt ends when its handler stops', () =
     const { runs, report } = await rig(['a', 'b']);
     await report([{ id: 'a', attempt: 1, outcome: { kind: 'cancelled' }, durationMs: 5 }]);
     expect((await store.getTask('a'))?.state).to.equal('CANCELLED');
-    expect(runs).to.deep.equal(['a', 'b']);
+    expect(runs()).to.deep.equal(['a', 'b']);
   });
 
   it('a stale settled (no held outcome) changes nothing', async () => {
-    const { runs } = await rig(['a', 'b']);
-    await dispatcher.settled({ workerId: 'w1', pid: 1, attempts: [{ id: 'a', attempt: 1 }] });
-    await settle();
+    const { runs, settled } = await rig(['a', 'b']);
+    await settled([{ id: 'a', attempt: 1 }]);
     expect((await store.getTask('a'))?.state).to.equal('RUNNING');
-    expect(runs).to.deep.equal(['a']);
+    expect(runs()).to.deep.equal(['a']);
   });
 });

@@ -6,7 +6,7 @@ import { PartitionFences } from '../../src/cluster/partition-fences';
 import { loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
 import { DispatchLimits } from '../../src/domain/dispatch-limits';
-import { NewTask } from '../../src/domain/task';
+import { DueEntry, NewTask } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
 import { Store } from '../../src/storage/store';
 
@@ -76,4 +76,31 @@ export function waitingTask(
 /** Lets queued store work (the group commit runs on setImmediate) and an actor's pump finish. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * Due entries for tasks stored with {@link waitingTask} in partition 0 (seq = position + 1), as a
+ * partition owner hands them to the dispatcher: tenant `t`, type `noop`, priority medium, due at
+ * `dueAt` (epoch ms), in `state`; `concurrencyKey` when given per id.
+ */
+export function dueEntries(
+  ids: readonly string[],
+  dueAt: number,
+  state: DueEntry['state'] = 'PENDING',
+  concurrencyKeyOf: (id: string) => string | undefined = () => undefined,
+): DueEntry[] {
+  return ids.map((id, i) => {
+    const key = concurrencyKeyOf(id);
+    return {
+      id,
+      partition: 0,
+      seq: i + 1,
+      dueAt,
+      priority: 'medium',
+      tenantId: 't',
+      taskType: 'noop',
+      state,
+      ...(key !== undefined ? { concurrencyKey: key } : {}),
+    };
+  });
 }
