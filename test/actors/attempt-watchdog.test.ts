@@ -122,6 +122,21 @@ describe('AttemptWatchdog (manual clock)', () => {
     f.watchdog.stop();
   });
 
+  it('a cancel repeated while the handler is stuck (a cancel_running cron firing each period) does not put the kill off: the grace runs from the first', async () => {
+    const f = fixture();
+    f.run.set('stuck', running('stuck', 'worker-1', f.clock.now()));
+    f.run.get('stuck')!.task.timeoutSeconds = 60;
+    f.watchdog.attemptsStarted();
+    f.watchdog.cancelSent('stuck', 1);
+    f.clock.advance(150);
+    f.watchdog.cancelSent('stuck', 1); // asked again before the grace ended
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(100); // 250 ms after the first cancel, 100 ms after the second
+    expect(f.killed).to.deep.equal(['worker-1']);
+    expect(f.finished[0].map((r) => [r.id, r.outcome])).to.deep.equal([['stuck', { kind: 'cancelled' }]]);
+    f.watchdog.stop();
+  });
+
   it('an aborted attempt reported while its handler runs is watched: killed at its grace unless the worker says settled', async () => {
     const f = fixture();
     for (const id of ['ignores', 'stops', 'fine']) {

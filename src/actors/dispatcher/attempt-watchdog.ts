@@ -140,10 +140,13 @@ export class AttemptWatchdog {
 
   /**
    * A cancel was sent to a running attempt: unless its handler stops within `timeoutGraceMs`
-   * (ms, from now), its process is killed, as for a timeout.
+   * (ms, from the first cancel of that attempt), its process is killed, as for a timeout.
    */
   cancelSent(taskId: string, attempt: number): void {
-    this.cancels.set(taskId, { attempt, at: this.deps.clock.now() });
+    // A repeated cancel of the same attempt keeps the first one's time: the grace runs from it
+    // (a `cancel_running` cron firing every second would otherwise put the kill off for ever).
+    const earlier = this.cancels.get(taskId);
+    if (earlier?.attempt !== attempt) this.cancels.set(taskId, { attempt, at: this.deps.clock.now() });
     this.attemptsStarted();
   }
 
