@@ -80,6 +80,16 @@ export function killProcessTree(pid: number, proc: ProcReader = NODE_FS, kill: (
   return below;
 }
 
+/**
+ * SIGKILLs the processes below this one, then this process itself (for a thread of it that acts
+ * while its event loop is blocked: the descendants go first, since nothing runs after the
+ * process's own kill). Never throws.
+ */
+export function killOwnTree(proc: ProcReader = NODE_FS, kill: (pid: number) => void = sigkill): void {
+  for (const p of descendantsOf(process.pid, proc)) kill(p);
+  kill(process.pid);
+}
+
 function sigkill(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');

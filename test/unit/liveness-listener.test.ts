@@ -1,11 +1,14 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import readline from 'node:readline';
 import pino from 'pino';
 import type { Worker } from 'node:worker_threads';
 import { LivenessListener } from '../../src/actors/dispatcher/liveness-listener';
 import { startLivenessThread } from '../../src/actors/worker/liveness-thread';
 import { beatLine, LivenessBeat, parseBeat } from '../../src/actors/liveness-beat';
+import { isAlive } from '../helpers/process-files';
 
 const log = pino({ level: 'silent' });
 
@@ -28,7 +31,9 @@ describe('liveness channel (listener and thread)', function () {
     const firstBeat = new Promise<void>((r) => (first = r));
     const l = listener;
     // Beats are read on this thread; the thread under test writes them from its own.
-    thread = startLivenessThread({ address: l.address, workerId: 'worker-7', intervalMs: 50 }, (err) => expect.fail(String(err)));
+    // parentPid: this process's own parent, so the thread's service watch never fires here.
+    const data = { address: l.address, workerId: 'worker-7', intervalMs: 50, parentPid: process.ppid };
+    thread = startLivenessThread(data, (err) => expect.fail(String(err)));
     const poll = setInterval(() => beats.length > 0 && first(), 5); // waiting for the first beat, not for time
     await firstBeat;
     clearInterval(poll);
@@ -39,6 +44,57 @@ describe('liveness channel (listener and thread)', function () {
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setTimeout(r, 20)); // let the socket's buffered data be read
     expect(beats.length - before).to.be.at.least(3);
+  });
+
+  it('when the service dies, the thread kills its worker process and what the handler started, even with the event loop blocked', async function () {
+    if (process.platform !== 'linux') this.skip(); // parents read from /proc
+    // service (SIGKILLed below) → worker (liveness thread; its loop blocked in synchronous code) → sleep
+    const worker = `
+      const { startLivenessThread } = require(${JSON.stringify(require.resolve('../../src/actors/worker/liveness-thread'))});
+      const sleep = require('node:child_process').spawn('sleep', ['60'], { stdio: 'ignore' });
+      const data = { address: '/nonexistent/beats.sock', workerId: 'w', intervalMs: 1000, parentPid: process.ppid };
+      startLivenessThread(data, () => undefined);
+      process.stdout.write(JSON.stringify({ worker: process.pid, sleep: sleep.pid }) + '\\n');
+      const until = Date.now() + 60000;
+      while (Date.now() < until);
+    `;
+    const service = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const w = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(worker)}], { stdio: ['ignore', 'pipe', 'inherit'] }); w.stdout.pipe(process.stdout); setInterval(() => undefined, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pids: number[] = [];
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        const lines = readline.createInterface({ input: service.stdout as NodeJS.ReadableStream });
+        lines.once('line', (l) => {
+          lines.close();
+          resolve(l);
+        });
+        service.once('exit', () => reject(new Error('the service stand-in exited early')));
+      });
+      const { worker: workerPid, sleep } = JSON.parse(first) as { worker: number; sleep: number };
+      pids.push(workerPid, sleep);
+      expect(isAlive(workerPid) && isAlive(sleep)).to.equal(true);
+      service.kill('SIGKILL');
+      // Waiting for the processes to end (polling their state), not for a time.
+      const deadline = Date.now() + 5000;
+      while ((isAlive(workerPid) || isAlive(sleep)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(isAlive(workerPid), 'the worker process 5 s after its service died').to.equal(false);
+      expect(isAlive(sleep), "the handler's child process 5 s after the service died").to.equal(false);
+    } finally {
+      service.kill('SIGKILL');
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
   });
 
   it('ignores malformed lines, closes a connection whose line is too long, and close() removes its folder', async () => {

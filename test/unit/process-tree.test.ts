@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { descendantsOf, killProcessTree, parentPidOf, ProcReader } from '../../src/actors/dispatcher/process-tree';
+import { descendantsOf, killOwnTree, killProcessTree, parentPidOf, ProcReader } from '../../src/actors/process-tree';
 import { isAlive } from '../helpers/process-files';
 
 /** A `/proc` of `pid → [ppid, comm]`. */
@@ -22,6 +22,14 @@ describe('process tree: the processes a worker’s handlers started, killed with
     expect(parentPidOf('42 (node) S 7 42 42 0')).to.equal(7);
     expect(parentPidOf('42 (a ) b (c) S 9 42 42 0')).to.equal(9);
     expect(parentPidOf('garbage')).to.equal(null);
+  });
+
+  it('killOwnTree signals the processes below this one first, then this process (nothing runs after its own kill)', () => {
+    const me = process.pid;
+    const proc = fakeProc({ 1: [0, 'init'], [me]: [1, 'worker'], 901: [me, 'sh'], 902: [901, 'sleep'], 903: [1, 'other'] });
+    const signalled: number[] = [];
+    killOwnTree(proc, (p) => signalled.push(p));
+    expect(signalled).to.deep.equal([901, 902, me]);
   });
 
   it('descendantsOf: children and their children, parents first; not the parent, not others; a vanished entry skipped', () => {

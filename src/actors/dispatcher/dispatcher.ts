@@ -334,10 +334,11 @@ export class DispatcherActor {
   }
 
   /**
-   * Ends every attempt still running here as a free retry ({@link stoppedOutcome}), written through
-   * the recorder (kept in memory when the store has a fault: then counted as unwritten), after
-   * killing the worker processes that run them (respawn is off during a drain). Never throws.
-   * @returns how many were ended so: those the store applied (an attempt whose end the store
+   * Ends every attempt still running here as a free retry ({@link stoppedOutcome}; one aborted
+   * earlier whose handler had not stopped, with its own outcome), written through the recorder
+   * (kept in memory when the store has a fault: then counted as unwritten), after killing the
+   * worker processes that run them (respawn is off during a drain). Never throws.
+   * @returns how many free retries were written: those the store applied (an attempt whose end the store
    *   already holds is not one); none when the write did not happen (they are among the recorder's
    *   unwritten completions, and will be recovered as lost, charged)
    */
@@ -350,15 +351,15 @@ export class DispatcherActor {
       if (slot) this.pools.kill(slot, 'the shutdown grace ended with attempts running');
     }
     const now = this.deps.clock.now();
-    const results = [...this.running.values()].map((r) => ({
-      id: r.task.id,
-      attempt: r.task.attempt,
-      durationMs: Math.max(0, now - r.task.startedAt),
-      outcome: this.settling.outcomeOf(r.task.id, r.task.attempt) ?? stoppedOutcome(),
-    }));
-    if (results.length === 0) return 0;
+    // An attempt aborted earlier (its handler had not stopped) ends with its own outcome, not free.
+    const aborted = new Set<string>();
+    const results = [...this.running.values()].map((r) => {
+      const held = this.settling.outcomeOf(r.task.id, r.task.attempt);
+      if (held) aborted.add(r.task.id);
+      return { id: r.task.id, attempt: r.task.attempt, durationMs: Math.max(0, now - r.task.startedAt), outcome: held ?? stoppedOutcome() };
+    });
     const written = await this.record(this.decide(results, now), now).catch(() => null);
-    return written === null ? 0 : written.filter((r) => r.applied).length;
+    return written === null ? 0 : written.filter((r) => r.applied && !aborted.has(r.taskId)).length;
   }
 
   stats(): DispatcherMessages['stats']['res'] {

@@ -7,7 +7,7 @@ import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerMessages } from '../protocol';
 import { DEFAULT_POOL, PoolSpec, workerIdOf } from './pool-specs';
 import { LivenessListener } from './liveness-listener';
-import { killProcessTree } from './process-tree';
+import { killProcessTree } from '../process-tree';
 import { resolveHandlerModules } from '../../handlers/handler-module';
 import type { LivenessBeat } from '../liveness-beat';
 

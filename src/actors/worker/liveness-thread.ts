@@ -2,7 +2,11 @@
  * A worker process's liveness thread (a `worker_threads` thread, `liveness-thread-main.ts`): it
  * writes a beat line to the dispatcher's liveness listener every `intervalMs`. It runs beside the
  * handlers' event loop, so a handler computing for a long time does not silence it; a dead or
- * stopped (SIGSTOP) process does, and then the attempts' leases expire.
+ * stopped (SIGSTOP) process does, and then the attempts' leases expire. It also watches the
+ * service: once this process's parent is no longer `parentPid` (the service died, SIGKILL or a
+ * crash, and the process was re-parented), it kills this process and the processes below it, so a
+ * handler stuck in synchronous code, whose event loop never sees the IPC channel close, does not
+ * go on beside the retry the restarted service makes.
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,6 +18,8 @@ export interface LivenessThreadData {
   workerId: string;
   /** Between two beats (ms). */
   intervalMs: number;
+  /** The service's pid (this process's parent when it started). */
+  parentPid: number;
 }
 
 /**

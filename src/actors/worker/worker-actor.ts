@@ -130,9 +130,8 @@ class WorkerActor {
     if (p.livenessAddress) {
       // Liveness comes from a thread of its own, so a handler that keeps this loop busy (computing
       // up to its timeout) is not taken for a dead process; `ctx.heartbeat()` still reports at once.
-      startLivenessThread({ address: p.livenessAddress, workerId: p.workerId, intervalMs: p.heartbeatMs }, (err) =>
-        log.error({ err }, 'the liveness thread failed; the leases of this worker will expire'),
-      );
+      const thread = { address: p.livenessAddress, workerId: p.workerId, intervalMs: p.heartbeatMs, parentPid: process.ppid };
+      startLivenessThread(thread, (err) => log.error({ err }, 'the liveness thread failed; the leases of this worker will expire'));
       this.runner.heartbeatsOnRequest(heartbeat);
     } else this.runner.startHeartbeats(p.heartbeatMs, heartbeat);
   }
