@@ -87,6 +87,8 @@ describe('REST: a lone UTF-16 surrogate in a name, key or id → 400 naming the 
       ['GET', '/api/v1/tasks?task_type=a%00', 'task_type'],
       ['GET', '/api/v1/dead-letter?tenant=%00', 'tenant'],
       ['GET', '/api/v1/workflows?tenant=%00', 'tenant'],
+      ['GET', '/api/v1/tasks?tenant=%00', 'tenant'],
+      ['GET', '/api/v1/tasks?tenant=', 'tenant'],
     ];
     for (const [method, url, field] of reads) {
       const res = await f.app.inject({ method: method as 'GET', url });
