@@ -86,8 +86,20 @@ export function killProcessTree(pid: number, proc: ProcReader = NODE_FS, kill: (
  * process's own kill). Never throws.
  */
 export function killOwnTree(proc: ProcReader = NODE_FS, kill: (pid: number) => void = sigkill): void {
-  for (const p of descendantsOf(process.pid, proc)) kill(p);
+  killOwnDescendants(proc, kill);
   kill(process.pid);
+}
+
+/**
+ * SIGKILLs the processes below this one (for a worker about to exit on its own: once it is gone,
+ * what its handlers started is re-parented and would go on beside the attempts' retries).
+ * Never throws.
+ * @returns the descendants that were signalled
+ */
+export function killOwnDescendants(proc: ProcReader = NODE_FS, kill: (pid: number) => void = sigkill): number[] {
+  const below = descendantsOf(process.pid, proc);
+  for (const p of below) kill(p);
+  return below;
 }
 
 function sigkill(pid: number): void {

@@ -6,6 +6,7 @@ import { TypedRef } from '../runtime/typed-ref';
 import { WorkerHello, WorkerToDispatcher, WorkItem } from '../protocol';
 import { TaskRunner } from './task-runner';
 import { startLivenessThread } from './liveness-thread';
+import { killOwnDescendants } from '../process-tree';
 import pino from 'pino';
 import { registerTracing, TracesExporter, TracingHandle } from '../../observability/tracing';
 
@@ -61,8 +62,9 @@ class WorkerActor {
     }
     // The IPC channel closes the moment the service process dies (kill -9, OOM). Its attempts are
     // lost and will run again after restart, so stop at once: comedy alone would notice only at its
-    // next parent ping (≈ 5 s), and side effects of both runs would overlap.
-    process.once('disconnect', () => process.exit(0));
+    // next parent ping (≈ 5 s), and side effects of both runs would overlap. What the handlers
+    // started themselves goes first: re-parented, it would go on beside the retries.
+    process.once('disconnect', () => leave());
 
     const p = customParameters<WorkerParams>(self);
     const clock = this.clock;
@@ -76,7 +78,7 @@ class WorkerActor {
     const watch = () => {
       const now = clock.now();
       if (now - due > 1000) this.lastHeard = Math.max(this.lastHeard, now);
-      else if (now - this.lastHeard > p.orphanAfterMs) process.exit(0);
+      else if (now - this.lastHeard > p.orphanAfterMs) leave();
       due = now + every;
       clock.setTimeout(watch, every);
     };
@@ -161,10 +163,21 @@ class WorkerActor {
     this.runner?.abort(msg.taskId, msg.attempt);
   }
 
-  /** comedy hook when the service destroys its actors (graceful stop): the attempt spans still queued are exported. */
+  /**
+   * comedy hook when the service destroys its actors (graceful stop, after its grace): the
+   * attempt spans still queued are exported, and the processes the handlers started are killed,
+   * as the attempts cut off are retried after the restart.
+   */
   async destroy(): Promise<void> {
     await this.tracing?.shutdown().catch(() => undefined);
+    killOwnDescendants();
   }
+}
+
+/** Ends this worker process on its own (the service is gone), with what its handlers started. */
+function leave(): never {
+  killOwnDescendants();
+  process.exit(0);
 }
 
 export = WorkerActor;
