@@ -4,7 +4,15 @@ import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
+import {
+  actorDeps,
+  settle,
+  waitingTask,
+  routerWith,
+  dueEntries,
+  memoryStoreAndClock,
+  closeDispatcherAndStore,
+} from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -17,14 +25,8 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
   let store: SqliteStore;
   let dispatcher: DispatcherActor;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   /**
    * 40 PENDING tasks in the store, and a dispatcher over it with one worker of 100 free slots:

@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import { ManualClock } from '../../src/domain/clock';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
+import {
+  actorDeps,
+  settle,
+  waitingTask,
+  routerWith,
+  dueEntries,
+  memoryStoreAndClock,
+  closeDispatcherAndStore,
+} from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 import type { RestartCause, WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 
@@ -20,15 +28,8 @@ describe('DispatcherActor: claims ahead of the due time', () => {
   let dispatcher: DispatcherActor;
   let clock: ManualClock;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store, clock } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   /** SCHEDULED tasks due at DUE and a dispatcher over 2 fake workers × `slots` slots, claiming 1 s ahead. */
   async function rig(ids: string[], slots = 4, overrides: Record<string, unknown> = {}) {

@@ -4,7 +4,15 @@ import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { PoolWorkers } from '../../src/actors/dispatcher/worker-pools';
 import { ManualClock } from '../../src/domain/clock';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
+import {
+  actorDeps,
+  settle,
+  waitingTask,
+  routerWith,
+  dueEntries,
+  memoryStoreAndClock,
+  closeDispatcherAndStore,
+} from '../helpers/actor-deps';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -19,15 +27,8 @@ describe('DispatcherActor: concurrency keys', () => {
   let dispatcher: DispatcherActor;
   let clock: ManualClock;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store, clock } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   async function rig(tasks: Array<{ id: string; key?: string }>, limits: Record<string, number>) {
     await store.insertTasks(

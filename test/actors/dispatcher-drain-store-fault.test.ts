@@ -4,7 +4,15 @@ import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import type { StoreFault } from '../../src/storage/store-health';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith, dueEntries } from '../helpers/actor-deps';
+import {
+  actorDeps,
+  settle,
+  waitingTask,
+  routerWith,
+  dueEntries,
+  memoryStoreAndClock,
+  closeDispatcherAndStore,
+} from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -23,15 +31,8 @@ describe('DispatcherActor: a drain while the store has a fault', () => {
   let dispatcher: DispatcherActor;
   let clock: ManualClock;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store, clock } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   const fault = (recoverable: boolean): StoreFault => ({
     kind: recoverable ? 'disk_full' : 'file_deleted',

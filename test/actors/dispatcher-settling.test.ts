@@ -4,7 +4,15 @@ import type { WorkerSlot } from '../../src/actors/dispatcher/worker-pool';
 import type { WorkResult } from '../../src/actors/protocol';
 import { ManualClock } from '../../src/domain/clock';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, dueEntries, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import {
+  actorDeps,
+  dueEntries,
+  settle,
+  waitingTask,
+  routerWith,
+  memoryStoreAndClock,
+  closeDispatcherAndStore,
+} from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -23,15 +31,8 @@ describe('DispatcherActor: an aborted attempt ends when its handler stops', () =
   let dispatcher: DispatcherActor;
   let clock: ManualClock;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store, clock } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   async function rig(ids: string[], retry: { maxRetries: number } = { maxRetries: 0 }) {
     await store.insertTasks(

@@ -3,7 +3,7 @@ import { DispatcherActor } from '../../src/actors/dispatcher/dispatcher';
 import { ManualClock } from '../../src/domain/clock';
 import { DueEntry } from '../../src/domain/task';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
-import { actorDeps, settle, waitingTask, routerWith } from '../helpers/actor-deps';
+import { actorDeps, settle, waitingTask, routerWith, memoryStoreAndClock, closeDispatcherAndStore } from '../helpers/actor-deps';
 import { fakeWorkers, RecordedRun } from '../helpers/fake-workers';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -19,15 +19,8 @@ describe('DispatcherActor: spreading attempts over worker processes and pools', 
   let dispatcher: DispatcherActor;
   let clock: ManualClock;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-  });
-  afterEach(async () => {
-    dispatcher?.destroy();
-    await store.close();
-  });
+  beforeEach(async () => ({ store, clock } = await memoryStoreAndClock(T0)));
+  afterEach(() => closeDispatcherAndStore(dispatcher, store));
 
   /**
    * PENDING tasks in the store (type `noop` unless given) and a dispatcher over fake workers built

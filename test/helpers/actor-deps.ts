@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/domain/clock';
 import { DispatchLimits } from '../../src/domain/dispatch-limits';
 import { DueEntry, NewTask } from '../../src/domain/task';
 import { SchedulerMetrics } from '../../src/observability/metrics';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { Store } from '../../src/storage/store';
 
 /**
@@ -103,4 +104,20 @@ export function dueEntries(
       ...(key !== undefined ? { concurrencyKey: key } : {}),
     };
   });
+}
+
+/**
+ * A dispatcher test's store and clock, fresh for each case: an in-memory SQLite store opened with
+ * one partition, and a manual clock at `t0` (epoch ms).
+ */
+export async function memoryStoreAndClock(t0: number): Promise<{ store: SqliteStore; clock: ManualClock }> {
+  const store = new SqliteStore(':memory:');
+  await store.open(1);
+  return { store, clock: new ManualClock(t0) };
+}
+
+/** A dispatcher test's clean-up: destroys the dispatcher (when the case built one), then closes the store. */
+export async function closeDispatcherAndStore(dispatcher: { destroy(): void } | undefined | null, store: Store): Promise<void> {
+  dispatcher?.destroy();
+  await store.close();
 }

@@ -44,7 +44,7 @@ describe('TaskRunner result size cap', () => {
   }
 
   it('a result exactly at the cap succeeds, one byte more fails permanently naming both sizes', async () => {
-    const runner = new TaskRunner(handlers, report, clock, 100);
+    const runner = new TaskRunner(handlers, report, clock, { maxResultBytes: 100 });
     const at = await runOne(runner, item('t:100', 'exact'));
     expect(at.outcome).to.deep.equal({ kind: 'succeeded', result: 'x'.repeat(98) });
     const over = await runOne(runner, item('t:101', 'exact'));
@@ -55,18 +55,18 @@ describe('TaskRunner result size cap', () => {
   });
 
   it('counts UTF-8 bytes of the JSON text, not characters', async () => {
-    const runner = new TaskRunner(handlers, report, clock, 21);
+    const runner = new TaskRunner(handlers, report, clock, { maxResultBytes: 21 });
     const r = await runOne(runner, item('mb', 'multibyte'));
     expect(r.outcome).to.include({ kind: 'failed', errorType: 'result_too_large' });
     expect((r.outcome as { message: string }).message)
       .to.contain('22')
       .and.to.contain('21');
-    const fits = await runOne(new TaskRunner(handlers, report, clock, 22), item('mb2', 'multibyte'));
+    const fits = await runOne(new TaskRunner(handlers, report, clock, { maxResultBytes: 22 }), item('mb2', 'multibyte'));
     expect(fits.outcome).to.deep.equal({ kind: 'succeeded', result: 'é'.repeat(10) });
   });
 
   it('small results and undefined (stored as null) pass a small cap', async () => {
-    const runner = new TaskRunner(handlers, report, clock, 20);
+    const runner = new TaskRunner(handlers, report, clock, { maxResultBytes: 20 });
     expect((await runOne(runner, item('o', 'object'))).outcome).to.deep.equal({ kind: 'succeeded', result: { ok: true, n: 1 } });
     expect((await runOne(runner, item('u', 'nothing'))).outcome).to.deep.equal({ kind: 'succeeded', result: null });
   });
@@ -84,7 +84,7 @@ describe('TaskRunner result size cap', () => {
       clock.advance(250);
       return 'y'.repeat(50);
     };
-    const runner = new TaskRunner(new Map([['slow', slow]]), report, clock, 10);
+    const runner = new TaskRunner(new Map([['slow', slow]]), report, clock, { maxResultBytes: 10 });
     const r = await runOne(runner, item('s', 'slow'));
     expect(r.outcome).to.include({ errorType: 'result_too_large' });
     expect(r.durationMs).to.equal(250);

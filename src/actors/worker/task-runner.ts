@@ -116,15 +116,14 @@ export class TaskRunner {
    * @param handlers task_type → handler
    * @param report receives batches of finished attempts
    * @param clock time source (the worker's real clock in production)
-   * @param options a number is `maxResultBytes` (bytes of UTF-8 JSON; default 1 MiB)
+   * @param o result cap, tracing, log and the side channels to the dispatcher (all optional)
    */
   constructor(
     private readonly handlers: ReadonlyMap<string, TaskHandler>,
     private readonly report: (results: WorkResult[]) => void,
     private readonly clock: Clock,
-    options: number | TaskRunnerOptions = {},
+    o: TaskRunnerOptions = {},
   ) {
-    const o = typeof options === 'number' ? { maxResultBytes: options } : options;
     this.maxResultBytes = o.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.tracer = o.tracer ?? attemptTracer();
     this.log = o.log ?? null;
