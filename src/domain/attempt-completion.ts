@@ -39,6 +39,13 @@ export interface AttemptCompletion {
    * `started_at` where it has none. Absent for every other attempt (their claim wrote the start).
    */
   startedAt?: number;
+  /**
+   * Applied only while the attempt's lease still ends before this instant (epoch ms): set by a
+   * lease sweep on the attempts it found expired, so that a heartbeat committed between the
+   * sweep's read and this write wins (the completion is then not applied, and the consumer keeps
+   * the lease the heartbeat answered). Absent for every other completion.
+   */
+  leaseExpiredBefore?: number;
 }
 
 /** A task that was RUNNING when its process died. */

@@ -46,6 +46,15 @@ export class StallWatch {
     this.seenAt = this.clock.now();
   }
 
+  /**
+   * The instant (epoch ms, on the clock) of the last stall seen or {@link holdFromNow}; -Infinity
+   * when there was none. A check judging leases longer than `leaseMs` holds each of them for its
+   * own length from here.
+   */
+  heldSince(): number {
+    return this.seenAt;
+  }
+
   /** True within one lease of the last stall seen: no lease may be judged. */
   holding(): boolean {
     return this.clock.now() - this.seenAt < this.leaseMs;

@@ -28,12 +28,14 @@ import {
   InternalError,
   NotExternalTaskError,
   ServiceUnavailableError,
+  StoreUnavailableError,
   TaskNotFoundError,
   ValidationError,
 } from '../domain/errors';
 import type { AttemptOutcome } from '../domain/retry-policy';
 import type { TaskRecord, TaskState } from '../domain/task';
 import type { Store } from '../storage/store';
+import { storeUnavailable } from '../storage/store-health';
 import { Caller, canAccess, OPEN_CALLER } from '../tenancy/caller';
 import type { ExternalCompletionResult, ExternalGateway } from './ports';
 import { ExternalQueueSpec, externalQueueSpecs } from '../domain/external-queues';
@@ -109,7 +111,9 @@ export class ExternalTaskService {
    * error → FAILED), written as a compare-and-set on (id, attempt, RUNNING). A result larger than
    * `maxResultBytes` ends the attempt as a permanent `result_too_large` failure, as for a handler.
    * @throws ValidationError (400, `details.field`); TaskNotFoundError (404); NotExternalTaskError
-   *   (409); AttemptConflictError (409); ServiceUnavailableError (503) without a dispatcher
+   *   (409); AttemptConflictError (409); ServiceUnavailableError (503) without a dispatcher;
+   *   StoreUnavailableError (503, `Retry-After`) while the store has a fault (the completion is kept
+   *   and written once it is back)
    */
   async complete(id: string, body: ExternalCompletionBody, caller: Caller = OPEN_CALLER): Promise<CompletionAnswer> {
     this.validator.assert(externalCompletionSchema, body);
@@ -130,7 +134,12 @@ export class ExternalTaskService {
         retry: task.retry,
         startedAt: task.startedAt,
       });
-    } catch {
+    } catch (err) {
+      // The store away (a disk full, a deleted file, a lost server): 503 with Retry-After, as
+      // every other report answers; the completion is kept and written once the store is back.
+      if (err instanceof StoreUnavailableError) throw err;
+      const fault = this.deps.store.health.fault;
+      if (fault) throw storeUnavailable(fault);
       throw new InternalError('the completion could not be recorded; report it again');
     }
     if (!res.applied || res.state === null) throw await this.conflict(id, b.attempt);

@@ -133,7 +133,7 @@ export async function createServices(deps: ServicesDeps): Promise<Services> {
   });
   const workflows = new WorkflowService({ store, clock, config, metrics, gateway, guard, spans, payloads, waiters, taskEnds });
   const external = new ExternalTaskService({ store, clock, config, gateway: deps.externalGateway ?? null });
-  const pull = new PullLeaseService({ config, gateway: deps.externalGateway ?? null });
+  const pull = new PullLeaseService({ config, gateway: deps.externalGateway ?? null, health: store.health });
   return { service, operations, crons, workflows, tenants, guard, overflow, limits, external, waiters, pull };
 }
 

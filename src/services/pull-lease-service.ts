@@ -8,11 +8,14 @@ import { ForbiddenError, NotPullQueueError, ServiceUnavailableError } from '../d
 import { externalQueueSpecs, type ExternalQueueSpec } from '../domain/external-queues';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import type { ExternalGateway } from './ports';
+import { storeUnavailable, type StoreHealth } from '../storage/store-health';
 
 export interface PullLeaseServiceDeps {
   config: Config;
   /** Null when no dispatcher runs (route tests without actors): lease requests answer 503. */
   gateway: ExternalGateway | null;
+  /** The store's health: while it has a fault, a lease request answers 503 (not an empty lease). */
+  health?: Pick<StoreHealth, 'fault'>;
 }
 
 /**
@@ -40,7 +43,8 @@ export class PullLeaseService {
    * flight got for it are retried at once without counting against their retries).
    * Admin keys only (a worker takes every tenant's tasks of its queue).
    * @throws ValidationError (400, `details.field`); ForbiddenError (403, a tenant's key);
-   *   NotPullQueueError (404, `details.queue`); ServiceUnavailableError (503) without a dispatcher
+   *   NotPullQueueError (404, `details.queue`); ServiceUnavailableError (503) without a dispatcher;
+   *   StoreUnavailableError (503) while the store has a fault (at the request, or after a wait that leased nothing)
    */
   async lease(queue: string, body: LeaseRequestBody, caller: Caller = OPEN_CALLER, signal?: AbortSignal): Promise<LeaseResponseJson> {
     this.validator.assert(leaseRequestSchema, body);
@@ -50,6 +54,7 @@ export class PullLeaseService {
     const gateway = this.deps.gateway;
     if (!gateway) throw new ServiceUnavailableError('the dispatcher is not running');
     if (signal?.aborted) return { tasks: [] };
+    this.assertStore();
     const waiterId = randomUUID();
     const leave = () => gateway.leaveLease(waiterId);
     signal?.addEventListener('abort', leave, { once: true });
@@ -61,9 +66,17 @@ export class PullLeaseService {
         max: body.max ?? 1,
         waitMs: Math.round((body.wait_s ?? 0) * 1000),
       });
+      // Nothing leased while the store is away: say so, so a worker can tell an outage from an empty queue.
+      if (leased.length === 0 && !signal?.aborted) this.assertStore();
       return { tasks: leased.map(leasedTaskJson) };
     } finally {
       signal?.removeEventListener('abort', leave);
     }
+  }
+
+  /** @throws StoreUnavailableError (503, `Retry-After`) while the store has a fault */
+  private assertStore(): void {
+    const fault = this.deps.health?.fault;
+    if (fault) throw storeUnavailable(fault);
   }
 }

@@ -18,6 +18,7 @@ import { tempDir } from './temp-dir';
 import type { WorkflowService } from '../../src/services/workflow-service';
 import { TaskEndEvents } from '../../src/services/task-end-events';
 import type { ResultWaiters } from '../../src/services/result-waiters';
+import type { ExternalGateway } from '../../src/services/ports';
 
 /** A service over a real SQLite store, a manual clock and a recording gateway; no actors. */
 export interface ApiFixture {
@@ -52,11 +53,14 @@ export interface ApiFixture {
  * @param overrides config keys
  * @param logger the app's pino logger (default: a silent app)
  * @param env environment the config is loaded with (e.g. `SCHEDULER_CONFIG` naming a config file)
+ * @param externalGateway stands in for the dispatcher's side of external queues (default: none,
+ *   so completions and lease requests answer 503)
  */
 export async function apiFixture(
   overrides: Record<string, unknown> = {},
   logger?: Logger,
   env: NodeJS.ProcessEnv = {},
+  externalGateway?: ExternalGateway,
 ): Promise<ApiFixture> {
   const dir = tempDir();
   const config = loadConfig({
@@ -87,6 +91,7 @@ export async function apiFixture(
     log: pino({ level: 'silent' }),
     gateway,
     cronGateway: { cronChanged: (id) => cronsChanged.push(id) },
+    ...(externalGateway ? { externalGateway } : {}),
   });
   const { service, operations, crons, workflows, limits, guard, overflow } = services;
   const app = appFor(services, config, metrics, logger);

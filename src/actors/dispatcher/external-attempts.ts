@@ -3,10 +3,10 @@ import { StoreUnavailableError } from '../../domain/errors';
 import { attemptCompletion } from '../../domain/attempt-completion';
 import type { TimerHandle } from '../../domain/clock';
 import { lostAttemptCompletion } from '../../domain/lost-attempt';
-import { isExternalWorker } from '../../domain/external-queues';
+import { EXTERNAL_WORKER_PREFIX, isExternalWorker, type ExternalQueueSpec } from '../../domain/external-queues';
 import { StallWatch } from '../../domain/stall-watch';
 import type { ExternalCompletion, ExternalCompletionResult } from '../../services/ports';
-import type { AttemptCompletion, CompletionResult } from '../../storage/store';
+import type { AttemptCompletion, CompletionResult, OrphanedAttempt } from '../../storage/store';
 import type { SchedulerDeps } from '../deps';
 
 /** What {@link ExternalAttempts} needs from the dispatcher that owns it. */
@@ -45,26 +45,32 @@ export function cancelledWhileRunning(taskId: string, attempt: number): AttemptC
  * ended without a completion or heartbeat are recorded as `worker_lost` through the retry policy
  * (RETRYING with backoff while attempts remain, then a new attempt; else DEAD). The sweep reads
  * the store, so it covers attempts of any node and of a previous process. After this process was
- * stalled it judges no lease for one lease (`StallWatch`).
+ * stalled, and after it starts, it judges no attempt's lease for that lease's length, its queue's
+ * `leaseMs` (`StallWatch`).
  */
 export class ExternalAttempts {
   private sweepTimer: TimerHandle | null = null;
   private stopped = false;
-  /** Whether this process was stalled within the shortest lease (the sweep's lateness). */
+  /** Whether this process was stalled within the shortest lease (the sweep's lateness), or started. */
   private readonly stall: StallWatch;
+  private readonly leases: number[];
+  /** Each external queue's `leaseMs`, by queue name. */
+  private readonly leaseOf: Map<string, number>;
 
-  /** @param leases the `leaseMs` of every external queue (the sweep runs every half of the shortest) */
+  /** @param queues every external queue (the sweep runs every half of the shortest lease) */
   constructor(
     private readonly deps: SchedulerDeps,
-    private readonly leases: number[],
+    queues: ReadonlyArray<Pick<ExternalQueueSpec, 'name' | 'leaseMs'>>,
     private readonly hooks: ExternalAttemptsHooks,
   ) {
-    this.stall = new StallWatch(deps.clock, leases.length > 0 ? Math.min(...leases) : 0);
+    this.leases = queues.map((q) => q.leaseMs);
+    this.leaseOf = new Map(queues.map((q) => [q.name, q.leaseMs]));
+    this.stall = new StallWatch(deps.clock, this.leases.length > 0 ? Math.min(...this.leases) : 0);
   }
 
-  /** Starts the lease sweep; it judges no lease for the first shortest lease (see the body). */
+  /** Starts the lease sweep; it judges no lease for its own length after the start (see the body). */
   start(): void {
-    // A (re)started service judges no external lease for one lease: consumers of attempts leased
+    // A (re)started service judges no external lease for its length: consumers of attempts leased
     // before it started could not heartbeat while it was down (docs/EXTERNAL-QUEUES.md).
     this.stall.holdFromNow();
     this.armSweep();
@@ -121,20 +127,46 @@ export class ExternalAttempts {
   private async sweep(): Promise<void> {
     const { store, clock, log } = this.deps;
     const now = clock.now();
+    const held = this.stall.holding(); // a late first sweep just after the start is not news
     const late = this.stall.lateness();
-    if (late > 0) log.warn({ late_ms: late }, 'this process was stalled: external leases are judged again one lease from now');
+    if (late > 0 && !held) log.warn({ late_ms: late }, 'this process was stalled: external leases are judged again one lease from now');
     // The consumers' heartbeats and reports sent meanwhile wait in their sockets: read them first.
     if (this.stall.holding()) return;
-    const expired = (await store.findExpiredLeases(now, 1000)).filter(
+    const found = (await store.findExpiredLeases(now, 1000)).filter(
       (o) => isExternalWorker(o.workerId) && !this.hooks.unwritten?.(o.taskId, o.attempt),
     );
+    const expired = await this.pastTheirHold(found, now - this.stall.heldSince());
     if (expired.length > 0) {
       await this.hooks.record(
-        expired.map((o) => lostAttemptCompletion(o, now, 'no completion or heartbeat from an external consumer within the lease')),
+        // Each only while its lease still ends before now: a heartbeat written since this read wins.
+        expired.map((o) => ({
+          ...lostAttemptCompletion(o, now, 'no completion or heartbeat from an external consumer within the lease'),
+          leaseExpiredBefore: now,
+        })),
         now,
       );
       this.hooks.pump();
     }
     await this.hooks.afterSweep?.();
+  }
+
+  /**
+   * Of the expired attempts, those whose own queue's lease has passed since the last stall or the
+   * start (`sinceHold` ms ago): a long-lease queue's consumers get their whole lease to heartbeat
+   * again. A stream queue's attempt names its queue (`external:<queue>`); a pull worker's
+   * (`http:<worker>`) does not, so its task is read, only within the longest lease of a hold.
+   */
+  private async pastTheirHold(expired: OrphanedAttempt[], sinceHold: number): Promise<OrphanedAttempt[]> {
+    if (expired.length === 0 || sinceHold >= Math.max(...this.leases)) return expired;
+    const out: OrphanedAttempt[] = [];
+    for (const o of expired) {
+      const worker = o.workerId ?? '';
+      const queue = worker.startsWith(EXTERNAL_WORKER_PREFIX)
+        ? worker.slice(EXTERNAL_WORKER_PREFIX.length)
+        : (await this.deps.store.getTask(o.taskId))?.queue;
+      const leaseMs = (queue !== undefined ? this.leaseOf.get(queue) : undefined) ?? Math.max(...this.leases);
+      if (sinceHold >= leaseMs) out.push(o);
+    }
+    return out;
   }
 }

@@ -44,16 +44,12 @@ export class ExternalDispatch {
         ? new ExternalLanes(deps, deps.streams, new Map(streamSpecs.map((q) => [q.name, q])), { record, pump })
         : null;
     this.streams = streams;
-    this.attempts = new ExternalAttempts(
-      deps,
-      [...streamSpecs, ...pullSpecs].map((q) => q.leaseMs),
-      {
-        record,
-        pump,
-        unwritten: hooks.unwritten,
-        ...(streams ? { afterSweep: () => streams.reclaimStale() } : {}),
-      },
-    );
+    this.attempts = new ExternalAttempts(deps, [...streamSpecs, ...pullSpecs], {
+      record,
+      pump,
+      unwritten: hooks.unwritten,
+      ...(streams ? { afterSweep: () => streams.reclaimStale() } : {}),
+    });
     this.pull =
       pullSpecs.length > 0
         ? new PullLanes(deps, pullSpecs, { record, pump, cancel: (taskId, attempt) => this.attempts.cancel(taskId, attempt) })

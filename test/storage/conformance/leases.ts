@@ -15,6 +15,27 @@ export function describeLeases(ctx: ConformanceContext): void {
       expect(expired[0].retry).to.include({ maxRetries: 3 });
     });
 
+    it("a lease sweep's completion (leaseExpiredBefore) is not applied once a heartbeat has moved the lease past that instant", async () => {
+      const s = ctx.store();
+      await s.insertTasks([newTask('ls-r'), newTask('ls-s')]);
+      await s.markPending(['ls-r', 'ls-s'], T0);
+      await s.claimTasks(['ls-r', 'ls-s'], 'w', T0, 1000); // leases until T0 + 1000
+      const found = await s.findExpiredLeases(T0 + 2000, 10);
+      expect(found.map((o) => o.taskId).sort()).to.deep.equal(['ls-r', 'ls-s']);
+      // A heartbeat of ls-r lands between the sweep's read and its write.
+      expect(await s.extendLeases([{ taskId: 'ls-r', attempt: 1 }], T0 + 5000)).to.equal(1);
+      const lost = (id: string) => ({ ...completion(id, 1, 'RETRYING'), retryAt: T0 + 2000, leaseExpiredBefore: T0 + 2000 });
+      const out = await s.completeAttempts([lost('ls-r'), lost('ls-s')], T0 + 2000);
+      expect(out.map((r) => [r.taskId, r.applied, r.state])).to.deep.equal([
+        ['ls-r', false, 'RUNNING'],
+        ['ls-s', true, 'PENDING'],
+      ]);
+      expect((await s.getTask('ls-r'))?.state).to.equal('RUNNING');
+      // Its lease ends unrenewed: the next sweep's completion applies.
+      const later = await s.completeAttempts([{ ...lost('ls-r'), leaseExpiredBefore: T0 + 6000 }], T0 + 6000);
+      expect(later[0]).to.include({ applied: true });
+    });
+
     it('extending a stale attempt or a finished task does nothing', async () => {
       await ctx.store().insertTasks([newTask('ls-c')]);
       const attempt = await startTask(ctx.store(), 'ls-c', T0);

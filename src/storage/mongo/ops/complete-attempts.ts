@@ -2,7 +2,8 @@
  * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy), now. Output: a
  * CompletionResult per input, in input order, `applied: false` for stale or duplicate completions.
  *
- * Each completion is a compare-and-set `{_id, attempts: attempt, state: 'RUNNING'}` in one
+ * Each completion is a compare-and-set `{_id, attempts: attempt, state: 'RUNNING'}` (with
+ * `lease_expires_at < leaseExpiredBefore` for a lease sweep's, so a heartbeat since wins) in one
  * `findOneAndUpdate`:
  * - a terminal target (SUCCEEDED, FAILED, DEAD, CANCELLED) sets it with completed_at = now; the
  *   final attempt stays described by the task document itself (as in SQLite);
@@ -56,7 +57,13 @@ export async function completeAttempts(c: MongoCollections, completions: Attempt
 
 /** The compare-and-set of one completion; with the document of a workflow task it made terminal (its follow-up is the caller's). */
 async function completeOne(c: MongoCollections, comp: AttemptCompletion, now: number): Promise<[CompletionResult, TaskDoc | null]> {
-  const cas = { _id: comp.taskId, attempts: comp.attempt, state: inStates(TRANSITIONS.succeed.from) };
+  const cas = {
+    _id: comp.taskId,
+    attempts: comp.attempt,
+    state: inStates(TRANSITIONS.succeed.from),
+    // A lease sweep's completion: only while the lease it found expired still is (a heartbeat since wins).
+    ...(comp.leaseExpiredBefore !== undefined ? { lease_expires_at: { $lt: comp.leaseExpiredBefore } } : {}),
+  };
   const error = toJson(comp.error);
   const common = { duration_ms: comp.durationMs, error, lease_expires_at: null, updated_at: now };
   let doc: TaskDoc | null;

@@ -1,7 +1,9 @@
 /**
  * completeAttempts — inputs: AttemptCompletion[] (decided by the retry policy, src/domain/
  * retry-policy.ts, before they reach the store), now (epoch ms).
- * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state; a RETRYING
+ * For each: compare-and-set on (id, attempts = attempt, state RUNNING) → target state (a lease
+ * sweep's completion, `leaseExpiredBefore`, first locks its row and checks that the lease still
+ * ended before that instant: a heartbeat written since wins); a RETRYING
  * target becomes CANCELLED when a cancel was requested during the attempt; RETRYING gets
  * due_at = retryAt, and a retry whose backoff is already over (retryAt <= now) is due at once, so
  * RETRYING → PENDING happen in this same write (state PENDING). An attempt ending in a retry is
@@ -130,7 +132,7 @@ type Row = TaskRow & {
 export function completionIsOneStatement(completions: readonly AttemptCompletion[]): boolean {
   const ids = new Set<string>();
   for (const c of completions) {
-    if (c.workflowId !== null || ids.has(c.taskId)) return false;
+    if (c.workflowId !== null || c.leaseExpiredBefore !== undefined || ids.has(c.taskId)) return false;
     ids.add(c.taskId);
   }
   return completions.length > 0;
@@ -148,7 +150,9 @@ export async function completeAttempts(
   inTransaction = true,
 ): Promise<CompletionResult[]> {
   const results = new Array<CompletionResult>(completions.length);
-  for (const round of rounds(completions)) {
+  const stale = await leasesRenewed(db, completions);
+  for (const i of stale) results[i] = { taskId: completions[i].taskId, applied: false, state: null, entry: null, taskType: null };
+  for (const round of rounds(completions.map((c, i) => (stale.has(i) ? null : c)))) {
     const out = await completeRound(
       db,
       round.map((i) => completions[i]),
@@ -157,14 +161,53 @@ export async function completeAttempts(
     );
     round.forEach((i, k) => (results[i] = out[k]));
   }
+  if (stale.size > 0) await fillStates(db, results, [...stale]);
   return results;
 }
 
-/** Indexes of `completions` in rounds: each task once per round, in input order. */
-function rounds(completions: AttemptCompletion[]): number[][] {
+/**
+ * The indexes of the lease sweep's completions (`leaseExpiredBefore`) whose attempt's lease no
+ * longer ends before that instant (a heartbeat was written since the sweep read it), or that no
+ * longer run. The others' rows are locked (`FOR UPDATE`, in id order) until the transaction
+ * ends, so no heartbeat can slip in before their write. Only in a transaction (a completion with
+ * `leaseExpiredBefore` is never a bare statement: {@link completionIsOneStatement}).
+ */
+async function leasesRenewed(db: Db, completions: AttemptCompletion[]): Promise<Set<number>> {
+  const swept = completions.flatMap((c, i) => (c.leaseExpiredBefore !== undefined ? [i] : []));
+  if (swept.length === 0) return new Set();
+  const { rows } = await db.query<{ ord: string }>(
+    `SELECT c.ord FROM unnest($1::text[], $2::int[], $3::float8[]) WITH ORDINALITY AS c(id, attempt, before, ord)
+     JOIN tasks t ON t.id = c.id AND t.attempts = c.attempt AND ${RUNNING} AND t.lease_expires_at < c.before
+     ORDER BY t.id FOR UPDATE OF t`,
+    [
+      swept.map((i) => completions[i].taskId),
+      swept.map((i) => completions[i].attempt),
+      swept.map((i) => completions[i].leaseExpiredBefore),
+    ],
+  );
+  const expired = new Set(rows.map((r) => swept[Number(r.ord) - 1]));
+  return new Set(swept.filter((i) => !expired.has(i)));
+}
+
+/** The current state and type of the tasks whose completions at `indexes` were not applied. */
+async function fillStates(db: Db, results: CompletionResult[], indexes: number[]): Promise<void> {
+  const { rows } = await db.query<{ id: string; state: TaskState; task_type: string }>(
+    'SELECT id, state, task_type FROM tasks WHERE id = ANY($1::text[])',
+    [indexes.map((i) => results[i].taskId)],
+  );
+  const found = new Map(rows.map((r) => [r.id, r]));
+  for (const i of indexes) {
+    const row = found.get(results[i].taskId);
+    results[i] = { ...results[i], state: row?.state ?? null, taskType: row?.task_type ?? null };
+  }
+}
+
+/** Indexes of `completions` in rounds: each task once per round, in input order (null: left out). */
+function rounds(completions: Array<AttemptCompletion | null>): number[][] {
   const seen = new Map<string, number>();
   const out: number[][] = [];
   completions.forEach((c, i) => {
+    if (c === null) return;
     const n = seen.get(c.taskId) ?? 0;
     seen.set(c.taskId, n + 1);
     (out[n] ??= []).push(i);

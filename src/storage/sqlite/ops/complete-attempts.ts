@@ -14,6 +14,9 @@
  * completion's `startedAt` (the instant it was sent to its worker); a row with a start keeps it.
  * Output: CompletionResult per input, `applied: false` for stale or duplicate completions; `entry`
  * only when the task waits again (RETRYING or PENDING), null for a final state.
+ * A completion with `leaseExpiredBefore` (a lease sweep's) is applied only while the attempt's
+ * lease still ends before it (checked in the same transaction), so a heartbeat written since the
+ * sweep's read wins.
  * Guarantee: an attempt completes at most once; a task never moves backwards.
  *
  * A final target (SUCCEEDED, FAILED, DEAD, CANCELLED: no retry, so no cancel flag or backoff to
@@ -65,6 +68,7 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
       started_at = COALESCE(started_at, ?)
     WHERE seq = ?`);
   const current = db.prepare(`SELECT state, task_type FROM tasks WHERE id = ?`);
+  const leaseEnded = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND attempts = ? AND ${RUNNING} AND lease_expires_at < ?`).pluck();
   const notApplied = (taskId: string): CompletionResult => {
     const found = current.get(taskId) as { state: TaskState; task_type: string } | undefined;
     return { taskId, applied: false, state: found?.state ?? null, entry: null, taskType: found?.task_type ?? null };
@@ -87,6 +91,9 @@ export function prepareCompleteAttempts(db: Database.Database): (completions: At
   };
   return (completions, now) =>
     completions.map((c) => {
+      if (c.leaseExpiredBefore !== undefined && leaseEnded.get(c.taskId, c.attempt, c.leaseExpiredBefore) === undefined) {
+        return notApplied(c.taskId);
+      }
       const error = c.error === null ? null : JSON.stringify(c.error);
       if (c.state !== 'RETRYING') return toFinal(c, error, now);
       const row = retry.get({
