@@ -54,8 +54,11 @@ export class AttemptLogBuffer {
 }
 
 /**
- * Checks a progress value as the scheduler does (a fraction in [0, 1], or `{done?, total?,
- * message?}` with non-negative counts), so a wrong call fails in the handler, not later.
+ * Checks a progress value as the scheduler does (`src/domain/progress.ts`; the SDK stands alone,
+ * so the rule is written here again and a test holds the two to the same answers): a fraction in
+ * [0, 1], or `{done?, total?, message?}` with at least one of them and nothing else, non-negative
+ * counts, `done` ≤ `total`, a message of at most 200 characters. So a wrong call fails in the
+ * handler, not later as a report the scheduler refuses.
  * @throws TypeError naming what is wrong
  */
 export function assertProgressValue(value: unknown): asserts value is ProgressValue {
@@ -66,13 +69,23 @@ export function assertProgressValue(value: unknown): asserts value is ProgressVa
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new TypeError('progress must be a number from 0 to 1 or an object {done?, total?, message?}');
   const v = value as Record<string, unknown>;
+  const keys = Object.keys(v);
+  if (keys.length === 0) throw new TypeError('progress needs at least one of done, total, message');
+  const extra = keys.find((k) => k !== 'done' && k !== 'total' && k !== 'message');
+  if (extra !== undefined) throw new TypeError(`progress has an unknown field "${extra.slice(0, 50)}" (allowed: done, total, message)`);
   for (const key of ['done', 'total']) {
     const n = v[key];
-    if (n !== undefined && (typeof n !== 'number' || !Number.isFinite(n) || n < 0))
+    if (key in v && (typeof n !== 'number' || !Number.isFinite(n) || n < 0))
       throw new TypeError(`progress.${key} must be a non-negative number`);
   }
-  if (v.message !== undefined && typeof v.message !== 'string') throw new TypeError('progress.message must be a string');
+  if (typeof v.done === 'number' && typeof v.total === 'number' && v.done > v.total)
+    throw new TypeError('progress.done must not exceed total');
+  if ('message' in v && (typeof v.message !== 'string' || v.message.length > MAX_PROGRESS_MESSAGE))
+    throw new TypeError(`progress.message must be a string of at most ${MAX_PROGRESS_MESSAGE} characters`);
 }
+
+/** Longest progress `message` the scheduler takes, in characters (UTF-16 code units, as it counts them). */
+const MAX_PROGRESS_MESSAGE = 200;
 
 /** `ctx.progress` of one attempt: the latest value, sent at most once per interval. */
 export class ProgressSender {

@@ -84,12 +84,34 @@ function read(obj: object, key: string): unknown {
   }
 }
 
-/** A failure with the endpoint's bounds applied to `message` and `type`. */
+/**
+ * A failure with the endpoint's bounds applied to `message` and `type`: each cut to its most
+ * characters (code points, as the endpoint counts them, so a surrogate pair is never split), and
+ * the type made text the endpoint takes (a NUL or a lone surrogate becomes U+FFFD; empty: `Error`),
+ * so that no error name can make the report itself refused and the attempt run again.
+ */
 export function failure(message: string, type: string, permanent: boolean): Outcome {
+  const kind = cutToCodePoints(type, MAX_ERROR_TYPE).replace(NOT_WELL_FORMED, '\uFFFD');
   return {
     kind: 'failed',
-    error: { message: message.slice(0, MAX_ERROR_MESSAGE), type: type.slice(0, MAX_ERROR_TYPE), permanent },
+    error: { message: cutToCodePoints(message, MAX_ERROR_MESSAGE), type: kind || 'Error', permanent },
   };
+}
+
+/** NUL and lone UTF-16 surrogates, which the endpoint refuses in names such as `error.type`. */
+// eslint-disable-next-line no-control-regex -- NUL is what is looked for
+const NOT_WELL_FORMED = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `text` cut to at most `max` code points (a pair is one, as JSON Schema's `maxLength` counts). */
+function cutToCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    if (n++ === max) break;
+    out += ch;
+  }
+  return out;
 }
 
 function describe(value: unknown): string {

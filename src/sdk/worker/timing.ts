@@ -42,17 +42,22 @@ export function pause(clock: WorkerClock, ms: number, signal?: AbortSignal): Pro
   });
 }
 
-/** Shortest and longest automatic heartbeat interval (ms). */
-export const HEARTBEAT_BOUNDS_MS = { min: 200, max: 60_000 } as const;
+/**
+ * Shortest and longest automatic heartbeat interval (ms); `offClock`: the interval when the lease's
+ * expiry is already past by this process's clock (a clock far off the scheduler's).
+ * The shortest keeps three beats within the shortest lease a queue may have (`leaseMs` 100).
+ */
+export const HEARTBEAT_BOUNDS_MS = { min: 25, max: 60_000, offClock: 200 } as const;
 
 /**
  * The interval of automatic heartbeats: a third of the time left on the lease (`leaseExpiresAt`
  * ISO-8601, by the scheduler's clock, read against `now`), so two beats may be lost before the lease
- * runs out; bounded to 0.2–60 s. A clock far off the scheduler's (an expiry in the past) gives the
- * shortest interval; an unreadable expiry gives 10 s.
+ * runs out; bounded to 25 ms–60 s. An expiry already past by this clock (a clock far off the
+ * scheduler's) gives 200 ms; an unreadable expiry gives 10 s.
  */
 export function heartbeatIntervalMs(leaseExpiresAt: string, now: number): number {
   const left = Date.parse(leaseExpiresAt) - now;
   if (!Number.isFinite(left)) return 10_000;
+  if (left <= 0) return HEARTBEAT_BOUNDS_MS.offClock;
   return Math.min(HEARTBEAT_BOUNDS_MS.max, Math.max(HEARTBEAT_BOUNDS_MS.min, Math.floor(left / 3)));
 }
