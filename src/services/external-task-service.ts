@@ -214,7 +214,8 @@ export class ExternalTaskService {
    * after those it has, with the bounds of `ctx.log`; each line's `level` is kept among its
    * fields. Only while the attempt runs (checked before the write). Lines of one attempt should
    * be posted one request at a time (requests of one attempt on one node are applied in order).
-   * @throws ValidationError (400, `lines[i].at` …); TaskNotFoundError (404); NotExternalTaskError
+   * @throws ValidationError (400, `lines[i].at`, `lines[i].fields` nested deeper than 64 levels …);
+   *   TaskNotFoundError (404); NotExternalTaskError
    *   (409); AttemptConflictError (409)
    */
   async logs(id: string, body: ExternalLogsBody, caller: Caller = OPEN_CALLER): Promise<LogsAnswer> {
@@ -223,6 +224,9 @@ export class ExternalTaskService {
     const posted = body.lines.map((l, i) => {
       const at = l.at === undefined ? now : parseIsoWithOffset(l.at);
       if (at === null) throw new ValidationError(`lines[${i}].at`, NOT_A_DATE_TIME);
+      // As payloads and results: a reader's JSON parser may recurse (the dashboard, a client).
+      if (l.fields !== undefined && exceedsJsonDepth(l.fields))
+        throw new ValidationError(`lines[${i}].fields`, `nests deeper than ${MAX_JSON_DEPTH} levels`);
       // The line's level wins over a `level` of its own fields (API.md: kept as `fields.level`).
       return { at, message: l.msg, fields: { ...(l.fields ?? {}), level: l.level } };
     });

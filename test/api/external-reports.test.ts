@@ -149,6 +149,26 @@ describe('external consumer reports (routes)', () => {
     expect((await f.store.getTask(id))?.state).to.equal('RUNNING');
   });
 
+  it('logs: 400 naming lines[i].fields for fields nested deeper than 64 levels (as a payload), 200 at 64', async () => {
+    const id = await runningExternal();
+    const nested = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = { a: v };
+      return v;
+    };
+    const deep = await post(`/api/v1/tasks/${id}/logs`, {
+      attempt: 1,
+      lines: [
+        { level: 'info', msg: 'ok' },
+        { level: 'info', msg: 'x', fields: nested(1900) },
+      ],
+    });
+    expect(deep.statusCode, deep.body).to.equal(400);
+    expect(deep.json().error.details).to.deep.include({ field: 'lines[1].fields' });
+    const fits = await post(`/api/v1/tasks/${id}/logs`, { attempt: 1, lines: [{ level: 'info', msg: 'x', fields: nested(64) }] });
+    expect(fits.statusCode, fits.body).to.equal(200);
+  });
+
   it('complete: 503 without a dispatcher (nothing changes)', async () => {
     const id = await runningExternal();
     const res = await post(`/api/v1/tasks/${id}/complete`, { attempt: 1, result: { ok: true } });
