@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { ConnectionError, SchedulerApiError } from '../sdk/client';
+import { ConnectionError, RequestBodyError, SchedulerApiError } from '../sdk/client';
 import { CliEnv, CliExit } from './context';
 import { PartialSubmitError, taskCommands } from './commands/tasks';
 import { cronCommands } from './commands/cron';
@@ -86,6 +86,11 @@ export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
       cli.err.write(`error: ${err.message}\n`);
       return EXIT.usage;
     }
+    // A body the client refused before sending (a JSON value nested too deep, a number JSON cannot hold).
+    if (err instanceof RequestBodyError) {
+      cli.err.write(json ? `${JSON.stringify({ error: { code: 'INVALID_BODY', message: err.message } })}\n` : `error: ${err.message}\n`);
+      return EXIT.usage;
+    }
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     if (err instanceof CliExit) return err.exitCode;
     if (err instanceof SchedulerApiError) {
@@ -102,7 +107,10 @@ export async function runCli(argv: string[], cli: CliEnv): Promise<number> {
       );
       return EXIT.unavailable;
     }
-    cli.err.write(`error: ${(err as Error).stack ?? String(err)}\n`);
+    // Anything else (an answer of an unexpected shape, a bug): one line; the stack with SCHEDULER_CLI_DEBUG=1.
+    const message = err instanceof Error ? err.message : String(err);
+    const stack = cli.env.SCHEDULER_CLI_DEBUG === '1' && err instanceof Error ? err.stack : undefined;
+    cli.err.write(stack ? `error: ${stack}\n` : `error: ${message.split('\n')[0]} (SCHEDULER_CLI_DEBUG=1 shows where)\n`);
     return EXIT.apiError;
   }
 }

@@ -3,6 +3,9 @@ import { LimitKind, localRateLimiter, RateBucket, RateLimit, RateLimiterBackend 
 
 export type { RateLimit } from './rate-limiter-backend';
 
+/** A tenant's weight in the dispatch's round-robin when neither the config nor an admin set one. */
+export const DEFAULT_TENANT_WEIGHT = 1;
+
 /**
  * The dispatch settings an operator changes at run time (docs/TENANTS.md): tenant weights for the
  * weighted round-robin, token-bucket rate limits per task type and per tenant, and the limits per
@@ -31,8 +34,8 @@ export class DispatchLimits {
     this.concurrency = new ConcurrencyLimits(concurrencyBackend);
   }
 
-  /** Weight of a tenant (default 1). */
-  weightOf = (tenantId: string): number => this.weights.get(tenantId) ?? 1;
+  /** Weight of a tenant (default {@link DEFAULT_TENANT_WEIGHT}). */
+  weightOf = (tenantId: string): number => this.weights.get(tenantId) ?? DEFAULT_TENANT_WEIGHT;
 
   typeBucket = (taskType: string): RateBucket | null => this.typeBuckets.get(taskType) ?? null;
 

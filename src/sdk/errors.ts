@@ -119,6 +119,26 @@ export class ClientOptionError extends TypeError {
 }
 
 /**
+ * A request body the client refuses before sending it: a number JSON cannot hold (NaN, ±Infinity:
+ * it would be sent as null), or nesting deeper than {@link MAX_BODY_DEPTH} levels (deeper than
+ * anything the service takes, and past what `JSON.stringify` can write). A `TypeError`; the
+ * message names the path or the depth.
+ */
+export class RequestBodyError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestBodyError';
+  }
+}
+
+/**
+ * Deepest nesting (objects and arrays) of a request body the client sends: the service takes
+ * payloads, results, checkpoints and metadata of at most 64 levels, and a body wraps them in a few
+ * more (a batch, a workflow's tasks).
+ */
+export const MAX_BODY_DEPTH = 100;
+
+/**
  * A wait (`client.tasks.wait`, `client.workflows.wait`) that reached its timeout before the task or
  * workflow ended; `last` is the last view read (its current state).
  */

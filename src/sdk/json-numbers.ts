@@ -1,5 +1,5 @@
 /**
- * Numbers JSON cannot hold. `JSON.stringify` writes NaN and ±Infinity as `null` (ECMA-262,
+ * Numbers JSON cannot hold, and nesting it cannot write. `JSON.stringify` writes NaN and ±Infinity as `null` (ECMA-262,
  * SerializeJSONProperty), and `JSON.parse` reads a literal beyond a double's range (`1e400`) as
  * ±Infinity, so `{"n": 1e400}` or `{n: NaN}` would reach the service, and be stored, as
  * `{"n": null}`. The service refuses such a REST body (400 naming the field); a client cannot
@@ -40,4 +40,22 @@ export function nonFiniteNumber(value: unknown): { path: string; value: number }
 export function nonFiniteNumberMessage(root: string, found: { path: string; value: number }): string {
   const where = `${root}${found.path}`.replace(/^\./, '') || 'the value';
   return `${where}: ${found.value} is a number JSON cannot hold (it would be sent, and stored, as null)`;
+}
+
+/**
+ * True when `value` nests objects and arrays deeper than `max` levels (the root object is level 1).
+ * Iterative, so a value of any depth is measured without using the stack, which `JSON.stringify`
+ * would overflow from a few thousand levels. Objects with `toJSON` are not walked.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null || seen.has(v) || typeof (v as { toJSON?: unknown }).toJSON === 'function') continue;
+    if (depth + 1 > max) return true;
+    seen.add(v);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

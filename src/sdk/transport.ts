@@ -6,9 +6,9 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { apiErrorOf, ClientOptionError, ConnectionError, SchedulerApiError } from './errors';
+import { apiErrorOf, ClientOptionError, ConnectionError, MAX_BODY_DEPTH, RequestBodyError, SchedulerApiError } from './errors';
 import { checkTlsFiles, type TlsFiles } from './tls-files';
-import { nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
+import { nestsDeeperThan, nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export type { TlsFiles };
@@ -127,15 +127,19 @@ export class ApiClient {
    * @param path starts with `/` (without query string: give `query`)
    * @returns the parsed JSON body (null when empty), the status and the headers
    * @throws SchedulerApiError (a subclass per status) for a non-2xx answer; ConnectionError when
-   *   the service cannot be reached or does not answer within the timeout; TypeError, before
-   *   sending, for a body holding NaN or ±Infinity (JSON would send null; the message names the path)
+   *   the service cannot be reached or does not answer within the timeout; RequestBodyError (a
+   *   TypeError), before sending, for a body holding NaN or ±Infinity (JSON would send null; the
+   *   message names the path) or nesting deeper than {@link MAX_BODY_DEPTH} levels
    */
   async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) qs.set(k, String(v));
     const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
     const odd = options.body === undefined ? null : nonFiniteNumber(options.body);
-    if (odd) throw new TypeError(nonFiniteNumberMessage('body', odd));
+    if (odd) throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
+    if (options.body !== undefined && nestsDeeperThan(options.body, MAX_BODY_DEPTH)) {
+      throw new RequestBodyError(`body nests deeper than ${MAX_BODY_DEPTH} levels (the service takes payloads and results of at most 64)`);
+    }
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = {
       accept: 'application/json',

@@ -5,7 +5,7 @@ import type { RateLimitDeleteView } from '../contract/answer-json';
 import type { RateLimitPutBody, TenantPutBody } from '../contract/types';
 import { SchemaValidator } from '../contract/validation';
 import { Clock } from '../domain/clock';
-import { DispatchLimits, RateLimit } from '../domain/dispatch-limits';
+import { DEFAULT_TENANT_WEIGHT, DispatchLimits, RateLimit } from '../domain/dispatch-limits';
 import { ownValue } from '../domain/own-value';
 import { ForbiddenError, UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import { isTenantId, TENANT_ID_RULE } from '../domain/tenant-id';
@@ -81,13 +81,15 @@ export class TenantAdmin {
     const { store, limits, clock } = this.deps;
     const now = clock.now();
     const current = limits.snapshot();
-    const weight = b.weight ?? ownValue(current.weights, tenantId) ?? null;
+    // A field left out keeps the value in force, stored (docs/TENANTS.md): the default weight 1 too,
+    // so a weight added to the config file later does not reach this tenant.
+    const weight = b.weight ?? ownValue(current.weights, tenantId) ?? DEFAULT_TENANT_WEIGHT;
     const rateLimit = b.rate_limit === undefined ? (ownValue(current.tenants, tenantId) ?? null) : b.rate_limit && fromJson(b.rate_limit);
     await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
     this.announce();
-    if (weight !== null) limits.setWeight(tenantId, weight);
+    limits.setWeight(tenantId, weight);
     limits.setTenantLimit(tenantId, rateLimit, now);
-    return { tenant_id: tenantId, weight: weight ?? 1, rate_limit: rateLimitJson(rateLimit) };
+    return { tenant_id: tenantId, weight, rate_limit: rateLimitJson(rateLimit) };
   }
 
   /**

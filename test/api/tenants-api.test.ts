@@ -151,6 +151,11 @@ describe('REST: API keys, tenant isolation and admin routes', () => {
       expect(none.json()).to.deep.equal({ tenant_id: id, weight: 2, rate_limit: null });
     }
     expect((await f.store.listTenantSettings()).map((t) => t.tenantId).sort()).to.include.members(['constructor', 'toString', 'valueOf']);
+    // A PUT leaving the weight out stores the weight in force, the default 1 too (it stored none,
+    // so a weight added to the config file later reached the tenant, against TENANTS.md).
+    const limitOnly = await as(KEYS.admin, 'PUT', '/api/v1/tenants/delta', { rate_limit: null });
+    expect(limitOnly.json()).to.deep.equal({ tenant_id: 'delta', weight: 1, rate_limit: null });
+    expect((await f.store.listTenantSettings()).find((t) => t.tenantId === 'delta')).to.include({ weight: 1, rateLimit: null });
     for (const [url, body, field] of [
       ['/api/v1/tenants/acme', { weight: 0 }, 'weight'],
       ['/api/v1/tenants/acme', { weight: 5e-324 }, 'weight'],

@@ -1,25 +1,13 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 import { tempDir } from '../helpers/temp-dir';
+import { sink } from '../helpers/sink';
 import { buildProgram, runCli } from '../../src/cli/program';
 import { ROUTE_COMMANDS } from '../../src/cli/route-commands';
 import { moveClockWhileWaiting } from '../helpers/clock-while-waiting';
-
-/** A stream that keeps what is written. */
-function sink(): Writable & { text: () => string } {
-  let buf = '';
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      buf += String(chunk);
-      cb();
-    },
-  });
-  return Object.assign(w, { text: () => buf });
-}
 
 /** The command named by `words` (e.g. `cron runs`) in the program's tree, or undefined. */
 function commandOf(program: Command, words: string): Command | undefined {

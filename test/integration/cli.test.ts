@@ -227,6 +227,11 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
     const huge = await run('submit', 'echo', '--payload', '{"a":[1,1e400]}');
     expect(huge.code).to.equal(2);
     expect(huge.stderr).to.include('a[1]: Infinity is a number JSON cannot hold');
+    // Nesting past what JSON.stringify can write: one line and exit 2, not a RangeError's stack.
+    const deep = await run('submit', 'echo', '--payload', '['.repeat(8000) + ']'.repeat(8000));
+    expect(deep.code, deep.stderr).to.equal(2);
+    expect(deep.stderr.trim().split('\n'), deep.stderr).to.have.length(1);
+    expect(deep.stderr).to.include('nests deeper than 100 levels');
     const list = await run('list', '--limit', '5');
     expect(list.stdout.split('\n')[0]).to.match(/^TASK_ID\s+TYPE\s+STATUS\s+PRIORITY\s+ATTEMPTS\s+CREATED$/);
     expect(list.stdout.trim().split('\n')).to.have.length.at.least(6);

@@ -193,10 +193,24 @@ describe('dashboard in a browser (real service, headless Chromium)', function ()
 
   it('tenants and limits: saves a tenant weight, a task-type limit and a concurrency limit (admin PUT)', async () => {
     await show('tenants');
+    // A weight alone keeps the tenant's limit (the form sent rate_limit null, lifting it); fractions are weights too.
+    expect((await call('PUT', '/api/v1/tenants/acme', { rate_limit: { rate_per_second: 7 } })).status).to.equal(200);
     await page.fill('#tenant-form input[name=tenant]', 'acme');
-    await page.fill('#tenant-form input[name=weight]', '3');
+    await page.fill('#tenant-form input[name=weight]', '2.5');
     await page.click('#tenant-form button[type=submit]');
     await page.waitForSelector('#flash:has-text("Tenant acme: saved")');
+    expect((await call('GET', '/api/v1/tenants')).body.tenants).to.deep.include({
+      tenant_id: 'acme',
+      weight: 2.5,
+      rate_limit: { rate_per_second: 7, burst: 1 },
+    });
+    await page.fill('#tenant-form input[name=tenant]', 'acme');
+    await page.fill('#tenant-form input[name=weight]', '3');
+    await page.check('#tenant-form input[name=no_limit]');
+    // The first save's flash may still show: wait for this PUT's answer instead.
+    const saved = page.waitForResponse((r) => r.url().endsWith('/api/v1/tenants/acme') && r.request().method() === 'PUT');
+    await page.click('#tenant-form button[type=submit]');
+    expect((await saved).status()).to.equal(200);
     await page.fill('#rate-limit-form input[name=task_type]', 'echo');
     await page.fill('#rate-limit-form input[name=rate]', '50');
     await page.fill('#rate-limit-form input[name=burst]', '5');

@@ -4,7 +4,8 @@ import { WELL_FORMED_TEXT } from '../../src/contract/well-formed-text';
 import { externalCompletionSchema } from '../../src/contract/external-schemas';
 import { SchemaValidator } from '../../src/contract/validation';
 import { assertProgressValue } from '../../src/sdk/worker/attempt-reports';
-import { failed } from '../../src/sdk/worker/outcome';
+import { failed, succeeded } from '../../src/sdk/worker/outcome';
+import { exceedsJsonDepth } from '../../src/contract/json-depth';
 import { HEARTBEAT_BOUNDS_MS, heartbeatIntervalMs } from '../../src/sdk/worker/timing';
 
 /**
@@ -74,6 +75,21 @@ describe('SDK reports are ones the scheduler takes', () => {
       expect(() => completion.assert(externalCompletionSchema, body)).not.to.throw();
     });
   }
+
+  it('a result nested deeper than the endpoint takes is a permanent failure, not a report it refuses', () => {
+    const nested = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    for (const depth of [64, 65, 5000]) {
+      const outcome = succeeded(nested(depth));
+      const body = { attempt: 1, ...(outcome.kind === 'succeeded' ? { result: outcome.result } : { error: outcome.error }) };
+      expect(outcome.kind, `depth ${depth}`).to.equal(exceedsJsonDepth(nested(depth)) ? 'failed' : 'succeeded');
+      if (outcome.kind === 'failed') expect(outcome.error).to.include({ type: 'result_not_serializable', permanent: true });
+      else expect(() => completion.assert(externalCompletionSchema, body)).not.to.throw();
+    }
+  });
 
   it('a message of 10,000 astral characters is cut on a code point, not inside a pair', () => {
     const outcome = failed(new Error('😀'.repeat(10_001)));

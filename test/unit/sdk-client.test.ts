@@ -9,6 +9,7 @@ import {
   createClient,
   NotFoundError,
   RateLimitedError,
+  RequestBodyError,
   SchedulerApiError,
   UnavailableError,
   WaitTimeoutError,
@@ -266,6 +267,24 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await client.tasks.submit({ task_type: 'echo', payload: { a: shared, b: shared, at: new Date(0) } })).to.deep.equal({
       task_id: 't1',
     });
+  });
+
+  it('refuses a body nested deeper than 100 levels before sending it (a RequestBodyError, not a RangeError of JSON.stringify)', async () => {
+    server = await fakeServer([json(202, { task_id: 't2' })]);
+    const client = createClient({ url: server.url });
+    const nested = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = [v];
+      return v;
+    };
+    for (const depth of [100, 20_000]) {
+      const err = await client.tasks.submit({ task_type: 'echo', payload: nested(depth) }).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(RequestBodyError).and.instanceOf(TypeError);
+      expect((err as Error).message).to.match(/^body nests deeper than 100 levels/);
+    }
+    expect(server.seen).to.deep.equal([]);
+    // 99 levels of payload are 100 of body: sent (the service then judges it).
+    expect(await client.tasks.submit({ task_type: 'echo', payload: nested(99) })).to.deep.equal({ task_id: 't2' });
   });
 
   it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {

@@ -31,10 +31,12 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  RequestBodyError,
   SchedulerApiError,
   UnauthorizedError,
   UnavailableError,
   WaitTimeoutError,
+  MAX_BODY_DEPTH,
 } from '../errors';
 export type * from './types';
 export { TERMINAL_TASK_STATUSES, TERMINAL_WORKFLOW_STATUSES, MAX_WAIT_SECONDS } from './wait';

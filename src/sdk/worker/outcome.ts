@@ -2,7 +2,7 @@
  * A handler's end as the completion the pull worker reports: a JSON result, or an error with its
  * message, type and whether retrying can help.
  */
-import { nonFiniteNumber, nonFiniteNumberMessage } from '../json-numbers';
+import { nestsDeeperThan, nonFiniteNumber, nonFiniteNumberMessage } from '../json-numbers';
 import type { CompletionError } from './worker-api';
 
 /** The most characters of an error message the completion endpoint takes. */
@@ -14,19 +14,30 @@ const MAX_ERROR_TYPE = 200;
 /** The most characters of a stack the completion endpoint takes (it keeps the first 4,096). */
 const MAX_STACK = 65_536;
 
+/** Deepest nesting of a result the completion endpoint takes (objects and arrays), as for payloads. */
+const MAX_RESULT_DEPTH = 64;
+
 /** What an attempt reports: success with a JSON result, or a failure. */
 export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed'; error: CompletionError };
 
 /**
  * A handler's return value as a success; a value JSON cannot carry (a BigInt, a cycle, a throwing
- * `toJSON`, NaN or ±Infinity, which JSON would write as null) as a permanent
- * `result_not_serializable` failure (retrying would fail the same way).
+ * `toJSON`, NaN or ±Infinity, which JSON would write as null) or that nests deeper than 64 levels
+ * (the endpoint refuses it) as a permanent `result_not_serializable` failure (retrying would fail
+ * the same way).
  * `undefined` is stored as no result (null). The value is sent as its JSON text reads back.
  */
 export function succeeded(result: unknown): Outcome {
   const odd = nonFiniteNumber(result);
   if (odd)
     return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
+  // The completion endpoint refuses a deeper result (400), which would leave the attempt to run again after its lease.
+  if (nestsDeeperThan(result, MAX_RESULT_DEPTH))
+    return failure(
+      `handler result nests deeper than ${MAX_RESULT_DEPTH} levels, which the scheduler does not store`,
+      'result_not_serializable',
+      true,
+    );
   try {
     const text = JSON.stringify(result);
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };

@@ -23,15 +23,23 @@ export async function render(root, ctx) {
   };
   const num = (v) => (v === '' ? undefined : Number(v));
   const tenantForm = h('form', { class: 'filters', id: 'tenant-form' },
-    input('tenant', 'tenant', '', { required: true }), input('weight', 'weight', '', { type: 'number', min: 1, step: 1 }),
-    input('rate', 'starts/s (empty: none)', '', { type: 'number', min: 0.001, step: 'any' }), input('burst', 'burst', '', { type: 'number', min: 1, step: 1 }),
+    input('tenant', 'tenant', '', { required: true }),
+    input('weight', 'weight (empty: keep)', '', { type: 'number', min: 0.001, max: 1000000, step: 'any' }),
+    input('rate', 'starts/s (empty: keep)', '', { type: 'number', min: 0.001, step: 'any' }), input('burst', 'burst', '', { type: 'number', min: 1, step: 1 }),
+    input('no_limit', 'remove its limit', '', { type: 'checkbox' }),
     h('button', { type: 'submit' }, 'Save tenant'));
   tenantForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const f = Object.fromEntries(new FormData(tenantForm));
+    // A field left empty is left out of the PUT, which keeps the value in force (docs/TENANTS.md).
     const bodyOut = {};
     if (f.weight !== '') bodyOut.weight = num(f.weight);
-    bodyOut.rate_limit = f.rate === '' ? null : { rate_per_second: num(f.rate), ...(f.burst === '' ? {} : { burst: num(f.burst) }) };
+    if (f.no_limit !== undefined) bodyOut.rate_limit = null;
+    else if (f.rate !== '') bodyOut.rate_limit = { rate_per_second: num(f.rate), ...(f.burst === '' ? {} : { burst: num(f.burst) }) };
+    if (Object.keys(bodyOut).length === 0) {
+      ctx.flash(`Tenant ${f.tenant}: nothing to change (give a weight, a rate, or tick "remove its limit")`, false);
+      return;
+    }
     void act(`Tenant ${f.tenant}`, () => api('PUT', `/api/v1/tenants/${seg(f.tenant)}`, { body: bodyOut }));
   });
   const limitForm = h('form', { class: 'filters', id: 'rate-limit-form' },
