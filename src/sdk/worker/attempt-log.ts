@@ -3,6 +3,10 @@
  * `attempt`) and into the attempt's batch for the scheduler, which keeps it with the attempt.
  */
 import type { AttemptLogBuffer } from './attempt-reports';
+import { nestsDeeperThan } from '../json-numbers';
+
+/** Deepest nesting of a line's fields the scheduler takes (as for payloads). */
+const MAX_FIELDS_DEPTH = 64;
 import type { AttemptLog, LogLevel, WorkerClock, WorkerLogger } from './types';
 
 /**
@@ -30,8 +34,12 @@ export function attemptLog(
   });
 }
 
-/** `fields` as their JSON reads back, or a marker when JSON cannot carry them (a cycle, a BigInt). */
+/**
+ * `fields` as their JSON reads back, or a marker when JSON cannot carry them (a cycle, a BigInt) or
+ * the scheduler would refuse them (nested deeper than 64 levels: the whole batch of lines would be).
+ */
 function jsonFields(fields: Record<string, unknown>): Record<string, unknown> {
+  if (nestsDeeperThan(fields, MAX_FIELDS_DEPTH)) return { fields_dropped: `nested deeper than ${MAX_FIELDS_DEPTH} levels` };
   try {
     return JSON.parse(JSON.stringify(fields)) as Record<string, unknown>;
   } catch {

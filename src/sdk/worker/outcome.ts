@@ -22,22 +22,19 @@ export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed';
 
 /**
  * A handler's return value as a success; a value JSON cannot carry (a BigInt, a cycle, a throwing
- * `toJSON`, NaN or ±Infinity, which JSON would write as null) or that nests deeper than 64 levels
- * (the endpoint refuses it) as a permanent `result_not_serializable` failure (retrying would fail
- * the same way).
+ * `toJSON`, NaN or ±Infinity, which JSON would write as null) as a permanent
+ * `result_not_serializable` failure, and one nested deeper than 64 levels (which the endpoint
+ * refuses) as a permanent `result_rejected` one (retrying would fail the same way).
  * `undefined` is stored as no result (null). The value is sent as its JSON text reads back.
  */
 export function succeeded(result: unknown): Outcome {
   const odd = nonFiniteNumber(result);
   if (odd)
     return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
-  // The completion endpoint refuses a deeper result (400), which would leave the attempt to run again after its lease.
+  // The completion endpoint refuses a deeper result (a 400, `result_rejected` in attempt.ts); past
+  // the client's body bound it could not even be sent. Either way: the same permanent failure.
   if (nestsDeeperThan(result, MAX_RESULT_DEPTH))
-    return failure(
-      `handler result nests deeper than ${MAX_RESULT_DEPTH} levels, which the scheduler does not store`,
-      'result_not_serializable',
-      true,
-    );
+    return failure(`the scheduler refused the result: it nests deeper than ${MAX_RESULT_DEPTH} levels`, 'result_rejected', true);
   try {
     const text = JSON.stringify(result);
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
