@@ -186,11 +186,14 @@ export class PostgresStore implements Store {
       (db, inTransaction) => completeAttempts(db, completions, now, inTransaction),
       'first',
       () => completionIsOneStatement(completions),
+      // The workflows of every completion that may be in one, locked in id order with the rest of
+      // the group commit's before any is written (write-queue.ts, `lockFirst`).
+      completions.filter((c) => c.workflowId !== null).map((c) => c.taskId),
     );
   }
 
   async cancelTask(id: string, now: number): Promise<CancelResult> {
-    return this.c.write((db) => cancelTask(db, id, now));
+    return this.c.write((db) => cancelTask(db, id, now), 'ordered', undefined, [id]);
   }
 
   async updateWaitingTask(id: string, changes: UpdateWaitingChanges, now: number): Promise<UpdateWaitingResult> {
@@ -198,7 +201,7 @@ export class PostgresStore implements Store {
   }
 
   async replayDead(id: string, now: number): Promise<DueEntry | null> {
-    return this.c.write((db) => replayDead(db, id, now));
+    return this.c.write((db) => replayDead(db, id, now), 'ordered', undefined, [id]);
   }
 
   async deleteDead(id: string): Promise<boolean> {

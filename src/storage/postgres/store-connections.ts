@@ -15,6 +15,7 @@ import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { postgresConfigProblem, postgresFaultOf, postgresTablesFaultOf } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
+import { lockWorkflowsOfTasks } from './ops/workflow-progress';
 
 /** The time of a fault's `since` when the store is given no clock. */
 const SYSTEM_CLOCK = new SystemClock();
@@ -116,6 +117,7 @@ export class StoreConnections {
       isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
       onCommit: () => this.health.recovered(),
       onDropped: () => this.watch?.checkSoon(),
+      lockFirst: lockWorkflowsOfTasks,
     };
     this.writes = new WriteQueue(pool, queueOptions);
     this.attemptWrites = new WriteQueue(pool, queueOptions);
@@ -191,12 +193,13 @@ export class StoreConnections {
 
   /**
    * Queues a write in the group commit (see {@link WriteQueue}): the `first` lane on the attempts'
-   * connection, the others on the main writing connection.
+   * connection, the others on the main writing connection. `workflowsOf`: task ids whose workflow
+   * rows the write will lock, taken with the rest of its batch's first, in id order.
    */
-  write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
+  write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement, workflowsOf?: readonly string[]): Promise<T> {
     const queue = lane === 'first' ? this.attemptWrites : this.writes;
     if (!queue) return Promise.reject(new Error('store is not open'));
-    return this.watched(() => queue.run(op, lane, oneStatement), true);
+    return this.watched(() => queue.run(op, lane, oneStatement, workflowsOf), true);
   }
 
   /** A read on the pool. */

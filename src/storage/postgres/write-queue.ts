@@ -49,6 +49,8 @@ export type OneStatement = () => boolean;
 interface Job {
   op: WriteOp<unknown>;
   oneStatement: OneStatement | undefined;
+  /** Keys this operation will lock (see `WriteQueueOptions.lockFirst`). */
+  lockKeys: readonly string[] | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
   conflicts: number;
@@ -74,6 +76,13 @@ export interface WriteQueueOptions {
    * timeout` after this, and is replaced, instead of holding every write for ever.
    */
   statementTimeoutMs?: number;
+  /**
+   * Takes, right after BEGIN, the locks that the batch's operations declared (`run`'s `lockKeys`,
+   * all of them at once, in one order), so that two nodes' transactions cannot each hold a lock the
+   * other waits for (a deadlock costs PostgreSQL's `deadlock_timeout`, 1 s, before one is retried).
+   * The store's: the workflow rows of the tasks named, in id order (`lockWorkflowsOfTasks`).
+   */
+  lockFirst?(db: Db, keys: string[]): Promise<unknown>;
 }
 
 /** Runs write operations in group-commit transactions on one connection of `pool`. */
@@ -103,11 +112,12 @@ export class WriteQueue {
 
   /**
    * Queues `op`; resolves with its result after its transaction committed. With `oneStatement`,
-   * a batch of `op` alone may run it as a bare statement (see the file header).
+   * a batch of `op` alone may run it as a bare statement (see the file header). `lockKeys`: what
+   * `op` will lock, taken with the whole batch's first (`WriteQueueOptions.lockFirst`).
    */
-  run<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement): Promise<T> {
+  run<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement, lockKeys?: readonly string[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.lanes[lane].push({ op, oneStatement, resolve: resolve as (v: unknown) => void, reject, conflicts: 0 });
+      this.lanes[lane].push({ op, oneStatement, lockKeys, resolve: resolve as (v: unknown) => void, reject, conflicts: 0 });
       this.schedule();
     });
   }
@@ -198,7 +208,8 @@ export class WriteQueue {
     let failed: { at: number; err: unknown } | null = null;
     try {
       await db.query('BEGIN');
-      for (let i = 0; i < batch.length; i++) {
+      failed = await this.lockFirst(db, batch);
+      for (let i = 0; i < batch.length && !failed; i++) {
         try {
           results.push(await batch[i].op(db, true));
         } catch (err) {
@@ -239,6 +250,23 @@ export class WriteQueue {
     }
     batch[at].reject(err);
     this.requeue(batch.filter((_, i) => i !== at));
+  }
+
+  /**
+   * The batch's declared locks, all at once (`WriteQueueOptions.lockFirst`). @returns null, or the
+   * failure charged to the first job that declared any (a conflict runs the batch again, as for its op)
+   */
+  private async lockFirst(db: Db, batch: Job[]): Promise<{ at: number; err: unknown } | null> {
+    const lock = this.options.lockFirst;
+    if (!lock) return null;
+    const keys = [...new Set(batch.flatMap((j) => j.lockKeys ?? []))];
+    if (keys.length === 0) return null;
+    try {
+      await lock(db, keys);
+      return null;
+    } catch (err) {
+      return { at: batch.findIndex((j) => (j.lockKeys?.length ?? 0) > 0), err };
+    }
   }
 
   /** Runs `job` alone without BEGIN/COMMIT (see the file header); failures as in {@link commit}. */
