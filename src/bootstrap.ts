@@ -37,7 +37,7 @@ import { claimMember, newInstanceToken } from './cluster/member-claim';
 import { createStreamRedis } from './cluster/redis/redis-connection';
 import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
-import { Coordination, startCoordination } from './cluster/redis/coordination';
+import { Coordination, redisPrefixOf, startCoordination } from './cluster/redis/coordination';
 import { PgCoordination, startPgCoordination } from './cluster/postgres/pg-coordination';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
@@ -174,7 +174,13 @@ export async function startScheduler(
   let redis: ReturnType<typeof createStreamRedis> = null;
   try {
     if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
-      coordination = await startCoordination({ url: config.redisUrl, base: localClock, log, registry: metrics.registry });
+      coordination = await startCoordination({
+        url: config.redisUrl,
+        base: localClock,
+        log,
+        registry: metrics.registry,
+        prefix: redisPrefixOf(config),
+      });
     } else if (config.store === 'postgres' && config.postgresUrl) {
       // No Redis: the database's clock and LISTEN/NOTIFY between nodes (docs/CLUSTER.md).
       pgCoordination = await startPgCoordination({

@@ -130,6 +130,22 @@ if (!REDIS_URL) {
       ).to.equal(true);
     });
 
+    it('a scheduler with another prefix (another PostgreSQL schema, redisPrefixOf) on the same Redis hears none of these messages', async () => {
+      const log = pino({ level: 'silent' });
+      const nodeC = await startCoordination({ url, base: new SystemClock(), log, nodeId: 'node-c', prefix: `${prefix}other:` });
+      try {
+        const dirC = fakeRouter('C', [2], told, onTold);
+        await attachPeers(nodeC, dirC, horizonMs);
+        dirA.offer([entry('soon-2', 2, Date.now())]);
+        dirA.abort('task-43', 1);
+        // Both reach B; C, subscribed before they were sent, gets neither.
+        await until(() => told.some((t) => t.to === 'B/dispatcher') && told.some((t) => t.to === 'B/partition-2'));
+        expect(told.filter((t) => t.to.startsWith('C/'))).to.deep.equal([]);
+      } finally {
+        await nodeC.close();
+      }
+    });
+
     it('a malformed message is dropped and counted, and delivery goes on', async () => {
       const c = redisClient();
       try {

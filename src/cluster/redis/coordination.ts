@@ -46,6 +46,16 @@ export interface CoordinationOptions {
 }
 
 /**
+ * The Redis key and channel prefix of a scheduler: `scheduler:`, or `scheduler:<schema>:` on the
+ * PostgreSQL store in a schema other than `public`, so that clusters sharing one database in
+ * their own schemas (docs/POSTGRES.md) and one Redis keep their rate limits, concurrency slots and
+ * messages apart (as their LISTEN/NOTIFY channels already are, `scheduler.<schema>.*`).
+ */
+export function redisPrefixOf(config: { store: string; postgresSchema: string }): string {
+  return config.store === 'postgres' && config.postgresSchema !== 'public' ? `scheduler:${config.postgresSchema}:` : 'scheduler:';
+}
+
+/**
  * Connects to Redis and sets up the clock, the shared rate limits and concurrency slots, and the bus. Never fails on an
  * unreachable server: it starts degraded (local clock, local limits) and recovers when Redis
  * answers. The first clock measurement is awaited when Redis is up, so the node starts on the
