@@ -285,14 +285,15 @@ export async function startScheduler(
       clock,
       config.auditIntervalMs,
       () => services.operations.audit(),
-      (err) => log.warn({ err }, 'audit pass failed'),
+      // A store fault is logged once by the store's health (OPERATIONS.md: one line, no stack).
+      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'audit pass failed')),
     );
     audit.start();
     const waitingCounts = new Periodic(
       clock,
       config.waitingCountRefreshMs,
       async () => guard.refresh(await store.countWaitingByTenant()),
-      (err) => log.warn({ err }, 'waiting-count refresh failed'),
+      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'waiting-count refresh failed')),
     );
     if (guard.countsNeeded) waitingCounts.start();
     // Held low-priority tasks (overflow) are let in as the waiting depth falls (services/overflow-release.ts).
