@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { apiErrorOf, ClientOptionError, ConnectionError, MAX_BODY_DEPTH, RequestBodyError, SchedulerApiError } from './errors';
 import { checkTlsFiles, type TlsFiles } from './tls-files';
-import { nestsDeeperThan, nonFiniteNumber, nonFiniteNumberMessage } from './json-numbers';
+import { jsonProblem, nonFiniteNumberMessage } from './json-numbers';
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
 
 export type { TlsFiles };
@@ -135,11 +135,10 @@ export class ApiClient {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) qs.set(k, String(v));
     const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
-    const odd = options.body === undefined ? null : nonFiniteNumber(options.body);
-    if (odd) throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
-    if (options.body !== undefined && nestsDeeperThan(options.body, MAX_BODY_DEPTH)) {
+    const odd = options.body === undefined ? null : jsonProblem(options.body, MAX_BODY_DEPTH);
+    if (odd?.kind === 'number') throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
+    if (odd)
       throw new RequestBodyError(`body nests deeper than ${MAX_BODY_DEPTH} levels (the service takes payloads and results of at most 64)`);
-    }
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = {
       accept: 'application/json',

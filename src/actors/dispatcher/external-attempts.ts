@@ -54,6 +54,8 @@ export class ExternalAttempts {
   /** Whether this process was stalled within the shortest lease (the sweep's lateness), or started. */
   private readonly stall: StallWatch;
   private readonly leases: number[];
+  /** The longest `leaseMs` of the external queues (0 without any). */
+  private readonly longestLease: number;
   /** Each external queue's `leaseMs`, by queue name. */
   private readonly leaseOf: Map<string, number>;
 
@@ -65,6 +67,7 @@ export class ExternalAttempts {
   ) {
     this.leases = queues.map((q) => q.leaseMs);
     this.leaseOf = new Map(queues.map((q) => [q.name, q.leaseMs]));
+    this.longestLease = Math.max(0, ...this.leases);
     this.stall = new StallWatch(deps.clock, this.leases.length > 0 ? Math.min(...this.leases) : 0);
   }
 
@@ -157,14 +160,14 @@ export class ExternalAttempts {
    * (`http:<worker>`) does not, so its task is read, only within the longest lease of a hold.
    */
   private async pastTheirHold(expired: OrphanedAttempt[], sinceHold: number): Promise<OrphanedAttempt[]> {
-    if (expired.length === 0 || sinceHold >= Math.max(...this.leases)) return expired;
+    if (expired.length === 0 || sinceHold >= this.longestLease) return expired;
     const out: OrphanedAttempt[] = [];
     for (const o of expired) {
       const worker = o.workerId ?? '';
       const queue = worker.startsWith(EXTERNAL_WORKER_PREFIX)
         ? worker.slice(EXTERNAL_WORKER_PREFIX.length)
         : (await this.deps.store.getTask(o.taskId))?.queue;
-      const leaseMs = (queue !== undefined ? this.leaseOf.get(queue) : undefined) ?? Math.max(...this.leases);
+      const leaseMs = (queue !== undefined ? this.leaseOf.get(queue) : undefined) ?? this.longestLease;
       if (sinceHold >= leaseMs) out.push(o);
     }
     return out;

@@ -3,7 +3,7 @@
  * `attempt`) and into the attempt's batch for the scheduler, which keeps it with the attempt.
  */
 import type { AttemptLogBuffer } from './attempt-reports';
-import { nestsDeeperThan } from '../json-numbers';
+import { jsonProblem } from '../json-numbers';
 
 /** Deepest nesting of a line's fields the scheduler takes (as for payloads). */
 const MAX_FIELDS_DEPTH = 64;
@@ -39,7 +39,7 @@ export function attemptLog(
  * the scheduler would refuse them (nested deeper than 64 levels: the whole batch of lines would be).
  */
 function jsonFields(fields: Record<string, unknown>): Record<string, unknown> {
-  if (nestsDeeperThan(fields, MAX_FIELDS_DEPTH)) return { fields_dropped: `nested deeper than ${MAX_FIELDS_DEPTH} levels` };
+  if (jsonProblem(fields, MAX_FIELDS_DEPTH)?.kind === 'depth') return { fields_dropped: `nested deeper than ${MAX_FIELDS_DEPTH} levels` };
   try {
     return JSON.parse(JSON.stringify(fields)) as Record<string, unknown>;
   } catch {

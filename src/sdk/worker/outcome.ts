@@ -2,7 +2,7 @@
  * A handler's end as the completion the pull worker reports: a JSON result, or an error with its
  * message, type and whether retrying can help.
  */
-import { nestsDeeperThan, nonFiniteNumber, nonFiniteNumberMessage } from '../json-numbers';
+import { jsonProblem, nonFiniteNumberMessage } from '../json-numbers';
 import type { CompletionError } from './worker-api';
 
 /** The most characters of an error message the completion endpoint takes. */
@@ -28,13 +28,12 @@ export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed';
  * `undefined` is stored as no result (null). The value is sent as its JSON text reads back.
  */
 export function succeeded(result: unknown): Outcome {
-  const odd = nonFiniteNumber(result);
-  if (odd)
-    return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
-  // The completion endpoint refuses a deeper result (a 400, `result_rejected` in attempt.ts); past
+  // A deeper result the completion endpoint refuses (a 400, `result_rejected` in attempt.ts); past
   // the client's body bound it could not even be sent. Either way: the same permanent failure.
-  if (nestsDeeperThan(result, MAX_RESULT_DEPTH))
-    return failure(`the scheduler refused the result: it nests deeper than ${MAX_RESULT_DEPTH} levels`, 'result_rejected', true);
+  const odd = jsonProblem(result, MAX_RESULT_DEPTH);
+  if (odd?.kind === 'number')
+    return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
+  if (odd) return failure(`the scheduler refused the result: it nests deeper than ${MAX_RESULT_DEPTH} levels`, 'result_rejected', true);
   try {
     const text = JSON.stringify(result);
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
