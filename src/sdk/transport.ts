@@ -165,9 +165,12 @@ export class ApiClient {
           if (!hasMediaType(res, options.text)) throw notMetricsError(res, `${method} ${this.base}${path}`, options.text);
           return { status: res.status, body: res.text as T, headers: res.headers };
         }
-        // The scheduler answers JSON (or nothing): other text is another server (a proxy's or a login page).
-        if (!isJsonOrEmpty(res.text)) throw notJsonError(res, `${method} ${this.base}${path}`);
-        return { status: res.status, body: parseBody(res.text) as T, headers: res.headers };
+        // The scheduler answers a JSON object (or nothing): other text is another server (a proxy's
+        // or a login page), and a JSON value of another kind (`null`, a number) is not its answer either.
+        const answer = answerOf(res.text);
+        if (answer === NOT_JSON) throw notJsonError(res, `${method} ${this.base}${path}`);
+        if (answer === null ? res.text !== '' : typeof answer !== 'object') throw notAnObjectError(res, `${method} ${this.base}${path}`);
+        return { status: res.status, body: answer as T, headers: res.headers };
       }
       const after = retryAfterMs(res.headers['retry-after'], this.now());
       if (RETRY_STATUSES.has(res.status) && attempt < maxAttempts) {
@@ -273,15 +276,30 @@ function baseUrlOf(url: unknown): string {
   return (url as string).replace(/\/+$/, '');
 }
 
-/** True when `text` is empty or parses as JSON. */
-function isJsonOrEmpty(text: string): boolean {
-  if (!text) return true;
+/** What {@link answerOf} gives for a body that is not JSON. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** A 2xx answer's body: null when empty, its JSON value, or {@link NOT_JSON}. */
+function answerOf(text: string): unknown {
+  if (!text) return null;
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text);
   } catch {
-    return false;
+    return NOT_JSON;
   }
+}
+
+/**
+ * A 2xx answer that is JSON but not an object or an array (`null`, a number, a string: every
+ * answer of the scheduler is an object): code `UNEXPECTED_ANSWER`, with its first 200 characters.
+ */
+function notAnObjectError(res: RawResponse, request: string): SchedulerApiError {
+  return new SchedulerApiError(
+    res.status,
+    'UNEXPECTED_ANSWER',
+    `the answer to ${request} is ${res.text.slice(0, 40)}, not an object (HTTP ${res.status}): is the URL the scheduler's?`,
+    { content_type: String(res.headers['content-type'] ?? 'none'), body: res.text.slice(0, 200) },
+  );
 }
 
 /** A 2xx answer whose body is not JSON: code `NOT_JSON`, with its content type and first 200 characters. */

@@ -101,6 +101,10 @@ describe('bin/scheduler CLI against a live service (issue 9)', function () {
   it('usage errors exit 2 and an unreachable service exits 3', async () => {
     expect((await run('submit', 'echo', '--payload', '{not json')).code).to.equal(2);
     expect((await run('frobnicate')).code).to.equal(2);
+    // A bad option value: its error and a hint, not the command's whole usage after it.
+    const bad = await run('submit', 'echo', '--priority', 'urgent');
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.include("argument 'urgent' is invalid").and.include('(add --help for usage)').and.not.include('Usage:');
     // Arguments that would be dropped are refused, not ignored.
     const file = path.join(dir.path, 'one.jsonl');
     fs.writeFileSync(file, '{"task_type":"echo"}\n');

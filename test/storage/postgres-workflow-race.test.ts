@@ -9,7 +9,7 @@
  */
 import { expect } from 'chai';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store';
-import { dropSchema, freshSchema, postgresUrl, registerMissingPostgres } from '../helpers/postgres-schema';
+import { dropSchema, freshSchema, postgresUrl, registerMissingPostgres, withClient } from '../helpers/postgres-schema';
 import { Spec, workflow } from './conformance/workflows';
 import { completion, PARTITIONS, T0, taskError } from './fixtures';
 
@@ -132,5 +132,40 @@ describe('PostgresStore: nodes racing on the tasks of one workflow', () => {
       expect(await b.getWorkflow(wf), `round ${round}`).to.include({ status: 'CANCELLED', openTasks: 0, cancelRequested: true });
     }
     expect((await nodes[2].auditScan(T0 + 100, T0, 100)).blockedLimbo).to.deep.equal([]);
+  });
+
+  it('a group commit with a workflow cancel locks that workflow with the others it declared, first, in id order', async () => {
+    // Another node holds workflow wf-z. A batch that cancels a task of wf-z and the workflow wf-b
+    // must hold wf-b (before wf-z in id order) while it waits for wf-z, as any other node's batch
+    // touching both would: it locked wf-b only when the cancel ran, after wf-z, and two such batches
+    // deadlocked (broken after PostgreSQL's deadlock_timeout).
+    await nodes[0].insertWorkflow(workflow('wf-b', roots(1)));
+    await nodes[0].insertWorkflow(workflow('wf-z', roots(2)));
+    await withClient(url, schema, async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM workflows WHERE id = 'wf-z' FOR UPDATE`);
+      const node = nodes[1];
+      // Both on the main writing connection, queued in one turn: one group commit.
+      const both = Promise.all([node.cancelTask('wf-z.R0', T0 + 10), node.cancelWorkflow('wf-b', T0 + 10)]);
+      // Wait for that batch to queue behind the holder's lock (an event in pg_stat_activity, not a time).
+      await withClient(url, schema, async (watcher) => {
+        for (;;) {
+          const { rows } = await watcher.query(
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND query LIKE '%FOR UPDATE OF w%'`,
+          );
+          if (rows.length > 0) break;
+          await new Promise((r) => setImmediate(r));
+        }
+        const probe = await watcher.query(`SELECT id FROM workflows WHERE id = 'wf-b' FOR UPDATE NOWAIT`).then(
+          () => 'free',
+          (err: { code?: string }) => err.code,
+        );
+        expect(probe, 'wf-b is held by the waiting batch (55P03: lock not available)').to.equal('55P03');
+      });
+      await holder.query('COMMIT');
+      const [task, cancel] = await both;
+      expect(task.kind).to.equal('cancelled');
+      expect(cancel.kind).to.equal('cancelled');
+    });
   });
 });

@@ -11,8 +11,10 @@ import { sink } from '../helpers/sink';
 describe('CLI: an unexpected answer', () => {
   let server: http.Server;
   let url: string;
+  /** What the server answers: an object of another shape, or `null`. */
+  let answer = '{}';
   before(async () => {
-    server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null'));
+    server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -26,12 +28,21 @@ describe('CLI: an unexpected answer', () => {
   };
 
   it('is one line and exit 1; SCHEDULER_CLI_DEBUG=1 adds the stack', async () => {
+    answer = '{}';
     for (const args of [['list'], ['cron', 'list'], ['tenant', 'list']]) {
       const r = await run({}, ...args);
       expect(r.code, args.join(' ')).to.equal(1);
       expect(r.err.trim().split('\n'), r.err).to.have.length(1);
       expect(r.err).to.match(/^error: .+ \(SCHEDULER_CLI_DEBUG=1 shows where\)\n$/);
     }
+    // `null` is JSON but no answer of the scheduler's: `get` and `submit` printed an empty task and exited 0.
+    answer = 'null';
+    for (const args of [['get', 't1'], ['submit', 'echo'], ['cancel', 't1'], ['health']]) {
+      const r = await run({}, ...args);
+      expect(r.code, args.join(' ')).to.equal(1);
+      expect(r.err, args.join(' ')).to.match(/^error: UNEXPECTED_ANSWER \(HTTP 200\): the answer to .+ is null, not an object/);
+    }
+    answer = '{}';
     const debug = await run({ SCHEDULER_CLI_DEBUG: '1' }, 'list');
     expect(debug.code).to.equal(1);
     expect(debug.err.trim().split('\n').length).to.be.above(1);

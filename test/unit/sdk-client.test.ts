@@ -219,6 +219,27 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await client.health.metrics(), 'OpenMetrics, any case').to.equal('# TYPE up gauge\nup 1\n');
   });
 
+  it('a 2xx answer that is JSON but not an object (null, a number, a string) is UNEXPECTED_ANSWER, not a result', async () => {
+    const answers = ['null', '42', '"ok"', 'true'];
+    server = await fakeServer([
+      ...answers.map(
+        (text): Handler =>
+          (_req, res) =>
+            res.writeHead(200, { 'content-type': 'application/json' }).end(text),
+      ),
+      json(200, []),
+    ]);
+    const client = createClient({ url: server.url, retry: { maxAttempts: 1 } });
+    for (const text of answers) {
+      const err = await client.tasks.get('t1').catch((e: unknown) => e);
+      expect(err, text)
+        .to.be.instanceOf(SchedulerApiError)
+        .and.deep.include({ status: 200, code: 'UNEXPECTED_ANSWER', details: { content_type: 'application/json', body: text } });
+      expect((err as Error).message).to.include(`${server.url}/api/v1/tasks/t1 is ${text}, not an object`);
+    }
+    expect((await client.transport.request('GET', '/x')).body, 'an array is an answer').to.deep.equal([]);
+  });
+
   it('a url that is not http(s) is refused when the client is made, naming it', () => {
     for (const url of ['notaurl', 'ftp://x', 'http://[::1', '', undefined]) {
       let thrown: unknown;

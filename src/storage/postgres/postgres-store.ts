@@ -24,6 +24,7 @@ import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/w
 import { cancelWorkflow } from './ops/cancel-workflow';
 import { insertWorkflow } from './ops/insert-workflow';
 import { getWorkflow, getWorkflowTasks, listWorkflows } from './ops/read-workflows';
+import { workflowLockKey } from './ops/workflow-progress';
 import { auditScan } from './ops/audit';
 import { cancelTask } from './ops/cancel-task';
 import { ClaimGroups } from './claim-groups';
@@ -353,7 +354,7 @@ export class PostgresStore implements Store {
   }
 
   async cancelWorkflow(id: string, now: number): Promise<WorkflowCancelResult> {
-    return this.c.write((db) => cancelWorkflow(db, id, now));
+    return this.c.write((db) => cancelWorkflow(db, id, now), 'ordered', undefined, [workflowLockKey(id)]);
   }
 
   // Cluster part (cluster-store.ts). Lease and member writes never wait behind the task writes (a

@@ -15,7 +15,7 @@ import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection
 import { migrate, SCHEMA_VERSION } from './migrations';
 import { postgresConfigProblem, postgresFaultOf, postgresTablesFaultOf } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
-import { lockWorkflowsOfTasks } from './ops/workflow-progress';
+import { lockWorkflowsFirst } from './ops/workflow-progress';
 
 /** The time of a fault's `since` when the store is given no clock. */
 const SYSTEM_CLOCK = new SystemClock();
@@ -117,7 +117,7 @@ export class StoreConnections {
       isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
       onCommit: () => this.health.recovered(),
       onDropped: () => this.watch?.checkSoon(),
-      lockFirst: lockWorkflowsOfTasks,
+      lockFirst: lockWorkflowsFirst,
     };
     this.writes = new WriteQueue(pool, queueOptions);
     this.attemptWrites = new WriteQueue(pool, queueOptions);
@@ -193,8 +193,9 @@ export class StoreConnections {
 
   /**
    * Queues a write in the group commit (see {@link WriteQueue}): the `first` lane on the attempts'
-   * connection, the others on the main writing connection. `workflowsOf`: task ids whose workflow
-   * rows the write will lock, taken with the rest of its batch's first, in id order.
+   * connection, the others on the main writing connection. `workflowsOf`: the workflow rows the
+   * write will lock, as task ids (their workflows) or `workflowLockKey`s, taken with the rest of its
+   * batch's first, in id order.
    */
   write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement, workflowsOf?: readonly string[]): Promise<T> {
     const queue = lane === 'first' ? this.attemptWrites : this.writes;

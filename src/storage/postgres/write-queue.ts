@@ -80,7 +80,8 @@ export interface WriteQueueOptions {
    * Takes, right after BEGIN, the locks that the batch's operations declared (`run`'s `lockKeys`,
    * all of them at once, in one order), so that two nodes' transactions cannot each hold a lock the
    * other waits for (a deadlock costs PostgreSQL's `deadlock_timeout`, 1 s, before one is retried).
-   * The store's: the workflow rows of the tasks named, in id order (`lockWorkflowsOfTasks`).
+   * The store's: the workflow rows the keys name (a task's, or a workflow's own), in id order
+   * (`lockWorkflowsFirst`).
    */
   lockFirst?(db: Db, keys: string[]): Promise<unknown>;
 }

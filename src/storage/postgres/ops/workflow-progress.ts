@@ -42,6 +42,39 @@ export interface EndedWorkflowTask {
 }
 
 /**
+ * The lock key of workflow `id` itself, beside task ids in a group commit's declared locks
+ * (`lockWorkflowsFirst`); NUL cannot be in an id PostgreSQL stores, so no task id looks like one.
+ */
+export function workflowLockKey(id: string): string {
+  return `\u0000workflow:${id}`;
+}
+
+/**
+ * The group commit's declared locks (`WriteQueueOptions.lockFirst`): every workflow row that
+ * `keys` name, a task id naming its task's workflow (if any) and {@link workflowLockKey} a workflow
+ * itself, locked FOR UPDATE in id order in one statement. A batch that both completes tasks of
+ * workflows and cancels another workflow then takes all of them in one order, as every other
+ * node's batch does, instead of locking the cancelled one after the others (a deadlock, which
+ * PostgreSQL breaks after its `deadlock_timeout`).
+ * @returns the locked workflow ids
+ */
+export async function lockWorkflowsFirst(db: Db, keys: readonly string[]): Promise<string[]> {
+  const prefix = workflowLockKey('');
+  const workflowIds = keys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  if (workflowIds.length === 0) return lockWorkflowsOfTasks(db, keys);
+  const taskIds = keys.filter((k) => !k.startsWith(prefix));
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT w.id FROM workflows w
+     WHERE w.id IN (SELECT unnest($2::text[])
+                    UNION ALL
+                    SELECT t.workflow_id FROM unnest($1::text[]) AS u(id) JOIN tasks t ON t.id = u.id WHERE t.workflow_id IS NOT NULL)
+     ORDER BY w.id FOR UPDATE OF w`,
+    [taskIds, workflowIds],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * Locks (FOR UPDATE, in id order) the workflow rows of the tasks `taskIds` that belong to one.
  * Call it before changing those tasks: the lock order is then always workflow → tasks.
  * @returns the locked workflow ids
