@@ -2,19 +2,18 @@ import type { ActorContext } from '../runtime/comedy';
 import type { ProcessExit } from '../../domain/lost-attempt';
 import type { AttemptLogAppend } from '../../domain/attempt-log';
 import { DueEntry } from '../../domain/task';
-import type { ReadyPolicy } from '../../domain/ready-queues';
 import { AttemptCompletion, CompletionResult } from '../../storage/store';
 import { DEPS_RESOURCE, SchedulerDeps } from '../deps';
-import { RestartCause, WorkerPool, WorkerSlot } from './worker-pool';
-import { PoolWorkers, WorkerPools } from './worker-pools';
-import { PoolSpec, poolSpecs } from './pool-specs';
+import { WorkerPools } from './worker-pools';
+import { dispatcherPools, WorkersOf } from './dispatcher-pools';
+import { interruptRunning } from './interrupt-running';
 import { WorkResult } from '../protocol';
 import { ClaimBatches } from './claim-batch';
 import { RunOutbox, sendRun } from './run-outbox';
 import { ExternalDispatch } from './external-dispatch';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../../services/ports';
 import { AttemptWatchdog, FinishedAttempt, lostOutcome, RunningAttempt } from './attempt-watchdog';
-import { recycledOutcome, stoppedOutcome } from '../../domain/lost-attempt';
+import { recycledOutcome } from '../../domain/lost-attempt';
 import { RunningReports } from './running-reports';
 import { CompletionRecorder } from './completion-recorder';
 import { ReleaseTimer } from './release-timer';
@@ -77,53 +76,47 @@ export class DispatcherActor {
    */
   constructor(
     private readonly deps: SchedulerDeps,
-    workersOf?: (spec: PoolSpec, onRestart: (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => void) => PoolWorkers,
+    workersOf?: WorkersOf,
   ) {
-    const { limits, config, metrics } = deps;
     this.release = new ReleaseTimer(deps.clock, () => this.pump());
     this.shutdown = new ShutdownDrain(deps.clock, {
       idle: () => this.idle(),
       runningCount: () => this.running.size,
       unwrittenCount: () => this.recorder.unwrittenCount,
-      interrupt: () => this.interruptRunning(),
+      interrupt: () =>
+        interruptRunning(
+          {
+            running: this.running,
+            kill: (workerId) => {
+              const slot = this.pools.get(workerId);
+              if (slot) this.pools.kill(slot, 'the shutdown grace ended with attempts running');
+            },
+            heldOutcome: (taskId, attempt) => this.settling.outcomeOf(taskId, attempt),
+            record: (results, now) => this.record(this.decide(results, now), now),
+          },
+          deps.clock.now(),
+        ),
     });
-    const onRestart = (slot: WorkerSlot, exit: ProcessExit | null, cause: RestartCause) => {
-      this.loseAttemptsOf(slot.id, exit, cause === 'killed');
-      this.pump();
-    };
-    const policy: ReadyPolicy = {
-      weightOf: limits.weightOf,
-      agingMs: config.priorityAgingMs,
-      typeBucket: limits.typeBucket,
-      tenantBucket: limits.tenantBucket,
-      onWait: (kind, key) => metrics.rateLimitWaits.inc({ limit: kind, key }),
-      concurrency: limits.concurrency,
-    };
-    this.pools = new WorkerPools(poolSpecs(config), policy, (spec) =>
-      workersOf
-        ? workersOf(spec, onRestart)
-        : new WorkerPool(deps, onRestart, spec, {
-            // Attempts held for the worker (claimed ahead) have their leases extended with its beats too.
-            onAlive: (slot) =>
-              void this.watchdog.alive(slot.id, this.ahead?.heldOf(slot.id)).then((cancels) => this.cancelRequested(cancels)),
-          }),
+    this.pools = dispatcherPools(
+      deps,
+      {
+        onRestart: (slot, exit, cause) => {
+          this.loseAttemptsOf(slot.id, exit, cause === 'killed');
+          this.pump();
+        },
+        // Attempts held for the worker (claimed ahead) have their leases extended with its beats too.
+        onAlive: (slot) => void this.watchdog.alive(slot.id, this.ahead?.heldOf(slot.id)).then((c) => this.cancelRequested(c)),
+        pump: () => this.pump(),
+      },
+      workersOf,
     );
-    limits.onChange(() => this.pump());
+    deps.limits.onChange(() => this.pump());
     // No claims while the store cannot take writes (they would fail); dispatch resumes with it.
     // A fault that is not recoverable: the kept completions can never be written, a drain stops waiting for them.
     this.unwatchStore = deps.store.health.onChange((fault) => {
       if (!fault) this.pump();
       else if (!fault.recoverable) this.shutdown.settle();
     });
-    // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
-    // most a limit's worth: the rest could not start anyway, and a wake may come every poll).
-    limits.concurrency.onChange((key) => {
-      this.pools.reconsiderKey(key, limits.concurrency.maxRunningOf(key) ?? Infinity);
-      this.pump();
-    });
-    metrics.setConcurrencySource(() => limits.concurrency.snapshot());
-    metrics.setReadySource(() => this.pools.readyByTenant());
-    metrics.setWorkerSource(() => this.pools.snapshot());
     this.recorder = new CompletionRecorder(deps, {
       settled: (completions) => this.external?.settled(completions),
       // During a drain nothing here starts them: their owners do, elsewhere in a cluster (woken now,
@@ -331,35 +324,6 @@ export class DispatcherActor {
     this.external?.drain(); // waiting lease requests are answered `[]`
     this.pools.disableRespawn(); // pings go on: running attempts may still report
     return this.shutdown.wait(msg.graceMs);
-  }
-
-  /**
-   * Ends every attempt still running here as a free retry ({@link stoppedOutcome}; one aborted
-   * earlier whose handler had not stopped, with its own outcome), written through the recorder
-   * (kept in memory when the store has a fault: then counted as unwritten), after killing the
-   * worker processes that run them (respawn is off during a drain). Never throws.
-   * @returns how many free retries were written: those the store applied (an attempt whose end the store
-   *   already holds is not one); none when the write did not happen (they are among the recorder's
-   *   unwritten completions, and will be recovered as lost, charged)
-   */
-  private async interruptRunning(): Promise<number> {
-    if (this.running.size === 0) return 0;
-    // Their processes go first: the free retry may start on another node as soon as it is written,
-    // and the attempt it replaces must not still be running here then.
-    for (const workerId of new Set([...this.running.values()].map((r) => r.workerId))) {
-      const slot = this.pools.get(workerId);
-      if (slot) this.pools.kill(slot, 'the shutdown grace ended with attempts running');
-    }
-    const now = this.deps.clock.now();
-    // An attempt aborted earlier (its handler had not stopped) ends with its own outcome, not free.
-    const aborted = new Set<string>();
-    const results = [...this.running.values()].map((r) => {
-      const held = this.settling.outcomeOf(r.task.id, r.task.attempt);
-      if (held) aborted.add(r.task.id);
-      return { id: r.task.id, attempt: r.task.attempt, durationMs: Math.max(0, now - r.task.startedAt), outcome: held ?? stoppedOutcome() };
-    });
-    const written = await this.record(this.decide(results, now), now).catch(() => null);
-    return written === null ? 0 : written.filter((r) => r.applied && !aborted.has(r.taskId)).length;
   }
 
   stats(): DispatcherMessages['stats']['res'] {
