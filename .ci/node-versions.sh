@@ -13,13 +13,16 @@
 #   * installs Node from the npm registry: the package node-<platform>-<arch>@VERSION (what the
 #     `node@VERSION` package installs) holds bin/node and the headers in include/node; cached in
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/scheduler-ci/node/;
-#   * compiles better-sqlite3 (a native addon: one ABI per Node major; its prebuilt binaries come
-#     from a host CI cannot reach) against those headers with npm's own node-gyp
-#     (npm_config_nodedir: nothing is downloaded), once per Node and better-sqlite3 version, cached
-#     beside it;
-#   * puts that addon in node_modules/better-sqlite3/build/Release/ (the machine's own is kept and
-#     put back by ci_node_restore_binding) and runs `npm test` with that Node first on PATH, so the
-#     service and worker processes the tests spawn (process.execPath) run on it too.
+#   * on Node 22 and later, checks that better-sqlite3 13 loads (the alias `better-sqlite3-napi`,
+#     what the store uses there, src/storage/sqlite/driver.ts: a Node-API addon, prebuilt in its
+#     package for every Node from 22 on, nothing to compile);
+#   * on another Node 20, compiles better-sqlite3 12 (a native addon: one ABI per Node major; its
+#     prebuilt binaries come from a host CI cannot reach) against those headers with npm's own
+#     node-gyp (npm_config_nodedir: nothing is downloaded), once per Node and better-sqlite3
+#     version, cached beside it, and puts that addon in node_modules/better-sqlite3/build/Release/
+#     (the machine's own is kept and put back by ci_node_restore_binding);
+#   * runs `npm test` with that Node first on PATH, so the service and worker processes the tests
+#     spawn (process.execPath) run on it too.
 # A version that cannot be installed or compiled counts as one failed check: it fails the run, it
 # is never skipped. Nothing here changes the caller's shell options.
 
@@ -145,18 +148,27 @@ ci_node_restore_binding() {
     && CI_NODE_SAVED_BINDING="" && _ci_node_log "better-sqlite3: the addon for $(node --version) is back"
 }
 
+# Prints the package the store loads better-sqlite3 from on Node VERSION (src/storage/sqlite/driver.ts):
+# better-sqlite3-napi (13) from Node 22 on, better-sqlite3 (12) before.
+ci_node_sqlite_driver() {
+  if [ "${1%%.*}" -ge 22 ]; then echo better-sqlite3-napi; else echo better-sqlite3; fi
+}
+
 # Runs `npm test` on Node VERSION within TIMEOUT seconds and sets CI_NODE_PASSED, CI_NODE_FAILED
 # and CI_NODE_PENDING. Returns non-zero when the version could not be set up (counted as one
 # failed check), its suite failed, or it reported nothing. Leaves the version's addon in place:
 # call ci_node_restore_binding after the last version.
 ci_node_suite() {
-  local version="$1" timeout_s="$2" home binding results status
+  local version="$1" timeout_s="$2" home driver binding results status
   CI_NODE_PASSED=0 CI_NODE_FAILED=1 CI_NODE_PENDING=0
   home="$(ci_node_install "$version")" || return 1
-  binding="$(ci_node_sqlite_binding "$version" "$home")" || return 1
-  ci_node_use_binding "$binding" || { _ci_node_fail "Node $version: cannot put its better-sqlite3 addon in place"; return 1; }
-  if ! PATH="$home/bin:$PATH" node -e 'new (require("better-sqlite3"))(":memory:").close()'; then
-    _ci_node_fail "Node $version: better-sqlite3 does not load"
+  driver="$(ci_node_sqlite_driver "$version")"
+  if [ "$driver" = better-sqlite3 ]; then
+    binding="$(ci_node_sqlite_binding "$version" "$home")" || return 1
+    ci_node_use_binding "$binding" || { _ci_node_fail "Node $version: cannot put its better-sqlite3 addon in place"; return 1; }
+  fi
+  if ! PATH="$home/bin:$PATH" node -e 'new (require(process.argv[1]))(":memory:").close()' "$driver"; then
+    _ci_node_fail "Node $version: $driver does not load"
     return 1
   fi
   _ci_node_log "Node $version: npm test (timeout ${timeout_s} s)"

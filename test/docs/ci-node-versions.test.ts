@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/temp-dir';
+import { sqliteDriverPackage } from '../../src/storage/sqlite/driver';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const script = path.join(root, '.ci', 'node-versions.sh');
@@ -29,9 +30,21 @@ describe('CI on several Node versions (.ci/run, .ci/node-versions.sh)', () => {
     expect(run).to.match(/^source \.ci\/node-versions\.sh$/m);
     expect(run).to.match(/ci_node_suite "\$version"/);
     const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node as string;
-    expect(engines).to.equal('20.x || 22.x || >=24.0.0 <24.19.0');
+    expect(engines).to.equal('20.x || 22.x || 24.x');
     const [, minor] = versions[1].split('.').map(Number);
-    expect(minor, 'Node 24 below 24.19').to.be.lessThan(19);
+    expect(minor, 'a Node 24 whose headers abort better-sqlite3 12: the one users get now').to.be.at.least(19);
+  });
+
+  it('loads better-sqlite3 13 (better-sqlite3-napi) from Node 22 on, as the store does, and 12 on Node 20', () => {
+    const out = withScript(root, 'for v in 20.20.2 22.23.3 24.21.0 26.1.0; do ci_node_sqlite_driver $v; done');
+    expect(out.stdout.trim().split('\n')).to.deep.equal([
+      'better-sqlite3',
+      'better-sqlite3-napi',
+      'better-sqlite3-napi',
+      'better-sqlite3-napi',
+    ]);
+    for (const v of ['20.20.2', '22.23.3', '24.21.0', '26.1.0'])
+      expect(sqliteDriverPackage(v), v).to.equal(v.startsWith('20.') ? 'better-sqlite3' : 'better-sqlite3-napi');
   });
 
   it('refuses to swap the addon of a node_modules that is a symlink (shared with other checkouts)', () => {

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDatabaseClass, SqliteDatabase } from '../../src/storage/sqlite/driver';
 import { GroupCommit } from '../../src/storage/sqlite/group-commit';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { acks, newTask, PARTITIONS, T0 } from './fixtures';
@@ -134,12 +134,12 @@ for (const writerThread of [true, false])
   });
 
 describe('GroupCommit bulk lane', () => {
-  let db: Database.Database;
+  let db: SqliteDatabase;
   let commit: GroupCommit;
   const commitsSeen: number[] = [];
 
   beforeEach(() => {
-    db = new Database(':memory:');
+    db = new (sqliteDatabaseClass())(':memory:');
     db.exec('CREATE TABLE t (k TEXT)');
     commit = new GroupCommit(db, { bulkRows: 32, bulkRowsPerCommit: 1000 });
     commitsSeen.length = 0;
@@ -201,7 +201,7 @@ describe('GroupCommit bulk lane', () => {
 
 describe('GroupCommit afterCommit (the check that the file committed to is still the store)', () => {
   it('an afterCommit that throws makes every caller of the batch get its error, never a result', async () => {
-    const db = new Database(':memory:');
+    const db = new (sqliteDatabaseClass())(':memory:');
     db.exec('CREATE TABLE t (k TEXT)');
     let moved = false;
     const commit = new GroupCommit(db, {

@@ -2,7 +2,7 @@
  * Runs the storage conformance suite against SqliteStore on a fresh temp file per test, once with
  * the default writer thread and once writing in process (the mode `:memory:` databases use).
  */
-import Database from 'better-sqlite3';
+import { sqliteDatabaseClass } from '../../src/storage/sqlite/driver';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +27,7 @@ for (const writerThread of [true, false]) {
     },
     async forceState(store, id, state) {
       // A second connection on the store's file (WAL): the store has committed everything it answered.
-      const db = new Database(path.join(dirs.get(store) as string, 'scheduler.db'));
+      const db = new (sqliteDatabaseClass())(path.join(dirs.get(store) as string, 'scheduler.db'));
       try {
         db.pragma('busy_timeout = 5000');
         db.prepare(`UPDATE tasks SET state = ? WHERE id = ?`).run(state, id);

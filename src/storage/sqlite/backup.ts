@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDatabaseClass, SqliteDatabase } from './driver';
 
 /** Why a backup could not be made; the message is one line naming the file. */
 export class BackupError extends Error {
@@ -55,9 +55,9 @@ export async function backupSqlite(source: string, destination: string, options:
   if (fs.existsSync(dest) && !fs.statSync(dest).isFile())
     throw new BackupError(`backup: ${dest} is not a regular file (a device, a folder, …); give a file's path`);
   const partial = `${dest}.partial-${process.pid}`;
-  let db: Database.Database | null = null;
+  let db: SqliteDatabase | null = null;
   try {
-    db = new Database(src, { fileMustExist: true });
+    db = new (sqliteDatabaseClass())(src, { fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     db.pragma('schema_version'); // reads page 1: a file that is not a SQLite database fails here, naming it below
     await db.backup(partial, { progress: () => ALL_PAGES });
@@ -104,7 +104,7 @@ function removeQuietly(file: string): void {
 
 /** Opens the copy, checks it (`quick_check`) and reads its size and schema version. @throws BackupError */
 function checkCopy(file: string): Omit<BackupResult, 'source' | 'destination'> {
-  const copy = new Database(file, { fileMustExist: true });
+  const copy = new (sqliteDatabaseClass())(file, { fileMustExist: true });
   try {
     const check = copy.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new BackupError(`backup: the copy ${file} fails its check: ${String(check)}`);

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { sqliteDatabaseClass, SqliteDatabase } from './driver';
 
 /** Size (bytes) the WAL file is cut back to after a restart (see openConnection). */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -21,8 +21,8 @@ export const DEFAULT_CACHE_KIB = 65536;
  *   https://sqlite.org/pragma.html#pragma_cache_size); each connection has its own, and all of
  *   them live in the service's process, so a reader that rarely reads a page twice asks for less
  */
-export function openConnection(file: string, options: { fileMustExist?: boolean; cacheKib?: number } = {}): Database.Database {
-  const db = new Database(file, options.fileMustExist ? { fileMustExist: true } : {});
+export function openConnection(file: string, options: { fileMustExist?: boolean; cacheKib?: number } = {}): SqliteDatabase {
+  const db = new (sqliteDatabaseClass())(file, options.fileMustExist ? { fileMustExist: true } : {});
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDatabaseClass, SqliteDatabase } from './driver';
 import { StoreConfigError } from '../store';
 import { openRefusalOf } from './store-preflight';
 
@@ -28,7 +28,7 @@ export class StoreInUseError extends StoreConfigError {
 
 /** An exclusive hold on an embedded store's companion lock file; {@link release} gives it back. */
 export class StoreLock {
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: SqliteDatabase) {}
 
   /**
    * Takes the lock of the store at `file` (a path; not `:memory:`), without waiting.
@@ -38,9 +38,9 @@ export class StoreLock {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }); // as the store's own open does
     const lockFile = `${file}.lock`;
     const existed = fs.existsSync(lockFile);
-    let db: Database.Database;
+    let db: SqliteDatabase;
     try {
-      db = new Database(lockFile, { timeout: 0 });
+      db = new (sqliteDatabaseClass())(lockFile, { timeout: 0 });
     } catch (err) {
       throw refusal(err, file, lockFile, existed);
     }
