@@ -184,6 +184,23 @@ function causeChain(err: object, seen: Set<object>, depth: number): { cause?: Er
  * it was wrapped in one). Never throws.
  */
 export function describeError(value: unknown): DescribedError {
+  try {
+    return describeReadable(value);
+  } catch (err) {
+    // A value whose own reads throw (a Proxy whose traps throw, a getter that throws where `read`
+    // cannot catch it, such as `instanceof` asking a Proxy for its prototype): what is left to say.
+    let why = 'reading it threw';
+    try {
+      why = `reading it threw: ${err instanceof Error ? err.message : String(err)}`;
+    } catch {
+      // the second throw says nothing more
+    }
+    return { message: cut(`the thrown value could not be described (${why})`, MAX_MESSAGE_CHARS), type: 'Error' };
+  }
+}
+
+/** {@link describeError} for a value whose reads do not throw (it may throw otherwise). */
+function describeReadable(value: unknown): DescribedError {
   if (value === null || typeof value !== 'object') return { message: cut(textOf(value), MAX_MESSAGE_CHARS), type: 'Error' };
   const described: DescribedError = head(value);
   const status = httpStatusOf(value);

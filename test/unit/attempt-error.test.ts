@@ -163,4 +163,23 @@ describe('a lost worker process', () => {
       signal: null,
     });
   });
+  it('never throws, even for a thrown Proxy whose every trap throws: the attempt still ends with what can be said', () => {
+    const trap = () => {
+      throw new Error('proto trap');
+    };
+    const hostile = new Proxy({}, { get: trap, getPrototypeOf: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    const d = describeError(hostile);
+    expect(d).to.deep.equal({ message: 'the thrown value could not be described (reading it threw: proto trap)', type: 'Error' });
+    // A trap that throws a value whose own reads throw too.
+    const worse = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          throw hostile;
+        },
+        get: trap,
+      },
+    );
+    expect(describeError(worse).message).to.equal('the thrown value could not be described (reading it threw)');
+  });
 });

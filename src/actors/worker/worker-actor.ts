@@ -1,3 +1,4 @@
+import { guardProcessSend } from './ipc-guard';
 import { ActorContext, customParameters, parentOf } from '../runtime/comedy';
 import { SystemClock } from '../../domain/clock';
 import { loadHandlersOrFailing } from '../../handlers/registry';
@@ -111,6 +112,8 @@ class WorkerActor {
       );
       if (this.greeted) parent.tell('unhandledRejection', { workerId: p.workerId, pid: process.pid });
     });
+    // Before any handler module loads: a handler's `process.send(null)` would end the service.
+    guardProcessSend();
     // Handler modules load with `import()` (ES modules and CommonJS alike); comedy waits for this.
     const handlers = await loadHandlersOrFailing(p.handlers ?? []);
     this.runner = new TaskRunner(
