@@ -21,5 +21,6 @@ export function externalGateway(router: ActorRouter): ExternalGateway {
     complete: (c) => router.completeExternal(c),
     lease: (req) => router.lease(req),
     leaveLease: (waiterId) => router.leaveLease(waiterId),
+    leaseUndelivered: (attempts) => router.leaseUndelivered(attempts),
   };
 }

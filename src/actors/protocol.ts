@@ -129,6 +129,8 @@ export type DispatcherMessages = WorkerToDispatcher & {
   lease: { req: LeaseRequest; res: LeasedAttempt[] };
   /** The client of a lease request went away (by its `waiterId`). */
   leaveLease: { req: string; res: void };
+  /** Attempts whose lease answer never reached its client (its connection closed first): retried free. */
+  leaseUndelivered: { req: Array<{ taskId: string; attempt: number }>; res: void };
 };
 
 /** Messages a partition owner accepts. */

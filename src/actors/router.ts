@@ -192,4 +192,9 @@ export class ActorRouter {
   leaveLease(waiterId: string): void {
     this.dispatcherRef?.tell('leaveLease', waiterId);
   }
+
+  /** Attempts whose lease answer never reached its client. */
+  leaseUndelivered(attempts: Array<{ taskId: string; attempt: number }>): void {
+    this.dispatcherRef?.tell('leaseUndelivered', attempts);
+  }
 }

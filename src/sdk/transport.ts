@@ -194,7 +194,17 @@ export class ApiClient {
       const target = new URL(url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:')
         throw new TypeError(`${target.protocol} URLs are not supported (http or https)`);
+      if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+      // `signal` stops a request only until its answer begins to arrive (the first bytes on the
+      // socket, before Node has parsed them): the service may have acted on it (a lease's tasks are
+      // claimed for this worker), so an answer on its way is read whole.
+      let answering = false;
+      const onAbort = () => {
+        if (!answering) req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const onResponse = (res: http.IncomingMessage) => {
+        signal?.removeEventListener('abort', onAbort);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -212,12 +222,21 @@ export class ApiClient {
       const path = url.slice(url.indexOf('/', url.indexOf('//') + 2));
       const req =
         target.protocol === 'https:'
-          ? https.request(target, { method, headers, signal, path, ...this.options.tls }, onResponse)
-          : http.request(target, { method, headers, signal, path }, onResponse);
+          ? https.request(target, { method, headers, path, ...this.options.tls }, onResponse)
+          : http.request(target, { method, headers, path }, onResponse);
       req.setTimeout(timeoutMs, () =>
         req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT', sent: true })),
       );
-      req.on('error', reject);
+      if (signal)
+        req.once('socket', (socket) => {
+          const mark = () => (answering = true);
+          socket.prependOnceListener('data', mark);
+          req.once('close', () => socket.removeListener('data', mark));
+        });
+      req.on('error', (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      });
       req.end(body);
     });
   }

@@ -67,6 +67,11 @@ export interface ExternalGateway {
   lease(req: LeaseRequest): Promise<LeasedAttempt[]>;
   /** The client of a lease request went away: it is dropped (what a claim in flight got is retried free). */
   leaveLease(waiterId: string): void;
+  /**
+   * The answer with these leased attempts never reached its client (the connection closed before it
+   * was written out): they are retried at once, free (`lease_undelivered`), unless already ended.
+   */
+  leaseUndelivered(attempts: Array<{ taskId: string; attempt: number }>): void;
 }
 
 /**

@@ -74,6 +74,15 @@ export class PullLeaseService {
     }
   }
 
+  /**
+   * The answer with `tasks` never reached its client (its connection closed before the answer was
+   * written out): their attempts are retried at once, free (`lease_undelivered`), instead of
+   * waiting out their lease and being charged as lost.
+   */
+  undelivered(tasks: LeaseResponseJson['tasks']): void {
+    if (tasks.length > 0) this.deps.gateway?.leaseUndelivered(tasks.map((t) => ({ taskId: t.task_id, attempt: t.attempt })));
+  }
+
   /** @throws StoreUnavailableError (503, `Retry-After`) while the store has a fault */
   private assertStore(): void {
     const fault = this.deps.health?.fault;

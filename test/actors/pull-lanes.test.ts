@@ -106,6 +106,21 @@ describe('PullLanes: lease requests and their claims', () => {
     expect(lanes.stats()[0].inFlight).to.equal(0);
   });
 
+  it('an answer that never reached its client: its attempts are retried at once, free; attempts no longer out are left alone', async () => {
+    await ready('a', 'b');
+    const got = await lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'w', max: 2, waitMs: 0 });
+    expect(got.map((a) => a.task.id)).to.deep.equal(['a', 'b']);
+    await lanes.undelivered([
+      { taskId: 'a', attempt: 1 },
+      { taskId: 'b', attempt: 2 }, // not the attempt out: left alone
+      { taskId: 'z', attempt: 1 }, // never handed out here
+    ]);
+    expect(recorded.map((c) => [c.taskId, c.attempt, c.state, c.retryAt, c.freeRetry, c.error?.type])).to.deep.equal([
+      ['a', 1, 'RETRYING', T0, true, 'lease_undelivered'],
+    ]);
+    expect(lanes.stats()[0].inFlight).to.equal(1); // b is still out
+  });
+
   it('a claim refused (the task was cancelled meanwhile) puts the request back to wait; close answers it []', async () => {
     await ready('a');
     await store.cancelTask('a', T0);

@@ -18,6 +18,7 @@ describe('external consumers while the store has a fault (routes)', () => {
     complete: () => Promise.reject(completeFails()),
     lease: () => leaseAnswer(),
     leaveLease: () => undefined,
+    leaseUndelivered: () => undefined,
   };
   const fault = (): StoreFault => ({
     kind: 'disk_full',

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import diagnostics from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -238,6 +239,42 @@ describe('SDK client over a fake HTTP server', () => {
       expect((err as Error).message).to.include(`${server.url}/api/v1/tasks/t1 is ${text}, not an object`);
     }
     expect((await client.transport.request('GET', '/x')).body, 'an array is an answer').to.deep.equal([]);
+  });
+
+  it('an abort stops a request until its answer begins to arrive; an answer on its way is read whole (a lease that claimed tasks)', async () => {
+    const controller = new AbortController();
+    let sendRest: () => void = () => undefined;
+    server = await fakeServer([
+      // Headers and half the body, then the rest only after the client's signal was aborted.
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '19' });
+        res.write('{"tasks":[{"a');
+        sendRest = () => res.end('":1}]}');
+      },
+      // This one never answers: the abort ends it.
+      () => undefined,
+    ]);
+    const client = createClient({ url: server.url, retry: { maxAttempts: 1 } });
+    // The client has the answer's headers (Node's own event for it): abort now, then the rest comes.
+    const onHeaders = () => {
+      diagnostics.unsubscribe('http.client.response.finish', onHeaders);
+      controller.abort();
+      sendRest();
+    };
+    diagnostics.subscribe('http.client.response.finish', onHeaders);
+    const first = client.transport.request('POST', '/lease', { body: {}, signal: controller.signal });
+    expect((await first).body).to.deep.equal({ tasks: [{ a: 1 }] });
+    expect(controller.signal.aborted).to.equal(true);
+    const waiting = new AbortController();
+    const second = client.transport.request('POST', '/lease', { body: {}, signal: waiting.signal }).catch((e: unknown) => e);
+    while (server.seen.length < 2) await new Promise((r) => setImmediate(r));
+    waiting.abort();
+    expect(await second).to.be.instanceOf(ConnectionError);
+    const before = new AbortController();
+    before.abort();
+    expect(await client.transport.request('GET', '/x', { signal: before.signal }).catch((e: unknown) => e)).to.be.instanceOf(
+      ConnectionError,
+    );
   });
 
   it('a url that is not http(s) is refused when the client is made, naming it', () => {

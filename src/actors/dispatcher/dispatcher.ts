@@ -282,6 +282,11 @@ export class DispatcherActor {
     this.external?.leaveLease(waiterId);
   }
 
+  /** Attempts whose lease answer never reached its client: retried free. */
+  async leaseUndelivered(attempts: Array<{ taskId: string; attempt: number }>): Promise<void> {
+    await this.external?.leaseUndelivered(attempts);
+  }
+
   abort(msg: { taskId: string; attempt: number }): void {
     if (this.external?.abort(msg) || this.ahead?.abort(msg.taskId, msg.attempt)) return;
     const run = runningAttempt(this.running, msg.taskId, msg.attempt);

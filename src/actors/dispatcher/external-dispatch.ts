@@ -112,6 +112,11 @@ export class ExternalDispatch {
     this.pull?.leave(waiterId);
   }
 
+  /** Attempts whose lease answer never reached its client (see {@link PullLanes.undelivered}). */
+  leaseUndelivered(attempts: ReadonlyArray<{ taskId: string; attempt: number }>): Promise<void> {
+    return this.pull ? this.pull.undelivered(attempts) : Promise.resolve();
+  }
+
   /** Cancel of a running external attempt handed out here. @returns false when it is not one of them */
   abort(msg: { taskId: string; attempt: number }): boolean {
     return (this.streams?.abort(msg) ?? false) || (this.pull?.abort(msg) ?? false);

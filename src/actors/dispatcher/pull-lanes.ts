@@ -3,7 +3,7 @@ import type { TimerHandle } from '../../domain/clock';
 import { HTTP_WORKER_PREFIX, type ExternalQueueSpec } from '../../domain/external-queues';
 import type { ReadyQueues } from '../../domain/ready-queues';
 import type { AttemptOutcome } from '../../domain/retry-policy';
-import type { DueEntry } from '../../domain/task';
+import type { DueEntry, RetrySettings } from '../../domain/task';
 import { queuesOf } from '../../observability/task-spans';
 import type { LeasedAttempt, LeaseRequest } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
@@ -38,8 +38,8 @@ interface Waiter {
 interface PullLane {
   spec: ExternalQueueSpec;
   ready: ReadyQueues;
-  /** Attempts handed out (or being handed out) and not ended: task id → attempt. */
-  inFlight: Map<string, number>;
+  /** Attempts handed out (or being handed out) and not ended: task id → attempt and its retry settings. */
+  inFlight: Map<string, { attempt: number; retry: RetrySettings }>;
   /** Entries taken from `ready` whose claim is not answered yet (they count against maxInFlight). */
   claiming: number;
   /** Lease requests waiting, oldest first. */
@@ -120,6 +120,25 @@ export class PullLanes {
     else this.answer(w, []);
   }
 
+  /**
+   * Attempts whose lease answer did not reach its client (the connection closed before the answer
+   * was written out): recorded at once as free retries (`lease_undelivered`), as for a client that
+   * went away while its claim was in flight. Attempts no longer in flight here (already reported,
+   * cancelled, swept) are left alone.
+   */
+  async undelivered(attempts: ReadonlyArray<{ taskId: string; attempt: number }>): Promise<void> {
+    const now = this.deps.clock.now();
+    const completions: AttemptCompletion[] = [];
+    for (const a of attempts) {
+      for (const lane of this.lanes.values()) {
+        const held = lane.inFlight.get(a.taskId);
+        if (held?.attempt === a.attempt) completions.push(attemptCompletion(a.taskId, a.attempt, UNDELIVERED, held.retry, now, 0));
+      }
+    }
+    if (completions.length > 0) await this.hooks.record(completions, now);
+    this.hooks.pump();
+  }
+
   /** Answers every waiting request with `[]` and takes no more (drain, shutdown); claims in flight still answer theirs. */
   close(): void {
     this.closed = true;
@@ -156,7 +175,7 @@ export class PullLanes {
   /** Cancel of a RUNNING pull task this dispatcher handed out: its attempt ends CANCELLED. @returns false when not one of them */
   abort(msg: { taskId: string; attempt: number }): boolean {
     for (const lane of this.lanes.values()) {
-      if (lane.inFlight.get(msg.taskId) !== msg.attempt) continue;
+      if (lane.inFlight.get(msg.taskId)?.attempt !== msg.attempt) continue;
       this.hooks.cancel(msg.taskId, msg.attempt);
       return true;
     }
@@ -166,7 +185,7 @@ export class PullLanes {
   /** These attempts ended (recorded, applied or found stale): their in-flight places are freed. */
   settled(completions: ReadonlyArray<{ taskId: string; attempt: number }>): void {
     for (const c of completions) {
-      for (const lane of this.lanes.values()) if (lane.inFlight.get(c.taskId) === c.attempt) lane.inFlight.delete(c.taskId);
+      for (const lane of this.lanes.values()) if (lane.inFlight.get(c.taskId)?.attempt === c.attempt) lane.inFlight.delete(c.taskId);
     }
   }
 
@@ -207,7 +226,7 @@ export class PullLanes {
       now,
       lane.spec.leaseMs,
     );
-    for (const t of claimed) lane.inFlight.set(t.id, t.attempt);
+    for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, retry: t.retry });
     observeStarts(metrics, claimed);
     lane.claiming -= entries.length;
     lane.ready.refund(returnToOwners(router, entries, claimed, now), now);

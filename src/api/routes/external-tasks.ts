@@ -121,7 +121,9 @@ export function externalTaskRoutes(
 
 /**
  * `POST /api/v1/queues/{queue}/lease`: a long poll. The client's going away before the answer
- * (the response closed unfinished) drops its request at the dispatcher.
+ * (the response closed unfinished) drops its request at the dispatcher; its going away after the
+ * tasks were claimed but before the answer was written out (a worker closing at that instant)
+ * gives them back at once (`PullLeaseService.undelivered`).
  */
 function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
   app.post<{ Params: { queue: string }; Body: LeaseRequestBody }>(
@@ -151,11 +153,18 @@ function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
         if (!reply.raw.writableFinished) gone.abort();
       };
       reply.raw.once('close', onClose);
+      let answer;
       try {
-        return await pull.lease(req.params.queue, req.body, req.caller, gone.signal);
+        answer = await pull.lease(req.params.queue, req.body, req.caller, gone.signal);
       } finally {
         reply.raw.off('close', onClose);
       }
+      const { tasks } = answer;
+      if (tasks.length > 0) {
+        if (reply.raw.destroyed) pull.undelivered(tasks);
+        else reply.raw.once('close', () => reply.raw.writableFinished || pull.undelivered(tasks));
+      }
+      return answer;
     },
   );
 }
