@@ -51,6 +51,73 @@ function jsonText(v: unknown, ctx: z.RefinementCtx): unknown {
   }
 }
 
+/** The highest port: a connection URL names a port from 1 to this (0 is none a client can connect to). */
+const MAX_PORT = 65_535;
+
+/**
+ * What is wrong with `port` (the text after a host's `:`, perhaps empty), or null when it is a port
+ * or absent. Not repeated in the message: a password with an unencoded "/" or "@" can be misread as a host and port.
+ */
+function portProblem(port: string | undefined): string | null {
+  if (port === undefined || port === '') return null;
+  const n = /^[0-9]+$/.test(port) ? Number(port) : NaN;
+  return n >= 1 && n <= MAX_PORT ? null : `has a port that is not a whole number from 1 to ${MAX_PORT}`;
+}
+
+/** The port each host of `hosts` (`host:port`, `[ipv6]:port`, comma-separated) names: the first problem, or null. */
+function hostsPortProblem(hosts: string): string | null {
+  for (const host of hosts.split(',')) {
+    const problem = portProblem(/^(?:\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(host)?.[1]);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * A connection URL (`redisUrl`, `postgresUrl`, `mongodbUri`), checked at load time as its driver
+ * reads it, so that a value the driver would refuse (pg: a TypeError at start) or accept and fail
+ * on at every reconnect (ioredis with port 99999: a RangeError and `degraded` for ever) stops
+ * start-up with one line naming the key. The message never repeats the value (it may hold a
+ * password).
+ * @param schemes the URL schemes accepted, e.g. `['redis', 'rediss']`
+ * @param parse `url`: the whole value must be a WHATWG URL (ioredis, pg; pg also takes an empty host
+ *   after `user@`, as `postgres://user@/db`); `hosts`: a MongoDB connection string, whose host
+ *   list (`h1:27017,h2:27017`) is no URL host, so only each host's port is checked here (the
+ *   driver parses the rest when the store opens, also refused with exit 78 naming the key)
+ */
+const connectionUrl = (schemes: readonly string[], parse: 'url' | 'hosts') => {
+  const rule = `must be a ${schemes.map((s) => `${s}://`).join(' or ')} URL`;
+  const scheme = new RegExp(`^(?:${schemes.map((s) => s.replace('+', '\\+')).join('|')})://\\S+$`);
+  return z.string().superRefine((v, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    if (!scheme.test(v)) return fail(rule);
+    if (parse === 'hosts') {
+      // The host list as the MongoDB driver finds it (mongodb-connection-string-url's HOSTS_REGEX).
+      const hosts = /^[^/]+:\/\/(?:[^:@]*(?::[^@]*)?@)?((?!:)[^/?@]*)/.exec(v)?.[1] ?? '';
+      const problem = hostsPortProblem(hosts);
+      return problem === null ? undefined : fail(problem);
+    }
+    let url: URL | null = null;
+    for (const text of [v, v.replace('@/', '@placeholder/')]) {
+      try {
+        url = new URL(text);
+        break;
+      } catch {
+        // pg reads `postgres://user@/db` (no host: its default) by trying again with a placeholder host; ioredis reads it too (localhost).
+      }
+    }
+    if (url === null) {
+      // Userinfo ends at the last "@" before the path; the host is what follows, up to "/", "?" or "#".
+      const host = /^[^:]+:\/\/(?:[^/?#]*@)?([^/?#@]*)/.exec(v)?.[1] ?? '';
+      return fail(
+        hostsPortProblem(host) ?? `${rule}, but is not a valid URL (are special characters in the user name or password percent-encoded?)`,
+      );
+    }
+    const problem = portProblem(url.port);
+    if (problem !== null) fail(problem);
+  });
+};
+
 /** One worker pool of `workerPools`: its name (worker ids `<name>-worker-<n>`), its task types, its processes × concurrency. */
 const workerPool = z
   .object({
@@ -98,16 +165,9 @@ export const ConfigSchema = z
      */
     sqliteCreateDir: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean().nullable()),
     /** MongoDB store (`store: "mongodb"`): `mongodb://host:port/db` or `mongodb+srv://…` (env `MONGODB_URI`). */
-    mongodbUri: z
-      .string()
-      .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URL')
-      .nullable(),
+    mongodbUri: connectionUrl(['mongodb', 'mongodb+srv'], 'hosts').nullable(),
     /** PostgreSQL store (`store: "postgres"`): `postgres://user:pass@host:port/db` (env `POSTGRES_URL`). */
-    postgresUrl: z
-      .string()
-      .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
-      .nullable()
-      .default(null),
+    postgresUrl: connectionUrl(['postgres', 'postgresql'], 'url').nullable().default(null),
     /**
      * PostgreSQL store: the schema its tables live in (created, with the tables, at start-up; env
      * `POSTGRES_SCHEMA`): lower-case letters, digits and `_`. Default `public`. Several clusters
@@ -118,10 +178,7 @@ export const ConfigSchema = z
       .regex(SCHEMA_NAME, 'must be lower-case letters, digits and _, not starting with a digit (at most 63)')
       .default('public'),
     /** Redis for cluster coordination (`redis://` or `rediss://`); null: embedded, no Redis. */
-    redisUrl: z
-      .string()
-      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
-      .nullable(),
+    redisUrl: connectionUrl(['redis', 'rediss'], 'url').nullable(),
     workers: int(1, 64),
     workerConcurrency: int(1, 10_000),
     partitions: int(1, 4096),

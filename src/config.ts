@@ -80,6 +80,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * The path of the first `__proto__` key in `value` (at any depth, in objects and arrays), or null.
+ * JSON.parse keeps such a key as an own property, but no configuration object can: assigning it
+ * sets the object's prototype (a plain value is ignored), and zod's records skip it, so its value
+ * would be dropped without a word, and the schema's "unknown keys refused" would never see it.
+ */
+function protoKeyPath(value: unknown, at: string[] = []): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const here = [...at, k];
+    if (k === '__proto__') return here.join('.');
+    const found = protoKeyPath(v, here);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** Merges `over` into a copy of `base`, plain objects key by key. Neither holds a `__proto__` key (`protoKeyPath`, checked for every layer). */
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
@@ -112,20 +130,25 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
   const dir = path.resolve(options.configDir ?? path.resolve(__dirname, '..', '..', 'config'));
   // Each handler module path is resolved against the folder of the last layer that named its type.
   const handlerDirs: Record<string, string> = {};
-  const layer = (over: Record<string, unknown>, from: string) => {
+  const layer = (over: Record<string, unknown>, from: string, source: string) => {
+    const proto = protoKeyPath(over);
+    if (proto !== null)
+      throw new ConfigError(
+        `invalid configuration: ${proto} (in ${source}): unknown key ("__proto__" cannot be a key of the configuration, not even a task type or queue name)`,
+      );
     if (isPlainObject(over.handlers)) for (const t of Object.keys(over.handlers)) handlerDirs[t] = from;
     return over;
   };
-  let raw = layer(readJson(path.join(dir, 'default.json')), dir);
+  let raw = layer(readJson(path.join(dir, 'default.json')), dir, path.join(dir, 'default.json'));
   if (env.NODE_ENV) {
     if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV))
       throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
-    raw = merge(raw, layer(readJson(path.join(dir, `${env.NODE_ENV}.json`)), dir));
+    raw = merge(raw, layer(readJson(path.join(dir, `${env.NODE_ENV}.json`)), dir, path.join(dir, `${env.NODE_ENV}.json`)));
   }
   if (env.SCHEDULER_CONFIG) {
     if (!fs.existsSync(env.SCHEDULER_CONFIG))
       throw new ConfigError(`invalid configuration: SCHEDULER_CONFIG: no file ${env.SCHEDULER_CONFIG}`);
-    raw = merge(raw, layer(readJson(env.SCHEDULER_CONFIG), path.dirname(path.resolve(env.SCHEDULER_CONFIG))));
+    raw = merge(raw, layer(readJson(env.SCHEDULER_CONFIG), path.dirname(path.resolve(env.SCHEDULER_CONFIG)), env.SCHEDULER_CONFIG));
   }
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = env[name];
@@ -135,7 +158,7 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
     const value = env[name];
     if (value !== undefined && value !== '') raw[outer] = { ...(isPlainObject(raw[outer]) ? raw[outer] : {}), [inner]: value };
   }
-  if (options.overrides) raw = merge(raw, layer(options.overrides, process.cwd()));
+  if (options.overrides) raw = merge(raw, layer(options.overrides, process.cwd(), 'overrides'));
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -147,6 +170,7 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
   }
   checkExternalQueues(parsed.data);
   checkRateLimitTypes(parsed.data);
+  checkWorkerPoolTypes(parsed.data);
   const dirs = Object.fromEntries(Object.keys(parsed.data.handlers).map((t) => [t, handlerDirs[t] ?? process.cwd()]));
   return deepFreeze({ ...parsed.data, handlerDirs: dirs });
 }
@@ -163,6 +187,24 @@ export function checkRateLimitTypes(config: Pick<Config, 'rateLimits' | 'handler
     throw new ConfigError(
       `invalid configuration: rateLimits.${unknown}: no handler serves task type ${JSON.stringify(unknown)} (registered: ${types.join(', ')}; add it to handlers, or fix the name)`,
     );
+}
+
+/**
+ * A `workerPools` entry pinning a task type no handler serves would never run anything (a misspelt
+ * type is silent): refused by the rule of `rateLimits.<type>` (`limitableTaskTypes`: any type when
+ * external queues are configured, whose consumers may serve types no handler here does).
+ * @throws ConfigError naming `workerPools.<i>.taskTypes.<j>`, the type and the registered types
+ */
+export function checkWorkerPoolTypes(config: Pick<Config, 'workerPools' | 'handlers' | 'externalQueues'>): void {
+  const types = limitableTaskTypes(config);
+  if (types === null) return;
+  config.workerPools.forEach((pool, i) => {
+    const j = pool.taskTypes.findIndex((t) => !types.includes(t));
+    if (j === -1) return;
+    throw new ConfigError(
+      `invalid configuration: workerPools.${i}.taskTypes.${j} (env WORKER_POOLS): no handler serves task type ${JSON.stringify(pool.taskTypes[j])} (registered: ${types.join(', ')}; add it to handlers, or fix the name)`,
+    );
+  });
 }
 
 /**

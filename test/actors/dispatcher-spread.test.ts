@@ -131,7 +131,10 @@ describe('DispatcherActor: spreading attempts over worker processes and pools', 
   });
 
   describe('a task type pinned to a pool of its own', () => {
-    const cpuPool = { workerPools: [{ name: 'cpu', taskTypes: ['crunch'], processes: 1, concurrency: 1 }] };
+    const cpuPool = {
+      handlers: { crunch: './crunch.js' },
+      workerPools: [{ name: 'cpu', taskTypes: ['crunch'], processes: 1, concurrency: 1 }],
+    };
 
     it('runs only on its pool, claimed no more than its free slots; other types go on while it is full', async () => {
       const tasks = [...ids('c', 3).map((id) => ({ id, type: 'crunch' })), ...ids('n', 4).map((id) => ({ id }))];

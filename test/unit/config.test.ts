@@ -90,6 +90,19 @@ describe('loadConfig', () => {
     expect(cfg.port).to.equal(8080);
   });
 
+  it('an empty environment value counts as unset, for every variable: PORT= keeps the value of the files (not refused, not the default)', () => {
+    writeJson('extra.json', { port: 9000 });
+    expect(loadConfig({ configDir: dir, env: { SCHEDULER_CONFIG: path.join(dir, 'extra.json'), PORT: '' } }).port).to.equal(9000);
+    const names = [
+      ...['PORT', 'HOST', 'SCHEDULER_STORE', 'SQLITE_PATH', 'SQLITE_CREATE_DIR', 'MONGODB_URI', 'POSTGRES_URL', 'POSTGRES_SCHEMA'],
+      ...['REDIS_URL', 'WORKERS', 'WORKER_CONCURRENCY', 'PARTITIONS', 'LOG_LEVEL', 'OTEL_TRACES_EXPORTER', 'OTEL_BSP_SCHEDULE_DELAY'],
+      ...['ALLOW_UNAUTHENTICATED', 'LEASE_TTL_MS', 'MEMBER_ID', 'WORKER_POOLS', 'CLAIM_AHEAD_MS', 'OVERFLOW_ENABLED'],
+      ...['TLS_CERT_FILE', 'TLS_KEY_FILE', 'TLS_CA_FILE', 'NODE_ENV', 'SCHEDULER_CONFIG'],
+    ];
+    const empty = Object.fromEntries(names.map((n) => [n, '']));
+    expect(loadConfig({ configDir: dir, env: empty })).to.deep.equal(loadConfig({ configDir: dir, env: {} }));
+  });
+
   it('<NODE_ENV>.json is merged over default.json, and env wins over both', () => {
     writeJson('staging.json', { workers: 4, defaults: { maxRetries: 7 } });
     const cfg = loadConfig({ configDir: dir, env: { NODE_ENV: 'staging' } });
@@ -202,6 +215,76 @@ describe('loadConfig', () => {
     expect(err.message).to.include('redisUrl');
     expect(err.message).to.include('REDIS_URL');
     expect(loadConfig({ configDir: dir, env: { REDIS_URL: 'rediss://u:p@h:6380/2' } }).redisUrl).to.equal('rediss://u:p@h:6380/2');
+  });
+
+  it('a REDIS_URL, POSTGRES_URL or MONGODB_URI whose port is not 1 to 65535, or that is no URL → one-line ConfigError naming the key, not the value', () => {
+    const bad: Array<[string, string, string]> = [
+      ['REDIS_URL', 'redisUrl', 'redis://localhost:99999'],
+      ['REDIS_URL', 'redisUrl', 'redis://:@:99999'],
+      ['REDIS_URL', 'redisUrl', 'rediss://u:secret@h:65536/2'],
+      ['REDIS_URL', 'redisUrl', 'redis://h:0'],
+      ['REDIS_URL', 'redisUrl', 'redis://h:63x79'],
+      ['REDIS_URL', 'redisUrl', 'redis://h^x:6379'],
+      ['POSTGRES_URL', 'postgresUrl', 'postgres://scheduler:secret@db:99999/scheduler'],
+      ['POSTGRES_URL', 'postgresUrl', 'postgres://db:5432,db2:5432/scheduler'],
+      ['MONGODB_URI', 'mongodbUri', 'mongodb://db1:27017,db2:99999/sched?replicaSet=rs'],
+      ['MONGODB_URI', 'mongodbUri', 'mongodb://u:secret@db:0/sched'],
+    ];
+    for (const [name, key, url] of bad) {
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: { [name]: url } }));
+      expect(err.message, url).to.match(new RegExp(`^invalid configuration: ${key} \\(env ${name}\\): `));
+      expect(err.message, url).to.not.include('\n').and.not.include('secret');
+    }
+    const good: Array<[string, string, string]> = [
+      ['REDIS_URL', 'redisUrl', 'redis://h:65535'],
+      ['REDIS_URL', 'redisUrl', 'rediss://u:p@[::1]:6380/2'],
+      ['REDIS_URL', 'redisUrl', 'redis://redis'],
+      ['POSTGRES_URL', 'postgresUrl', 'postgres://user@/db'],
+      ['POSTGRES_URL', 'postgresUrl', 'postgresql://%2Fvar%2Frun%2Fpostgresql/scheduler'],
+      ['MONGODB_URI', 'mongodbUri', 'mongodb://user:secret@db1:27017,db2:27017/sched?replicaSet=rs'],
+      ['MONGODB_URI', 'mongodbUri', 'mongodb+srv://u:p@cluster.example.net/prod_db'],
+    ];
+    for (const [name, key, url] of good) expect(loadConfig({ configDir: dir, env: { [name]: url } }), url).to.have.property(key, url);
+  });
+
+  it('a "__proto__" key in a config file (at the top, in a map, in a list) or in overrides → ConfigError naming its path, never dropped', () => {
+    const file = path.join(dir, 'extra.json');
+    for (const [text, at] of [
+      ['{"__proto__": {"workers": 0, "logLevel": "nonsense"}}', '__proto__'],
+      ['{"handlers": {"__proto__": "./does-not-exist.js"}}', 'handlers.__proto__'],
+      ['{"defaults": {"__proto__": {"maxRetries": 2}}}', 'defaults.__proto__'],
+      [
+        '{"workerPools": [{"name": "cpu", "taskTypes": ["echo"], "processes": 1, "concurrency": 1, "__proto__": {}}]}',
+        'workerPools.0.__proto__',
+      ],
+    ]) {
+      fs.writeFileSync(file, text);
+      const err = expectConfigError(() => loadConfig({ configDir: dir, env: { SCHEDULER_CONFIG: file } }));
+      expect(err.message, text).to.equal(
+        `invalid configuration: ${at} (in ${file}): unknown key ("__proto__" cannot be a key of the configuration, not even a task type or queue name)`,
+      );
+    }
+    fs.writeFileSync(path.join(dir, 'ci.json'), '{"tenants": {"__proto__": {"weight": 2}}}');
+    expect(expectConfigError(() => loadConfig({ configDir: dir, env: { NODE_ENV: 'ci' } })).message).to.include('tenants.__proto__ (in ');
+    const overrides = JSON.parse('{"rateLimits": {"__proto__": {"ratePerSecond": 1}}}') as Record<string, unknown>;
+    expect(expectConfigError(() => loadConfig({ configDir: dir, env: {}, overrides })).message).to.include(
+      'rateLimits.__proto__ (in overrides)',
+    );
+  });
+
+  it('workerPools pinning a task type no handler serves → ConfigError naming it (as rateLimits.<type>), unless external queues are configured', () => {
+    const pool = (taskTypes: string[]) => [{ name: 'cpu', taskTypes, processes: 1, concurrency: 1 }];
+    const fromEnv = expectConfigError(() => loadConfig({ configDir: dir, env: { WORKER_POOLS: JSON.stringify(pool(['echo', 'ecoh'])) } }));
+    expect(fromEnv.message).to.equal(
+      'invalid configuration: workerPools.0.taskTypes.1 (env WORKER_POOLS): no handler serves task type "ecoh" (registered: echo, fail, http, noop, sleep; add it to handlers, or fix the name)',
+    );
+    writeJson('extra.json', { workerPools: pool(['render']) });
+    const fromFile = expectConfigError(() => loadConfig({ configDir: dir, env: { SCHEDULER_CONFIG: path.join(dir, 'extra.json') } }));
+    expect(fromFile.message).to.include('workerPools.0.taskTypes.0').and.include('no handler serves task type "render"');
+    const handled = { handlers: { render: './render.js' }, workerPools: pool(['render', 'echo']) };
+    expect(loadConfig({ configDir: dir, env: {}, overrides: handled }).workerPools[0].taskTypes).to.deep.equal(['render', 'echo']);
+    const external = { externalQueues: { jobs: { transport: 'http' } }, workerPools: pool(['resize_image']) };
+    expect(loadConfig({ configDir: dir, env: {}, overrides: external }).workerPools[0].taskTypes).to.deep.equal(['resize_image']);
   });
 
   it('a non-numeric PORT → ConfigError naming `port` and `PORT`', () => {

@@ -28,7 +28,7 @@ describe('worker pools: configuration', () => {
   });
 
   it('a pool pins its task types; its workers are <name>-worker-<n>', () => {
-    const config = load({ workerPools: [cpu] });
+    const config = load({ handlers: { render: './render.js', hash: './hash.js' }, workerPools: [cpu] });
     expect(poolSpecs(config)).to.deep.equal([
       { name: 'default', taskTypes: [], processes: 2, concurrency: 1024 },
       { name: 'cpu', taskTypes: ['render', 'hash'], processes: 1, concurrency: 2 },
@@ -37,7 +37,7 @@ describe('worker pools: configuration', () => {
   });
 
   it('env WORKER_POOLS takes the array as JSON text', () => {
-    const config = load({}, { WORKER_POOLS: JSON.stringify([cpu]) });
+    const config = load({ handlers: { render: './render.js', hash: './hash.js' } }, { WORKER_POOLS: JSON.stringify([cpu]) });
     expect(config.workerPools).to.deep.equal([cpu]);
     expect(configError(() => load({}, { WORKER_POOLS: '[{"name":' }))).to.match(
       /^invalid configuration: workerPools \(env WORKER_POOLS\): is not valid JSON text: /,
