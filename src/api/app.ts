@@ -24,6 +24,8 @@ import { cronRoutes } from './routes/cron-tasks';
 import { tenantRoutes } from './routes/tenants';
 import { concurrencyLimitRoutes } from './routes/concurrency-limits';
 import { registerAuth } from './auth';
+import { refuseDuplicateHeaders } from './duplicate-headers';
+import { refuseUndecodableQuery } from './undecodable-query';
 import type { TenantAdmin } from '../services/tenant-admin';
 import type { ApiKeys } from '../tenancy/api-keys';
 import type { CronService } from '../services/cron-service';
@@ -139,6 +141,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       );
     },
   });
+  // A client that half-closes its side once its request is sent (a FIN: `nc -N`, some proxies) still
+  // gets its answer, after which the connection is ended. Node's default (`httpAllowHalfOpen`
+  // false) aborts the request in flight on the FIN and ends the socket: the request was acted on (a
+  // task stored) and never answered. (A long poll whose client closed is then answered at its end.)
+  (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   // Only JSON is accepted (415 otherwise), uncompressed, only as UTF-8, and only valid UTF-8; a
   // number a double cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();
@@ -185,6 +192,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Long polls answer before the server waits for requests in flight (a wait may last 60 s).
   const waiters = deps.waiters;
   if (waiters) app.addHook('preClose', async () => waiters.close());
+  // Before authentication, on every path: a request with two copies of a singleton header, or a
+  // query string that cannot be percent-decoded (as a path that cannot be: `frameworkErrors`).
+  app.addHook('onRequest', refuseDuplicateHeaders);
+  app.addHook('onRequest', refuseUndecodableQuery);
   registerAuth(app, deps.apiKeys);
   registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
   registerUi(app);

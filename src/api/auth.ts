@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors';
-import { DuplicateHeaderError } from './http-errors';
 import { ApiKeys } from '../tenancy/api-keys';
 import { Caller, OPEN_CALLER } from '../tenancy/caller';
 import { isDocsPath } from './openapi/register';
@@ -22,15 +21,12 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz']);
  * hold no tenant data (the dashboard's own API calls carry its key), needs
  * `Authorization: Bearer <key>` (401 `UNAUTHORIZED` otherwise) and runs as that key's
  * {@link Caller}; without keys every request runs as an admin ({@link OPEN_CALLER}).
- * A request with more than one `Authorization` header is refused (400 `DUPLICATE_HEADER`) on every
- * path, keys or not: Node keeps only the first copy in `req.headers`, while a proxy in front may
- * have checked another.
+ * A request with more than one `Authorization` header was refused before this hook runs (400
+ * `DUPLICATE_HEADER`, duplicate-headers.ts), on every path, keys or not.
  */
 export function registerAuth(app: FastifyInstance, keys: ApiKeys | undefined): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (req) => {
-    const copies = authorizationCount(req.raw.rawHeaders);
-    if (copies > 1) throw new DuplicateHeaderError('authorization', copies);
     const path = req.url.split('?')[0];
     if (!keys?.enabled || OPEN_PATHS.has(path) || isDocsPath(path) || isUiRoute(req.routeOptions.url)) {
       req.caller = OPEN_CALLER;
@@ -40,13 +36,6 @@ export function registerAuth(app: FastifyInstance, keys: ApiKeys | undefined): v
     if (!caller) throw new UnauthorizedError(req.headers.authorization ? 'unknown API key' : 'missing Authorization: Bearer <key>');
     req.caller = caller;
   });
-}
-
-/** How many `Authorization` header lines a request has (`rawHeaders`: name, value, name, value…). */
-function authorizationCount(rawHeaders: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'authorization') n++;
-  return n;
 }
 
 /** @throws ForbiddenError unless the request comes from an admin */

@@ -60,9 +60,10 @@ export class RouteNotFoundError extends SchedulerError {
 }
 
 /**
- * A request with more than one `Authorization` header. The field is a singleton (RFC 9110 §11.6.2
- * defines one credentials value), and which copy a server, a proxy or a log would use differs, so
- * the request is refused instead of picking one. `details.field` `authorization`, `details.count`.
+ * A request with more than one `Authorization` or `Content-Type` header. Both fields are singletons
+ * (RFC 9110 §11.6.2 defines one credentials value, §8.3 one media type), and which copy a server, a
+ * proxy or a log would use differs, so the request is refused instead of picking one.
+ * `details.field` `authorization` or `content-type`, `details.count`.
  */
 export class DuplicateHeaderError extends SchedulerError {
   readonly code = 'DUPLICATE_HEADER';

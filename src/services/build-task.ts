@@ -27,7 +27,8 @@ export interface SubmitOptions {
  * @param payloads the payload checks (built-ins' and handler modules' schemas; none: not checked, e.g. a cron instance
  *   built from a template checked when the cron was created)
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
- *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8 bytes)
+ *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8
+ *   bytes, as stored: {@link storedMetadata})
  */
 export function buildNewTask(
   s: Submission,
@@ -47,12 +48,21 @@ export function buildNewTask(
     if (scheduledAt === null) throw new ValidationError(`${path}scheduled_at`, NOT_A_DATE_TIME);
   }
   assertJsonSize(s.payload, config.maxPayloadBytes, `${path}payload`);
-  assertJsonSize(s.metadata, config.maxMetadataBytes, `${path}metadata`);
-  if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const fields = taskFields(s, scheduledAt, config.defaults);
+  assertJsonSize(storedMetadata(fields), config.maxMetadataBytes, `${path}metadata`);
+  if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const key = s.idempotency_key ?? null;
   const idempotency = key === null ? null : { key, requestHash: requestHashOf(fields), expiresAt: now + config.idempotencyRetentionMs };
   return newTask(fields, { now, partitions: config.partitions, idempotency });
+}
+
+/**
+ * A task's metadata as stored and read back (contract/task-json.ts `taskJson`): the submission's,
+ * with its `tenant_id` (a tenant key's, or the default tenant) and its `correlation_id` (null
+ * when none), the text `maxMetadataBytes` counts, whoever submitted it.
+ */
+export function storedMetadata(f: Pick<NewTaskFields, 'metadata' | 'tenantId' | 'correlationId'>): Record<string, unknown> {
+  return { ...f.metadata, tenant_id: f.tenantId, correlation_id: f.correlationId };
 }
 
 /**

@@ -5,7 +5,7 @@ import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTo
 import { assertJsonSize } from '../contract/json-size';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
-import { buildNewTask } from './build-task';
+import { buildNewTask, storedMetadata } from './build-task';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 
 /**
@@ -53,8 +53,8 @@ export function buildWorkflow(
     throw err instanceof ValidationError ? invalidWorkflow(err) : err;
   }
   const meta = body.metadata ?? {};
-  assertWorkflowMetadata(meta, body.tasks.length, config);
   const tenantId = typeof meta.tenant_id === 'string' ? meta.tenant_id : config.defaults.tenantId;
+  assertWorkflowMetadata(meta, tenantId, body.tasks.length, config);
   const taskIds = new Map<string, string>();
   const built = body.tasks.map((t, i) => {
     const { task_id: localId, dependencies: _deps, ...submission } = t;
@@ -93,13 +93,15 @@ export function buildWorkflow(
 
 /**
  * The workflow's own `metadata`, checked under its own name before it is copied into every task:
- * at most 64 levels deep, at most `maxMetadataBytes` of JSON, and, copied into each of `tasks`
- * tasks, at most `workflowBodyLimitBytes` in all, so a small request cannot store much more than
- * the largest body it may send.
+ * at most 64 levels deep, at most `maxMetadataBytes` of JSON as each task stores it (with the
+ * tenant and `correlation_id`: build-task.ts `storedMetadata`, more than the workflow shows), and,
+ * copied into each of `tasks` tasks, at most `workflowBodyLimitBytes` in all, so a small request
+ * cannot store much more than the largest body it may send.
  * @throws ValidationError (400) | PayloadTooLargeError (413), field `metadata`
  */
-function assertWorkflowMetadata(meta: Record<string, unknown>, tasks: number, config: Config): void {
-  const bytes = assertJsonSize(meta, config.maxMetadataBytes, 'metadata');
+function assertWorkflowMetadata(meta: Record<string, unknown>, tenantId: string, tasks: number, config: Config): void {
+  const correlationId = typeof meta.correlation_id === 'string' ? meta.correlation_id : null;
+  const bytes = assertJsonSize(storedMetadata({ metadata: meta, tenantId, correlationId }), config.maxMetadataBytes, 'metadata');
   if (bytes * tasks > config.workflowBodyLimitBytes) {
     throw new PayloadTooLargeError(config.workflowBodyLimitBytes, 'metadata', bytes * tasks, `copied into each of the ${tasks} tasks`);
   }

@@ -175,11 +175,12 @@ describe('REST: cron tasks', () => {
     const ok = await patch({ team: 'ops' });
     expect(ok.statusCode, ok.body).to.equal(200);
     expect((await f.store.getCron(id))!.template.metadata).to.deep.equal({ team: 'ops', tenant_id: 'acme' });
-    // Fits without the tenant, not with it (`,"tenant_id":"acme"` is 19 bytes).
+    // Fits as sent, not as its tasks store it: with the tenant (`,"tenant_id":"acme"` is 19 bytes)
+    // and their null correlation id (`,"correlation_id":null` is 22).
     const pad = 'x'.repeat(16_384 - '{"pad":""}'.length - 5);
     const over = await patch({ pad });
     expect(over.statusCode).to.equal(413);
-    expect(over.json().error.details).to.include({ field: 'metadata', actual_bytes: 16_379 + 19 });
+    expect(over.json().error.details).to.include({ field: 'metadata', actual_bytes: 16_379 + 19 + 22 });
   });
 
   it("a zone name is stored in the tz database's letter case; a link keeps its own name", async () => {

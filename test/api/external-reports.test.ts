@@ -169,6 +169,22 @@ describe('external consumer reports (routes)', () => {
     expect(fits.statusCode, fits.body).to.equal(200);
   });
 
+  it('logs: a NUL and each lone surrogate in msg are kept as one U+FFFD each (a pair stays); read back as such', async () => {
+    const id = await runningExternal();
+    // Raw JSON text: the escapes reach the parser as a client's JSON.stringify sends them.
+    const text =
+      '{"attempt":1,"lines":[{"level":"info","msg":"a\\u0000b\\ud800c"},{"level":"info","msg":"\\udfff|\\ud83d\\ude00|\\ud800"}]}';
+    const res = await post(`/api/v1/tasks/${id}/logs`, text);
+    expect(res.statusCode, res.body).to.equal(200);
+    const read = await f.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${id}/attempts/1/logs`,
+      headers: { authorization: `Bearer ${KEYS.admin}` },
+    });
+    expect(read.statusCode, read.body).to.equal(200);
+    expect(read.json().lines.map((l: { message: string }) => l.message)).to.deep.equal(['a\uFFFDb\uFFFDc', '\uFFFD|\u{1F600}|\uFFFD']);
+  });
+
   it('complete: 503 without a dispatcher (nothing changes)', async () => {
     const id = await runningExternal();
     const res = await post(`/api/v1/tasks/${id}/complete`, { attempt: 1, result: { ok: true } });
