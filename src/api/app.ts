@@ -141,11 +141,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       );
     },
   });
-  // A client that half-closes its side once its request is sent (a FIN: `nc -N`, some proxies) still
-  // gets its answer, after which the connection is ended. Node's default (`httpAllowHalfOpen`
-  // false) aborts the request in flight on the FIN and ends the socket: the request was acted on (a
-  // task stored) and never answered. (A long poll whose client closed is then answered at its end.)
-  (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   // Only JSON is accepted (415 otherwise), uncompressed, only as UTF-8, and only valid UTF-8; a
   // number a double cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();

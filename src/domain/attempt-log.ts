@@ -44,15 +44,20 @@ export interface AttemptLog {
   droppedLines: number;
 }
 
+/** A lone UTF-16 surrogate: half of a pair without its other half (with the `u` flag a pair is one code point, outside the class). */
+const LONE_SURROGATE = /\p{Cs}/gu;
+
 /**
  * `message` and `fields` as one bounded line (numbered `n`, logged at `at`). A NUL in the message is
  * kept as U+FFFD: PostgreSQL's text cannot hold U+0000, and the line (with every other line written
- * beside it) would be refused; `fields` are JSON text, where it is the escape `\u0000`.
+ * beside it) would be refused; `fields` are JSON text, where it is the escape `\u0000`. A lone
+ * surrogate is one U+FFFD too: the stores keep text as UTF-8, which cannot hold one (SQLite read
+ * it back as three U+FFFD).
  */
 export function logLine(n: number, at: number, message: unknown, fields?: unknown): AttemptLogLine {
   let text: string;
   try {
-    text = (typeof message === 'string' ? message : String(message)).replaceAll('\u0000', '\ufffd');
+    text = (typeof message === 'string' ? message : String(message)).replace(LONE_SURROGATE, '\ufffd').replaceAll('\u0000', '\ufffd');
   } catch {
     text = '[a message that cannot be read]';
   }

@@ -21,6 +21,10 @@ describe('attempt logs', () => {
     expect(logLine(5, 5, 42 as unknown as string)).to.include({ message: '42' });
   });
 
+  it('a NUL and a lone surrogate in a message are one U+FFFD each (the stores keep UTF-8); a pair stays', () => {
+    expect(logLine(1, 0, 'a\u0000b\ud800c\udc00d\ud83d\ude00').message).to.equal('a\ufffdb\ufffdc\ufffdd\ud83d\ude00');
+  });
+
   it(`a window keeps the last ${MAX_LOG_LINES} lines and hands out only new ones`, () => {
     const w = new AttemptLogWindow();
     w.add(1, 'a');

@@ -24,26 +24,6 @@ import { validatedByService } from '../validated-by-service';
 
 const tags = ['external consumers'];
 
-/** A lone UTF-16 surrogate: half of a pair without its other half (with the `u` flag, a pair is one code point outside the class). */
-const LONE_SURROGATE = /\p{Cs}/gu;
-
-/**
- * The posted log lines with each lone surrogate of a `msg` as one U+FFFD, as a NUL is kept
- * (domain/attempt-log.ts `logLine`): the stores keep text as UTF-8, which cannot hold one, and
- * SQLite read it back as three U+FFFD. Anything but a string `msg` is left to the validation.
- */
-function withWellFormedMessages(body: ExternalLogsBody): ExternalLogsBody {
-  const lines: unknown = (body as { lines?: unknown } | null | undefined)?.lines;
-  if (!Array.isArray(lines)) return body;
-  const fixed = lines.map((l: unknown) => {
-    const msg = (l as { msg?: unknown } | null)?.msg;
-    if (typeof msg !== 'string') return l;
-    const wellFormed = msg.replace(LONE_SURROGATE, '\uFFFD');
-    return wellFormed === msg ? l : { ...(l as object), msg: wellFormed };
-  });
-  return { ...body, lines: fixed as ExternalLogsBody['lines'] };
-}
-
 /**
  * Reports of external consumers on attempts of external queues: complete, heartbeat, checkpoint,
  * progress, logs; and, with `pull`, the lease requests of HTTP pull workers.
@@ -70,7 +50,7 @@ export function externalTaskRoutes(
       },
       ...validatedByService(),
     },
-    async (req) => external.logs(req.params.id, withWellFormedMessages(req.body), req.caller),
+    async (req) => external.logs(req.params.id, req.body, req.caller),
   );
 
   app.post<{ Params: { id: string }; Body: ExternalCompletionBody }>(
