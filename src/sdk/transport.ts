@@ -74,6 +74,8 @@ export interface RequestOptions {
   okStatuses?: number[];
   /** Send once: no retry of 429/503 or of connection errors. */
   noRetry?: boolean;
+  /** No retry starts after this instant (epoch ms, the client's `now`): a wait's deadline. */
+  retryUntil?: number;
   /** Aborts the request (a long poll given up): it then rejects with a ConnectionError, not retried. */
   signal?: AbortSignal;
 }
@@ -116,6 +118,11 @@ export class ApiClient {
     this.random = options.random ?? Math.random;
   }
 
+  /** Each answer's timeout in ms unless a request gives its own (`fetchTimeoutMs`, default 30,000); a long poll adds its wait. */
+  get fetchTimeoutMs(): number {
+    return this.options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+  }
+
   /** Waits `ms` with the client's sleep (injected in tests). */
   pause(ms: number): Promise<void> {
     return this.sleep(ms);
@@ -148,6 +155,7 @@ export class ApiClient {
     };
     const timeoutMs = options.timeoutMs ?? this.options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
     const maxAttempts = options.noRetry ? 1 : Math.max(1, this.options.retry?.maxAttempts ?? 3);
+    const mayRetry = (attempt: number) => attempt < maxAttempts && (options.retryUntil === undefined || this.now() < options.retryUntil);
     for (let attempt = 1; ; attempt++) {
       let res: RawResponse;
       try {
@@ -155,7 +163,7 @@ export class ApiClient {
       } catch (err) {
         if (err instanceof TypeError) throw err;
         if (options.signal?.aborted) throw new ConnectionError(this.base, err);
-        const retry = attempt < maxAttempts && mayRetryAfterConnectionError(method, options.idempotent === true, err);
+        const retry = mayRetry(attempt) && mayRetryAfterConnectionError(method, options.idempotent === true, err);
         if (!retry) throw new ConnectionError(this.base, err);
         await this.sleep(backoffDelayMs(attempt, this.options.retry, this.random));
         continue;
@@ -173,7 +181,7 @@ export class ApiClient {
         return { status: res.status, body: answer as T, headers: res.headers };
       }
       const after = retryAfterMs(res.headers['retry-after'], this.now());
-      if (RETRY_STATUSES.has(res.status) && attempt < maxAttempts) {
+      if (RETRY_STATUSES.has(res.status) && mayRetry(attempt)) {
         await this.sleep(retryDelayMs(after, attempt, this.options.retry, this.random));
         continue;
       }

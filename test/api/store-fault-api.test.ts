@@ -22,7 +22,7 @@ describe('REST API under a store fault', () => {
     });
     const ready = await f.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).to.equal(503);
-    expect(ready.json()).to.deep.include({ status: 'not_ready' });
+    expect(ready.json()).to.deep.include({ status: 'not_ready', store: false }); // a boolean, as the SDK's ReadinessView says
     expect(ready.json().store_fault).to.deep.include({
       fault: 'disk_full',
       target: '/data/scheduler.db',
@@ -41,7 +41,9 @@ describe('REST API under a store fault', () => {
     }
     expect((await f.app.inject({ method: 'GET', url: `/api/v1/tasks/${stored}` })).statusCode).to.equal(200);
     f.store.health.recovered();
-    expect((await f.app.inject({ method: 'GET', url: '/readyz' })).statusCode).to.equal(200);
+    const again = await f.app.inject({ method: 'GET', url: '/readyz' });
+    expect(again.statusCode).to.equal(200);
+    expect(again.json()).to.deep.include({ status: 'ready', store: true });
     expect((await post('/api/v1/tasks', { task_type: 'noop' })).statusCode).to.equal(202);
   });
 

@@ -10,8 +10,8 @@ export interface SeenRequest {
   body: any;
 }
 
-/** An answer the test forces for a request: `{status, body}`; undefined keeps the default. */
-export type Override = (req: SeenRequest) => { status: number; body: unknown } | undefined;
+/** An answer the test forces for a request: `{status, body}`, or `{hangUp: true}` (the connection closed, no answer); undefined keeps the default. */
+export type Override = (req: SeenRequest) => { status: number; body: unknown } | { hangUp: true } | undefined;
 
 /**
  * A stand-in for the scheduler's pull endpoints on node:http, for the worker SDK's tests: lease
@@ -120,6 +120,7 @@ export class FakePullServer extends EventEmitter {
     };
     const forced = this.override(seen);
     this.emit('request', seen);
+    if (forced && 'hangUp' in forced) return void res.socket?.destroy();
     if (forced) return send(forced.status, forced.body);
     if (seen.path.endsWith('/lease')) {
       const poll = { max: seen.body.max ?? 1, answer: (tasks: LeasedTask[]) => send(200, { tasks }) };

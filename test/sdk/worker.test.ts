@@ -245,18 +245,19 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
   });
 
   it('a lease refused for its request, key or queue (400, 401, 403, 404) is logged as an error naming the fix, and tried again only at the longest pause', async () => {
-    for (const [status, code, hint] of [
-      [400, 'VALIDATION_FAILED', "the scheduler refuses this worker's lease request"],
-      [401, 'UNAUTHORIZED', 'the scheduler does not know this apiKey'],
-      [403, 'FORBIDDEN', 'leasing needs an admin key (apiKey)'],
-      [404, 'NOT_PULL_QUEUE', 'the scheduler has no pull queue of this name'],
+    for (const [status, code, hint, apiKey] of [
+      [400, 'VALIDATION_FAILED', "the scheduler refuses this worker's lease request", undefined],
+      [401, 'UNAUTHORIZED', 'the scheduler does not know this apiKey', 'k-1'],
+      [401, 'UNAUTHORIZED', 'the scheduler needs an admin apiKey', undefined],
+      [403, 'FORBIDDEN', 'use an admin key as apiKey', 'tenant-key'],
+      [404, 'NOT_PULL_QUEUE', 'the scheduler has no pull queue of this name', undefined],
     ] as const) {
       const clock = new ManualClock(Date.now());
       let refusals = 1;
       server.override = (r) =>
         r.path.endsWith('/lease') && refusals-- > 0 ? { status, body: { error: { code, message: 'x' } } } : undefined;
       const leasesBefore = server.seen('/lease').length;
-      const w = worker({ clock, pollWaitS: 0 });
+      const w = worker({ clock, pollWaitS: 0, ...(apiKey ? { apiKey } : {}) });
       const failed = gate<unknown>();
       w.on('error', (e) => failed.open(e));
       await w.start();
@@ -378,6 +379,31 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(server.seen('/heartbeat')).to.have.length(3);
   });
 
+  it("a success whose answer was lost is 'completed' when the next send finds it recorded (409: SUCCEEDED by this attempt)", async () => {
+    let sends = 0;
+    server.override = (r) => {
+      if (!r.path.endsWith('/complete')) return undefined;
+      if (++sends === 1) return { hangUp: true }; // recorded by the scheduler, the answer lost
+      const [, , , , id] = r.path.split('/');
+      const conflict = {
+        state: sends === 2 ? 'SUCCEEDED' : 'RETRYING',
+        current_attempt: r.body.attempt,
+        task_id: id,
+        attempt: r.body.attempt,
+      };
+      return { status: 409, body: { error: { code: 'ATTEMPT_CONFLICT', message: 'not running', details: conflict } } };
+    };
+    const w = worker();
+    const completed: unknown[] = [];
+    w.on('completed', (_t, result) => completed.push(result));
+    await w.start();
+    server.add({ payload: 1 });
+    await server.waitForCount('/complete', 2);
+    await w.close();
+    expect(completed).to.deep.equal([{ got: 1 }]);
+    expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
+  });
+
   it('a completion answered 503 is sent again; a checkpoint refused with 409 rejects and aborts the signal', async () => {
     let unavailable = 1;
     server.override = (r) => {
@@ -412,6 +438,7 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
   it('refuses options out of bounds', () => {
     const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: {} };
     expect(() => createWorker({ ...base, url: 'ftp://x' })).to.throw(TypeError);
+    expect(createWorker({ ...base, url: 'HTTP://127.0.0.1:1' }).queue, 'a scheme in capitals, as createClient takes it').to.equal('q');
     expect(() => createWorker({ ...base, queue: '' })).to.throw(TypeError);
     expect(() => createWorker({ ...base, concurrency: 0 })).to.throw(RangeError);
     expect(() => createWorker({ ...base, pollWaitS: 31 })).to.throw(RangeError);

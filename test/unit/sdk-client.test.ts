@@ -403,6 +403,14 @@ describe('SDK client wait', () => {
     expect(server.seen).to.deep.equal([]);
   });
 
+  it("a wait's long poll gives its answer the wait plus fetchTimeoutMs (not 30 s), and nothing is retried after the wait's end", async () => {
+    server = await fakeServer([() => undefined]); // accepts, never answers
+    const client = createClient({ url: server.url, fetchTimeoutMs: 100 });
+    const err = await client.tasks.wait('t1', { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConnectionError).and.include({ code: 'ETIMEDOUT' });
+    expect(server.seen.map((s) => s.url)).to.deep.equal(['/api/v1/tasks/t1?wait=0.2']);
+  });
+
   it('polls every pollIntervalMs a server that ignores wait, and rejects with WaitTimeoutError carrying the last view', async () => {
     const time = fakeTime();
     server = await fakeServer([json(200, task('RUNNING'))]);

@@ -25,7 +25,7 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
     type: 'object',
     properties: {
       status: { type: 'string', enum: ['ready', 'degraded', 'not_ready'] },
-      store: { type: 'string' },
+      store: { type: 'boolean', description: 'The store answers a ping and has no fault' },
       partitions: {
         type: 'object',
         description:

@@ -55,7 +55,7 @@ export class QueuesApi {
    * number and lease, waiting up to `wait_s` seconds for one (an empty `tasks` at the timeout).
    */
   async lease(queue: string, request: LeaseRequest): Promise<LeaseView> {
-    const timeoutMs = request.wait_s === undefined ? undefined : request.wait_s * 1000 + 30_000;
+    const timeoutMs = request.wait_s === undefined ? undefined : request.wait_s * 1000 + this.http.fetchTimeoutMs;
     return (await this.http.request<LeaseView>('POST', apiPath('queues', queue, 'lease'), { body: request, timeoutMs })).body;
   }
 }

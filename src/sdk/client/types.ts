@@ -94,7 +94,8 @@ export interface LivenessView {
 /** `GET /readyz` (answered whether 200 or 503). */
 export interface ReadinessView {
   status: 'ready' | 'degraded' | 'not_ready';
-  store: string;
+  /** The store answers and has no fault. */
+  store: boolean;
   partitions?: { owned: number; fencing: number; total: number };
   redis?: 'up' | 'down';
   store_fault?: { fault: string; target: string; cause: string; recoverable: boolean; since: string; message: string };

@@ -21,7 +21,10 @@ export const TERMINAL_WORKFLOW_STATUSES: ReadonlySet<string> = new Set(['SUCCEED
  * @throws TypeError, before any request, when `timeoutMs` is not a number ≥ 0 (Infinity: no end)
  *   or `pollIntervalMs` is not a finite number > 0 (NaN or a missing timeout polled without end,
  *   hundreds of reads a second); WaitTimeoutError with the last view read when the timeout passes
- *   first; the transport's errors (NotFoundError, ConnectionError, …) as they come
+ *   first; the transport's errors (NotFoundError, ConnectionError, …) as they come. Each long poll's
+ *   answer may take its wait plus the client's `fetchTimeoutMs`, and no request is retried after
+ *   the deadline, so a service that stops answering is a ConnectionError soon after `timeoutMs` (at
+ *   most the last long poll's wait plus `fetchTimeoutMs` after it)
  */
 export async function waitForStatus<V extends { status: string }>(
   transport: ApiClient,
@@ -47,7 +50,11 @@ export async function waitForStatus<V extends { status: string }>(
     let view: V;
     try {
       view = (
-        await transport.request<V>('GET', path, { query: { wait }, timeoutMs: wait === undefined ? undefined : longPollTimeoutMs(wait) })
+        await transport.request<V>('GET', path, {
+          query: { wait },
+          timeoutMs: wait === undefined ? undefined : wait * 1000 + transport.fetchTimeoutMs,
+          retryUntil: deadline,
+        })
       ).body;
     } catch (err) {
       if (wait !== undefined && err instanceof BadRequestError && /wait/.test(`${err.field ?? ''} ${err.message}`)) {
@@ -63,9 +70,4 @@ export async function waitForStatus<V extends { status: string }>(
     const answeredEarly = wait === undefined || transport.now() - started < wait * 1000 * 0.9;
     if (answeredEarly) await transport.pause(Math.min(pollMs, left));
   }
-}
-
-/** The answer timeout of a long poll of `waitS` seconds: the wait plus 30 s for the answer itself. */
-function longPollTimeoutMs(waitS: number): number {
-  return waitS * 1000 + 30_000;
 }

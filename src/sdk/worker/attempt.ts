@@ -4,7 +4,7 @@
  * scheduler refuses as stale (409/404) ends it without a report: the task was cancelled, or its
  * lease ran out and it runs again elsewhere (at-least-once: the attempt number fences the late one).
  */
-import { ApiError } from '../transport';
+import { ApiError, ConnectionError } from '../transport';
 import { TaskCancelledError, TaskTimeoutError, WorkerClosedError } from './abort-reasons';
 import { attemptLog } from './attempt-log';
 import { AttemptLogBuffer, ProgressSender } from './attempt-reports';
@@ -215,6 +215,8 @@ export class RunningAttempt {
     const leaseEnd = Date.parse(this.leaseExpiresAt);
     const giveUpAt = (Number.isFinite(leaseEnd) ? leaseEnd : host.clock.now() + 30_000) + REPORT_GRACE_MS;
     let current = outcome;
+    // A send whose answer was lost (the connection broke) may have been recorded all the same.
+    let mayHaveLanded = false;
     for (let failures = 0; ;) {
       try {
         await host.api.complete(
@@ -225,6 +227,9 @@ export class RunningAttempt {
         return { reported: true, outcome: current };
       } catch (err) {
         if (isStale(err)) {
+          // Our own earlier send, recorded without its answer: the task SUCCEEDED by this attempt.
+          if (mayHaveLanded && current.kind === 'succeeded' && recordedSuccess(err, task.attempt))
+            return { reported: true, outcome: current };
           const code = err instanceof ApiError ? err.code : 'stale';
           host.logger.warn(`completion refused (${code}): the attempt is no longer current (re-run or cancelled); dropped`, this.ids());
           return { reported: false, reason: 'stale', outcome: current };
@@ -237,6 +242,7 @@ export class RunningAttempt {
           this.reportFailed('the completion', err);
           return { reported: false, reason: 'unreported', outcome: current, error: err };
         }
+        if (err instanceof ConnectionError) mayHaveLanded = true;
         await pause(host.clock, backoffMs(++failures));
       }
     }
@@ -249,4 +255,13 @@ export class RunningAttempt {
   private ids(): { task_id: string; attempt: number } {
     return { task_id: this.task.task_id, attempt: this.task.attempt };
   }
+}
+
+/**
+ * A 409 `ATTEMPT_CONFLICT` saying the task SUCCEEDED by attempt `attempt` itself
+ * (`details.state`, `details.current_attempt`): the success this attempt reported was recorded.
+ */
+function recordedSuccess(err: unknown, attempt: number): boolean {
+  if (!(err instanceof ApiError) || err.code !== 'ATTEMPT_CONFLICT') return false;
+  return err.details.state === 'SUCCEEDED' && err.details.current_attempt === attempt;
 }

@@ -115,7 +115,7 @@ export type WorkerHandler = (payload: JsonValue, ctx: WorkerContext) => Promise<
 export interface WorkerOptions {
   /** Base URL of the scheduler, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** Bearer key when the API has keys (a tenant key leases only its tenant's tasks). */
+  /** Bearer key when the API has keys: an admin key (leasing takes every tenant's tasks of the queue; a tenant key is refused, 403). */
   apiKey?: string | undefined;
   /** PEM files for an https URL. */
   tls?: TlsFiles | undefined;

@@ -58,6 +58,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
   private readonly logger: WorkerLogger;
   private readonly handlers: Record<string, WorkerHandler>;
   private readonly pollWaitS: number;
+  private readonly hasApiKey: boolean;
   private readonly host: AttemptHost;
   private readonly inFlight = new Set<RunningAttempt>();
   private readonly stopPolling = new AbortController();
@@ -72,6 +73,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
     this.queue = options.queue;
     this.concurrency = options.concurrency ?? 1;
     this.pollWaitS = options.pollWaitS ?? DEFAULT_POLL_WAIT_S;
+    this.hasApiKey = options.apiKey !== undefined && options.apiKey !== '';
     this.workerId = options.workerId ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.handlers = { ...options.handlers };
     this.clock = options.clock ?? systemClock;
@@ -149,7 +151,7 @@ export class Worker extends EventEmitter<WorkerEventMap> {
       } catch (err) {
         if (signal.aborted) break;
         ++failures;
-        const refusal = configurationRefusal(err);
+        const refusal = configurationRefusal(err, this.hasApiKey);
         // A refusal only a change of key or configuration ends: tried again at the longest pause, as an error.
         const delay = refusal ? backoffMs(Number.MAX_SAFE_INTEGER) : backoffMs(failures);
         const line = `lease request failed (${failures} in a row); next try in ${delay} ms: ${(err as Error)?.message ?? err}`;
@@ -208,17 +210,18 @@ export class Worker extends EventEmitter<WorkerEventMap> {
  * worker id the scheduler refuses; 401, 403, a 404 for a queue that is not a pull queue); null for a
  * failure that may pass (503, a lost connection).
  */
-function configurationRefusal(err: unknown): string | null {
+function configurationRefusal(err: unknown, hasApiKey: boolean): string | null {
   if (err instanceof BadRequestError) return "the scheduler refuses this worker's lease request: check `queue` and `workerId`";
-  if (err instanceof UnauthorizedError) return 'the scheduler does not know this apiKey';
-  if (err instanceof ForbiddenError) return 'leasing needs an admin key (apiKey)';
+  if (err instanceof UnauthorizedError)
+    return hasApiKey ? 'the scheduler does not know this apiKey' : 'the scheduler needs an admin apiKey';
+  if (err instanceof ForbiddenError) return 'use an admin key as apiKey';
   if (err instanceof NotFoundError) return 'the scheduler has no pull queue of this name: check `queue` and its externalQueues entry';
   return null;
 }
 
 function checkOptions(o: WorkerOptions): void {
   if (!o || typeof o !== 'object') throw new TypeError('createWorker needs an options object');
-  if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url))
+  if (typeof o.url !== 'string' || !/^https?:\/\//i.test(o.url))
     throw new ClientOptionError('url', `must be an http:// or https:// URL (got ${JSON.stringify(o.url) ?? 'nothing'})`);
   if (typeof o.queue !== 'string' || o.queue.length === 0) throw new TypeError('queue must be a non-empty string');
   if (!o.handlers || typeof o.handlers !== 'object') throw new TypeError('handlers must be an object of task_type → async function');
