@@ -38,7 +38,6 @@ export function buildProgram(cli: CliEnv): Command {
     .option('--cert-file <file>', 'client certificate, PEM, for a service that requires one (env SCHEDULER_CERT_FILE)')
     .option('--key-file <file>', 'key of the client certificate, PEM (env SCHEDULER_KEY_FILE)')
     .option('--json', 'print JSON for scripts instead of tables')
-    .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => cli.out.write(s), writeErr: (s) => cli.err.write(s) });
   taskCommands(program, cli);

@@ -50,5 +50,7 @@ export function nonFiniteNumber(value: unknown): { path: string; value: number }
  */
 export function nonFiniteNumberMessage(root: string, found: { path: string; value: number }): string {
   const where = `${root}${found.path}`.replace(/^\./, '') || 'the value';
-  return `${where}: ${found.value} is a number JSON cannot hold (it would be sent, and stored, as null)`;
+  // Infinity is what JSON text such as 1e400 parses to: say so, the user typed the literal, not Infinity.
+  const what = Number.isNaN(found.value) ? 'NaN' : `${found.value} (a literal beyond ±1.8e308, such as 1e400, reads as one)`;
+  return `${where}: ${what} is a number JSON cannot hold (it would be sent, and stored, as null)`;
 }

@@ -7,7 +7,7 @@ import { submitInBatches } from './tasks';
 export function benchCommand(program: Command, cli: CliEnv): void {
   program
     .command('bench')
-    .description('submit N noop tasks in batches and print the rate (see load-tests/ for end-to-end figures)')
+    .description('submit N tasks (noop, or --type) in batches and print the rate (see load-tests/ for end-to-end figures)')
     .option('-n, --count <n>', 'tasks to submit', positiveInt, 10_000)
     .option('--batch-size <n>', 'tasks per batch request (1..1000)', batchSizeValue, 500)
     .option('--type <task_type>', 'task type to submit', 'noop')

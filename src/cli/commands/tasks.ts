@@ -144,7 +144,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
   program
     .command('submit')
     .description('submit a task (or --count N copies, or the tasks of --file, in batches)')
-    .argument('[task_type]', 'registered task type (not with --file)')
+    .argument('[task_type]', 'task type: one a handler serves, or of an external queue (not with --file)')
     .option('-p, --payload <json>', 'payload as JSON', jsonValue)
     .addOption(new Option('--priority <priority>', 'priority').choices(['high', 'medium', 'low']))
     .option('--at <time>', 'run at this RFC 3339 time with offset (scheduled_at)')
