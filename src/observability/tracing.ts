@@ -1,6 +1,8 @@
 import { trace, Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, detectResources, envDetector, Resource, resourceFromAttributes } from '@opentelemetry/resources';
+import { JsonLineSpanExporter } from './json-line-span-exporter';
 
 /** Which exporter the service and its worker processes use for spans (config `tracesExporter`). */
 export type TracesExporter = 'none' | 'console' | 'otlp';
@@ -34,22 +36,35 @@ export interface TracingOptions {
 }
 
 /**
- * Makes a tracer provider exporting through a batch span processor to `exporter` (this module
- * keeps nothing). `none` makes nothing: spans cost nothing and are not recorded, and trace ids
+ * Makes a tracer provider exporting through a batch span processor to `exporter` (`console`: one
+ * JSON line per span on stdout, {@link JsonLineSpanExporter}), its spans of
+ * {@link schedulerResource} (this module keeps nothing). `none` makes nothing: spans cost nothing and are not recorded, and trace ids
  * still flow from the stored `traceparent`.
  * @returns a handle to flush on exit, or null for `none`
  */
 export function registerTracing(exporter: TracesExporter, opts: TracingOptions): TracingHandle | null {
   if (exporter === 'none') return null;
   const spanExporter: SpanExporter =
-    exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter(opts.otlpEndpoint ? { url: opts.otlpEndpoint } : {});
+    exporter === 'console' ? new JsonLineSpanExporter() : new OTLPTraceExporter(opts.otlpEndpoint ? { url: opts.otlpEndpoint } : {});
   const processor = new BatchSpanProcessor(
     spanExporter,
     opts.exportDelayMs !== undefined ? { scheduledDelayMillis: opts.exportDelayMs } : {},
   );
-  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+  const provider = new BasicTracerProvider({ spanProcessors: [processor], resource: schedulerResource() });
   if (opts.global) trace.setGlobalTracerProvider(provider);
   return { tracer: provider.getTracer(TRACER_NAME), shutdown: () => provider.shutdown() };
+}
+
+/**
+ * The resource of the scheduler's spans: `service.name` `actor-task-scheduler` (the SDK's default is
+ * `unknown_service:node`), over which `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` win, as the
+ * OpenTelemetry SDK environment specification says.
+ */
+export function schedulerResource(): Resource {
+  const fromEnv = detectResources({ detectors: [envDetector] });
+  return defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': TRACER_NAME }))
+    .merge(fromEnv);
 }
 
 /** The tracer of attempt spans: the global provider's (a no-op until {@link registerTracing} registers one). */
