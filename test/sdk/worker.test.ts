@@ -435,6 +435,17 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(server.seen('/complete')).to.have.length(3);
   });
 
+  it('a handler may declare the type of its payload (compiled as part of this file)', async () => {
+    const w = worker({ handlers: { work: async (payload: { n: number }) => payload.n * 2 } });
+    const completed: unknown[] = [];
+    w.on('completed', (_t, result) => completed.push(result));
+    await w.start();
+    server.add({ payload: { n: 21 } });
+    await server.waitForCount('/complete', 1);
+    await w.close();
+    expect(completed).to.deep.equal([42]);
+  });
+
   it('refuses options out of bounds', () => {
     const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: {} };
     expect(() => createWorker({ ...base, url: 'ftp://x' })).to.throw(TypeError);

@@ -105,8 +105,16 @@ export interface WorkerContext {
   progress(value: ProgressValue): void;
 }
 
-/** A handler: `async (payload, ctx) => result`; the result must be JSON-serialisable. */
-export type WorkerHandler = (payload: JsonValue, ctx: WorkerContext) => Promise<unknown> | unknown;
+/**
+ * A handler: `async (payload, ctx) => result`; the result must be JSON-serialisable. A handler may
+ * annotate its payload's type (`async (payload: { url: string }, ctx) => …`): it is checked like a
+ * method's parameter (bivariantly), as a shape the handler expects of the JSON it is given, so
+ * nothing checks it at run time; validate what you cannot trust.
+ */
+export type WorkerHandler = {
+  // The method form makes the payload parameter bivariant, so a handler may declare a narrower payload type.
+  handle(payload: JsonValue, ctx: WorkerContext): Promise<unknown> | unknown;
+}['handle'];
 
 /**
  * Options of {@link createWorker}. Durations in ms unless the name says `S` (seconds). An option
