@@ -46,6 +46,25 @@ describe('liveness channel (listener and thread)', function () {
     expect(beats.length - before).to.be.at.least(3);
   });
 
+  it('a socket file removed under it (a temporary-folder cleaner): heal() listens again at the same address, and a thread started after connects', async () => {
+    const beats: LivenessBeat[] = [];
+    listener = await LivenessListener.open((b) => beats.push(b), log);
+    expect(await listener.heal(), 'nothing missing').to.equal(false);
+    fs.rmSync(listener.address.slice(0, listener.address.lastIndexOf('/')), { recursive: true, force: true });
+    expect(fs.existsSync(listener.address)).to.equal(false);
+    expect(await listener.heal()).to.equal(true);
+    expect(fs.existsSync(listener.address)).to.equal(true);
+    let first: () => void = () => undefined;
+    const firstBeat = new Promise<void>((r) => (first = r));
+    thread = startLivenessThread({ address: listener.address, workerId: 'worker-9', intervalMs: 20, parentPid: process.ppid }, (err) =>
+      expect.fail(String(err)),
+    );
+    const poll = setInterval(() => beats.length > 0 && first(), 5); // waiting for the first beat, not for time
+    await firstBeat;
+    clearInterval(poll);
+    expect(beats[0]).to.deep.include({ workerId: 'worker-9' });
+  });
+
   it('when the service dies, the thread kills its worker process and what the handler started, even with the event loop blocked', async function () {
     if (process.platform !== 'linux') this.skip(); // parents read from /proc
     // service (SIGKILLed below) → worker (liveness thread; its loop blocked in synchronous code) → sleep

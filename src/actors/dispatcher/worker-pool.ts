@@ -185,6 +185,8 @@ export class WorkerPool {
 
   private async ping(): Promise<void> {
     const { clock, config, log, metrics } = this.deps;
+    // Its socket file removed under it: listening again before a respawned worker needs it.
+    await this.liveness?.heal();
     await Promise.all(
       [...this.slots.values()].map(async (slot) => {
         let hello: WorkerHello;
