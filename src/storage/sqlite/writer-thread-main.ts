@@ -11,17 +11,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
+import { volumeBytesOf, walBoundBytes, walBoundPages } from './wal-bound';
 import { GroupCommit } from './group-commit';
 import { threadErrorOf } from './thread-errors';
 import { isDeferred, prepareWriteOps, rowsOf, WriteOpName } from './write-ops';
 import { assertSameFile, FileIdentity } from './store-faults';
 import { newSpaceBytes } from './young-generation';
-
-/**
- * WAL frames (4 KiB pages) after which the writer checkpoints itself, after a commit: 64 MiB, the
- * size the WAL file is cut back to (connection.ts).
- */
-const WRITER_AUTOCHECKPOINT_PAGES = 16_384;
 
 interface Request {
   id: number;
@@ -40,9 +35,13 @@ if (port) {
   // thread's checkpoint runs, so the WAL grew (to 245 MB in 20 minutes of the soak at 6,760
   // tasks/s); reads slow down as it grows ("the time needed to check the WAL file is proportional
   // to the size of the WAL file", sqlite.org/wal.html). Past 64 MiB the writer checkpoints
-  // itself: only the frames written since the thread's last pass are left to copy, and no commit
+  // itself (less on a small volume): only the frames written since the thread's last pass are left to copy, and no commit
   // can land in between, so the next transaction starts the WAL over.
-  db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+  // 64 MiB on a volume of 1 GiB or more, a sixteenth of a smaller one (wal-bound.ts): the WAL
+  // file is cut back to the same size.
+  const walPages = walBoundPages(volumeBytesOf(file));
+  db.pragma(`wal_autocheckpoint = ${walPages}`);
+  db.pragma(`journal_size_limit = ${walBoundBytes(walPages)}`);
   const ops = prepareWriteOps(db);
   const commit = new GroupCommit(db, identity ? { afterCommit: () => assertSameFile(file, identity, wal) } : {});
   port.on('message', (req: Request) => {
