@@ -161,8 +161,12 @@ function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
       }
       const { tasks } = answer;
       if (tasks.length > 0) {
+        // Handed to the connection ('finish') before it closed, or not (light-my-request's response
+        // says `finish` without `writableFinished`: the event is what both kinds of response share).
+        let written = false;
+        reply.raw.once('finish', () => (written = true));
         if (reply.raw.destroyed) pull.undelivered(tasks);
-        else reply.raw.once('close', () => reply.raw.writableFinished || pull.undelivered(tasks));
+        else reply.raw.once('close', () => written || pull.undelivered(tasks));
       }
       return answer;
     },
