@@ -1,22 +1,8 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
+import { rawRequest } from '../helpers/raw-http';
 import { TEST_KEYS as KEYS, testApiKeys as apiKeys } from '../helpers/api-keys';
-
-/** Sends raw HTTP/1.1 header lines to `port` and resolves with the status and JSON body of the answer. */
-function rawRequest(port: number, lines: string[]): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => (text += d));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const [head, body] = text.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), body: body ? JSON.parse(body) : null });
-    });
-    socket.write(`${lines.join('\r\n')}\r\nconnection: close\r\n\r\n`);
-  });
-}
 
 /** Two `Authorization` headers (Node keeps only the first in `req.headers`): refused before anything runs. */
 describe('REST: a request with two Authorization headers', () => {

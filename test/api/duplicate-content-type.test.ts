@@ -1,21 +1,7 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
-
-/** Sends one raw HTTP/1.1 request (header lines and a body) and resolves with the status and JSON body of the answer. */
-function rawRequest(port: number, lines: string[], body: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => (text += d));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const [head, json] = text.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), body: json ? JSON.parse(json) : null });
-    });
-    socket.write(`${lines.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-  });
-}
+import { rawRequest } from '../helpers/raw-http';
 
 /**
  * Two `Content-Type` headers (Node keeps only the first in `req.headers`): the first won, so
