@@ -139,11 +139,13 @@ export function loadConfig(options: { configDir?: string; env?: NodeJS.ProcessEn
     if (isPlainObject(over.handlers)) for (const t of Object.keys(over.handlers)) handlerDirs[t] = from;
     return over;
   };
-  let raw = layer(readJson(path.join(dir, 'default.json')), dir, path.join(dir, 'default.json'));
+  const defaults = path.join(dir, 'default.json');
+  let raw = layer(readJson(defaults), dir, defaults);
   if (env.NODE_ENV) {
     if (!/^[A-Za-z0-9_-]+$/.test(env.NODE_ENV))
       throw new ConfigError(`invalid configuration: NODE_ENV "${env.NODE_ENV}" must be a plain name`);
-    raw = merge(raw, layer(readJson(path.join(dir, `${env.NODE_ENV}.json`)), dir, path.join(dir, `${env.NODE_ENV}.json`)));
+    const file = path.join(dir, `${env.NODE_ENV}.json`);
+    raw = merge(raw, layer(readJson(file), dir, file));
   }
   if (env.SCHEDULER_CONFIG) {
     if (!fs.existsSync(env.SCHEDULER_CONFIG))

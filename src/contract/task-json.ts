@@ -128,6 +128,14 @@ export function lastIsoMemo(): (ms: number | null) => string | null {
 }
 
 /**
+ * A task's `metadata` as the API shows it: the submission's, with its `tenant_id` and its
+ * `correlation_id` (null when none). Also what `maxMetadataBytes` counts at submission (build-task.ts).
+ */
+export function metadataJson(t: Pick<TaskRecord, 'metadata' | 'tenantId' | 'correlationId'>): Record<string, unknown> {
+  return { ...t.metadata, tenant_id: t.tenantId, correlation_id: t.correlationId };
+}
+
+/**
  * The API's view of a task (snake_case, ISO-8601 UTC times). With `summary`, `payload` and
  * `result` are left out (list pages).
  */
@@ -139,7 +147,7 @@ export function taskJson(t: TaskRecord, attempts?: AttemptRecord[], options: { s
     priority: t.priority,
     queue: t.queue,
     payload: t.payload,
-    metadata: { ...t.metadata, tenant_id: t.tenantId, correlation_id: t.correlationId },
+    metadata: metadataJson(t),
     idempotency_key: t.idempotencyKey,
     concurrency_key: t.concurrencyKey ?? null,
     scheduled_at: iso(t.scheduledAt),

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { requestHash } from '../contract/canonical-json';
 import { NOT_A_DATE_TIME, parseIsoWithOffset } from '../contract/iso-date';
 import { assertJsonSize } from '../contract/json-size';
+import { metadataJson } from '../contract/task-json';
 import { UnknownTaskTypeError, ValidationError } from '../domain/errors';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 import { newTask, NewTaskFields, taskFields } from '../domain/new-task';
@@ -28,7 +29,7 @@ export interface SubmitOptions {
  *   built from a template checked when the cron was created)
  * @throws UnknownTaskTypeError | ValidationError (400); PayloadTooLargeError (413) for a payload
  *   whose JSON is larger than `maxPayloadBytes`, or metadata larger than `maxMetadataBytes` (UTF-8
- *   bytes, as stored: {@link storedMetadata})
+ *   bytes, as stored and read back: contract/task-json.ts `metadataJson`)
  */
 export function buildNewTask(
   s: Submission,
@@ -49,20 +50,11 @@ export function buildNewTask(
   }
   assertJsonSize(s.payload, config.maxPayloadBytes, `${path}payload`);
   const fields = taskFields(s, scheduledAt, config.defaults);
-  assertJsonSize(storedMetadata(fields), config.maxMetadataBytes, `${path}metadata`);
+  assertJsonSize(metadataJson(fields), config.maxMetadataBytes, `${path}metadata`);
   if (!external) payloads?.assert(s.task_type, s.payload, `${path}payload`);
   const key = s.idempotency_key ?? null;
   const idempotency = key === null ? null : { key, requestHash: requestHashOf(fields), expiresAt: now + config.idempotencyRetentionMs };
   return newTask(fields, { now, partitions: config.partitions, idempotency });
-}
-
-/**
- * A task's metadata as stored and read back (contract/task-json.ts `taskJson`): the submission's,
- * with its `tenant_id` (a tenant key's, or the default tenant) and its `correlation_id` (null
- * when none), the text `maxMetadataBytes` counts, whoever submitted it.
- */
-export function storedMetadata(f: Pick<NewTaskFields, 'metadata' | 'tenantId' | 'correlationId'>): Record<string, unknown> {
-  return { ...f.metadata, tenant_id: f.tenantId, correlation_id: f.correlationId };
 }
 
 /**

@@ -5,7 +5,8 @@ import { InvalidWorkflowError, PayloadTooLargeError, ValidationError, WorkflowTo
 import { assertJsonSize } from '../contract/json-size';
 import { uuidv7 } from '../domain/task-id';
 import { NewWorkflow, NewWorkflowTask } from '../domain/workflow';
-import { buildNewTask, storedMetadata } from './build-task';
+import { buildNewTask } from './build-task';
+import { metadataJson } from '../contract/task-json';
 import type { PayloadChecks } from '../handlers/payload-schemas';
 
 /**
@@ -94,14 +95,14 @@ export function buildWorkflow(
 /**
  * The workflow's own `metadata`, checked under its own name before it is copied into every task:
  * at most 64 levels deep, at most `maxMetadataBytes` of JSON as each task stores it (with the
- * tenant and `correlation_id`: build-task.ts `storedMetadata`, more than the workflow shows), and,
+ * tenant and `correlation_id`: contract/task-json.ts `metadataJson`, more than the workflow shows), and,
  * copied into each of `tasks` tasks, at most `workflowBodyLimitBytes` in all, so a small request
  * cannot store much more than the largest body it may send.
  * @throws ValidationError (400) | PayloadTooLargeError (413), field `metadata`
  */
 function assertWorkflowMetadata(meta: Record<string, unknown>, tenantId: string, tasks: number, config: Config): void {
   const correlationId = typeof meta.correlation_id === 'string' ? meta.correlation_id : null;
-  const bytes = assertJsonSize(storedMetadata({ metadata: meta, tenantId, correlationId }), config.maxMetadataBytes, 'metadata');
+  const bytes = assertJsonSize(metadataJson({ metadata: meta, tenantId, correlationId }), config.maxMetadataBytes, 'metadata');
   if (bytes * tasks > config.workflowBodyLimitBytes) {
     throw new PayloadTooLargeError(config.workflowBodyLimitBytes, 'metadata', bytes * tasks, `copied into each of the ${tasks} tasks`);
   }
