@@ -26,6 +26,9 @@ import { concurrencyLimitRoutes } from './routes/concurrency-limits';
 import { registerAuth } from './auth';
 import { refuseDuplicateHeaders } from './duplicate-headers';
 import { refuseUndecodableQuery } from './undecodable-query';
+import { socketAnswer } from './socket-answer';
+import { answerPlainHttpOnTls } from './plain-http-on-tls';
+import type { Server as TlsServer } from 'node:tls';
 import type { TenantAdmin } from '../services/tenant-admin';
 import type { ApiKeys } from '../tenancy/api-keys';
 import type { CronService } from '../services/cron-service';
@@ -46,13 +49,6 @@ const MAX_PARAM_LENGTH = 1000;
 
 /** How long a request may take to arrive in full (ms) unless `AppDeps.requestTimeoutMs` says otherwise. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-/** Reason phrases of the statuses answered on the socket before routing. */
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
 
 export interface AppDeps {
   service: TaskService;
@@ -134,13 +130,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       const code = (error as { code?: string }).code;
       const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
       const err = status === 408 ? new RequestTimeoutError(requestTimeout) : new MalformedRequestError();
-      const body = JSON.stringify(err.toJSON());
-      socket.end(
-        `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n` +
-          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
+      socket.end(socketAnswer(status, err));
     },
   });
+  if (deps.https) answerPlainHttpOnTls(app.server as unknown as TlsServer);
   // Only JSON is accepted (415 otherwise), uncompressed, only as UTF-8, and only valid UTF-8; a
   // number a double cannot hold is refused (contract/json-numbers.ts), never stored as null.
   app.removeAllContentTypeParsers();

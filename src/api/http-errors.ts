@@ -24,6 +24,17 @@ export class MalformedRequestError extends SchedulerError {
 }
 
 /**
+ * A plain HTTP request on the port that serves HTTPS (config `tls`): answered on the socket in
+ * plain HTTP, then the connection is closed (plain-http-on-tls.ts). Send it again to `https://`.
+ */
+export class HttpsRequiredError extends SchedulerError {
+  readonly code = 'HTTPS_REQUIRED';
+  constructor() {
+    super("this port serves HTTPS: send the request to https://, with the certificate's CA trusted");
+  }
+}
+
+/**
  * The request did not arrive in full within `requestTimeoutMs` (a body that stopped coming):
  * answered 408 on the socket, which is then closed. Retryable: send the whole request again.
  */

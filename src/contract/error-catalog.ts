@@ -10,6 +10,7 @@ export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 400, retryable: false },
   MALFORMED_JSON: { status: 400, retryable: false },
   MALFORMED_REQUEST: { status: 400, retryable: false },
+  HTTPS_REQUIRED: { status: 400, retryable: false },
   REQUEST_TIMEOUT: { status: 408, retryable: true },
   UNKNOWN_TASK_TYPE: { status: 400, retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
