@@ -21,7 +21,10 @@ type GuardConfig = Pick<Config, 'submitRateLimit' | 'maxWaitingTasks' | 'maxWait
  *
  * Waiting and held counts are exact after each {@link refresh} (store counts, run only when a cap
  * is set) and grow with every stored submission in between, so between refreshes they err on the
- * high side: a cap is never overshot by more than what was dispatched since the last refresh.
+ * high side. Tasks admitted and not yet stored count too ({@link admit} reserves them until
+ * {@link settle}): submissions checked while earlier ones are still being written see those, so
+ * concurrent requests on one node never overshoot a cap together. Other cluster members'
+ * submissions are seen at the next refresh only (docs/TENANTS.md, "Backpressure at submission").
  */
 export class SubmissionGuard {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -29,6 +32,8 @@ export class SubmissionGuard {
   private total = 0;
   private held: Record<string, number> = {};
   private heldTotal = 0;
+  /** Admitted and not yet settled: waiting (by tenant) and held (by tenant), with their totals. */
+  private readonly reserved = { waiting: new Map<string, number>(), held: new Map<string, number>(), waitingTotal: 0, heldTotal: 0 };
 
   constructor(private readonly config: GuardConfig) {}
 
@@ -69,7 +74,9 @@ export class SubmissionGuard {
 
   /**
    * Checks that `tasks` may be stored now (epoch ms), taking submission tokens, and says which of
-   * them go into the overflow hold.
+   * them go into the overflow hold. Admitted tasks are reserved (counted as waiting, or held) until
+   * the caller calls {@link settle} with the same tasks and answer, once their write has ended
+   * (stored or failed); nothing is reserved when it throws.
    * @param options.overflow false: nothing may be held (a workflow's tasks, stored all together)
    * @returns per task, in order: true when it is to be stored OVERFLOW (held), false to store it as usual
    * @throws RateLimitedError (429) | OverloadedError (503), both with `retry_after_seconds`
@@ -83,12 +90,12 @@ export class SubmissionGuard {
       else byTenant.set(t.tenantId, [i]);
     });
     const heldOut = new Array<boolean>(tasks.length).fill(false);
-    let extraTotal = 0;
-    let extraHeld = 0;
+    let extraTotal = this.reserved.waitingTotal;
+    let extraHeld = this.reserved.heldTotal;
     for (const [tenant, list] of byTenant) {
       const cap = this.tenantCap(tenant);
-      let extra = 0;
-      let tenantHeld = this.held[tenant] ?? 0;
+      let extra = this.reserved.waiting.get(tenant) ?? 0;
+      let tenantHeld = (this.held[tenant] ?? 0) + (this.reserved.held.get(tenant) ?? 0);
       for (const i of list) {
         const t = tasks[i];
         const readings = [
@@ -122,7 +129,28 @@ export class SubmissionGuard {
         throw new RateLimitedError(tenant, retryAfter, { rate_per_second: bucket.ratePerSecond, burst: bucket.burst });
       }
     }
+    this.reserve(tasks, heldOut, 1);
     return heldOut;
+  }
+
+  /**
+   * Ends the reservation {@link admit} made for `tasks` (the same tasks and its answer `held`), once
+   * their write has ended: stored ones are counted by {@link stored} (call it first), failed ones
+   * are not counted at all.
+   */
+  settle(tasks: ReadonlyArray<Pick<NewTask, 'tenantId'>>, held: readonly boolean[]): void {
+    this.reserve(tasks, held, -1);
+  }
+
+  private reserve(tasks: ReadonlyArray<Pick<NewTask, 'tenantId'>>, held: readonly boolean[], sign: 1 | -1): void {
+    tasks.forEach((t, i) => {
+      const map = held[i] ? this.reserved.held : this.reserved.waiting;
+      const n = (map.get(t.tenantId) ?? 0) + sign;
+      if (n > 0) map.set(t.tenantId, n);
+      else map.delete(t.tenantId);
+      if (held[i]) this.reserved.heldTotal += sign;
+      else this.reserved.waitingTotal += sign;
+    });
   }
 
   /** Counts stored tasks as waiting, or as held for those stored OVERFLOW, until the next refresh. */

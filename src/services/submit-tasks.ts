@@ -45,7 +45,22 @@ export const BUILD_CHUNK = 100;
  *   submission guard throws (429, 503) before anything is stored
  */
 export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], fieldPrefix: (i: number) => string): Promise<SubmitAck[]> {
-  const held = await admitted(deps, tasks);
+  const admission = await admitted(deps, tasks);
+  try {
+    return await storeAdmitted(deps, tasks, admission.held, fieldPrefix);
+  } finally {
+    // Stored ones are counted by then (`guard.stored`); the reservation of all of them ends.
+    admission.settle();
+  }
+}
+
+/** {@link storeSubmissions} once the guard admitted `tasks` (`held`: per task, to be stored OVERFLOW). */
+async function storeAdmitted(
+  deps: SubmitTasksDeps,
+  tasks: NewTask[],
+  held: readonly boolean[],
+  fieldPrefix: (i: number) => string,
+): Promise<SubmitAck[]> {
   held.forEach((h, i) => {
     if (h) tasks[i].state = 'OVERFLOW';
   });
@@ -113,12 +128,13 @@ export async function storeSubmissions(deps: SubmitTasksDeps, tasks: NewTask[], 
  * @throws what the guard throws (429 `RATE_LIMITED`, 503 `OVERLOADED`) when something new is
  *   refused, or when the keys cannot be read (the store is away: the client retries later)
  */
-async function admitted(deps: SubmitTasksDeps, tasks: NewTask[]): Promise<boolean[]> {
+async function admitted(deps: SubmitTasksDeps, tasks: NewTask[]): Promise<Admission> {
   const guard = deps.guard;
-  if (!guard) return [];
+  if (!guard) return { held: [], settle: () => undefined };
   const now = deps.clock.now();
   try {
-    return guard.admit(tasks, now);
+    const held = guard.admit(tasks, now);
+    return { held, settle: () => guard.settle(tasks, held) };
   } catch (refusal) {
     if (!(refusal instanceof RateLimitedError || refusal instanceof OverloadedError)) throw refusal;
     const replays = await replaysOf(deps.store, tasks, now).catch(() => null);
@@ -126,8 +142,17 @@ async function admitted(deps: SubmitTasksDeps, tasks: NewTask[]): Promise<boolea
     const fresh = tasks.filter((_, i) => !replays[i]);
     const freshHeld = fresh.length > 0 ? guard.admit(fresh, now) : [];
     let j = 0;
-    return tasks.map((_, i) => (replays[i] ? false : freshHeld[j++]));
+    return {
+      held: tasks.map((_, i) => (replays[i] ? false : freshHeld[j++])),
+      settle: () => guard.settle(fresh, freshHeld),
+    };
   }
+}
+
+/** The guard's answer for a submission: per task, whether it is held; `settle` ends its reservation. */
+interface Admission {
+  held: boolean[];
+  settle(): void;
 }
 
 /** Per task: true when its idempotency key is held now by a stored task of the same request (a replay). */

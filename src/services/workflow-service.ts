@@ -112,9 +112,15 @@ export class WorkflowService {
     // One trace context for the whole DAG: every task's attempts join the submitter's trace.
     const workflow = traceparent === null ? built : { ...built, tasks: built.tasks.map((t) => ({ ...t, traceparent })) };
     span?.describe(workflow.tasks, workflow.id);
-    this.deps.guard?.admit(workflow.tasks, this.deps.clock.now(), { overflow: false }); // a DAG is never held in part
-    const seqs = await this.deps.store.insertWorkflow(workflow);
-    this.deps.guard?.stored(workflow.tasks);
+    const guard = this.deps.guard;
+    const held = guard?.admit(workflow.tasks, this.deps.clock.now(), { overflow: false }); // a DAG is never held in part
+    let seqs: number[];
+    try {
+      seqs = await this.deps.store.insertWorkflow(workflow);
+      guard?.stored(workflow.tasks);
+    } finally {
+      if (held) guard?.settle(workflow.tasks, held);
+    }
     const roots: DueEntry[] = [];
     for (const [i, t] of workflow.tasks.entries()) {
       this.deps.metrics.submitted.inc({ task_type: t.taskType });

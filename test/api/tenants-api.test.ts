@@ -260,4 +260,20 @@ describe('REST: backpressure at submission', () => {
     expect(refused.json().error.details).to.include({ scope: 'tenant', tenant_id: 'a' });
     expect((await submit('b')).statusCode).to.equal(202);
   });
+
+  it('concurrent submissions count each other: a per-tenant cap is not overshot by requests in flight together', async () => {
+    f = await apiFixture({ maxWaitingPerTenant: 5 });
+    const body = (i: number) => ({ task_type: 'noop', priority: 'high', payload: { i }, metadata: { tenant_id: 'burst' } });
+    // Twelve single submissions and a batch of three, all checked before any of them is stored.
+    const singles = Array.from({ length: 12 }, (_, i) => f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: body(i) }));
+    const batch = f.app.inject({ method: 'POST', url: '/api/v1/tasks/batch', payload: { tasks: [body(20), body(21), body(22)] } });
+    const answers = await Promise.all([...singles, batch]);
+    const acked = answers.reduce((n, r) => n + (r.statusCode === 202 ? (r.json().tasks?.length ?? 1) : 0), 0);
+    for (const r of answers) expect([202, 503], r.body).to.include(r.statusCode);
+    expect(acked, 'tasks acknowledged').to.equal(5);
+    const stored = await f.app.inject({ method: 'GET', url: '/api/v1/tasks?tenant=burst&limit=100' });
+    expect(stored.json().tasks).to.have.length(5);
+    // A refused write gives its reservation back: the next one is refused by the count, not by leftovers.
+    expect((await f.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: body(30) })).statusCode).to.equal(503);
+  });
 });
