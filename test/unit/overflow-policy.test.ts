@@ -104,15 +104,18 @@ describe('submission guard with overflow', () => {
       { tenantId: 't', priority: 'low' as const },
       { tenantId: 't', priority: 'high' as const },
     ];
-    expect(guard.admit(batch, 0)).to.deep.equal([false, true, false]);
+    const held = guard.admit(batch, 0);
+    expect(held).to.deep.equal([false, true, false]);
     guard.stored([
       { tenantId: 't', state: 'PENDING' },
       { tenantId: 't', state: 'OVERFLOW' },
       { tenantId: 't', state: 'PENDING' },
     ]);
+    guard.settle(batch, held);
     // 9 waiting, 1 held: low is held (the hold has room for one more), then the hold is full.
     expect(guard.admit([{ tenantId: 't', priority: 'low' }], 0)).to.deep.equal([true]);
     guard.stored([{ tenantId: 't', state: 'OVERFLOW' }]);
+    guard.settle([{ tenantId: 't' }], [true]);
     expect(() => guard.admit([{ tenantId: 't', priority: 'low' }], 0))
       .to.throw(OverloadedError)
       .with.property('details')
@@ -122,6 +125,27 @@ describe('submission guard with overflow', () => {
       .to.throw(OverloadedError)
       .with.property('details')
       .that.includes({ scope: 'global', waiting: 10 });
+  });
+
+  it('admitted tasks count until settled: admissions before any write ends see each other, a failed write gives its place back', () => {
+    const guard = new SubmissionGuard(config({ enabled: false }));
+    guard.refresh({ t: 7 }, {});
+    const one = [{ tenantId: 't', priority: 'high' as const }];
+    const first = guard.admit(one, 0);
+    const second = guard.admit(one, 0);
+    const third = guard.admit(one, 0);
+    expect(() => guard.admit(one, 0))
+      .to.throw(OverloadedError)
+      .with.property('details')
+      .that.includes({ scope: 'global', waiting: 10 });
+    // The first is stored, the second and third fail: two places come back.
+    guard.stored([{ tenantId: 't', state: 'PENDING' }]);
+    guard.settle(one, first);
+    guard.settle(one, second);
+    guard.settle(one, third);
+    guard.admit(one, 0);
+    guard.admit(one, 0);
+    expect(() => guard.admit(one, 0)).to.throw(OverloadedError);
   });
 
   it('a workflow is never held: its low tasks are refused as without overflow', () => {
