@@ -24,7 +24,7 @@ type GuardConfig = Pick<Config, 'submitRateLimit' | 'maxWaitingTasks' | 'maxWait
  * high side. Tasks admitted and not yet stored count too ({@link admit} reserves them until
  * {@link settle}): submissions checked while earlier ones are still being written see those, so
  * concurrent requests on one node never overshoot a cap together. Other cluster members'
- * submissions are seen at the next refresh only (docs/TENANTS.md, "Backpressure at submission").
+ * submissions are seen at the next refresh only (docs/API.md, "Backpressure at submission").
  */
 export class SubmissionGuard {
   private readonly buckets = new Map<string, TokenBucket>();
