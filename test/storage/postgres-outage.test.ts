@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store when its server goes away, on a private server this test stops, crashes and
- * freezes (test/helpers/private-postgres.ts; the shared POSTGRES_URL server is not touched): the
+ * freezes or makes read-only (test/helpers/private-postgres.ts; the shared POSTGRES_URL server is not touched): the
  * connection watch reports `connection_lost` with no call in flight and ends it by itself once
  * the server answers; the group-commit writer survives its idle connection being ended (no
  * unhandled 'error'), answers at once while the server is down, and after a freeze times out
@@ -12,6 +12,7 @@ import { postgresFaultOf } from '../../src/storage/postgres/pg-faults';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store';
 import { WriteQueue } from '../../src/storage/postgres/write-queue';
 import { PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres';
+import { newTask, T0 } from './fixtures';
 
 /** Waits for `cond` (an event of the system under test), failing after `ms`. */
 async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
@@ -133,6 +134,55 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
       pg.signal('SIGCONT');
       await q.close();
       await pool.end();
+      await store.close();
+    }
+  });
+  it('read-only (default_transaction_read_only on, as on a standby): writes 503 read_only, reads answer; a write ends it after the reset', async () => {
+    const store = new PostgresStore(pg.url, { schema: 'outage_read_only', poolSize: 3 });
+    await store.open(4);
+    const admin = openPool(pg.url, { max: 1 });
+    const setReadOnly = async (on: boolean) => {
+      await admin.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only');
+      await admin.query('SELECT pg_reload_conf()');
+    };
+    try {
+      await store.insertTasks([newTask('ro-1', { state: 'PENDING', dueAt: T0 })]);
+      await setReadOnly(true);
+      // Every session reads the reloaded setting at its next statement: the writer's next transaction is refused.
+      let err: unknown = null;
+      let n = 2;
+      await until(
+        async () => {
+          err = await store.insertTasks([newTask(`ro-${n++}`, { state: 'PENDING', dueAt: T0 })]).then(
+            () => null,
+            (e: unknown) => e,
+          );
+          return err !== null;
+        },
+        10_000,
+        'a write to be refused',
+      );
+      // Before: the driver's DatabaseError (25006), a 500 INTERNAL_ERROR, and /readyz ready.
+      expect((err as { code?: string }).code, String(err)).to.equal('STORE_UNAVAILABLE');
+      expect((err as { details?: { fault?: string } }).details?.fault).to.equal('read_only');
+      expect(store.health.fault).to.include({ kind: 'read_only', recoverable: true });
+      expect((await store.getTask('ro-1'))?.state).to.equal('PENDING');
+      expect(store.health.fault?.kind, 'a read does not end it').to.equal('read_only');
+      await setReadOnly(false);
+      await until(
+        () =>
+          store.insertTasks([newTask('ro-back', { state: 'PENDING', dueAt: T0 })]).then(
+            () => true,
+            () => false,
+          ),
+        10_000,
+        'a write to succeed again',
+      );
+      expect(store.health.fault).to.equal(null);
+      expect((await store.getTask('ro-back'))?.state).to.equal('PENDING');
+    } finally {
+      await setReadOnly(false).catch(() => undefined);
+      await admin.end();
       await store.close();
     }
   });

@@ -89,6 +89,26 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
     expect((err as Error).message).to.match(/^the PostgreSQL server postgres:\/\/127\.0\.0\.1:1\/.* cannot be reached: .*ECONNREFUSED/);
   });
 
+  it('a server that takes no writes (a standby, default_transaction_read_only): StoreUnreachableError (exit 69), one line', async () => {
+    const name = await role('readonly');
+    const schema = freshSchema('readonly');
+    schemas.push(schema);
+    await admin(async (c) => {
+      const db = new URL(url).pathname.slice(1);
+      await c.query(`GRANT CREATE ON DATABASE ${db} TO ${name}`);
+      await c.query(`ALTER ROLE ${name} SET default_transaction_read_only = on`);
+    });
+    // Before: the driver's "cannot execute CREATE SCHEMA in a read-only transaction" with its
+    // stack, exit 1.
+    const err = await openError(new PostgresStore(asUser(url, name), { schema }));
+    expect(err).to.be.instanceOf(StoreUnreachableError);
+    expect((err as StoreUnreachableError).exitCode).to.equal(69);
+    expect((err as Error).message).to.match(
+      /^the PostgreSQL server .* takes no writes \(a hot standby, or default_transaction_read_only on\): 25006: /,
+    );
+    expect((err as Error).message).to.not.include('\n');
+  });
+
   it("a role whose statement_timeout is 1 ms opens the store and writes (the store's own 30 s bound wins)", async () => {
     const name = await role('tinyto');
     const schema = freshSchema('tinyto');

@@ -16,6 +16,11 @@ describe('PostgreSQL errors: which are the server away (503), which are configur
     expect(postgresFaultOf(pgError('23505', 'duplicate key'), 'pg', 0)).to.equal(null);
   });
 
+  it('a write refused as read-only (a hot standby, default_transaction_read_only) is the recoverable read_only fault, not a 500', () => {
+    const err = pgError('25006', 'cannot execute INSERT in a read-only transaction');
+    expect(postgresFaultOf(err, 'pg', 7)).to.deep.include({ kind: 'read_only', recoverable: true, since: 7 });
+  });
+
   it('at start-up: a wrong password or role, a missing database, a missing privilege name POSTGRES_URL; others are not configuration', () => {
     expect(postgresConfigProblem(pgError('28P01', 'password authentication failed for user "x"', 'FATAL'), 'postgres://h/db')).to.match(
       /^invalid configuration: postgresUrl \(env POSTGRES_URL\): postgres:\/\/h\/db: password authentication failed/,

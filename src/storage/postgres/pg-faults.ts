@@ -1,12 +1,22 @@
 /**
  * Which PostgreSQL errors mean "the database is away" (a recoverable `connection_lost` fault: the
- * caller gets 503 `STORE_UNAVAILABLE` and may retry) and which mean "retry the transaction" (a
- * deadlock or serialization failure between nodes). Codes: PostgreSQL's Appendix A, "Error Codes".
+ * caller gets 503 `STORE_UNAVAILABLE` and may retry), "the database takes no writes now" (a
+ * recoverable `read_only` fault: a hot standby, a primary demoted by a failover, or
+ * `default_transaction_read_only` on), and which mean "retry the transaction" (a deadlock or
+ * serialization failure between nodes). Codes: PostgreSQL's Appendix A, "Error Codes".
  */
 import type { StoreFault } from '../store-health';
 
 /** Node's socket errors of a server that is down, unreachable or gone mid-call. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * read_only_sql_transaction: a write on a hot standby (a failover that left the URL on the old
+ * primary, now a replica) or under `default_transaction_read_only = on`. Recoverable: the next
+ * committed write (a lease renewal, every few seconds) ends it, as for a full disk; a `SELECT 1`
+ * says nothing about it.
+ */
+const READ_ONLY = '25006';
 
 /** SQLSTATE classes and codes of a server that cannot take work now. */
 function isServerAway(code: string): boolean {
@@ -19,7 +29,8 @@ function isServerAway(code: string): boolean {
     code === '53100' || // disk_full
     code === '58030' || // io_error
     code === '25P03' || // idle_in_transaction_session_timeout: the server ended the session
-    code === '57014' // query_canceled: the statement timeout (a server too slow now), or a cancel
+    code === '57014' || // query_canceled: the statement timeout (a server too slow now), or a cancel
+    code === READ_ONLY
   );
 }
 
@@ -32,7 +43,7 @@ function isServerAway(code: string): boolean {
 const ENDED =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Query read timeout|timeout expired/i;
 
-/** The `connection_lost` fault `err` reveals, or null for any other error. @param now epoch ms */
+/** The `connection_lost` (`disk_full`, `read_only`) fault `err` reveals, or null for any other error. @param now epoch ms */
 export function postgresFaultOf(err: unknown, target: string, now: number): StoreFault | null {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
@@ -41,7 +52,7 @@ export function postgresFaultOf(err: unknown, target: string, now: number): Stor
   const fatal = (e as { severity?: unknown } | null)?.severity === 'FATAL';
   const away = SOCKET_CODES.has(code) || isServerAway(code) || fatal || (code === '' && ENDED.test(message));
   if (!away) return null;
-  const kind = code === '53100' ? 'disk_full' : 'connection_lost';
+  const kind = code === '53100' ? 'disk_full' : code === READ_ONLY ? 'read_only' : 'connection_lost';
   return { kind, target, cause: code ? `${code}: ${message}` : message, recoverable: true, since: now };
 }
 

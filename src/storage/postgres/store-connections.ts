@@ -104,12 +104,19 @@ export class StoreConnections {
     } catch (err) {
       await pool.end().catch(() => undefined);
       // At start-up nothing is acknowledged yet: a wrong URL, role or database is a configuration
-      // error (one line, exit 78), a server away is one line too (exit 69), never a stack trace.
+      // error (one line, exit 78), a server away or read-only (a standby) is one line too (exit
+      // 69), never a stack trace.
       const problem = postgresConfigProblem(err, this.target);
       if (problem) throw new StoreConfigError(problem);
       const fault = postgresFaultOf(err, this.target, this.clock.now());
-      if (fault)
-        throw new StoreUnreachableError(`the PostgreSQL server ${this.target} cannot be reached: ${fault.cause.replace(/\s+/g, ' ')}`);
+      if (fault) {
+        const cause = fault.cause.replace(/\s+/g, ' ');
+        throw new StoreUnreachableError(
+          fault.kind === 'read_only'
+            ? `the PostgreSQL server ${this.target} takes no writes (a hot standby, or default_transaction_read_only on): ${cause}`
+            : `the PostgreSQL server ${this.target} cannot be reached: ${cause}`,
+        );
+      }
       throw err;
     }
     this.pool = pool;
