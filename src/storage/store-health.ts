@@ -17,6 +17,8 @@ import { StoreUnavailableError } from '../domain/errors';
  * - `connection_lost`: the database server does not answer (MongoDB, PostgreSQL); recoverable
  * - `tables_missing`: the store's tables are gone from its PostgreSQL database (the schema or the
  *   database dropped under the service); what was acknowledged is not there (not recoverable)
+ * - `permission_denied`: the PostgreSQL role lost a privilege the store needs (a `REVOKE` under
+ *   the running service); recoverable when a write succeeds again (the privilege granted back)
  */
 export type StoreFaultKind =
   | 'file_deleted'
@@ -27,7 +29,8 @@ export type StoreFaultKind =
   | 'read_only'
   | 'cannot_open'
   | 'connection_lost'
-  | 'tables_missing';
+  | 'tables_missing'
+  | 'permission_denied';
 
 /** A fault of the store: what, where, and whether it ends by itself. */
 export interface StoreFault {

@@ -2,7 +2,7 @@
  * The PostgreSQL store at start-up and under the role's own settings: a wrong database or an
  * unreachable server is one line (exit 78 or 69), not a stack trace; a role whose
  * `statement_timeout` is tiny, and a role with rights on the tables alone (a database already
- * migrated), can open the store. Runs on the server of POSTGRES_URL (trust authentication: roles
+ * migrated), can open the store; a privilege revoked under the running store is a 503. Runs on the server of POSTGRES_URL (trust authentication: roles
  * made here log in without a password).
  */
 import { expect } from 'chai';
@@ -152,5 +152,40 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
     const err = await openError(new PostgresStore(asUser(url, name), { schema: freshSchema('denied') }));
     expect(err).to.be.instanceOf(StoreConfigError);
     expect((err as Error).message).to.match(/^invalid configuration: postgresUrl \(env POSTGRES_URL\): .*permission denied/);
+  });
+  it('a privilege revoked under the running store: 503 permission_denied (not a 500) until it is granted back', async () => {
+    const schema = freshSchema('revoked');
+    schemas.push(schema);
+    const first = new PostgresStore(url, { schema });
+    await first.open(4);
+    await first.close();
+    const name = await role('revoked');
+    await admin(async (c) => {
+      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
+    });
+    const store = new PostgresStore(asUser(url, name), { schema });
+    await store.open(4);
+    try {
+      await store.insertTasks([newTask('rv-1', { state: 'PENDING', dueAt: T0 })]);
+      await admin((c) => c.query(`REVOKE INSERT ON ${schema}.tasks FROM ${name}`));
+      const err = await store.insertTasks([newTask('rv-2', { state: 'PENDING', dueAt: T0 })]).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      // Before: the driver's "permission denied for table tasks" (42501), a 500 INTERNAL_ERROR.
+      expect((err as { code?: string }).code, String(err)).to.equal('STORE_UNAVAILABLE');
+      expect((err as { details?: { fault?: string; cause?: string } }).details).to.include({ fault: 'permission_denied' });
+      expect((err as { details: { cause: string } }).details.cause).to.match(/^42501: permission denied for table tasks/);
+      expect(store.health.fault).to.include({ kind: 'permission_denied', recoverable: true });
+      expect((await store.getTask('rv-1'))?.state).to.equal('PENDING');
+      await admin((c) => c.query(`GRANT INSERT ON ${schema}.tasks TO ${name}`));
+      await store.insertTasks([newTask('rv-3', { state: 'PENDING', dueAt: T0 })]);
+      expect(store.health.fault).to.equal(null);
+      expect(await store.getTask('rv-2')).to.equal(null);
+    } finally {
+      await store.close();
+    }
   });
 });

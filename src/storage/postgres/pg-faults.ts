@@ -73,6 +73,22 @@ export function postgresTablesFaultOf(err: unknown, target: string, now: number)
 }
 
 /**
+ * The `permission_denied` fault `err` reveals, or null for any other error: a statement of the
+ * running store refused for a privilege its role lacks (42501 insufficient_privilege: a `REVOKE`
+ * under the service, a role narrowed by mistake). Recoverable: the next committed write ends it
+ * once the privilege is granted back. Not a lost connection: the other writes of its batch run
+ * again without it (write-queue.ts), so a write that keeps its privileges still goes through. At
+ * start-up the same error is a configuration error ({@link postgresConfigProblem}).
+ * @param now epoch ms
+ */
+export function postgresPrivilegeFaultOf(err: unknown, target: string, now: number): StoreFault | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code !== '42501') return null;
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  return { kind: 'permission_denied', target, cause: `42501: ${message}`, recoverable: true, since: now };
+}
+
+/**
  * What an error at start-up says about the configuration, as one line naming `POSTGRES_URL`, or
  * null when it is not about the configuration: a wrong password or role (28P01, 28000), a database
  * that does not exist (3D000), a privilege the role lacks (42501). Codes: Appendix A.

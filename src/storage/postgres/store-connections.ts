@@ -13,7 +13,7 @@ import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { postgresConfigProblem, postgresFaultOf, postgresTablesFaultOf } from './pg-faults';
+import { postgresConfigProblem, postgresFaultOf, postgresPrivilegeFaultOf, postgresTablesFaultOf } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 import { lockWorkflowsFirst } from './ops/workflow-progress';
 
@@ -237,7 +237,8 @@ export class StoreConnections {
 
   /**
    * `call`'s result; a connection error becomes the `connection_lost` fault and its 503, the
-   * store's tables gone the `tables_missing` fault (not recoverable) and its 503. While a fault
+   * store's tables gone the `tables_missing` fault (not recoverable) and its 503, a privilege the
+   * role lost the `permission_denied` fault and its 503 (not a 500). While a fault
    * that is not recoverable is in force, `call` is not made: its 503 at once. A success
    * ends that fault; a committed write (`wrote`) ends any recoverable one (a read says nothing
    * about a full disk).
@@ -254,7 +255,10 @@ export class StoreConnections {
       },
       (err: unknown) => {
         const now = this.clock.now();
-        const fault = postgresFaultOf(err, this.target, now) ?? postgresTablesFaultOf(err, this.target, now);
+        const fault =
+          postgresFaultOf(err, this.target, now) ??
+          postgresTablesFaultOf(err, this.target, now) ??
+          postgresPrivilegeFaultOf(err, this.target, now);
         if (!fault) throw err;
         this.health.report(fault);
         throw storeUnavailable(this.health.fault ?? fault);
