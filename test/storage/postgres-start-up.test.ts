@@ -128,6 +128,53 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
     }
   });
 
+  it("a role whose lock_timeout is 1 ms migrates, and its writes wait for a row another session holds (the store's own bound wins)", async () => {
+    const name = await role('tinylock');
+    const schema = freshSchema('tinylock');
+    schemas.push(schema);
+    await admin(async (c) => {
+      const db = new URL(url).pathname.slice(1);
+      await c.query(`GRANT CREATE ON DATABASE ${db} TO ${name}`);
+      await c.query(`ALTER ROLE ${name} SET lock_timeout = '1ms'`);
+    });
+    const store = new PostgresStore(asUser(url, name), { schema });
+    await store.open(4);
+    const holder = new Client({ connectionString: url });
+    const watcher = new Client({ connectionString: url });
+    await holder.connect();
+    await watcher.connect();
+    try {
+      await store.insertTasks([newTask('lk-1', { state: 'PENDING', dueAt: T0 })]);
+      // Another session (another node's transaction, an operator's) holds the task's row.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM ${schema}.tasks WHERE id = 'lk-1' FOR UPDATE`);
+      let settled = false;
+      const cancel = store.cancelTask('lk-1', T0 + 1).then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+      void cancel.then(() => (settled = true));
+      // The cancel either waits for the lock (seen in pg_locks) or, before the fix, fails at once
+      // with 55P03 "canceling statement due to lock timeout".
+      const waiting = async () =>
+        (await watcher.query(`SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'`, [name])).rowCount! > 0;
+      const t0 = Date.now();
+      while (!settled && !(await waiting())) {
+        if (Date.now() - t0 > 10_000) throw new Error('the cancel neither waited for the lock nor settled');
+        await new Promise((r) => setImmediate(r));
+      }
+      await holder.query('COMMIT');
+      const result = await cancel;
+      expect(result, String(result)).to.deep.include({ kind: 'cancelled' });
+      expect((await store.getTask('lk-1'))?.state).to.equal('CANCELLED');
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await watcher.end();
+      await store.close();
+    }
+  });
+
   it('a role with rights on the tables alone opens a store already migrated (it needed CREATE on the database)', async () => {
     const schema = freshSchema('tables');
     schemas.push(schema);

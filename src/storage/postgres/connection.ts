@@ -75,7 +75,11 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     // statement_timeout: the server stops a statement at the client's own bound (db.ts
     // STATEMENT_TIMEOUT_MS) instead of running on after the client gave up, whatever the role's
     // or the database's setting (settings given at connection time win over ALTER ROLE's).
-    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c plan_cache_mode=force_custom_plan -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${STATEMENT_TIMEOUT_MS}`,
+    // lock_timeout 0 for the same reason: a database's or role's small `lock_timeout` (set for
+    // other applications) made the store's row-lock waits on another node's transaction, and the
+    // migrations' waits, fail with 55P03: a completion logged as failed, a submission or cancel a
+    // 500, a start a stack trace. A wait for a lock is bounded by statement_timeout alone.
+    options: `-c search_path=${schema} -c synchronous_commit=on -c random_page_cost=1.1 -c plan_cache_mode=force_custom_plan -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${STATEMENT_TIMEOUT_MS} -c lock_timeout=0`,
     types: TYPES,
     keepAlive: true,
     // TCP keepalive probes start after 10 s idle (the OS default is 2 h): a peer gone without a
