@@ -225,7 +225,9 @@ export class PostgresStore implements Store {
   async reportProgress(reports: ProgressReport[], now: number): Promise<number> {
     if (reports.length === 0) return 0;
     const rows = progressRows(reports);
-    return this.c.write((db) => reportProgress(db, rows, now));
+    // The `first` lane, as the completion that may follow it: behind it, the last report found
+    // the attempt ended and was dropped (a SUCCEEDED task showed its next-to-last progress).
+    return this.c.write((db) => reportProgress(db, rows, now), 'first');
   }
 
   async appendAttemptLogs(logs: AttemptLogAppend[], _now: number): Promise<number> {

@@ -133,6 +133,25 @@ export function describeCheckpoints(ctx: ConformanceContext): void {
       expect((await ctx.store().getTask('pg-a'))?.progress).to.include({ reportedAt: T0 + 5 });
     });
 
+    it('a report issued before its attempt ends (neither awaited) is written: the ended task shows it', async () => {
+      // The worker sends its last progress and then its result: the store takes them in that
+      // order, as one writer does. (PostgreSQL and MongoDB queued progress with the other writes,
+      // behind a batch of submissions here, and the completion in the lane that goes first: the
+      // last report found the task SUCCEEDED and was dropped.)
+      await ctx.store().insertTasks([newTask('pg-last')]);
+      const attempt = await startTask(ctx.store(), 'pg-last', T0);
+      const busy = ctx.store().insertTasks(Array.from({ length: 2000 }, (_, i) => newTask(`pg-busy-${i}`)));
+      const reported = ctx.store().reportProgress([{ taskId: 'pg-last', attempt, value: { done: 10, total: 10 } }], T0 + 5);
+      const completed = ctx.store().completeAttempts([completion('pg-last', attempt, 'SUCCEEDED')], T0 + 6);
+      expect(await reported).to.equal(1);
+      expect((await completed)[0].applied).to.equal(true);
+      await busy;
+      expect(await ctx.store().getTask('pg-last')).to.deep.include({
+        state: 'SUCCEEDED',
+        progress: { value: { done: 10, total: 10 }, attempt, reportedAt: T0 + 5 },
+      });
+    });
+
     it('refuses a value that is not progress, writing nothing of the batch', async () => {
       await ctx.store().insertTasks([newTask('pg-bad')]);
       const attempt = await startTask(ctx.store(), 'pg-bad', T0);
