@@ -17,8 +17,9 @@ export class PartitionFences {
   }
 
   /**
-   * Forgets `partition`: nothing more of it is fired or claimed. `handedOver` (a planned release
-   * to the member rendezvous now names, not a loss) keeps its epoch for `mayStart`.
+   * Forgets `partition`: nothing more of it is fired or claimed. `handedOver` (a planned release:
+   * to the member rendezvous now names, or at a graceful stop; not a loss) keeps its epoch for
+   * `mayStart`.
    */
   revoke(partition: number, handedOver = false): void {
     const epoch = this.epochs.get(partition);
@@ -29,7 +30,9 @@ export class PartitionFences {
 
   /**
    * Whether an attempt this process claimed in `partition` with `epoch` (any epoch when omitted)
-   * may still start: the epoch is held, or was given up by hand-over. A claim the store granted
+   * may still start: the epoch is held, or was given up by plan (a hand-over, or a graceful stop,
+   * whose drain then runs the attempts claimed before it: dropping them charged each a
+   * `worker_lost` attempt). A claim the store granted
    * was written before the new owner's fence (the fence raises `owner_epoch` past the claim's
    * token and the claim is a compare-and-set on it), the new owner never loads RUNNING tasks, and
    * completions and lease extensions are compare-and-sets on the attempt, not the epoch: so the

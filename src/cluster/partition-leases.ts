@@ -371,7 +371,8 @@ export class PartitionLeases {
       this.warn({ partition, epoch: h.epoch, why, fenced: h.fenced }, 'partition lease lost; its owner stops');
     this.o.metrics?.ended(why);
     if (!h.fenced) return;
-    this.o.fences.revoke(partition, why === 'handed_over');
+    // Given up by plan (a hand-over, a graceful stop), not lost: attempts claimed with its epoch still start.
+    this.o.fences.revoke(partition, why === 'handed_over' || why === 'shutdown');
     this.o.metrics?.owned(this.partitionsWhere(true).length);
     this.o.events.stopped(partition, h.epoch, why);
   }
