@@ -3,6 +3,7 @@ import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import type { Clock } from '../../src/domain/clock';
+import { dropServiceSchema, serviceStoreOverrides } from './service-store';
 import { tempDir } from './temp-dir';
 
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'DEAD', 'CANCELLED'];
@@ -15,13 +16,19 @@ export interface InProcessScheduler {
   readonly scheduler: Scheduler;
   /** The temp folder (SQLite file; put handler modules here). */
   readonly dir: string;
+  /**
+   * The scheduler's own clock reading: the injected clock, corrected on PostgreSQL by the measured
+   * offset to the database server's clock (bootstrap.ts: one time source per store), as Redis does.
+   */
+  now(): number;
   /** Polls `service.get(id, {attempts: true})` until `done` holds (bounded): waits for state, not time. */
   waitFor(id: string, done: (t: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
 }
 
 /**
  * Mocha fixture: starts the real scheduler (store, actors, forked workers) in this process on a
- * temp SQLite file in `before`, closes it and removes the folder in `after`. `overrides` are config
+ * temp SQLite file in `before` (its own PostgreSQL schema under `TEST_SERVICE_STORE=postgres`,
+ * test/helpers/service-store.ts), closes it and removes the folder in `after`. `overrides` are config
  * keys; `prepare(dir)` runs first (e.g. to write handler modules) and may return more overrides.
  * `options.clock`: the scheduler's clock (e.g. a ManualClock the test moves; default: system time).
  */
@@ -36,12 +43,19 @@ export function useInProcessScheduler(
     const config = loadConfig({
       configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
       env: {},
-      overrides: { sqlitePath: path.join(dir.path, 's.db'), logLevel: 'silent', ...overrides, ...prepare(dir.path) },
+      overrides: {
+        sqlitePath: path.join(dir.path, 's.db'),
+        logLevel: 'silent',
+        ...(overrides.store === undefined ? serviceStoreOverrides(dir.path) : {}),
+        ...overrides,
+        ...prepare(dir.path),
+      },
     });
     scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
   });
   after(async () => {
     await scheduler?.close();
+    await dropServiceSchema(dir.path);
     dir.remove();
   });
   return {
@@ -50,6 +64,10 @@ export function useInProcessScheduler(
       return scheduler;
     },
     dir: dir.path,
+    now() {
+      const s = this.scheduler;
+      return (s.coordination?.clock ?? s.pgCoordination?.clock ?? options.clock)?.now() ?? Date.now();
+    },
     async waitFor(id, done, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

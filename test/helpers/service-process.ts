@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { http } from './http';
 import { childPidsOf } from './process-files';
+import { dropServiceSchema, serviceStoreEnv } from './service-store';
 import { tempDir } from './temp-dir';
 
 /** A free TCP port on 127.0.0.1. */
@@ -34,7 +35,9 @@ export interface ServiceProcess {
 /**
  * The environment of a service process on `port` with its SQLite file in `dataDir`: the embedded
  * profile (unless `env` passes REDIS_URL itself: CI exports one for the Redis tests; an empty value
- * is ignored by the config loader), loopback, warnings only, then `env`.
+ * is ignored by the config loader), loopback, warnings only, then `env`. Under
+ * `TEST_SERVICE_STORE=postgres` (test/helpers/service-store.ts) the store is `dataDir`'s own
+ * PostgreSQL schema instead, unless `env` names a store itself.
  */
 export function serviceEnv(dataDir: string, port: number, env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
@@ -45,6 +48,7 @@ export function serviceEnv(dataDir: string, port: number, env: Record<string, st
     HOST: '127.0.0.1',
     SQLITE_PATH: path.join(dataDir, 'scheduler.db'),
     LOG_LEVEL: 'warn',
+    ...(env.SCHEDULER_STORE === undefined ? serviceStoreEnv(dataDir) : {}),
     ...env,
   };
 }
@@ -130,6 +134,7 @@ export function useServiceProcess(env: Record<string, string> = {}): {
   });
   after(async () => {
     await svc?.stop();
+    await dropServiceSchema(dir.path);
     dir.remove();
   });
   return {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { http } from '../helpers/http';
 import { ServiceProcess, startServiceProcess } from '../helpers/service-process';
 import { tempDir } from '../helpers/temp-dir';
+import { skipOnPostgresServices } from '../helpers/service-store';
 
 const BIN = path.resolve(__dirname, '..', '..', '..', 'bin', 'scheduler');
 
@@ -31,6 +32,7 @@ async function allTaskIds(url: string): Promise<Set<string>> {
 }
 
 describe('scheduler backup: an online copy of the SQLite store, and its restore', function () {
+  if (skipOnPostgresServices('`scheduler backup` copies the SQLite file (PostgreSQL is backed up with pg_dump)')) return;
   this.timeout(90_000);
   const dir = tempDir();
   const services: ServiceProcess[] = [];

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { http, isTerminal, waitForTask } from '../helpers/http';
+import { serviceConfigEnv } from '../helpers/service-config';
 import { startServiceProcess } from '../helpers/service-process';
+import { servicesOnPostgres } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 describe('durability: SIGKILL of the whole service loses no acknowledged task', function () {
@@ -30,11 +32,15 @@ describe('durability: SIGKILL of the whole service loses no acknowledged task', 
   });
 
   it('a task RUNNING when the service was killed runs again as a new attempt', async () => {
-    const first = await startServiceProcess(dir.path);
+    // On a shared store (TEST_SERVICE_STORE=postgres) the restarted process is a new cluster member:
+    // it recovers no RUNNING attempt at start (it may be a live member's, docs/CLUSTER.md), the
+    // attempt-lease sweeper ends the lost one when its lease (`leaseMs`) runs out: 2 s here, not 30.
+    const env = servicesOnPostgres() ? serviceConfigEnv(dir.path, { leaseMs: 2000 }) : {};
+    const first = await startServiceProcess(dir.path, env);
     const { body } = await http('POST', `${first.url}/api/v1/tasks`, { task_type: 'sleep', payload: { ms: 800 }, retry_delay_seconds: 0 });
     await waitForTask(first.url, body.task_id, (t) => t.status === 'RUNNING');
     await first.kill9();
-    const second = await startServiceProcess(dir.path);
+    const second = await startServiceProcess(dir.path, env);
     try {
       const t = await waitForTask(second.url, body.task_id, isTerminal, 20_000, '?include=attempts');
       expect(t.status).to.equal('SUCCEEDED');

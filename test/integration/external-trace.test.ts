@@ -5,6 +5,7 @@ import pino from 'pino';
 import { Scheduler, startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { OtlpReceiver } from '../helpers/otlp-receiver';
+import { serviceStoreOverrides } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -32,6 +33,7 @@ describe('external queue hand-off span and the context passed to the consumer (i
       env: {},
       overrides: {
         sqlitePath: path.join(dir.path, 's.db'),
+        ...serviceStoreOverrides(dir.path),
         logLevel: 'silent',
         redisUrl: REDIS_URL,
         externalQueues: { ext: { stream } },

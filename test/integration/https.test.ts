@@ -6,6 +6,7 @@ import net from 'node:net';
 import https from 'node:https';
 import path from 'node:path';
 import { freePort, serviceEnv } from '../helpers/service-process';
+import { serviceSchemaExists } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 const MAIN = path.resolve(__dirname, '..', '..', 'src', 'main.js');
@@ -227,6 +228,7 @@ describe('HTTPS: the service serves TLS when given a certificate and a key', fun
       expect(err.split('\n'), err).to.have.length(1);
       expect(err).to.match(line);
       expect(fs.readdirSync(data), 'no store file').to.deep.equal([]);
+      expect(await serviceSchemaExists(data), 'no store schema').to.equal(false);
     }
   });
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { Scheduler, startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
+import { serviceStoreOverrides } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 describe('HTTP pull workers: a lease held across a graceful restart', function () {
@@ -23,6 +24,7 @@ describe('HTTP pull workers: a lease held across a graceful restart', function (
       env: {},
       overrides: {
         sqlitePath: path.join(dir.path, 's.db'),
+        ...serviceStoreOverrides(dir.path),
         logLevel: 'silent',
         workers: 1,
         partitions: 4,

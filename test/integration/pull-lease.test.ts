@@ -15,7 +15,8 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
  * HTTP pull workers on the real scheduler (embedded store, actors, no Redis) whose clock is a
  * ManualClock the test moves: lease timeouts and lease expiry happen only when it does. Requests
  * go through `app.inject`; a lease request is a long poll, so it is started, then the test acts,
- * then it awaits the answer.
+ * then it awaits the answer. Times are read on the scheduler's clock (`s.now()`): on PostgreSQL
+ * (TEST_SERVICE_STORE=postgres) it is the manual clock plus the measured offset to the database's.
  */
 describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, manual clock)', function () {
   this.timeout(60_000);
@@ -96,7 +97,7 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
       checkpoint: null,
       traceparent: null,
     });
-    expect(Date.parse(tasks[0].lease_expires_at)).to.equal(clock.now() + LEASE_MS);
+    expect(Date.parse(tasks[0].lease_expires_at)).to.equal(s.now() + LEASE_MS);
     const t = await s.scheduler.service.get(id);
     expect(t).to.deep.include({ status: 'RUNNING', attempts: 1, worker_id: 'http:w1' });
 
@@ -183,10 +184,10 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
     clock.advance(1000);
     const hb = await post(`/api/v1/tasks/${id}/heartbeat`, { attempt: 1 });
     expect(hb.statusCode, hb.body).to.equal(200);
-    expect(hb.json()).to.deep.equal({ task_id: id, attempt: 1, lease_expires_at: new Date(clock.now() + LEASE_MS).toISOString() });
+    expect(hb.json()).to.deep.equal({ task_id: id, attempt: 1, lease_expires_at: new Date(s.now() + LEASE_MS).toISOString() });
     expect(Date.parse(hb.json().lease_expires_at)).to.be.greaterThan(Date.parse(t.lease_expires_at));
 
-    const at = new Date(clock.now() - 500).toISOString();
+    const at = new Date(s.now() - 500).toISOString();
     const logs = await post(`/api/v1/tasks/${id}/logs`, {
       attempt: 1,
       lines: [
@@ -205,8 +206,8 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
     const read = await s.scheduler.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}/attempts/1/logs` });
     expect(read.json().lines).to.deep.equal([
       { n: 1, at, message: 'started', fields: { level: 'info' }, truncated: false },
-      { n: 2, at: new Date(clock.now()).toISOString(), message: 'slow', fields: { level: 'warn', ms: 900 }, truncated: false },
-      { n: 3, at: new Date(clock.now()).toISOString(), message: 'third', fields: { level: 'error' }, truncated: false },
+      { n: 2, at: new Date(s.now()).toISOString(), message: 'slow', fields: { level: 'warn', ms: 900 }, truncated: false },
+      { n: 3, at: new Date(s.now()).toISOString(), message: 'third', fields: { level: 'error' }, truncated: false },
     ]);
     const badLogs: Array<[unknown, string]> = [
       [{ attempt: 1, lines: [] }, 'lines'],

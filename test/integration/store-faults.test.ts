@@ -19,6 +19,7 @@ import { freePort, ServiceProcess, startServiceProcess } from '../helpers/servic
 import { tempDir } from '../helpers/temp-dir';
 import { tmpfs } from '../helpers/tmpfs';
 import { makeCorruptStore } from '../helpers/store-files';
+import { skipOnPostgresServices } from '../helpers/service-store';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
 const START_MS = 60_000;
@@ -40,6 +41,8 @@ function submitter(url: string) {
 }
 
 describe('store faults under a running service (real processes)', function () {
+  // PostgreSQL outages: test/chaos/postgres-outage.test.ts.
+  if (skipOnPostgresServices('faults of the SQLite file (deleted, replaced, disk full, refused at start)')) return;
   this.timeout(180_000);
 
   describe('the SQLite file deleted or replaced', () => {

@@ -16,6 +16,7 @@ import { ServiceProcess, startServiceProcess } from '../helpers/service-process'
 import { errorLines, expectStoreUnavailable, post, readyz, until } from '../helpers/store-fault-http';
 import { tempDir } from '../helpers/temp-dir';
 import { tmpfs } from '../helpers/tmpfs';
+import { skipOnPostgresServices } from '../helpers/service-store';
 
 /** Bound on a service's start (generous: the tests share two cores with other work). */
 const START_MS = 60_000;
@@ -32,6 +33,7 @@ function denseWorkflow(n: number): unknown {
 }
 
 describe('a write refused on a full volume does not keep it full (a 20 MiB tmpfs mounted by the test)', function () {
+  if (skipOnPostgresServices('the SQLite write-ahead log on a full volume')) return;
   const dir = tempDir();
   const volume = tmpfs('size=20m');
   const mnt = volume.path;

@@ -6,6 +6,7 @@ import { tempDir } from '../helpers/temp-dir';
 import pino from 'pino';
 import { startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
+import { skipOnPostgresServices } from '../helpers/service-store';
 
 /** A child process that takes the lock of `file`, says "held", and waits to be killed. */
 function holderProcess(file: string) {
@@ -29,6 +30,7 @@ function holderProcess(file: string) {
 
 /** One service per embedded store file: the companion lock (storage/sqlite/store-lock.ts). */
 describe('embedded store lock: one service per SQLite file', function () {
+  if (skipOnPostgresServices('the lock of the SQLite file')) return;
   this.timeout(30_000);
   const dir = tempDir();
   after(() => dir.remove());

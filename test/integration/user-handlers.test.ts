@@ -7,6 +7,8 @@ import { Scheduler, startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { terminal } from '../helpers/in-process-scheduler';
 import { serviceEnv } from '../helpers/service-process';
+import { serviceStoreOverrides } from '../helpers/service-store';
+import { serviceSchemaExists } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'handlers');
@@ -48,7 +50,13 @@ describe('handlers on the scheduler host: ESM, CommonJS and compiled TypeScript 
     const config = loadConfig({
       configDir: CONFIG_DIR,
       env: { SCHEDULER_CONFIG: writeDeployment(dir.path) },
-      overrides: { sqlitePath: path.join(dir.path, 's.db'), logLevel: 'silent', workers: 1, defaults: { retryDelaySeconds: 0 } },
+      overrides: {
+        sqlitePath: path.join(dir.path, 's.db'),
+        ...serviceStoreOverrides(dir.path),
+        logLevel: 'silent',
+        workers: 1,
+        defaults: { retryDelaySeconds: 0 },
+      },
     });
     scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
   });
@@ -184,5 +192,6 @@ describe('handlers on the scheduler host: a module that is missing stops start-u
       `handlers.send_email: cannot load "./handlers/send-email.js" (resolved to ${path.join(conf, 'handlers', 'send-email.js')}): no such module`,
     );
     expect(fs.readdirSync(data), 'no store file').to.deep.equal([]);
+    expect(await serviceSchemaExists(data), 'no store schema').to.equal(false);
   });
 });

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
+import { serviceStoreOverrides } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 
@@ -70,7 +71,14 @@ describe('?wait= at shutdown', function () {
     const config = loadConfig({
       configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
       env: {},
-      overrides: { sqlitePath: path.join(dir.path, 's.db'), logLevel: 'silent', workers: 1, partitions: 4, shutdownGraceMs: 0 },
+      overrides: {
+        sqlitePath: path.join(dir.path, 's.db'),
+        ...serviceStoreOverrides(dir.path),
+        logLevel: 'silent',
+        workers: 1,
+        partitions: 4,
+        shutdownGraceMs: 0,
+      },
     });
     scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
     const later = new Date(Date.now() + 3_600_000).toISOString();
