@@ -8,14 +8,18 @@ import { startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { skipOnPostgresServices } from '../helpers/service-store';
 
-/** A child process that takes the lock of `file`, says "held", and waits to be killed. */
+/**
+ * A child process that takes the lock of `file`, says "held", and waits to be killed. It keeps the
+ * lock referenced: an unreferenced one is closed when it is garbage-collected (the driver's
+ * finalizer), which a young-generation collection right after start-up did on Node 22 in CI.
+ */
 function holderProcess(file: string) {
   const lockModule = path.resolve(__dirname, '..', '..', 'src', 'storage', 'sqlite', 'store-lock.js');
   const child = spawn(
     process.execPath,
     [
       '-e',
-      `require(${JSON.stringify(lockModule)}).StoreLock.acquire(${JSON.stringify(file)}); console.log('held'); setInterval(() => {}, 1000);`,
+      `globalThis.held = require(${JSON.stringify(lockModule)}).StoreLock.acquire(${JSON.stringify(file)}); console.log('held'); setInterval(() => {}, 1000);`,
     ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -31,7 +31,9 @@ export class StoreLock {
   private constructor(private readonly db: SqliteDatabase) {}
 
   /**
-   * Takes the lock of the store at `file` (a path; not `:memory:`), without waiting.
+   * Takes the lock of the store at `file` (a path; not `:memory:`), without waiting. Keep the
+   * returned lock referenced until {@link release}: one collected as garbage has its connection
+   * closed by the driver's finalizer, and the lock is given up with it.
    * @throws StoreInUseError when another connection, in this process or another, holds it
    */
   static acquire(file: string): StoreLock {
