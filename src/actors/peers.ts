@@ -2,6 +2,8 @@ import { ActorRouter, byPartition, PeerNotifier } from './router';
 import type { Clock } from '../domain/clock';
 import type { DueEntry } from '../domain/task';
 import type { CoordinationBus } from '../cluster/coordination-bus';
+import type { PullGrant } from '../cluster/messages';
+import type { RemotePullDemand } from './protocol';
 import type { TaskEndPublisher, TaskEndSubscriber } from '../services/ports';
 
 /**
@@ -34,6 +36,18 @@ export class ClusterPeers implements PeerNotifier {
   cronChanged(cronId: string): void {
     void this.bus.publish('cron', { cronId });
   }
+
+  pullDemand(demand: RemotePullDemand): void {
+    void this.bus.publish('pull', demand);
+  }
+
+  pullWithdraw(waiterId: string): void {
+    void this.bus.publish('unpull', { waiterId });
+  }
+
+  pullGrant(to: string, waiterId: string, queue: string, grants: PullGrant[]): void {
+    void this.bus.publish('grant', { to, waiterId, queue, grants });
+  }
 }
 
 /**
@@ -41,7 +55,8 @@ export class ClusterPeers implements PeerNotifier {
  * partition as an `offer` (ignored when this node does not own the partition), a `cancel` to the
  * dispatcher as an `abort` (which ignores an attempt it does not run), a `left` to the partition
  * leases as a round now (the member that left released its leases), a `cron` to the cron evaluator
- * (it re-reads the definition). Delivery goes straight to
+ * (it re-reads the definition), a `pull`, `unpull` or `grant` (this node's only: `to`) to the
+ * dispatcher's pull lanes. Delivery goes straight to
  * the actors, never back through {@link ClusterPeers}: no echo between nodes.
  */
 export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter): void {
@@ -49,6 +64,15 @@ export function deliverToLocalActors(bus: CoordinationBus, router: ActorRouter):
   bus.on('cancel', (msg) => router.abortLocal(msg.taskId, msg.attempt));
   bus.on('left', () => router.memberLeft());
   bus.on('cron', (msg) => router.cronChangedLocal(msg.cronId));
+  bus.on('pull', (msg) => {
+    const { from, waiterId, queue, max, waitMs } = msg;
+    router.remotePull({ kind: 'demand', from, demand: { waiterId, queue, max, waitMs } });
+  });
+  bus.on('unpull', (msg) => router.remotePull({ kind: 'withdraw', from: msg.from, waiterId: msg.waiterId }));
+  bus.on('grant', (msg) => {
+    if (msg.to === bus.nodeId)
+      router.remotePull({ kind: 'granted', from: msg.from, waiterId: msg.waiterId, queue: msg.queue, grants: msg.grants });
+  });
 }
 
 /**

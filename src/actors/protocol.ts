@@ -9,6 +9,7 @@ import { AttemptOutcome } from '../domain/retry-policy';
 import type { DueEntry } from '../domain/task';
 import type { AttemptLogAppend } from '../domain/attempt-log';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../services/ports';
+import type { PullGrant } from '../cluster/messages';
 
 /** One attempt sent to a worker process. */
 export interface WorkItem {
@@ -131,7 +132,25 @@ export type DispatcherMessages = WorkerToDispatcher & {
   leaveLease: { req: string; res: void };
   /** Attempts whose lease answer never reached its client (its connection closed first): retried free. */
   leaseUndelivered: { req: Array<{ taskId: string; attempt: number }>; res: void };
+  /** Another node's pull traffic: a lease request's demand to serve, its withdrawal, or tasks granted to a lease request here. */
+  remotePull: { req: RemotePull; res: void };
 };
+
+/** A lease request's demand as other nodes see it (`pull` message), or as this node serves another's. */
+export interface RemotePullDemand {
+  waiterId: string;
+  queue: string;
+  /** Most tasks it takes. */
+  max: number;
+  /** How long it waits (ms). */
+  waitMs: number;
+}
+
+/** What reaches the dispatcher of other nodes' pull traffic: a demand to serve, a demand dropped, tasks granted here. */
+export type RemotePull =
+  | { kind: 'demand'; from: string; demand: RemotePullDemand }
+  | { kind: 'withdraw'; from: string; waiterId: string }
+  | { kind: 'granted'; from: string; waiterId: string; queue: string; grants: PullGrant[] };
 
 /** Messages a partition owner accepts. */
 export type PartitionOwnerMessages = {

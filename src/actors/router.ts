@@ -1,7 +1,8 @@
+import type { PullGrant } from '../cluster/messages';
 import type { OwnershipStatus } from '../cluster/ownership';
 import type { DueEntry } from '../domain/task';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../services/ports';
-import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages } from './protocol';
+import type { CronActorMessages, DispatcherMessages, PartitionOwnerMessages, RemotePull, RemotePullDemand } from './protocol';
 import type { TypedRef } from './runtime/typed-ref';
 
 /**
@@ -17,6 +18,12 @@ export interface PeerNotifier {
   left(): void;
   /** A cron definition was created, edited or deleted here: the other nodes' evaluators re-read it. */
   cronChanged(cronId: string): void;
+  /** A lease request waits here with nothing ready: the owners elsewhere may grant it tasks (docs/CLUSTER.md "Pull queues"). */
+  pullDemand(demand: RemotePullDemand): void;
+  /** That lease request was answered or went away: the owners elsewhere drop its demand. */
+  pullWithdraw(waiterId: string): void;
+  /** Tasks this node's owners took for lease request `waiterId` of node `to`. */
+  pullGrant(to: string, waiterId: string, queue: string, grants: PullGrant[]): void;
 }
 
 /** `value(e)` of each entry, grouped by the entry's partition (one message per owner). */
@@ -196,5 +203,15 @@ export class ActorRouter {
   /** Attempts whose lease answer never reached its client. */
   leaseUndelivered(attempts: Array<{ taskId: string; attempt: number }>): void {
     this.dispatcherRef?.tell('leaseUndelivered', attempts);
+  }
+
+  /** Another node's pull traffic (a demand, its withdrawal, tasks granted to a lease request here), to this node's dispatcher. */
+  remotePull(msg: RemotePull): void {
+    this.dispatcherRef?.tell('remotePull', msg);
+  }
+
+  /** The other nodes of the cluster, or null (embedded mode, or before they are attached). */
+  get peerNotifier(): PeerNotifier | null {
+    return this.peers;
   }
 }

@@ -128,6 +128,27 @@ if (!url) {
       ]);
     });
 
+    it("pull traffic: A's demand and its withdrawal reach B's dispatcher; B's grant reaches A's only, in parts when large", async () => {
+      dirA.peerNotifier?.pullDemand({ waiterId: 'w-1', queue: 'jobs', max: 5, waitMs: 20_000 });
+      dirA.peerNotifier?.pullWithdraw('w-1');
+      await until(() => told.filter((t) => t.to === 'B/dispatcher').length >= 2);
+      expect(told.filter((t) => t.to === 'B/dispatcher').map((t) => [t.msg, t.body])).to.deep.equal([
+        ['remotePull', { kind: 'demand', from: 'node-a', demand: { waiterId: 'w-1', queue: 'jobs', max: 5, waitMs: 20_000 } }],
+        ['remotePull', { kind: 'withdraw', from: 'node-a', waiterId: 'w-1' }],
+      ]);
+      const grants = Array.from({ length: 200 }, (_, i) => ({ entry: { ...entry(`g-${i}`, 2, 1), queue: 'jobs' }, epoch: 4 }));
+      dirB.peerNotifier?.pullGrant('node-a', 'w-1', 'jobs', grants);
+      dirB.peerNotifier?.pullGrant('node-c', 'w-2', 'jobs', grants.slice(0, 1)); // another node's: A drops it
+      dirB.abort('marker', 1); // sent after both grants: once it is here, so is what A was to get
+      await until(() => told.some((t) => t.to === 'A/dispatcher' && t.msg === 'abort'));
+      const got = told
+        .filter((t) => t.to === 'A/dispatcher' && t.msg === 'remotePull')
+        .map((t) => t.body as { waiterId: string; grants: unknown[] });
+      expect(got.length).to.be.greaterThan(1);
+      expect(got.every((m) => m.waiterId === 'w-1')).to.equal(true);
+      expect(got.flatMap((m) => m.grants)).to.deep.equal(grants);
+    });
+
     it('a wake of 2,000 entries (34 notifications) arrives whole, in order', async () => {
       const now = Date.now();
       const entries = Array.from({ length: 2000 }, (_, i) => entry(`bulk-${i}`, 2, now + i));

@@ -29,6 +29,9 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
       limits: 'scheduler.public.limits',
       left: 'scheduler.public.left',
       cron: 'scheduler.public.cron',
+      pull: 'scheduler.public.pull',
+      unpull: 'scheduler.public.unpull',
+      grant: 'scheduler.public.grant',
     });
     expect(channelNames('tenant_a').wake).to.not.equal(channelNames('tenant_b').wake);
     const long = 'a'.repeat(63);
@@ -92,6 +95,34 @@ describe('PostgreSQL NOTIFY channels and payloads (split to fit 8000 bytes)', ()
     expect(parts.every((m) => m !== null && bytes(JSON.stringify(m)) <= 1000)).to.equal(true);
     expect(parts.flatMap((m) => m.taskIds)).to.deep.equal(taskIds);
     expect(parts.flatMap((m) => m.workflowIds)).to.deep.equal(workflowIds);
+  });
+
+  it('pull traffic: pull and unpull fit one payload; a grant is split by its grants, each part a whole grant', () => {
+    const pull = { from: 'n1', waiterId: 'w-1', queue: 'jobs', max: 10, waitMs: 20_000 };
+    expect(encodeMessage('pull', pull).payloads.map((p) => parseMessage('pull', p))).to.deep.equal([pull]);
+    const unpull = { from: 'n1', waiterId: 'w-1' };
+    expect(encodeMessage('unpull', unpull).payloads.map((p) => parseMessage('unpull', p))).to.deep.equal([unpull]);
+    const grants = Array.from({ length: 100 }, (_, i) => ({ entry: { ...entry(`task-${i}`, i % 4), queue: 'jobs' }, epoch: 3 + (i % 4) }));
+    const { payloads, oversize } = encodeMessage('grant', { from: 'n2', to: 'n1', waiterId: 'w-1', queue: 'jobs', grants }, 2000);
+    expect(oversize).to.equal(0);
+    expect(payloads.length).to.be.greaterThan(3);
+    const parts = payloads.map((p) => parseMessage('grant', p)!);
+    expect(parts.every((m) => m !== null && m.to === 'n1' && m.waiterId === 'w-1' && m.queue === 'jobs')).to.equal(true);
+    expect(parts.flatMap((m) => m.grants)).to.deep.equal(grants);
+  });
+
+  it('pull traffic of the wrong shape is dropped', () => {
+    const bad: Array<[keyof CoordinationMessages, unknown]> = [
+      ['pull', { from: 'n', waiterId: 'w', queue: 'q', max: 0, waitMs: 1000 }],
+      ['pull', { from: 'n', waiterId: 'w', queue: 'q', max: 1001, waitMs: 1000 }],
+      ['pull', { from: 'n', waiterId: 'w', queue: 'q', max: 1, waitMs: -1 }],
+      ['pull', { from: 'n', waiterId: '', queue: 'q', max: 1, waitMs: 1 }],
+      ['unpull', { from: 'n' }],
+      ['grant', { from: 'n', to: 'm', waiterId: 'w', queue: 'q', grants: [{ entry: entry('a'), epoch: 1.5 }] }],
+      ['grant', { from: 'n', to: 'm', waiterId: 'w', queue: 'q', grants: [{ entry: { ...entry('a'), state: 'NOPE' }, epoch: 1 }] }],
+      ['grant', { from: 'n', waiterId: 'w', queue: 'q', grants: [] }],
+    ];
+    for (const [channel, msg] of bad) expect(parseMessage(channel, JSON.stringify(msg)), JSON.stringify(msg)).to.equal(null);
   });
 
   it('an item that alone exceeds the limit is left out and counted; the others still go', () => {

@@ -21,7 +21,7 @@ import { AheadDispatch } from './ahead-dispatch';
 import { runningAttempt, RunningMap, takeFinished } from './running-attempts';
 import { SettlingAttempts } from './settling-attempts';
 import { DrainResult, ShutdownDrain } from './shutdown-drain';
-import type { CheckpointReply, DispatcherMessages, ProgressItem } from '../protocol';
+import type { CheckpointReply, DispatcherMessages, ProgressItem, RemotePull } from '../protocol';
 
 /**
  * The dispatcher (docs/DESIGN.md §5): ready tasks per worker pool and tenant (priority inside,
@@ -285,6 +285,11 @@ export class DispatcherActor {
   /** Attempts whose lease answer never reached its client: retried free. */
   async leaseUndelivered(attempts: Array<{ taskId: string; attempt: number }>): Promise<void> {
     await this.external?.leaseUndelivered(attempts);
+  }
+
+  /** Another node's pull traffic (cluster mode; see `PullLanes.remote`). */
+  remotePull(msg: RemotePull): void {
+    this.external?.remotePull(msg);
   }
 
   abort(msg: { taskId: string; attempt: number }): void {

@@ -20,7 +20,8 @@ export function externalReadyQueues(deps: SchedulerDeps): ReadyQueues {
 /**
  * Claims `entries` of external queue `queue` for `workerId` at `now` (epoch ms) with a lease of `leaseMs` (the
  * dispatcher's claim: PENDING → RUNNING, attempt + 1; in cluster mode each task's fencing token is
- * its partition's lease epoch). A failed claim is logged and claims nothing: the tasks stay
+ * its partition's lease epoch: this node's, or `granted`, parallel to `entries`, the tokens of
+ * another node's owners that granted the tasks to a pull request here). A failed claim is logged and claims nothing: the tasks stay
  * waiting and are reloaded by their owners.
  * @returns the attempts claimed (those refused are missing: cancelled, taken, not due)
  */
@@ -31,9 +32,10 @@ export async function claimExternal(
   workerId: string,
   now: number,
   leaseMs: number,
+  granted?: readonly number[],
 ): Promise<ClaimedTask[]> {
   try {
-    const epochs = deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
+    const epochs = granted ?? deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));
     return await deps.store.claimTasks(
       entries.map((e) => e.id),
       workerId,

@@ -3,6 +3,7 @@ import type { DueEntry } from '../../domain/task';
 import type { ExternalCompletion, ExternalCompletionResult, LeasedAttempt, LeaseRequest } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
 import type { SchedulerDeps } from '../deps';
+import type { RemotePull } from '../protocol';
 import { ExternalAttempts } from './external-attempts';
 import { ExternalLanes } from './external-lanes';
 import { PullLanes } from './pull-lanes';
@@ -110,6 +111,11 @@ export class ExternalDispatch {
   /** The client of a lease request went away. */
   leaveLease(waiterId: string): void {
     this.pull?.leave(waiterId);
+  }
+
+  /** Another node's pull traffic (see {@link PullLanes.remote}); ignored without pull queues. */
+  remotePull(msg: RemotePull): void {
+    this.pull?.remote(msg);
   }
 
   /** Attempts whose lease answer never reached its client (see {@link PullLanes.undelivered}). */

@@ -8,6 +8,9 @@ import { queuesOf } from '../../observability/task-spans';
 import type { LeasedAttempt, LeaseRequest } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
 import type { SchedulerDeps } from '../deps';
+import type { PullGrant } from '../../cluster/messages';
+import type { RemotePull, RemotePullDemand } from '../protocol';
+import { byPartition } from '../router';
 import { returnToOwners } from './claim-batch';
 import { claimExternal, externalReadyQueues } from './external-claim';
 import { observeStarts } from './work-item';
@@ -33,6 +36,12 @@ interface Waiter {
   timedOut: boolean;
   /** Its client went away while a claim was in flight: what the claim gets is retried free. */
   gone: boolean;
+  /** When its wait ends (epoch ms). */
+  deadline: number;
+  /** Another node's lease request served here (`pull` message): answered by a grant, never claimed for here. */
+  remote: { from: string; waiterId: string } | null;
+  /** Its demand went to the other nodes (`pull`): withdrawn when it is answered. */
+  demanded: boolean;
 }
 
 interface PullLane {
@@ -103,13 +112,97 @@ export class PullLanes {
     const lane = this.lanes.get(req.queue);
     if (!lane || this.closed || this.waiters.has(req.waiterId)) return Promise.resolve([]);
     return new Promise((resolve) => {
-      const w: Waiter = { req, answer: resolve, timer: null, claiming: false, timedOut: false, gone: false };
-      this.waiters.set(req.waiterId, w);
-      lane.waiters.push(w);
-      if (req.waitMs > 0) w.timer = this.deps.clock.setTimeout(() => this.timeUp(w), req.waitMs);
+      const w = this.wait(lane, req, resolve, null);
       this.hooks.pump();
       if (req.waitMs <= 0 && !w.claiming) this.answer(w, []);
+      else if (!w.claiming && this.waiters.get(req.waiterId) === w) this.demand(lane, w);
     });
+  }
+
+  /**
+   * Another node's pull traffic (cluster mode; docs/CLUSTER.md "Pull queues"). A `demand`: a lease
+   * request there waits with nothing ready; it waits here too, in line with this node's requests,
+   * and what this node's owners have ready for it is taken as for any request (fairness,
+   * priorities, rate limits) and granted, unclaimed, with this node's fencing tokens. A
+   * `withdraw`: that request was answered or went away. `granted`: tasks another node's owners
+   * took for a request waiting here: claimed for it with their tokens (a token no longer current
+   * claims nothing), and what it cannot take goes back to their owners.
+   */
+  remote(msg: RemotePull): void {
+    if (msg.kind === 'demand') return this.serveRemote(msg.from, msg.demand);
+    if (msg.kind === 'withdraw') return this.leave(remoteWaiterId(msg.from, msg.waiterId));
+    this.granted(msg.waiterId, msg.queue, msg.grants);
+  }
+
+  /** A request of another node waits here (see {@link remote}). */
+  private serveRemote(from: string, d: RemotePullDemand): void {
+    const lane = this.lanes.get(d.queue);
+    const id = remoteWaiterId(from, d.waiterId);
+    if (!lane || this.closed || d.waitMs <= 0 || this.waiters.has(id)) return;
+    this.wait(lane, { waiterId: id, queue: d.queue, workerId: '', max: d.max, waitMs: d.waitMs }, () => undefined, {
+      from,
+      waiterId: d.waiterId,
+    });
+    this.hooks.pump();
+  }
+
+  /** Tasks granted by another node's owners to request `waiterId` here (see {@link remote}). */
+  private granted(waiterId: string, queue: string, grants: readonly PullGrant[]): void {
+    const lane = this.lanes.get(queue);
+    const w = this.waiters.get(waiterId);
+    const entries = grants.map((g) => g.entry);
+    if (!lane || !w || w.remote || w.claiming || w.req.queue !== queue || this.closed) return this.giveBack(entries);
+    const room = Math.min(w.req.max, lane.spec.maxInFlight - lane.inFlight.size - lane.claiming);
+    const taken = grants.slice(0, Math.max(0, room));
+    this.giveBack(entries.slice(taken.length));
+    if (taken.length === 0) return;
+    lane.waiters = lane.waiters.filter((x) => x !== w);
+    w.claiming = true;
+    lane.claiming += taken.length;
+    void this.claimFor(
+      lane,
+      w,
+      taken.map((g) => g.entry),
+      taken.map((g) => g.epoch),
+    );
+  }
+
+  /** Entries this node will not claim go back to their partitions' owners (here or, as a `wake`, elsewhere). */
+  private giveBack(entries: readonly DueEntry[]): void {
+    if (entries.length > 0) this.deps.router.offer(entries);
+  }
+
+  /** A new waiter of `lane`, with its timer. */
+  private wait(lane: PullLane, req: LeaseRequest, answer: Waiter['answer'], remote: Waiter['remote']): Waiter {
+    const now = this.deps.clock.now();
+    const w: Waiter = {
+      req,
+      answer,
+      timer: null,
+      claiming: false,
+      timedOut: false,
+      gone: false,
+      deadline: now + req.waitMs,
+      remote,
+      demanded: false,
+    };
+    this.waiters.set(req.waiterId, w);
+    lane.waiters.push(w);
+    if (req.waitMs > 0) w.timer = this.deps.clock.setTimeout(() => this.timeUp(w), req.waitMs);
+    return w;
+  }
+
+  /**
+   * A local request still waiting with nothing ready here: its demand goes to the other nodes
+   * (cluster mode), for at most the room the queue has here. None while the queue is full here.
+   */
+  private demand(lane: PullLane, w: Waiter): void {
+    const peers = this.deps.router.peerNotifier;
+    const room = Math.min(w.req.max, lane.spec.maxInFlight - lane.inFlight.size - lane.claiming);
+    const waitMs = w.deadline - this.deps.clock.now();
+    if (!peers || w.remote || room <= 0 || waitMs <= 0) return;
+    w.demanded = true;
+    peers.pullDemand({ waiterId: w.req.waiterId, queue: w.req.queue, max: room, waitMs });
   }
 
   /** The client of lease request `waiterId` went away: dropped; what a claim in flight gets for it is retried free. */
@@ -159,6 +252,10 @@ export class PullLanes {
         const entries = lane.ready.take(Math.min(free, w.req.max), now);
         if (entries.length === 0) break;
         lane.waiters.shift();
+        if (w.remote) {
+          this.grant(lane, w, entries); // claimed by the other node: takes none of this node's in-flight room
+          continue;
+        }
         w.claiming = true;
         free -= entries.length;
         lane.claiming += entries.length;
@@ -199,6 +296,18 @@ export class PullLanes {
     }));
   }
 
+  /** Grants `entries` to remote waiter `w` with this node's fencing tokens; the owners' credits come back. */
+  private grant(lane: PullLane, w: Waiter, entries: DueEntry[]): void {
+    const { router, cluster } = this.deps;
+    const epochs = cluster?.fences.tokensFor(entries.map((e) => e.partition)) ?? [];
+    for (const [p, ids] of byPartition(entries, (e) => e.id)) router.released(p, ids);
+    const remote = w.remote as NonNullable<Waiter['remote']>;
+    this.answer(w, []);
+    const grants = entries.map((entry, i) => ({ entry, epoch: epochs[i] ?? -1 }));
+    if (router.peerNotifier) router.peerNotifier.pullGrant(remote.from, remote.waiterId, lane.spec.name, grants);
+    else this.giveBack(entries);
+  }
+
   private timeUp(w: Waiter): void {
     w.timer = null;
     if (w.claiming) w.timedOut = true;
@@ -211,11 +320,17 @@ export class PullLanes {
     this.waiters.delete(w.req.waiterId);
     const lane = this.lanes.get(w.req.queue);
     if (lane) lane.waiters = lane.waiters.filter((x) => x !== w);
+    if (w.demanded) this.deps.router.peerNotifier?.pullWithdraw(w.req.waiterId);
+    w.demanded = false;
     w.answer(tasks);
   }
 
-  /** Claims `entries` for waiter `w` under its worker id and answers it (or puts it back when nothing was claimed). */
-  private async claimFor(lane: PullLane, w: Waiter, entries: DueEntry[]): Promise<void> {
+  /**
+   * Claims `entries` for waiter `w` under its worker id and answers it (or puts it back when nothing
+   * was claimed). `epochs`: the fencing tokens of entries granted by another node's owners; absent,
+   * this node's own.
+   */
+  private async claimFor(lane: PullLane, w: Waiter, entries: DueEntry[], epochs?: readonly number[]): Promise<void> {
     const { clock, metrics, router, spans } = this.deps;
     const now = clock.now();
     const claimed = await claimExternal(
@@ -225,6 +340,7 @@ export class PullLanes {
       `${HTTP_WORKER_PREFIX}${w.req.workerId}`,
       now,
       lane.spec.leaseMs,
+      epochs,
     );
     for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, retry: t.retry });
     observeStarts(metrics, claimed);
@@ -255,7 +371,13 @@ export class PullLanes {
       this.answer(w, []);
     } else {
       lane.waiters.unshift(w); // nothing claimed (cancelled or taken meanwhile): it waits on, first in line
+      if (epochs) this.demand(lane, w); // the owner that granted them no longer holds its demand
     }
     this.hooks.pump();
   }
+}
+
+/** The waiter id, here, of another node's lease request (never a local request's: those are UUIDs). */
+function remoteWaiterId(from: string, waiterId: string): string {
+  return `${from}/${waiterId}`;
 }

@@ -6,7 +6,9 @@
  * `wake` whose entries do not fit in one payload is split into several `wake`s of the same
  * partition, an `ended` into several `ended`s (its task and workflow ids spread over them). The
  * receiver needs no store read and a lost part only loses its own entries, which the owner's
- * window read finds anyway. An item that alone exceeds the limit (a due entry or id of several kB:
+ * window read finds anyway. A `grant` is split by its grants the same way: its node claims each
+ * part as it comes (the first part answers the lease request, later ones go back to the owner).
+ * An item that alone exceeds the limit (a due entry or id of several kB:
  * ids of up to 1000 characters of up to 3 bytes each) is left out and counted; for it, too, the
  * window read or the waiters' re-check stands in.
  */
@@ -92,7 +94,7 @@ function pack(base: Record<string, unknown>, lists: readonly string[], items: re
 
 /**
  * The payloads that carry `msg` on `channel`, each at most `limit` bytes: one for a message that
- * fits; a `wake` or `ended` that does not is split by its lists (see the file's header). A
+ * fits; a `wake`, `ended` or `grant` that does not is split by its lists (see the file's header). A
  * message without items (a `wake` with no entries) is one payload.
  */
 export function encodeMessage<C extends Channel>(channel: C, msg: CoordinationMessages[C], limit = NOTIFY_PAYLOAD_LIMIT): EncodedMessage {
@@ -112,6 +114,16 @@ export function encodeMessage<C extends Channel>(channel: C, msg: CoordinationMe
       ...m.workflowIds.map((value) => ({ list: 'workflowIds', value })),
     ];
     return pack({ from: m.from }, ['taskIds', 'workflowIds'], items, limit);
+  }
+  if (channel === 'grant') {
+    const m = msg as CoordinationMessages['grant'];
+    const base = { from: m.from, to: m.to, waiterId: m.waiterId, queue: m.queue };
+    return pack(
+      base,
+      ['grants'],
+      m.grants.map((value) => ({ list: 'grants', value })),
+      limit,
+    );
   }
   const text = JSON.stringify(msg);
   return bytes(text) <= limit ? { payloads: [text], oversize: 0 } : { payloads: [], oversize: 1 };

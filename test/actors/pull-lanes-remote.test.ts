@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import { PullLanes } from '../../src/actors/dispatcher/pull-lanes';
+import type { RemotePullDemand } from '../../src/actors/protocol';
+import type { PullGrant } from '../../src/cluster/messages';
+import { PartitionFences } from '../../src/cluster/partition-fences';
+import { ManualClock } from '../../src/domain/clock';
+import { externalQueueSpecs } from '../../src/domain/external-queues';
+import type { DueEntry } from '../../src/domain/task';
+import type { LeasedAttempt } from '../../src/services/ports';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { actorDeps, routerWith, settle, waitingTask } from '../helpers/actor-deps';
+
+const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+function entry(id: string): DueEntry {
+  return { id, partition: 0, seq: 1, dueAt: T0, priority: 'medium', tenantId: 't', taskType: 'noop', state: 'PENDING', queue: 'jobs' };
+}
+
+/** What this node told the other nodes. */
+class RecordingPeers {
+  demands: RemotePullDemand[] = [];
+  withdrawn: string[] = [];
+  grants: Array<{ to: string; waiterId: string; queue: string; grants: PullGrant[] }> = [];
+  offered: string[] = [];
+  offeredEntries(entries: readonly DueEntry[]): void {
+    this.offered.push(...entries.map((e) => e.id));
+  }
+  abort(): void {}
+  left(): void {}
+  cronChanged(): void {}
+  pullDemand(d: RemotePullDemand): void {
+    this.demands.push(d);
+  }
+  pullWithdraw(waiterId: string): void {
+    this.withdrawn.push(waiterId);
+  }
+  pullGrant(to: string, waiterId: string, queue: string, grants: PullGrant[]): void {
+    this.grants.push({ to, waiterId, queue, grants });
+  }
+}
+
+/**
+ * Pull queues across the nodes of a cluster (docs/CLUSTER.md "Pull queues"): a lease request with
+ * nothing ready here asks the other nodes; an owner serves another node's demand by granting
+ * tasks it took from its ready queues (unclaimed, with its fencing tokens); the asking node claims
+ * them for its request and gives back what it cannot take. Driven on a manual clock, peers
+ * recorded, no bus: who gets what is decided by the order of calls.
+ */
+describe('PullLanes: lease requests served across the nodes of a cluster', () => {
+  let store: SqliteStore;
+  let clock: ManualClock;
+  let lanes: PullLanes;
+  let peers: RecordingPeers;
+
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    await store.open(1);
+    clock = new ManualClock(T0);
+    peers = new RecordingPeers();
+    const router = routerWith();
+    router.setPeers({
+      offered: (e: readonly DueEntry[]) => peers.offeredEntries(e),
+      abort: () => undefined,
+      left: () => undefined,
+      cronChanged: () => undefined,
+      pullDemand: (d: RemotePullDemand) => peers.pullDemand(d),
+      pullWithdraw: (id: string) => peers.pullWithdraw(id),
+      pullGrant: (to: string, waiterId: string, queue: string, g: PullGrant[]) => peers.pullGrant(to, waiterId, queue, g),
+    });
+    const fences = new PartitionFences();
+    fences.grant(0, 7);
+    const deps = actorDeps({
+      store,
+      clock,
+      router,
+      fences,
+      overrides: { partitions: 1, externalQueues: { jobs: { transport: 'http', leaseMs: 5000, maxInFlight: 3 } } },
+    });
+    lanes = new PullLanes(deps, externalQueueSpecs(deps.config).values(), {
+      record: async (c) => {
+        lanes.settled(c);
+        return null;
+      },
+      pump: () => lanes.pump(clock.now()),
+      cancel: () => undefined,
+    });
+  });
+  afterEach(async () => {
+    lanes.close();
+    await store.close();
+  });
+
+  async function stored(...ids: string[]): Promise<void> {
+    await store.insertTasks(ids.map((id) => waitingTask(id, T0, T0, { state: 'PENDING', queue: 'jobs' })));
+  }
+
+  it('a request with nothing ready here asks the other nodes; their grant is claimed for it with their tokens, the rest goes back', async () => {
+    await stored('a', 'b', 'c');
+    let answer: LeasedAttempt[] | undefined;
+    void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'host-1', max: 2, waitMs: 10_000 }).then((r) => (answer = r));
+    expect(peers.demands).to.deep.equal([{ waiterId: 'w1', queue: 'jobs', max: 2, waitMs: 10_000 }]);
+    clock.advance(1000);
+    const grants = ['a', 'b', 'c'].map((id) => ({ entry: entry(id), epoch: 7 }));
+    lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants });
+    await settle();
+    expect(answer?.map((a) => [a.task.id, a.task.attempt])).to.deep.equal([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    expect(await store.getTask('a')).to.deep.include({ state: 'RUNNING', workerId: 'http:host-1' });
+    expect(peers.offered).to.deep.equal(['c']); // more than the request takes: back to its owner, as a wake
+    expect((await store.getTask('c'))?.state).to.equal('PENDING');
+    expect(peers.withdrawn).to.deep.equal(['w1']); // answered: the other owners drop its demand
+    expect(lanes.stats()[0]).to.deep.include({ inFlight: 2, waiting: 0 });
+  });
+
+  it('a request served here asks nobody; a grant for a request no longer waiting goes back whole', async () => {
+    await stored('a', 'b');
+    lanes.add(entry('a'));
+    const got = await lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 10_000 });
+    expect(got.map((a) => a.task.id)).to.deep.equal(['a']);
+    expect(peers.demands).to.deep.equal([]);
+    expect(peers.withdrawn).to.deep.equal([]);
+    lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants: [{ entry: entry('b'), epoch: 7 }] });
+    await settle();
+    expect(peers.offered).to.deep.equal(['b']);
+    expect((await store.getTask('b'))?.state).to.equal('PENDING');
+  });
+
+  it('a grant whose token is no longer current claims nothing: the request waits on and asks again for the rest of its wait', async () => {
+    await store.insertTasks([waitingTask('a', T0, T0, { queue: 'jobs' })]);
+    expect(await store.markPending(['a'], T0, 9)).to.deep.equal(['a']); // a newer owner (epoch 9) fenced the task's partition
+    void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 10_000 });
+    clock.advance(4000);
+    lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants: [{ entry: entry('a'), epoch: 7 }] });
+    await settle();
+    expect((await store.getTask('a'))?.state).to.equal('PENDING');
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 1, inFlight: 0 });
+    expect(peers.demands.map((d) => d.waitMs)).to.deep.equal([10_000, 6000]);
+  });
+
+  it("another node's demand waits here in line: what becomes ready is granted to it unclaimed, with this node's tokens", async () => {
+    lanes.remote({ kind: 'demand', from: 'n2', demand: { waiterId: 'r1', queue: 'jobs', max: 2, waitMs: 10_000 } });
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 1 });
+    await stored('a', 'b', 'c');
+    for (const id of ['a', 'b', 'c']) lanes.add(entry(id));
+    lanes.pump(clock.now());
+    expect(peers.grants).to.have.length(1);
+    expect(peers.grants[0]).to.deep.include({ to: 'n2', waiterId: 'r1', queue: 'jobs' });
+    expect(peers.grants[0].grants.map((g) => [g.entry.id, g.epoch])).to.deep.equal([
+      ['a', 7],
+      ['b', 7],
+    ]);
+    expect((await store.getTask('a'))?.state).to.equal('PENDING'); // the asking node claims it
+    expect(lanes.stats()[0]).to.deep.include({ ready: 1, inFlight: 0, waiting: 0 });
+  });
+
+  it("another node's demand is dropped when withdrawn or when its wait ends; with no wait it is not taken", async () => {
+    lanes.remote({ kind: 'demand', from: 'n2', demand: { waiterId: 'r1', queue: 'jobs', max: 1, waitMs: 10_000 } });
+    lanes.remote({ kind: 'demand', from: 'n3', demand: { waiterId: 'r1', queue: 'jobs', max: 1, waitMs: 5000 } });
+    lanes.remote({ kind: 'demand', from: 'n4', demand: { waiterId: 'r1', queue: 'jobs', max: 1, waitMs: 0 } });
+    lanes.remote({ kind: 'demand', from: 'n4', demand: { waiterId: 'r2', queue: 'other', max: 1, waitMs: 5000 } });
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 2 });
+    lanes.remote({ kind: 'withdraw', from: 'n2', waiterId: 'r1' });
+    clock.advance(5000);
+    await settle();
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 0 });
+    await stored('a');
+    lanes.add(entry('a'));
+    lanes.pump(clock.now());
+    expect(peers.grants).to.deep.equal([]);
+  });
+});
