@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PullLanes } from '../../src/actors/dispatcher/pull-lanes';
+import { DEMAND_RENEW_MS, PullLanes, REMOTE_DEMAND_MS } from '../../src/actors/dispatcher/pull-lanes';
 import type { RemotePullDemand } from '../../src/actors/protocol';
 import type { PullGrant } from '../../src/cluster/messages';
 import { PartitionFences } from '../../src/cluster/partition-fences';
@@ -98,7 +98,7 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
     await stored('a', 'b', 'c');
     let answer: LeasedAttempt[] | undefined;
     void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'host-1', max: 2, waitMs: 10_000 }).then((r) => (answer = r));
-    expect(peers.demands).to.deep.equal([{ waiterId: 'w1', queue: 'jobs', max: 2, waitMs: 10_000 }]);
+    expect(peers.demands).to.deep.equal([{ waiterId: 'w1', queue: 'jobs', max: 2, waitMs: REMOTE_DEMAND_MS }]);
     clock.advance(1000);
     const grants = ['a', 'b', 'c'].map((id) => ({ entry: entry(id), epoch: 7 }));
     lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants });
@@ -131,12 +131,42 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
     await store.insertTasks([waitingTask('a', T0, T0, { queue: 'jobs' })]);
     expect(await store.markPending(['a'], T0, 9)).to.deep.equal(['a']); // a newer owner (epoch 9) fenced the task's partition
     void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 10_000 });
-    clock.advance(4000);
+    clock.advance(1000);
     lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants: [{ entry: entry('a'), epoch: 7 }] });
     await settle();
     expect((await store.getTask('a'))?.state).to.equal('PENDING');
     expect(lanes.stats()[0]).to.deep.include({ waiting: 1, inFlight: 0 });
-    expect(peers.demands.map((d) => d.waitMs)).to.deep.equal([10_000, 6000]);
+    expect(peers.demands).to.have.length(2); // at the request, and again after the refused grant
+    expect(peers.offered).to.deep.equal(['a']); // refused: back to its owner (here a wake)
+  });
+
+  it('a waiting request sends its demand again every 1.5 s, each for 2 s, until its wait ends; then withdraws it', async () => {
+    let answer: LeasedAttempt[] | undefined;
+    void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 5000 }).then((r) => (answer = r));
+    for (let i = 0; i < 3; i++) clock.advance(DEMAND_RENEW_MS); // at 1.5, 3 and 4.5 s
+    expect(peers.demands.map((d) => d.waitMs)).to.deep.equal([2000, 2000, 2000, 500]);
+    await settle();
+    expect(answer).to.equal(undefined);
+    clock.advance(500);
+    await settle();
+    expect(answer).to.deep.equal([]);
+    expect(peers.withdrawn).to.deep.equal(['w1']);
+    clock.advance(10_000);
+    expect(peers.demands).to.have.length(4);
+  });
+
+  it("another node's demand is served for 2 s at most unless sent again (its node may have died)", async () => {
+    lanes.remote({ kind: 'demand', from: 'n2', demand: { waiterId: 'r1', queue: 'jobs', max: 1, waitMs: 30_000 } });
+    clock.advance(DEMAND_RENEW_MS);
+    lanes.remote({ kind: 'demand', from: 'n2', demand: { waiterId: 'r1', queue: 'jobs', max: 1, waitMs: 28_500 } }); // renewed
+    clock.advance(REMOTE_DEMAND_MS - 1);
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 1 });
+    clock.advance(1); // not renewed again: gone
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 0 });
+    await stored('a');
+    lanes.add(entry('a'));
+    lanes.pump(clock.now());
+    expect(peers.grants).to.deep.equal([]);
   });
 
   it("another node's demand waits here in line: what becomes ready is granted to it unclaimed, with this node's tokens", async () => {

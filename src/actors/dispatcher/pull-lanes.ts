@@ -42,6 +42,8 @@ interface Waiter {
   remote: { from: string; waiterId: string } | null;
   /** Its demand went to the other nodes (`pull`): withdrawn when it is answered. */
   demanded: boolean;
+  /** Sends its demand again ({@link DEMAND_RENEW_MS}) while it waits. */
+  renew: TimerHandle | null;
 }
 
 interface PullLane {
@@ -54,6 +56,15 @@ interface PullLane {
   /** Lease requests waiting, oldest first. */
   waiters: Waiter[];
 }
+
+/**
+ * How long another node's demand is served here (ms). Its node sends it again every
+ * {@link DEMAND_RENEW_MS} while its request waits, so the demand of a node that died or froze
+ * ends within this, instead of drawing grants for the rest of its request's wait (up to 30 s).
+ */
+export const REMOTE_DEMAND_MS = 2000;
+/** How often a waiting request's demand is sent again (ms): well within {@link REMOTE_DEMAND_MS}. */
+export const DEMAND_RENEW_MS = 1500;
 
 /** The outcome of an attempt claimed for a lease request whose client went away first: retried at once, free. */
 const UNDELIVERED: AttemptOutcome = {
@@ -138,11 +149,17 @@ export class PullLanes {
   private serveRemote(from: string, d: RemotePullDemand): void {
     const lane = this.lanes.get(d.queue);
     const id = remoteWaiterId(from, d.waiterId);
-    if (!lane || this.closed || d.waitMs <= 0 || this.waiters.has(id)) return;
-    this.wait(lane, { waiterId: id, queue: d.queue, workerId: '', max: d.max, waitMs: d.waitMs }, () => undefined, {
-      from,
-      waiterId: d.waiterId,
-    });
+    const waitMs = Math.min(d.waitMs, REMOTE_DEMAND_MS);
+    if (!lane || this.closed || waitMs <= 0) return;
+    const held = this.waiters.get(id);
+    if (held) {
+      // Sent again while it waits: served for another while, with what it may take now.
+      if (held.timer) this.deps.clock.clearTimeout(held.timer);
+      held.req = { ...held.req, max: d.max };
+      held.timer = this.deps.clock.setTimeout(() => this.timeUp(held), waitMs);
+      return;
+    }
+    this.wait(lane, { waiterId: id, queue: d.queue, workerId: '', max: d.max, waitMs }, () => undefined, { from, waiterId: d.waiterId });
     this.hooks.pump();
   }
 
@@ -185,6 +202,7 @@ export class PullLanes {
       deadline: now + req.waitMs,
       remote,
       demanded: false,
+      renew: null,
     };
     this.waiters.set(req.waiterId, w);
     lane.waiters.push(w);
@@ -194,15 +212,23 @@ export class PullLanes {
 
   /**
    * A local request still waiting with nothing ready here: its demand goes to the other nodes
-   * (cluster mode), for at most the room the queue has here. None while the queue is full here.
+   * (cluster mode), for at most the room the queue has here and {@link REMOTE_DEMAND_MS}, and
+   * again every {@link DEMAND_RENEW_MS} while it waits and no claim is in flight for it. None while
+   * the queue is full here (asked again at the next renewal).
    */
   private demand(lane: PullLane, w: Waiter): void {
-    const peers = this.deps.router.peerNotifier;
+    const { clock, router } = this.deps;
+    const peers = router.peerNotifier;
+    if (w.renew) clock.clearTimeout(w.renew);
+    w.renew = null;
+    const waitMs = w.deadline - clock.now();
+    if (!peers || w.remote || waitMs <= 0 || this.waiters.get(w.req.waiterId) !== w) return;
     const room = Math.min(w.req.max, lane.spec.maxInFlight - lane.inFlight.size - lane.claiming);
-    const waitMs = w.deadline - this.deps.clock.now();
-    if (!peers || w.remote || room <= 0 || waitMs <= 0) return;
-    w.demanded = true;
-    peers.pullDemand({ waiterId: w.req.waiterId, queue: w.req.queue, max: room, waitMs });
+    if (room > 0 && !w.claiming) {
+      w.demanded = true;
+      peers.pullDemand({ waiterId: w.req.waiterId, queue: w.req.queue, max: room, waitMs: Math.min(waitMs, REMOTE_DEMAND_MS) });
+    }
+    if (waitMs > DEMAND_RENEW_MS) w.renew = clock.setTimeout(() => this.demand(lane, w), DEMAND_RENEW_MS);
   }
 
   /** The client of lease request `waiterId` went away: dropped; what a claim in flight gets for it is retried free. */
@@ -317,6 +343,8 @@ export class PullLanes {
   private answer(w: Waiter, tasks: LeasedAttempt[]): void {
     if (w.timer) this.deps.clock.clearTimeout(w.timer);
     w.timer = null;
+    if (w.renew) this.deps.clock.clearTimeout(w.renew);
+    w.renew = null;
     this.waiters.delete(w.req.waiterId);
     const lane = this.lanes.get(w.req.queue);
     if (lane) lane.waiters = lane.waiters.filter((x) => x !== w);
@@ -345,7 +373,10 @@ export class PullLanes {
     for (const t of claimed) lane.inFlight.set(t.id, { attempt: t.attempt, retry: t.retry });
     observeStarts(metrics, claimed);
     lane.claiming -= entries.length;
-    lane.ready.refund(returnToOwners(router, entries, claimed, now), now);
+    const refused = returnToOwners(router, entries, claimed, now);
+    // Granted: no token or credit of this node's was taken; what was refused goes back to its owner.
+    if (epochs) this.giveBack(refused);
+    else lane.ready.refund(refused, now);
     w.claiming = false;
     if (w.gone) {
       this.answer(w, []);
