@@ -10,7 +10,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { Scheduler, startScheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
-import { serviceStoreOverrides } from '../helpers/service-store';
+import { serviceStoreOverrides, servicesOnPostgres } from '../helpers/service-store';
 import { tempDir } from '../helpers/temp-dir';
 
 describe('HTTP pull workers: a lease held across a graceful restart', function () {
@@ -28,7 +28,7 @@ describe('HTTP pull workers: a lease held across a graceful restart', function (
         logLevel: 'silent',
         workers: 1,
         partitions: 4,
-        externalQueues: { jobs: { transport: 'http', leaseMs: 60_000 } },
+        externalQueues: { jobs: { transport: 'http', leaseMs: 60_000 }, capped: { transport: 'http', leaseMs: 60_000, maxInFlight: 2 } },
       },
     });
     scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }) });
@@ -37,10 +37,11 @@ describe('HTTP pull workers: a lease held across a graceful restart', function (
   const post = (s: Scheduler, url: string, body: unknown) =>
     s.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
 
-  after(async () => {
+  afterEach(async () => {
     await scheduler?.close();
-    dir.remove();
+    scheduler = null;
   });
+  after(() => dir.remove());
 
   it('the restarted service keeps the attempt RUNNING and takes its completion; nothing is retried', async () => {
     const first = await start();
@@ -62,5 +63,31 @@ describe('HTTP pull workers: a lease held across a graceful restart', function (
     const t = await second.service.get(id, { attempts: true });
     expect(t).to.deep.include({ status: 'SUCCEEDED', attempts: 1, result: { ok: true } });
     expect(t.attempt_history).to.have.length(1);
+  });
+
+  // Embedded store only: a cluster member (the PostgreSQL store) counts only what it handed out itself.
+  const embeddedOnly = servicesOnPostgres() ? it.skip : it;
+  embeddedOnly("attempts leased before the restart count against the queue's maxInFlight after it, until they end", async () => {
+    const first = await start();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const sub = await post(first, '/api/v1/tasks', { task_type: 'resize', queue: 'capped', payload: { n: i } });
+      expect(sub.statusCode, sub.body).to.equal(202);
+      ids.push(sub.json().task_id as string);
+    }
+    const leased = await post(first, '/api/v1/queues/capped/lease', { worker_id: 'w1', max: 2, wait_s: 10 });
+    const out = leased.json().tasks as Array<{ task_id: string; attempt: number }>;
+    expect(out).to.have.length(2);
+    await first.close();
+    scheduler = null;
+
+    const second = await start();
+    // Two still out of a cap of two: nothing more until one ends (before, two more were handed out).
+    const none = await post(second, '/api/v1/queues/capped/lease', { worker_id: 'w2', max: 2, wait_s: 0 });
+    expect(none.json().tasks).to.deep.equal([]);
+    const done = await post(second, `/api/v1/tasks/${out[0].task_id}/complete`, { attempt: out[0].attempt, result: null });
+    expect(done.statusCode, done.body).to.equal(200);
+    const one = await post(second, '/api/v1/queues/capped/lease', { worker_id: 'w2', max: 2, wait_s: 10 });
+    expect(one.json().tasks).to.have.length(1);
   });
 });

@@ -38,7 +38,12 @@ export class ExternalDispatch {
     return new ExternalDispatch(deps, hooks, streamSpecs, pullSpecs);
   }
 
-  private constructor(deps: SchedulerDeps, hooks: ExternalDispatchHooks, streamSpecs: ExternalQueueSpec[], pullSpecs: ExternalQueueSpec[]) {
+  private constructor(
+    private readonly deps: SchedulerDeps,
+    hooks: ExternalDispatchHooks,
+    streamSpecs: ExternalQueueSpec[],
+    pullSpecs: ExternalQueueSpec[],
+  ) {
     const { record, pump } = hooks;
     const streams =
       deps.streams && streamSpecs.length > 0
@@ -57,9 +62,19 @@ export class ExternalDispatch {
         : null;
   }
 
-  /** Creates the streams' consumer groups, then starts the lease sweep. @throws when Redis fails */
+  /**
+   * Creates the streams' consumer groups, counts the pull attempts a previous process left out
+   * (embedded mode, {@link PullLanes.adoptRunning}; a store error there is logged, not thrown),
+   * then starts the lease sweep. @throws when Redis fails
+   */
   async start(): Promise<void> {
     await this.streams?.start();
+    if (this.pull)
+      await this.pull
+        .adoptRunning()
+        .catch((err: unknown) =>
+          this.deps.log.warn({ err }, 'reading the pull attempts still out failed: maxInFlight counts only those handed out from now on'),
+        );
     this.attempts.start();
   }
 

@@ -104,6 +104,37 @@ export class PullLanes {
     }
   }
 
+  /**
+   * Embedded mode, at start: the attempts of each pull queue that a previous process of this store
+   * handed out and that still run (RUNNING, worker `http:…`: a graceful restart leaves them to their
+   * workers) count against `maxInFlight` until they end, as this process's own do. Without this,
+   * a restart let the queue hand out `maxInFlight` more while those were out. Not in cluster mode:
+   * each member counts what it handed out, and the store does not say which member that was.
+   * @throws the store's error (the caller logs it; the queue then counts only this process's)
+   */
+  async adoptRunning(): Promise<number> {
+    if (this.deps.cluster) return 0;
+    let adopted = 0;
+    for (const lane of this.lanes.values()) {
+      let cursor: string | null = null;
+      do {
+        const page = await this.deps.store.listTasks({
+          status: 'RUNNING',
+          queue: lane.spec.name,
+          limit: 1000,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const t of page.tasks) {
+          if (!t.workerId?.startsWith(HTTP_WORKER_PREFIX) || lane.inFlight.has(t.id)) continue;
+          lane.inFlight.set(t.id, { attempt: t.attempts, retry: t.retry });
+          adopted++;
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+    return adopted;
+  }
+
   /** True when the entry's queue is a pull queue (it must be {@link add}ed here). */
   handles(entry: DueEntry): boolean {
     return entry.queue !== undefined && this.lanes.has(entry.queue);
