@@ -33,8 +33,13 @@ export type Json = any;
  * `exactOptionalPropertyTypes`).
  */
 export interface ClientOptions {
-  /** Base URL, e.g. `http://127.0.0.1:8080`. */
-  url: string;
+  /**
+   * Base URL, e.g. `http://127.0.0.1:8080`; or several, the members of a cluster. Requests go to
+   * one of them at a time, the first at the start. After a connection error or a 503 answer the
+   * client turns to the next (round robin), for that request's retry and for the requests after
+   * it (failover as Celery's broker URL list; docs/CLIENT.md).
+   */
+  url: string | readonly string[];
   apiKey?: string | undefined;
   /** For an https URL (ignored for http). */
   tls?: TlsFiles | undefined;
@@ -98,7 +103,9 @@ const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 
 /** A small JSON client over node:http and node:https (keep-alive through Node's global agents). */
 export class ApiClient {
-  private readonly base: string;
+  private readonly bases: readonly string[];
+  /** Index in {@link bases} of the URL requests go to now. */
+  private current = 0;
   private readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms, as the client's options give it (used by waits for their deadlines). */
   readonly now: () => number;
@@ -110,12 +117,17 @@ export class ApiClient {
    *   file cannot work (`tls.ca: …`, tls-files.ts)
    */
   constructor(private readonly options: ClientOptions) {
-    this.base = baseUrlOf(options?.url);
+    this.bases = baseUrlsOf(options?.url);
     checkApiKey(options.apiKey);
-    if (this.base.startsWith('https:')) checkTlsFiles(options.tls);
+    if (this.bases.some((b) => b.startsWith('https:'))) checkTlsFiles(options.tls);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+  }
+
+  /** The base URL requests go to now (the first of several until a failover). */
+  get base(): string {
+    return this.bases[this.current];
   }
 
   /** Each answer's timeout in ms unless a request gives its own (`fetchTimeoutMs`, default 30,000); a long poll adds its wait. */
@@ -141,7 +153,7 @@ export class ApiClient {
   async request<T = Json>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) qs.set(k, String(v));
-    const url = `${this.base}${path}${qs.size ? `?${qs}` : ''}`;
+    const query = qs.size ? `?${qs}` : '';
     const odd = options.body === undefined ? null : jsonProblem(options.body, MAX_BODY_DEPTH);
     if (odd?.kind === 'number') throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
     if (odd)
@@ -158,35 +170,43 @@ export class ApiClient {
     const mayRetry = (attempt: number) => attempt < maxAttempts && (options.retryUntil === undefined || this.now() < options.retryUntil);
     for (let attempt = 1; ; attempt++) {
       let res: RawResponse;
+      const base = this.base;
       try {
-        res = await this.send(method, url, body, headers, timeoutMs, options.signal);
+        res = await this.send(method, `${base}${path}${query}`, body, headers, timeoutMs, options.signal);
       } catch (err) {
         if (err instanceof TypeError) throw err;
-        if (options.signal?.aborted) throw new ConnectionError(this.base, err);
+        if (options.signal?.aborted) throw new ConnectionError(base, err);
+        this.failOver(base);
         const retry = mayRetry(attempt) && mayRetryAfterConnectionError(method, options.idempotent === true, err);
-        if (!retry) throw new ConnectionError(this.base, err);
+        if (!retry) throw new ConnectionError(base, err);
         await this.sleep(backoffDelayMs(attempt, this.options.retry, this.random));
         continue;
       }
       if ((res.status >= 200 && res.status <= 299) || options.okStatuses?.includes(res.status)) {
         if (options.text) {
-          if (!hasMediaType(res, options.text)) throw notMetricsError(res, `${method} ${this.base}${path}`, options.text);
+          if (!hasMediaType(res, options.text)) throw notMetricsError(res, `${method} ${base}${path}`, options.text);
           return { status: res.status, body: res.text as T, headers: res.headers };
         }
         // The scheduler answers a JSON object (or nothing): other text is another server (a proxy's
         // or a login page), and a JSON value of another kind (`null`, a number) is not its answer either.
         const answer = answerOf(res.text);
-        if (answer === NOT_JSON) throw notJsonError(res, `${method} ${this.base}${path}`);
-        if (answer === null ? res.text !== '' : typeof answer !== 'object') throw notAnObjectError(res, `${method} ${this.base}${path}`);
+        if (answer === NOT_JSON) throw notJsonError(res, `${method} ${base}${path}`);
+        if (answer === null ? res.text !== '' : typeof answer !== 'object') throw notAnObjectError(res, `${method} ${base}${path}`);
         return { status: res.status, body: answer as T, headers: res.headers };
       }
       const after = retryAfterMs(res.headers['retry-after'], this.now());
+      if (res.status === 503) this.failOver(base); // a member stopping, or without its store: another may answer
       if (RETRY_STATUSES.has(res.status) && mayRetry(attempt)) {
         await this.sleep(retryDelayMs(after, attempt, this.options.retry, this.random));
         continue;
       }
       throw apiErrorOf(res.status, res.statusText, parseBody(res.text), after);
     }
+  }
+
+  /** Turns to the next base URL after `failed` did not serve (unless another request already turned away from it). */
+  private failOver(failed: string): void {
+    if (this.bases.length > 1 && this.bases[this.current] === failed) this.current = (this.current + 1) % this.bases.length;
   }
 
   /** One HTTP exchange; rejects when no answer comes (refused, DNS, TLS, reset, no answer within `timeoutMs`). */
@@ -282,6 +302,17 @@ function checkApiKey(apiKey: unknown): void {
       'apiKey',
       `holds a character an HTTP header cannot carry (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
     );
+}
+
+/**
+ * The base URLs of `url` (one, or a non-empty array of them), without trailing slashes.
+ * @throws ClientOptionError naming `url` when it is not, or an element is not, a string naming an
+ *   http:// or https:// URL, or when the array is empty
+ */
+function baseUrlsOf(url: unknown): string[] {
+  if (!Array.isArray(url)) return [baseUrlOf(url)];
+  if (url.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
+  return url.map(baseUrlOf);
 }
 
 /**

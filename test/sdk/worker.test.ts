@@ -68,6 +68,16 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(completed).to.deep.equal([{ doubled: 42 }]);
   });
 
+  it('several URLs (cluster members): a worker whose first member refuses connections leases from and reports to the next', async () => {
+    const w = worker({ url: ['http://127.0.0.1:9', server.url] });
+    await w.start();
+    const [task] = server.add({ payload: { n: 1 } });
+    const done = await server.waitFor((r) => r.path.endsWith('/complete'));
+    expect(done.path).to.equal(`/api/v1/tasks/${task.task_id}/complete`);
+    expect(() => createWorker({ url: [], queue: 'q', handlers: {} })).to.throw(/url: must name at least one/);
+    expect(() => createWorker({ url: [server.url, 'ftp://x'], queue: 'q', handlers: {} })).to.throw(/url: must be an http/);
+  });
+
   it('asks for as many tasks as it has free slots and never runs more than `concurrency` at once', async () => {
     const release = gate();
     let running = 0;

@@ -277,6 +277,47 @@ describe('SDK client over a fake HTTP server', () => {
     );
   });
 
+  it('several URLs (cluster members): after a refused connection or a 503 the request and those after it go to the next', async () => {
+    const time = fakeTime();
+    server = await fakeServer([json(200, { tenants: [] })]);
+    const client = createClient({ url: ['http://127.0.0.1:9', `${server.url}/`], ...time.options });
+    expect(client.transport.base).to.equal('http://127.0.0.1:9');
+    expect(await client.tenants.list()).to.deep.equal([]); // refused, then the second member
+    expect(time.sleeps).to.have.length(1);
+    expect(client.transport.base).to.equal(server.url);
+    expect(await client.tenants.list()).to.deep.equal([]); // straight to the second now
+    expect(time.sleeps).to.have.length(1);
+    expect(server.seen).to.have.length(2);
+    // A plain POST whose connection was refused is not retried, but the next call goes elsewhere.
+    const flip = createClient({ url: ['http://127.0.0.1:9', server.url], ...time.options, retry: { maxAttempts: 1 } });
+    expect(await flip.tasks.submit({ task_type: 'echo' }).catch((e: unknown) => e))
+      .to.be.instanceOf(ConnectionError)
+      .and.include({ code: 'ECONNREFUSED' });
+    expect(flip.transport.base).to.equal(server.url);
+    await server.close();
+
+    const other = await fakeServer([json(200, { tenants: [] })]);
+    server = await fakeServer([apiError(503, 'STORE_UNAVAILABLE', {}, { 'retry-after': '1' })]);
+    const pair = createClient({ url: [server.url, other.url], ...time.options });
+    expect(await pair.tenants.list()).to.deep.equal([]);
+    expect([server.seen.length, other.seen.length]).to.deep.equal([1, 1]);
+    await other.close();
+  });
+
+  it('an empty list of URLs, or one that is not http(s), is refused when the client is made', () => {
+    for (const url of [[], ['http://127.0.0.1:8080', 'ftp://x']]) {
+      const thrown = ((): unknown => {
+        try {
+          createClient({ url } as ClientOptions);
+        } catch (err) {
+          return err;
+        }
+        return null;
+      })();
+      expect(thrown, JSON.stringify(url)).to.be.instanceOf(ClientOptionError).and.include({ option: 'url' });
+    }
+  });
+
   it('a url that is not http(s) is refused when the client is made, naming it', () => {
     for (const url of ['notaurl', 'ftp://x', 'http://[::1', '', undefined]) {
       let thrown: unknown;

@@ -74,12 +74,13 @@ export interface SchedulerClient {
 
 /**
  * A client of the service at `options.url` (`http:` or `https:`; `tls` gives a CA and a client
- * certificate). `retry.maxAttempts` (default 3) and `retry.maxDelayMs` (default 30,000) bound the
+ * certificate), or of the first of several (cluster members), turning to the next after a
+ * connection error or a 503 (`ClientOptions.url`). `retry.maxAttempts` (default 3) and `retry.maxDelayMs` (default 30,000) bound the
  * retries of 429/503 answers and of connection errors (GET/HEAD, idempotent requests);
  * `fetchTimeoutMs` (default 30,000) bounds each answer. No connection is made until a call.
  * A 2xx answer that is not JSON rejects with a SchedulerApiError of code `NOT_JSON`, one that is
  * JSON but not an object (`null`, a number) with `UNEXPECTED_ANSWER` (the URL names another
- * server). @throws TypeError when `url` is not an http:// or https:// URL, when `apiKey`
+ * server). @throws TypeError when `url` is not an http:// or https:// URL (or a list with one that is not, or empty), when `apiKey`
  * holds what a header cannot carry (white space at its ends, a control or non-ASCII character;
  * the message starts with `apiKey:`), or (an https URL) a `tls` file is
  * wrong (a CA without a certificate, a certificate without its key or not matching it; the message

@@ -121,8 +121,12 @@ export type WorkerHandler = {
  * given as `undefined` is the same as one left out.
  */
 export interface WorkerOptions {
-  /** Base URL of the scheduler, e.g. `http://127.0.0.1:8080`. */
-  url: string;
+  /**
+   * Base URL of the scheduler, e.g. `http://127.0.0.1:8080`; or several, the members of a cluster:
+   * the worker talks to one at a time and turns to the next after a connection error or a 503
+   * (any member serves a worker the tasks of every partition: docs/CLUSTER.md "Pull queues").
+   */
+  url: string | readonly string[];
   /** Bearer key when the API has keys: an admin key (leasing takes every tenant's tasks of the queue; a tenant key is refused, 403). */
   apiKey?: string | undefined;
   /** PEM files for an https URL. */

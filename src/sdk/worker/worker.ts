@@ -221,8 +221,11 @@ function configurationRefusal(err: unknown, hasApiKey: boolean): string | null {
 
 function checkOptions(o: WorkerOptions): void {
   if (!o || typeof o !== 'object') throw new TypeError('createWorker needs an options object');
-  if (typeof o.url !== 'string' || !/^https?:\/\//i.test(o.url))
-    throw new ClientOptionError('url', `must be an http:// or https:// URL (got ${JSON.stringify(o.url) ?? 'nothing'})`);
+  const urls: unknown[] = Array.isArray(o.url) ? o.url : [o.url];
+  if (urls.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
+  for (const url of urls)
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url))
+      throw new ClientOptionError('url', `must be an http:// or https:// URL (got ${JSON.stringify(url) ?? 'nothing'})`);
   if (typeof o.queue !== 'string' || o.queue.length === 0) throw new TypeError('queue must be a non-empty string');
   if (!o.handlers || typeof o.handlers !== 'object') throw new TypeError('handlers must be an object of task_type → async function');
   for (const [type, fn] of Object.entries(o.handlers))
