@@ -120,7 +120,7 @@ export type DispatcherMessages = WorkerToDispatcher & {
       ready: number;
       running: number;
       workers: Array<{ id: string; pid: number; credits: number; pool: string }>;
-      /** Per external queue: ready tasks, attempts out, and (pull queues) lease requests waiting. */
+      /** Per external queue: ready tasks, attempts out, and (pull queues) lease requests waiting, other cluster members' demands served here included. */
       external: Array<{ queue: string; ready: number; inFlight: number; waiting: number }>;
     };
   };
