@@ -46,10 +46,18 @@ export class ClaimBatches {
    * Claims `entries` for `slot` (whose credits the caller took for them) and queues what was
    * claimed for it. A failed claim (store error) claims nothing: the tasks stay waiting.
    * @param ready the ready queues the entries came from (refused ones' tokens and key slots go back there)
+   * @param now the instant the entries were taken from `ready` (epoch ms; default: the clock now):
+   *   the attempts start at it, so their `started_at` is the instant their rate-limit tokens were
+   *   taken, and no 1 s window of `started_at` holds more starts than the limit (a later reading,
+   *   a millisecond on, let 11 starts at 10/s fall within 999 ms)
    */
-  async claimAndSend(slot: WorkerSlot, entries: DueEntry[], ready: Pick<ReadyQueues, 'refund'>): Promise<void> {
+  async claimAndSend(
+    slot: WorkerSlot,
+    entries: DueEntry[],
+    ready: Pick<ReadyQueues, 'refund'>,
+    now = this.deps.clock.now(),
+  ): Promise<void> {
     const { store, clock, metrics, log } = this.deps;
-    const now = clock.now();
     let claimed: ClaimedTask[] = [];
     // Cluster mode: each task's fencing token is its partition's lease epoch (-1: not held, not claimed).
     const epochs = this.deps.cluster?.fences.tokensFor(entries.map((e) => e.partition));

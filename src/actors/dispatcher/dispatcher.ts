@@ -362,7 +362,7 @@ export class DispatcherActor {
       const idleCredits = pool.fill(
         now,
         config.workerBatchMax,
-        (slot, entries) => void this.claims.claimAndSend(slot, entries, pool.ready),
+        (slot, entries) => void this.claims.claimAndSend(slot, entries, pool.ready, now),
       );
       if (idleCredits && pool.ready.size > 0) this.release.arm(pool.ready.nextReleaseAt(now));
     }

@@ -316,7 +316,7 @@ export class PullLanes {
         w.claiming = true;
         free -= entries.length;
         lane.claiming += entries.length;
-        void this.claimFor(lane, w, entries);
+        void this.claimFor(lane, w, entries, undefined, now);
       }
       if (free > 0 && lane.ready.size > 0 && lane.waiters.length > 0) {
         const at = lane.ready.nextReleaseAt(now);
@@ -387,11 +387,17 @@ export class PullLanes {
   /**
    * Claims `entries` for waiter `w` under its worker id and answers it (or puts it back when nothing
    * was claimed). `epochs`: the fencing tokens of entries granted by another node's owners; absent,
-   * this node's own.
+   * this node's own. `now`: when the entries were taken from the ready queues (their rate-limit
+   * tokens), the attempts' start (see `ClaimBatches.claimAndSend`); default the clock now.
    */
-  private async claimFor(lane: PullLane, w: Waiter, entries: DueEntry[], epochs?: readonly number[]): Promise<void> {
-    const { clock, metrics, router, spans } = this.deps;
-    const now = clock.now();
+  private async claimFor(
+    lane: PullLane,
+    w: Waiter,
+    entries: DueEntry[],
+    epochs?: readonly number[],
+    now = this.deps.clock.now(),
+  ): Promise<void> {
+    const { metrics, router, spans } = this.deps;
     const claimed = await claimExternal(
       this.deps,
       lane.spec.name,
