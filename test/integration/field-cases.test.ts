@@ -68,6 +68,62 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     expect(dead.tasks.map((d: { task_id: string }) => d.task_id)).to.include(id);
   });
 
+  it("C1: a cron whose instance's worker was SIGKILLed still fires at its next instant (overlap skip), and that instance runs", async () => {
+    const created = await http('POST', `${svc.url}/api/v1/cron-tasks`, {
+      name: 'interrupted',
+      cron_expression: '*/2 * * * * *', // every 2 s
+      task_type: 'sleep',
+      payload: { ms: 300_000 },
+      timeout_seconds: 30,
+      max_retries: 0,
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const cronId = created.body.cron_id as string;
+    /** Every instance fired, for the clean-up (a sleep of 300 s each). */
+    const fired = new Set<string>();
+    const runs = async () => {
+      const list = (await http('GET', `${svc.url}/api/v1/cron-tasks/${cronId}/runs?limit=100`)).body.runs as Array<{
+        fire_time: string;
+        outcome: string;
+        task_id: string | null;
+      }>;
+      for (const r of list) if (r.task_id) fired.add(r.task_id);
+      return list;
+    };
+    try {
+      let first: string | null = null;
+      for (const deadline = Date.now() + 20_000; !first && Date.now() < deadline;) {
+        const ids = (await runs()).filter((r) => r.task_id !== null).map((r) => r.task_id as string);
+        for (const id of ids) if ((await http('GET', `${svc.url}/api/v1/tasks/${id}`)).body.status === 'RUNNING') first = id;
+        if (!first) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(first, 'an instance RUNNING').to.be.a('string');
+      for (const pid of svc.workerPids()) process.kill(pid, 'SIGKILL');
+      const lost = await waitForTask(svc.url, first as string, isTerminal, 30_000, '?include=attempts');
+      expect(lost).to.include({ status: 'DEAD' });
+      expect(lost.attempt_history.map((a: { error: { type: string } }) => a.error.type)).to.deep.equal(['worker_lost']);
+      const endedAt = Date.parse(lost.completed_at);
+      // The next instant after the interrupted instance ended fires a new instance, which starts.
+      let next: string | null = null;
+      for (const deadline = Date.now() + 20_000; !next && Date.now() < deadline;) {
+        const later = (await runs()).filter((r) => r.task_id !== null && r.task_id !== first && Date.parse(r.fire_time) >= endedAt - 2000);
+        for (const r of later) {
+          const t = (await http('GET', `${svc.url}/api/v1/tasks/${r.task_id}`)).body;
+          if (t.status === 'RUNNING' && Date.parse(r.fire_time) > Date.parse(lost.created_at)) {
+            next = r.task_id;
+            // Its instant is the first one after the interrupted instance ended (every 2 s).
+            expect(Date.parse(r.fire_time) - endedAt, r.fire_time).to.be.at.most(2000);
+          }
+        }
+        if (!next) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(next, 'a later instance RUNNING').to.be.a('string');
+    } finally {
+      await http('DELETE', `${svc.url}/api/v1/cron-tasks/${cronId}`);
+      for (const r of fired) await http('POST', `${svc.url}/api/v1/tasks/${r}/cancel`);
+    }
+  });
+
   it('C2b: a cancel is kept in the store, not in a worker: workers restarted between cancel and due time', async () => {
     const id = await submit({ task_type: 'echo', payload: 'never', scheduled_at: new Date(Date.now() + 1500).toISOString() });
     expect((await http('POST', `${svc.url}/api/v1/tasks/${id}/cancel`)).status).to.equal(200);
