@@ -52,7 +52,10 @@ describe('durability: SIGKILL of the whole service loses no acknowledged task', 
   });
 
   it('2,000 acknowledged tasks, SIGKILL mid-flight: after restart every one completes exactly once', async () => {
-    const first = await startServiceProcess(dir.path);
+    // On PostgreSQL the attempts the kill cut off end when their lease runs out (as above): 2 s here.
+    // With the default 30 s, the first task waited on could still be RETRYING at its 30 s bound.
+    const env = servicesOnPostgres() ? serviceConfigEnv(dir.path, { leaseMs: 2000 }) : {};
+    const first = await startServiceProcess(dir.path, env);
     const ids: string[] = [];
     for (let b = 0; b < 4; b++) {
       const tasks = Array.from({ length: 500 }, (_, i) => ({ task_type: 'echo', payload: b * 500 + i }));
@@ -61,7 +64,7 @@ describe('durability: SIGKILL of the whole service loses no acknowledged task', 
       ids.push(...res.body.tasks.map((t: any) => t.task_id));
     }
     await first.kill9();
-    const second = await startServiceProcess(dir.path);
+    const second = await startServiceProcess(dir.path, env);
     try {
       for (const id of ids) {
         const t = await waitForTask(second.url, id, isTerminal, 30_000, '?include=attempts');
