@@ -12,8 +12,6 @@
 # its own on that server instead of its SQLite file (test/helpers/service-store.ts). Left out:
 #   * store-faults, store-full-wal, store-lock, backup-restore: about the SQLite file (they skip
 #     themselves under the switch);
-#   * overflow-release: moves a ManualClock by 60 s, which the PostgreSQL clock sync undoes (skips
-#     itself under the switch);
 #   * cluster-*, mongo-smoke and the cluster chaos files: they choose their store themselves;
 #   * dashboard, dashboard-views: the pages in Chromium; not yet run on PostgreSQL (no Chromium
 #     where this list was made: they were skipped there);
@@ -29,7 +27,7 @@ CI_PG_SERVICE_FILES=(
   integration/concurrency-keys integration/cron-overlap integration/cron-restart integration/durability
   integration/external-queues integration/external-trace integration/failure-detail integration/fencing
   integration/field-cases integration/finished-gauge integration/handler-children integration/handler-rejection
-  integration/https integration/leases integration/pull-lease integration/pull-lease-restart
+  integration/https integration/leases integration/overflow-release integration/pull-lease integration/pull-lease-restart
   integration/pull-worker-app integration/redis-smoke integration/service-e2e integration/service-stall
   integration/task-trace integration/tenants-dispatch integration/timeouts integration/tracing
   integration/user-handlers integration/wait-scheduler integration/worker-chaos integration/worker-liveness

@@ -39,6 +39,7 @@ import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
 import { Coordination, redisPrefixOf, startCoordination } from './cluster/redis/coordination';
 import { PgCoordination, startPgCoordination } from './cluster/postgres/pg-coordination';
+import type { ClockSyncOptions } from './cluster/offset-clock';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
 
@@ -83,6 +84,8 @@ export interface Scheduler {
  * (`cluster/postgres/`: clock_timestamp() offset, LISTEN/NOTIFY); rate limits stay per node.
  * @param options.clock time source (default: system clock; with Redis, the local clock the
  *   measured offset corrects)
+ * @param options.clockSync how that offset is measured (cluster/offset-clock.ts; default every
+ *   30 s); a caller that injects a ManualClock passes `{ intervalMs: Infinity }`
  * @param options.logger pino logger (default: JSON to stdout at config.logLevel)
  * @param options.globalTracing with `tracesExporter` set, also register this process's tracer
  *   provider as the OpenTelemetry API's global one (the service's `main` does; once per process)
@@ -112,7 +115,7 @@ const HTTP_CLOSE_BOUND_MS = 2000;
 
 export async function startScheduler(
   config: Config,
-  options: { clock?: Clock; logger?: Logger; globalTracing?: boolean } = {},
+  options: { clock?: Clock; clockSync?: ClockSyncOptions; logger?: Logger; globalTracing?: boolean } = {},
 ): Promise<Scheduler> {
   const log = options.logger ?? pino({ level: config.logLevel, base: { service: 'scheduler' } });
   // The certificate and key (HTTPS) are read and checked before anything is opened: a bad file stops start-up (exit 78).
@@ -180,6 +183,7 @@ export async function startScheduler(
         log,
         registry: metrics.registry,
         prefix: redisPrefixOf(config),
+        ...(options.clockSync ? { clockSync: options.clockSync } : {}),
       });
     } else if (config.store === 'postgres' && config.postgresUrl) {
       // No Redis: the database's clock and LISTEN/NOTIFY between nodes (docs/CLUSTER.md).
@@ -189,6 +193,7 @@ export async function startScheduler(
         base: localClock,
         log,
         registry: metrics.registry,
+        ...(options.clockSync ? { clockSync: options.clockSync } : {}),
       });
     }
     const clock: Clock = coordination?.clock ?? pgCoordination?.clock ?? localClock;

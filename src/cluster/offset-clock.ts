@@ -21,7 +21,12 @@ export type ServerTime = () => Promise<number>;
 
 /** Sampling rhythm; durations in ms. */
 export interface ClockSyncOptions {
-  /** Time between two measurements (default 30,000). */
+  /**
+   * Time between two measurements (default 30,000). `Infinity`: none but the first and those after
+   * a reconnection. A scheduler started on a ManualClock uses that (bootstrap.ts `clockSync`): the
+   * server's clock runs in real time while the manual one moves in jumps, so every new sample would
+   * move the corrected clock by the difference, backwards too.
+   */
   intervalMs?: number;
   /** Server clock readings per measurement; the fastest counts (default 4). */
   samplesPerRound?: number;
@@ -118,10 +123,11 @@ export class OffsetClock implements Clock {
     return est;
   }
 
-  /** Measures every `intervalMs` on the local clock until {@link stop}. */
+  /** Measures every `intervalMs` on the local clock until {@link stop} (never for `Infinity`). */
   start(): void {
     if (this.timer || this.stopped) return;
     const every = this.options.intervalMs ?? 30_000;
+    if (!Number.isFinite(every)) return;
     const tick = () => {
       this.timer = this.base.setTimeout(() => {
         void this.measure().finally(() => {

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import type { ActorRouter } from '../../src/actors/router';
 import { attachPeers, relayTaskEnds } from '../../src/actors/peers';
 import { PgCoordination, startPgCoordination } from '../../src/cluster/postgres/pg-coordination';
-import { Clock, SystemClock, TimerHandle } from '../../src/domain/clock';
+import { Clock, ManualClock, SystemClock, TimerHandle } from '../../src/domain/clock';
 import type { DueEntry } from '../../src/domain/task';
 import { TaskEndEvents } from '../../src/services/task-end-events';
 import type { TaskEnds } from '../../src/services/ports';
@@ -278,6 +278,28 @@ if (!url) {
         expect(c.status()).to.equal('up');
         expect(c.listener.backendPid).to.be.a('number').and.not.equal(pid);
         expect(await c.bus.publish('cancel', { taskId: 't', attempt: 1 })).to.equal(1);
+      } finally {
+        await c.close();
+      }
+    });
+
+    it("the connection's timeouts run on real time: moving a manual base clock past them drops nothing", async () => {
+      const base = new ManualClock(Date.now());
+      const c = await startPgCoordination({
+        url,
+        base,
+        log,
+        schema: freshSchema('manual'),
+      });
+      try {
+        const pid = c.listener.backendPid;
+        const drops: boolean[] = [];
+        c.listener.onChange((up) => drops.push(up));
+        const slow = c.listener.query('SELECT pg_sleep(0.1) AS slept');
+        base.advance(60_000); // far past the 5 s statement timeout, on the manual clock only
+        expect((await slow).rows).to.have.length(1);
+        expect(drops).to.deep.equal([]);
+        expect(c.listener.backendPid).to.equal(pid);
       } finally {
         await c.close();
       }

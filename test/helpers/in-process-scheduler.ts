@@ -51,7 +51,11 @@ export function useInProcessScheduler(
         ...prepare(dir.path),
       },
     });
-    scheduler = await startScheduler(config, { logger: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
+    // A manual clock is measured against the coordination server's once (cluster/offset-clock.ts `intervalMs`).
+    scheduler = await startScheduler(config, {
+      logger: pino({ level: 'silent' }),
+      ...(options.clock ? { clock: options.clock, clockSync: { intervalMs: Infinity } } : {}),
+    });
   });
   after(async () => {
     await scheduler?.close();

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { ManualClock } from '../../src/domain/clock';
 import { useInProcessScheduler } from '../helpers/in-process-scheduler';
 import { OverflowRelease } from '../../src/services/overflow-release';
-import { skipOnPostgresServices } from '../helpers/service-store';
 
 /**
  * Priority shedding into the overflow hold on the real scheduler (store, actors, forked workers)
@@ -12,9 +11,6 @@ import { skipOnPostgresServices } from '../helpers/service-store';
  * everything at 10; the hold's tasks are released under 3 waiting (lowWaterMark 0.3).
  */
 describe('overflow hold on a manual clock (real scheduler): held, released oldest first, none lost', function () {
-  // It moves a ManualClock by 60 s; on PostgreSQL the scheduler keeps to the database server's
-  // clock (bootstrap.ts: its offset is measured again every 30 s), which the test cannot move.
-  if (skipOnPostgresServices('a ManualClock moved by 60 s, undone by the clock sync to PostgreSQL')) return;
   this.timeout(60_000);
   const clock = new ManualClock(Date.now());
   const s = useInProcessScheduler(

@@ -114,6 +114,31 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     expect(local.pendingTimers()).to.equal(0);
   });
 
+  it('intervalMs Infinity: measured once, never again however far the local clock moves', async () => {
+    const local = new ManualClock(T0);
+    let calls = 0;
+    const clock = new OffsetClock(
+      local,
+      async () => {
+        calls++;
+        return T0 + 1000; // a server whose time does not follow the manual clock (real time, in a test)
+      },
+      silent,
+      undefined,
+      { samplesPerRound: 1, intervalMs: Infinity },
+    );
+    await clock.measure();
+    clock.start();
+    expect(local.pendingTimers()).to.equal(0);
+    const before = clock.now();
+    local.advance(120_000);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).to.equal(1);
+    // The local clock's 120 s are all in the reading: a re-measure would have taken them back.
+    expect(clock.now() - before).to.be.closeTo(120_000, 2);
+    clock.stop();
+  });
+
   it('widens the error margin with the age of the sample (never early under drift)', async () => {
     const local = new ManualClock(T0);
     const clock = new OffsetClock(local, async () => local.now(), silent, undefined, { samplesPerRound: 1 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../../domain/clock';
+import { Clock, SystemClock } from '../../domain/clock';
 import { ClockSyncOptions, OffsetClock } from '../offset-clock';
 import { databaseTime } from './database-time';
 import { channelNames } from './notify-payload';
@@ -34,8 +34,16 @@ export interface PgCoordinationOptions {
   url: string;
   /** The store's schema (names the channels); default `public`. */
   schema?: string;
-  /** The local clock (reads, timers). */
+  /** The local clock: the database clock's base (reads, re-measure timer). */
   base: Clock;
+  /**
+   * Timers of the connection's I/O: the statement timeout and the reconnection backoff. Default:
+   * the system clock, always, as ioredis's command timeout and reconnection run on real time
+   * (src/cluster/redis/coordination.ts): they watch a real network peer, not the schedule. A test
+   * that moves a ManualClock `base` by seconds would otherwise time out statements still in
+   * flight, drop the connection (and the messages sent meanwhile) and re-measure the clock.
+   */
+  ioClock?: Clock;
   log: Logger;
   /** The service's metric registry (the `scheduler_postgres_*` coordination metrics go there). */
   registry?: Registry;
@@ -56,7 +64,10 @@ export async function startPgCoordination(o: PgCoordinationOptions): Promise<PgC
   const metrics = o.registry ? new PgCoordinationMetrics(o.registry) : undefined;
   const nodeId = o.nodeId ?? randomUUID();
   const schema = o.schema ?? 'public';
-  const listener = new PgListener(o.url, o.base, log, { ...o.connection, channels: Object.values(channelNames(schema)) });
+  const listener = new PgListener(o.url, o.ioClock ?? new SystemClock(), log, {
+    ...o.connection,
+    channels: Object.values(channelNames(schema)),
+  });
   const clock = new OffsetClock(o.base, databaseTime(listener), log, metrics, o.clockSync);
   const bus = new PostgresBus(listener, nodeId, log, metrics, { schema });
   const up = await listener.start();
