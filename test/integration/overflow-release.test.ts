@@ -54,7 +54,10 @@ describe('overflow hold on a manual clock (real scheduler): held, released oldes
   });
 
   it('low tasks over the threshold are held (202); medium and high as before; 503 with Retry-After at the cap, even for low; released oldest first as the depth falls; each SUCCEEDED once', async () => {
-    const later = new Date(clock.now() + 60_000).toISOString();
+    // Times on the scheduler's clock (s.now()): on PostgreSQL the manual clock plus the offset to the
+    // database's, measured once at start (`ahead`; 0 on SQLite).
+    const ahead = s.now() - clock.now();
+    const later = new Date(s.now() + 60_000).toISOString();
     const waiting: string[] = [];
     for (let i = 0; i < 8; i++) {
       const res = await submit({ priority: 'medium', scheduled_at: later, payload: { i } });
@@ -96,12 +99,12 @@ describe('overflow hold on a manual clock (real scheduler): held, released oldes
     // The scheduled tasks come due and run: the waiting depth falls to 0. No release pass may run
     // while they finish: one that read the depth half-way (2 still waiting) let 1 in, not the 3 the
     // step below expects (seen once in CI). So the clock stops 500 ms short of their due time, the
-    // pass that move fired ends, and the last 500 ms fire none (the next comes a full interval
+    // pass that move fired ends, and the last 505 ms fire none (the next comes a full interval
     // after that one ended).
-    const dueAt = Date.parse(later);
+    const dueAt = Date.parse(later) - ahead;
     clock.set(dueAt - 500);
     await until(async () => passesInFlight === 0);
-    clock.set(dueAt);
+    clock.set(dueAt + 5); // + 5 ms: the corrected clock's drift allowance (15 ppm) keeps it up to 1 ms behind
     for (const id of waiting) await s.waitFor(id, (t) => t.status === 'SUCCEEDED');
 
     // The next pass releases as many as the low-water mark allows (3), the oldest. The test moves
