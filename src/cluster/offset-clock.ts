@@ -4,6 +4,14 @@ import type { Counter, Gauge } from 'prom-client';
 import { MAX_DRIFT, OffsetEstimate, OffsetFilter, OffsetSample } from './clock-offset';
 
 /**
+ * A new correction lower than the one in use by at most this much (ms) does not move the clock
+ * back: the clock holds its last reading until the local clock has caught up (NTP's step
+ * threshold, STEPT = 0.128 s, in RFC 5905's Appendix A: smaller offsets are slewed, larger
+ * ones stepped). A larger one (the server changed: a failover) is taken at once.
+ */
+export const STEP_THRESHOLD_MS = 128;
+
+/**
  * The metrics an {@link OffsetClock} keeps (those of the coordination backend it samples: Redis's
  * `scheduler_redis_clock_*`, PostgreSQL's `scheduler_postgres_clock_*`).
  */
@@ -40,7 +48,9 @@ export interface ClockSyncOptions {
  * `now()` is the local clock plus the measured correction (offset minus half the round trip, minus
  * 15 ppm of drift allowance per ms since the sample), so it errs late, never early. Timers run on the local clock (delays are durations; the callers
  * compare with `now()` when they wake). Before the first sample, and while the server is away, the
- * last correction holds (0 at first: the local clock).
+ * last correction holds (0 at first: the local clock). A re-measure never moves it back by up to
+ * {@link STEP_THRESHOLD_MS}: it stands still until it has caught up; it goes back only when the
+ * local clock does, or by a larger step (the server changed).
  */
 export class OffsetClock implements Clock {
   private readonly filter: OffsetFilter;
@@ -50,6 +60,11 @@ export class OffsetClock implements Clock {
   private timer: TimerHandle | null = null;
   private stopped = false;
   private synced = false;
+  /**
+   * After a small backward correction: the reading to hold (`value`) from local time `at` until
+   * the corrected clock passes it. Dropped when the local clock reads before `at` (it stepped back).
+   */
+  private hold: { value: number; at: number } | null = null;
 
   /**
    * @param base the local clock (reads and timers)
@@ -66,10 +81,25 @@ export class OffsetClock implements Clock {
   }
 
   now(): number {
-    const local = this.base.now();
+    return this.readAt(this.base.now());
+  }
+
+  /** The reading at local time `local` (see {@link now}); drops a hold that is over. */
+  private readAt(local: number): number {
     if (!this.synced) return local;
-    // Whole milliseconds, rounded down (never ahead of the server), as every Clock answers: stores keep times as integers (PostgreSQL's
-    // bigint refuses a fraction), and the correction and drift allowance are fractional.
+    const corrected = this.corrected(local);
+    const hold = this.hold;
+    if (hold && local >= hold.at && corrected < hold.value) return hold.value;
+    this.hold = null;
+    return corrected;
+  }
+
+  /**
+   * The local reading `local` plus the correction, less the drift allowance since it was made, in
+   * whole milliseconds, rounded down (never ahead of the server), as every Clock answers: stores
+   * keep times as integers (PostgreSQL's bigint refuses a fraction).
+   */
+  private corrected(local: number): number {
     return Math.floor(local + this.correction - Math.max(0, local - this.correctedAt) * MAX_DRIFT);
   }
 
@@ -114,8 +144,14 @@ export class OffsetClock implements Clock {
     const at = this.base.now();
     const est = this.filter.current(at);
     if (est) {
+      // A reading must not go back because a new sample had a slower round trip (a lower bound
+      // lower than the last): a small step back is held (STEP_THRESHOLD_MS); both readings are
+      // lower bounds of the server's time, so holding the higher one is never early.
+      const before = this.synced ? this.readAt(at) : null;
       this.correction = est.correctionMs;
       this.correctedAt = at;
+      const after = this.corrected(at);
+      this.hold = before !== null && after < before && before - after <= STEP_THRESHOLD_MS ? { value: before, at } : null;
       this.synced = true;
       this.metrics?.clockOffset.set(est.correctionMs / 1000);
       this.metrics?.clockRoundTrip.set(est.roundTripMs / 1000);

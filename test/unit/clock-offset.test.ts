@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { bestSample, estimate, LOCAL_RESOLUTION_MS, MAX_DRIFT, OffsetFilter } from '../../src/cluster/clock-offset';
-import { OffsetClock } from '../../src/cluster/offset-clock';
+import { OffsetClock, STEP_THRESHOLD_MS } from '../../src/cluster/offset-clock';
 import { ManualClock } from '../../src/domain/clock';
 
 const T0 = 1_700_000_000_000;
@@ -112,6 +112,69 @@ describe('OffsetClock (manual local clock, fake server)', () => {
     expect(clock.correctionMs).to.be.closeTo(before - 30_000 * MAX_DRIFT, 1e-6);
     clock.stop();
     expect(local.pendingTimers()).to.equal(0);
+  });
+
+  describe('a new sample with a slower round trip (a lower correction)', () => {
+    // The server is 1000 ms ahead and reads its clock as the request arrives (the start of the
+    // round trip): the correction is 1000 − rtt − 1 ms, so a slower sample lowers it.
+    const setUp = () => {
+      const local = new ManualClock(T0);
+      const rtt = { ms: 2 };
+      const clock = new OffsetClock(
+        local,
+        async () => {
+          const at = local.now();
+          local.advance(rtt.ms);
+          return at + 1000;
+        },
+        silent,
+        undefined,
+        { samplesPerRound: 1, window: 1 },
+      );
+      return { local, rtt, clock };
+    };
+    /** Readings at every local ms for `n` ms. */
+    const readings = (local: ManualClock, clock: OffsetClock, n: number) => {
+      const seen: number[] = [];
+      for (let i = 0; i < n; i++, local.advance(1)) seen.push(clock.now());
+      return seen;
+    };
+    const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= xs[i - 1]);
+
+    it(`lower by up to ${STEP_THRESHOLD_MS} ms: the clock stands still until it has caught up, never back`, async () => {
+      const { local, rtt, clock } = setUp();
+      await clock.measure();
+      expect(clock.correctionMs).to.equal(997);
+      const seenBefore = readings(local, clock, 10);
+      rtt.ms = 100; // correction 899: 98 ms lower
+      await clock.measure();
+      expect(clock.correctionMs).to.equal(899);
+      const seen = readings(local, clock, 200);
+      expect(seen[0]).to.be.at.least(seenBefore[9]);
+      expect(seen[0] - (local.now() - 200)).to.be.closeTo(997, 1); // held at the old correction's reading
+      expect(nonDecreasing([...seenBefore, ...seen])).to.equal(true);
+      expect(clock.now() - local.now()).to.be.closeTo(899, 1); // caught up: the new correction rules
+    });
+
+    it(`lower by more than ${STEP_THRESHOLD_MS} ms (the server changed): stepped back at once`, async () => {
+      const { local, rtt, clock } = setUp();
+      await clock.measure();
+      rtt.ms = 300; // correction 699: 298 ms lower
+      await clock.measure();
+      expect(clock.now() - local.now()).to.be.closeTo(699, 1);
+    });
+
+    it('a local clock that steps back ends the hold: the reading goes back with it', async () => {
+      const { local, rtt, clock } = setUp();
+      await clock.measure();
+      rtt.ms = 100;
+      await clock.measure();
+      const held = clock.now();
+      expect(held - local.now()).to.be.closeTo(997, 1);
+      local.set(local.now() - 50);
+      expect(clock.now() - local.now()).to.be.closeTo(899, 1);
+      expect(clock.now()).to.be.below(held);
+    });
   });
 
   it('intervalMs Infinity: measured once, never again however far the local clock moves', async () => {
