@@ -79,6 +79,12 @@ export interface RequestOptions {
   okStatuses?: number[];
   /** Send once: no retry of 429/503 or of connection errors. */
   noRetry?: boolean;
+  /**
+   * With several base URLs, after a connection error (of a request that may be repeated) send it
+   * at once to the next member, each member at most once, even with `noRetry` (`/readyz`: the
+   * first member that answers says whether it is ready).
+   */
+  eachMemberOnce?: boolean;
   /** No retry starts after this instant (epoch ms, the client's `now`): a wait's deadline. */
   retryUntil?: number;
   /** Aborts the request (a long poll given up): it then rejects with a ConnectionError, not retried. */
@@ -177,7 +183,9 @@ export class ApiClient {
         if (err instanceof TypeError) throw err;
         if (options.signal?.aborted) throw new ConnectionError(base, err);
         this.failOver(base);
-        const retry = mayRetry(attempt) && mayRetryAfterConnectionError(method, options.idempotent === true, err);
+        const repeatable = mayRetryAfterConnectionError(method, options.idempotent === true, err);
+        if (options.eachMemberOnce && repeatable && attempt < this.bases.length) continue;
+        const retry = mayRetry(attempt) && repeatable;
         if (!retry) throw new ConnectionError(base, err);
         await this.sleep(backoffDelayMs(attempt, this.options.retry, this.random));
         continue;
@@ -305,33 +313,50 @@ function checkApiKey(apiKey: unknown): void {
 }
 
 /**
- * The base URLs of `url` (one, or a non-empty array of them), without trailing slashes.
+ * The base URLs of `url` (one, or a non-empty array of them), without trailing slashes. A path is
+ * kept as a prefix of every request's path (a proxy serving the API under `/scheduler`).
  * @throws ClientOptionError naming `url` when it is not, or an element is not, a string naming an
- *   http:// or https:// URL, or when the array is empty
+ *   http:// or https:// URL without white space at its ends, a query or a fragment; when the
+ *   array is empty; or when it names one member twice (after URL normalisation: `HTTP://A:80/` is
+ *   `http://a`), which would spend failover attempts on one member
  */
-function baseUrlsOf(url: unknown): string[] {
+export function baseUrlsOf(url: unknown): string[] {
   if (!Array.isArray(url)) return [baseUrlOf(url)];
   if (url.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
-  return url.map(baseUrlOf);
+  const seen = new Map<string, string>();
+  return url.map((u: unknown) => {
+    const base = baseUrlOf(u);
+    const key = new URL(base).href.replace(/\/+$/, '');
+    const before = seen.get(key);
+    if (before !== undefined)
+      throw new ClientOptionError('url', `lists one member twice: ${JSON.stringify(before)} and ${JSON.stringify(u)}`);
+    seen.set(key, u as string);
+    return base;
+  });
 }
 
 /**
  * The base URL without trailing slashes.
- * @throws ClientOptionError naming `url` when it is not a string naming an http:// or https:// URL
+ * @throws ClientOptionError naming `url` as {@link baseUrlsOf} says
  */
 function baseUrlOf(url: unknown): string {
-  let protocol = '';
+  if (typeof url !== 'string')
+    throw new ClientOptionError(
+      'url',
+      `must be a string naming an http:// or https:// URL (got ${url instanceof URL ? 'a URL object: pass its .href' : url === null ? 'null' : url === undefined ? 'nothing' : typeof url})`,
+    );
+  if (url.trim() !== url) throw new ClientOptionError('url', `starts or ends with white space (${JSON.stringify(url)})`);
+  let parsed: URL | null = null;
   try {
-    protocol = typeof url === 'string' ? new URL(url).protocol : '';
+    parsed = new URL(url);
   } catch {
     // not a URL: refused below
   }
-  if (protocol !== 'http:' && protocol !== 'https:')
-    throw new ClientOptionError(
-      'url',
-      `must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url) ?? 'nothing'})`,
-    );
-  return (url as string).replace(/\/+$/, '');
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new ClientOptionError('url', `must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url)})`);
+  if (parsed.search !== '' || parsed.hash !== '' || url.includes('?') || url.includes('#'))
+    throw new ClientOptionError('url', `is a base URL: no query or fragment (got ${JSON.stringify(url)})`);
+  return url.replace(/\/+$/, '');
 }
 
 /** What {@link answerOf} gives for a body that is not JSON. */

@@ -17,6 +17,8 @@ import {
 } from '../../src/sdk/client';
 import type { ClientOptions, WaitOptions } from '../../src/sdk/client';
 import { backoffDelayMs, retryAfterMs } from '../../src/sdk/retry';
+import { createWorker } from '../../src/sdk/worker';
+import type { WorkerOptions } from '../../src/sdk/worker';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 interface Seen {
@@ -304,6 +306,42 @@ describe('SDK client over a fake HTTP server', () => {
     await other.close();
   });
 
+  it('several URLs: health.ready() asks the next member at once when one cannot be reached (each once, no backoff)', async () => {
+    const time = fakeTime();
+    server = await fakeServer([json(503, { status: 'not_ready' })]);
+    const client = createClient({ url: ['http://127.0.0.1:9', server.url], ...time.options });
+    expect(await client.health.ready()).to.deep.include({ status: 'not_ready' }); // the second member's own answer
+    expect(time.sleeps).to.have.length(0);
+    expect(server.seen).to.have.length(1);
+    // Every member away: one try each, then the connection error.
+    const none = createClient({ url: ['http://127.0.0.1:9', 'http://127.0.0.1:7'], ...time.options });
+    expect(await none.health.ready().catch((e: unknown) => e)).to.be.instanceOf(ConnectionError);
+    expect(time.sleeps).to.have.length(0);
+  });
+
+  it('a url list is refused when it names one member twice, or a url has white space at its ends, a query, a fragment, or is not a string', () => {
+    for (const [url, reason] of [
+      [['http://a:8080', 'http://a:8080/'], 'lists one member twice: "http://a:8080" and "http://a:8080/"'],
+      [['http://a:80', 'HTTP://A'], 'lists one member twice'],
+      [['http://a/s', 'http://b/s', 'http://a/s//'], 'lists one member twice'],
+      [' http://a:8080', 'starts or ends with white space'],
+      [['http://a:8080 '], 'starts or ends with white space'],
+      ['http://a:8080/?x=1', 'no query or fragment'],
+      ['http://a:8080#top', 'no query or fragment'],
+      [new URL('http://a:8080'), 'a URL object: pass its .href'],
+      [[8080], 'got number'],
+    ] as const) {
+      for (const make of [
+        () => createClient({ url } as unknown as ClientOptions),
+        () => createWorker({ url, queue: 'q', handlers: {} } as unknown as WorkerOptions),
+      ]) {
+        expect(make, JSON.stringify(url)).to.throw(ClientOptionError).with.property('reason').that.include(reason);
+      }
+    }
+    // A path is a prefix (a proxy serving the API under /scheduler); the same host under two paths is two bases.
+    expect(createClient({ url: ['http://a/s', 'http://a/t'] }).transport.base).to.equal('http://a/s');
+  });
+
   it('an empty list of URLs, or one that is not http(s), is refused when the client is made', () => {
     for (const url of [[], ['http://127.0.0.1:8080', 'ftp://x']]) {
       const thrown = ((): unknown => {
@@ -329,7 +367,9 @@ describe('SDK client over a fake HTTP server', () => {
       expect(thrown, String(url)).to.be.instanceOf(ClientOptionError).and.instanceOf(TypeError);
       const e = thrown as ClientOptionError;
       expect(e.option).to.equal('url');
-      expect(e.message).to.equal(`url: ${e.reason}`).and.include('url: must be an http:// or https:// URL');
+      expect(e.message)
+        .to.equal(`url: ${e.reason}`)
+        .and.match(/^url: must be (a string naming )?an http:\/\/ or https:\/\/ URL/);
       expect(e.reason).to.include(url === undefined ? 'nothing' : JSON.stringify(url));
     }
   });

@@ -13,9 +13,13 @@ export class HealthApi {
     return this.http.get<LivenessView>('/healthz');
   }
 
-  /** `GET /readyz`: the readiness view, whether the service answers 200 (ready, degraded) or 503 (not ready); not retried. */
+  /**
+   * `GET /readyz`: the readiness view, whether the service answers 200 (ready, degraded) or 503
+   * (not ready); not retried, but with several URLs a member that cannot be reached passes the
+   * question to the next at once (each at most once).
+   */
   async ready(): Promise<ReadinessView> {
-    return (await this.http.request<ReadinessView>('GET', '/readyz', { okStatuses: [503], noRetry: true })).body;
+    return (await this.http.request<ReadinessView>('GET', '/readyz', { okStatuses: [503], noRetry: true, eachMemberOnce: true })).body;
   }
 
   /**

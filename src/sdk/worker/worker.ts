@@ -6,8 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { BadRequestError, ClientOptionError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
-import { ApiClient } from '../transport';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { ApiClient, baseUrlsOf } from '../transport';
 import { WorkerClosedError } from './abort-reasons';
 import { AttemptEnd, AttemptHost, RunningAttempt } from './attempt';
 import { backoffMs, pause, systemClock } from './timing';
@@ -221,11 +221,7 @@ function configurationRefusal(err: unknown, hasApiKey: boolean): string | null {
 
 function checkOptions(o: WorkerOptions): void {
   if (!o || typeof o !== 'object') throw new TypeError('createWorker needs an options object');
-  const urls: unknown[] = Array.isArray(o.url) ? o.url : [o.url];
-  if (urls.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
-  for (const url of urls)
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url))
-      throw new ClientOptionError('url', `must be an http:// or https:// URL (got ${JSON.stringify(url) ?? 'nothing'})`);
+  baseUrlsOf(o.url);
   if (typeof o.queue !== 'string' || o.queue.length === 0) throw new TypeError('queue must be a non-empty string');
   if (!o.handlers || typeof o.handlers !== 'object') throw new TypeError('handlers must be an object of task_type → async function');
   for (const [type, fn] of Object.entries(o.handlers))
