@@ -26,9 +26,10 @@ export type NotificationListener = (channel: string, payload: string) => void;
  * session): it LISTENs on the given channels, passes each notification on, and runs the node's
  * few coordination statements (NOTIFY, clock samples). When the connection is lost (server
  * restart, `pg_terminate_backend`, network) or a statement goes unanswered for `queryTimeoutMs`,
- * it is dropped and remade after a backoff (100 ms doubling to 2 s, ±20 % jitter); both timers
- * run on the given clock (real time in pg-coordination.ts), and the channels are LISTENed again. Notifications sent meanwhile are lost
- * (delivery is at most once). Never throws from its events; {@link query} rejects while it is down.
+ * it is dropped and remade after a backoff (100 ms doubling to 2 s, ±20 % jitter), and the
+ * channels are LISTENed again. Both timers run on the given clock (real time in
+ * pg-coordination.ts). Notifications sent meanwhile are lost (delivery is at most once). Never
+ * throws from its events; {@link query} rejects while it is down.
  */
 export class PgListener {
   private client: Client | null = null;
