@@ -37,7 +37,9 @@ export interface ClientOptions {
    * Base URL, e.g. `http://127.0.0.1:8080`; or several, the members of a cluster. Requests go to
    * one of them at a time, the first at the start. After a connection error or a 503 answer the
    * client turns to the next (round robin), for that request's retry and for the requests after
-   * it (failover as Celery's broker URL list; docs/CLIENT.md).
+   * it (failover as Celery's broker URL list; docs/CLIENT.md). A path is a prefix of every
+   * request's path; a query, a fragment, white space at the ends, or one member listed twice is
+   * refused.
    */
   url: string | readonly string[];
   apiKey?: string | undefined;
@@ -118,7 +120,7 @@ export class ApiClient {
   private readonly random: () => number;
 
   /**
-   * @throws TypeError when `options.url` is not an http:// or https:// URL (the message names it),
+   * @throws TypeError (ClientOptionError) when `options.url` is refused as {@link baseUrlsOf} says (the message names it),
    *   `options.apiKey` holds what a header cannot carry (`apiKey: …`), or, for an https URL, a TLS
    *   file cannot work (`tls.ca: …`, tls-files.ts)
    */
