@@ -38,8 +38,9 @@ export class PullLeaseService {
 
   /**
    * Leases up to `max` tasks of `queue`, answering as soon as at least one was claimed, or with
-   * `tasks: []` after `wait_s` seconds, at once for `wait_s` 0 when none is ready, or when the
-   * service stops. `signal`: the client went away (its request is dropped; attempts a claim in
+   * `tasks: []` after `wait_s` seconds, for `wait_s` 0 when none is ready at once (in a cluster
+   * after asking the other members for up to 200 ms, `SHORT_POLL_ASK_MS`), or when the service
+   * stops. `signal`: the client went away (its request is dropped; attempts a claim in
    * flight got for it are retried at once without counting against their retries).
    * Admin keys only (a worker takes every tenant's tasks of its queue).
    * @throws ValidationError (400, `details.field`); ForbiddenError (403, a tenant's key);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { DEMAND_RENEW_MS, PullLanes, REMOTE_DEMAND_MS } from '../../src/actors/dispatcher/pull-lanes';
+import { PullLanes } from '../../src/actors/dispatcher/pull-lanes';
+import { DEMAND_RENEW_MS, REMOTE_DEMAND_MS, SHORT_POLL_ASK_MS } from '../../src/actors/dispatcher/pull-waiters';
 import type { RemotePullDemand } from '../../src/actors/protocol';
 import type { PullGrant } from '../../src/cluster/messages';
 import { PartitionFences } from '../../src/cluster/partition-fences';
@@ -52,11 +53,8 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
   let lanes: PullLanes;
   let peers: RecordingPeers;
 
-  beforeEach(async () => {
-    store = new SqliteStore(':memory:');
-    await store.open(1);
-    clock = new ManualClock(T0);
-    peers = new RecordingPeers();
+  /** This node holds partition 0 (epoch 7) of `partitions`; the others' owners are elsewhere. */
+  function build(partitions: number): void {
     const router = routerWith();
     router.setPeers({
       offered: (e: readonly DueEntry[]) => peers.offeredEntries(e),
@@ -74,7 +72,7 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
       clock,
       router,
       fences,
-      overrides: { partitions: 1, externalQueues: { jobs: { transport: 'http', leaseMs: 5000, maxInFlight: 3 } } },
+      overrides: { partitions, externalQueues: { jobs: { transport: 'http', leaseMs: 5000, maxInFlight: 3 } } },
     });
     lanes = new PullLanes(deps, externalQueueSpecs(deps.config).values(), {
       record: async (c) => {
@@ -84,6 +82,14 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
       pump: () => lanes.pump(clock.now()),
       cancel: () => undefined,
     });
+  }
+
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    await store.open(1);
+    clock = new ManualClock(T0);
+    peers = new RecordingPeers();
+    build(1);
   });
   afterEach(async () => {
     lanes.close();
@@ -199,5 +205,51 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
     lanes.add(entry('a'));
     lanes.pump(clock.now());
     expect(peers.grants).to.deep.equal([]);
+  });
+
+  it('a request with no wait and nothing ready here asks the other members for 200 ms: their grant is claimed for it', async () => {
+    lanes.close();
+    build(2); // partition 1 is owned elsewhere
+    await stored('a');
+    let answer: LeasedAttempt[] | undefined;
+    void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 0 }).then((r) => (answer = r));
+    expect(peers.demands).to.deep.equal([{ waiterId: 'w1', queue: 'jobs', max: 1, waitMs: SHORT_POLL_ASK_MS }]);
+    await settle();
+    expect(answer).to.equal(undefined);
+    clock.advance(5);
+    lanes.remote({ kind: 'granted', from: 'n2', waiterId: 'w1', queue: 'jobs', grants: [{ entry: entry('a'), epoch: 7 }] });
+    await settle();
+    expect(answer?.map((a) => a.task.id)).to.deep.equal(['a']);
+    expect(peers.withdrawn).to.deep.equal(['w1']);
+  });
+
+  it('a request with no wait that the other members grant nothing gets [] after 200 ms, and its demand is withdrawn', async () => {
+    lanes.close();
+    build(2);
+    let answer: LeasedAttempt[] | undefined;
+    void lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 0 }).then((r) => (answer = r));
+    clock.advance(SHORT_POLL_ASK_MS - 1);
+    await settle();
+    expect(answer).to.equal(undefined);
+    clock.advance(1);
+    await settle();
+    expect(answer).to.deep.equal([]);
+    expect(peers.demands).to.have.length(1); // not renewed
+    expect(peers.withdrawn).to.deep.equal(['w1']);
+    expect(lanes.stats()[0]).to.deep.include({ waiting: 0 });
+  });
+
+  it('a request with no wait asks nobody when this node holds every partition, or when its queue has no room here', async () => {
+    let answer: LeasedAttempt[] | undefined;
+    await lanes.lease({ waiterId: 'w1', queue: 'jobs', workerId: 'h', max: 1, waitMs: 0 }).then((r) => (answer = r));
+    expect(answer).to.deep.equal([]);
+    lanes.close();
+    build(2);
+    await stored('a', 'b', 'c');
+    for (const id of ['a', 'b', 'c']) lanes.add(entry(id));
+    const got = await lanes.lease({ waiterId: 'w2', queue: 'jobs', workerId: 'h', max: 3, waitMs: 0 }); // maxInFlight 3, all out
+    expect(got).to.have.length(3);
+    expect(await lanes.lease({ waiterId: 'w3', queue: 'jobs', workerId: 'h', max: 1, waitMs: 0 })).to.deep.equal([]);
+    expect(peers.demands).to.deep.equal([]);
   });
 });

@@ -1,9 +1,6 @@
 import { attemptCompletion } from '../../domain/attempt-completion';
-import type { TimerHandle } from '../../domain/clock';
 import { HTTP_WORKER_PREFIX, type ExternalQueueSpec } from '../../domain/external-queues';
-import type { ReadyQueues } from '../../domain/ready-queues';
-import type { AttemptOutcome } from '../../domain/retry-policy';
-import type { DueEntry, RetrySettings } from '../../domain/task';
+import type { DueEntry } from '../../domain/task';
 import { queuesOf } from '../../observability/task-spans';
 import type { LeasedAttempt, LeaseRequest } from '../../services/ports';
 import type { AttemptCompletion, CompletionResult } from '../../storage/store';
@@ -14,6 +11,15 @@ import { byPartition } from '../router';
 import { returnToOwners } from './claim-batch';
 import { claimExternal, externalReadyQueues } from './external-claim';
 import { observeStarts } from './work-item';
+import {
+  DEMAND_RENEW_MS,
+  REMOTE_DEMAND_MS,
+  SHORT_POLL_ASK_MS,
+  UNDELIVERED,
+  remoteWaiterId,
+  type PullLane,
+  type Waiter,
+} from './pull-waiters';
 
 /** What the pull lanes need from the dispatcher that owns them. */
 export interface PullLanesHooks {
@@ -24,56 +30,6 @@ export interface PullLanesHooks {
   /** Ends a running attempt CANCELLED (a cancel). */
   cancel(taskId: string, attempt: number): void;
 }
-
-/** A lease request waiting for tasks of its queue. */
-interface Waiter {
-  req: LeaseRequest;
-  answer: (tasks: LeasedAttempt[]) => void;
-  timer: TimerHandle | null;
-  /** A claim for it is in flight (it is out of its lane's queue of waiters meanwhile). */
-  claiming: boolean;
-  /** Its time is up while a claim was in flight: answered by that claim, whatever it gets. */
-  timedOut: boolean;
-  /** Its client went away while a claim was in flight: what the claim gets is retried free. */
-  gone: boolean;
-  /** When its wait ends (epoch ms). */
-  deadline: number;
-  /** Another node's lease request served here (`pull` message): answered by a grant, never claimed for here. */
-  remote: { from: string; waiterId: string } | null;
-  /** Its demand went to the other nodes (`pull`): withdrawn when it is answered. */
-  demanded: boolean;
-  /** Sends its demand again ({@link DEMAND_RENEW_MS}) while it waits. */
-  renew: TimerHandle | null;
-}
-
-interface PullLane {
-  spec: ExternalQueueSpec;
-  ready: ReadyQueues;
-  /** Attempts handed out (or being handed out) and not ended: task id → attempt and its retry settings. */
-  inFlight: Map<string, { attempt: number; retry: RetrySettings }>;
-  /** Entries taken from `ready` whose claim is not answered yet (they count against maxInFlight). */
-  claiming: number;
-  /** Lease requests waiting, oldest first. */
-  waiters: Waiter[];
-}
-
-/**
- * How long another node's demand is served here (ms). Its node sends it again every
- * {@link DEMAND_RENEW_MS} while its request waits, so the demand of a node that died or froze
- * ends within this, instead of drawing grants for the rest of its request's wait (up to 30 s).
- */
-export const REMOTE_DEMAND_MS = 2000;
-/** How often a waiting request's demand is sent again (ms): well within {@link REMOTE_DEMAND_MS}. */
-export const DEMAND_RENEW_MS = 1500;
-
-/** The outcome of an attempt claimed for a lease request whose client went away first: retried at once, free. */
-const UNDELIVERED: AttemptOutcome = {
-  kind: 'failed',
-  message: 'the lease request it was claimed for was gone before the answer; retried without counting against its retries',
-  errorType: 'lease_undelivered',
-  permanent: false,
-  free: true,
-};
 
 /**
  * HTTP pull queues inside the dispatcher (config `externalQueues` with `transport: "http"`;
@@ -146,8 +102,10 @@ export class PullLanes {
   }
 
   /**
-   * A lease request: resolves with the attempts claimed for it, or `[]` at its `waitMs` (at once
-   * for 0 when nothing can be claimed now), at drain, or when its queue is not a pull queue here.
+   * A lease request: resolves with the attempts claimed for it, or `[]` at its `waitMs`, at drain,
+   * or when its queue is not a pull queue here. For `waitMs` 0 with nothing to claim here: `[]` at
+   * once, or, in a cluster whose other members own partitions, after at most
+   * {@link SHORT_POLL_ASK_MS} of asking them ({@link askOthers}).
    * The caller then {@link pump}s (the dispatcher does, through its hook).
    */
   lease(req: LeaseRequest): Promise<LeasedAttempt[]> {
@@ -156,9 +114,28 @@ export class PullLanes {
     return new Promise((resolve) => {
       const w = this.wait(lane, req, resolve, null);
       this.hooks.pump();
-      if (req.waitMs <= 0 && !w.claiming) this.answer(w, []);
-      else if (!w.claiming && this.waiters.get(req.waiterId) === w) this.demand(lane, w);
+      if (w.claiming || this.waiters.get(req.waiterId) !== w) return;
+      if (req.waitMs > 0) this.demand(lane, w);
+      else if (!this.askOthers(lane, w)) this.answer(w, []);
     });
+  }
+
+  /**
+   * A request with no wait and nothing ready here asks the other members as a waiting request does
+   * ({@link demand}) and waits up to {@link SHORT_POLL_ASK_MS} for their grants: without it, a
+   * worker polling one member with `wait_s` 0 never got the tasks of partitions owned elsewhere.
+   * @returns false when there is nobody to ask (no bus, every partition held here) or no room
+   */
+  private askOthers(lane: PullLane, w: Waiter): boolean {
+    const { clock, router, cluster, config } = this.deps;
+    if (!router.peerNotifier || !cluster || cluster.fences.size >= config.partitions) return false;
+    w.deadline = clock.now() + SHORT_POLL_ASK_MS;
+    w.timer = clock.setTimeout(() => this.timeUp(w), SHORT_POLL_ASK_MS);
+    this.demand(lane, w);
+    if (w.demanded) return true;
+    clock.clearTimeout(w.timer);
+    w.timer = null;
+    return false;
   }
 
   /**
@@ -443,9 +420,4 @@ export class PullLanes {
     }
     this.hooks.pump();
   }
-}
-
-/** The waiter id, here, of another node's lease request (never a local request's: those are UUIDs). */
-function remoteWaiterId(from: string, waiterId: string): string {
-  return `${from}/${waiterId}`;
 }
