@@ -39,6 +39,7 @@ import { attachPeers } from './actors/peers';
 import { StreamDispatch } from './actors/dispatcher/stream-dispatch';
 import { Coordination, redisPrefixOf, startCoordination } from './cluster/redis/coordination';
 import { PgCoordination, startPgCoordination } from './cluster/postgres/pg-coordination';
+import { busKindOf } from './cluster/bus-kind';
 import type { ClockSyncOptions } from './cluster/offset-clock';
 import { registerTracing } from './observability/tracing';
 import { TaskSpans } from './observability/task-spans';
@@ -176,7 +177,8 @@ export async function startScheduler(
   // External queues' Redis client (null without external queues); see createStreamRedis in src/cluster/redis/redis-connection.ts.
   let redis: ReturnType<typeof createStreamRedis> = null;
   try {
-    if (config.redisUrl !== null && config.redisUrl.trim() !== '') {
+    const bus = busKindOf(config);
+    if (bus === 'redis' && config.redisUrl !== null) {
       coordination = await startCoordination({
         url: config.redisUrl,
         base: localClock,
@@ -185,7 +187,7 @@ export async function startScheduler(
         prefix: redisPrefixOf(config),
         ...(options.clockSync ? { clockSync: options.clockSync } : {}),
       });
-    } else if (config.store === 'postgres' && config.postgresUrl) {
+    } else if (bus === 'postgres' && config.postgresUrl) {
       // No Redis: the database's clock and LISTEN/NOTIFY between nodes (docs/CLUSTER.md).
       pgCoordination = await startPgCoordination({
         url: config.postgresUrl,

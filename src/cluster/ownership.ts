@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../domain/clock';
 import type { ClusterStore } from '../storage/cluster-store';
+import type { BusKind } from './bus-kind';
 import type { PartitionFences } from './partition-fences';
 
 /** Why a partition's owner was stopped. `lost` and `expired` are losses; the others are planned. */
@@ -26,6 +27,8 @@ export interface OwnershipMetrics {
   renewed(): void;
   acquired(): void;
   ended(why: OwnershipEnd): void;
+  /** Live members on another bus than this one's (`bus-agreement.ts`). */
+  otherBus?(members: number): void;
 }
 
 /** What readiness and diagnostics see. */
@@ -55,6 +58,8 @@ export interface PartitionLeasesOptions {
   instance?: string;
   /** Where this member can be reached (informational). */
   address?: string | null;
+  /** This member's bus (`bus-kind.ts`), recorded with its heartbeat and compared with the others' at each round; absent: neither. */
+  bus?: BusKind;
   /** Partition count P. */
   partitions: number;
   /** Lease and member TTL (ms). Rounds run every third of it. */
@@ -62,5 +67,5 @@ export interface PartitionLeasesOptions {
   /** Stop this long (ms) before a lease's local expiry; default ttl / 5. Must be below 2/3 ttl. */
   safetyMarginMs?: number;
   metrics?: OwnershipMetrics;
-  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info?(obj: object, msg: string): void };
 }

@@ -40,6 +40,7 @@
  * the expiry instant of a lease they want, so its partitions move about one lease TTL after its
  * last round, not one more round later.
  */
+import { BusAgreement } from './bus-agreement';
 import type { TimerHandle } from '../domain/clock';
 import { StoreUnavailableError } from '../domain/errors';
 import { partitionsFor } from '../domain/rendezvous';
@@ -79,6 +80,8 @@ export class PartitionLeases {
   private fencedOut = false;
   /** A round was asked for while one ran: another runs right after it (`roundSoon`). */
   private rerun = false;
+  /** Compares the live members' buses with this one's at each round (option `bus`). */
+  private readonly buses: BusAgreement | null;
 
   /** @throws RangeError when the safety margin leaves no time between renewals */
   constructor(private readonly o: PartitionLeasesOptions) {
@@ -89,6 +92,10 @@ export class PartitionLeases {
     }
     this.nextDelayMs = this.intervalMs;
     this.instance = o.instance ?? newInstanceToken();
+    const metrics = o.metrics;
+    this.buses = o.bus
+      ? new BusAgreement(o.memberId, o.bus, { ...(o.log ? { log: o.log } : {}), gauge: (n) => metrics?.otherBus?.(n) })
+      : null;
   }
 
   /**
@@ -201,12 +208,17 @@ export class PartitionLeases {
     let wanted: Set<number> | null = null;
     try {
       const now = clock.now();
-      const beat = await store.heartbeatMember({ memberId, address: this.o.address ?? null, instance: this.instance }, now, ttlMs);
+      const beat = await store.heartbeatMember(
+        { memberId, address: this.o.address ?? null, instance: this.instance, bus: this.o.bus ?? null },
+        now,
+        ttlMs,
+      );
       if (!beat.held) {
         this.fenceOut(beat.holder);
         return;
       }
       const live = await store.listLiveMembers(now);
+      this.buses?.see(live);
       const members = live.map((m) => m.memberId);
       this.liveMembers = new Set([...members, memberId]).size;
       // Wake when another member's record expires, if before the next round: a dead member's

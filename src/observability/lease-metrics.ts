@@ -16,6 +16,7 @@ export class LeaseMetrics implements OwnershipMetrics {
   private readonly renewals: Counter<string>;
   private readonly losses: Counter<'reason'>;
   private readonly handovers: Counter<string>;
+  private readonly otherBusGauge: Gauge<string>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -41,6 +42,15 @@ export class LeaseMetrics implements OwnershipMetrics {
       help: 'Partition leases released because rendezvous hashing moved the partition to another member.',
       registers,
     });
+    this.otherBusGauge = new Gauge({
+      name: 'scheduler_cluster_members_on_other_bus',
+      help: 'Live members whose heartbeat says another bus than this member uses (Redis pub/sub, LISTEN/NOTIFY, none): they do not hear one another (wake-ups, cancels, pull demands).',
+      registers,
+    });
+  }
+
+  otherBus(members: number): void {
+    this.otherBusGauge.set(members);
   }
 
   owned(count: number): void {

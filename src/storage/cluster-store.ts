@@ -25,6 +25,24 @@ export interface MemberRecord {
    * written before tokens existed. Two processes configured with one id are told apart by it.
    */
   instance: string | null;
+  /**
+   * The bus the member sends and hears its peers on (`redis`, `postgres`, `none`; see
+   * `cluster/bus-kind.ts`), as its last heartbeat said; null in a record written before buses were
+   * recorded, or by a caller that did not say. Members on different buses miss each other's
+   * wake-ups, cancels and pull demands: each member compares (`partition-leases.ts`).
+   */
+  bus: string | null;
+}
+
+/** What a member's heartbeat writes (see {@link ClusterStore.heartbeatMember}). */
+export interface MemberBeat {
+  memberId: string;
+  /** Where it can be reached (informational); null or absent: none. */
+  address?: string | null;
+  /** Token of the process holding the member id (random per process start). */
+  instance: string;
+  /** Its bus (see {@link MemberRecord.bus}); null or absent: not said. */
+  bus?: string | null;
 }
 
 /** Answer of {@link ClusterStore.heartbeatMember}. */
@@ -53,17 +71,13 @@ export type LeaseGrant =
 export interface ClusterStore {
   /**
    * Creates or refreshes a member held by process `instance`: `heartbeatAt = now`, `expiresAt =
-   * now + ttlMs` (ms), `instance`. A compare-and-set: written only when there is no record, or
+   * now + ttlMs` (ms), `instance`, `address` and `bus` (null when not given). A compare-and-set: written only when there is no record, or
    * it is this instance's, or it has no instance, or it has expired (`expiresAt <= now`). A live
    * record of another instance is left alone and returned: one member id, one live process.
    * (MongoDB without atomic updates, FerretDB: two instances racing for an expired record in the
    * same instant may both be answered `held`; the next heartbeat of one of them is refused.)
    */
-  heartbeatMember(
-    member: { memberId: string; address?: string | null; instance: string },
-    now: number,
-    ttlMs: number,
-  ): Promise<MemberHeartbeat>;
+  heartbeatMember(member: MemberBeat, now: number, ttlMs: number): Promise<MemberHeartbeat>;
 
   /** Members with `expiresAt > now`, by member id. */
   listLiveMembers(now: number): Promise<MemberRecord[]>;

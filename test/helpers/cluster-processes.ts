@@ -41,6 +41,8 @@ export interface ClusterOptions {
   config?: Record<string, unknown>;
   /** Extra environment for every node. */
   env?: Record<string, string>;
+  /** More environment for node `i` alone (after `env`). */
+  envOf?: (i: number) => Record<string, string>;
   /** Builds the config from the scratch folder (for handler modules written there). */
   configIn?: (scratch: string) => Record<string, unknown>;
 }
@@ -96,6 +98,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
           PARTITIONS: String(partitions),
           SCHEDULER_CONFIG: file,
           ...(o.env ?? {}),
+          ...(o.envOf?.(i) ?? {}),
         },
         30_000,
       );

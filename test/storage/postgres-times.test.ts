@@ -49,7 +49,7 @@ describe('PostgresStore: fractional epoch-ms times (cluster operations)', () => 
   it('members, checkpoints, progress and log lines take fractional times', async () => {
     expect(await s.heartbeatMember({ memberId: 'm', instance: 'i' }, T0 + 0.5, TTL)).to.deep.equal({
       held: true,
-      member: { memberId: 'm', address: null, heartbeatAt: T0, expiresAt: T0 + TTL + 1, instance: 'i' },
+      member: { memberId: 'm', address: null, heartbeatAt: T0, expiresAt: T0 + TTL + 1, instance: 'i', bus: null },
     });
     expect((await s.listLiveMembers(T0 + TTL + 0.5)).map((m) => m.memberId)).to.deep.equal(['m']);
     await s.insertTasks([newTask('t')]);

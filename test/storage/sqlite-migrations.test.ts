@@ -49,6 +49,7 @@ describe('SqliteStore schema upgrade', () => {
         '015-attempt-logs',
         '016-member-instance',
         '017-idempotency-key-expiry',
+        '018-member-bus',
       ],
     });
     expect(await store.getTask('v11-a')).to.not.have.property('checkpoint');
@@ -82,6 +83,7 @@ describe('SqliteStore schema upgrade', () => {
         '015-attempt-logs',
         '016-member-instance',
         '017-idempotency-key-expiry',
+        '018-member-bus',
       ],
     });
     const check = openConnection(file);
@@ -168,6 +170,7 @@ describe('SqliteStore schema upgrade', () => {
       '015-attempt-logs',
       '016-member-instance',
       '017-idempotency-key-expiry',
+      '018-member-bus',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { OwnershipEnd } from '../../src/cluster/ownership';
+import type { OwnershipEnd, PartitionLeasesOptions } from '../../src/cluster/ownership';
 import { PartitionLeases } from '../../src/cluster/partition-leases';
 import { PartitionFences } from '../../src/cluster/partition-fences';
 import { ManualClock } from '../../src/domain/clock';
@@ -52,7 +52,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     await store.close();
   });
 
-  function member(id: string, instance?: string): Member {
+  function member(id: string, instance?: string, extra: Partial<PartitionLeasesOptions> = {}): Member {
     const m: Member = { id, fences: new PartitionFences(), log: [], mode: 'ok', hanging: [], fenceGate: null, leases: null as never };
     const view = new Proxy(store, {
       get(target, prop, receiver) {
@@ -73,6 +73,7 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
       fences: m.fences,
       memberId: id,
       ...(instance ? { instance } : {}),
+      ...extra,
       partitions: P,
       ttlMs: TTL,
       events: {
@@ -341,6 +342,40 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     expect(second.log.filter((e) => e.kind !== 'acquired')).to.deep.equal([]);
     await first.leases.stop(); // a fenced-out process leaves the other's record alone
     expect((await store.listLiveMembers(clock.now())).map((m) => m.instance)).to.deep.equal(['second']);
+  });
+
+  it('each member records its bus; a member on another bus is warned of once per change and counted, and the agreement again logged', async () => {
+    const warned: object[] = [];
+    const infos: object[] = [];
+    const gauge: number[] = [];
+    const log = { warn: (o: object) => warned.push(o), error: () => undefined, info: (o: object) => infos.push(o) };
+    const metrics = {
+      owned: () => undefined,
+      renewed: () => undefined,
+      acquired: () => undefined,
+      ended: () => undefined,
+      otherBus: (n: number) => gauge.push(n),
+    };
+    const a = member('a', undefined, { bus: 'redis', log, metrics });
+    await a.leases.start();
+    expect(warned).to.deep.equal([]);
+    const b = member('b', undefined, { bus: 'postgres' }); // started without REDIS_URL
+    const c = member('c'); // says no bus (an older version): left out
+    await b.leases.start();
+    await c.leases.start();
+    expect((await store.listLiveMembers(clock.now())).map((m) => [m.memberId, m.bus])).to.deep.equal([
+      ['a', 'redis'],
+      ['b', 'postgres'],
+      ['c', null],
+    ]);
+    await run(3000);
+    expect(warned).to.deep.equal([{ member_id: 'a', bus: 'redis', other_buses: ['b=postgres'] }]); // once, not at every round
+    expect(gauge.at(-1)).to.equal(1);
+    await b.leases.stop();
+    await run(1000);
+    expect(infos).to.deep.equal([{ member_id: 'a', bus: 'redis' }]);
+    expect(gauge.at(-1)).to.equal(0);
+    expect(warned).to.have.length(1);
   });
 
   it('refuses a safety margin that leaves no time between renewals', () => {

@@ -1,3 +1,4 @@
+import { busKindOf } from '../../cluster/bus-kind';
 import { ActorContext, spawnLocal } from '../runtime/comedy';
 import { PartitionLeases } from '../../cluster/partition-leases';
 import { LeaseMetrics } from '../../observability/lease-metrics';
@@ -39,6 +40,7 @@ export class LeasedOwners {
       memberId: cluster.memberId,
       ...(cluster.instance ? { instance: cluster.instance } : {}),
       address: `${deps.config.host}:${deps.config.port}`,
+      bus: busKindOf(deps.config),
       partitions: deps.config.partitions,
       ttlMs: deps.config.leaseTtlMs,
       metrics: new LeaseMetrics(deps.metrics.registry),

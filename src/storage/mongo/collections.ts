@@ -51,6 +51,8 @@ export interface MemberDoc {
   gc_at: Date;
   /** Token of the process holding the member id; absent in documents written before tokens. */
   instance?: string | null;
+  /** The member's bus (`MemberRecord.bus`); absent in documents written before buses were recorded. */
+  bus?: string | null;
 }
 
 /** The collections of one scheduler database. */

@@ -51,7 +51,7 @@ import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-li
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
-import { LeaseGrant, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
+import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import { acquireLease } from './ops/acquire-lease';
 import { listLeases, listLiveMembers } from './ops/cluster-reads';
 import { fencePartition } from './ops/fence-partition';
@@ -354,11 +354,7 @@ export class MongoStore implements Store {
     return this.conn.clusterWrite(op);
   }
 
-  async heartbeatMember(
-    member: { memberId: string; address?: string | null; instance: string },
-    now: number,
-    ttlMs: number,
-  ): Promise<MemberHeartbeat> {
+  async heartbeatMember(member: MemberBeat, now: number, ttlMs: number): Promise<MemberHeartbeat> {
     return this.clusterWrite((c) => heartbeatMember(c, member, now, ttlMs));
   }
 

@@ -49,7 +49,7 @@ import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-li
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
-import { LeaseGrant, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
+import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import { acquireLease } from './ops/acquire-lease';
 import { listLeases, listLiveMembers } from './ops/cluster-reads';
 import { fencePartition } from './ops/fence-partition';
@@ -364,11 +364,7 @@ export class PostgresStore implements Store {
   // compare-and-set on one row of `partition_leases` or `members`, run on a pooled connection in a
   // transaction of its own; their order with the task writes does not matter.
 
-  async heartbeatMember(
-    member: { memberId: string; address?: string | null; instance: string },
-    now: number,
-    ttlMs: number,
-  ): Promise<MemberHeartbeat> {
+  async heartbeatMember(member: MemberBeat, now: number, ttlMs: number): Promise<MemberHeartbeat> {
     return this.c.direct((db) => heartbeatMember(db, member, now, ttlMs));
   }
 

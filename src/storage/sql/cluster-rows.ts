@@ -28,12 +28,20 @@ export interface MemberRow {
   heartbeat_at: number;
   expires_at: number;
   instance: string | null;
+  bus: string | null;
 }
 
 /** The columns of a {@link MemberRow}, in a SELECT or a RETURNING. */
-export const MEMBER_COLUMNS = 'member_id, address, heartbeat_at, expires_at, instance';
+export const MEMBER_COLUMNS = 'member_id, address, heartbeat_at, expires_at, instance, bus';
 
 /** The member record of a row. */
 export function memberFromRow(r: MemberRow): MemberRecord {
-  return { memberId: r.member_id, address: r.address, heartbeatAt: r.heartbeat_at, expiresAt: r.expires_at, instance: r.instance };
+  return {
+    memberId: r.member_id,
+    address: r.address,
+    heartbeatAt: r.heartbeat_at,
+    expiresAt: r.expires_at,
+    instance: r.instance,
+    bus: r.bus,
+  };
 }

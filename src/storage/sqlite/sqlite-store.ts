@@ -23,7 +23,7 @@ import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/w
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
 import { TenantSettings } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
-import { LeaseGrant, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
+import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import type { HeldTask } from '../../domain/overflow-policy';
 import { CheckpointSaveResult } from '../checkpoint-store';
 import { checkpointText } from '../../domain/checkpoint';
@@ -333,11 +333,7 @@ export class SqliteStore implements Store {
   // Cluster part (cluster-store.ts). The embedded profile never leases; these exist so the
   // contract and its conformance tests hold on every adapter.
 
-  async heartbeatMember(
-    member: { memberId: string; address?: string | null; instance: string },
-    now: number,
-    ttlMs: number,
-  ): Promise<MemberHeartbeat> {
+  async heartbeatMember(member: MemberBeat, now: number, ttlMs: number): Promise<MemberHeartbeat> {
     return this.c.w.run('heartbeatMember', [member, now, ttlMs]);
   }
 

@@ -9,28 +9,33 @@ export function describeCluster(ctx: ConformanceContext): void {
   describe('members', () => {
     it('heartbeatMember upserts; listLiveMembers lists those with expiresAt > now, by id', async () => {
       const s = ctx.store();
-      expect(await s.heartbeatMember({ memberId: 'node-b', address: '10.0.0.2:8080', instance: 'ib' }, T0, TTL)).to.deep.equal({
+      expect(
+        await s.heartbeatMember({ memberId: 'node-b', address: '10.0.0.2:8080', instance: 'ib', bus: 'redis' }, T0, TTL),
+      ).to.deep.equal({
         held: true,
-        member: { memberId: 'node-b', address: '10.0.0.2:8080', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'ib' },
+        member: { memberId: 'node-b', address: '10.0.0.2:8080', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'ib', bus: 'redis' },
       });
       await s.heartbeatMember({ memberId: 'node-a', instance: 'ia' }, T0 + 1000, TTL);
-      expect((await s.listLiveMembers(T0 + 2000)).map((m) => m.memberId)).to.deep.equal(['node-a', 'node-b']);
+      expect((await s.listLiveMembers(T0 + 2000)).map((m) => [m.memberId, m.bus])).to.deep.equal([
+        ['node-a', null],
+        ['node-b', 'redis'],
+      ]);
       // node-b expires at T0 + TTL exactly (not live at that instant), node-a a second later
       expect((await s.listLiveMembers(T0 + TTL)).map((m) => m.memberId)).to.deep.equal(['node-a']);
       expect(await s.listLiveMembers(T0 + TTL + 1000)).to.deep.equal([]);
-      // a later heartbeat extends it and replaces the address
-      await s.heartbeatMember({ memberId: 'node-b', address: null, instance: 'ib' }, T0 + 10_000, TTL);
+      // a later heartbeat extends it and replaces the address and the bus
+      await s.heartbeatMember({ memberId: 'node-b', address: null, instance: 'ib', bus: 'postgres' }, T0 + 10_000, TTL);
       const live = await s.listLiveMembers(T0 + TTL + 1000);
       expect(live).to.deep.equal([
-        { memberId: 'node-b', address: null, heartbeatAt: T0 + 10_000, expiresAt: T0 + 10_000 + TTL, instance: 'ib' },
+        { memberId: 'node-b', address: null, heartbeatAt: T0 + 10_000, expiresAt: T0 + 10_000 + TTL, instance: 'ib', bus: 'postgres' },
       ]);
     });
 
     it('heartbeatMember: a live record of another instance is refused and left alone; an expired one is taken over', async () => {
       const s = ctx.store();
-      await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first' }, T0, TTL);
-      const first = { memberId: 'dup', address: 'h1:1', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'first' };
-      expect(await s.heartbeatMember({ memberId: 'dup', address: 'h2:2', instance: 'second' }, T0 + 1000, TTL)).to.deep.equal({
+      await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first', bus: 'redis' }, T0, TTL);
+      const first = { memberId: 'dup', address: 'h1:1', heartbeatAt: T0, expiresAt: T0 + TTL, instance: 'first', bus: 'redis' };
+      expect(await s.heartbeatMember({ memberId: 'dup', address: 'h2:2', instance: 'second', bus: 'none' }, T0 + 1000, TTL)).to.deep.equal({
         held: false,
         holder: first,
       });
@@ -42,7 +47,14 @@ export function describeCluster(ctx: ConformanceContext): void {
       const taken = await s.heartbeatMember({ memberId: 'dup', address: 'h2:2', instance: 'second' }, T0 + 5000 + TTL, TTL);
       expect(taken).to.deep.equal({
         held: true,
-        member: { memberId: 'dup', address: 'h2:2', heartbeatAt: T0 + 5000 + TTL, expiresAt: T0 + 5000 + 2 * TTL, instance: 'second' },
+        member: {
+          memberId: 'dup',
+          address: 'h2:2',
+          heartbeatAt: T0 + 5000 + TTL,
+          expiresAt: T0 + 5000 + 2 * TTL,
+          instance: 'second',
+          bus: null,
+        },
       });
       // ... and the first, heartbeating late, is refused: fenced out
       const late = await s.heartbeatMember({ memberId: 'dup', address: 'h1:1', instance: 'first' }, T0 + 5000 + TTL + 1, TTL);

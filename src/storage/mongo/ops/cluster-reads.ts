@@ -14,6 +14,7 @@ export function memberFromDoc(d: MemberDoc): MemberRecord {
     heartbeatAt: d.heartbeat_at,
     expiresAt: d.expires_at,
     instance: d.instance ?? null,
+    bus: d.bus ?? null,
   };
 }
 

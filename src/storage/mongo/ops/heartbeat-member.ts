@@ -1,5 +1,5 @@
 /**
- * heartbeatMember — inputs: {memberId, address?, instance}, now, ttlMs. Output: `held` with the
+ * heartbeatMember — inputs: {memberId, address?, instance, bus?}, now, ttlMs. Output: `held` with the
  * stored record, or not held with the live document of another instance.
  * 1. `updateOne` of `members/<id>` filtered on "this instance's, or without instance, or expired"
  *    (`expires_at <= now`): heartbeat_at = now, expires_at = now + ttlMs, gc_at = that instant as
@@ -12,7 +12,7 @@
  * overwritten by a server with atomic single-document updates (MongoDB). FerretDB 1.x applies the
  * filter and the update apart: see ClusterStore.heartbeatMember.
  */
-import { MemberHeartbeat, MemberRecord } from '../../cluster-store';
+import type { MemberBeat, MemberHeartbeat, MemberRecord } from '../../cluster-store';
 import type { MongoCollections } from '../collections';
 import { isDuplicateKey } from '../documents';
 import { memberFromDoc } from './cluster-reads';
@@ -20,16 +20,12 @@ import { memberFromDoc } from './cluster-reads';
 /** Attempts of step 1–2 when the holder vanishes between them. */
 const TRIES = 2;
 
-export async function heartbeatMember(
-  c: MongoCollections,
-  member: { memberId: string; address?: string | null; instance: string },
-  now: number,
-  ttlMs: number,
-): Promise<MemberHeartbeat> {
+export async function heartbeatMember(c: MongoCollections, member: MemberBeat, now: number, ttlMs: number): Promise<MemberHeartbeat> {
   const address = member.address ?? null;
+  const bus = member.bus ?? null;
   const expiresAt = now + ttlMs;
-  const fields = { address, heartbeat_at: now, expires_at: expiresAt, gc_at: new Date(expiresAt), instance: member.instance };
-  const record: MemberRecord = { memberId: member.memberId, address, heartbeatAt: now, expiresAt, instance: member.instance };
+  const fields = { address, heartbeat_at: now, expires_at: expiresAt, gc_at: new Date(expiresAt), instance: member.instance, bus };
+  const record: MemberRecord = { memberId: member.memberId, address, heartbeatAt: now, expiresAt, instance: member.instance, bus };
   for (let i = 0; ; i++) {
     const takeable = { _id: member.memberId, $or: [{ instance: member.instance }, { instance: null }, { expires_at: { $lte: now } }] };
     if ((await c.members.updateOne(takeable, { $set: fields })).matchedCount === 1) return { held: true, member: record };

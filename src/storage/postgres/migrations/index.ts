@@ -9,11 +9,13 @@ import { StoreConfigError } from '../../store';
 import type { Db } from '../db';
 import * as m001 from './001-initial';
 import * as m002 from './002-lean-task-indexes';
+import * as m003 from './003-member-bus';
 
 /** Every migration in order; the schema version is the position + 1. */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '001-initial', ...m001 },
   { name: '002-lean-task-indexes', ...m002 },
+  { name: '003-member-bus', ...m003 },
 ];
 
 /** The schema version this build migrates to. */

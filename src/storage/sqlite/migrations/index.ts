@@ -17,6 +17,7 @@ import * as m014 from './014-overflow';
 import * as m015 from './015-attempt-logs';
 import * as m016 from './016-member-instance';
 import * as m017 from './017-idempotency-key-expiry';
+import * as m018 from './018-member-bus';
 
 /** Every migration in order; the schema version is the position + 1 (`PRAGMA user_version`). */
 const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: string }> = [
   { name: '015-attempt-logs', ...m015 },
   { name: '016-member-instance', ...m016 },
   { name: '017-idempotency-key-expiry', ...m017 },
+  { name: '018-member-bus', ...m018 },
 ];
 
 /** The schema version this build migrates to (`PRAGMA user_version` after {@link migrate}). */
