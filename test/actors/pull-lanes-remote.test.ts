@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { SchedulerDeps } from '../../src/actors/deps';
 import { PullLanes } from '../../src/actors/dispatcher/pull-lanes';
 import { DEMAND_RENEW_MS, REMOTE_DEMAND_MS, SHORT_POLL_ASK_MS } from '../../src/actors/dispatcher/pull-waiters';
 import type { RemotePullDemand } from '../../src/actors/protocol';
@@ -52,6 +53,7 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
   let clock: ManualClock;
   let lanes: PullLanes;
   let peers: RecordingPeers;
+  let limits: SchedulerDeps['limits'];
 
   /** This node holds partition 0 (epoch 7) of `partitions`; the others' owners are elsewhere. */
   function build(partitions: number): void {
@@ -74,6 +76,7 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
       fences,
       overrides: { partitions, externalQueues: { jobs: { transport: 'http', leaseMs: 5000, maxInFlight: 3 } } },
     });
+    limits = deps.limits;
     lanes = new PullLanes(deps, externalQueueSpecs(deps.config).values(), {
       record: async (c) => {
         lanes.settled(c);
@@ -251,5 +254,28 @@ describe('PullLanes: lease requests served across the nodes of a cluster', () =>
     expect(got).to.have.length(3);
     expect(await lanes.lease({ waiterId: 'w3', queue: 'jobs', workerId: 'h', max: 1, waitMs: 0 })).to.deep.equal([]);
     expect(peers.demands).to.deep.equal([]);
+  });
+
+  it("a task granted to another node's request that comes back unclaimed gets its rate-limit token back; a later retry of it does not", async () => {
+    limits.setTenantLimit('t', { ratePerSecond: 1, burst: 1 }, T0);
+    await stored('a', 'b');
+    lanes.add(entry('a'));
+    lanes.add(entry('b'));
+    const demand = (waiterId: string) =>
+      lanes.remote({ kind: 'demand', from: 'n2', demand: { waiterId, queue: 'jobs', max: 1, waitMs: 10_000 } });
+    demand('r1');
+    expect(peers.grants.map((g) => g.grants.map((x) => x.entry.id))).to.deep.equal([['a']]);
+    demand('r2');
+    expect(peers.grants).to.have.length(1); // the tenant's one token a second is used up
+    lanes.add(entry('a')); // given back by n2 (its request was answered by another member)
+    lanes.pump(clock.now());
+    // its token came back: b, first in line now, is granted at once
+    expect(peers.grants.map((g) => g.grants.map((x) => x.entry.id))).to.deep.equal([['a'], ['b']]);
+    lanes.add({ ...entry('b'), state: 'RETRYING', dueAt: T0 + 500 }); // b claimed there, run, failed: its retry gives no token back
+    demand('r3');
+    expect(peers.grants).to.have.length(2);
+    clock.advance(1000);
+    lanes.pump(clock.now());
+    expect(peers.grants).to.have.length(3);
   });
 });

@@ -13,6 +13,7 @@ import { claimExternal, externalReadyQueues } from './external-claim';
 import { observeStarts } from './work-item';
 import {
   DEMAND_RENEW_MS,
+  GRANT_REFUND_MS,
   REMOTE_DEMAND_MS,
   SHORT_POLL_ASK_MS,
   UNDELIVERED,
@@ -47,6 +48,12 @@ export interface PullLanesHooks {
 export class PullLanes {
   private readonly lanes = new Map<string, PullLane>();
   private readonly waiters = new Map<string, Waiter>();
+  /**
+   * Entries granted to other nodes' requests in the last {@link GRANT_REFUND_MS}, by task id, as
+   * taken here (with the rate-limit tokens they were charged): one that comes back unclaimed
+   * (given back, or its grant lost and the task read again) is refunded ({@link add}).
+   */
+  private readonly grantedOut = new Map<string, { entry: DueEntry; until: number }>();
   private closed = false;
 
   constructor(
@@ -96,9 +103,23 @@ export class PullLanes {
     return entry.queue !== undefined && this.lanes.has(entry.queue);
   }
 
-  /** Queues a ready task of a pull queue (a second add of the same id is ignored). */
+  /**
+   * Queues a ready task of a pull queue (a second add of the same id is ignored). A task granted
+   * from here lately that comes back as it was granted (same due time and state: not claimed, so
+   * not a later retry) gets back the rate-limit tokens its grant took: without it, every grant
+   * that the asking node gave back (already answered by another member's grant, or no room) used
+   * up a token, and a tenant's rate limit let fewer starts through than it allows.
+   */
   add(entry: DueEntry): void {
-    this.lanes.get(entry.queue as string)?.ready.add(entry);
+    const lane = this.lanes.get(entry.queue as string);
+    if (!lane) return;
+    const out = this.grantedOut.get(entry.id);
+    if (out) {
+      this.grantedOut.delete(entry.id);
+      const now = this.deps.clock.now();
+      if (now < out.until && out.entry.dueAt === entry.dueAt && out.entry.state === entry.state) lane.ready.refund([out.entry], now);
+    }
+    lane.ready.add(entry);
   }
 
   /**
@@ -336,6 +357,12 @@ export class PullLanes {
     const epochs = cluster?.fences.tokensFor(entries.map((e) => e.partition)) ?? [];
     for (const [p, ids] of byPartition(entries, (e) => e.id)) router.released(p, ids);
     const remote = w.remote as NonNullable<Waiter['remote']>;
+    const now = this.deps.clock.now();
+    for (const [id, out] of this.grantedOut) {
+      if (out.until > now) break; // oldest first
+      this.grantedOut.delete(id);
+    }
+    for (const entry of entries) this.grantedOut.set(entry.id, { entry, until: now + GRANT_REFUND_MS });
     this.answer(w, []);
     const grants = entries.map((entry, i) => ({ entry, epoch: epochs[i] ?? -1 }));
     if (router.peerNotifier) router.peerNotifier.pullGrant(remote.from, remote.waiterId, lane.spec.name, grants);

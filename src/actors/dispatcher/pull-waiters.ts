@@ -49,6 +49,12 @@ export interface PullLane {
  * ends within this, instead of drawing grants for the rest of its request's wait (up to 30 s).
  */
 export const REMOTE_DEMAND_MS = 2000;
+/**
+ * How long an owner remembers the tasks it granted to another node's request (ms), to refund
+ * their rate-limit tokens when they come back unclaimed (`PullLanes.add`). A give-back comes
+ * after the asking node's claim, within a few seconds even under load.
+ */
+export const GRANT_REFUND_MS = 10_000;
 /** How often a waiting request's demand is sent again (ms): well within {@link REMOTE_DEMAND_MS}. */
 export const DEMAND_RENEW_MS = 1500;
 /**
