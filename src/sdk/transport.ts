@@ -38,7 +38,7 @@ export interface ClientOptions {
    * one of them at a time, the first at the start. After a connection error or a 503 answer the
    * client turns to the next (round robin), for that request's retry and for the requests after
    * it (failover as Celery's broker URL list; docs/CLIENT.md). A path is a prefix of every
-   * request's path; a query, a fragment, white space at the ends, or one member listed twice is
+   * request's path; a query, a fragment, credentials, white space at the ends, or one member listed twice is
    * refused.
    */
   url: string | readonly string[];
@@ -318,17 +318,16 @@ function checkApiKey(apiKey: unknown): void {
  * The base URLs of `url` (one, or a non-empty array of them), without trailing slashes. A path is
  * kept as a prefix of every request's path (a proxy serving the API under `/scheduler`).
  * @throws ClientOptionError naming `url` when it is not, or an element is not, a string naming an
- *   http:// or https:// URL without white space at its ends, a query or a fragment; when the
- *   array is empty; or when it names one member twice (after URL normalisation: `HTTP://A:80/` is
+ *   http:// or https:// URL without white space at its ends, a query, a fragment or credentials
+ *   (`user:password@`: fetch refuses every request to such a URL); when the array is empty; or when it names one member twice (after URL normalisation: `HTTP://A:80/` is
  *   `http://a`), which would spend failover attempts on one member
  */
 export function baseUrlsOf(url: unknown): string[] {
-  if (!Array.isArray(url)) return [baseUrlOf(url)];
+  if (!Array.isArray(url)) return [baseUrlOf(url).base];
   if (url.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
   const seen = new Map<string, string>();
   return url.map((u: unknown) => {
-    const base = baseUrlOf(u);
-    const key = new URL(base).href.replace(/\/+$/, '');
+    const { base, key } = baseUrlOf(u);
     const before = seen.get(key);
     if (before !== undefined)
       throw new ClientOptionError('url', `lists one member twice: ${JSON.stringify(before)} and ${JSON.stringify(u)}`);
@@ -338,10 +337,11 @@ export function baseUrlsOf(url: unknown): string[] {
 }
 
 /**
- * The base URL without trailing slashes.
+ * The base URL without trailing slashes, and its normalised form (`key`: how two spellings of one
+ * member are told to be the same).
  * @throws ClientOptionError naming `url` as {@link baseUrlsOf} says
  */
-function baseUrlOf(url: unknown): string {
+function baseUrlOf(url: unknown): { base: string; key: string } {
   if (typeof url !== 'string')
     throw new ClientOptionError(
       'url',
@@ -358,7 +358,9 @@ function baseUrlOf(url: unknown): string {
     throw new ClientOptionError('url', `must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url)})`);
   if (parsed.search !== '' || parsed.hash !== '' || url.includes('?') || url.includes('#'))
     throw new ClientOptionError('url', `is a base URL: no query or fragment (got ${JSON.stringify(url)})`);
-  return url.replace(/\/+$/, '');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new ClientOptionError('url', `carries credentials (user:password@), which fetch refuses to send: pass the API key as apiKey`);
+  return { base: url.replace(/\/+$/, ''), key: parsed.href.replace(/\/+$/, '') };
 }
 
 /** What {@link answerOf} gives for a body that is not JSON. */

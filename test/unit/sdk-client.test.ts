@@ -319,7 +319,7 @@ describe('SDK client over a fake HTTP server', () => {
     expect(time.sleeps).to.have.length(0);
   });
 
-  it('a url list is refused when it names one member twice, or a url has white space at its ends, a query, a fragment, or is not a string', () => {
+  it('a url list is refused when it names one member twice, or a url has white space at its ends, a query, a fragment, credentials, or is not a string', () => {
     for (const [url, reason] of [
       [['http://a:8080', 'http://a:8080/'], 'lists one member twice: "http://a:8080" and "http://a:8080/"'],
       [['http://a:80', 'HTTP://A'], 'lists one member twice'],
@@ -328,6 +328,8 @@ describe('SDK client over a fake HTTP server', () => {
       [['http://a:8080 '], 'starts or ends with white space'],
       ['http://a:8080/?x=1', 'no query or fragment'],
       ['http://a:8080#top', 'no query or fragment'],
+      ['http://admin:secret@a:8080', 'carries credentials'],
+      [['http://b:8080', 'http://key@a:8080'], 'carries credentials'],
       [new URL('http://a:8080'), 'a URL object: pass its .href'],
       [[8080], 'got number'],
     ] as const) {

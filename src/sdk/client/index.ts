@@ -81,7 +81,7 @@ export interface SchedulerClient {
  * A 2xx answer that is not JSON rejects with a SchedulerApiError of code `NOT_JSON`, one that is
  * JSON but not an object (`null`, a number) with `UNEXPECTED_ANSWER` (the URL names another
  * server). @throws TypeError when `url` is not an http:// or https:// URL, or has white space at
- * its ends, a query or a fragment (or a list with one such, an empty list, or one naming a member
+ * its ends, a query, a fragment or credentials (or a list with one such, an empty list, or one naming a member
  * twice), when `apiKey`
  * holds what a header cannot carry (white space at its ends, a control or non-ASCII character;
  * the message starts with `apiKey:`), or (an https URL) a `tls` file is
