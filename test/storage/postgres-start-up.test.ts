@@ -235,4 +235,45 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
       await store.close();
     }
   });
+
+  it('USAGE on the schema revoked under the running store: 503 permission_denied, recoverable (its 42P01 is not tables_missing), until granted back', async () => {
+    const schema = freshSchema('hidden');
+    schemas.push(schema);
+    const first = new PostgresStore(url, { schema });
+    await first.open(4);
+    await first.close();
+    const name = await role('hidden');
+    await admin(async (c) => {
+      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
+    });
+    const store = new PostgresStore(asUser(url, name), { schema });
+    await store.open(4);
+    try {
+      await store.insertTasks([newTask('hd-1', { state: 'PENDING', dueAt: T0 })]);
+      await admin((c) => c.query(`REVOKE USAGE ON SCHEMA ${schema} FROM ${name}`));
+      const err = await store.insertTasks([newTask('hd-2', { state: 'PENDING', dueAt: T0 })]).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      // Before: tables_missing, not recoverable: every call 503 until a restart, and the completions
+      // kept in memory lost at that stop (their tasks ran twice).
+      expect((err as { code?: string }).code, String(err)).to.equal('STORE_UNAVAILABLE');
+      expect((err as { details?: { fault?: string; recoverable?: boolean } }).details).to.include({
+        fault: 'permission_denied',
+        recoverable: true,
+      });
+      expect((err as { details: { cause: string } }).details.cause).to.match(
+        /^42P01: relation "\w+" does not exist \(it exists in schema /,
+      );
+      await admin((c) => c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`));
+      await store.insertTasks([newTask('hd-3', { state: 'PENDING', dueAt: T0 })]);
+      expect(store.health.fault).to.equal(null);
+      expect((await store.getTask('hd-1'))?.state).to.equal('PENDING');
+      expect(await store.getTask('hd-2')).to.equal(null);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -69,4 +69,28 @@ describe('PostgreSQL write queue: locks declared by a batch are taken first, tog
     expect(statements).to.deep.equal(['BEGIN', 'LOCK', 'ROLLBACK', 'BEGIN', 'LOCK', 'A', 'COMMIT']);
     await q.close();
   });
+
+  it('a serialization failure at COMMIT (a SERIALIZABLE default) runs the whole batch again; after the retries, each caller gets it', async () => {
+    let refuse = 1;
+    const conflict = () => Object.assign(new Error('could not serialize access due to read/write dependencies'), { code: '40001' });
+    const commitRefusing = {
+      ...client,
+      query: async (config: { text: string }) => {
+        statements.push(config.text);
+        if (config.text === 'COMMIT' && refuse-- > 0) throw conflict();
+        return { rows: [], rowCount: 0 };
+      },
+    };
+    const q = new WriteQueue({ connect: async () => commitRefusing } as unknown as Pool, {
+      isConnectionError: () => false,
+      conflictRetries: 2,
+    });
+    const op = (name: string) => async (db: Db) => (await db.query(name), name);
+    expect(await Promise.all([q.run(op('A'), 'ordered'), q.run(op('B'), 'ordered')])).to.deep.equal(['A', 'B']);
+    expect(statements).to.deep.equal(['BEGIN', 'A', 'B', 'COMMIT', 'BEGIN', 'A', 'B', 'COMMIT']);
+    refuse = 3; // more than conflictRetries (2): the callers get the error, never a hang
+    const err = await q.run(op('C'), 'ordered').catch((e: unknown) => e);
+    expect(err).to.have.property('code', '40001');
+    await q.close();
+  });
 });

@@ -73,6 +73,31 @@ export function postgresTablesFaultOf(err: unknown, target: string, now: number)
 }
 
 /**
+ * The relation a 42P01 ("relation \"tasks\" does not exist") names, or null (another error, or a
+ * message in another shape or language).
+ */
+export function missingRelationOf(err: unknown): string | null {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code !== '42P01' || typeof e.message !== 'string') return null;
+  return /relation "(?:[^".]+\.)?([^"]+)" does not exist/.exec(e.message)?.[1] ?? null;
+}
+
+/**
+ * The fault of a 42P01 whose relation is still in the store's schema (the catalogs say so): the
+ * role can no longer see it, as when `USAGE` on the schema was revoked (the search path then
+ * skips the schema). Like {@link postgresPrivilegeFaultOf}, `permission_denied` and recoverable:
+ * the next committed write ends it once the privilege is back, with no restart. Before, it was
+ * `tables_missing` and only a restart ended it; completions kept in memory were lost at that
+ * stop and their tasks ran again.
+ * @param now epoch ms
+ */
+export function hiddenTablesFaultOf(err: unknown, target: string, schema: string, now: number): StoreFault {
+  const message = (err as { message?: unknown } | null)?.message;
+  const cause = `42P01: ${typeof message === 'string' ? message : String(err)} (it exists in schema ${schema}: the role cannot reach it; USAGE on the schema revoked?)`;
+  return { kind: 'permission_denied', target, cause, recoverable: true, since: now };
+}
+
+/**
  * The `permission_denied` fault `err` reveals, or null for any other error: a statement of the
  * running store refused for a privilege its role lacks (42501 insufficient_privilege: a `REVOKE`
  * under the service, a role narrowed by mistake). Recoverable: the next committed write ends it

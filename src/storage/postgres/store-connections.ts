@@ -13,7 +13,14 @@ import { boundedDb, Db } from './db';
 import { openPool, serverOf } from './connection';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
-import { postgresConfigProblem, postgresFaultOf, postgresPrivilegeFaultOf, postgresTablesFaultOf } from './pg-faults';
+import {
+  hiddenTablesFaultOf,
+  missingRelationOf,
+  postgresConfigProblem,
+  postgresFaultOf,
+  postgresPrivilegeFaultOf,
+  postgresTablesFaultOf,
+} from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 import { lockWorkflowsFirst } from './ops/workflow-progress';
 
@@ -253,16 +260,35 @@ export class StoreConnections {
         if (wrote || this.health.fault?.kind === 'connection_lost') this.health.recovered();
         return result;
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         const now = this.clock.now();
-        const fault =
-          postgresFaultOf(err, this.target, now) ??
-          postgresTablesFaultOf(err, this.target, now) ??
-          postgresPrivilegeFaultOf(err, this.target, now);
+        let fault = postgresFaultOf(err, this.target, now) ?? postgresPrivilegeFaultOf(err, this.target, now);
+        const tables = fault ? null : postgresTablesFaultOf(err, this.target, now);
+        if (tables)
+          fault = (await this.relationExists(missingRelationOf(err))) ? hiddenTablesFaultOf(err, this.target, this.schema, now) : tables;
         if (!fault) throw err;
         this.health.report(fault);
         throw storeUnavailable(this.health.fault ?? fault);
       },
     );
+  }
+
+  /**
+   * True when `relation` is a table of the store's schema by the catalogs (readable by every role,
+   * without `USAGE` on the schema); false when it is not, or cannot be told (no name, the check
+   * failing): then the store's tables are taken as gone, the safe reading.
+   */
+  private async relationExists(relation: string | null): Promise<boolean> {
+    if (!relation || !this.pool) return false;
+    try {
+      const { rows } = await boundedDb(this.pool).query<{ found: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relname = $2) AS found`,
+        [this.schema, relation],
+      );
+      return rows[0]?.found === true;
+    } catch {
+      return false;
+    }
   }
 }

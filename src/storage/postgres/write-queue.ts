@@ -16,7 +16,9 @@
  * Failures: an operation that throws rolls the transaction back; its caller alone gets the error
  * and the other operations of the batch run again in the next transaction (nothing of them was
  * committed). A deadlock or serialization failure (another node's transaction) runs the whole batch
- * again, at most `conflictRetries` times. A lost connection (the server away) answers every caller
+ * again, at most `conflictRetries` times, also when the server refuses the COMMIT itself with one
+ * (SERIALIZABLE isolation, set as a database's default, checks at commit: nothing was committed,
+ * and the connection is usable). A lost connection (the server away) answers every caller
  * of the batch with that error (mapped to 503 by the store), and the next batch takes a new
  * connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
  * retried write is a compare-and-set that then finds its work done.
@@ -207,6 +209,7 @@ export class WriteQueue {
     if (batch.length === 1 && batch[0].oneStatement?.() === true) return this.bare(db, batch[0]);
     const results: unknown[] = [];
     let failed: { at: number; err: unknown } | null = null;
+    let commitConflict: unknown = null;
     try {
       await db.query('BEGIN');
       failed = await this.lockFirst(db, batch);
@@ -227,12 +230,26 @@ export class WriteQueue {
       if (failed) {
         await db.query('ROLLBACK');
       } else {
-        await db.query('COMMIT');
+        commitConflict = await db.query('COMMIT').then(
+          () => null,
+          (err: unknown) => {
+            if (isRetryableConflict(err)) return err; // refused, rolled back: the session is idle again
+            throw err;
+          },
+        );
       }
     } catch (err) {
       // BEGIN, COMMIT or ROLLBACK failed: the connection is unusable or the outcome unknown.
       this.drop(err);
       for (const j of batch) j.reject(err);
+      return;
+    }
+    if (commitConflict !== null) {
+      // Every operation of the batch was refused with it: run them again, each at most conflictRetries times.
+      const again = batch.filter((j) => j.conflicts < this.conflictRetries);
+      for (const j of batch) if (j.conflicts >= this.conflictRetries) j.reject(commitConflict);
+      for (const j of again) j.conflicts++;
+      this.requeue(again);
       return;
     }
     if (!failed) {
