@@ -94,6 +94,27 @@ export function recycledOutcome(reason: string): AttemptOutcome {
   };
 }
 
+/** Error type of an attempt whose claim was answered too late for it to start (retried free). */
+export const CLAIM_LATE = 'claim_late';
+
+/**
+ * The outcome of an attempt whose claim the store answered after the attempt's lease (or, in a
+ * cluster, this member's lease on its partition) had ended (`lateClaims`: a store held up by a
+ * lock or an outage, a stalled process): it was never sent to a worker, so it is retried at once
+ * without counting against its retries. Before, it was left to the lease sweep, which charged it
+ * as `worker_lost`: tasks with `max_retries` 0 went DEAD without having run.
+ * @param waitedMs how long the claim took to be answered (ms)
+ */
+export function lateClaimOutcome(waitedMs: number): AttemptOutcome {
+  return {
+    kind: 'failed',
+    message: `its claim was answered after ${waitedMs} ms, when its lease had ended, so it never reached a worker; retried without counting against its retries`,
+    errorType: CLAIM_LATE,
+    permanent: false,
+    free: true,
+  };
+}
+
 /** Error type of an attempt the service's own graceful stop cut short (retried free). */
 export const SERVICE_STOPPED = 'service_stopped';
 

@@ -89,15 +89,24 @@ describe('DispatcherActor: the hand-outs of one turn are claimed together', () =
     expect(runs).to.deep.equal([ids]);
   });
 
-  it('a claim answered once its attempts lease has ended (the process stalled) starts none of them', async () => {
+  it('a claim answered once its attempts lease has ended (the process stalled) starts none of them; they are retried free and claimed again', async () => {
     const clock = new ManualClock(T0);
-    const { entries, claims, runs, slot } = await rig({ leaseMs: 5000 }, clock, () => clock.advance(5000));
+    let stalled = false;
+    const stallOnce = () => {
+      if (!stalled) clock.advance(5000);
+      stalled = true;
+    };
+    const { ids, entries, claims, runs, slot } = await rig({ leaseMs: 5000 }, clock, stallOnce);
     dispatcher.enqueue(entries);
     await settle();
 
-    expect(claims).to.deep.equal([40]);
-    expect(runs, 'no run message').to.deep.equal([]);
-    expect(slot.credits, 'the credits came back').to.equal(100);
-    expect((await store.getTask('t0'))?.state, 'left RUNNING for the attempt-lease sweeper').to.equal('RUNNING');
+    // The first claim's 40 attempts were not started: each was recorded at once as a free retry
+    // (claim_late; before, left RUNNING for the attempt-lease sweeper, which charged it), handed
+    // out again and claimed in time as attempt 2.
+    expect(claims).to.deep.equal([40, 40]);
+    expect(runs, 'one run message: the second claim').to.deep.equal([ids]);
+    expect(slot.credits, 'the late claim gave its credits back').to.equal(60);
+    expect((await store.getAttempts('t0')).map((h) => [h.attempt, h.error?.type])).to.deep.equal([[1, 'claim_late']]);
+    expect(await store.getTask('t0')).to.deep.include({ state: 'RUNNING', attempts: 2 });
   });
 });

@@ -1,11 +1,12 @@
 import type { ClaimedTask, DueEntry } from '../../domain/task';
 import { StoreUnavailableError } from '../../domain/errors';
+import { lateClaimOutcome } from '../../domain/lost-attempt';
 import type { ReadyQueues } from '../../domain/ready-queues';
 import { queuesOf } from '../../observability/task-spans';
 import { ActorRouter, byPartition } from '../router';
 import type { SchedulerDeps } from '../deps';
 import type { WorkItem } from '../protocol';
-import type { RunningAttempt } from './attempt-watchdog';
+import type { FinishedAttempt, RunningAttempt } from './attempt-watchdog';
 import type { WorkerSlot } from './worker-pool';
 import { observeStarts, workItemOf } from './work-item';
 
@@ -21,6 +22,8 @@ export interface ClaimHost {
   settle(): void;
   /** Dispatches again (credits or concurrency slots came back). */
   pump(): void;
+  /** Records attempts in `running` that ended (here: claimed too late to start). */
+  finish(results: FinishedAttempt[]): void;
 }
 
 /**
@@ -84,10 +87,12 @@ export class ClaimBatches {
     ready.refund(refused, now);
     const late = lateClaims(claimed, epochs, entries, this.deps, now);
     if (late.length > 0) {
-      // Not started here: the partition's owner sweeps them (worker_lost) and runs them again.
+      // Not started: recorded at once as free retries (a compare-and-set on the attempt: refused
+      // if the lease sweep or the partition's new owner got to it first).
+      const waited = clock.now() - now;
       log.warn(
-        { count: late.length, waited_ms: clock.now() - now },
-        'claim answered after its attempts lease or partition lease ended; its attempts are not started',
+        { count: late.length, waited_ms: waited },
+        'claim answered after its attempts lease or partition lease ended; its attempts are not started and are retried free',
       );
       const lateIds = new Set(late.map((t) => t.id));
       claimed = claimed.filter((t) => !lateIds.has(t.id));
@@ -96,6 +101,8 @@ export class ClaimBatches {
         entries.filter((e) => lateIds.has(e.id)),
         now,
       );
+      for (const t of late) this.host.running.set(t.id, { task: t, workerId: slot.id });
+      this.host.finish(late.map((t) => ({ id: t.id, attempt: t.attempt, outcome: lateClaimOutcome(waited), durationMs: 0 })));
     }
     if (claimed.length === 0) {
       this.host.settle();

@@ -135,6 +135,7 @@ export class DispatcherActor {
       send: (slot, items, startedAt) => this.outbox.add(slot, items, startedAt),
       settle: () => this.shutdown.settle(),
       pump: () => this.pump(),
+      finish: (results) => void this.finish(results),
     });
     this.ahead = AheadDispatch.create(deps, this.external, {
       running: this.running,
