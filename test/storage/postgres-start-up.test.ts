@@ -59,6 +59,28 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
     return name;
   }
 
+  /**
+   * A store migrated by the admin role in a fresh schema, opened by a new role with the rights the
+   * docs name for running nodes (USAGE on the schema, DML on its tables, its sequences).
+   */
+  async function narrowStore(prefix: string): Promise<{ schema: string; name: string; store: PostgresStore }> {
+    const server = url as string; // set: the suite returned early otherwise
+    const schema = freshSchema(prefix);
+    schemas.push(schema);
+    const first = new PostgresStore(server, { schema });
+    await first.open(4);
+    await first.close();
+    const name = await role(prefix);
+    await admin(async (c) => {
+      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
+      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
+    });
+    const store = new PostgresStore(asUser(server, name), { schema });
+    await store.open(4);
+    return { schema, name, store };
+  }
+
   async function openError(store: PostgresStore): Promise<unknown> {
     try {
       await store.open(4);
@@ -201,19 +223,7 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
     expect((err as Error).message).to.match(/^invalid configuration: postgresUrl \(env POSTGRES_URL\): .*permission denied/);
   });
   it('a privilege revoked under the running store: 503 permission_denied (not a 500) until it is granted back', async () => {
-    const schema = freshSchema('revoked');
-    schemas.push(schema);
-    const first = new PostgresStore(url, { schema });
-    await first.open(4);
-    await first.close();
-    const name = await role('revoked');
-    await admin(async (c) => {
-      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
-      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
-      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
-    });
-    const store = new PostgresStore(asUser(url, name), { schema });
-    await store.open(4);
+    const { schema, name, store } = await narrowStore('revoked');
     try {
       await store.insertTasks([newTask('rv-1', { state: 'PENDING', dueAt: T0 })]);
       await admin((c) => c.query(`REVOKE INSERT ON ${schema}.tasks FROM ${name}`));
@@ -237,19 +247,7 @@ describe('PostgresStore: start-up errors and the role’s own settings', functio
   });
 
   it('USAGE on the schema revoked under the running store: 503 permission_denied, recoverable (its 42P01 is not tables_missing), until granted back', async () => {
-    const schema = freshSchema('hidden');
-    schemas.push(schema);
-    const first = new PostgresStore(url, { schema });
-    await first.open(4);
-    await first.close();
-    const name = await role('hidden');
-    await admin(async (c) => {
-      await c.query(`GRANT USAGE ON SCHEMA ${schema} TO ${name}`);
-      await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`);
-      await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${schema} TO ${name}`);
-    });
-    const store = new PostgresStore(asUser(url, name), { schema });
-    await store.open(4);
+    const { schema, name, store } = await narrowStore('hidden');
     try {
       await store.insertTasks([newTask('hd-1', { state: 'PENDING', dueAt: T0 })]);
       await admin((c) => c.query(`REVOKE USAGE ON SCHEMA ${schema} FROM ${name}`));
