@@ -108,7 +108,7 @@ export const CLAIM_LATE = 'claim_late';
 export function lateClaimOutcome(waitedMs: number): AttemptOutcome {
   return {
     kind: 'failed',
-    message: `its claim was answered after ${waitedMs} ms, when its lease had ended, so it never reached a worker; retried without counting against its retries`,
+    message: `its claim was answered after ${waitedMs} ms, when its lease (or this member's lease on its partition) had ended, so it never reached a worker; retried without counting against its retries`,
     errorType: CLAIM_LATE,
     permanent: false,
     free: true,

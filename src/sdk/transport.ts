@@ -38,8 +38,8 @@ export interface ClientOptions {
    * one of them at a time, the first at the start. After a connection error or a 503 answer the
    * client turns to the next (round robin), for that request's retry and for the requests after
    * it (failover as Celery's broker URL list; docs/CLIENT.md). A path is a prefix of every
-   * request's path; a query, a fragment, credentials, white space at the ends, or one member listed twice is
-   * refused.
+   * request's path; a query, a fragment, credentials, white space at the ends, or one member
+   * listed twice is refused.
    */
   url: string | readonly string[];
   apiKey?: string | undefined;
@@ -319,7 +319,8 @@ function checkApiKey(apiKey: unknown): void {
  * kept as a prefix of every request's path (a proxy serving the API under `/scheduler`).
  * @throws ClientOptionError naming `url` when it is not, or an element is not, a string naming an
  *   http:// or https:// URL without white space at its ends, a query, a fragment or credentials
- *   (`user:password@`: fetch refuses every request to such a URL); when the array is empty; or when it names one member twice (after URL normalisation: `HTTP://A:80/` is
+ *   (`user:password@`: fetch refuses every request to such a URL); when the array is empty; or
+ *   when it names one member twice (after URL normalisation: `HTTP://A:80/` is
  *   `http://a`), which would spend failover attempts on one member
  */
 export function baseUrlsOf(url: unknown): string[] {
