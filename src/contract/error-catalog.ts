@@ -38,6 +38,7 @@ export const ERROR_CATALOG = {
   CHECKPOINT_TOO_LARGE: { status: 413, retryable: false },
   DUPLICATE_HEADER: { status: 400, retryable: false },
   STORE_UNAVAILABLE: { status: 503, retryable: true },
+  STORE_CONTENDED: { status: 503, retryable: true },
   TOO_MANY_WAITERS: { status: 429, retryable: true },
   NOT_PULL_QUEUE: { status: 404, retryable: false },
 } as const;

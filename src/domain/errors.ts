@@ -342,6 +342,31 @@ export class StoreUnavailableError extends SchedulerError {
 }
 
 /**
+ * The store's transaction kept losing to concurrent ones: PostgreSQL refused it with a
+ * serialization failure (40001, e.g. under `default_transaction_isolation = serializable`) or a
+ * deadlock (40P01) on every one of its tries (the store runs a refused batch again, 5 times by
+ * default). Nothing was stored; not a fault of the store (readiness does not change). Retryable
+ * after `details.retry_after_seconds` (also the `Retry-After` header). `details.cause` has the
+ * server's code and message, `details.tries` how often it was run.
+ */
+export class StoreContendedError extends SchedulerError {
+  readonly code = 'STORE_CONTENDED';
+  override readonly retryable = true;
+  /**
+   * @param cause one line: the server's code and message
+   * @param tries how many times the transaction was run
+   * @param retryAfterSeconds the `Retry-After` given to the client (s)
+   */
+  constructor(cause: string, tries: number, retryAfterSeconds = 1) {
+    super(`the store refused the transaction ${tries} times for concurrent ones (${cause}); nothing was stored, retry`, {
+      cause,
+      tries,
+      retry_after_seconds: retryAfterSeconds,
+    });
+  }
+}
+
+/**
  * A `?wait=` long poll refused because this node already holds `details.max_waiters` of them
  * (config `waits.maxWaiters`). Nothing is wrong with the request: read the resource without
  * `wait`, or retry after `details.retry_after_seconds` (also the `Retry-After` header).

@@ -25,6 +25,7 @@ import {
   WorkflowStateConflictError,
   TaskInWorkflowError,
   StoreUnavailableError,
+  StoreContendedError,
   TooManyWaitersError,
   NotPullQueueError,
 } from '../../src/domain/errors';
@@ -74,6 +75,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   CHECKPOINT_TOO_LARGE: () => new CheckpointTooLargeError(65_536, 70_000),
   DUPLICATE_HEADER: () => new DuplicateHeaderError('authorization', 2),
   STORE_UNAVAILABLE: () => new StoreUnavailableError('disk_full', '/data/scheduler.db', 'SQLITE_FULL database or disk is full', true),
+  STORE_CONTENDED: () => new StoreContendedError('40001: could not serialize access due to read/write dependencies among transactions', 6),
   TOO_MANY_WAITERS: () => new TooManyWaitersError(5000),
   NOT_PULL_QUEUE: () => new NotPullQueueError('emails', 'stream'),
 };

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Pool } from 'pg';
 import type { Db } from '../../src/storage/postgres/db';
 import { WriteQueue } from '../../src/storage/postgres/write-queue';
+import { StoreContendedError } from '../../src/domain/errors';
 
 /**
  * The PostgreSQL group commit takes the locks its operations declare all at once, right after
@@ -88,9 +89,27 @@ describe('PostgreSQL write queue: locks declared by a batch are taken first, tog
     const op = (name: string) => async (db: Db) => (await db.query(name), name);
     expect(await Promise.all([q.run(op('A'), 'ordered'), q.run(op('B'), 'ordered')])).to.deep.equal(['A', 'B']);
     expect(statements).to.deep.equal(['BEGIN', 'A', 'B', 'COMMIT', 'BEGIN', 'A', 'B', 'COMMIT']);
-    refuse = 3; // more than conflictRetries (2): the callers get the error, never a hang
+    refuse = 3; // more than conflictRetries (2): the callers get a typed 503, never a hang nor the raw error
     const err = await q.run(op('C'), 'ordered').catch((e: unknown) => e);
-    expect(err).to.have.property('code', '40001');
+    expect(err).to.be.instanceOf(StoreContendedError);
+    expect(err).to.have.property('code', 'STORE_CONTENDED');
+    expect((err as StoreContendedError).details).to.include({ tries: 3, retry_after_seconds: 1 });
+    expect((err as StoreContendedError).details.cause).to.match(/^40001: could not serialize/);
+    await q.close();
+  });
+
+  it('a statement refused for a deadlock on every try answers STORE_CONTENDED; the other writes of its batch still commit', async () => {
+    const q = new WriteQueue({ connect: async () => client } as unknown as Pool, { isConnectionError: () => false, conflictRetries: 1 });
+    const deadlock = async () => {
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    };
+    const [lost, kept] = await Promise.all([
+      q.run(deadlock, 'ordered').catch((e: unknown) => e),
+      q.run(async (db) => (await db.query('B'), 'B'), 'ordered'),
+    ]);
+    expect(lost).to.be.instanceOf(StoreContendedError);
+    expect((lost as StoreContendedError).details).to.include({ tries: 2, cause: '40P01: deadlock detected' });
+    expect(kept).to.equal('B');
     await q.close();
   });
 });

@@ -5,6 +5,7 @@
  * `default_transaction_read_only` on), and which mean "retry the transaction" (a deadlock or
  * serialization failure between nodes). Codes: PostgreSQL's Appendix A, "Error Codes".
  */
+import { StoreContendedError } from '../../domain/errors';
 import type { StoreFault } from '../store-health';
 
 /** Node's socket errors of a server that is down, unreachable or gone mid-call. */
@@ -139,4 +140,15 @@ export function postgresConfigProblem(err: unknown, target: string): string | nu
 export function isRetryableConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001';
+}
+
+/**
+ * The typed 503 (`STORE_CONTENDED`) of a transaction the server refused for concurrent ones
+ * (`err`, a 40001 or 40P01) on each of its `tries`: nothing was stored. Given to callers in
+ * place of the raw driver error, which became a 500.
+ */
+export function storeContendedOf(err: unknown, tries: number): StoreContendedError {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return new StoreContendedError(`${String(e?.code)}: ${message}`, tries);
 }

@@ -15,11 +15,13 @@ import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
   hiddenTablesFaultOf,
+  isRetryableConflict,
   missingRelationOf,
   postgresConfigProblem,
   postgresFaultOf,
   postgresPrivilegeFaultOf,
   postgresTablesFaultOf,
+  storeContendedOf,
 } from './pg-faults';
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 import { lockWorkflowsFirst } from './ops/workflow-progress';
@@ -245,7 +247,8 @@ export class StoreConnections {
   /**
    * `call`'s result; a connection error becomes the `connection_lost` fault and its 503, the
    * store's tables gone the `tables_missing` fault (not recoverable) and its 503, a privilege the
-   * role lost the `permission_denied` fault and its 503 (not a 500). While a fault
+   * role lost the `permission_denied` fault and its 503 (not a 500), a read refused for concurrent
+   * transactions (40001, 40P01: SERIALIZABLE) `STORE_CONTENDED`'s 503. While a fault
    * that is not recoverable is in force, `call` is not made: its 503 at once. A success
    * ends that fault; a committed write (`wrote`) ends any recoverable one (a read says nothing
    * about a full disk).
@@ -266,7 +269,7 @@ export class StoreConnections {
         const tables = fault ? null : postgresTablesFaultOf(err, this.target, now);
         if (tables)
           fault = (await this.relationExists(missingRelationOf(err))) ? hiddenTablesFaultOf(err, this.target, this.schema, now) : tables;
-        if (!fault) throw err;
+        if (!fault) throw isRetryableConflict(err) ? storeContendedOf(err, 1) : err;
         this.health.report(fault);
         throw storeUnavailable(this.health.fault ?? fault);
       },
@@ -292,3 +295,4 @@ export class StoreConnections {
     }
   }
 }
+

@@ -18,7 +18,8 @@
  * committed). A deadlock or serialization failure (another node's transaction) runs the whole batch
  * again, at most `conflictRetries` times, also when the server refuses the COMMIT itself with one
  * (SERIALIZABLE isolation, set as a database's default, checks at commit: nothing was committed,
- * and the connection is usable). A lost connection (the server away) answers every caller
+ * and the connection is usable). A write still refused after its last try gets `StoreContendedError`
+ * (503 `STORE_CONTENDED`), never the raw driver error. A lost connection (the server away) answers every caller
  * of the batch with that error (mapped to 503 by the store), and the next batch takes a new
  * connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
  * retried write is a compare-and-set that then finds its work done.
@@ -34,7 +35,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { boundedDb, Db, STATEMENT_TIMEOUT_MS } from './db';
-import { isRetryableConflict } from './pg-faults';
+import { isRetryableConflict, storeContendedOf } from './pg-faults';
 
 /** The lane of a write (see the file header). */
 export type WriteLane = 'first' | 'ordered' | 'deferred';
@@ -247,7 +248,7 @@ export class WriteQueue {
     if (commitConflict !== null) {
       // Every operation of the batch was refused with it: run them again, each at most conflictRetries times.
       const again = batch.filter((j) => j.conflicts < this.conflictRetries);
-      for (const j of batch) if (j.conflicts >= this.conflictRetries) j.reject(commitConflict);
+      for (const j of batch) if (j.conflicts >= this.conflictRetries) j.reject(storeContendedOf(commitConflict, j.conflicts + 1));
       for (const j of again) j.conflicts++;
       this.requeue(again);
       return;
@@ -266,7 +267,7 @@ export class WriteQueue {
       this.requeue(batch);
       return;
     }
-    batch[at].reject(err);
+    batch[at].reject(isRetryableConflict(err) ? storeContendedOf(err, batch[at].conflicts + 1) : err);
     this.requeue(batch.filter((_, i) => i !== at));
   }
 
@@ -309,7 +310,7 @@ export class WriteQueue {
         job.conflicts++;
         this.requeue([job]);
       } else {
-        job.reject(err);
+        job.reject(isRetryableConflict(err) ? storeContendedOf(err, job.conflicts + 1) : err);
       }
       return;
     }
@@ -321,3 +322,4 @@ export class WriteQueue {
     job.resolve(result);
   }
 }
+
