@@ -19,6 +19,9 @@ import { StoreUnavailableError } from '../domain/errors';
  *   database dropped under the service); what was acknowledged is not there (not recoverable)
  * - `permission_denied`: the PostgreSQL role lost a privilege the store needs (a `REVOKE` under
  *   the running service); recoverable when a write succeeds again (the privilege granted back)
+ * - `stalled`: PostgreSQL calls held while the server answers (a lock on the store's tables): a
+ *   write transaction running for seconds, or a call that waited for a connection of a full pool;
+ *   recoverable, ended by the store's watch once neither holds
  */
 export type StoreFaultKind =
   | 'file_deleted'
@@ -30,7 +33,8 @@ export type StoreFaultKind =
   | 'cannot_open'
   | 'connection_lost'
   | 'tables_missing'
-  | 'permission_denied';
+  | 'permission_denied'
+  | 'stalled';
 
 /** A fault of the store: what, where, and whether it ends by itself. */
 export interface StoreFault {
@@ -102,6 +106,8 @@ export function storeUnavailable(fault: StoreFault): StoreUnavailableError {
 
 /** What each fault asks of the operator, in its log line. */
 function nextStep(fault: StoreFault): string {
+  if (fault.kind === 'stalled')
+    return 'writes wait (up to the statement timeout, then 503 STORE_UNAVAILABLE) until the transaction holding them ends; the service resumes by itself';
   if (fault.recoverable) {
     const what =
       fault.kind === 'disk_full' ? 'space is freed' : fault.kind === 'connection_lost' ? 'the server answers' : 'a write succeeds';
@@ -114,29 +120,56 @@ function nextStep(fault: StoreFault): string {
   );
 }
 
+/** A fault of the same kind back within this long of its end is a return, not a new fault (ms). */
+export const FAULT_RETURN_WINDOW_MS = 10_000;
+/** At most one line per this long counts a fault's returns (ms). */
+export const FAULT_RETURN_LOG_MS = 60_000;
+
 /**
  * Logs each change of `health` once: a fault as one error line naming the file or server, the
- * cause and the next step; its end as one info line with how long it lasted.
+ * cause and the next step; its end as one info line with how long it lasted. A fault that comes
+ * back within {@link FAULT_RETURN_WINDOW_MS} of its end (a pool that cannot open connections
+ * while the open ones answer: 188 lines in 30 s before) is not logged again: one warning at most
+ * every {@link FAULT_RETURN_LOG_MS} counts its returns, and their ends are not logged.
  * @param log pino-like logger
  * @param now the clock's epoch ms (how long a fault lasted)
  * @returns a function that stops logging
  */
 export function logStoreHealth(
   health: StoreHealth,
-  log: { error(obj: object, msg: string): void; info(obj: object, msg: string): void },
+  log: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void; info(obj: object, msg: string): void },
   now: () => number,
 ): () => void {
+  /** Per fault kind: when it last ended, returns not yet counted in a line, when that line was last logged. */
+  const kinds = new Map<StoreFaultKind, { endedAt: number; returns: number; countedAt: number; returning: boolean }>();
   return health.onChange((fault, previous) => {
-    if (fault) {
-      log.error(
-        { store_fault: fault.kind, target: fault.target, cause: fault.cause, recoverable: fault.recoverable },
-        `store unavailable: ${describeFault(fault)}; ${nextStep(fault)}`,
-      );
-    } else if (previous) {
-      log.info(
-        { store_fault: previous.kind, target: previous.target, unavailable_ms: Math.max(0, now() - previous.since) },
-        `store writable again after ${previous.kind} on ${previous.target}; accepting work`,
-      );
+    const at = now();
+    if (previous && (!fault || fault.kind !== previous.kind)) {
+      const k = kinds.get(previous.kind) ?? { endedAt: at, returns: 0, countedAt: -Infinity, returning: false };
+      kinds.set(previous.kind, { ...k, endedAt: at });
+      if (!fault && !k.returning)
+        log.info(
+          { store_fault: previous.kind, target: previous.target, unavailable_ms: Math.max(0, at - previous.since) },
+          `store writable again after ${previous.kind} on ${previous.target}; accepting work`,
+        );
     }
+    if (!fault) return;
+    const k = kinds.get(fault.kind);
+    if (k && at - k.endedAt < FAULT_RETURN_WINDOW_MS) {
+      const returns = k.returns + 1;
+      if (at - k.countedAt >= FAULT_RETURN_LOG_MS) {
+        log.warn(
+          { store_fault: fault.kind, target: fault.target, cause: fault.cause, returns },
+          `store fault ${fault.kind} on ${fault.target} keeps coming back (${returns} time(s) within ${FAULT_RETURN_WINDOW_MS / 1000} s of its end); latest cause: ${fault.cause}`,
+        );
+        kinds.set(fault.kind, { ...k, returns: 0, countedAt: at, returning: true });
+      } else kinds.set(fault.kind, { ...k, returns, returning: true });
+      return;
+    }
+    kinds.set(fault.kind, { endedAt: k?.endedAt ?? -Infinity, returns: 0, countedAt: -Infinity, returning: false });
+    log.error(
+      { store_fault: fault.kind, target: fault.target, cause: fault.cause, recoverable: fault.recoverable },
+      `store unavailable: ${describeFault(fault)}; ${nextStep(fault)}`,
+    );
   });
 }

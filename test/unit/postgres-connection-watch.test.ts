@@ -90,4 +90,55 @@ describe('PostgreSQL ConnectionWatch (manual clock)', () => {
     await settle();
     expect(health.fault?.kind).to.equal('disk_full');
   });
+
+  describe('stalled: a write transaction running too long while the server answers', () => {
+    let busySince: number | null;
+    let stalling: ConnectionWatch;
+    beforeEach(() => {
+      busySince = null;
+      stalling = new ConnectionWatch({
+        clock,
+        health,
+        target: 'postgres://db:5432/s',
+        probe: () => answer(),
+        writesBusySince: () => busySince,
+        stallMs: 10_000,
+      });
+    });
+    afterEach(() => stalling.stop());
+
+    it('is reported once a batch has run stallMs, looked at every 1 s then, and ended by the watch once no batch runs that long', async () => {
+      stalling.start();
+      busySince = clock.now();
+      clock.advance(8000); // looks at 2, 4, 6, 8 s: under 10 s
+      await settle();
+      expect(health.fault).to.equal(null);
+      clock.advance(2000);
+      await settle();
+      expect(health.fault).to.include({ kind: 'stalled', target: 'postgres://db:5432/s', recoverable: true, since: clock.now() });
+      expect(health.fault?.cause).to.match(/has run 10 s while the server answers/);
+      busySince = clock.now() - 500; // the held batch ended; the next one is 0.5 s old
+      clock.advance(1000);
+      await settle();
+      expect(health.fault).to.equal(null);
+    });
+
+    it('a server away wins over it (connection_lost), and it never replaces another fault', async () => {
+      stalling.start();
+      busySince = clock.now();
+      answer = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      clock.advance(12_000);
+      await settle();
+      expect(health.fault?.kind).to.equal('connection_lost');
+      answer = () => Promise.resolve();
+      clock.advance(1000); // the server answers; the batch still runs: the stall shows at once
+      await settle();
+      expect(health.fault?.kind).to.equal('stalled');
+      health.recovered();
+      health.report({ kind: 'disk_full', target: 'pg', cause: '53100: could not extend file', recoverable: true, since: clock.now() });
+      clock.advance(2000);
+      await settle();
+      expect(health.fault?.kind).to.equal('disk_full');
+    });
+  });
 });

@@ -43,6 +43,7 @@ describe('StoreHealth', () => {
     const lines: Array<[string, object, string]> = [];
     const log = {
       error: (o: object, m: string) => lines.push(['error', o, m]),
+      warn: (o: object, m: string) => lines.push(['warn', o, m]),
       info: (o: object, m: string) => lines.push(['info', o, m]),
     };
     let now = 1000;
@@ -56,6 +57,35 @@ describe('StoreHealth', () => {
     expect(lines.map(([level]) => level)).to.deep.equal(['error', 'info']);
     expect(lines[0][2]).to.match(/^store unavailable: disk_full on \/data\/scheduler\.db: SQLITE_FULL .*until space is freed/);
     expect(lines[1][1]).to.include({ unavailable_ms: 3000 });
+  });
+
+  it('a fault that keeps coming back within 10 s of its end is counted in one warning a minute, not logged each time', () => {
+    const health = new StoreHealth();
+    const lines: Array<[string, Record<string, unknown>, string]> = [];
+    const log = {
+      error: (o: object, m: string) => lines.push(['error', o as Record<string, unknown>, m]),
+      warn: (o: object, m: string) => lines.push(['warn', o as Record<string, unknown>, m]),
+      info: (o: object, m: string) => lines.push(['info', o as Record<string, unknown>, m]),
+    };
+    let now = 0;
+    const stop = logStoreHealth(health, log, () => now);
+    const lost = () => health.report({ ...fault('connection_lost', true), since: now, cause: '53300: sorry, too many clients already' });
+    // A pool that cannot open connections while its open ones answer: a fault, its end, every 300 ms for 90 s.
+    for (; now < 90_000; now += 200) {
+      lost();
+      now += 100;
+      health.recovered();
+    }
+    expect(lines.map(([level]) => level)).to.deep.equal(['error', 'info', 'warn', 'warn']);
+    expect(lines[2][2]).to.match(/^store fault connection_lost on \/data\/scheduler\.db keeps coming back \(1 time\(s\) within 10 s/);
+    expect(lines[3][1]).to.include({ returns: 200 }); // one every 300 ms in the 60 s after the first warning
+    // Quiet for longer than the window: the next one is a new fault, logged in full, its end too.
+    now += 10_000;
+    lost();
+    now += 500;
+    health.recovered();
+    stop();
+    expect(lines.slice(4).map(([level]) => level)).to.deep.equal(['error', 'info']);
   });
 
   it('the 503 of a fault is STORE_UNAVAILABLE, retryable, with Retry-After seconds and the fault in details', () => {

@@ -40,7 +40,7 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
       store_fault: {
         type: 'object',
         description:
-          'Only while the store cannot take writes (status `not_ready`): `fault` (`file_deleted`, `file_replaced`, `corrupt`, `disk_full`, `io_error`, `read_only`, `cannot_open`, `connection_lost`, `tables_missing`, `permission_denied`), the file or server (`target`), the `cause`, whether the service resumes by itself (`recoverable`), `since` (ISO 8601) and one `message` line',
+          'Only while the store cannot take writes (status `not_ready`): `fault` (`file_deleted`, `file_replaced`, `corrupt`, `disk_full`, `io_error`, `read_only`, `cannot_open`, `connection_lost`, `tables_missing`, `permission_denied`, `stalled`), the file or server (`target`), the `cause`, whether the service resumes by itself (`recoverable`), `since` (ISO 8601) and one `message` line',
         properties: {
           fault: { type: 'string' },
           target: { type: 'string' },

@@ -6,6 +6,14 @@
  * fault is in force, so the fault ends about a second after the server answers again. A connection
  * the server drops (a shutdown ends every session with 57P01, a crash closes the socket) makes it
  * look at once instead of at the next tick.
+ *
+ * It also looks at the store's writing connections: a write transaction that has run for
+ * `stallMs` (default 10 s) while the server answers the probe is held there (a `LOCK TABLE` on the
+ * store's tables, a row lock of an admin's open transaction), and every write queued behind it
+ * waits too. That is the recoverable `stalled` fault, so `/readyz` says so instead of
+ * 200 while submissions hang (the store reports it too when a call waited the connect timeout for
+ * a connection of its full pool); the watch ends it once no write has run that long and the pool
+ * has a connection to give.
  */
 import { Client } from 'pg';
 import type { Clock, TimerHandle } from '../../domain/clock';
@@ -18,6 +26,12 @@ export const WATCH_INTERVAL_MS = 2000;
 export const WATCH_FAULT_INTERVAL_MS = 1000;
 /** Bound on the probe's connect and on its `SELECT 1` (ms): a server that does not answer in it is away. */
 export const PROBE_TIMEOUT_MS = 2000;
+/**
+ * How long one write transaction may run before the store reports `stalled` (ms). A
+ * group-commit batch commits in milliseconds; the statement timeout (30 s, db.ts) ends one that
+ * waits longer, so this sits well under it.
+ */
+export const WRITE_STALL_MS = 10_000;
 
 /** One liveness check of the server; rejects with the driver's error. */
 export type ServerProbe = () => Promise<void>;
@@ -34,6 +48,15 @@ export interface ConnectionWatchDeps {
   intervalMs?: number;
   /** Interval between looks during a `connection_lost` fault (ms); default {@link WATCH_FAULT_INTERVAL_MS}. */
   faultIntervalMs?: number;
+  /** When the longest-running write transaction began (epoch ms), or null while none runs. */
+  writesBusySince?: () => number | null;
+  /** A write running this long with the server answering is `stalled` (ms); default {@link WRITE_STALL_MS}. */
+  stallMs?: number;
+  /**
+   * True while every connection of the store's pool is in use and calls wait for one: a `stalled`
+   * fault (which the store reports when such a wait times out) does not end then.
+   */
+  poolSaturated?: () => boolean;
 }
 
 /**
@@ -74,7 +97,7 @@ export class ConnectionWatch {
     this.run();
   }
 
-  /** One look: the probe, and the health it shows. Never throws. */
+  /** One look: the probe, the writes, and the health they show. Never throws. */
   async check(): Promise<void> {
     const { health, clock, target } = this.deps;
     try {
@@ -82,8 +105,24 @@ export class ConnectionWatch {
       if (health.fault?.kind === 'connection_lost') health.recovered();
     } catch (err) {
       const fault = postgresFaultOf(err, target, clock.now());
-      if (fault) health.report({ ...fault, kind: 'connection_lost' });
+      if (fault) return health.report({ ...fault, kind: 'connection_lost' });
     }
+    this.checkWrites();
+  }
+
+  /** Reports `stalled` (when no other fault is in force) or ends it (see the file header). */
+  private checkWrites(): void {
+    const { health, clock, target } = this.deps;
+    const since = this.deps.writesBusySince?.() ?? null;
+    const now = clock.now();
+    const runningMs = since === null ? 0 : now - since;
+    if (runningMs >= (this.deps.stallMs ?? WRITE_STALL_MS)) {
+      if (health.fault !== null) return;
+      const cause =
+        `a write transaction has run ${Math.round(runningMs / 1000)} s while the server answers: a lock held on the store's ` +
+        'tables (pg_locks, pg_stat_activity)? Writes queued behind it wait too';
+      health.report({ kind: 'stalled', target, cause, recoverable: true, since: now });
+    } else if (health.fault?.kind === 'stalled' && !this.deps.poolSaturated?.()) health.recovered();
   }
 
   private cancelTimer(): void {
@@ -104,7 +143,8 @@ export class ConnectionWatch {
 
   private schedule(): void {
     if (this.stopped || this.timer) return;
-    const faulted = this.deps.health.fault?.kind === 'connection_lost';
+    const kind = this.deps.health.fault?.kind;
+    const faulted = kind === 'connection_lost' || kind === 'stalled';
     const delay = faulted ? (this.deps.faultIntervalMs ?? WATCH_FAULT_INTERVAL_MS) : (this.deps.intervalMs ?? WATCH_INTERVAL_MS);
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;

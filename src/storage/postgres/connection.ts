@@ -49,6 +49,8 @@ export interface PoolOptions {
  * milliseconds.
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5000;
+/** How long a call waits for a connection to be made, or for one of a full pool, before failing (ms). */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * A pool on `url` (`postgres://user:pass@host:port/db`). Connections are made on first use.
@@ -61,7 +63,7 @@ export function openPool(url: string, options: PoolOptions = {}): Pool {
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'actor-task-scheduler',
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     // search_path and synchronous_commit for every connection: a commit is durable before any
     // caller is answered, whatever the server's default; a transaction left open by a lost client
     // is rolled back (IDLE_IN_TRANSACTION_TIMEOUT_MS). random_page_cost 1.1 (the server's

@@ -136,6 +136,27 @@ export function postgresConfigProblem(err: unknown, target: string): string | nu
   }
 }
 
+/** pg-pool's error for a call that waited its connect timeout for a connection (a full pool, or a server not accepting). */
+const POOL_WAIT = /timeout exceeded when trying to connect/i;
+
+/**
+ * True when `err` is a call timing out, as calls do when the server answers but holds them (a
+ * lock on the store's tables): the statement timeout (57014), the driver's read timeout, or a
+ * wait for a pooled connection. Also what a server away gives; the connection watch's own probe
+ * tells the two apart.
+ */
+export function isStallSymptom(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code === '57014') return true;
+  return typeof e?.message === 'string' && (POOL_WAIT.test(e.message) || /Query read timeout/i.test(e.message));
+}
+
+/** True when `err` is pg-pool's timeout of a call that waited for a connection. */
+export function isPoolWaitTimeout(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && POOL_WAIT.test(message);
+}
+
 /** True for errors after which the same transaction may simply run again: deadlock, serialization failure. */
 export function isRetryableConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

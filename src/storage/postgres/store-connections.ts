@@ -8,14 +8,16 @@
 import type { Pool } from 'pg';
 import { Clock, SystemClock } from '../../domain/clock';
 import { SchemaChange, StoreConfigError, StoreUnreachableError } from '../store';
-import { StoreHealth, storeUnavailable } from '../store-health';
+import { StoreFault, StoreHealth, storeUnavailable } from '../store-health';
 import { boundedDb, Db } from './db';
-import { openPool, serverOf } from './connection';
+import { CONNECT_TIMEOUT_MS, openPool, serverOf } from './connection';
 import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
   hiddenTablesFaultOf,
+  isPoolWaitTimeout,
   isRetryableConflict,
+  isStallSymptom,
   missingRelationOf,
   postgresConfigProblem,
   postgresFaultOf,
@@ -44,6 +46,8 @@ export interface PostgresStoreOptions {
   timers?: Clock;
   /** Interval of the connection watch while healthy (ms); default 2000. */
   watchIntervalMs?: number;
+  /** A write transaction running this long is the `stalled` fault (ms); default 10000 (connection-watch.ts). */
+  writeStallMs?: number;
 }
 
 /**
@@ -131,7 +135,8 @@ export class StoreConnections {
     this.pool = pool;
     const queueOptions = {
       isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
-      onCommit: () => this.health.recovered(),
+      onCommit: () => this.wrote(),
+      now: () => this.clock.now(),
       onDropped: () => this.watch?.checkSoon(),
       lockFirst: lockWorkflowsFirst,
     };
@@ -149,7 +154,10 @@ export class StoreConnections {
       health: this.health,
       target: this.target,
       probe: () => probe.check(),
+      writesBusySince: () => this.writesBusySince(),
+      poolSaturated: () => this.poolSaturated(),
       ...(this.options.watchIntervalMs !== undefined ? { intervalMs: this.options.watchIntervalMs } : {}),
+      ...(this.options.writeStallMs !== undefined ? { stallMs: this.options.writeStallMs } : {}),
     });
     this.watch.start();
     return change;
@@ -207,6 +215,13 @@ export class StoreConnections {
     };
   }
 
+  /** When the longer-running of the two writing connections' batches began (epoch ms), or null while neither runs one. */
+  private writesBusySince(): number | null {
+    const a = this.writes?.busySince ?? null;
+    const b = this.attemptWrites?.busySince ?? null;
+    return a === null ? b : b === null ? a : Math.min(a, b);
+  }
+
   /**
    * Queues a write in the group commit (see {@link WriteQueue}): the `first` lane on the attempts'
    * connection, the others on the main writing connection. `workflowsOf`: the workflow rows the
@@ -260,11 +275,17 @@ export class StoreConnections {
     if (fault && !fault.recoverable) return Promise.reject(storeUnavailable(fault));
     return call().then(
       (result) => {
-        if (wrote || this.health.fault?.kind === 'connection_lost') this.health.recovered();
+        if (wrote) this.wrote();
+        else if (this.health.fault?.kind === 'connection_lost') this.health.recovered();
         return result;
       },
       async (err: unknown) => {
         const now = this.clock.now();
+        const stall = this.stallOf(err, now);
+        if (stall) {
+          if (this.health.fault === null) this.health.report(stall);
+          throw storeUnavailable(this.health.fault ?? stall);
+        }
         let fault = postgresFaultOf(err, this.target, now) ?? postgresPrivilegeFaultOf(err, this.target, now);
         const tables = fault ? null : postgresTablesFaultOf(err, this.target, now);
         if (tables)
@@ -274,6 +295,39 @@ export class StoreConnections {
         throw storeUnavailable(this.health.fault ?? fault);
       },
     );
+  }
+
+  /**
+   * The `stalled` fault `err` is a symptom of, or null: a timeout while `stalled` is in force
+   * (the held calls time out in turn; the watch, not they, says when the server is away), or,
+   * with no fault in force, a call that waited the connect timeout for a connection while every
+   * connection of the pool was in use (the server answers the watch; its connections are held).
+   */
+  private stallOf(err: unknown, now: number): StoreFault | null {
+    if (!isStallSymptom(err)) return null;
+    const current = this.health.fault;
+    if (current?.kind === 'stalled') return current;
+    if (current !== null || !isPoolWaitTimeout(err) || !this.poolSaturated()) return null;
+    const max = this.pool?.options.max ?? 0;
+    const cause =
+      `every connection of the pool (${max}) is in use and a call waited ${CONNECT_TIMEOUT_MS / 1000} s for one while the ` +
+      "server answers: a lock held on the store's tables (pg_locks, pg_stat_activity)?";
+    return { kind: 'stalled', target: this.target, cause, recoverable: true, since: now };
+  }
+
+  /** True while every connection of the pool is in use and a call waits for one. */
+  private poolSaturated(): boolean {
+    const pool = this.pool;
+    if (!pool) return false;
+    return pool.waitingCount > 0 && pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10);
+  }
+
+  /**
+   * A write committed: a recoverable fault ends, except `stalled`, which the watch ends once
+   * no write has run too long (a commit on one writing connection says nothing of the other).
+   */
+  private wrote(): void {
+    if (this.health.fault?.kind !== 'stalled') this.health.recovered();
   }
 
   /**
@@ -295,4 +349,3 @@ export class StoreConnections {
     }
   }
 }
-

@@ -87,6 +87,8 @@ export interface WriteQueueOptions {
    * (`lockWorkflowsFirst`).
    */
   lockFirst?(db: Db, keys: string[]): Promise<unknown>;
+  /** The clock of {@link WriteQueue.busySince} (epoch ms); default `Date.now`. */
+  now?(): number;
 }
 
 /** Runs write operations in group-commit transactions on one connection of `pool`. */
@@ -101,6 +103,8 @@ export class WriteQueue {
   private readonly deferredPerCommit: number;
   private readonly conflictRetries: number;
   private readonly statementTimeoutMs: number;
+  /** When the batch on the connection now began (epoch ms), or null while none runs. */
+  private batchSince: number | null = null;
   /** Transactions committed (`bare`: of them, single statements without BEGIN/COMMIT), operations in them and the largest batch. */
   readonly stats = { commits: 0, bare: 0, operations: 0, largestBatch: 0 };
 
@@ -137,6 +141,15 @@ export class WriteQueue {
     this.db = null;
   }
 
+  /**
+   * When the batch now on the connection began (epoch ms, the `now` option's clock), or null
+   * while none runs: a batch that has run for seconds is held by the server (a lock on the
+   * store's tables, a server too slow), and every write queued behind it waits too.
+   */
+  get busySince(): number | null {
+    return this.batchSince;
+  }
+
   private pending(): number {
     return this.lanes.first.length + this.lanes.ordered.length + this.lanes.deferred.length;
   }
@@ -154,7 +167,14 @@ export class WriteQueue {
   }
 
   private async pump(): Promise<void> {
-    while (this.pending() > 0) await this.commit(this.take());
+    while (this.pending() > 0) {
+      this.batchSince = this.options.now?.() ?? Date.now();
+      try {
+        await this.commit(this.take());
+      } finally {
+        this.batchSince = null;
+      }
+    }
   }
 
   /** The next batch: first-lane writes, then ordered ones, then a slice of deferred ones. */
@@ -322,4 +342,3 @@ export class WriteQueue {
     job.resolve(result);
   }
 }
-
