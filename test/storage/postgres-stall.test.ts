@@ -73,7 +73,7 @@ describe('PostgresStore: writes held by a lock while the server answers', functi
     expect((await store.getTask('held'))?.id).to.equal('held');
   });
 
-  it('reports stalled when reads held by the lock use up the pool and a call waits the connect timeout; the waiting calls answer 503', async () => {
+  it('reports stalled when reads held by the lock use up the pool and a call waits the connect timeout; leases are still renewed; the waiting calls answer 503', async () => {
     await open(60_000); // only the pool's wait can report it here
     await locker.query('BEGIN');
     await locker.query(`LOCK TABLE ${schema}.tasks IN ACCESS EXCLUSIVE MODE`);
@@ -88,6 +88,11 @@ describe('PostgresStore: writes held by a lock while the server answers', functi
     const fault = await stalled;
     expect(fault).to.include({ kind: 'stalled', recoverable: true });
     expect(fault?.cause).to.match(/every connection of the pool \(\d+\) is in use and a call waited 5 s/);
+    // Lease writes have connections of their own: the node keeps its partitions meanwhile.
+    const grant = await store.acquireLease(0, 'node-a', Date.now(), 15_000);
+    expect(grant.granted).to.equal(true);
+    if (grant.granted) expect(await store.renewLease(0, 'node-a', grant.lease.epoch, Date.now(), 15_000)).to.not.equal(null);
+    expect(store.health.fault?.kind, 'a committed lease write does not end it').to.equal('stalled');
 
     const ended = nextChange();
     await locker.query('ROLLBACK');

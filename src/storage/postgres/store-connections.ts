@@ -1,6 +1,6 @@
 /**
- * The connections of one {@link PostgresStore} and how its calls reach them: the pool (reads,
- * lease and member writes), the two group-commit write queues, the connection watch and its
+ * The connections of one {@link PostgresStore} and how its calls reach them: the pool (reads), two
+ * connections of their own for lease and member writes, the two group-commit write queues, the connection watch and its
  * probe, and the store's health. Opening connects and migrates; every call goes through
  * {@link StoreConnections.write}, {@link StoreConnections.read} or {@link StoreConnections.direct},
  * which turn a lost connection into the `connection_lost` fault and its 503.
@@ -28,6 +28,9 @@ import {
 import { OneStatement, WriteLane, WriteOp, WriteQueue } from './write-queue';
 import { lockWorkflowsFirst } from './ops/workflow-progress';
 
+/** Most connections of the lease and member writes, on top of the pool's. */
+const LEASE_CONNECTIONS = 2;
+
 /** The time of a fault's `since` when the store is given no clock. */
 const SYSTEM_CLOCK = new SystemClock();
 
@@ -35,7 +38,7 @@ const SYSTEM_CLOCK = new SystemClock();
 export interface PostgresStoreOptions {
   /** Schema of the store's tables (created at open); default `public`. Tests use one per store. */
   schema?: string;
-  /** Connections for reads and lease and member writes (default 8); the two writing connections come on top. */
+  /** Connections for reads (default 8); the two writing connections and the two for lease and member writes come on top. */
   poolSize?: number;
   /**
    * The scheduler's clock: a claim that waited in the write queue starts its attempt and lease at
@@ -63,6 +66,12 @@ export interface PostgresStoreOptions {
 export class StoreConnections {
   readonly health = new StoreHealth();
   private pool: Pool | null = null;
+  /**
+   * Lease and member writes on connections of their own ({@link LEASE_CONNECTIONS}): on the pool
+   * they waited behind reads held by a lock on `tasks` (or a burst of listings) and the node lost
+   * every partition after the connect timeout, though the leases table was free.
+   */
+  private leasePool: Pool | null = null;
   private writes: WriteQueue | null = null;
   /**
    * The writes of running attempts (completions, lease extensions, checkpoints, fences: the
@@ -133,6 +142,8 @@ export class StoreConnections {
       throw err;
     }
     this.pool = pool;
+    this.leasePool = openPool(this.url, { schema: this.schema, max: LEASE_CONNECTIONS });
+    this.leasePool.on('error', () => this.watch?.checkSoon());
     const queueOptions = {
       isConnectionError: (err: unknown) => postgresFaultOf(err, this.target, 0) !== null,
       onCommit: () => this.wrote(),
@@ -187,9 +198,10 @@ export class StoreConnections {
 
   /** Answers every write issued before it, then disconnects. Idempotent. */
   async close(): Promise<void> {
-    const { pool, writes, attemptWrites, watch, probe } = this;
+    const { pool, leasePool, writes, attemptWrites, watch, probe } = this;
     if (!pool) return;
     this.pool = null;
+    this.leasePool = null;
     this.writes = null;
     this.attemptWrites = null;
     this.watch = null;
@@ -197,7 +209,7 @@ export class StoreConnections {
     await watch?.stop();
     await probe?.close();
     await Promise.all([writes?.close(), attemptWrites?.close()]);
-    await pool.end();
+    await Promise.all([pool.end(), leasePool?.end()]);
   }
 
   /**
@@ -241,9 +253,9 @@ export class StoreConnections {
     return this.watched(() => op(boundedDb(pool)), false);
   }
 
-  /** A one-statement write on the pool, outside the group commit (lease and member writes). */
+  /** A one-statement write outside the group commit, on the lease connections (lease and member writes). */
   direct<T>(op: (db: Db) => Promise<T>): Promise<T> {
-    const pool = this.pool;
+    const pool = this.leasePool;
     if (!pool) return Promise.reject(new Error('store is not open'));
     return this.watched(() => op(boundedDb(pool)), true);
   }
