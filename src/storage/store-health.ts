@@ -19,9 +19,11 @@ import { StoreUnavailableError } from '../domain/errors';
  *   database dropped under the service); what was acknowledged is not there (not recoverable)
  * - `permission_denied`: the PostgreSQL role lost a privilege the store needs (a `REVOKE` under
  *   the running service); recoverable when a write succeeds again (the privilege granted back)
- * - `stalled`: PostgreSQL calls held while the server answers (a lock on the store's tables): a
- *   write transaction running for seconds, or a call that waited for a connection of a full pool;
- *   recoverable, ended by the store's watch once neither holds
+ * - `stalled`: the store's calls held by a lock someone else holds. PostgreSQL, while the server
+ *   answers: a write transaction running for seconds, or a call that waited for a connection of a
+ *   full pool (a lock on the store's tables); ended by the store's watch once neither holds.
+ *   SQLite: a write refused with `SQLITE_BUSY` after the busy timeout (another process holds the
+ *   file's write lock); ended by the first probe write that commits. Recoverable
  */
 export type StoreFaultKind =
   | 'file_deleted'
@@ -107,7 +109,7 @@ export function storeUnavailable(fault: StoreFault): StoreUnavailableError {
 /** What each fault asks of the operator, in its log line. */
 function nextStep(fault: StoreFault): string {
   if (fault.kind === 'stalled')
-    return 'writes wait (up to the statement timeout, then 503 STORE_UNAVAILABLE) until the transaction holding them ends; the service resumes by itself';
+    return 'writes answer 503 STORE_UNAVAILABLE (PostgreSQL: once they time out) until the transaction holding the lock ends; the service resumes by itself';
   if (fault.recoverable) {
     const what =
       fault.kind === 'disk_full' ? 'space is freed' : fault.kind === 'connection_lost' ? 'the server answers' : 'a write succeeds';

@@ -108,6 +108,8 @@ describe('store fault classification', () => {
     ['SQLITE_CORRUPT', 'database disk image is malformed', 'corrupt', false],
     ['SQLITE_NOTADB', 'file is not a database', 'corrupt', false],
     [STORE_FILE_MOVED, `the database file ${FILE} was deleted while the service had it open`, 'file_deleted', false],
+    ['SQLITE_BUSY', 'database is locked', 'stalled', true],
+    ['SQLITE_BUSY_SNAPSHOT', 'database is locked', 'stalled', true],
     ['SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed', null],
     ['', 'a bug', null],
   ];

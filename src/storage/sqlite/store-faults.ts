@@ -76,7 +76,8 @@ export function movedCause(kind: 'file_deleted' | 'file_replaced', file: string,
  * The fault a failed SQLite call reveals, or null for an error that is not about the store's
  * health (a constraint, a bug, an idempotency conflict). Full disk (`SQLITE_FULL`), I/O errors
  * (`SQLITE_IOERR*`), a read-only file (`SQLITE_READONLY*`) and a file that cannot be opened
- * (`SQLITE_CANTOPEN`) are recoverable; a malformed file (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) and a
+ * (`SQLITE_CANTOPEN`) and a write lock another process holds past the busy timeout
+ * (`SQLITE_BUSY*`: `stalled`) are recoverable; a malformed file (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) and a
  * moved file ({@link STORE_FILE_MOVED}, `SQLITE_READONLY_DBMOVED`) are not.
  * @param now epoch ms (the fault's `since`)
  */
@@ -98,5 +99,13 @@ export function sqliteFaultOf(err: unknown, file: string, now: number): StoreFau
   if (code.startsWith('SQLITE_READONLY')) return fault('read_only', true);
   if (code.startsWith('SQLITE_CANTOPEN')) return fault('cannot_open', true);
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return fault('corrupt', false);
+  // Another process holds the file's write lock past the busy timeout (connection.ts): an
+  // operator's sqlite3 shell or a backup tool in a write transaction. Before, a 500 per write.
+  if (code.startsWith('SQLITE_BUSY'))
+    return fault(
+      'stalled',
+      true,
+      `${code} ${message}: another process holds the write lock of the store file (a sqlite3 shell or a backup tool in a transaction?)`,
+    );
   return null;
 }
