@@ -53,7 +53,7 @@ describe('PostgresStore: writes held by a lock while the server answers', functi
       });
     });
 
-  it('reports stalled while a LOCK TABLE holds a write, ends it when the lock goes, and the write commits', async () => {
+  it('reports stalled while a LOCK TABLE holds a write (writes queued behind it answer 503 at once), ends it when the lock goes, and the held write commits', async () => {
     await open(300);
     await store.insertTasks([newTask('before')]);
     await locker.query('BEGIN');
@@ -64,6 +64,12 @@ describe('PostgresStore: writes held by a lock while the server answers', functi
     expect(fault).to.include({ kind: 'stalled', recoverable: true });
     expect(fault?.cause).to.match(/a write transaction has run \d+ s while the server answers/);
     expect(await store.ping(), 'the server still answers a SELECT 1').to.equal(true);
+    // A write that would queue behind the held batch answers its 503 at once, not after 30 s.
+    const behind = await store.insertTasks([newTask('behind')]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(behind).to.be.instanceOf(StoreUnavailableError).and.to.have.nested.property('details.fault', 'stalled');
 
     const ended = nextChange();
     await locker.query('ROLLBACK');
@@ -71,6 +77,7 @@ describe('PostgresStore: writes held by a lock while the server answers', functi
     expect(await ended).to.equal(null);
     expect(store.health.fault).to.equal(null);
     expect((await store.getTask('held'))?.id).to.equal('held');
+    expect(await store.getTask('behind')).to.equal(null);
   });
 
   it('reports stalled when reads held by the lock use up the pool and a call waits the connect timeout; leases are still renewed; the waiting calls answer 503', async () => {

@@ -11,7 +11,7 @@ import { SchemaChange, StoreConfigError, StoreUnreachableError } from '../store'
 import { StoreFault, StoreHealth, storeUnavailable } from '../store-health';
 import { boundedDb, Db } from './db';
 import { CONNECT_TIMEOUT_MS, openPool, serverOf } from './connection';
-import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection } from './connection-watch';
+import { ConnectionWatch, PROBE_TIMEOUT_MS, ProbeConnection, WRITE_STALL_MS } from './connection-watch';
 import { migrate, SCHEMA_VERSION } from './migrations';
 import {
   hiddenTablesFaultOf,
@@ -243,6 +243,12 @@ export class StoreConnections {
   write<T>(op: WriteOp<T>, lane: WriteLane = 'ordered', oneStatement?: OneStatement, workflowsOf?: readonly string[]): Promise<T> {
     const queue = lane === 'first' ? this.attemptWrites : this.writes;
     if (!queue) return Promise.reject(new Error('store is not open'));
+    // Behind a batch held that long (the `stalled` fault), a write would wait out the statement
+    // timeout (30 s) before its 503: it gets the 503 at once. A connection not held still writes.
+    const fault = this.health.fault;
+    const since = queue.busySince;
+    if (fault?.kind === 'stalled' && since !== null && this.clock.now() - since >= (this.options.writeStallMs ?? WRITE_STALL_MS))
+      return Promise.reject(storeUnavailable(fault));
     return this.watched(() => queue.run(op, lane, oneStatement, workflowsOf), true);
   }
 
