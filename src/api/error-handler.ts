@@ -65,8 +65,9 @@ export function errorHandler(bodyLimit: number, storeFault?: () => SchedulerErro
     const status = httpStatusOf(mapped.code);
     // A 503 the service chose (shutting down, overloaded) is expected: not an error with a stack.
     if (status >= 500 && !(mapped.retryable && status === 503)) req.log.error({ err }, 'request failed');
-    else if (mapped !== err && status === 503 && !(err instanceof SchedulerError))
-      req.log.info({ err }, 'request failed while the store is away');
+    // A store fault is logged once by the store's health (docs/OPERATIONS.md "Store faults"), not
+    // once per request it refuses: a helper's 15 s lock gave 437 of these lines at info.
+    else if (mapped.code === 'STORE_UNAVAILABLE') req.log.debug({ err }, 'request refused: the store is unavailable');
     // The client's fault, and nobody is left to answer: not an error of the service.
     else if (isClientAbort(err)) req.log.info({ code: 'ECONNRESET' }, 'request aborted by the client before its body arrived');
     else if (status === 503) req.log.info({ code: mapped.code }, 'request refused: service unavailable');

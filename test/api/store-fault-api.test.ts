@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { apiFixture, ApiFixture } from '../helpers/api-fixture';
 
 /** A store fault as the REST API shows it: `/readyz` 503 with the fault, writes 503 `STORE_UNAVAILABLE`, reads still served. */
@@ -66,5 +68,26 @@ describe('REST API under a store fault', () => {
     expect(res.headers['retry-after']).to.equal('5');
     expect(res.json().error).to.deep.include({ code: 'STORE_UNAVAILABLE' });
     expect(res.json().error.details).to.deep.include({ fault: 'connection_lost', target: 'mongodb://db:27017', recoverable: true });
+  });
+
+  it('a refused request writes no line at info or above: the fault is logged once by the store (a helper saw 437 lines in 15 s)', async () => {
+    await f.close();
+    const lines: Array<{ level: number; msg: string }> = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        done();
+      },
+    });
+    f = await apiFixture({}, pino({ level: 'info' }, stream));
+    f.store.health.report({
+      kind: 'stalled',
+      target: '/data/scheduler.db',
+      cause: 'SQLITE_BUSY database is locked',
+      recoverable: true,
+      since: 0,
+    });
+    for (let i = 0; i < 20; i++) expect((await post('/api/v1/tasks', { task_type: 'noop' })).statusCode).to.equal(503);
+    expect(lines.filter((l) => l.level >= 30).map((l) => l.msg)).to.deep.equal([]);
   });
 });

@@ -77,6 +77,34 @@ describe('SqliteStore: its file deleted or replaced while open', function () {
   }
 });
 
+describe('SqliteStore: a read that fails for the file', function () {
+  this.timeout(20_000);
+  const dir = tempDir('sqlite-read-faults-');
+  after(() => dir.remove());
+
+  it('its write-ahead log truncated under it: reads answer STORE_UNAVAILABLE with the fault, not the raw SQLite error (a 500)', async () => {
+    const file = path.join(dir.path, 'truncated-wal.db');
+    const store = new SqliteStore(file, { writerThread: true });
+    await store.open(PARTITIONS);
+    try {
+      const ids: string[] = [];
+      for (let b = 0; b < 5; b++) {
+        const batch = Array.from({ length: 100 }, (_, i) => newTask(`t-${b}-${i}`, { payload: { pad: 'x'.repeat(500) } }));
+        ids.push(...batch.map((t) => t.id));
+        await store.insertTasks(batch);
+      }
+      fs.truncateSync(`${file}-wal`, 0);
+      const err = await rejectionOf(() => store.getTask(ids[ids.length - 1]));
+      expect(err).to.be.instanceOf(StoreUnavailableError);
+      expect((err as StoreUnavailableError).details).to.include({ target: file });
+      expect((err as StoreUnavailableError).details.cause).to.match(/^SQLITE_/);
+      expect(store.health.fault, 'the fault is recorded: /readyz says so').to.not.equal(null);
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+  });
+});
+
 describe('embedded store start-up checks', () => {
   const dir = tempDir('sqlite-preflight-');
   after(() => dir.remove());

@@ -15,6 +15,7 @@ import { FileWatch } from './file-watch';
 import { GuardedWriter } from './guarded-writer';
 import { InProcessWriter } from './in-process-writer';
 import { MAIN_READS_CACHE_KIB, openStoreFile } from './open-store-file';
+import { guardReads } from './guarded-reads';
 import { prepareReadStatements, ReadStatements } from './read-statements';
 import { assertSameFile, FileIdentity, identityOf, walFileOf } from './store-faults';
 import { ThreadWriter } from './thread-writer';
@@ -99,7 +100,8 @@ export class StoreConnections {
     this.aggregates = threads ? new ThreadAggregateReader(this.file) : new InProcessAggregateReader(db);
     this.checkpoints = threads ? new ThreadAggregateReader(this.file, 0, 'SQLite checkpoints') : null;
     this.dueReads = threads ? new ThreadDueReader(this.file) : new InProcessDueReader(db);
-    this.reads = prepareReadStatements(db);
+    const writer = this.writer;
+    this.reads = guardReads(prepareReadStatements(db), (err) => writer.failed(err));
     if (identity) {
       this.watch = new FileWatch({
         file: this.file,
