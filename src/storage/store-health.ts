@@ -109,7 +109,7 @@ export function storeUnavailable(fault: StoreFault): StoreUnavailableError {
 /** What each fault asks of the operator, in its log line. */
 function nextStep(fault: StoreFault): string {
   if (fault.kind === 'stalled')
-    return 'writes answer 503 STORE_UNAVAILABLE (PostgreSQL: once they time out) until the transaction holding the lock ends; the service resumes by itself';
+    return 'writes answer 503 STORE_UNAVAILABLE until the transaction holding the lock ends; the service resumes by itself';
   if (fault.recoverable) {
     const what =
       fault.kind === 'disk_full' ? 'space is freed' : fault.kind === 'connection_lost' ? 'the server answers' : 'a write succeeds';

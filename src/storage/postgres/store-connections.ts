@@ -1,9 +1,10 @@
 /**
  * The connections of one {@link PostgresStore} and how its calls reach them: the pool (reads), two
- * connections of their own for lease and member writes, the two group-commit write queues, the connection watch and its
- * probe, and the store's health. Opening connects and migrates; every call goes through
- * {@link StoreConnections.write}, {@link StoreConnections.read} or {@link StoreConnections.direct},
- * which turn a lost connection into the `connection_lost` fault and its 503.
+ * connections of their own for lease and member writes, the two group-commit write queues, the
+ * connection watch and its probe, and the store's health. Opening connects and migrates; every
+ * call goes through {@link StoreConnections.write}, {@link StoreConnections.read} or
+ * {@link StoreConnections.direct}, which turn a lost connection into the `connection_lost` fault
+ * and its 503, and calls held by a lock into the `stalled` fault.
  */
 import type { Pool } from 'pg';
 import { Clock, SystemClock } from '../../domain/clock';

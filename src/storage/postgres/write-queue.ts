@@ -18,10 +18,10 @@
  * committed). A deadlock or serialization failure (another node's transaction) runs the whole batch
  * again, at most `conflictRetries` times, also when the server refuses the COMMIT itself with one
  * (SERIALIZABLE isolation, set as a database's default, checks at commit: nothing was committed,
- * and the connection is usable). A write still refused after its last try gets `StoreContendedError`
- * (503 `STORE_CONTENDED`), never the raw driver error. A lost connection (the server away) answers every caller
- * of the batch with that error (mapped to 503 by the store), and the next batch takes a new
- * connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
+ * and the connection is usable). A write still refused after its last try gets
+ * `StoreContendedError` (503 `STORE_CONTENDED`), never the raw driver error. A lost connection
+ * (the server away) answers every caller of the batch with that error (mapped to 503 by the
+ * store), and the next batch takes a new connection. A COMMIT whose answer was lost may have committed: its callers get the error, and a
  * retried write is a compare-and-set that then finds its work done.
  *
  * Bare statements: a batch of one operation that declares itself one statement (`oneStatement`,
