@@ -7,9 +7,9 @@
  * the lock is released. Here a second connection in this process stands for the other process.
  */
 import { expect } from 'chai';
-import Database from 'better-sqlite3';
 import path from 'node:path';
 import { StoreUnavailableError } from '../../src/domain/errors';
+import { sqliteDatabaseClass } from '../../src/storage/sqlite/driver';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import type { StoreFault } from '../../src/storage/store-health';
 import { tempDir } from '../helpers/temp-dir';
@@ -27,6 +27,7 @@ describe('SqliteStore: another process holds the write lock of its file', functi
       const file = path.join(dir.path, `busy-${writerThread}.db`);
       const store = new SqliteStore(file, { writerThread });
       await store.open(PARTITIONS);
+      const Database = sqliteDatabaseClass(); // this Node's better-sqlite3 (driver.ts)
       const other = new Database(file);
       try {
         await store.insertTasks([newTask('before')]);
