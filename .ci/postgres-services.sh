@@ -31,7 +31,7 @@ CI_PG_SERVICE_FILES=(
   integration/pull-worker-app integration/redis-smoke integration/service-e2e integration/service-stall
   integration/task-trace integration/tenants-dispatch integration/timeouts integration/tracing
   integration/user-handlers integration/wait-scheduler integration/worker-chaos integration/worker-liveness
-  integration/worker-spread integration/workflow-actor-client integration/workflows
+  integration/worker-spread integration/workflow-actor-client integration/workflows integration/fd-limit
   chaos/graceful-shutdown chaos/checkpoint-sigkill
 )
 

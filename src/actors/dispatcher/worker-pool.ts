@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ActorContext, ChildExit, disableRespawn, killChildProcess, onChildExit, spawnForked } from '../runtime/comedy';
+import { ActorContext, ChildExit, disableRespawn, killChildProcess, spawnForked, superviseChild } from '../runtime/comedy';
 import { TimerHandle } from '../../domain/clock';
 import { withDeadline } from './deadline';
 import { SchedulerDeps } from '../deps';
@@ -40,6 +40,8 @@ export class WorkerPool {
   /** Pids this pool killed: a late hello from one of them is not a respawn. */
   private readonly killed = new Set<number>();
   private timer: TimerHandle | null = null;
+  /** Retries of respawns that could not fork (superviseChild), cleared at stop. */
+  private readonly respawnTimers = new Set<TimerHandle>();
   private stopped = false;
   /** Where the worker processes' liveness threads beat (open from `start` to `stop`). */
   private liveness: LivenessListener | null = null;
@@ -101,7 +103,22 @@ export class WorkerPool {
         tracesExportDelayMs: config.tracesExportDelayMs,
       });
       const ref = new TypedRef<WorkerMessages>(await withDeadline(created, config.workerStartTimeoutMs, clock, `${id} (start)`));
-      onChildExit(ref.ref, (exit) => this.exited(id, exit));
+      superviseChild(ref.ref, {
+        exited: (exit) => this.exited(id, exit),
+        respawnFailed: (err, failures, retryInMs) =>
+          this.deps.log.error(
+            { worker_id: id, err, failures, retry_in_ms: retryInMs },
+            'worker process could not be started again; will try again',
+          ),
+        processError: (err) => this.deps.log.warn({ worker_id: id, err }, 'worker process error'),
+        later: (fn, ms) => {
+          const timer = this.deps.clock.setTimeout(() => {
+            this.respawnTimers.delete(timer);
+            fn();
+          }, ms);
+          this.respawnTimers.add(timer);
+        },
+      });
       const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
       this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
     }
@@ -137,6 +154,8 @@ export class WorkerPool {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
+    for (const t of this.respawnTimers) this.deps.clock.clearTimeout(t);
+    this.respawnTimers.clear();
     this.disableRespawn();
     void this.liveness?.close();
     this.liveness = null;

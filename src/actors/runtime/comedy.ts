@@ -109,33 +109,137 @@ export interface ChildExit {
   signal: string | null;
 }
 
+/** What {@link superviseChild} tells its caller about a forked child's processes. */
+export interface ChildWatch {
+  /** A process of the child exited (the one running now, or one respawned after it). */
+  exited(exit: ChildExit): void;
+  /**
+   * A respawn failed: the fork itself (EMFILE or ENFILE at the open-files limit, EAGAIN at the
+   * process limit, ENOMEM) or the child's creation. It is tried again after `retryInMs`.
+   * @param failures the failed tries in a row, from 1
+   */
+  respawnFailed(err: Error, failures: number, retryInMs: number): void;
+  /** An `error` event of a running process (a signal or a message that could not be delivered). */
+  processError(err: Error): void;
+  /** Runs `fn` after `ms` (the caller's clock). */
+  later(fn: () => void, ms: number): void;
+}
+
 /**
- * Calls `listener` each time a process of the forked child `ref` exits: the one running now and
- * every one comedy respawns after it. comedy 2.1.7 forks in its parent's `_createForkedWorker`
- * (also on respawn) and keeps the process in `workerProcess`, deleting it on exit; the method is
- * wrapped on this instance so that each new process is watched once its creation is over (a
- * process that dies while being created is never answered by comedy either).
+ * Wait before the next try of a failed respawn (ms): 1 s doubling to 15 s (comedy's own wait),
+ * so a limit freed soon is noticed soon and one never freed costs a log line per 15 s.
  */
-export function onChildExit(ref: unknown, listener: (exit: ChildExit) => void): void {
-  type Proc = { pid?: number; once(event: 'exit', l: (code: number | null, signal: string | null) => void): void };
-  // createChild answers a ClientActorProxy; the ForkedActorParent that owns the process is inside.
-  const proxy = ref as { getWrapped?: () => unknown };
-  const inner = typeof proxy.getWrapped === 'function' ? proxy.getWrapped() : ref;
-  const parent = inner as { workerProcess?: Proc; _createForkedWorker?: () => Promise<unknown> };
-  const watched = new WeakSet<Proc>();
-  const watch = () => {
+export function respawnRetryMs(failures: number): number {
+  return Math.min(15_000, 1_000 * 2 ** Math.min(4, Math.max(0, failures - 1)));
+}
+
+type ChildProc = {
+  pid?: number;
+  once(event: 'exit', l: (code: number | null, signal: string | null) => void): void;
+  on(event: 'error', l: (err: Error) => void): void;
+};
+type ForkedParent = {
+  workerProcess?: ChildProc;
+  _createForkedWorker?: () => PromiseLike<unknown>;
+  additionalOptions?: { onCrash?: string };
+  getState?: () => string;
+};
+
+/**
+ * Supervises the processes of the forked child `ref` after its start: `watch.exited` for each one
+ * that exits (the one running now and every one comedy respawns), and respawns that cannot fork
+ * retried rather than ending the service.
+ *
+ * comedy 2.1.7 forks in its parent's `_createForkedWorker` (also on respawn), keeps the process in
+ * `workerProcess` (deleted on exit), and listens for the process's `error` event only after an
+ * asynchronous step. A fork that fails (EMFILE at the open-files limit) emits `error` before that:
+ * an `error` event with no listener ends the process, so the service died with its worker. This
+ * wraps `_createForkedWorker` on this instance: each try first puts a one-shot setter on
+ * `workerProcess` that adds an `error` listener to the new process as comedy stores it, then waits
+ * for comedy's creation or that error. A failed try is told to `watch.respawnFailed` and tried
+ * again after {@link respawnRetryMs} for as long as respawn stays on ({@link disableRespawn});
+ * comedy hears of success only (and logs it), never of a failure, whose own retry (once, after
+ * 15 s) would end in an unhandled rejection.
+ */
+export function superviseChild(ref: unknown, watch: ChildWatch): void {
+  const parent = forkedParentOf(ref) as ForkedParent;
+  const create = parent._createForkedWorker;
+  if (typeof create !== 'function') return;
+  const watched = new WeakSet<ChildProc>();
+  const watchExit = () => {
     const proc = parent.workerProcess;
     if (!proc || watched.has(proc)) return;
     watched.add(proc);
     const pid = proc.pid ?? 0;
-    proc.once('exit', (code, signal) => listener({ pid, code, signal }));
+    proc.once('exit', (code, signal) => watch.exited({ pid, code, signal }));
   };
-  const create = parent._createForkedWorker;
-  if (typeof create !== 'function') return;
-  parent._createForkedWorker = function (this: unknown) {
-    const created = create.call(this);
-    void created.then(watch, () => undefined);
-    return created;
+  const respawning = () => parent.additionalOptions?.onCrash === 'respawn' && !/^destroy/.test(parent.getState?.() ?? '');
+  parent._createForkedWorker = function () {
+    return new Promise<void>((resolve) => {
+      let failures = 0;
+      const attempt = () => {
+        if (!respawning()) return; // shutting down: comedy waits on, holding nothing
+        const trap = trapForkError(parent, watch);
+        const created = Promise.resolve(create.call(parent));
+        Promise.race([created, trap.failed]).then(
+          () => {
+            trap.settled();
+            watchExit();
+            resolve();
+          },
+          (err: unknown) => {
+            created.then(undefined, () => undefined);
+            // comedy's own failure (its `send` on the unforked process) comes before the fork's
+            // `error`, which is already on the next-tick queue: read it from there.
+            process.nextTick(() => {
+              const cause = trap.settled() ?? (err instanceof Error ? err : new Error(String(err)));
+              failures += 1;
+              const retryInMs = respawnRetryMs(failures);
+              watch.respawnFailed(cause, failures, retryInMs);
+              watch.later(attempt, retryInMs);
+            });
+          },
+        );
+      };
+      attempt();
+    });
   };
-  watch();
+  parent.workerProcess?.on('error', (err: Error) => watch.processError(err));
+  watchExit();
+}
+
+/**
+ * Puts a one-shot setter on `parent.workerProcess`: the process comedy stores there next gets an
+ * `error` listener at once (before the failed fork's `error`, emitted on the next tick), and the
+ * property becomes a plain one again (comedy deletes it on exit). `failed` rejects with an `error`
+ * of that process until `settled()` is called (which answers the first such error, or null);
+ * errors after that go to `watch.processError`.
+ */
+function trapForkError(parent: ForkedParent, watch: Pick<ChildWatch, 'processError'>): { failed: Promise<never>; settled(): Error | null } {
+  let creating = true;
+  let first: Error | null = null;
+  let reject: (err: Error) => void = () => undefined;
+  const failed = new Promise<never>((_resolve, rej) => {
+    reject = rej;
+  });
+  const fail = (err: Error) => {
+    first ??= err;
+    reject(err);
+  };
+  Object.defineProperty(parent, 'workerProcess', {
+    configurable: true,
+    enumerable: true,
+    get: () => undefined,
+    set(proc: ChildProc | undefined) {
+      Object.defineProperty(parent, 'workerProcess', { value: proc, writable: true, configurable: true, enumerable: true });
+      proc?.on('error', (err: Error) => (creating ? fail(err) : watch.processError(err)));
+    },
+  });
+  return {
+    failed,
+    settled: () => {
+      creating = false;
+      return first;
+    },
+  };
 }

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import fs from 'node:fs';
+import net from 'node:net';
+import { http } from '../helpers/http';
+import { terminal } from '../helpers/in-process-scheduler';
+import { startServiceProcess, ServiceProcess } from '../helpers/service-process';
+import { tempDir } from '../helpers/temp-dir';
+
+/** The open-files limit the service runs under here (`prlimit`): a few dozen above what it opens at start. */
+const FD_LIMIT = 128;
+
+/** Resolves once `check` answers true, polling every 50 ms (an event in another process), or throws after `ms`. */
+async function until(what: string, check: () => boolean, svc: ServiceProcess, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not seen in ${ms} ms\n${svc.output().slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A worker process that dies while the service has every file descriptor of its limit in use: its
+ * respawn cannot fork (EMFILE). comedy 2.1.7 let the fork's `error` event go unheard, which ended
+ * the service (found by a fault run with `ulimit -n 64` and 60 long polls). Now the respawn is
+ * retried, logged, and succeeds once descriptors are free again.
+ */
+describe('a worker respawn at the open-files limit', function () {
+  this.timeout(90_000);
+  const dir = tempDir();
+  const sockets: net.Socket[] = [];
+  let svc: ServiceProcess | null = null;
+
+  after(async () => {
+    for (const s of sockets) s.destroy();
+    await svc?.stop();
+    dir.remove();
+  });
+
+  it('does not end the service; the worker comes back once descriptors are free, and runs tasks', async () => {
+    svc = await startServiceProcess(dir.path, { WORKERS: '1', WORKER_PING_MS: '200', LOG_LEVEL: 'warn' }, 20_000, {
+      prefix: ['prlimit', `--nofile=${FD_LIMIT}:${FD_LIMIT}`, '--'],
+    });
+    const s = svc;
+    const pid = s.child.pid as number;
+    const openFds = () => fs.readdirSync(`/proc/${pid}/fd`).length;
+    const port = Number(new URL(s.url).port);
+    // Idle connections until the service holds every descriptor it may open.
+    for (let i = 0; i < FD_LIMIT; i++) {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.on('error', () => undefined);
+      sockets.push(sock);
+    }
+    await until('descriptors used up', () => openFds() >= FD_LIMIT - 1, s);
+    const [worker] = s.workerPids();
+    process.kill(worker, 'SIGKILL');
+    await until('a failed respawn logged', () => s.output().includes('worker process could not be started again'), s);
+    expect(s.child.exitCode, s.output().slice(-4000)).to.equal(null);
+    expect(s.output()).to.include('EMFILE');
+    for (const sock of sockets.splice(0)) sock.destroy();
+    await until('the worker respawned', () => s.output().includes('worker process restarted'), s);
+    const submitted = await http('POST', `${s.url}/api/v1/tasks`, { task_type: 'echo', payload: { after: 'respawn' } });
+    expect(submitted.status).to.equal(202);
+    const deadline = Date.now() + 30_000;
+    let task: Record<string, unknown> = {};
+    while (!terminal(task) && Date.now() < deadline) {
+      task = (await http('GET', `${s.url}/api/v1/tasks/${submitted.body.task_id}`)).body;
+      if (!terminal(task)) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(task.status).to.equal('SUCCEEDED');
+  });
+});
