@@ -4,6 +4,7 @@ import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './background/maintenance';
 import { Periodic } from './background/periodic';
+import { OPEN_FILES_CHECK_MS, OpenFilesWatch } from './observability/open-files-watch';
 import { LIMITS_SYNC_MS } from './services/limits-in-force';
 import { schedulerApiActor } from './client/scheduler-api-actor';
 import { mayCreateSqliteDir, type Config } from './config';
@@ -288,6 +289,15 @@ export async function startScheduler(
           )
         : null;
     checkpoints?.start();
+    const openFiles = new OpenFilesWatch(log);
+    openFiles.check(); // the limit is read now: at the limit, its file cannot be opened
+    const openFilesWatch = new Periodic(
+      clock,
+      OPEN_FILES_CHECK_MS,
+      async () => openFiles.check(),
+      () => undefined,
+    );
+    openFilesWatch.start();
     const audit = new Periodic(
       clock,
       config.auditIntervalMs,
@@ -350,6 +360,7 @@ export async function startScheduler(
           await maintenance.stop();
           await checkpoints?.stop();
           await audit.stop();
+          await openFilesWatch.stop();
           await waitingCounts.stop();
           await overflowRelease.stop();
           await limitsSync?.stop();

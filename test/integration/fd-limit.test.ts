@@ -22,7 +22,8 @@ async function until(what: string, check: () => boolean, svc: ServiceProcess, ms
  * A worker process that dies while the service has every file descriptor of its limit in use: its
  * respawn cannot fork (EMFILE). comedy 2.1.7 let the fork's `error` event go unheard, which ended
  * the service (found by a fault run with `ulimit -n 64` and 60 long polls). Now the respawn is
- * retried, logged, and succeeds once descriptors are free again.
+ * retried, logged, and succeeds once descriptors are free again. The service warns as it nears
+ * the limit, and says when it is back under it (src/observability/open-files-watch.ts).
  */
 describe('a worker respawn at the open-files limit', function () {
   this.timeout(90_000);
@@ -37,7 +38,7 @@ describe('a worker respawn at the open-files limit', function () {
   });
 
   it('does not end the service; the worker comes back once descriptors are free, and runs tasks', async () => {
-    svc = await startServiceProcess(dir.path, { WORKERS: '1', WORKER_PING_MS: '200', LOG_LEVEL: 'warn' }, 20_000, {
+    svc = await startServiceProcess(dir.path, { WORKERS: '1', WORKER_PING_MS: '200', LOG_LEVEL: 'info' }, 20_000, {
       prefix: ['prlimit', `--nofile=${FD_LIMIT}:${FD_LIMIT}`, '--'],
     });
     const s = svc;
@@ -51,6 +52,7 @@ describe('a worker respawn at the open-files limit', function () {
       sockets.push(sock);
     }
     await until('descriptors used up', () => openFds() >= FD_LIMIT - 1, s);
+    await until('the open-files warning', () => s.output().includes('open files near their limit'), s);
     const [worker] = s.workerPids();
     process.kill(worker, 'SIGKILL');
     await until('a failed respawn logged', () => s.output().includes('worker process could not be started again'), s);
@@ -58,6 +60,7 @@ describe('a worker respawn at the open-files limit', function () {
     expect(s.output()).to.include('EMFILE');
     for (const sock of sockets.splice(0)) sock.destroy();
     await until('the worker respawned', () => s.output().includes('worker process restarted'), s);
+    await until('the open-files warning over', () => s.output().includes('open files back under their limit'), s);
     const submitted = await http('POST', `${s.url}/api/v1/tasks`, { task_type: 'echo', payload: { after: 'respawn' } });
     expect(submitted.status).to.equal(202);
     const deadline = Date.now() + 30_000;
