@@ -7,6 +7,7 @@ import {
   MalformedJsonError,
   MalformedRequestError,
   RequestTimeoutError,
+  MethodNotAllowedError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from './http-errors';
@@ -16,6 +17,7 @@ import { httpStatusOf } from '../contract/error-catalog';
 import type { TaskService } from '../services/task-service';
 import type { OperationsService } from '../services/operations-service';
 import { errorHandler } from './error-handler';
+import { RouteMethods } from './route-methods';
 import { healthRoutes } from './routes/health';
 import { taskRoutes } from './routes/tasks';
 import { deadLetterRoutes } from './routes/dead-letter';
@@ -182,13 +184,24 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (waiters) app.addHook('preClose', async () => waiters.close());
   // Before authentication, on every path: a request with two copies of a singleton header, or a
   // query string that cannot be percent-decoded (as a path that cannot be: `frameworkErrors`).
+  // Every route registered from here on, for 405 answers (route-methods.ts).
+  const routes = new RouteMethods();
+  routes.watch(app);
   app.addHook('onRequest', refuseDuplicateHeaders);
   app.addHook('onRequest', refuseUndecodableQuery);
   registerAuth(app, deps.apiKeys);
   registerOpenApi(app, { authRequired: deps.apiKeys?.enabled ?? false, version: packageVersion() });
   registerUi(app);
   app.setNotFoundHandler((req, reply) => {
-    const err = new RouteNotFoundError(req.method, req.url.split('?')[0]);
+    const path = req.url.split('?')[0];
+    // A route of this very method that answers "not found" itself (a missing file under /ui/) is a 404.
+    const allowed = routes.allowed(path);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      const err = new MethodNotAllowedError(req.method, path, allowed);
+      void reply.status(httpStatusOf(err.code)).header('allow', allowed.join(', ')).send(err.toJSON());
+      return;
+    }
+    const err = new RouteNotFoundError(req.method, path);
     void reply.status(httpStatusOf(err.code)).send(err.toJSON());
   });
   // Registered after the OpenAPI plugin so that its onRoute hook sees every route.

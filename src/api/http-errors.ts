@@ -71,6 +71,17 @@ export class RouteNotFoundError extends SchedulerError {
 }
 
 /**
+ * A known path asked with a method it does not answer (RFC 9110 §15.5.6): `details.method`,
+ * `details.url`, `details.allowed` (also the response's `Allow` header).
+ */
+export class MethodNotAllowedError extends SchedulerError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(method: string, url: string, allowed: string[]) {
+    super(`${method} is not answered at ${clipEcho(url)}; it answers ${allowed.join(', ')}`, { method, url: clipEcho(url), allowed });
+  }
+}
+
+/**
  * A request with more than one `Authorization` or `Content-Type` header. Both fields are singletons
  * (RFC 9110 §11.6.2 defines one credentials value, §8.3 one media type), and which copy a server, a
  * proxy or a log would use differs, so the request is refused instead of picking one.

@@ -19,6 +19,7 @@ export const ERROR_CATALOG = {
   CRON_NOT_FOUND: { status: 404, retryable: false },
   CRON_NEVER_FIRES: { status: 400, retryable: false },
   ROUTE_NOT_FOUND: { status: 404, retryable: false },
+  METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   TASK_STATE_CONFLICT: { status: 409, retryable: false },
   IDEMPOTENCY_CONFLICT: { status: 409, retryable: false },
   INVALID_TRANSITION: { status: 409, retryable: false },

@@ -19,6 +19,46 @@ const PATTERN_REASONS: Readonly<Record<string, string>> = {
   tenant_id: TENANT_ID_RULE,
 };
 
+/** A JSON Schema type name in words (`integer`: a whole number). */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  object: 'a JSON object',
+  array: 'an array',
+  null: 'null',
+};
+
+/**
+ * Ajv's wording of a size or type rule (`must NOT have fewer than 1 properties`, `must be
+ * number,null`) in plain words, or null for the other keywords (their wording is kept).
+ */
+function wordedRule(e: ErrorObject): string | null {
+  const limit = (e.params as { limit?: number }).limit;
+  switch (e.keyword) {
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters long`;
+    case 'maxLength':
+      return `must be at most ${limit} characters long`;
+    case 'minItems':
+      return limit === 1 ? 'must not be empty: give at least one item' : `must hold at least ${limit} items`;
+    case 'maxItems':
+      return `must hold at most ${limit} items`;
+    case 'minProperties':
+      return limit === 1 ? 'must name at least one field' : `must name at least ${limit} fields`;
+    case 'maxProperties':
+      return `must name at most ${limit} fields`;
+    case 'type': {
+      const raw = (e.params as { type?: string | string[] }).type ?? [];
+      const types = (Array.isArray(raw) ? raw : String(raw).split(',')).map((t) => TYPE_WORDS[t] ?? t);
+      return types.length === 0 ? null : `must be ${types.join(' or ')}`;
+    }
+    default:
+      return null;
+  }
+}
+
 /**
  * The first Ajv (or fastify validation) error as a readable path below the validated value
  * (`tasks[3].priority`; `''` for the value itself) and a reason in words.
@@ -50,6 +90,8 @@ function firstProblem(errors: ReadonlyArray<ErrorObject>, context?: string): { f
   } else if (e.keyword === 'type' && context === 'querystring') {
     // A query parameter arrives as a string, or as an array when it is given more than once.
     reason = 'is given more than once: give it once';
+  } else {
+    reason = wordedRule(e) ?? reason;
   }
   return { field, reason };
 }

@@ -36,15 +36,33 @@ export class ValidationError extends SchedulerError {
 /** Where the docs say how to register a task type (named in {@link UnknownTaskTypeError}). */
 export const REGISTER_TASK_TYPE_DOCS = 'docs/API.md#task-types-and-handlers';
 
-/** No handler for `task_type`: `details.registered_types`; how to register one: `config_key`, `docs`. */
+/** Where the docs say how a task reaches a worker of the user's own process (a pull queue). */
+export const PULL_QUEUE_DOCS = 'docs/WORKERS.md';
+
+/**
+ * No handler for `task_type`: `details.registered_types`; how to register one: `config_key`, `docs`.
+ * With external (pull) queues configured, their names too (`details.external_queues`): a task for a
+ * worker of the user's own process needs `"queue"`, not a handler.
+ */
 export class UnknownTaskTypeError extends SchedulerError {
   readonly code = 'UNKNOWN_TASK_TYPE';
-  constructor(field: string, taskType: string, registered: string[]) {
+  constructor(field: string, taskType: string, registered: string[], externalQueues: string[] = []) {
     const shown = JSON.stringify({ handlers: { [clipEcho(taskType)]: './handlers/your-module.js' } });
+    const queues = externalQueues.map((q) => JSON.stringify(q)).join(', ');
     super(
       `${field}: no handler is registered for task_type "${clipEcho(taskType)}"; registered: ${registered.join(', ')}. ` +
-        `Register one under the "handlers" config key, e.g. ${shown} in the file named by SCHEDULER_CONFIG, and restart (${REGISTER_TASK_TYPE_DOCS})`,
-      { field, task_type: taskType, registered_types: registered, config_key: 'handlers', docs: REGISTER_TASK_TYPE_DOCS },
+        (externalQueues.length > 0
+          ? `If a worker of your own runs it, submit it with "queue" set to its queue (${queues}; ${PULL_QUEUE_DOCS}); otherwise r`
+          : 'R') +
+        `egister one under the "handlers" config key, e.g. ${shown} in the file named by SCHEDULER_CONFIG, and restart (${REGISTER_TASK_TYPE_DOCS})`,
+      {
+        field,
+        task_type: taskType,
+        registered_types: registered,
+        config_key: 'handlers',
+        docs: REGISTER_TASK_TYPE_DOCS,
+        ...(externalQueues.length > 0 ? { external_queues: externalQueues } : {}),
+      },
     );
   }
 }

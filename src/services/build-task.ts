@@ -42,7 +42,9 @@ export function buildNewTask(
   const d = config.defaults;
   // Tasks of an external queue run in external consumers: their types need no handler here.
   const external = Object.prototype.hasOwnProperty.call(config.externalQueues ?? {}, s.queue ?? d.queue);
-  if (!external && !taskTypes.has(s.task_type)) throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, [...taskTypes].sort());
+  if (!external && !taskTypes.has(s.task_type)) {
+    throw new UnknownTaskTypeError(`${path}task_type`, s.task_type, [...taskTypes].sort(), Object.keys(config.externalQueues ?? {}).sort());
+  }
   let scheduledAt: number | null = null;
   if (s.scheduled_at !== undefined && s.scheduled_at !== null) {
     scheduledAt = parseIsoWithOffset(s.scheduled_at);

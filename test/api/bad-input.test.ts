@@ -68,6 +68,22 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     await expectNothingStored();
   });
 
+  it("the schema's rules are worded for people, not as the validator's keywords", async () => {
+    const reason = async (method: 'POST' | 'PATCH', url: string, body: unknown) =>
+      expectError(
+        await f.app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
+        400,
+        'VALIDATION_FAILED',
+      ).details.reason;
+    expect(await reason('POST', '/api/v1/tasks', { task_type: 'noop', max_retries: '3' })).to.equal('must be a whole number');
+    expect(await reason('POST', '/api/v1/tasks', { task_type: 'noop', metadata: 'x' })).to.equal('must be a JSON object');
+    expect(await reason('POST', '/api/v1/tasks', { task_type: '' })).to.equal('must not be empty');
+    expect(await reason('POST', '/api/v1/cron-tasks', { name: 'n', cron_expression: '', task_type: 'noop' })).to.equal('must not be empty');
+    expect(await reason('PATCH', '/api/v1/tasks/01a24fb9-d2f3-7321-a516-b8911a4eb5ed', {})).to.equal('must name at least one field');
+    expect(await reason('POST', '/api/v1/tasks/batch', { tasks: [] })).to.equal('must not be empty: give at least one item');
+    await expectNothingStored();
+  });
+
   it('unknown priority → 400 listing the allowed values', async () => {
     const e = expectError(await post('/api/v1/tasks', { task_type: 'noop', priority: 'urgent' }), 400, 'VALIDATION_FAILED', 'priority');
     expect(e.details.reason).to.contain('high').and.contain('medium').and.contain('low');
@@ -318,6 +334,19 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     // A long unknown URL is quoted back cut to 200 characters, not in full.
     const e = expectError(await f.app.inject({ method: 'GET', url: `/${'z'.repeat(14000)}` }), 404, 'ROUTE_NOT_FOUND');
     expect(JSON.stringify(e).length).to.be.below(1000);
+  });
+
+  it('a known path asked with a method it does not answer → 405 METHOD_NOT_ALLOWED with Allow', async () => {
+    const put = await f.app.inject({ method: 'PUT', url: '/api/v1/tasks', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const e = expectError(put, 405, 'METHOD_NOT_ALLOWED');
+    expect(put.headers.allow).to.equal('GET, HEAD, POST');
+    expect(e.details).to.deep.include({ method: 'PUT', url: '/api/v1/tasks', allowed: ['GET', 'HEAD', 'POST'] });
+    // A path with a parameter, and a path answered by one method only.
+    const del = await f.app.inject({ method: 'DELETE', url: '/api/v1/tasks/01a24fb9-d2f3-7321-a516-b8911a4eb5ed/cancel?x=1' });
+    expect(expectError(del, 405, 'METHOD_NOT_ALLOWED').details.allowed).to.deep.equal(['POST']);
+    expect(del.headers.allow).to.equal('POST');
+    // An unknown path stays 404, whatever the method.
+    expectError(await f.app.inject({ method: 'PUT', url: '/api/v1/nothing-here' }), 404, 'ROUTE_NOT_FOUND');
   });
 
   it('a batch over 1,000 tasks → 400 naming tasks; nothing stored', async () => {

@@ -28,12 +28,12 @@ describe('REST: payloads of the built-in task types are checked at submission', 
     const cases: Array<[string, unknown, string, RegExp]> = [
       ['sleep', { ms: -1 }, 'payload.ms', /must be >= 0/],
       ['sleep', { ms: 86_400_001 }, 'payload.ms', /must be <= 86400000/],
-      ['sleep', { ms: '500' }, 'payload.ms', /must be number/],
-      ['sleep', [500], 'payload', /must be object,null/],
-      ['fail', { times: 'twice' }, 'payload.times', /must be number/],
-      ['fail', { permanent: 'yes' }, 'payload.permanent', /must be boolean/],
+      ['sleep', { ms: '500' }, 'payload.ms', /must be a number or null/],
+      ['sleep', [500], 'payload', /must be a JSON object or null/],
+      ['fail', { times: 'twice' }, 'payload.times', /must be a number/],
+      ['fail', { permanent: 'yes' }, 'payload.permanent', /must be true or false/],
       ['http', {}, 'payload.url', /is required/],
-      ['http', null, 'payload', /must be object/],
+      ['http', null, 'payload', /must be a JSON object/],
       ['http', { url: 'not a url' }, 'payload.url', /not a valid URL/],
       ['http', { url: 'ftp://example.com/x' }, 'payload.url', /http or https/],
       ['http', { url: 'http://example.com', method: 'PO ST' }, 'payload.method', /HTTP method name/],
@@ -41,7 +41,7 @@ describe('REST: payloads of the built-in task types are checked at submission', 
       ['http', { url: 'http://example.com', method: 'CONNECT' }, 'payload.method', /CONNECT cannot be sent/],
       ['http', { url: 'http://example.com', method: 'Track' }, 'payload.method', /TRACK cannot be sent/],
       ['http', { url: 'http://example.com', headers: { 'bad header': 'x' } }, 'payload.headers', /header/i],
-      ['http', { url: 'http://example.com', headers: { a: 1 } }, 'payload.headers.a', /must be string/],
+      ['http', { url: 'http://example.com', headers: { a: 1 } }, 'payload.headers.a', /must be a string/],
     ];
     for (const [task_type, payload, field, message] of cases) {
       const r = await refusal(await send('POST', '/api/v1/tasks', { task_type, payload }));
@@ -126,6 +126,13 @@ describe('REST: payloads of the built-in task types are checked at submission', 
     });
     expect(res.statusCode, res.body).to.equal(202);
     expect((await send('PATCH', `/api/v1/tasks/${res.json().task_id}`, { payload: { ms: 'x' } })).statusCode).to.equal(200);
+    // The same type without "queue": refused, and the answer names the pull queues as the way out.
+    const missed = await send('POST', '/api/v1/tasks', { task_type: 'resize', scheduled_at: '2099-01-01T00:00:00Z' });
+    expect(missed.statusCode).to.equal(400);
+    const body = missed.json().error;
+    expect(body.code).to.equal('UNKNOWN_TASK_TYPE');
+    expect(body.details.external_queues).to.deep.equal(['ext']);
+    expect(body.message).to.include('submit it with "queue" set to its queue ("ext"; docs/WORKERS.md)');
   });
 
   it("a cron PATCH that changes task_type checks the template's payload against the new type", async () => {
@@ -139,13 +146,13 @@ describe('REST: payloads of the built-in task types are checked at submission', 
   it('a built-in name mapped to a module of your own is not checked: the module decides', () => {
     const own = new PayloadChecks({ sleep: './my-sleep.js' });
     expect(() => own.assert('sleep', { ms: -1 }, 'payload')).not.to.throw();
-    expect(() => own.assert('fail', { times: 'x' }, 'tasks[2].payload')).to.throw(/^tasks\[2\]\.payload\.times: must be number,null$/);
+    expect(() => own.assert('fail', { times: 'x' }, 'tasks[2].payload')).to.throw(/^tasks\[2\]\.payload\.times: must be a number or null$/);
     expect(() => new PayloadChecks({}).assert('my_type', { anything: true }, 'payload')).not.to.throw();
   });
 
   it('a field named "body" is named as such, not taken for the whole value', () => {
     const schema = { type: 'object', properties: { body: { type: 'string' } } };
-    expect(() => new SchemaValidator().assert(schema, { body: 1 }, 'payload')).to.throw(/^payload\.body: must be string$/);
-    expect(() => new SchemaValidator().assert(schema, 7, 'payload')).to.throw(/^payload: must be object$/);
+    expect(() => new SchemaValidator().assert(schema, { body: 1 }, 'payload')).to.throw(/^payload\.body: must be a string$/);
+    expect(() => new SchemaValidator().assert(schema, 7, 'payload')).to.throw(/^payload: must be a JSON object$/);
   });
 });

@@ -38,6 +38,7 @@ import {
   MalformedRequestError,
   HttpsRequiredError,
   RequestTimeoutError,
+  MethodNotAllowedError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from '../../src/api/http-errors';
@@ -56,6 +57,7 @@ const SAMPLES: Record<ErrorCode, () => SchedulerError> = {
   CRON_NOT_FOUND: () => new CronNotFoundError('c-1'),
   CRON_NEVER_FIRES: () => new CronNeverFiresError('0 0 30 2 *', 'day-of-month "30", month "2" and day-of-week "*"'),
   ROUTE_NOT_FOUND: () => new RouteNotFoundError('GET', '/nope'),
+  METHOD_NOT_ALLOWED: () => new MethodNotAllowedError('PUT', '/api/v1/tasks', ['GET', 'HEAD', 'POST']),
   TASK_STATE_CONFLICT: () => new TaskStateConflictError('t-1', 'SUCCEEDED', 'cancel'),
   IDEMPOTENCY_CONFLICT: () => new IdempotencyConflictError('idempotency_key', 'order-42', 't-1'),
   INVALID_TRANSITION: () => new InvalidTransitionError('DEAD', 'claim'),
