@@ -4,6 +4,7 @@ import pino, { Logger } from 'pino';
 import { startActorRuntime, ActorRuntime } from './actors/actor-runtime';
 import { Maintenance } from './background/maintenance';
 import { Periodic } from './background/periodic';
+import { passFailureLog, periodicPass } from './background/pass-failures';
 import { OPEN_FILES_CHECK_MS, OpenFilesWatch } from './observability/open-files-watch';
 import { LIMITS_SYNC_MS } from './services/limits-in-force';
 import { schedulerApiActor } from './client/scheduler-api-actor';
@@ -27,7 +28,6 @@ import { StoreLock } from './storage/sqlite/store-lock';
 import { checkStorePath } from './storage/sqlite/store-preflight';
 import { logStoreHealth } from './storage/store-health';
 import { Store } from './storage/store';
-import { StoreUnavailableError } from './domain/errors';
 import { ActorRouter } from './actors/router';
 import { actorGateway, cronGateway, externalGateway } from './actors/gateway';
 import type { TenantAdmin } from './services/tenant-admin';
@@ -280,13 +280,7 @@ export async function startScheduler(
     // The embedded store's WAL is checkpointed off the writer's commits (see SqliteStore.checkpoint).
     const checkpoints =
       store instanceof SqliteStore
-        ? new Periodic(
-            clock,
-            WAL_CHECKPOINT_EVERY_MS,
-            () => store.checkpoint(),
-            // A store fault is logged once, by its health (above).
-            (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'WAL checkpoint failed')),
-          )
+        ? periodicPass(clock, WAL_CHECKPOINT_EVERY_MS, () => store.checkpoint(), passFailureLog(log, clock, 'WAL checkpoint failed'))
         : null;
     checkpoints?.start();
     const openFiles = new OpenFilesWatch(log);
@@ -298,37 +292,32 @@ export async function startScheduler(
       () => undefined,
     );
     openFilesWatch.start();
-    const audit = new Periodic(
+    // A store fault is logged once by the store's health (OPERATIONS.md: one line, no stack).
+    const audit = periodicPass(
       clock,
       config.auditIntervalMs,
       () => services.operations.audit(),
-      // A store fault is logged once by the store's health (OPERATIONS.md: one line, no stack).
-      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'audit pass failed')),
+      passFailureLog(log, clock, 'audit pass failed'),
     );
     audit.start();
-    const waitingCounts = new Periodic(
+    const waitingCounts = periodicPass(
       clock,
       config.waitingCountRefreshMs,
       async () => guard.refresh(await store.countWaitingByTenant()),
-      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'waiting-count refresh failed')),
+      passFailureLog(log, clock, 'waiting-count refresh failed'),
     );
     if (guard.countsNeeded) waitingCounts.start();
     // Held low-priority tasks (overflow) are let in as the waiting depth falls (services/overflow-release.ts).
-    const overflowRelease = new Periodic(
+    const overflowRelease = periodicPass(
       clock,
       config.overflow.releaseIntervalMs,
       () => services.overflow.pass(),
-      (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'overflow release pass failed')),
+      passFailureLog(log, clock, 'overflow release pass failed'),
     );
     overflowRelease.start();
     // Weights and limits changed through another member whose announcement was lost (limits-in-force.ts).
     const limitsSync = cluster
-      ? new Periodic(
-          clock,
-          LIMITS_SYNC_MS,
-          () => tenants.loadStored(),
-          (err) => (err instanceof StoreUnavailableError ? undefined : log.warn({ err }, 'reading the stored limits failed')),
-        )
+      ? periodicPass(clock, LIMITS_SYNC_MS, () => tenants.loadStored(), passFailureLog(log, clock, 'reading the stored limits failed'))
       : null;
     limitsSync?.start();
     const rt = runtime;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
 import { openConnection } from '../../src/storage/sqlite/connection';
 import { prepareAggregates } from '../../src/storage/sqlite/ops/aggregates';
+import { ThreadAggregateReader } from '../../src/storage/sqlite/aggregate-reader';
 import { newTask, PARTITIONS, T0 } from './fixtures';
 
 /** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
@@ -107,6 +108,24 @@ describe('SqliteStore aggregate reads (own thread)', () => {
     await store.insertTasks(Array.from({ length: 500 }, (_, i) => newTask(`x-${i}`)));
     expect(fs.statSync(wal).size).to.be.at.most(before * 1.5);
     expect((await store.countByState()).PENDING).to.equal(1001);
+  });
+
+  it('starts a new thread at the next request after its thread exited (checkpoints and counts go on)', async () => {
+    const file = path.join(dir, 'later.db');
+    const reader = new ThreadAggregateReader(file); // no file yet: the thread cannot open it and exits
+    let refused: unknown = null;
+    await reader.checkpoint().catch((err: unknown) => (refused = err));
+    expect(refused).to.not.equal(null);
+    const later = new SqliteStore(file);
+    await later.open(PARTITIONS);
+    try {
+      await later.insertTasks([newTask('one')]);
+      await reader.checkpoint();
+      expect((await reader.countByState()).PENDING).to.equal(1);
+    } finally {
+      await reader.close();
+      await later.close();
+    }
   });
 
   it('refuses counts after close', async () => {

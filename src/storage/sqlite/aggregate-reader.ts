@@ -21,7 +21,8 @@ export interface AggregateReader {
  * Aggregates on their own thread and connection (file stores): a `/metrics` scrape or a
  * backpressure refresh costs the event loop one message, whatever the table's size. At most one
  * scan of each kind runs at a time. Callers that ask while one runs share the next scan, started
- * when it ends (not the running one, which may predate a write they have seen acknowledged).
+ * when it ends (not the running one, which may predate a write they have seen acknowledged). A
+ * thread that exited is replaced at the next request.
  */
 export class ThreadAggregateReader implements AggregateReader {
   private rpc: ThreadRpc | null = null;
@@ -89,6 +90,9 @@ export class ThreadAggregateReader implements AggregateReader {
 
   private request(op: AggregateName, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('store is not open'));
+    // A thread that exited (it could not start at the open-files limit, or died) is replaced now:
+    // otherwise every later checkpoint and count would fail for the life of the service.
+    if (this.rpc && !this.rpc.alive) this.rpc = null;
     this.rpc ??= new ThreadRpc(
       path.join(__dirname, 'aggregate-thread-main.js'),
       this.nice === undefined ? { file: this.file } : { file: this.file, nice: this.nice },
