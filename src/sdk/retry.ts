@@ -33,6 +33,9 @@ export function retryAfterMs(header: string | string[] | undefined, nowMs: numbe
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  // An HTTP date (RFC 9110 §10.2.3: IMF-fixdate, with a weekday and a time), not any string that
+  // Date.parse reads: "-5" would be a date in the year −5, a wait of 0.
+  if (!/^[A-Za-z]{3},? /.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }

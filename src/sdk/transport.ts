@@ -82,6 +82,11 @@ export interface RequestOptions {
   /** Send once: no retry of 429/503 or of connection errors. */
   noRetry?: boolean;
   /**
+   * This request's tries (default the client's `retry.maxAttempts`): a wait passes Infinity so that
+   * a service restarting during it is tried again until its deadline (`retryUntil`).
+   */
+  maxAttempts?: number;
+  /**
    * With several base URLs, after a connection error (of a request that may be repeated) send it
    * at once to the next member, each member at most once, even with `noRetry` (`/readyz`: the
    * first member that answers says whether it is ready).
@@ -174,7 +179,7 @@ export class ApiClient {
       ...options.headers,
     };
     const timeoutMs = options.timeoutMs ?? this.options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
-    const maxAttempts = options.noRetry ? 1 : Math.max(1, this.options.retry?.maxAttempts ?? 3);
+    const maxAttempts = options.noRetry ? 1 : Math.max(1, options.maxAttempts ?? this.options.retry?.maxAttempts ?? 3);
     const mayRetry = (attempt: number) => attempt < maxAttempts && (options.retryUntil === undefined || this.now() < options.retryUntil);
     for (let attempt = 1; ; attempt++) {
       let res: RawResponse;
@@ -199,7 +204,8 @@ export class ApiClient {
         }
         // The scheduler answers a JSON object (or nothing): other text is another server (a proxy's
         // or a login page), and a JSON value of another kind (`null`, a number) is not its answer either.
-        const answer = answerOf(res.text);
+        // Every answer of the scheduler has a body: an empty 2xx (but a 204) is not its answer either.
+        const answer = res.text === '' && res.status !== 204 ? NOT_JSON : answerOf(res.text);
         if (answer === NOT_JSON) throw notJsonError(res, `${method} ${base}${path}`);
         if (answer === null ? res.text !== '' : typeof answer !== 'object') throw notAnObjectError(res, `${method} ${base}${path}`);
         return { status: res.status, body: answer as T, headers: res.headers };
@@ -237,6 +243,11 @@ export class ApiClient {
       // socket, before Node has parsed them): the service may have acted on it (a lease's tasks are
       // claimed for this worker), so an answer on its way is read whole.
       let answering = false;
+      let timedOut: Error | null = null;
+      const fail = (err: unknown) => {
+        clearTimeout(timer);
+        reject(timedOut ?? err);
+      };
       const onAbort = () => {
         if (!answering) req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
       };
@@ -245,15 +256,16 @@ export class ApiClient {
         signal?.removeEventListener('abort', onAbort);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () =>
+        res.on('error', fail);
+        res.on('end', () => {
+          clearTimeout(timer);
           resolve({
             status: res.statusCode ?? 0,
             statusText: res.statusMessage ?? '',
             text: Buffer.concat(chunks).toString('utf8'),
             headers: res.headers,
-          }),
-        );
+          });
+        });
       };
       // The path as written (apiPath escapes `.` and `..` segments as %2E): WHATWG URL parsing would
       // remove them, %2E included, and send `/api/v1/concurrency-limits/..` to `/api/v1/`.
@@ -262,9 +274,13 @@ export class ApiClient {
         target.protocol === 'https:'
           ? https.request(target, { method, headers, path, ...this.options.tls }, onResponse)
           : http.request(target, { method, headers, path }, onResponse);
-      req.setTimeout(timeoutMs, () =>
-        req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT', sent: true })),
-      );
+      // A deadline for the whole answer, not an idle timeout (`req.setTimeout`): an answer that
+      // trickles in a byte at a time must not hold the caller past `timeoutMs`.
+      const timer = setTimeout(() => {
+        timedOut = Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT', sent: true });
+        req.destroy(timedOut);
+      }, timeoutMs);
+      req.once('close', () => clearTimeout(timer));
       if (signal)
         req.once('socket', (socket) => {
           const mark = () => (answering = true);
@@ -273,7 +289,7 @@ export class ApiClient {
         });
       req.on('error', (err) => {
         signal?.removeEventListener('abort', onAbort);
-        reject(err);
+        fail(err);
       });
       req.end(body);
     });

@@ -414,6 +414,27 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
   });
 
+  it("a success answered 503 (kept by the scheduler during a store fault) is 'completed' when the next send finds it recorded", async () => {
+    let sends = 0;
+    server.override = (r) => {
+      if (!r.path.endsWith('/complete')) return undefined;
+      // Kept during the fault: the next send (the worker's, or the transport's own retry) finds it written.
+      if (++sends === 1) return { status: 503, body: { error: { code: 'STORE_UNAVAILABLE', message: 'x' } } };
+      const [, , , , id] = r.path.split('/');
+      const conflict = { state: 'SUCCEEDED', current_attempt: r.body.attempt, task_id: id, attempt: r.body.attempt };
+      return { status: 409, body: { error: { code: 'ATTEMPT_CONFLICT', message: 'not running', details: conflict } } };
+    };
+    const w = worker();
+    const completed: unknown[] = [];
+    w.on('completed', (_t, result) => completed.push(result));
+    await w.start();
+    server.add({ payload: 1 });
+    await server.waitForCount('/complete', 2);
+    await w.close();
+    expect(completed).to.deep.equal([{ got: 1 }]);
+    expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
+  });
+
   it('a completion answered 503 is sent again; a checkpoint refused with 409 rejects and aborts the signal', async () => {
     let unavailable = 1;
     server.override = (r) => {

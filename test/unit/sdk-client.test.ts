@@ -114,6 +114,9 @@ describe('SDK client over a fake HTTP server', () => {
     expect(time.sleeps).to.deep.equal([5000, 10_000, 750]);
     expect(retryAfterMs('1.5', 0)).to.equal(1500);
     expect(retryAfterMs('soon', 0)).to.equal(undefined);
+    // Not an HTTP date, though Date.parse reads it (the year −5): no wait asked, so the backoff applies.
+    expect(retryAfterMs('-5', 0)).to.equal(undefined);
+    expect(retryAfterMs('Thu, 01 Jan 1970 00:00:02 GMT', 0)).to.equal(2000);
     expect(backoffDelayMs(1, {}, () => 0)).to.equal(125);
     expect(backoffDelayMs(30, { maxDelayMs: 4000 }, () => 0.999)).to.be.within(3990, 4000);
   });
@@ -210,7 +213,17 @@ describe('SDK client over a fake HTTP server', () => {
         .to.include('is not JSON')
         .and.include(server.url);
     }
-    expect((await client.transport.request('GET', '/x')).body).to.equal(null); // an empty body is no answer, not an error
+    expect((await client.transport.request('GET', '/x')).body).to.equal(null); // 204: no content, not an error
+    // Every answer of the scheduler has a body: an empty 200 is another server's (or a cut) answer.
+    const empty = await fakeServer([(_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end()]);
+    try {
+      const emptyErr = await createClient({ url: empty.url, retry: { maxAttempts: 1 } })
+        .tasks.get('t1')
+        .catch((e: unknown) => e);
+      expect(emptyErr).to.be.instanceOf(SchedulerApiError).and.deep.include({ status: 200, code: 'NOT_JSON' });
+    } finally {
+      await empty.close();
+    }
     const err = await client.health.metrics().catch((e: unknown) => e);
     expect(err)
       .to.be.instanceOf(SchedulerApiError)
@@ -434,6 +447,26 @@ describe('SDK client over a fake HTTP server', () => {
     const err = await client.tasks.get('t1').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConnectionError).and.include({ code: 'ETIMEDOUT' });
   });
+
+  it('fetchTimeoutMs bounds the whole answer: one that trickles in a byte at a time is timed out too', async () => {
+    const body = JSON.stringify({ task_id: 't1', status: 'PENDING' });
+    const timers: NodeJS.Timeout[] = [];
+    server = await fakeServer([
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        // One byte every 50 ms: the whole body takes about 1.6 s, each gap far under the timeout.
+        [...body].forEach((ch, i) => timers.push(setTimeout(() => (i === body.length - 1 ? res.end(ch) : res.write(ch)), 50 * (i + 1))));
+      },
+    ]);
+    try {
+      const client = createClient({ url: server.url, fetchTimeoutMs: 300, retry: { maxAttempts: 1 } });
+      const err = await client.tasks.get('t1').catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(ConnectionError).and.include({ code: 'ETIMEDOUT' });
+    } finally {
+      for (const t of timers) clearTimeout(t);
+    }
+  });
 });
 
 describe('SDK client wait', () => {
@@ -522,6 +555,22 @@ describe('SDK client wait', () => {
     const client = createClient({ url: server.url, ...time.options });
     expect(await client.workflows.wait('w1', { timeoutMs: 10_000 })).to.deep.equal({ workflow_id: 'w1', status: 'CANCELLED' });
     expect(server.seen.map((s) => s.url)).to.deep.equal(['/api/v1/workflows/w1?wait=10', '/api/v1/workflows/w1', '/api/v1/workflows/w1']);
+  });
+
+  it('a service restarting during the wait (503 with Retry-After, more times than retry.maxAttempts) is tried again until the deadline', async () => {
+    const time = fakeTime();
+    const away = apiError(503, 'SERVICE_UNAVAILABLE', {}, { 'retry-after': '1' });
+    server = await fakeServer([json(200, task('RUNNING')), away, away, away, away, away, json(200, task('SUCCEEDED'))]);
+    const client = createClient({ url: server.url, ...time.options });
+    expect(await client.tasks.wait('t1', { timeoutMs: 60_000, pollIntervalMs: 100 })).to.deep.equal(task('SUCCEEDED'));
+    expect(time.sleeps).to.deep.equal([100, 1000, 1000, 1000, 1000, 1000]);
+    // Past its deadline nothing is tried again: the last 503 is the answer.
+    const late = fakeTime();
+    server.seen.length = 1; // the handlers start over at the first 503
+    const err = await createClient({ url: server.url, ...late.options })
+      .tasks.wait('t1', { timeoutMs: 2_500, pollIntervalMs: 100 })
+      .catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(UnavailableError);
   });
 
   it('rejects with NotFoundError for an unknown id', async () => {

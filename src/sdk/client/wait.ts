@@ -21,7 +21,9 @@ export const TERMINAL_WORKFLOW_STATUSES: ReadonlySet<string> = new Set(['SUCCEED
  * @throws TypeError, before any request, when `timeoutMs` is not a number ≥ 0 (Infinity: no end)
  *   or `pollIntervalMs` is not a finite number > 0 (NaN or a missing timeout polled without end,
  *   hundreds of reads a second); WaitTimeoutError with the last view read when the timeout passes
- *   first; the transport's errors (NotFoundError, ConnectionError, …) as they come. Each long poll's
+ *   first; the transport's errors (NotFoundError, ConnectionError, …) as they come, except that a
+ *   request the transport may retry (a refused connection, 503, 429) is retried until the deadline,
+ *   not only the client's `retry.maxAttempts` times (a service restarting during the wait). Each long poll's
  *   answer may take its wait plus the client's `fetchTimeoutMs`, and no request is retried after
  *   the deadline, so a service that stops answering is a ConnectionError soon after `timeoutMs` (at
  *   most the last long poll's wait plus `fetchTimeoutMs` after it)
@@ -54,6 +56,8 @@ export async function waitForStatus<V extends { status: string }>(
           query: { wait },
           timeoutMs: wait === undefined ? undefined : wait * 1000 + transport.fetchTimeoutMs,
           retryUntil: deadline,
+          // A service restarting (refused connections, 503) is tried again until the deadline.
+          maxAttempts: Infinity,
         })
       ).body;
     } catch (err) {

@@ -4,7 +4,7 @@
  * scheduler refuses as stale (409/404) ends it without a report: the task was cancelled, or its
  * lease ran out and it runs again elsewhere (at-least-once: the attempt number fences the late one).
  */
-import { ApiError, ConnectionError } from '../transport';
+import { ApiError } from '../transport';
 import { TaskCancelledError, TaskTimeoutError, WorkerClosedError } from './abort-reasons';
 import { attemptLog } from './attempt-log';
 import { AttemptLogBuffer, ProgressSender } from './attempt-reports';
@@ -215,8 +215,6 @@ export class RunningAttempt {
     const leaseEnd = Date.parse(this.leaseExpiresAt);
     const giveUpAt = (Number.isFinite(leaseEnd) ? leaseEnd : host.clock.now() + 30_000) + REPORT_GRACE_MS;
     let current = outcome;
-    // A send whose answer was lost (the connection broke) may have been recorded all the same.
-    let mayHaveLanded = false;
     for (let failures = 0; ;) {
       try {
         await host.api.complete(
@@ -227,9 +225,12 @@ export class RunningAttempt {
         return { reported: true, outcome: current };
       } catch (err) {
         if (isStale(err)) {
-          // Our own earlier send, recorded without its answer: the task SUCCEEDED by this attempt.
-          if (mayHaveLanded && current.kind === 'succeeded' && recordedSuccess(err, task.attempt))
-            return { reported: true, outcome: current };
+          // Our own earlier send, recorded without our hearing so: its answer was lost (the
+          // connection broke), or it was answered 503 during a store fault and kept, to be written
+          // once the store was back (docs/API.md, "HTTP pull workers"), perhaps on a try the
+          // transport made by itself. Only this attempt's report can end the task SUCCEEDED by this
+          // attempt's number (a new lease is a new attempt number).
+          if (current.kind === 'succeeded' && recordedSuccess(err, task.attempt)) return { reported: true, outcome: current };
           const code = err instanceof ApiError ? err.code : 'stale';
           host.logger.warn(`completion refused (${code}): the attempt is no longer current (re-run or cancelled); dropped`, this.ids());
           return { reported: false, reason: 'stale', outcome: current };
@@ -242,7 +243,6 @@ export class RunningAttempt {
           this.reportFailed('the completion', err);
           return { reported: false, reason: 'unreported', outcome: current, error: err };
         }
-        if (err instanceof ConnectionError) mayHaveLanded = true;
         await pause(host.clock, backoffMs(++failures));
       }
     }
