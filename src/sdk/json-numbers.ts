@@ -6,12 +6,15 @@
  * send one, since the request's text already says null: the SDK and the CLI refuse it before sending.
  */
 
-/** What keeps a value from being sent as JSON as it is: a non-finite number (and where), or its depth. */
-export type JsonProblem = { kind: 'number'; path: string; value: number } | { kind: 'depth'; max: number };
+/**
+ * What keeps a value from being sent as JSON as it is: a non-finite number (and where), an invalid
+ * `Date` (which JSON writes as null: `new Date('x')`), or its depth.
+ */
+export type JsonProblem = { kind: 'number'; path: string; value: number } | { kind: 'date'; path: string } | { kind: 'depth'; max: number };
 
 /**
- * The first thing in `value` JSON cannot carry as it is, in one walk: a non-finite number, with a
- * path from the root (`.payload.n`, `.tasks[2].payload.n`; `''` for the root itself), or nesting
+ * The first thing in `value` JSON cannot carry as it is, in one walk: a non-finite number or an
+ * invalid Date, with a path from the root (`.payload.n`, `.tasks[2].payload.n`; `''` for the root itself), or nesting
  * of objects and arrays deeper than `maxDepth` levels (the root object is level 1), which
  * `JSON.stringify` overflows on from a few thousand levels. Null when neither. Plain objects and
  * arrays are walked; objects with `toJSON` (a Date) are not. Iterative (any depth); an object met
@@ -26,6 +29,7 @@ export function jsonProblem(value: unknown, maxDepth = Infinity): JsonProblem | 
       if (!Number.isFinite(v)) return { kind: 'number', path, value: v };
       continue;
     }
+    if (v instanceof Date && Number.isNaN(v.getTime())) return { kind: 'date', path };
     if (typeof v !== 'object' || v === null || seen.has(v) || typeof (v as { toJSON?: unknown }).toJSON === 'function') continue;
     if (depth + 1 > maxDepth) return { kind: 'depth', max: maxDepth };
     seen.add(v);

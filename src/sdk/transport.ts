@@ -169,9 +169,17 @@ export class ApiClient {
     const query = qs.size ? `?${qs}` : '';
     const odd = options.body === undefined ? null : jsonProblem(options.body, MAX_BODY_DEPTH);
     if (odd?.kind === 'number') throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
+    if (odd?.kind === 'date')
+      throw new RequestBodyError(`${`body${odd.path}`}: an invalid Date (its time is NaN), which JSON would send as null`);
     if (odd)
       throw new RequestBodyError(`body nests deeper than ${MAX_BODY_DEPTH} levels (the service takes payloads and results of at most 64)`);
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let body: string | undefined;
+    try {
+      body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    } catch (err) {
+      // A BigInt, a cycle, a toJSON that throws: JSON.stringify's own words, as the typed refusal.
+      throw new RequestBodyError(`body cannot be written as JSON: ${(err as Error)?.message ?? String(err)}`);
+    }
     const headers = {
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../src/domain/clock';
 import { createWorker, PermanentError, TaskCancelledError, TaskTimeoutError, Worker, WorkerClosedError } from '../../src/sdk/worker';
+import { succeeded } from '../../src/sdk/worker/outcome';
 import type { WorkerContext, WorkerLogger, WorkerOptions } from '../../src/sdk/worker';
 import { attemptConflict, FakePullServer } from '../helpers/fake-pull-server';
 
@@ -245,7 +246,7 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(server.seen('/lease').length).to.be.at.least(3);
     expect(errors).to.have.length.at.least(2);
 
-    const nowhere = createWorker({ url: 'http://127.0.0.1:9', queue: 'q', logger, handlers: {} });
+    const nowhere = createWorker({ url: 'http://127.0.0.1:9', queue: 'q', logger, handlers: { work: async () => null } });
     workers.push(nowhere);
     const failed = gate<unknown>();
     nowhere.on('error', (e) => failed.open(e));
@@ -335,6 +336,9 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
           ctx.log('plain', { a: 1 });
           ctx.log.warn('careful');
           ctx.log.error('bad', { cyc: BigInt(2) as unknown });
+          // From plain JavaScript: fields that are not an object (the scheduler would refuse the whole batch).
+          ctx.log('listed', [1, 2] as never);
+          ctx.log.info('said', 'text' as never);
           ctx.progress(0.5);
           ctx.progress({ done: 3, total: 4 });
           expect(() => ctx.progress(2)).to.throw(TypeError);
@@ -357,6 +361,8 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
       ['info', 'plain', { a: 1 }],
       ['warn', 'careful', undefined],
       ['error', 'bad', { fields_dropped: 'not JSON-serialisable' }],
+      ['info', 'listed', { fields_dropped: 'not an object (an array)' }],
+      ['info', 'said', { fields_dropped: 'not an object (string)' }],
     ]);
     expect(server.seen('/checkpoint')[0].body).to.deep.equal({ attempt: 1, value: { at: 3 } });
     expect(logger.lines.find((l) => l.message === 'plain')?.fields).to.deep.equal({ task_id: t.task_id, attempt: 1, a: 1 });
@@ -477,14 +483,34 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(completed).to.deep.equal([42]);
   });
 
+  it('a result holding an invalid Date fails as result_not_serializable (JSON would store null), naming where', () => {
+    const outcome = succeeded({ at: [new Date(0), new Date('x')] });
+    expect(outcome.kind).to.equal('failed');
+    expect(outcome.kind === 'failed' && outcome.error).to.include({ type: 'result_not_serializable', permanent: true });
+    expect(outcome.kind === 'failed' && outcome.error.message).to.include('result.at[1]: an invalid Date');
+    expect(succeeded({ at: new Date(0) })).to.deep.equal({ kind: 'succeeded', result: { at: '1970-01-01T00:00:00.000Z' } });
+  });
+
   it('refuses options out of bounds', () => {
-    const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: {} };
+    const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: { x: async () => null } };
     expect(() => createWorker({ ...base, url: 'ftp://x' })).to.throw(TypeError);
     expect(createWorker({ ...base, url: 'HTTP://127.0.0.1:1' }).queue, 'a scheme in capitals, as createClient takes it').to.equal('q');
     expect(() => createWorker({ ...base, queue: '' })).to.throw(TypeError);
     expect(() => createWorker({ ...base, concurrency: 0 })).to.throw(RangeError);
     expect(() => createWorker({ ...base, pollWaitS: 31 })).to.throw(RangeError);
     expect(() => createWorker({ ...base, handlers: { x: 1 as never } })).to.throw(TypeError);
+    expect(() => createWorker({ ...base, handlers: {} })).to.throw(TypeError, /at least one task_type/);
+    // A logger without warn crashed the worker at its first failed lease, instead of here.
+    expect(() => createWorker({ ...base, logger: { info() {}, error() {} } as never })).to.throw(
+      TypeError,
+      /logger\.warn must be a function/,
+    );
+    expect(() => createWorker({ ...base, logger: {} as never })).to.throw(TypeError, /logger\.info/);
+    expect(() => createWorker({ ...base, logger: { info() {}, warn() {}, error() {}, debug: 1 } as never })).to.throw(
+      TypeError,
+      /logger\.debug/,
+    );
+    expect(createWorker({ ...base, logger: { info() {}, warn() {}, error() {} } }).queue).to.equal('q');
     expect(new PermanentError('x')).to.include({ name: 'PermanentError', permanent: true });
   });
 });

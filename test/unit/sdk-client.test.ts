@@ -441,6 +441,36 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await client.tasks.submit({ task_type: 'echo', payload: nested(99) })).to.deep.equal({ task_id: 't2' });
   });
 
+  it('refuses, before sending, what plain JavaScript can pass: an invalid Date, a BigInt, a cycle, a submission that is not an object', async () => {
+    server = await fakeServer([json(202, { task_id: 't3' })]);
+    const client = createClient({ url: server.url });
+    const refusal = async (call: () => Promise<unknown>) => {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(RequestBodyError);
+      return (err as Error).message;
+    };
+    // JSON writes an invalid Date as null: the task would run at once instead of at its time.
+    expect(await refusal(() => client.tasks.submit({ task_type: 'echo', scheduled_at: new Date('x') as never }))).to.equal(
+      'body.scheduled_at: an invalid Date (its time is NaN), which JSON would send as null',
+    );
+    expect(await refusal(() => client.tasks.reschedule('t1', new Date('x')))).to.match(/^scheduled_at: an invalid Date/);
+    expect(await refusal(() => client.tasks.submit({ task_type: 'echo', payload: { n: BigInt(1) } }))).to.match(
+      /^body cannot be written as JSON: .*BigInt/,
+    );
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(await refusal(() => client.tasks.submit({ task_type: 'echo', payload: cycle }))).to.match(
+      /^body cannot be written as JSON: .*circular/,
+    );
+    expect(await refusal(() => client.tasks.submit(null as never))).to.equal('task: must be an object (a task submission); got null');
+    expect(await refusal(() => client.tasks.submit(undefined as never))).to.match(/got undefined$/);
+    expect(await refusal(() => client.tasks.batch('x' as never))).to.equal('tasks: must be an array of task submissions; got a string');
+    expect(server.seen).to.deep.equal([]);
+    // An item that is not an object is the service's to name (tasks[0]); the client does not trip on it.
+    await client.tasks.batch([null as never]).catch(() => undefined);
+    expect(server.seen).to.have.length(1);
+  });
+
   it('times out an answer that does not come (fetchTimeoutMs) with a ConnectionError', async () => {
     server = await fakeServer([() => undefined]);
     const client = createClient({ url: server.url, fetchTimeoutMs: 100, retry: { maxAttempts: 1 } });

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../transport';
+import { RequestBodyError } from '../errors';
 import { apiPath } from './paths';
 import { pages } from './pages';
 import type {
@@ -20,7 +21,7 @@ import { TERMINAL_TASK_STATUSES, waitForStatus } from './wait';
 const traceHeaders = (o: SubmitOptions = {}): Record<string, string> => (o.traceparent ? { traceparent: o.traceparent } : {});
 
 /** An idempotency key makes a submission safe to repeat after a connection lost mid-request. */
-const hasKey = (t: TaskSubmissionBody) => typeof t.idempotency_key === 'string';
+const hasKey = (t: TaskSubmissionBody | null | undefined) => typeof t?.idempotency_key === 'string';
 
 /** `client.tasks`: submit, read, list, change, cancel and wait for tasks (docs/API.md "Tasks"). */
 export class TasksApi {
@@ -32,6 +33,8 @@ export class TasksApi {
    * @throws BadRequestError (`VALIDATION_FAILED` with `field`, `UNKNOWN_TASK_TYPE`), ConflictError (`IDEMPOTENCY_CONFLICT`), …
    */
   async submit(task: TaskSubmissionBody, options?: SubmitOptions): Promise<SubmitAck> {
+    if (typeof task !== 'object' || task === null || Array.isArray(task))
+      throw new RequestBodyError(`task: must be an object (a task submission); got ${describe(task)}`);
     const res = await this.http.request<SubmitAck>('POST', apiPath('tasks'), {
       body: task,
       headers: traceHeaders(options),
@@ -45,6 +48,7 @@ export class TasksApi {
    * @returns the acknowledgements in the order of `tasks`
    */
   async batch(tasks: TaskSubmissionBody[], options?: SubmitOptions): Promise<SubmitAck[]> {
+    if (!Array.isArray(tasks)) throw new RequestBodyError(`tasks: must be an array of task submissions; got ${describe(tasks)}`);
     const res = await this.http.request<{ tasks: SubmitAck[] }>('POST', apiPath('tasks', 'batch'), {
       body: { tasks },
       headers: traceHeaders(options),
@@ -85,7 +89,9 @@ export class TasksApi {
   }
 
   /** Moves a task that has not started to `scheduledAt` (RFC 3339 with offset, or a Date; null: now). */
-  reschedule(id: string, scheduledAt: string | Date | null): Promise<TaskView> {
+  async reschedule(id: string, scheduledAt: string | Date | null): Promise<TaskView> {
+    if (scheduledAt instanceof Date && Number.isNaN(scheduledAt.getTime()))
+      throw new RequestBodyError('scheduled_at: an invalid Date (its time is NaN)');
     return this.patch(id, { scheduled_at: scheduledAt instanceof Date ? scheduledAt.toISOString() : scheduledAt });
   }
 
@@ -116,4 +122,11 @@ export class TasksApi {
   wait(id: string, options: WaitOptions): Promise<TaskView> {
     return waitForStatus<TaskView>(this.http, id, apiPath('tasks', id), TERMINAL_TASK_STATUSES, options);
   }
+}
+
+/** A value as a refusal names it: `null`, `an array`, `a string`. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return value === undefined ? 'undefined' : `a ${typeof value}`;
 }

@@ -21,9 +21,16 @@ export function attemptLog(
 ): AttemptLog {
   const line = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     const msg = String(message);
+    const kept = fields === undefined || fields === null ? undefined : jsonFields(fields);
     const local = logger[level];
-    if (local) local.call(logger, msg, { ...ids, ...(fields ?? {}) });
-    buffer.add({ level, msg, at: new Date(clock.now()).toISOString(), ...(fields ? { fields: jsonFields(fields) } : {}) });
+    if (local) {
+      try {
+        local.call(logger, msg, { ...ids, ...(kept ?? {}) });
+      } catch {
+        /* a local logger that throws does not fail the attempt: the line is still kept with it */
+      }
+    }
+    buffer.add({ level, msg, at: new Date(clock.now()).toISOString(), ...(kept ? { fields: kept } : {}) });
   };
   const info = line('info');
   return Object.assign((message: string, fields?: Record<string, unknown>) => info(message, fields), {
@@ -35,13 +42,19 @@ export function attemptLog(
 }
 
 /**
- * `fields` as their JSON reads back, or a marker when JSON cannot carry them (a cycle, a BigInt) or
- * the scheduler would refuse them (nested deeper than 64 levels: the whole batch of lines would be).
+ * `fields` as their JSON reads back, or a marker when JSON cannot carry them (a cycle, a BigInt), they
+ * are not an object (an array, a string: from plain JavaScript), or the scheduler would refuse them
+ * (nested deeper than 64 levels). The scheduler refuses a whole batch of lines for one such line.
  */
-function jsonFields(fields: Record<string, unknown>): Record<string, unknown> {
+function jsonFields(fields: unknown): Record<string, unknown> {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+    return { fields_dropped: `not an object (${Array.isArray(fields) ? 'an array' : typeof fields})` };
   if (jsonProblem(fields, MAX_FIELDS_DEPTH)?.kind === 'depth') return { fields_dropped: `nested deeper than ${MAX_FIELDS_DEPTH} levels` };
   try {
-    return JSON.parse(JSON.stringify(fields)) as Record<string, unknown>;
+    const read = JSON.parse(JSON.stringify(fields)) as unknown;
+    return typeof read === 'object' && read !== null && !Array.isArray(read)
+      ? (read as Record<string, unknown>)
+      : { fields_dropped: 'not an object once serialised' };
   } catch {
     return { fields_dropped: 'not JSON-serialisable' };
   }

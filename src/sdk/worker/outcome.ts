@@ -33,6 +33,12 @@ export function succeeded(result: unknown): Outcome {
   const odd = jsonProblem(result, MAX_RESULT_DEPTH);
   if (odd?.kind === 'number')
     return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
+  if (odd?.kind === 'date')
+    return failure(
+      `handler result is not JSON-serialisable: ${`result${odd.path}`}: an invalid Date, which JSON would write as null`,
+      'result_not_serializable',
+      true,
+    );
   if (odd) return failure(`the scheduler refused the result: it nests deeper than ${MAX_RESULT_DEPTH} levels`, 'result_rejected', true);
   try {
     const text = JSON.stringify(result);

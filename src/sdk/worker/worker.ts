@@ -226,6 +226,16 @@ function checkOptions(o: WorkerOptions): void {
   if (!o.handlers || typeof o.handlers !== 'object') throw new TypeError('handlers must be an object of task_type → async function');
   for (const [type, fn] of Object.entries(o.handlers))
     if (typeof fn !== 'function') throw new TypeError(`handlers["${type}"] must be a function`);
+  // Every leased task would fail for good as `unknown_task_type` (an import that came out empty).
+  if (Object.keys(o.handlers).length === 0) throw new TypeError('handlers must name at least one task_type');
+  if (o.logger !== undefined) {
+    const logger = o.logger as unknown as Record<string, unknown> | null;
+    if (!logger || typeof logger !== 'object') throw new TypeError('logger must be an object with info, warn and error functions');
+    for (const level of ['info', 'warn', 'error'])
+      if (typeof logger[level] !== 'function')
+        throw new TypeError(`logger.${level} must be a function (logger: {debug?, info, warn, error})`);
+    if (logger.debug !== undefined && typeof logger.debug !== 'function') throw new TypeError('logger.debug must be a function when given');
+  }
   const c = o.concurrency ?? 1;
   if (!Number.isInteger(c) || c < 1) throw new RangeError('concurrency must be an integer of at least 1');
   const w = o.pollWaitS ?? DEFAULT_POLL_WAIT_S;
