@@ -10,8 +10,10 @@ export interface SeenRequest {
   body: any;
 }
 
-/** An answer the test forces for a request: `{status, body}`, or `{hangUp: true}` (the connection closed, no answer); undefined keeps the default. */
-export type Override = (req: SeenRequest) => { status: number; body: unknown } | { hangUp: true } | undefined;
+/** An answer the test forces for a request: `{status, body, headers?}`, or `{hangUp: true}` (the connection closed, no answer); undefined keeps the default. */
+export type Override = (
+  req: SeenRequest,
+) => { status: number; body: unknown; headers?: Record<string, string> } | { hangUp: true } | undefined;
 
 /**
  * A stand-in for the scheduler's pull endpoints on node:http, for the worker SDK's tests: lease
@@ -113,15 +115,15 @@ export class FakePullServer extends EventEmitter {
   private handle(req: http.IncomingMessage, res: http.ServerResponse, text: string): void {
     const seen: SeenRequest = { method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : null };
     this.requests.push(seen);
-    const send = (status: number, body: unknown) => {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (res.destroyed) return;
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
     const forced = this.override(seen);
     this.emit('request', seen);
     if (forced && 'hangUp' in forced) return void res.socket?.destroy();
-    if (forced) return send(forced.status, forced.body);
+    if (forced) return send(forced.status, forced.body, forced.headers);
     if (seen.path.endsWith('/lease')) {
       const poll = { max: seen.body.max ?? 1, answer: (tasks: LeasedTask[]) => send(200, { tasks }) };
       this.polls.push(poll);

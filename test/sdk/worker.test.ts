@@ -255,6 +255,21 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     await nowhere.close();
   });
 
+  it("a lease answered 503 with Retry-After waits what it asks (at most 15 s), not the first backoff's 250 ms", async () => {
+    let failures = 1;
+    server.override = (r) =>
+      r.path.endsWith('/lease') && failures-- > 0
+        ? { status: 503, headers: { 'retry-after': '5' }, body: { error: { code: 'STORE_UNAVAILABLE', message: 'x' } } }
+        : undefined;
+    const w = worker();
+    const failed = gate<unknown>();
+    w.on('error', (e) => failed.open(e));
+    await w.start();
+    await failed.promise;
+    expect(logger.lines.map((l) => l.message).find((m) => m.startsWith('lease request failed'))).to.match(/next try in 5000 ms/);
+    await w.close();
+  });
+
   it('a lease refused for its request, key or queue (400, 401, 403, 404) is logged as an error naming the fix, and tried again only at the longest pause', async () => {
     for (const [status, code, hint, apiKey] of [
       [400, 'VALIDATION_FAILED', "the scheduler refuses this worker's lease request", undefined],

@@ -6,11 +6,11 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors';
+import { BadRequestError, ForbiddenError, NotFoundError, SchedulerApiError, UnauthorizedError } from '../errors';
 import { ApiClient, baseUrlsOf } from '../transport';
 import { WorkerClosedError } from './abort-reasons';
 import { AttemptEnd, AttemptHost, RunningAttempt } from './attempt';
-import { backoffMs, pause, systemClock } from './timing';
+import { backoffMs, MAX_BACKOFF_MS, pause, systemClock } from './timing';
 import type { CloseOptions, LeasedTask, WorkerClock, WorkerHandler, WorkerLogger, WorkerOptions } from './types';
 import { CompletionError, MAX_LEASE_BATCH, MAX_POLL_WAIT_S, WorkerApi } from './worker-api';
 
@@ -153,7 +153,10 @@ export class Worker extends EventEmitter<WorkerEventMap> {
         ++failures;
         const refusal = configurationRefusal(err, this.hasApiKey);
         // A refusal only a change of key or configuration ends: tried again at the longest pause, as an error.
-        const delay = refusal ? backoffMs(Number.MAX_SAFE_INTEGER) : backoffMs(failures);
+        // A 429 or 503 that says when to come back (`Retry-After`, capped at the longest pause) is heard.
+        const asked = err instanceof SchedulerApiError ? err.retryAfterMs : undefined;
+        const backoff = refusal ? backoffMs(Number.MAX_SAFE_INTEGER) : backoffMs(failures);
+        const delay = asked === undefined || refusal ? backoff : Math.min(Math.max(asked, backoff), MAX_BACKOFF_MS);
         const line = `lease request failed (${failures} in a row); next try in ${delay} ms: ${(err as Error)?.message ?? err}`;
         if (refusal) this.logger.error(`${line} (${refusal})`, { queue: this.queue });
         else this.logger.warn(line, { queue: this.queue });
