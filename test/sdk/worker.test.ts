@@ -498,6 +498,23 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(completed).to.deep.equal([42]);
   });
 
+  it('a result larger than the completion body limit (413) fails as result_too_large, as one over maxResultBytes does', async () => {
+    let sends = 0;
+    server.override = (r) =>
+      r.path.endsWith('/complete') && ++sends === 1
+        ? {
+            status: 413,
+            body: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds 2162688 bytes', details: { field: 'body' } } },
+          }
+        : undefined;
+    const w = worker();
+    await w.start();
+    server.add({});
+    const reports = await server.waitForCount('/complete', 2);
+    await w.close();
+    expect(reports[1].body.error).to.include({ type: 'result_too_large', permanent: true });
+  });
+
   it('a result holding an invalid Date fails as result_not_serializable (JSON would store null), naming where', () => {
     const outcome = succeeded({ at: [new Date(0), new Date('x')] });
     expect(outcome.kind).to.equal('failed');

@@ -236,7 +236,13 @@ export class RunningAttempt {
           return { reported: false, reason: 'stale', outcome: current };
         }
         if (current.kind === 'succeeded' && err instanceof ApiError && (err.status === 400 || err.status === 413)) {
-          current = failure(`the scheduler refused the result: ${err.message}`, 'result_rejected', true);
+          // Larger than the completion's body limit: the scheduler's own rule for a result over
+          // `maxResultBytes` (the limit above it) is `result_too_large`, so the type does not depend on how much larger.
+          current = failure(
+            `the scheduler refused the result: ${err.message}`,
+            err.status === 413 ? 'result_too_large' : 'result_rejected',
+            true,
+          );
           continue;
         }
         if (!isTransient(err) || host.clock.now() >= giveUpAt) {
