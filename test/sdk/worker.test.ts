@@ -410,51 +410,40 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(server.seen('/heartbeat')).to.have.length(3);
   });
 
-  it("a success whose answer was lost is 'completed' when the next send finds it recorded (409: SUCCEEDED by this attempt)", async () => {
-    let sends = 0;
-    server.override = (r) => {
-      if (!r.path.endsWith('/complete')) return undefined;
-      if (++sends === 1) return { hangUp: true }; // recorded by the scheduler, the answer lost
-      const [, , , , id] = r.path.split('/');
-      const conflict = {
-        state: sends === 2 ? 'SUCCEEDED' : 'RETRYING',
-        current_attempt: r.body.attempt,
-        task_id: id,
-        attempt: r.body.attempt,
+  for (const [lost, first] of [
+    // recorded by the scheduler, the answer lost
+    ['whose answer was lost', { hangUp: true }],
+    // kept during a store fault: the next send (the worker's, or the transport's own retry) finds it written
+    [
+      'answered 503 (kept by the scheduler during a store fault)',
+      { status: 503, body: { error: { code: 'STORE_UNAVAILABLE', message: 'x' } } },
+    ],
+  ] as const) {
+    it(`a success ${lost} is 'completed' when the next send finds it recorded (409: SUCCEEDED by this attempt)`, async () => {
+      let sends = 0;
+      server.override = (r) => {
+        if (!r.path.endsWith('/complete')) return undefined;
+        if (++sends === 1) return first;
+        const [, , , , id] = r.path.split('/');
+        const conflict = {
+          state: sends === 2 ? 'SUCCEEDED' : 'RETRYING',
+          current_attempt: r.body.attempt,
+          task_id: id,
+          attempt: r.body.attempt,
+        };
+        return { status: 409, body: { error: { code: 'ATTEMPT_CONFLICT', message: 'not running', details: conflict } } };
       };
-      return { status: 409, body: { error: { code: 'ATTEMPT_CONFLICT', message: 'not running', details: conflict } } };
-    };
-    const w = worker();
-    const completed: unknown[] = [];
-    w.on('completed', (_t, result) => completed.push(result));
-    await w.start();
-    server.add({ payload: 1 });
-    await server.waitForCount('/complete', 2);
-    await w.close();
-    expect(completed).to.deep.equal([{ got: 1 }]);
-    expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
-  });
-
-  it("a success answered 503 (kept by the scheduler during a store fault) is 'completed' when the next send finds it recorded", async () => {
-    let sends = 0;
-    server.override = (r) => {
-      if (!r.path.endsWith('/complete')) return undefined;
-      // Kept during the fault: the next send (the worker's, or the transport's own retry) finds it written.
-      if (++sends === 1) return { status: 503, body: { error: { code: 'STORE_UNAVAILABLE', message: 'x' } } };
-      const [, , , , id] = r.path.split('/');
-      const conflict = { state: 'SUCCEEDED', current_attempt: r.body.attempt, task_id: id, attempt: r.body.attempt };
-      return { status: 409, body: { error: { code: 'ATTEMPT_CONFLICT', message: 'not running', details: conflict } } };
-    };
-    const w = worker();
-    const completed: unknown[] = [];
-    w.on('completed', (_t, result) => completed.push(result));
-    await w.start();
-    server.add({ payload: 1 });
-    await server.waitForCount('/complete', 2);
-    await w.close();
-    expect(completed).to.deep.equal([{ got: 1 }]);
-    expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
-  });
+      const w = worker();
+      const completed: unknown[] = [];
+      w.on('completed', (_t, result) => completed.push(result));
+      await w.start();
+      server.add({ payload: 1 });
+      await server.waitForCount('/complete', 2);
+      await w.close();
+      expect(completed).to.deep.equal([{ got: 1 }]);
+      expect(logger.lines.filter((l) => l.message.startsWith('completion refused'))).to.deep.equal([]);
+    });
+  }
 
   it('a completion answered 503 is sent again; a checkpoint refused with 409 rejects and aborts the signal', async () => {
     let unavailable = 1;
