@@ -69,6 +69,7 @@ function sourceOf(
 ): string {
   if (option === 'url') return o.url !== undefined ? '--url' : 'SCHEDULER_URL';
   if (option === 'apiKey') return o.apiKey !== undefined ? '--api-key' : 'SCHEDULER_API_KEY';
+  if (option === 'fetchTimeoutMs') return 'fetchTimeoutMs'; // the CLI does not set it
   const name = option.slice('tls.'.length) as TlsName;
   const given = { ca: o.caFile, cert: o.certFile, key: o.keyFile }[name];
   return TLS_SOURCES[name][given !== undefined ? 0 : 1];

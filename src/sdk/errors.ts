@@ -101,7 +101,7 @@ export class ConnectionError extends Error {
 }
 
 /** The client option a {@link ClientOptionError} names. */
-export type ClientOption = 'url' | 'apiKey' | 'tls.ca' | 'tls.cert' | 'tls.key';
+export type ClientOption = 'url' | 'apiKey' | 'tls.ca' | 'tls.cert' | 'tls.key' | 'fetchTimeoutMs';
 
 /**
  * A client option that cannot work, refused by `createClient` (and `createWorker`) before any call.

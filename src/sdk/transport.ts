@@ -126,12 +126,17 @@ export class ApiClient {
 
   /**
    * @throws TypeError (ClientOptionError) when `options.url` is refused as {@link baseUrlsOf} says (the message names it),
-   *   `options.apiKey` holds what a header cannot carry (`apiKey: …`), or, for an https URL, a TLS
-   *   file cannot work (`tls.ca: …`, tls-files.ts)
+   *   `options.apiKey` holds what a header cannot carry (`apiKey: …`), `fetchTimeoutMs` is not a
+   *   number of ms from 1 to 2^31 − 1, or, for an https URL, a TLS file cannot work (`tls.ca: …`, tls-files.ts)
    */
   constructor(private readonly options: ClientOptions) {
     this.bases = baseUrlsOf(options?.url);
     checkApiKey(options.apiKey);
+    const t = options.fetchTimeoutMs;
+    // Node's timers take 1 ms to 2^31 − 1 ms; outside that a string failed at the first call with
+    // ERR_INVALID_ARG_TYPE, and -1 as "cannot reach the scheduler".
+    if (t !== undefined && !(typeof t === 'number' && t >= 1 && t <= 2_147_483_647))
+      throw new ClientOptionError('fetchTimeoutMs', `must be a number of ms from 1 to 2147483647 (got ${JSON.stringify(t) ?? String(t)})`);
     if (this.bases.some((b) => b.startsWith('https:'))) checkTlsFiles(options.tls);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = options.now ?? Date.now;

@@ -357,6 +357,21 @@ describe('SDK client over a fake HTTP server', () => {
     expect(createClient({ url: ['http://a/s', 'http://a/t'] }).transport.base).to.equal('http://a/s');
   });
 
+  it('a fetchTimeoutMs that is not a number of ms a timer takes is refused when the client is made, naming it', () => {
+    for (const bad of ['1000', -1, 0, Number.NaN, 2 ** 31]) {
+      const err = (() => {
+        try {
+          createClient({ url: 'http://127.0.0.1:1', fetchTimeoutMs: bad as never });
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      expect(err, String(bad)).to.be.instanceOf(ClientOptionError).and.include({ option: 'fetchTimeoutMs' });
+    }
+    expect(createClient({ url: 'http://127.0.0.1:1', fetchTimeoutMs: 1 }).transport.fetchTimeoutMs).to.equal(1);
+  });
+
   it('an empty list of URLs, or one that is not http(s), is refused when the client is made', () => {
     for (const url of [[], ['http://127.0.0.1:8080', 'ftp://x']]) {
       const thrown = ((): unknown => {
