@@ -480,6 +480,14 @@ describe('SDK client over a fake HTTP server', () => {
     expect(await refusal(() => client.tasks.submit(null as never))).to.equal('task: must be an object (a task submission); got null');
     expect(await refusal(() => client.tasks.submit(undefined as never))).to.match(/got undefined$/);
     expect(await refusal(() => client.tasks.batch('x' as never))).to.equal('tasks: must be an array of task submissions; got a string');
+    // A missing id is a rejection (not a request for the task "undefined", not a synchronous throw).
+    for (const call of [() => client.tasks.get(undefined as never), () => client.tasks.cancel(''), () => client.crons.get(null as never)]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(TypeError);
+      expect((err as Error).message).to.match(
+        /^an id is required after \/api\/v1\/(tasks|cron-tasks); got (undefined|an empty string|null)$/,
+      );
+    }
     expect(server.seen).to.deep.equal([]);
     // An item that is not an object is the service's to name (tasks[0]); the client does not trip on it.
     await client.tasks.batch([null as never]).catch(() => undefined);

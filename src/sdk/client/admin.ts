@@ -66,7 +66,7 @@ export class ConcurrencyLimitsApi {
   }
 
   /** `GET /api/v1/concurrency-limits/{key}` (`max_running` null: unlimited). */
-  get(key: string): Promise<ConcurrencyLimitView> {
+  async get(key: string): Promise<ConcurrencyLimitView> {
     return this.http.get<ConcurrencyLimitView>(apiPath('concurrency-limits', key));
   }
 

@@ -25,12 +25,12 @@ export class CronsApi {
   }
 
   /** `GET /api/v1/cron-tasks/{id}`. @throws NotFoundError (`CRON_NOT_FOUND`) */
-  get(id: string, options: { preview?: number } = {}): Promise<CronView> {
+  async get(id: string, options: { preview?: number } = {}): Promise<CronView> {
     return this.http.get<CronView>(apiPath('cron-tasks', id), { preview: options.preview });
   }
 
   /** `GET /api/v1/cron-tasks`: one page, newest first. */
-  list(query: ListCronsQuery = {}): Promise<CronPageView> {
+  async list(query: ListCronsQuery = {}): Promise<CronPageView> {
     return this.http.get<CronPageView>(apiPath('cron-tasks'), query);
   }
 
@@ -43,17 +43,17 @@ export class CronsApi {
   }
 
   /** `PATCH /api/v1/cron-tasks/{id}`: any definition or template field. */
-  patch(id: string, changes: CronPatchBody): Promise<CronView> {
+  async patch(id: string, changes: CronPatchBody): Promise<CronView> {
     return this.http.patch<CronView>(apiPath('cron-tasks', id), changes);
   }
 
   /** Pauses a cron task (`{enabled: false}`). */
-  pause(id: string): Promise<CronView> {
+  async pause(id: string): Promise<CronView> {
     return this.patch(id, { enabled: false });
   }
 
   /** Resumes a paused cron task from now (`{enabled: true}`; the paused period is not caught up). */
-  resume(id: string): Promise<CronView> {
+  async resume(id: string): Promise<CronView> {
     return this.patch(id, { enabled: true });
   }
 
@@ -63,7 +63,7 @@ export class CronsApi {
   }
 
   /** `GET /api/v1/cron-tasks/{id}/runs`: fire records, latest first. */
-  runs(id: string, query: CronRunsQuery = {}): Promise<CronRunPageView> {
+  async runs(id: string, query: CronRunsQuery = {}): Promise<CronRunPageView> {
     return this.http.get<CronRunPageView>(apiPath('cron-tasks', id, 'runs'), query);
   }
 

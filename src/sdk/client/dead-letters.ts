@@ -8,7 +8,7 @@ export class DeadLettersApi {
   constructor(private readonly http: ApiClient) {}
 
   /** `GET /api/v1/dead-letter`: one page of DEAD tasks, newest first. */
-  list(query: DeadLetterQuery = {}): Promise<TaskPageView> {
+  async list(query: DeadLetterQuery = {}): Promise<TaskPageView> {
     return this.http.get<TaskPageView>(apiPath('dead-letter'), query);
   }
 

@@ -9,7 +9,7 @@ export class HealthApi {
   constructor(private readonly http: ApiClient) {}
 
   /** `GET /healthz`: the process is up. */
-  live(): Promise<LivenessView> {
+  async live(): Promise<LivenessView> {
     return this.http.get<LivenessView>('/healthz');
   }
 

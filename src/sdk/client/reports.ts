@@ -22,22 +22,22 @@ export class ReportsApi {
   constructor(private readonly http: ApiClient) {}
 
   /** `POST /api/v1/tasks/{id}/complete`: `{attempt, result?}` or `{attempt, error: {message, permanent?, type?}}`. */
-  complete(id: string, body: ExternalCompletionBody): Promise<CompletionView> {
+  async complete(id: string, body: ExternalCompletionBody): Promise<CompletionView> {
     return this.post<CompletionView>(id, 'complete', body);
   }
 
   /** `POST /api/v1/tasks/{id}/heartbeat`: extends the attempt's lease. */
-  heartbeat(id: string, body: ExternalHeartbeatBody): Promise<HeartbeatView> {
+  async heartbeat(id: string, body: ExternalHeartbeatBody): Promise<HeartbeatView> {
     return this.post<HeartbeatView>(id, 'heartbeat', body);
   }
 
   /** `POST /api/v1/tasks/{id}/checkpoint`: `{attempt, value}` (≤ 64 KiB of JSON; null clears it). */
-  checkpoint(id: string, body: ExternalCheckpointBody): Promise<CheckpointSavedView> {
+  async checkpoint(id: string, body: ExternalCheckpointBody): Promise<CheckpointSavedView> {
     return this.post<CheckpointSavedView>(id, 'checkpoint', body);
   }
 
   /** `POST /api/v1/tasks/{id}/progress`: `{attempt, progress}` (a fraction 0..1 or `{done?, total?, message?}`). */
-  progress(id: string, body: ExternalProgressBody): Promise<ProgressSavedView> {
+  async progress(id: string, body: ExternalProgressBody): Promise<ProgressSavedView> {
     return this.post<ProgressSavedView>(id, 'progress', body);
   }
 

@@ -58,7 +58,7 @@ export class TasksApi {
   }
 
   /** `GET /api/v1/tasks/{id}` (`attempts: true` adds `attempt_history`). @throws NotFoundError (`TASK_NOT_FOUND`) */
-  get(id: string, options: { attempts?: boolean } = {}): Promise<TaskView> {
+  async get(id: string, options: { attempts?: boolean } = {}): Promise<TaskView> {
     return this.http.get<TaskView>(apiPath('tasks', id), { include: options.attempts ? 'attempts' : undefined });
   }
 
@@ -68,7 +68,7 @@ export class TasksApi {
   }
 
   /** `GET /api/v1/tasks`: one page, newest first (summaries without payload and result). */
-  list(query: ListTasksQuery = {}): Promise<TaskPageView> {
+  async list(query: ListTasksQuery = {}): Promise<TaskPageView> {
     return this.http.get<TaskPageView>(apiPath('tasks'), query);
   }
 
@@ -84,7 +84,7 @@ export class TasksApi {
    * `PATCH /api/v1/tasks/{id}`: change the time, priority or payload of a task that has not started.
    * @throws ConflictError (`TASK_STATE_CONFLICT`) once it started
    */
-  patch(id: string, changes: TaskPatchBody): Promise<TaskView> {
+  async patch(id: string, changes: TaskPatchBody): Promise<TaskView> {
     return this.http.patch<TaskView>(apiPath('tasks', id), changes);
   }
 
@@ -104,7 +104,7 @@ export class TasksApi {
   }
 
   /** `GET /api/v1/tasks/{id}/attempts/{attempt}/logs`: the `ctx.log` lines kept for an attempt. */
-  attemptLog(id: string, attempt: number): Promise<AttemptLogView> {
+  async attemptLog(id: string, attempt: number): Promise<AttemptLogView> {
     return this.http.get<AttemptLogView>(apiPath('tasks', id, 'attempts', attempt, 'logs'));
   }
 
@@ -119,7 +119,7 @@ export class TasksApi {
    * @returns the task's final view
    * @throws WaitTimeoutError (with the last view) after `timeoutMs`; NotFoundError for an unknown id
    */
-  wait(id: string, options: WaitOptions): Promise<TaskView> {
+  async wait(id: string, options: WaitOptions): Promise<TaskView> {
     return waitForStatus<TaskView>(this.http, id, apiPath('tasks', id), TERMINAL_TASK_STATUSES, options);
   }
 }

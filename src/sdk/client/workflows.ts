@@ -24,12 +24,12 @@ export class WorkflowsApi {
   }
 
   /** `GET /api/v1/workflows/{id}` with each task's state. @throws NotFoundError (`WORKFLOW_NOT_FOUND`) */
-  get(id: string): Promise<WorkflowView> {
+  async get(id: string): Promise<WorkflowView> {
     return this.http.get<WorkflowView>(apiPath('workflows', id));
   }
 
   /** `GET /api/v1/workflows`: one page, newest first, without their tasks. */
-  list(query: ListWorkflowsQuery = {}): Promise<WorkflowPageView> {
+  async list(query: ListWorkflowsQuery = {}): Promise<WorkflowPageView> {
     return this.http.get<WorkflowPageView>(apiPath('workflows'), query);
   }
 
@@ -51,7 +51,7 @@ export class WorkflowsApi {
    * `GET /api/v1/workflows/{id}?wait=S`, plain polling against a server without them.
    * @throws WaitTimeoutError (with the last view) after `timeoutMs`
    */
-  wait(id: string, options: WaitOptions): Promise<WorkflowView> {
+  async wait(id: string, options: WaitOptions): Promise<WorkflowView> {
     return waitForStatus<WorkflowView>(this.http, id, apiPath('workflows', id), TERMINAL_WORKFLOW_STATUSES, options);
   }
 }
