@@ -112,6 +112,7 @@ export class WorkerPool {
           ),
         processError: (err) => this.deps.log.warn({ worker_id: id, err }, 'worker process error'),
         later: (fn, ms) => {
+          if (this.stopped) return; // no respawn after stop: nothing to hold the process open for
           const timer = this.deps.clock.setTimeout(() => {
             this.respawnTimers.delete(timer);
             fn();
