@@ -182,11 +182,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // Long polls answer before the server waits for requests in flight (a wait may last 60 s).
   const waiters = deps.waiters;
   if (waiters) app.addHook('preClose', async () => waiters.close());
-  // Before authentication, on every path: a request with two copies of a singleton header, or a
-  // query string that cannot be percent-decoded (as a path that cannot be: `frameworkErrors`).
   // Every route registered from here on, for 405 answers (route-methods.ts).
   const routes = new RouteMethods();
   routes.watch(app);
+  // Before authentication, on every path: a request with two copies of a singleton header, or a
+  // query string that cannot be percent-decoded (as a path that cannot be: `frameworkErrors`).
   app.addHook('onRequest', refuseDuplicateHeaders);
   app.addHook('onRequest', refuseUndecodableQuery);
   registerAuth(app, deps.apiKeys);

@@ -175,7 +175,7 @@ export class ApiClient {
     const odd = options.body === undefined ? null : jsonProblem(options.body, MAX_BODY_DEPTH);
     if (odd?.kind === 'number') throw new RequestBodyError(nonFiniteNumberMessage('body', odd));
     if (odd?.kind === 'date')
-      throw new RequestBodyError(`${`body${odd.path}`}: an invalid Date (its time is NaN), which JSON would send as null`);
+      throw new RequestBodyError(`body${odd.path}: an invalid Date (its time is NaN), which JSON would send as null`);
     if (odd)
       throw new RequestBodyError(`body nests deeper than ${MAX_BODY_DEPTH} levels (the service takes payloads and results of at most 64)`);
     let body: string | undefined;

@@ -35,7 +35,7 @@ export function succeeded(result: unknown): Outcome {
     return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
   if (odd?.kind === 'date')
     return failure(
-      `handler result is not JSON-serialisable: ${`result${odd.path}`}: an invalid Date, which JSON would write as null`,
+      `handler result is not JSON-serialisable: result${odd.path}: an invalid Date, which JSON would write as null`,
       'result_not_serializable',
       true,
     );
