@@ -1,10 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { createServer } from 'node:net';
+import { inspect } from 'node:util';
 import { startScheduler } from './bootstrap';
 import { loadConfig } from './config';
 import { StartupError } from './domain/startup-error';
 import { assertSafeExposure } from './tenancy/exposure';
 import { nodeSupportWarning } from './node-support';
+import { openFilesRefusal, readOpenFiles } from './observability/open-files-watch';
+import { poolSpecs } from './actors/dispatcher/pool-specs';
 
 /** A second signal this soon after the first (ms) is the same stop delivered twice, not a demand to exit now. */
 const REPEATED_SIGNAL_MS = 1000;
@@ -30,6 +33,9 @@ async function main(): Promise<void> {
   // interface has, is refused without a store file created or migrated for a service that never listened.
   const unresolved = await hostRefusal(config.host, config.port);
   if (unresolved) exitIfStartupError(new StartupError(unresolved));
+  const processes = poolSpecs(config).reduce((sum, pool) => sum + pool.processes, 0);
+  const tooFewFiles = openFilesRefusal(readOpenFiles(), processes, config.store !== 'sqlite');
+  if (tooFewFiles) exitIfStartupError(new StartupError(tooFewFiles));
   let scheduler;
   try {
     scheduler = await startScheduler(config, { globalTracing: true });
@@ -125,7 +131,18 @@ function exitIfStartupError(err: unknown): void {
   process.exit(err.exitCode);
 }
 
+/**
+ * The line for an error that ended start-up and is no {@link StartupError}: its stack (or, for a
+ * thrown value that is no Error, such as a store thread's `{code}`, its inspection rather than
+ * `[object Object]`), with the fix when the open-files limit was the cause (EMFILE, ENFILE).
+ */
+function startFailure(err: unknown): string {
+  const text = err instanceof Error ? (err.stack ?? String(err)) : inspect(err);
+  const limit = /\bE[MN]FILE\b/.test(text) ? '\n(the open-files limit was reached: raise it, ulimit -n or LimitNOFILE=)' : '';
+  return `scheduler failed to start: ${text}${limit}\n`;
+}
+
 main().catch((err) => {
-  process.stderr.write(`scheduler failed to start: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(startFailure(err));
   process.exit(1);
 });

@@ -39,6 +39,34 @@ export function readOpenFiles(procDir = '/proc/self', knownLimit?: number): Open
   }
 }
 
+/** Descriptors a service needs to start with no worker process (SQLite store, HTTP, threads), with room to spare; measured 43 on 2026-12-07. */
+export const OPEN_FILES_START_BASE = 64;
+/** Descriptors each worker process costs its service (IPC channel, pipes, liveness socket; measured 2), with room for a respawn. */
+export const OPEN_FILES_PER_WORKER = 8;
+/** Descriptors a network store adds (its connection pools: PostgreSQL 10 + 2 + one listener). */
+export const OPEN_FILES_NETWORK_STORE = 32;
+
+/**
+ * Why the service cannot start under this open-files limit, in one line naming the limit, the
+ * floor and the fix; null when it can (or the limit is unknown). The floor
+ * ({@link OPEN_FILES_START_BASE} + {@link OPEN_FILES_PER_WORKER} per worker process, +
+ * {@link OPEN_FILES_NETWORK_STORE} for PostgreSQL or MongoDB) is what start-up itself opens with
+ * some room, not a sizing: under it, start-up failed at whichever open came first (a module, the
+ * store, a thread, a fork), each in its own words. Node raises its soft limit to the hard one at
+ * start, so this is the hard limit (`prlimit`, `docker run --ulimit`, `LimitNOFILE=`).
+ * @param files the reading ({@link readOpenFiles}); null: not known, no refusal
+ * @param workerProcesses worker processes of every pool
+ */
+export function openFilesRefusal(files: OpenFiles | null, workerProcesses: number, networkStore: boolean): string | null {
+  if (!files) return null;
+  const floor = OPEN_FILES_START_BASE + OPEN_FILES_PER_WORKER * workerProcesses + (networkStore ? OPEN_FILES_NETWORK_STORE : 0);
+  if (files.limit >= floor) return null;
+  return (
+    `open files limit ${files.limit} is below the ${floor} this service needs to start with ${workerProcesses} worker process(es)` +
+    ' (every connection, file, thread pipe and worker channel holds one): raise it (ulimit -n, LimitNOFILE=, docker --ulimit nofile=) to thousands'
+  );
+}
+
 /**
  * Warns when the service nears its open-files limit. At the limit, the kernel refuses new
  * descriptors: Node's HTTP server then accepts and closes each new connection at once (libuv's

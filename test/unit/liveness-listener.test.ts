@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import readline from 'node:readline';
 import pino from 'pino';
 import type { Worker } from 'node:worker_threads';
@@ -130,6 +131,22 @@ describe('liveness channel (listener and thread)', function () {
     await listener.close();
     listener = null;
     if (process.platform !== 'win32') expect(fs.existsSync(address)).to.equal(false);
+  });
+
+  it('close() never throws: a folder already gone is fine, one it cannot remove is logged and left', async function () {
+    if (process.platform === 'win32') this.skip();
+    const warnings: string[] = [];
+    const warnLog = { warn: (_obj: unknown, msg: string) => warnings.push(msg) } as never;
+    const gone = await LivenessListener.open(() => undefined, warnLog);
+    fs.rmSync(path.dirname(gone.address), { recursive: true, force: true });
+    await gone.close();
+    const kept = await LivenessListener.open(() => undefined, warnLog);
+    const dir = path.dirname(kept.address);
+    fs.writeFileSync(path.join(dir, 'other'), ''); // not its own: the folder stays
+    await kept.close();
+    expect(fs.existsSync(kept.address), 'its socket file').to.equal(false);
+    expect(warnings).to.deep.equal(['liveness channel: cannot remove its folder; left in place']);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('parseBeat reads what beatLine writes', () => {

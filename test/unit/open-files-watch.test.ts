@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OpenFiles, OpenFilesWatch, readOpenFiles } from '../../src/observability/open-files-watch';
+import {
+  OPEN_FILES_NETWORK_STORE,
+  OPEN_FILES_PER_WORKER,
+  OPEN_FILES_START_BASE,
+  OpenFiles,
+  OpenFilesWatch,
+  openFilesRefusal,
+  readOpenFiles,
+} from '../../src/observability/open-files-watch';
 
 /** A log that keeps its lines. */
 function recordingLog() {
@@ -70,5 +78,17 @@ describe('open files watch', () => {
     ]);
     expect(lines[0].msg).to.match(/near their limit/);
     expect(limitsSeen.slice(0, 2)).to.deep.equal([undefined, 100]);
+  });
+
+  it('refuses a start under its floor: the base, each worker process, and a network store', () => {
+    const floor = OPEN_FILES_START_BASE + 2 * OPEN_FILES_PER_WORKER;
+    expect(openFilesRefusal({ open: 10, limit: floor }, 2, false)).to.equal(null);
+    expect(openFilesRefusal(null, 2, false), 'limit unknown').to.equal(null);
+    expect(openFilesRefusal({ open: 10, limit: floor - 1 }, 2, false)).to.equal(
+      `open files limit ${floor - 1} is below the ${floor} this service needs to start with 2 worker process(es)` +
+        ' (every connection, file, thread pipe and worker channel holds one): raise it (ulimit -n, LimitNOFILE=, docker --ulimit nofile=) to thousands',
+    );
+    expect(openFilesRefusal({ open: 10, limit: floor }, 3, false)).to.match(/below the \d+ .* 3 worker process/);
+    expect(openFilesRefusal({ open: 10, limit: floor }, 2, true)).to.include(`below the ${floor + OPEN_FILES_NETWORK_STORE} `);
   });
 });

@@ -73,12 +73,29 @@ export class LivenessListener {
     }
   }
 
-  /** Stops listening, drops the connections and removes the socket's folder. */
+  /**
+   * Stops listening, drops the connections and removes the socket's folder; never throws (a folder
+   * it cannot remove is logged and left).
+   */
   async close(): Promise<void> {
     // The folder goes first, synchronously: a process that exits right after a stop leaves none.
-    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir) this.removeDir(this.dir);
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * Removes the socket file and its folder by name: a recursive removal would open the folder to
+   * list it, which fails (EMFILE) at the open-files limit, the very moment a stop may come.
+   */
+  private removeDir(dir: string): void {
+    try {
+      fs.rmSync(this.address, { force: true });
+      fs.rmdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      this.log.warn({ err, dir }, 'liveness channel: cannot remove its folder; left in place');
+    }
   }
 
   /** A server on {@link address} reading beat lines. @throws the listen error */
