@@ -10,10 +10,13 @@ import { apiErrorOf, ClientOptionError, ConnectionError, MAX_BODY_DEPTH, Request
 import { checkTlsFiles, type TlsFiles } from './tls-files';
 import { jsonProblem, nonFiniteNumberMessage } from './json-numbers';
 import { backoffDelayMs, mayRetryAfterConnectionError, retryAfterMs, retryDelayMs, RetryOptions, RETRY_STATUSES } from './retry';
+import { answerOf, hasMediaType, NOT_JSON, notAnObjectError, notJsonError, notMetricsError, parseBody, RawResponse } from './answers';
+import { baseUrlsOf, checkApiKey } from './client-options';
 
 export type { TlsFiles };
 
 export { ConnectionError, SchedulerApiError };
+export { baseUrlsOf };
 export type { RetryOptions };
 
 /** The error of an API answer outside 2xx (the name the CLI has always used). */
@@ -102,13 +105,6 @@ export interface RequestOptions {
 export interface ApiResponse<T> {
   status: number;
   body: T;
-  headers: http.IncomingHttpHeaders;
-}
-
-interface RawResponse {
-  status: number;
-  statusText: string;
-  text: string;
   headers: http.IncomingHttpHeaders;
 }
 
@@ -321,143 +317,5 @@ export class ApiClient {
   /** PATCH a JSON body; @returns the parsed answer. */
   patch<T = Json>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, { body }).then((r) => r.body);
-  }
-}
-
-/**
- * An API key goes in the `Authorization` header, whose value may hold only visible ASCII, spaces and
- * tabs inside, and no white space at its ends (RFC 9110 §5.5): a key read from a secret file with
- * its trailing newline failed every call with Node's `ERR_INVALID_CHAR`.
- * @throws ClientOptionError naming `apiKey`
- */
-function checkApiKey(apiKey: unknown): void {
-  if (apiKey === undefined) return;
-  if (typeof apiKey !== 'string') throw new ClientOptionError('apiKey', `must be a string (got ${typeof apiKey})`);
-  if (apiKey !== apiKey.trim())
-    throw new ClientOptionError('apiKey', 'starts or ends with white space (a trailing newline of the file it was read from?)');
-  const bad = /[^\x20-\x7e\t]/.exec(apiKey);
-  if (bad)
-    throw new ClientOptionError(
-      'apiKey',
-      `holds a character an HTTP header cannot carry (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`,
-    );
-}
-
-/**
- * The base URLs of `url` (one, or a non-empty array of them), without trailing slashes. A path is
- * kept as a prefix of every request's path (a proxy serving the API under `/scheduler`).
- * @throws ClientOptionError naming `url` when it is not, or an element is not, a string naming an
- *   http:// or https:// URL without white space at its ends, a query, a fragment or credentials
- *   (`user:password@`: fetch refuses every request to such a URL); when the array is empty; or
- *   when it names one member twice (after URL normalisation: `HTTP://A:80/` is
- *   `http://a`), which would spend failover attempts on one member
- */
-export function baseUrlsOf(url: unknown): string[] {
-  if (!Array.isArray(url)) return [baseUrlOf(url).base];
-  if (url.length === 0) throw new ClientOptionError('url', 'must name at least one http:// or https:// URL (got an empty list)');
-  const seen = new Map<string, string>();
-  return url.map((u: unknown) => {
-    const { base, key } = baseUrlOf(u);
-    const before = seen.get(key);
-    if (before !== undefined)
-      throw new ClientOptionError('url', `lists one member twice: ${JSON.stringify(before)} and ${JSON.stringify(u)}`);
-    seen.set(key, u as string);
-    return base;
-  });
-}
-
-/**
- * The base URL without trailing slashes, and its normalised form (`key`: how two spellings of one
- * member are told to be the same).
- * @throws ClientOptionError naming `url` as {@link baseUrlsOf} says
- */
-function baseUrlOf(url: unknown): { base: string; key: string } {
-  if (typeof url !== 'string')
-    throw new ClientOptionError(
-      'url',
-      `must be a string naming an http:// or https:// URL (got ${url instanceof URL ? 'a URL object: pass its .href' : url === null ? 'null' : url === undefined ? 'nothing' : typeof url})`,
-    );
-  if (url.trim() !== url) throw new ClientOptionError('url', `starts or ends with white space (${JSON.stringify(url)})`);
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // not a URL: refused below
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-    throw new ClientOptionError('url', `must be an http:// or https:// URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(url)})`);
-  if (parsed.search !== '' || parsed.hash !== '' || url.includes('?') || url.includes('#'))
-    throw new ClientOptionError('url', `is a base URL: no query or fragment (got ${JSON.stringify(url)})`);
-  if (parsed.username !== '' || parsed.password !== '')
-    throw new ClientOptionError('url', `carries credentials (user:password@), which fetch refuses to send: pass the API key as apiKey`);
-  return { base: url.replace(/\/+$/, ''), key: parsed.href.replace(/\/+$/, '') };
-}
-
-/** What {@link answerOf} gives for a body that is not JSON. */
-const NOT_JSON: unique symbol = Symbol('not JSON');
-
-/** A 2xx answer's body: null when empty, its JSON value, or {@link NOT_JSON}. */
-function answerOf(text: string): unknown {
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return NOT_JSON;
-  }
-}
-
-/**
- * A 2xx answer that is JSON but not an object or an array (`null`, a number, a string: every
- * answer of the scheduler is an object): code `UNEXPECTED_ANSWER`, with its first 200 characters.
- */
-function notAnObjectError(res: RawResponse, request: string): SchedulerApiError {
-  return new SchedulerApiError(
-    res.status,
-    'UNEXPECTED_ANSWER',
-    `the answer to ${request} is ${res.text.slice(0, 40)}, not an object (HTTP ${res.status}): is the URL the scheduler's?`,
-    { content_type: String(res.headers['content-type'] ?? 'none'), body: res.text.slice(0, 200) },
-  );
-}
-
-/** A 2xx answer whose body is not JSON: code `NOT_JSON`, with its content type and first 200 characters. */
-function notJsonError(res: RawResponse, request: string): SchedulerApiError {
-  const contentType = String(res.headers['content-type'] ?? 'none');
-  return new SchedulerApiError(
-    res.status,
-    'NOT_JSON',
-    `the answer to ${request} is not JSON (HTTP ${res.status}, content-type ${contentType}): is the URL the scheduler's?`,
-    { content_type: contentType, body: res.text.slice(0, 200) },
-  );
-}
-
-/** True when the answer's `content-type` names one of `types` (parameters such as `charset` aside, any case). */
-function hasMediaType(res: RawResponse, types: readonly string[]): boolean {
-  const mediaType = String(res.headers['content-type'] ?? '')
-    .split(';')[0]
-    .trim()
-    .toLowerCase();
-  return types.includes(mediaType);
-}
-
-/**
- * A 2xx answer to `/metrics` that is not Prometheus text (an HTML page: the URL names another
- * server): code `NOT_METRICS`, with its content type and first 200 characters.
- */
-function notMetricsError(res: RawResponse, request: string, types: readonly string[]): SchedulerApiError {
-  const contentType = String(res.headers['content-type'] ?? 'none');
-  return new SchedulerApiError(
-    res.status,
-    'NOT_METRICS',
-    `the answer to ${request} is not Prometheus text (HTTP ${res.status}, content-type ${contentType}, not ${types.join(' or ')}): is the URL the scheduler's?`,
-    { content_type: contentType, body: res.text.slice(0, 200) },
-  );
-}
-
-/** JSON text → value; an empty body is null, a body that is not JSON stays its text. */
-function parseBody(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : null;
-  } catch {
-    return text;
   }
 }
