@@ -120,6 +120,38 @@ describe('cron evaluator (manual clock)', () => {
     expect((await a.store.countByState()).SUCCEEDED).to.equal(10_000);
   });
 
+  it('more definitions due at one instant than cronWindowMax: every one fires on time, each second (the window read on once emptied)', async function () {
+    this.timeout(120_000);
+    // Defined through another node (whose evaluator then stops), so this one's first read is cut.
+    const other = await open();
+    const ids: string[] = [];
+    for (let i = 0; i < 350; i++) {
+      ids.push((await other.crons.create({ name: `c${i}`, cron_expression: '* * * * * *', task_type: 'noop' })).cron_id as string);
+    }
+    await settle([other]);
+    other.evaluator.stop();
+    const a = await open({ cronWindowMax: 100 });
+    a.evaluator.start();
+    await settle([a]);
+    for (let s = 0; s < 5; s++) {
+      await advance(clock, s === 0 ? SECOND / 2 : SECOND, [a]);
+      await runToSuccess(
+        a.store,
+        a.instances.map((e) => e.id),
+        clock.now(),
+      );
+    }
+    const seconds = Array.from({ length: 5 }, (_, i) => T0 + (i + 1) * SECOND);
+    for (const id of ids) {
+      const fires = await firesOf(a.store, id);
+      expect(
+        fires.map((f) => [f.fireTime, f.outcome, f.recordedAt - f.fireTime]),
+        id,
+      ).to.deep.equal(seconds.map((t) => [t, 'created', 0]));
+    }
+    expect(a.instances).to.have.length(350 * 5);
+  });
+
   describe('downtime: the evaluator is stopped for 10 minutes and 30 s, then a new one starts', () => {
     it('none creates nothing for the gap, latest one instance, all every missed one in order', async () => {
       const a = await open();

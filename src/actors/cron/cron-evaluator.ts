@@ -57,6 +57,10 @@ export class CronEvaluator {
   private readonly heap = new MinHeap<{ at: number; id: string }>((a, b) => a.at - b.at);
   private windowEnd = -Infinity;
   private reloadAt = -Infinity;
+  /** The last reload was cut at `cronWindowMax`: definitions due after {@link windowEnd}, or at it beyond the cut, were left in the store. */
+  private truncated = false;
+  /** A firing applied since the last reload (so an emptied, truncated window is worth reloading at once). */
+  private firedSinceReload = false;
   private readonly changedIds = new Set<string>();
   private readonly endedCrons = new Set<string>();
   private timer: TimerHandle | null = null;
@@ -132,7 +136,17 @@ export class CronEvaluator {
       const released = await store.releaseQueuedInstances(ids, clock.now());
       if (released.length > 0) this.deps.onInstances(released);
     }
-    const now = clock.now();
+    await this.fireDue();
+    // A window cut at cronWindowMax that its firings emptied: read on, and fire what is due now.
+    while (this.drained()) {
+      await this.reload();
+      await this.fireDue();
+    }
+  }
+
+  /** Fires the definitions of the window due now. */
+  private async fireDue(): Promise<void> {
+    const now = this.deps.clock.now();
     const due: WindowEntry[] = [];
     for (let top = this.heap.peek(); top && top.at <= now; top = this.heap.peek()) {
       this.heap.pop();
@@ -144,6 +158,18 @@ export class CronEvaluator {
     for (let i = 0; i < due.length; i += FIRE_CHUNK) await this.fire(due.slice(i, i + FIRE_CHUNK), now);
   }
 
+  /**
+   * A window cut at `cronWindowMax` whose definitions have all fired: what comes next is only in
+   * the store, so it is read at once rather than at the half-horizon reload. Without this, more than
+   * `cronWindowMax` definitions due at one instant left the rest (and every next fire time of the
+   * ones fired) unread until that reload, up to 30 s, and so skipped as misfires. Only after a
+   * firing applied: a cut window of definitions that cannot fire (an expression that no longer
+   * parses) waits for the reload as before, instead of reading the store in a loop.
+   */
+  private drained(): boolean {
+    return this.truncated && this.firedSinceReload && this.window.size === 0;
+  }
+
   /** Replaces the window with the enabled definitions due within the horizon. */
   private async reload(): Promise<void> {
     const { clock, store, config } = this.deps;
@@ -153,6 +179,8 @@ export class CronEvaluator {
     this.window.clear();
     this.heap.clear();
     const truncated = rows.length >= config.cronWindowMax;
+    this.truncated = truncated;
+    this.firedSinceReload = false;
     this.windowEnd = truncated ? (rows[rows.length - 1].nextFireTime as number) : until;
     for (const cron of rows) this.admit(cron);
     this.reloadAt = now + Math.max(1, Math.floor(config.cronHorizonMs / 2));
@@ -211,6 +239,7 @@ export class CronEvaluator {
         return;
       }
       this.report(r, now);
+      this.firedSinceReload = true;
       entries.push(...r.entries);
       const f = firings[i];
       const last = f.instances.length > 0 ? f.instances[f.instances.length - 1].fireTime : entry.cron.lastFireTime;
