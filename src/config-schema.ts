@@ -399,6 +399,12 @@ export const ConfigSchema = z
     workerPools: z.preprocess(jsonText, z.array(workerPool).max(16).superRefine(checkWorkerPools)),
     /** Most tasks in one workflow (more → 413 `WORKFLOW_TOO_LARGE`). */
     workflowMaxTasks: int(1, 1_000_000),
+    /**
+     * Most dependencies in one workflow, all its tasks' `dependencies` counted (more → 413
+     * `WORKFLOW_TOO_LARGE`, `details.limit` `dependencies`): a read of a workflow lists every one,
+     * on the main thread (1,000,000 took about 2 s, 100,000 about 0.25 s, on 2026-12-07).
+     */
+    workflowMaxDependencies: int(1, 10_000_000),
     /** Largest `POST /api/v1/workflows` body in bytes (a 10,000-task DAG is about 1 MiB of JSON). */
     workflowBodyLimitBytes: int(1024),
     /**

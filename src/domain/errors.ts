@@ -195,11 +195,21 @@ export class InvalidWorkflowError extends SchedulerError {
   }
 }
 
-/** The workflow has more tasks than `workflowMaxTasks` (default 10,000). Nothing is stored. */
+/**
+ * The workflow has more tasks than `workflowMaxTasks` (default 10,000), or more dependencies in
+ * all than `workflowMaxDependencies` (default 100,000: `what` is `dependencies`). Nothing is stored.
+ */
 export class WorkflowTooLargeError extends SchedulerError {
   readonly code = 'WORKFLOW_TOO_LARGE';
-  constructor(max: number, count: number) {
-    super(`tasks: a workflow may have at most ${max} tasks; this one has ${count}`, { field: 'tasks', max, count });
+  constructor(max: number, count: number, what: 'tasks' | 'dependencies' = 'tasks') {
+    super(
+      what === 'tasks'
+        ? `tasks: a workflow may have at most ${max} tasks; this one has ${count}`
+        : `tasks: a workflow may have at most ${max} dependencies in all; this one has ${count}` +
+            ' (where every task of one layer depends on every task of the layer before, one task between the two' +
+            ' that depends on all of the first and that all of the second depend on needs a + b dependencies, not a × b)',
+      what === 'tasks' ? { field: 'tasks', max, count } : { field: 'tasks', limit: 'dependencies', max, count },
+    );
   }
 }
 

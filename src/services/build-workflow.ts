@@ -16,8 +16,24 @@ import type { PayloadChecks } from '../handlers/payload-schemas';
 export type WorkflowSubmission = WorkflowSubmissionBody;
 
 /**
+ * Refuses a workflow whose tasks list more than `max` dependencies in all (each entry of each
+ * task's `dependencies` counted, duplicates too). Reads items not yet validated: an entry that
+ * is no object, or `dependencies` that are no array, count nothing (the schema refuses them next).
+ * @throws WorkflowTooLargeError (413, `details.limit` `dependencies`)
+ */
+export function assertDependencyCount(tasks: readonly unknown[], max: number): void {
+  let count = 0;
+  for (const t of tasks) {
+    const deps = (t as { dependencies?: unknown } | null)?.dependencies;
+    if (Array.isArray(deps)) count += deps.length;
+  }
+  if (count > max) throw new WorkflowTooLargeError(max, count, 'dependencies');
+}
+
+/**
  * Turns a schema-valid workflow submission into a {@link NewWorkflow} (docs/DESIGN.md §8):
- * 1. more than `config.workflowMaxTasks` tasks → {@link WorkflowTooLargeError} (413);
+ * 1. more than `config.workflowMaxTasks` tasks, or `config.workflowMaxDependencies` dependencies in
+ *    all → {@link WorkflowTooLargeError} (413);
  * 2. the graph is checked by `validateDag` (iterative Kahn, cycle extraction; no recursion, so a
  *    10,000-task chain is fine): no tasks, duplicate ids, unknown dependencies, self-dependency or
  *    a cycle → {@link InvalidWorkflowError} (400) naming the ids;
@@ -45,6 +61,7 @@ export function buildWorkflow(
 ): NewWorkflow {
   const max = config.workflowMaxTasks;
   if (body.tasks.length > max) throw new WorkflowTooLargeError(max, body.tasks.length);
+  assertDependencyCount(body.tasks, config.workflowMaxDependencies);
   try {
     validateDag(
       body.tasks.map((t) => ({ id: t.task_id, dependencies: t.dependencies })),

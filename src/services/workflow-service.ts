@@ -9,6 +9,7 @@ import type { ListWorkflowsQuery, ServiceQuery, WorkflowSubmissionBody } from '.
 import { listWorkflowsQuerySchema, workflowSubmissionSchema } from '../contract/workflow-schemas';
 import { Clock } from '../domain/clock';
 import { ServiceUnavailableError, WorkflowNotFoundError, WorkflowStateConflictError, WorkflowTooLargeError } from '../domain/errors';
+import { assertDependencyCount } from './build-workflow';
 import { DueEntry } from '../domain/task';
 import type { WorkflowStatus } from '../domain/workflow';
 import { registeredTaskTypes } from '../handlers/registry';
@@ -98,6 +99,7 @@ export class WorkflowService {
     if (Array.isArray(count) && count.length > this.deps.config.workflowMaxTasks) {
       throw new WorkflowTooLargeError(this.deps.config.workflowMaxTasks, count.length);
     }
+    if (Array.isArray(count)) assertDependencyCount(count, this.deps.config.workflowMaxDependencies);
     this.validator.assert(workflowSubmissionSchema, body);
     const submission = withCallerTenant(body, caller);
     // Tasks inherit the workflow's tenant. One naming another is refused: for a tenant's key with

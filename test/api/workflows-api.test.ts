@@ -312,6 +312,33 @@ describe('REST: workflows', () => {
       await expectNothingStored();
     });
 
+    it('more dependencies in all than workflowMaxDependencies → 413 WORKFLOW_TOO_LARGE naming the limit; exactly the limit is taken', async () => {
+      const small = await apiFixture({ workflowMaxDependencies: 6 });
+      try {
+        const layer = (n: number, deps: string[]) =>
+          Array.from({ length: n }, (_, i) => ({ task_id: `${deps.length ? 'b' : 'a'}${i}`, task_type: 'noop', dependencies: deps }));
+        const a = ['a0', 'a1', 'a2'];
+        const tooMany = await small.app.inject({
+          method: 'POST',
+          url: '/api/v1/workflows',
+          payload: { tasks: [...layer(3, []), ...layer(3, a)] },
+        });
+        expect(tooMany.statusCode).to.equal(413);
+        expect(tooMany.json().error.code).to.equal('WORKFLOW_TOO_LARGE');
+        expect(tooMany.json().error.details).to.deep.equal({ field: 'tasks', limit: 'dependencies', max: 6, count: 9 });
+        expect(tooMany.json().error.message).to.match(/at most 6 dependencies in all; this one has 9 .*a \+ b dependencies, not a × b/);
+        const barrier = { task_id: 'barrier', task_type: 'noop', dependencies: a };
+        const fine = await small.app.inject({
+          method: 'POST',
+          url: '/api/v1/workflows',
+          payload: { tasks: [...layer(3, []), barrier, ...layer(3, ['barrier'])] },
+        });
+        expect(fine.statusCode, fine.body).to.equal(202);
+      } finally {
+        await small.close();
+      }
+    });
+
     it('the actor-message path (service) throws the same errors', async () => {
       const err = await f.workflows
         .submit({
