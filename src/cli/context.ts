@@ -144,19 +144,44 @@ export function readJsonFile(file: string, allowLines = false): unknown {
   return parsed;
 }
 
-function parseJsonText(file: string, text: string, allowLines: boolean): unknown {
+/**
+ * The value of a file's text: one JSON document, or (with `allowLines`) JSON lines, one value a
+ * line, blank lines skipped. A leading byte order mark is dropped (editors on Windows write one).
+ * When the first line is a JSON value of its own, the file is taken for JSON lines and an error
+ * names the line it is on (the whole-file parse would name a position after the first line).
+ * @throws InvalidArgumentError naming the file (and the line)
+ */
+function parseJsonText(file: string, raw: string, allowLines: boolean): unknown {
+  const text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
   try {
     return JSON.parse(text);
   } catch (err) {
-    if (allowLines) {
-      const lines = text.split('\n').filter((l) => l.trim() !== '');
-      try {
-        return lines.map((l) => JSON.parse(l));
-      } catch {
-        /* report the whole-file error below */
-      }
+    const lines = allowLines
+      ? text
+          .split('\n')
+          .map((l, i) => ({ text: l, number: i + 1 }))
+          .filter((l) => l.text.trim() !== '')
+      : [];
+    if (lines.length > 1 && parsesAlone(lines[0].text)) {
+      return lines.map((l) => {
+        try {
+          return JSON.parse(l.text);
+        } catch (lineErr) {
+          throw new InvalidArgumentError(`${file} line ${l.number} is not valid JSON: ${(lineErr as Error).message}`);
+        }
+      });
     }
     throw new InvalidArgumentError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** True when `line` is a JSON value by itself. */
+function parsesAlone(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
   }
 }
 

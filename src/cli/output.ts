@@ -8,10 +8,32 @@ export interface Io {
   json: boolean;
 }
 
-/** A value as a table cell: strings as they are, null as `-`, objects as compact JSON. */
+/**
+ * Characters a terminal acts on rather than shows: C0 controls (newline, tab, ESC, which starts the
+ * escape sequences that recolour, move the cursor or retitle the window), DEL, C1 controls, the
+ * line and paragraph separators, and the bidirectional overrides and isolates (which make text read
+ * in another order than it is stored: CVE-2021-42574, "Trojan Source").
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Each {@link UNPRINTABLE} character of `text` as its `\uXXXX` escape. */
+function escapeUnprintable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A value as a table cell: strings as they are, null as `-`, objects as compact JSON. A string
+ * holding a character a terminal would act on (stored by whoever named a cron, a workflow or a
+ * task type: another tenant's key can) is shown as a JSON string with that character escaped, so
+ * it can neither break the table's lines nor send escape sequences to the reader's terminal.
+ */
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '-';
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  if (typeof v === 'string') {
+    UNPRINTABLE.lastIndex = 0;
+    return UNPRINTABLE.test(v) ? escapeUnprintable(JSON.stringify(v)) : v;
+  }
+  return escapeUnprintable(JSON.stringify(v));
 }
 
 /**

@@ -149,4 +149,9 @@ describe('the CLI covers every route of the OpenAPI document', function () {
     });
     expect(missed, 'routes the CLI never reached').to.deep.equal([]);
   });
+
+  it('submit --count with one idempotency key says how many tasks are new', async () => {
+    const out = await ok('submit', 'echo', '--count', '3', '--idempotency-key', 'cli-count-key');
+    expect(out).to.match(/^submitted 3 tasks \(1 new, 2 answered by an existing task with the same idempotency key\) in /);
+  });
 });

@@ -42,6 +42,15 @@ describe('CLI: an unexpected answer', () => {
       expect(r.code, args.join(' ')).to.equal(1);
       expect(r.err, args.join(' ')).to.match(/^error: UNEXPECTED_ANSWER \(HTTP 200\): the answer to .+ is null, not an object/);
     }
+    // Another service's JSON: `health` printed `undefined` and `ready` passed (exit 0) as a probe.
+    answer = '{"weird":true}';
+    for (const args of [['health'], ['ready']]) {
+      const r = await run({}, ...args);
+      expect(r.code, args.join(' ')).to.equal(1);
+      expect(r.err, args.join(' ')).to.match(
+        /^error: the answer to GET \/(healthz|readyz) has no status of the scheduler's .*"weird":true/,
+      );
+    }
     answer = '{}';
     const debug = await run({ SCHEDULER_CLI_DEBUG: '1' }, 'list');
     expect(debug.code).to.equal(1);

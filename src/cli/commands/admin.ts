@@ -32,6 +32,11 @@ export function adminCommands(program: Command, cli: CliEnv): void {
     .option('--burst <n>', 'burst of the rate limit (default 1: at most the rate in any 1 s window)', numberValue)
     .option('--no-rate-limit', 'remove its start rate limit')
     .action(async (id: string, f: { weight?: number; rate?: number; burst?: number; rateLimit: boolean }, cmd: Command) => {
+      // Flags that cannot mean anything together are refused, not one of them dropped.
+      if (f.rateLimit === false && (f.rate !== undefined || f.burst !== undefined))
+        throw new InvalidArgumentError('--no-rate-limit removes the limit: give it without --rate and --burst');
+      if (f.burst !== undefined && f.rate === undefined)
+        throw new InvalidArgumentError('--burst is the burst of a rate limit: give --rate with it (the limit is set whole)');
       const { client, io } = contextOf(cmd, cli);
       const body: TenantPutBody = {
         ...(f.weight !== undefined ? { weight: f.weight } : {}),

@@ -187,12 +187,7 @@ export function taskCommands(program: Command, cli: CliEnv): void {
           tasks = Array.from({ length: flags.count as number }, () => submissionOf(taskType as string, flags));
         }
         const { acks, seconds } = await submitInBatches(client, io, tasks, flags.batchSize, flags.traceparent);
-        print(
-          io,
-          { submitted: acks.length, seconds, tasks: acks },
-          () =>
-            `submitted ${acks.length} tasks in ${seconds.toFixed(2)} s (${Math.round(acks.length / Math.max(seconds, 1e-6))} tasks/s)\n`,
-        );
+        print(io, { submitted: acks.length, seconds, tasks: acks }, () => submittedLine(acks, seconds));
         return;
       }
       const ack = await client.tasks.submit(submissionOf(taskType as string, flags), { traceparent: flags.traceparent });
@@ -255,4 +250,17 @@ export function taskCommands(program: Command, cli: CliEnv): void {
     });
 
   taskChangeCommands(program, cli);
+}
+
+/**
+ * The human line of a submission in batches: the acknowledgements and their rate, and how many of
+ * them answered an idempotency key already stored (`idempotent_replayed`: no new task; `--count 3
+ * --idempotency-key k` makes one task, not three).
+ */
+function submittedLine(acks: Array<{ idempotent_replayed?: boolean }>, seconds: number): string {
+  const replayed = acks.filter((a) => a.idempotent_replayed === true).length;
+  const rate = Math.round(acks.length / Math.max(seconds, 1e-6));
+  const news =
+    replayed > 0 ? ` (${acks.length - replayed} new, ${replayed} answered by an existing task with the same idempotency key)` : '';
+  return `submitted ${acks.length} tasks${news} in ${seconds.toFixed(2)} s (${rate} tasks/s)\n`;
 }
