@@ -14,6 +14,7 @@ export interface Io {
  * line and paragraph separators, and the bidirectional overrides and isolates (which make text read
  * in another order than it is stored: CVE-2021-42574, "Trojan Source").
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Each {@link UNPRINTABLE} character of `text` as its `\uXXXX` escape. */

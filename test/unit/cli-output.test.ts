@@ -12,6 +12,7 @@ describe('CLI output: stored strings cannot act on the terminal', () => {
       ['NAME', 'name'],
       ['SCHEDULE', 'schedule'],
     ]);
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
     expect(out).to.not.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     const lines = out.split('\n');
     expect(lines).to.have.length(5); // header, three rows, the final newline
@@ -22,6 +23,7 @@ describe('CLI output: stored strings cannot act on the terminal', () => {
 
   it('details() escapes the same way, in nested values too', () => {
     const out = details({ name: 'a\u001b]0;title\u0007', metadata: { note: 'x\u0085y' } });
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
     expect(out).to.not.match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(out).to.include('"a\\u001b]0;title\\u0007"');
     expect(out).to.include('{"note":"x\\u0085y"}');
