@@ -84,6 +84,10 @@ export class OffsetClock implements Clock {
     return this.readAt(this.base.now());
   }
 
+  monotonic(): number {
+    return this.base.monotonic();
+  }
+
   /** The reading at local time `local` (see {@link now}); drops a hold that is over. */
   private readAt(local: number): number {
     if (!this.synced) return local;

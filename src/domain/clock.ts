@@ -6,10 +6,30 @@
 export interface Clock {
   /** Current time in epoch milliseconds. May go backwards (NTP step, manual clock). */
   now(): number;
+  /**
+   * Milliseconds from an arbitrary origin that never go backwards and do not follow steps of the
+   * wall clock (`performance.now()`): for how long something has run (a handler's timeout), where a
+   * step of {@link now} (an NTP correction, a VM resumed) must not kill or spare an attempt.
+   */
+  monotonic(): number;
   /** Runs `fn` once after `delayMs` milliseconds (negative delays count as 0). */
   setTimeout(fn: () => void, delayMs: number): TimerHandle;
   /** Cancels a timer made by this clock; unknown or fired handles are ignored. */
   clearTimeout(handle: TimerHandle): void;
+}
+
+/**
+ * Longest a timer that waits for an instant of the wall clock ({@link Clock.now}) sleeps before
+ * it looks again (ms). Timers run on the monotonic clock: after a step of the wall clock back (an
+ * NTP correction of a clock that ran fast, then corrected again) a timer armed for "due time −
+ * now" slept on for the whole step, so due tasks and crons started up to that long late, and after
+ * a step forward it woke only when its old delay was over.
+ */
+export const WALL_RECHECK_MS = 1000;
+
+/** The delay of a timer for the wall-clock instant `at` (ms since epoch), seen at `now`: at most {@link WALL_RECHECK_MS}. */
+export function wallTimerDelay(at: number, now: number): number {
+  return Math.min(WALL_RECHECK_MS, Math.max(0, at - now));
 }
 
 /** Opaque timer handle returned by {@link Clock.setTimeout}. */
@@ -19,6 +39,10 @@ export type TimerHandle = { readonly __timer: unique symbol } | object;
 export class SystemClock implements Clock {
   now(): number {
     return Date.now();
+  }
+
+  monotonic(): number {
+    return performance.now();
   }
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
@@ -42,6 +66,8 @@ interface ManualTimer {
  */
 export class ManualClock implements Clock {
   private current: number;
+  /** {@link monotonic}: moved by time passing (advance, set forward, stall), never by a step. */
+  private elapsed = 0;
   private nextId = 1;
   private timers: ManualTimer[] = [];
 
@@ -52,6 +78,21 @@ export class ManualClock implements Clock {
 
   now(): number {
     return this.current;
+  }
+
+  monotonic(): number {
+    return this.elapsed;
+  }
+
+  /**
+   * Steps the wall clock by `ms` (either way) with no time passing, as an NTP step or a changed
+   * system time does: {@link now} moves, {@link monotonic} does not, and the timers keep the delay
+   * they had left (Node's timers run on the monotonic clock), so none fires now. Unlike
+   * {@link set} backwards, whose timers keep their due time on the wall clock.
+   */
+  step(ms: number): void {
+    this.current += ms;
+    for (const t of this.timers) t.at += ms;
   }
 
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
@@ -77,6 +118,7 @@ export class ManualClock implements Clock {
    */
   stall(ms: number): void {
     this.current += Math.max(0, ms);
+    this.elapsed += Math.max(0, ms);
   }
 
   /** Sets the time to `ms` (epoch milliseconds); earlier than now is allowed (clock going back). */
@@ -89,9 +131,12 @@ export class ManualClock implements Clock {
       const due = this.timers.filter((t) => t.at <= ms).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!due) break;
       this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
+      const at = Math.max(this.current, due.at);
+      this.elapsed += at - this.current;
+      this.current = at;
       due.fn();
     }
+    this.elapsed += Math.max(0, ms - this.current);
     this.current = ms;
   }
 

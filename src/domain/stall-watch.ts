@@ -7,23 +7,30 @@ import type { Clock } from './clock';
  * in pipes and sockets. A check that runs more than half a lease after it was due has seen a stall
  * (a lease renewed every third of a lease can only run out unrenewed through a longer one); leases
  * are judged again one lease after it, once the waiting beats have renewed them.
+ *
+ * A step of the wall clock forward (an NTP correction, a VM whose clock is set on resume) looks
+ * the same to the leases, which are instants of the wall clock: they all seem run out at once, so
+ * it holds judgement too; {@link steppedMs} tells the two apart for the log, on the monotonic clock.
  */
 export class StallWatch {
   private dueAt = Infinity;
+  private monoDueAt = Infinity;
   private seenAt = -Infinity;
+  private stepped = 0;
 
   /**
    * @param clock the scheduler's clock (a check's lateness is read on it)
    * @param leaseMs the lease the check judges (ms)
    */
   constructor(
-    private readonly clock: Pick<Clock, 'now'>,
+    private readonly clock: Pick<Clock, 'now' | 'monotonic'>,
     private readonly leaseMs: number,
   ) {}
 
   /** The check was armed to run `everyMs` (ms) from now. */
   armed(everyMs: number): void {
     this.dueAt = this.clock.now() + everyMs;
+    this.monoDueAt = this.clock.monotonic() + everyMs;
   }
 
   /**
@@ -33,9 +40,19 @@ export class StallWatch {
   lateness(): number {
     const now = this.clock.now();
     const late = now - this.dueAt;
+    this.stepped = 0;
     if (late <= this.leaseMs / 2) return 0;
     this.seenAt = now;
+    this.stepped = Math.max(0, late - Math.max(0, this.clock.monotonic() - this.monoDueAt));
     return late;
+  }
+
+  /**
+   * Of the lateness the last {@link lateness} reported, how much (ms) was the wall clock stepping
+   * forward rather than this process standing still (0 when none, or no stall was reported).
+   */
+  steppedMs(): number {
+    return this.stepped;
   }
 
   /**
@@ -53,6 +70,16 @@ export class StallWatch {
    */
   heldSince(): number {
     return this.seenAt;
+  }
+
+  /**
+   * The warning line of a stall `late` ms long that {@link lateness} just reported, for leases of
+   * `what`: a step of the wall clock is called one, not a stall of this process.
+   */
+  warning(what: string): string {
+    return this.stepped > 0
+      ? `the wall clock stepped forward by about ${Math.round(this.stepped / 1000)} s (not a stall of this process): ${what} leases are judged again one lease from now`
+      : `this process was stalled: ${what} leases are judged again one lease from now`;
   }
 
   /** True within one lease of the last stall seen: no lease may be judged. */

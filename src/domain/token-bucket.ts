@@ -50,7 +50,13 @@ export class TokenBucket {
   }
 
   private refill(now: number): void {
-    if (now <= this.refilledAt) return; // time stood still or went back: nothing to add
+    if (now <= this.refilledAt) {
+      // Time stood still, or the clock went back (an NTP step): nothing to add, and the refill
+      // counts from the new reading. Kept at the old one, nothing was added until the clock
+      // caught up with it: a step back of an hour held every start (and submission) for an hour.
+      this.refilledAt = now;
+      return;
+    }
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.ratePerSecond) / 1000);
     this.refilledAt = now;
   }

@@ -19,6 +19,9 @@ const RETRY = {
   base: 2,
 } as unknown as ClaimedTask['retry'];
 
+/** The fixture clock's start: its monotonic reading is the wall time since then (until a step). */
+const CLOCK_START = Date.UTC(2026, 0, 1);
+
 function running(id: string, workerId: string, startedAt: number, attempt = 1): RunningAttempt {
   const task = {
     id,
@@ -33,7 +36,7 @@ function running(id: string, workerId: string, startedAt: number, attempt = 1): 
     tenantId: 'default',
     startedAt,
   };
-  return { task: task as ClaimedTask, workerId };
+  return { task: task as ClaimedTask, workerId, startedMono: startedAt - CLOCK_START };
 }
 
 /** A watchdog over a fake host and store (leaseMs 1,000: sweep every 500 ms; grace 200: check every 100 ms). */
@@ -101,6 +104,31 @@ describe('AttemptWatchdog (manual clock)', () => {
     });
     expect(results.find((r) => r.id === 'fine')?.outcome).to.deep.include({ errorType: 'worker_recycled', permanent: false, free: true });
     f.watchdog.stop();
+  });
+
+  it('a step of the wall clock moves no deadline: +1 h kills nothing early, −1 h spares nothing (the timeout counts on the monotonic clock)', async () => {
+    const f = fixture();
+    f.run.set('a', running('a', 'worker-1', f.clock.now()));
+    f.watchdog.attemptsStarted();
+    f.clock.advance(300);
+    f.clock.step(3_600_000); // an NTP step forward, 300 ms into a 1 s timeout
+    f.clock.advance(100);
+    expect(f.killed, 'killed as overrun by a step forward').to.deep.equal([]);
+    f.clock.advance(700); // 1.1 s run: within timeout + grace
+    expect(f.killed).to.deep.equal([]);
+    f.clock.advance(200); // 1.3 s: killed at the check of 1.2 s, timeout + grace
+    expect(f.killed).to.deep.equal(['worker-1']);
+    expect(f.finished[0][0]).to.deep.include({ id: 'a', durationMs: 1200 });
+    f.watchdog.stop();
+
+    const g = fixture();
+    g.run.set('b', running('b', 'worker-1', g.clock.now()));
+    g.watchdog.attemptsStarted();
+    g.clock.advance(300);
+    g.clock.step(-3_600_000); // a step back: the wall deadline is an hour away now
+    g.clock.advance(1000);
+    expect(g.killed, 'killed at 1.3 s of run time, not an hour later').to.deep.equal(['worker-1']);
+    g.watchdog.stop();
   });
 
   it('cancel: a handler that does not stop within the grace after the cancel gets its process killed; it ends cancelled, its neighbour free', async () => {

@@ -63,6 +63,7 @@ describe('DelayedDueMarks', () => {
     let reading = T0;
     const fake = {
       now: () => reading,
+      monotonic: () => clock.monotonic(),
       setTimeout: (fn: () => void, ms: number) => (delays.push(ms), clock.setTimeout(fn, ms)),
       clearTimeout: (h: never) => clock.clearTimeout(h),
     };

@@ -205,6 +205,28 @@ describe('PartitionOwnerActor with a manual clock', () => {
     expect(enqueued.map((e) => e.id)).to.deep.equal(['a']);
   });
 
+  it('a step of the wall clock back, then right again: the task is handed out within a second of its time, not a step later', async () => {
+    await store.insertTasks([task('a', T0 + 20_000)]);
+    await makeOwner();
+    await owner.start();
+    await settle();
+    clock.advance(5000);
+    clock.step(-600_000); // a fast clock stepped back by NTP (timers keep their delays, as Node's do)
+    await settle();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1000);
+      await settle();
+    }
+    expect(enqueued).to.deep.equal([]);
+    clock.step(600_000); // corrected again: T0 + 15 s
+    await settle();
+    for (let i = 0; i < 6; i++) {
+      clock.advance(1000);
+      await settle();
+    }
+    expect(enqueued.map((e) => e.id)).to.deep.equal(['a']); // by T0 + 21 s
+  });
+
   it('reads tasks beyond the horizon only when the window is refreshed, and fires them on time', async () => {
     await store.insertTasks([task('far', T0 + 40_000)]);
     await makeOwner();

@@ -111,7 +111,7 @@ describe('sendRun: attempts whose lease ended before their run message are not s
       ['old', 1000],
       ['new', 20_000],
     ] as const)
-      running.set(id, { task: task(id, at), workerId: 'w1' });
+      running.set(id, { task: task(id, at), workerId: 'w1', startedMono: at });
     const finished: FinishedAttempt[] = [];
     const send = (oldestStart: number) =>
       sendRun(deps as never, running, slot as unknown as WorkerSlot, [item('old'), item('new')], oldestStart, (r) => finished.push(...r));

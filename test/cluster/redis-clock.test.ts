@@ -12,6 +12,9 @@ class ShiftedClock implements Clock {
   now(): number {
     return this.sys.now() + this.shiftMs;
   }
+  monotonic(): number {
+    return this.sys.monotonic();
+  }
   setTimeout(fn: () => void, delayMs: number): TimerHandle {
     return this.sys.setTimeout(fn, delayMs);
   }

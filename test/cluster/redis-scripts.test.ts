@@ -57,6 +57,24 @@ if (!REDIS_URL) {
       expect((await a.takeTokens(key, rate, 1, 1))[0]).to.equal(1);
     });
 
+    it('a server clock that stepped back an hour: the bucket refills from the new reading, not an hour later', async () => {
+      const key = `${prefix}stepped`;
+      const rate = 20; // one token per 50 ms
+      // The state an earlier reading left: empty at a server time an hour ahead of the clock now.
+      await a.hset(key, 'tokens', '0', 'at', String((await serverMs(a)) + 3_600_000));
+      const [none, waitMs, at] = await a.takeTokens(key, rate, 1, 1);
+      expect(none).to.equal(0);
+      expect(waitMs).to.be.within(1, 50);
+      while ((await serverMs(a)) < at + waitMs + 1) await new Promise((r) => setImmediate(r));
+      expect((await a.takeTokens(key, rate, 1, 1))[0], 'refilled within its ETA').to.equal(1);
+      await a.hset(key, 'tokens', '0', 'at', String((await serverMs(a)) + 3_600_000));
+      await a.returnTokens(key, rate, 1, 1);
+      const [back] = await a.takeTokens(key, rate, 1, 1);
+      expect(back, 'a return after the step is there at once').to.equal(1);
+      const [, wait3] = await a.takeTokens(key, rate, 1, 1);
+      expect(wait3, 'and the next refill counts from now').to.be.within(1, 50);
+    });
+
     it('two clients racing on one bucket are never granted more than burst + rate × elapsed together', async () => {
       const key = `${prefix}race`;
       const rate = 50;

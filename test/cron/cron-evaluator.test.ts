@@ -237,6 +237,22 @@ describe('cron evaluator (manual clock)', () => {
     expect(fires.map((f) => f.fireTime)).to.deep.equal([T0 + SECOND, T0 + 2 * SECOND]);
   });
 
+  it('a step of the wall clock back, then right again: firing resumes within a second of the correction, not after the step', async () => {
+    const a = await open();
+    const cron = await a.crons.create({ name: 'tick', cron_expression: '* * * * * *', task_type: 'noop' });
+    a.evaluator.start();
+    await advance(clock, SECOND, [a]); // fires T0+1s
+    await runToSuccess(a.store, [a.instances[0].id], clock.now());
+    clock.step(-10 * MINUTE); // a fast clock stepped back by NTP: timers keep their delays (Node's run on the monotonic clock)
+    await advance(clock, 3 * SECOND, [a]);
+    expect(a.instances, 'nothing due on the wall clock meanwhile').to.have.length(1);
+    clock.step(10 * MINUTE); // …and corrected again: T0+4s
+    await advance(clock, SECOND, [a]);
+    const fires = await firesOf(a.store, cron.cron_id as string);
+    expect(fires.map((f) => f.fireTime)).to.include(T0 + 5 * SECOND);
+    expect(fires.find((f) => f.fireTime === T0 + 5 * SECOND)).to.include({ outcome: 'created' });
+  });
+
   describe('overlap policies while the previous instance runs', () => {
     async function runningSetup(policy: OverlapPolicy) {
       const a = await open();

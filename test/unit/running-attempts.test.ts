@@ -32,7 +32,7 @@ function run(
     startedAt,
     ...extra,
   };
-  return { task, workerId, ...(key !== undefined ? { concurrencyKey: key } : {}) };
+  return { task, workerId, startedMono: startedAt, ...(key !== undefined ? { concurrencyKey: key } : {}) };
 }
 
 describe('running attempts of the dispatcher', () => {

@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import { planFirings } from '../../domain/cron/catch-up';
 import { CronRecord, cronIdOfInstance } from '../../domain/cron/cron-definition';
 import { CronSchedule, parseCronSchedule } from '../../domain/cron/cron-schedule';
-import { Clock, TimerHandle } from '../../domain/clock';
+import { Clock, TimerHandle, wallTimerDelay } from '../../domain/clock';
 import { MinHeap } from '../../domain/min-heap';
 import { SerialPump } from '../../domain/serial-pump';
 import { DueEntry, NewTask } from '../../domain/task';
@@ -319,7 +319,7 @@ export class CronEvaluator {
         this.timerAt = Infinity;
         this.pump();
       },
-      Math.max(0, at - this.deps.clock.now()),
+      wallTimerDelay(at, this.deps.clock.now()),
     );
   }
 

@@ -207,7 +207,7 @@ export class AheadDispatch {
   abort(taskId: string, attempt: number, workerId = ''): boolean {
     const t = this.claims.drop(taskId, attempt);
     if (!t) return false;
-    this.host.running.set(t.id, { task: t, workerId });
+    this.host.running.set(t.id, { task: t, workerId, startedMono: this.deps.clock.monotonic() });
     this.host.finish([{ id: t.id, attempt: t.attempt, outcome: { kind: 'cancelled' }, durationMs: 0 }]);
     return true;
   }
@@ -231,7 +231,8 @@ export class AheadDispatch {
   /** Held attempts that will not be sent: recorded as free retries due at their due time. */
   private unsent(tasks: ClaimedTask[], workerId: string): void {
     if (tasks.length === 0) return;
-    for (const t of tasks) this.host.running.set(t.id, { task: t, workerId });
+    const startedMono = this.deps.clock.monotonic();
+    for (const t of tasks) this.host.running.set(t.id, { task: t, workerId, startedMono });
     this.host.finish(
       tasks.map((t) => ({ id: t.id, attempt: t.attempt, outcome: neverStartedOutcome(), durationMs: 0, retryNotBefore: t.dueAt })),
     );
@@ -241,9 +242,10 @@ export class AheadDispatch {
   private start(slot: WorkerSlot, tasks: ClaimedTask[], now: number): void {
     slot.credits -= tasks.length;
     const items: WorkItem[] = [];
+    const startedMono = this.deps.clock.monotonic();
     for (const t of tasks) {
       t.startedAt = now;
-      this.host.running.set(t.id, { task: t, workerId: slot.id, claimedAhead: true });
+      this.host.running.set(t.id, { task: t, workerId: slot.id, startedMono, claimedAhead: true });
       items.push(workItemOf(t));
     }
     this.host.attemptsStarted();

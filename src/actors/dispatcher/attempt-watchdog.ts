@@ -14,6 +14,11 @@ import type { WorkResult } from '../protocol';
 export interface RunningAttempt {
   task: ClaimedTask;
   workerId: string;
+  /**
+   * {@link Clock.monotonic} when the dispatcher sent it: its timeout counts from here, so a step of
+   * the wall clock neither kills it early (forward) nor spares it (back).
+   */
+  startedMono: number;
   /** The concurrency key whose slot the attempt holds (absent: none). */
   concurrencyKey?: string;
   /**
@@ -73,7 +78,7 @@ export interface WatchdogHost {
 /** An aborted attempt whose handler had not stopped when it was reported (its outcome is held: SettlingAttempts). */
 interface Stopping {
   workerId: string;
-  /** Epoch ms after which its process is killed. */
+  /** {@link Clock.monotonic} after which its process is killed. */
   deadline: number;
 }
 
@@ -109,7 +114,7 @@ export class AttemptWatchdog {
   /** Whether this process was stalled within the last lease (the lease sweep's lateness). */
   private readonly stall: StallWatch;
   private readonly unwatchStore: () => void;
-  /** Cancels sent to running attempts, by task id: when (epoch ms), for which attempt. */
+  /** Cancels sent to running attempts, by task id: when ({@link Clock.monotonic}), for which attempt. */
   private readonly cancels = new Map<string, { attempt: number; at: number }>();
   /** Aborted attempts recorded while their handlers still ran, by `id#attempt`. */
   private readonly stopping = new Map<string, Stopping>();
@@ -146,7 +151,7 @@ export class AttemptWatchdog {
     // A repeated cancel of the same attempt keeps the first one's time: the grace runs from it
     // (a `cancel_running` cron firing every second would otherwise put the kill off for ever).
     const earlier = this.cancels.get(taskId);
-    if (earlier?.attempt !== attempt) this.cancels.set(taskId, { attempt, at: this.deps.clock.now() });
+    if (earlier?.attempt !== attempt) this.cancels.set(taskId, { attempt, at: this.deps.clock.monotonic() });
     this.attemptsStarted();
   }
 
@@ -158,7 +163,7 @@ export class AttemptWatchdog {
    */
   reported(workerId: string, results: readonly WorkResult[]): void {
     const grace = this.deps.config.timeoutGraceMs;
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     for (const r of results) {
       if (!r.handlerRunning && this.cancels.size === 0) continue; // the common case: nothing aborted
       const run = this.host.running.get(r.id);
@@ -230,7 +235,7 @@ export class AttemptWatchdog {
    * every attempt ends as `worker_lost`, charged. comedy respawns the process.
    */
   killWorker(workerId: string, blame: ReadonlyMap<string, AttemptOutcome> | null, reason: string): void {
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     const slot = this.host.workers.get(workerId);
     if (slot) this.host.workers.kill(slot, reason);
     this.workerReplaced(workerId);
@@ -241,13 +246,14 @@ export class AttemptWatchdog {
       // An aborted attempt whose handler did not stop ends with the outcome of its abort.
       const held = this.host.heldOutcome(r.task.id, r.task.attempt);
       const outcome = held ?? (blame === null ? lostOutcome() : (blame.get(r.task.id) ?? recycledOutcome(reason)));
-      results.push({ id: r.task.id, attempt: r.task.attempt, durationMs: now - r.task.startedAt, outcome });
+      results.push({ id: r.task.id, attempt: r.task.attempt, durationMs: Math.max(0, now - r.startedMono), outcome });
     }
     void this.host.finish(results);
   }
 
+  /** Kills the processes of attempts past their deadlines; all on {@link Clock.monotonic}, so a step of the wall clock moves none. */
   private checkOverruns(): void {
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     const grace = this.deps.config.timeoutGraceMs;
     const culprits = new Map<string, Map<string, AttemptOutcome>>();
     const names = new Map<string, string[]>();
@@ -283,7 +289,7 @@ export class AttemptWatchdog {
       try {
         const now = clock.now();
         const late = this.stall.lateness();
-        if (late > 0) log.warn({ late_ms: late }, 'this process was stalled: attempt leases are judged again one lease from now');
+        if (late > 0) log.warn({ late_ms: late, clock_step_ms: this.stall.steppedMs() }, this.stall.warning('attempt'));
         // While the store cannot take writes no lease is extended, so an expired one says nothing;
         // after the fault the workers' heartbeats (every third of a lease) renew them first.
         if (store.health.fault || now - this.storeChangedAt < config.leaseMs || this.stall.holding()) return;
@@ -321,8 +327,9 @@ function keyOf(id: string, attempt: number): string {
 }
 
 /** When an attempt past its timeout has had its grace (epoch ms): start + timeout + grace. */
+/** When (on {@link Clock.monotonic}) an attempt still running has overrun its timeout and grace. */
 function timeoutDeadline(run: RunningAttempt, graceMs: number): number {
-  return run.task.startedAt + run.task.timeoutSeconds * 1000 + graceMs;
+  return run.startedMono + run.task.timeoutSeconds * 1000 + graceMs;
 }
 
 /** The outcome of an attempt whose process was killed because it ran past its timeout and grace (charged). */

@@ -101,7 +101,8 @@ export class ClaimBatches {
         entries.filter((e) => lateIds.has(e.id)),
         now,
       );
-      for (const t of late) this.host.running.set(t.id, { task: t, workerId: slot.id });
+      const lateMono = clock.monotonic();
+      for (const t of late) this.host.running.set(t.id, { task: t, workerId: slot.id, startedMono: lateMono });
       this.host.finish(late.map((t) => ({ id: t.id, attempt: t.attempt, outcome: lateClaimOutcome(waited), durationMs: 0 })));
     }
     if (claimed.length === 0) {
@@ -117,10 +118,11 @@ export class ClaimBatches {
       ? new Map(entries.filter((e) => e.concurrencyKey !== undefined).map((e) => [e.id, e.concurrencyKey as string]))
       : null;
     let oldestStart = Infinity;
+    const startedMono = clock.monotonic();
     for (const t of claimed) {
       if (t.startedAt < oldestStart) oldestStart = t.startedAt;
       const concurrencyKey = keys?.get(t.id);
-      this.host.running.set(t.id, { task: t, workerId: slot.id, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
+      this.host.running.set(t.id, { task: t, workerId: slot.id, startedMono, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
       items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
     }
     this.host.attemptsStarted();

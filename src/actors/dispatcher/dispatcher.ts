@@ -95,6 +95,7 @@ export class DispatcherActor {
             record: (results, now) => this.record(this.decide(results, now), now),
           },
           deps.clock.now(),
+          deps.clock.monotonic(),
         ),
     });
     this.pools = dispatcherPools(

@@ -132,7 +132,7 @@ export class ExternalAttempts {
     const now = clock.now();
     const held = this.stall.holding(); // a late first sweep just after the start is not news
     const late = this.stall.lateness();
-    if (late > 0 && !held) log.warn({ late_ms: late }, 'this process was stalled: external leases are judged again one lease from now');
+    if (late > 0 && !held) log.warn({ late_ms: late, clock_step_ms: this.stall.steppedMs() }, this.stall.warning('external'));
     // The consumers' heartbeats and reports sent meanwhile wait in their sockets: read them first.
     if (this.stall.holding()) return;
     const found = (await store.findExpiredLeases(now, 1000)).filter(

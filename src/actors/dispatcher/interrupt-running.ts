@@ -20,19 +20,19 @@ export interface InterruptHost {
  * ({@link stoppedOutcome}; one aborted earlier whose handler had not stopped, with its own
  * outcome), after killing the worker processes that run them: the free retry may start on another
  * node as soon as it is written, and the attempt it replaces must not still be running here then.
- * `now`: epoch ms. Never throws.
+ * `now`: epoch ms; `mono`: the clock's monotonic reading now (the attempts' durations). Never throws.
  * @returns how many free retries were written: those the store applied (an attempt whose end the
  *   store already holds is not one); none when the write did not happen (the recorder keeps them
  *   as unwritten, and they are recovered as lost, charged)
  */
-export async function interruptRunning(host: InterruptHost, now: number): Promise<number> {
+export async function interruptRunning(host: InterruptHost, now: number, mono: number): Promise<number> {
   if (host.running.size === 0) return 0;
   for (const workerId of new Set([...host.running.values()].map((r) => r.workerId))) host.kill(workerId);
   const aborted = new Set<string>();
   const results = [...host.running.values()].map((r) => {
     const held = host.heldOutcome(r.task.id, r.task.attempt);
     if (held) aborted.add(r.task.id);
-    return { id: r.task.id, attempt: r.task.attempt, durationMs: Math.max(0, now - r.task.startedAt), outcome: held ?? stoppedOutcome() };
+    return { id: r.task.id, attempt: r.task.attempt, durationMs: Math.max(0, mono - r.startedMono), outcome: held ?? stoppedOutcome() };
   });
   const written = await host.record(results, now).catch(() => null);
   return written === null ? 0 : written.filter((r) => r.applied && !aborted.has(r.taskId)).length;

@@ -1,5 +1,5 @@
 import { ActorContext, customParameters } from '../runtime/comedy';
-import { TimerHandle } from '../../domain/clock';
+import { TimerHandle, wallTimerDelay } from '../../domain/clock';
 import { StoreUnavailableError } from '../../domain/errors';
 import { HorizonWindow } from '../../domain/horizon-window';
 import { SerialPump } from '../../domain/serial-pump';
@@ -211,11 +211,14 @@ export class PartitionOwnerActor {
     if (at === this.timerAt) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = this.deps.clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.pump();
-    }, at - this.deps.clock.now());
+    this.timer = this.deps.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      wallTimerDelay(at, this.deps.clock.now()),
+    );
   }
 
   private clearTimer(): void {

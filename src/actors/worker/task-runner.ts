@@ -45,6 +45,7 @@ class Attempt implements AttemptState {
 
   constructor(
     readonly item: WorkItem,
+    /** {@link Clock.monotonic} at its start: its `duration_ms` is not moved by a step of the wall clock. */
     readonly startedAt: number,
     readonly trace: AttemptTrace,
     private readonly parentLog: Logger | null,
@@ -210,7 +211,7 @@ export class TaskRunner {
 
   private start(item: WorkItem): void {
     const trace = startAttemptTrace(this.tracer, item);
-    const attempt = new Attempt(item, this.clock.now(), trace, this.log);
+    const attempt = new Attempt(item, this.clock.monotonic(), trace, this.log);
     if (this.log?.isLevelEnabled('debug')) attempt.log()?.debug('attempt started');
     attempt.timer = this.clock.setTimeout(() => this.abortAttempt(attempt, new TaskTimeoutError(item.timeoutMs)), item.timeoutMs);
     this.attempts.set(item.id, attempt);
@@ -261,7 +262,7 @@ export class TaskRunner {
     if (this.attempts.get(a.item.id) === a) this.attempts.delete(a.item.id);
     this.progress.ended(a.item.id, a.item.attempt);
     this.logs?.ended(a.item.id, a.item.attempt);
-    const durationMs = this.clock.now() - a.startedAt;
+    const durationMs = Math.max(0, this.clock.monotonic() - a.startedAt);
     a.trace.end(outcome);
     if (outcome.kind === 'failed')
       a.log()?.warn(

@@ -160,6 +160,7 @@ export class StoreConnections {
     this.watch = new ConnectionWatch({
       clock: {
         now: () => this.clock.now(),
+        monotonic: () => timers.monotonic(),
         setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
         clearTimeout: (h) => timers.clearTimeout(h),
       },

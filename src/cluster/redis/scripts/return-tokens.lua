@@ -32,8 +32,8 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 if now > at then
   tokens = math.min(burst, tokens + (now - at) * rate / 1000)
-  at = now
 end
+at = now -- after a step back of the server's clock too (see take-tokens.lua)
 tokens = math.min(burst, tokens + count)
 
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))

@@ -41,8 +41,9 @@ if not tokens or not at then
 elseif now > at then
   tokens = math.min(burst, tokens + (now - at) * rate / 1000)
 end
--- A server clock that stepped back adds nothing: `at` keeps the later instant.
-if not at or now > at then at = now end
+-- A server clock that stepped back adds nothing, and the refill counts from the new reading: kept
+-- at the later instant, the bucket refilled nothing until the clock caught up with it.
+at = now
 
 local granted = math.min(wanted, math.floor(tokens))
 if granted < 0 then granted = 0 end
