@@ -342,4 +342,33 @@ describe('dashboard views in a browser (real service, headless Chromium)', funct
     expect(await page.textContent('svg[data-chart="throughput"]')).to.match(/\d\d:\d\d:\d\d UTC/);
     await shot('views-overview-smoothed');
   });
+
+  it('cron and workflow lists page through every definition (100 crons, 50 workflows a page), not only the first page', async () => {
+    const before = (await call('GET', '/api/v1/cron-tasks?limit=1000')).body.cron_tasks.length;
+    for (let i = before; i < 103; i++) {
+      await call('POST', '/api/v1/cron-tasks', { name: `paged-${i}`, cron_expression: '0 0 1 1 *', task_type: 'noop' });
+    }
+    await show('crons');
+    const cronRows = () => page.$$eval('#cron-list tbody tr', (rows) => rows.length);
+    expect(await cronRows()).to.equal(100);
+    await page.click('#cron-next-page');
+    await page.waitForSelector('#cron-page-number:has-text("page 2")');
+    expect(await cronRows()).to.equal(3);
+    expect(await page.isDisabled('#cron-next-page')).to.equal(true);
+    await page.click('#cron-prev-page');
+    await page.waitForSelector('#cron-page-number:has-text("page 1")');
+    expect(await cronRows()).to.equal(100);
+
+    const wfBefore = (await call('GET', '/api/v1/workflows?limit=1000')).body.workflows.length;
+    for (let i = wfBefore; i < 52; i++) {
+      await call('POST', '/api/v1/workflows', { workflow_name: `paged-${i}`, tasks: [{ task_id: 'a', task_type: 'noop' }] });
+    }
+    await show('workflows');
+    const wfRows = () => page.$$eval('#workflow-list tbody tr', (rows) => rows.length);
+    expect(await wfRows()).to.equal(50);
+    await page.click('#workflow-next-page');
+    await page.waitForSelector('#workflow-page-number:has-text("page 2")');
+    expect(await wfRows()).to.equal(2);
+    await shot('views-workflow-pages');
+  });
 });

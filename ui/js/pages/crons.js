@@ -1,5 +1,6 @@
 import { api, seg } from '../api.js';
 import { h, json, replace, status, table } from '../dom.js';
+import { cursorPager } from '../pager.js';
 import { zonedTime } from '../time.js';
 
 /**
@@ -46,8 +47,7 @@ export async function render(root, ctx) {
       replace(detail, h('p', { class: 'error' }, err.message));
     }
   };
-  const load = async () => {
-    const r = await api('GET', '/api/v1/cron-tasks', { query: { limit: 100 } });
+  const pages = cursorPager((cursor) => api('GET', '/api/v1/cron-tasks', { query: { limit: 100, cursor } }), (r, bar) => {
     replace(list, table([
       { label: 'name', value: (c) => c.name ?? c.cron_id },
       { label: 'expression', value: (c) => h('code', {}, c.cron_expression) },
@@ -55,7 +55,8 @@ export async function render(root, ctx) {
       { label: 'type', value: (c) => c.task_type },
       { label: 'next fire', value: (c) => (c.enabled ? zonedTime(c.next_fire_time, c.timezone) : 'paused') },
       { label: '', value: (c) => h('button', { class: 'cron-toggle', onclick: (e) => { e.stopPropagation(); void toggle(c); } }, c.enabled ? 'Pause' : 'Resume') },
-    ], r.cron_tasks, { onRow: (c) => show(c.cron_id), rowAttrs: (c) => ({ 'data-cron-id': c.cron_id }) }));
-  };
-  await load();
+    ], r.cron_tasks, { onRow: (c) => show(c.cron_id), rowAttrs: (c) => ({ 'data-cron-id': c.cron_id }) }), bar);
+  }, { bar: 'cron-pager', prev: 'cron-prev-page', number: 'cron-page-number', next: 'cron-next-page' });
+  const load = () => pages.reload();
+  await pages.load(0);
 }

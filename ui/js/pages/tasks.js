@@ -1,5 +1,6 @@
 import { api, seg } from '../api.js';
 import { h, input, replace, select, status, table } from '../dom.js';
+import { cursorPager } from '../pager.js';
 import { time } from '../time.js';
 import { STATES } from './overview.js';
 import { attemptsText, errorText, progressBar } from './task-figures.js';
@@ -39,20 +40,13 @@ export async function render(root, ctx) {
 
   const q = (p.get('q') ?? '').trim();
   const query = { status: p.get('status'), task_type: p.get('task_type'), queue: p.get('queue'), idempotency_key: q || undefined, limit: Number(size) };
-  // The cursor each page was read with (the first page: none); `at` is the page shown.
-  const cursors = [undefined];
-  let at = 0;
   let byId = null;
   const show = async (id) => {
-    await showTask(detail, id, ctx, () => load(at));
+    await showTask(detail, id, ctx, () => pages.reload());
     // Below the list on a narrow window: bring the task into view.
     if (detail.getBoundingClientRect().top > window.innerHeight) detail.scrollIntoView({ block: 'start' });
   };
-  const load = async (index) => {
-    const r = await api('GET', '/api/v1/tasks', { query: { ...query, cursor: cursors[index] } });
-    at = index;
-    if (r.next_cursor) cursors[index + 1] = r.next_cursor;
-    else cursors.length = index + 1;
+  const pages = cursorPager((cursor) => api('GET', '/api/v1/tasks', { query: { ...query, cursor } }), (r, bar, index) => {
     // The task whose id is the search text heads the first page (when the filters admit it).
     const rows = index === 0 && byId && !r.tasks.some((t) => t.task_id === byId.task_id) ? [byId, ...r.tasks] : r.tasks;
     replace(list,
@@ -68,14 +62,11 @@ export async function render(root, ctx) {
         { label: 'last error', value: (t) => errorCell(t.error) },
         { label: 'created', value: (t) => time(t.created_at) },
       ], rows, { onRow: (t) => show(t.task_id), rowAttrs: (t) => ({ 'data-task-id': t.task_id }) }),
-      h('div', { class: 'pager', id: 'task-pager' },
-        h('button', { id: 'prev-page', disabled: at === 0, onclick: () => load(at - 1) }, '‹ Previous'),
-        h('span', { id: 'page-number' }, `page ${at + 1}`),
-        h('button', { id: 'next-page', disabled: !r.next_cursor, onclick: () => load(at + 1) }, 'Next ›')));
-  };
+      bar);
+  }, { bar: 'task-pager', prev: 'prev-page', number: 'page-number', next: 'next-page' });
   // The scheduler names every task with a UUID: other search text can only be a key.
   if (UUID.test(q)) byId = await taskById(q, query);
-  await load(0);
+  await pages.load(0);
   // A search that finds one task opens it.
   const found = q ? list.querySelectorAll('tbody tr[data-task-id]') : [];
   if (p.get('id')) await show(p.get('id'));

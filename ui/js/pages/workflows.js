@@ -1,6 +1,7 @@
 import { api, seg } from '../api.js';
 import { dagSvg } from '../dag.js';
 import { h, replace, select, status, table } from '../dom.js';
+import { cursorPager } from '../pager.js';
 import { time } from '../time.js';
 import { showTask } from './task-detail.js';
 
@@ -44,15 +45,15 @@ export async function render(root, ctx) {
       w.task_details.length > 500 ? h('p', { class: 'muted' }, `Large workflow: drawing ${w.task_details.length} tasks.`) : null,
       h('div', { class: 'dag-wrap' }, dagSvg(w.task_details, { onNode: (t) => showTask(taskPanel, t.task_id, ctx) })));
   };
-  const loadList = async () => {
-    const r = await api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50 } });
+  const pages = cursorPager((cursor) => api('GET', '/api/v1/workflows', { query: { status: p.get('status'), limit: 50, cursor } }), (r, bar) => {
     replace(list, table([
       { label: 'workflow', value: (w) => w.workflow_name ?? w.workflow_id },
       { label: 'status', value: (w) => status(w.status) },
       { label: 'tasks', value: (w) => `${w.task_count ?? ''}` },
       { label: 'created', value: (w) => time(w.created_at) },
-    ], r.workflows, { onRow: (w) => ctx.go('workflows', { status: p.get('status'), id: w.workflow_id }), rowAttrs: (w) => ({ 'data-workflow-id': w.workflow_id }) }));
-  };
-  await loadList();
+    ], r.workflows, { onRow: (w) => ctx.go('workflows', { status: p.get('status'), id: w.workflow_id }), rowAttrs: (w) => ({ 'data-workflow-id': w.workflow_id }) }), bar);
+  }, { bar: 'workflow-pager', prev: 'workflow-prev-page', number: 'workflow-page-number', next: 'workflow-next-page' });
+  const loadList = () => pages.reload();
+  await pages.load(0);
   if (p.get('id')) await show(p.get('id'));
 }
