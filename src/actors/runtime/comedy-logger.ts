@@ -17,8 +17,16 @@ class ComedyLogger {
     this.log.error(args.map(String).join(' '));
   }
 
+  /**
+   * comedy's warnings, but for the one every stop that had to kill a worker gives: comedy destroys
+   * a forked child by a message on its IPC channel, which the kill closed (`ERR_IPC_CHANNEL_CLOSED`
+   * while destroying a child). The service logged that kill itself (`killing worker process`), so
+   * that line goes to debug.
+   */
   warn(...args: unknown[]): void {
-    this.log.warn(args.map(String).join(' '));
+    const line = args.map(String).join(' ');
+    if (line.includes('Error while destroying child actor') && line.includes('ERR_IPC_CHANNEL_CLOSED')) this.log.debug(line);
+    else this.log.warn(line);
   }
 
   info(): void {}
