@@ -18,20 +18,6 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/**
- * Longest a timer that waits for an instant of the wall clock ({@link Clock.now}) sleeps before
- * it looks again (ms). Timers run on the monotonic clock: after a step of the wall clock back (an
- * NTP correction of a clock that ran fast, then corrected again) a timer armed for "due time −
- * now" slept on for the whole step, so due tasks and crons started up to that long late, and after
- * a step forward it woke only when its old delay was over.
- */
-export const WALL_RECHECK_MS = 1000;
-
-/** The delay of a timer for the wall-clock instant `at` (ms since epoch), seen at `now`: at most {@link WALL_RECHECK_MS}. */
-export function wallTimerDelay(at: number, now: number): number {
-  return Math.min(WALL_RECHECK_MS, Math.max(0, at - now));
-}
-
 /** Opaque timer handle returned by {@link Clock.setTimeout}. */
 export type TimerHandle = { readonly __timer: unique symbol } | object;
 

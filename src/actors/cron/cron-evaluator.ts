@@ -3,7 +3,8 @@ import type { Config } from '../../config';
 import { planFirings } from '../../domain/cron/catch-up';
 import { CronRecord, cronIdOfInstance } from '../../domain/cron/cron-definition';
 import { CronSchedule, parseCronSchedule } from '../../domain/cron/cron-schedule';
-import { Clock, TimerHandle, wallTimerDelay } from '../../domain/clock';
+import { Clock } from '../../domain/clock';
+import { WallWake } from '../../domain/wall-wake';
 import { MinHeap } from '../../domain/min-heap';
 import { SerialPump } from '../../domain/serial-pump';
 import { DueEntry, NewTask } from '../../domain/task';
@@ -63,12 +64,12 @@ export class CronEvaluator {
   private firedSinceReload = false;
   private readonly changedIds = new Set<string>();
   private readonly endedCrons = new Set<string>();
-  private timer: TimerHandle | null = null;
-  private timerAt = Infinity;
+  private readonly wake: WallWake;
   private stopped = false;
   private readonly pumper: SerialPump;
 
   constructor(private readonly deps: CronEvaluatorDeps) {
+    this.wake = new WallWake(deps.clock, () => this.pump());
     this.pumper = new SerialPump(() => this.pumpOnce(), {
       // A store fault is logged once, by the store's health.
       onError: (err) => (err instanceof StoreUnavailableError ? undefined : deps.log.error({ err }, 'cron evaluator pass failed')),
@@ -86,7 +87,7 @@ export class CronEvaluator {
   /** Stops firing (the timer is cleared; a firing in progress completes). */
   stop(): void {
     this.stopped = true;
-    this.clearTimer();
+    this.wake.clear();
   }
 
   /** A definition was created, edited or deleted in this process: re-read it. */
@@ -310,22 +311,6 @@ export class CronEvaluator {
     const next = this.heap.peek();
     const due = Math.min(next ? next.at : Infinity, this.reloadAt);
     const at = this.deps.store.health.fault ? Math.max(due, this.deps.clock.now() + STORE_FAULT_RETRY_MS) : due;
-    if (at === this.timerAt) return;
-    this.clearTimer();
-    this.timerAt = at;
-    this.timer = this.deps.clock.setTimeout(
-      () => {
-        this.timer = null;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      wallTimerDelay(at, this.deps.clock.now()),
-    );
-  }
-
-  private clearTimer(): void {
-    if (this.timer) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = Infinity;
+    this.wake.arm(at);
   }
 }

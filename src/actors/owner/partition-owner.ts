@@ -1,5 +1,5 @@
 import { ActorContext, customParameters } from '../runtime/comedy';
-import { TimerHandle, wallTimerDelay } from '../../domain/clock';
+import { WallWake } from '../../domain/wall-wake';
 import { StoreUnavailableError } from '../../domain/errors';
 import { HorizonWindow } from '../../domain/horizon-window';
 import { SerialPump } from '../../domain/serial-pump';
@@ -27,8 +27,7 @@ export class PartitionOwnerActor {
   /** Cluster mode: the lease epoch this owner was started with (its fencing token). */
   private epoch: number | undefined;
   private window: HorizonWindow;
-  private timer: TimerHandle | null = null;
-  private timerAt = Infinity;
+  private readonly wake: WallWake;
   private loading = false;
   /** Epoch ms before which the timer does not run a pass again (set when a pass failed). */
   private retryNotBefore = -Infinity;
@@ -38,6 +37,7 @@ export class PartitionOwnerActor {
   private readonly marks: DelayedDueMarks;
 
   constructor(private readonly deps: SchedulerDeps) {
+    this.wake = new WallWake(deps.clock, () => this.pump());
     this.window = new HorizonWindow({
       horizonMs: deps.config.horizonMs,
       maxTasks: deps.config.windowMaxTasks,
@@ -96,7 +96,7 @@ export class PartitionOwnerActor {
 
   stop(): void {
     this.stopped = true;
-    this.clearTimer();
+    this.wake.clear();
     this.marks.stop();
   }
 
@@ -208,22 +208,6 @@ export class PartitionOwnerActor {
     // A read in flight pumps when it ends: a wake already due (the refresh it serves) would only
     // spin the timer meanwhile.
     if (this.loading && at <= this.deps.clock.now()) return;
-    if (at === this.timerAt) return;
-    this.clearTimer();
-    this.timerAt = at;
-    this.timer = this.deps.clock.setTimeout(
-      () => {
-        this.timer = null;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      wallTimerDelay(at, this.deps.clock.now()),
-    );
-  }
-
-  private clearTimer(): void {
-    if (this.timer) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = Infinity;
+    this.wake.arm(at);
   }
 }
