@@ -46,7 +46,12 @@ describe('a write refused on a full volume does not keep it full (a 20 MiB tmpfs
 
   it("a large workflow refused with disk_full: the service gives its log's space back and resumes by itself, nothing of the workflow stored", async () => {
     volume.mount();
-    svc = await startServiceProcess(mnt, serviceConfigEnv(dir.path, { workflowBodyLimitBytes: 8 * 1024 * 1024 }), START_MS);
+    // ~300,000 dependencies: over the default workflowMaxDependencies, which would refuse it before any write.
+    svc = await startServiceProcess(
+      mnt,
+      serviceConfigEnv(dir.path, { workflowBodyLimitBytes: 8 * 1024 * 1024, workflowMaxDependencies: 1_000_000 }),
+      START_MS,
+    );
     const url = svc.url;
     const before = await post(`${url}/api/v1/tasks`, { task_type: 'noop', payload: { n: 1 } });
     expect(before.status).to.equal(202);
