@@ -326,8 +326,7 @@ function keyOf(id: string, attempt: number): string {
   return `${id}#${attempt}`;
 }
 
-/** When an attempt past its timeout has had its grace (epoch ms): start + timeout + grace. */
-/** When (on {@link Clock.monotonic}) an attempt still running has overrun its timeout and grace. */
+/** When (on {@link Clock.monotonic}) an attempt still running has overrun its timeout and grace: start + timeout + grace. */
 function timeoutDeadline(run: RunningAttempt, graceMs: number): number {
   return run.startedMono + run.task.timeoutSeconds * 1000 + graceMs;
 }
