@@ -148,7 +148,8 @@ export function readJsonFile(file: string, allowLines = false): unknown {
  * The value of a file's text: one JSON document, or (with `allowLines`) JSON lines, one value a
  * line, blank lines skipped. A leading byte order mark is dropped (editors on Windows write one).
  * When the first line is a JSON value of its own, the file is taken for JSON lines and an error
- * names the line it is on (the whole-file parse would name a position after the first line).
+ * names the line it is on (the whole-file parse would name a position after the first line);
+ * otherwise the whole-file error stands (a pretty-printed document).
  * @throws InvalidArgumentError naming the file (and the line)
  */
 function parseJsonText(file: string, raw: string, allowLines: boolean): unknown {
@@ -162,26 +163,17 @@ function parseJsonText(file: string, raw: string, allowLines: boolean): unknown 
           .map((l, i) => ({ text: l, number: i + 1 }))
           .filter((l) => l.text.trim() !== '')
       : [];
-    if (lines.length > 1 && parsesAlone(lines[0].text)) {
-      return lines.map((l) => {
-        try {
-          return JSON.parse(l.text);
-        } catch (lineErr) {
-          throw new InvalidArgumentError(`${file} line ${l.number} is not valid JSON: ${(lineErr as Error).message}`);
-        }
-      });
+    const values: unknown[] = [];
+    for (const l of lines.length > 1 ? lines : []) {
+      try {
+        values.push(JSON.parse(l.text));
+      } catch (lineErr) {
+        if (values.length === 0) break; // not JSON lines: the whole-file error below
+        throw new InvalidArgumentError(`${file} line ${l.number} is not valid JSON: ${(lineErr as Error).message}`);
+      }
     }
+    if (values.length === lines.length && values.length > 1) return values;
     throw new InvalidArgumentError(`${file} is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-/** True when `line` is a JSON value by itself. */
-function parsesAlone(line: string): boolean {
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
   }
 }
 

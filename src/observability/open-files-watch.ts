@@ -56,6 +56,7 @@ export const OPEN_FILES_NETWORK_STORE = 32;
  * start, so this is the hard limit (`prlimit`, `docker run --ulimit`, `LimitNOFILE=`).
  * @param files the reading ({@link readOpenFiles}); null: not known, no refusal
  * @param workerProcesses worker processes of every pool
+ * @param networkStore the store is PostgreSQL or MongoDB (its connection pools hold descriptors)
  */
 export function openFilesRefusal(files: OpenFiles | null, workerProcesses: number, networkStore: boolean): string | null {
   if (!files) return null;
