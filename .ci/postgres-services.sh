@@ -32,6 +32,7 @@ CI_PG_SERVICE_FILES=(
   integration/task-trace integration/tenants-dispatch integration/timeouts integration/tracing
   integration/user-handlers integration/wait-scheduler integration/worker-chaos integration/worker-liveness
   integration/worker-spread integration/workflow-actor-client integration/workflows integration/fd-limit
+  integration/deep-results
   chaos/graceful-shutdown chaos/checkpoint-sigkill
 )
 

@@ -1,5 +1,5 @@
 import { PayloadTooLargeError, ValidationError } from '../domain/errors';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/json-depth';
 
 /**
  * The caps of a task's payload and metadata: nested at most {@link MAX_JSON_DEPTH} levels, and at

@@ -1,3 +1,5 @@
+import { ECHO_MAX } from '../domain/errors';
+
 /**
  * Values that `JSON.stringify` would store as something else, or not at all. A REST body is parsed
  * from JSON text, so it holds none of them except an overflowing number (json-numbers.ts). A
@@ -16,6 +18,15 @@ export interface NonJsonValue {
 }
 
 const pathOf = (path: string) => (path === '' ? 'body' : path);
+
+/**
+ * `path` with `part` appended, or, once it is {@link ECHO_MAX} characters long, as it is with "…":
+ * a body nested 100,000 levels deep otherwise built paths of megabytes, quoted whole in the refusal.
+ */
+function childPath(path: string, part: string): string {
+  if (path.length < ECHO_MAX) return path + part;
+  return path.endsWith('…') ? path : `${path}…`;
+}
 
 /** Why `v`, met inside an array (`inArray`) or an object, has no JSON form; null when it has one (objects are walked, not judged here). */
 function reasonFor(v: unknown, inArray: boolean): string | null {
@@ -98,7 +109,7 @@ export function nonJsonValue(value: unknown): NonJsonValue | null {
     if (Array.isArray(v)) {
       open.add(v);
       stack.push({ leave: v });
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, key: String(i), inArray: true });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: childPath(path, `[${i}]`), key: String(i), inArray: true });
     } else if (!isPlainObject(v)) {
       const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
       const what = typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
@@ -109,7 +120,7 @@ export function nonJsonValue(value: unknown): NonJsonValue | null {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, field] = entries[i];
-        stack.push({ v: field, path: path === '' ? k : `${path}.${k}`, key: k, inArray: false });
+        stack.push({ v: field, path: path === '' ? k : childPath(path, `.${k}`), key: k, inArray: false });
       }
     }
   }

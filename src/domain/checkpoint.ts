@@ -6,6 +6,7 @@
  * attempt reads the last one saved as `ctx.lastCheckpoint`. Pure rules here; the stores apply them.
  */
 import { CheckpointTooLargeError, ValidationError } from './errors';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 
 /**
  * Largest checkpoint, as UTF-8 JSON text: 64 KiB. A checkpoint is a position to resume from (an
@@ -30,7 +31,8 @@ export interface CheckpointRecord {
  * The JSON text a checkpoint is stored as, checked against {@link MAX_CHECKPOINT_BYTES}. `null`
  * clears the task's checkpoint (the next attempt starts from the beginning): the answer is then null.
  * @throws ValidationError (`field` checkpoint) for a value JSON cannot represent (undefined, a
- *   function, a bigint, a cycle); CheckpointTooLargeError over the cap
+ *   function, a bigint, a cycle) or nested deeper than {@link MAX_JSON_DEPTH} levels (as a
+ *   payload); CheckpointTooLargeError over the cap
  */
 export function checkpointText(value: unknown): string | null {
   if (value === null) return null;
@@ -43,5 +45,7 @@ export function checkpointText(value: unknown): string | null {
   if (text === undefined) throw new ValidationError('checkpoint', 'is not a JSON value (undefined or a function); use null to clear it');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_CHECKPOINT_BYTES) throw new CheckpointTooLargeError(MAX_CHECKPOINT_BYTES, bytes);
+  // Walked on the parsed copy (a tree no larger than the text): the next attempt's run message carries it.
+  if (exceedsJsonDepth(JSON.parse(text))) throw new ValidationError('checkpoint', `nests deeper than ${MAX_JSON_DEPTH} levels`);
   return text;
 }

@@ -25,11 +25,15 @@ export abstract class SchedulerError extends Error {
   }
 }
 
-/** A request field is missing, of the wrong type or out of range. `details.field` names it. */
+/**
+ * A request field is missing, of the wrong type or out of range. `details.field` names it, cut to
+ * {@link ECHO_MAX} characters (a path into a body nested thousands of levels deep is longer).
+ */
 export class ValidationError extends SchedulerError {
   readonly code = 'VALIDATION_FAILED';
   constructor(field: string, reason: string, extra: Record<string, unknown> = {}) {
-    super(`${field}: ${reason}`, { field, reason, ...extra });
+    const named = clipEcho(field);
+    super(`${named}: ${reason}`, { field: named, reason, ...extra });
   }
 }
 

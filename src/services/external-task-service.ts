@@ -19,7 +19,7 @@ import { numberPostedLines } from '../domain/posted-log-lines';
 import { checkpointText } from '../domain/checkpoint';
 import { boundedMessage, boundedStack } from '../domain/attempt-error';
 import { assertProgress } from '../domain/progress';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../contract/json-depth';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../domain/json-depth';
 import { SchemaValidator } from '../contract/validation';
 import type { Clock } from '../domain/clock';
 import {

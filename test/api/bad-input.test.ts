@@ -254,6 +254,28 @@ describe('REST: bad input gets a clear error and loses nothing', () => {
     expect(task.payload).to.deep.equal({ big: 1.7e308, tiny: 0, s: '1e400', digits: Number('9'.repeat(308)) });
   });
 
+  it('a number beyond a double 50,000 objects deep → 400 quoting at most 200 characters of its path', async () => {
+    const depth = 50_000;
+    const body = `{"task_type":"noop","payload":${'{"aaaaaaaaaaaaa":'.repeat(depth)}1e400${'}'.repeat(depth)}}`;
+    const big = await apiFixture({ bodyLimitBytes: 1 << 20 });
+    try {
+      const res = await big.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { 'content-type': 'application/json' },
+        payload: body,
+      });
+      expect(res.statusCode).to.equal(400);
+      const { error } = res.json();
+      expect(error.code).to.equal('VALIDATION_FAILED');
+      expect(error.details.field).to.have.length.at.most(201);
+      expect(error.details.field.startsWith('payload.aaaaaaaaaaaaa.aaaaaaaaaaaaa')).to.equal(true);
+      expect(res.body.length, 'the answer, not 1.4 MB of path').to.be.below(2000);
+    } finally {
+      await big.close();
+    }
+  });
+
   it('a date that does not exist → 400, never rolled over into another day', async () => {
     for (const at of [
       '2026-02-30T00:00:00Z',

@@ -5,7 +5,7 @@ import { externalCompletionSchema } from '../../src/contract/external-schemas';
 import { SchemaValidator } from '../../src/contract/validation';
 import { assertProgressValue } from '../../src/sdk/worker/attempt-reports';
 import { failed, succeeded } from '../../src/sdk/worker/outcome';
-import { exceedsJsonDepth } from '../../src/contract/json-depth';
+import { exceedsJsonDepth } from '../../src/domain/json-depth';
 import { HEARTBEAT_BOUNDS_MS, heartbeatIntervalMs } from '../../src/sdk/worker/timing';
 
 /**

@@ -66,7 +66,7 @@ describe('TaskRunner: ctx.checkpoint, ctx.lastCheckpoint, ctx.progress', () => {
     expect(h2.ctx().lastCheckpoint).to.equal(null);
   });
 
-  it('rejects a checkpoint over the cap or not JSON without sending it, and a refused one with its code', async () => {
+  it('rejects a checkpoint over the cap, not JSON or nested deeper than 64 levels without sending it, and a refused one with its code', async () => {
     const clock = new ManualClock();
     const h = held();
     let sends = 0;
@@ -90,6 +90,14 @@ describe('TaskRunner: ctx.checkpoint, ctx.lastCheckpoint, ctx.progress', () => {
         .checkpoint(undefined)
         .catch((e: unknown) => e),
     ).to.be.instanceOf(ValidationError);
+    let deep: unknown = 0;
+    for (let i = 0; i < 3500; i++) deep = [deep];
+    const tooDeep = await h
+      .ctx()
+      .checkpoint(deep)
+      .catch((e: unknown) => e);
+    expect(tooDeep, 'the next attempt’s run message carries it: bounded as a payload').to.be.instanceOf(ValidationError);
+    expect((tooDeep as ValidationError).message).to.equal('checkpoint: nests deeper than 64 levels');
     expect(sends).to.equal(0);
     const stale = await h
       .ctx()

@@ -13,6 +13,13 @@ function item(id: string, taskType: string): WorkItem {
   return { id, attempt: 1, taskType, payload: null, timeoutMs: 10_000, idempotencyKey: null };
 }
 
+/** Arrays nested `depth` levels deep (`[[…[0]…]]`; the outermost array is level 1). */
+function nested(depth: number): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
+
 /** `maxResultBytes`: a result whose JSON is larger ends the attempt as a permanent `result_too_large`. */
 describe('TaskRunner result size cap', () => {
   let clock: ManualClock;
@@ -25,6 +32,7 @@ describe('TaskRunner result size cap', () => {
     ['multibyte', () => 'é'.repeat(10)], // 20 bytes of UTF-8 + 2 quotes = 22, though 12 characters
     ['nothing', () => undefined],
     ['object', () => ({ ok: true, n: 1 })],
+    ['deep', (_p, ctx) => nested(Number(ctx.taskId.split(':')[1]))],
   ]);
 
   beforeEach(() => {
@@ -77,6 +85,18 @@ describe('TaskRunner result size cap', () => {
     expect((await runOne(runner, item(`d:${DEFAULT_MAX_RESULT_BYTES}`, 'exact'))).outcome).to.include({ kind: 'succeeded' });
     const over = await runOne(runner, item(`d:${DEFAULT_MAX_RESULT_BYTES + 1}`, 'exact'));
     expect(over.outcome).to.include({ kind: 'failed', errorType: 'result_too_large', permanent: true });
+  });
+
+  it('a result nested deeper than 64 levels ends the attempt as a permanent result_too_deep (a payload bound); 64 levels pass', async () => {
+    const runner = new TaskRunner(handlers, report, clock);
+    expect((await runOne(runner, item('deep:64', 'deep'))).outcome).to.deep.equal({ kind: 'succeeded', result: nested(64) });
+    for (const depth of [65, 3500]) {
+      const r = await runOne(runner, item(`deep:${depth}`, 'deep'));
+      expect(r.outcome, `depth ${depth}`).to.include({ kind: 'failed', errorType: 'result_too_deep', permanent: true });
+      expect((r.outcome as { message: string }).message).to.contain('64 levels');
+    }
+    // JSON itself fails first past its own recursion limit.
+    expect((await runOne(runner, item('deep:100000', 'deep'))).outcome).to.include({ errorType: 'result_not_serializable' });
   });
 
   it('the attempt duration is measured on the injected clock', async () => {

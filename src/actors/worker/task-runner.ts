@@ -1,6 +1,7 @@
 import { AttemptOutcome } from '../../domain/retry-policy';
 import { describeError, errorDetail } from '../../domain/attempt-error';
 import { Clock } from '../../domain/clock';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../domain/json-depth';
 import { isPermanent, TaskHandler } from '../../handlers/types';
 import { AttemptContext, AttemptContextHost, AttemptState } from './attempt-context';
 import { ProgressItem, WorkItem, WorkResult } from '../protocol';
@@ -286,8 +287,11 @@ export class TaskRunner {
 }
 
 /**
- * A handler result must survive JSON (it crosses a process boundary and is stored) and fit in
- * `maxBytes` as UTF-8 JSON text; a larger one ends the attempt as a permanent `result_too_large`.
+ * A handler result must survive JSON (it crosses a process boundary and is stored), fit in
+ * `maxBytes` as UTF-8 JSON text and nest at most {@link MAX_JSON_DEPTH} levels, as a payload
+ * must: a larger one ends the attempt as a permanent `result_too_large`, a deeper one as a
+ * permanent `result_too_deep` (a result thousands of levels deep overflowed the stack where it
+ * was handed to the store's thread, and where it went to its dependents as their upstream result).
  */
 function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
   try {
@@ -301,7 +305,17 @@ function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
         permanent: true,
       };
     }
-    return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
+    const value = text === undefined ? null : (JSON.parse(text) as unknown);
+    // Walked on the parsed copy: a tree no larger than `text`, whatever the handler's object shared.
+    if (exceedsJsonDepth(value)) {
+      return {
+        kind: 'failed',
+        message: `handler result nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays (the bound of payloads too)`,
+        errorType: 'result_too_deep',
+        permanent: true,
+      };
+    }
+    return { kind: 'succeeded', result: value };
   } catch (err) {
     return {
       kind: 'failed',

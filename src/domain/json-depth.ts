@@ -1,4 +1,8 @@
-/** Deepest nesting accepted in a task's payload or metadata (objects and arrays). */
+/**
+ * Deepest nesting accepted in a task's payload or metadata, a handler's result and a checkpoint
+ * (objects and arrays). Deeper JSON overflows the stack of the recursive steps it crosses
+ * (structured clone to the store's thread, the worker channel's `JSON.stringify`).
+ */
 export const MAX_JSON_DEPTH = 64;
 
 /**
