@@ -171,5 +171,37 @@ if (!REDIS_URL) {
       dead.limits.close();
       await dead.coord.close();
     });
+
+    it('the server loses the slot set (a restart without data, FLUSHALL): the running attempts ask for their slots again and the other node gets none', async () => {
+      const prefix = testPrefix();
+      const a = await node('a', prefix, 600);
+      const b = await node('b', prefix, 600);
+      a.limits.set('k', 2);
+      b.limits.set('k', 2);
+      expect(a.limits.tryAcquire('k', Date.now())).to.equal(false); // the first start asks Redis
+      await until(async () => a.limits.tryAcquire('k', Date.now()));
+      expect(a.limits.tryAcquire('k', Date.now())).to.equal(true);
+      const probe = redisClient();
+      try {
+        const setKey = a.coord.concurrency.keyOf('k');
+        const before = await probe.zrange(setKey, 0, -1);
+        expect(before).to.have.length(2);
+        await probe.del(setKey);
+        // A's next renewal (every ttlMs / 3) finds both leases lost and asks for two slots again.
+        await until(async () => {
+          const now = await probe.zrange(setKey, 0, -1);
+          return now.length === 2 && now.every((id) => !before.includes(id));
+        });
+        expect((await probe.zrange(setKey, 0, -1)).every((id) => id.startsWith('a:'))).to.equal(true);
+        expect(b.limits.tryAcquire('k', Date.now())).to.equal(false);
+        // B's request comes back empty: still no start beside A's two.
+        await new Promise<void>((resolve) => b.limits.onChange(() => resolve()));
+        expect(b.limits.tryAcquire('k', Date.now()), 'the limit holds across the lost set').to.equal(false);
+      } finally {
+        await probe.quit();
+        a.limits.release('k', Date.now());
+        a.limits.release('k', Date.now());
+      }
+    });
   });
 }

@@ -81,10 +81,10 @@ describe("LeasedSlots (a concurrency key's slots leased from a shared set)", () 
     const slots = new LeasedSlots(1, 'n1', f.source, clock, OPTIONS, () => wakes++);
     expect(slots.tryTake(T0)).to.equal(false);
     await flush();
-    expect(wakes).to.equal(1);
+    expect(wakes, 'an empty grant wakes nobody at once').to.equal(0);
     f.leases.clear(); // the other node's lease ended
     clock.advance(200);
-    expect(wakes, 'the poll wakes the key').to.equal(2);
+    expect(wakes, 'the poll wakes the key').to.equal(1);
     expect(slots.tryTake(clock.now())).to.equal(false);
     await flush();
     expect(slots.tryTake(clock.now())).to.equal(true);
@@ -94,14 +94,80 @@ describe("LeasedSlots (a concurrency key's slots leased from a shared set)", () 
     slots.close();
   });
 
-  it('a lease lost at renewal (it expired) is dropped: the attempt it backed no longer counts as leased', async () => {
+  it('a key at its limit asks the set once per pollMs, however often the dispatcher tries it', async () => {
+    const clock = new ManualClock(T0);
+    const f = fakeSource(1);
+    f.leases.add('other:1:1');
+    let wakes = 0;
+    const slots = new LeasedSlots(1, 'n1', f.source, clock, OPTIONS, () => wakes++);
+    for (let pass = 0; pass < 50; pass++) {
+      expect(slots.tryTake(clock.now())).to.equal(false);
+      await flush();
+    }
+    expect(f.calls, 'one acquire, then the poll waits').to.deep.equal(['acquire 1']);
+    expect(wakes).to.equal(0);
+    clock.advance(200);
+    expect(wakes).to.equal(1);
+    for (let pass = 0; pass < 50; pass++) {
+      expect(slots.tryTake(clock.now())).to.equal(false);
+      await flush();
+    }
+    expect(f.calls).to.deep.equal(['acquire 1', 'acquire 1']);
+    slots.close();
+  });
+
+  it('a lease lost at renewal (it expired, or the server lost the set) is asked for again for the attempt it backed', async () => {
     const { clock, f, slots } = await bothSlotsTaken();
-    f.lost.add([...f.leases][0]);
+    const first = [...f.leases][0];
+    f.lost.add(first);
     clock.advance(5000);
+    await flush();
+    await flush();
+    expect(f.calls.slice(-2)).to.deep.equal(['renew 2 release 0', 'acquire 2']);
+    expect(slots.leased, 'a new slot backs the attempt again').to.equal(2);
+    expect(f.leases.size, 'the set counts both running attempts').to.equal(2);
+    expect(f.leases.has(first)).to.equal(false);
+    expect(slots.tryTake(clock.now()), 'both slots back running attempts').to.equal(false);
+    slots.close();
+  });
+
+  it('a lost lease whose slot another node took meanwhile leaves its attempt unbacked until it ends', async () => {
+    const { clock, f, slots } = await bothSlotsTaken();
+    const first = [...f.leases][0];
+    f.lost.add(first);
+    f.source.renew = async (keep) => {
+      f.leases.delete(first);
+      f.leases.add('other:1:1'); // taken by another node before this one asks again
+      return keep.filter((id) => id === first);
+    };
+    clock.advance(5000);
+    await flush();
     await flush();
     expect(slots.leased).to.equal(1);
     slots.giveBack(); // the unbacked attempt ends first: the held slot still backs the other
     expect(slots.tryTake(clock.now()), 'one leased slot, held by the attempt still running').to.equal(false);
+    slots.close();
+  });
+
+  it('starts made without a lease while the source was down ask for slots when it is back (reback)', async () => {
+    const clock = new ManualClock(T0);
+    const f = fakeSource(3);
+    const slots = new LeasedSlots(3, 'n1', f.source, clock, OPTIONS, () => undefined);
+    f.source.up = false;
+    expect([slots.tryTake(T0), slots.tryTake(T0)]).to.deep.equal([true, true]);
+    expect(f.leases.size).to.equal(0);
+    f.source.up = true;
+    slots.reback();
+    await flush();
+    expect(f.leases.size, 'the set counts the two attempts and one free slot').to.equal(3);
+    expect(slots.tryTake(T0 + 2000), 'one slot of the limit is left').to.equal(true);
+    expect(slots.tryTake(T0 + 2000)).to.equal(false);
+    slots.giveBack();
+    slots.giveBack();
+    slots.giveBack();
+    clock.advance(250);
+    await flush();
+    expect(f.leases.size, 'all three given back once idle').to.equal(0);
     slots.close();
   });
 

@@ -61,7 +61,10 @@ export function healthRoutes(app: FastifyInstance, service: OperationsService, m
         tags,
         security: [],
         response: responses({
-          200: ['Ready (`degraded`: Redis is configured but unreachable; the node fires from the store with local rate limits)', readiness],
+          200: [
+            "Ready (`degraded`: Redis is configured but unreachable, refuses the limits' commands, or has not let this node subscribe to the coordination channels yet; the node fires from the store with local rate limits)",
+            readiness,
+          ],
           503: ['Starting, draining, the store does not answer or cannot take writes (`store_fault`)', readiness],
         }),
       },

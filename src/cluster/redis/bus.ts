@@ -19,6 +19,8 @@ export class RedisBus implements CoordinationBus {
   private readonly prefix: string;
   private readonly handlers: BusHandlers;
   private sub: Redis | null = null;
+  private subscribed = false;
+  private subscribing = false;
 
   /**
    * @param nodeId this node's id (messages it sent come back to it and are ignored)
@@ -66,20 +68,49 @@ export class RedisBus implements CoordinationBus {
   }
 
   /**
+   * True when {@link start} was called but the channels are not subscribed yet (Redis has not
+   * answered since): the node hears no wake-ups or cancels from the others (readiness `degraded`).
+   * Once subscribed, ioredis subscribes them again after each reconnection.
+   */
+  get deaf(): boolean {
+    return this.sub !== null && !this.subscribed;
+  }
+
+  /**
    * Subscribes to every channel on a dedicated connection (re-subscribed after reconnections).
+   * A subscription refused or lost before it was ever made (Redis unreachable at start: the queued
+   * SUBSCRIBE fails at the first failed reconnection) is made again when the connection is ready;
+   * before, the node never subscribed until restarted and every wake-up for it was lost.
    * @returns once subscribed, or at once when Redis is unreachable (it subscribes when it comes back)
    */
   async start(): Promise<void> {
     if (this.sub) return;
     const sub = this.connection.subscriber();
     this.sub = sub;
+    const names = CHANNELS.map((c) => this.channelName(c));
     const byName = new Map(CHANNELS.map((c) => [this.channelName(c), c]));
     sub.on('message', (name: string, text: string) => {
       const channel = byName.get(name);
       if (channel) this.deliver(channel, text);
     });
-    const subscribed = sub.subscribe(...byName.keys()).catch((err) => this.log.warn({ err }, 'coordination channels not subscribed yet'));
+    sub.on('ready', () => {
+      if (!this.subscribed) void this.subscribe(sub, names);
+    });
+    const subscribed = this.subscribe(sub, names);
     if (this.connection.up) await subscribed;
+  }
+
+  private async subscribe(sub: Redis, names: string[]): Promise<void> {
+    if (this.subscribing || this.subscribed) return;
+    this.subscribing = true;
+    try {
+      await sub.subscribe(...names);
+      this.subscribed = true;
+    } catch (err) {
+      this.log.warn({ err }, 'coordination channels not subscribed yet; subscribing when Redis answers');
+    } finally {
+      this.subscribing = false;
+    }
   }
 
   private deliver(channel: Channel, text: string): void {

@@ -22,7 +22,11 @@ export interface Coordination {
   /** Concurrency-key slots shared by the cluster (the per-node limit while Redis is away). */
   readonly concurrency: RedisConcurrency;
   readonly bus: RedisBus;
-  /** 'up' while Redis answers, 'down' while it is unreachable (readiness: degraded). */
+  /**
+   * 'up' while Redis answers; 'down' (readiness: degraded) while it is unreachable, refuses the
+   * limits' scripts (out of memory: `connection.refusing`), or has not yet let this node subscribe
+   * to the coordination channels (`bus.deaf`).
+   */
   status(): 'up' | 'down';
   /** Stops re-measuring, gives leased tokens back and closes the connections. Idempotent. */
   close(): Promise<void>;
@@ -96,7 +100,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
     rateLimiter,
     concurrency,
     bus,
-    status: () => (connection.up ? 'up' : 'down'),
+    status: () => (connection.up && connection.refusing === null && !bus.deaf ? 'up' : 'down'),
     close: () =>
       (closing ??= (async () => {
         clock.stop();

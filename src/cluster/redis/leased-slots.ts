@@ -47,7 +47,9 @@ export interface SlotEvents {
  * node that dies or loses Redis for `ttlMs` loses them, and a lease once expired is never renewed
  * (fencing), so the set never holds more than the limit. Bound: the cluster runs at most the
  * limit at once, except when a node cut off from Redis for longer than `ttlMs` keeps running
- * attempts whose leases expired (it then counts them as local ones).
+ * attempts whose leases expired, or the server lost the set (a restart without data, a
+ * FLUSHALL): the node counts them as unbacked and asks for slots for them again at once
+ * ({@link reback}), so the overrun lasts only while the set is already full with others' slots.
  *
  * While the source is down (or for `retryAfterMs` after a failed request) starts are allowed
  * without a lease, counted in `fallback`: the caller's per-node count then caps them (the limit
@@ -132,25 +134,45 @@ export class LeasedSlots implements SharedSlots {
     return !this.source.up || now < this.localUntil;
   }
 
+  /**
+   * Asks for slots again for the attempts running here without one (started while Redis was
+   * away, or whose leases the server lost: a restart without data, a FLUSHALL), so that the set
+   * counts them again and the other nodes take only what is left of the limit. Called when the
+   * connection comes back; best effort (a set already full leaves them unbacked until they end).
+   */
+  reback(): void {
+    if (this.unbacked > 0 && !this.closed) this.request();
+  }
+
+  /**
+   * One acquire at a time, and none while an empty grant's poll (`pollMs`) waits: the dispatcher
+   * tries a key at its limit on every pass, and each try asked Redis again at once (thousands of
+   * scripts a second per key).
+   */
   private request(): void {
-    if (this.inFlight || !this.source.up) return;
+    if (this.inFlight || this.pollTimer || !this.source.up) return;
     this.inFlight = true;
     const holder = `${this.nodeId}:${++this.counter}`;
-    const wanted = Math.max(1, Math.min(this.options.batch, this.limit));
+    const wanted = Math.max(1, Math.min(Math.max(this.options.batch, this.unbacked), this.limit));
     this.source.acquire(this.limit, wanted, holder).then(
       (granted) => {
         this.inFlight = false;
         for (let i = 1; i <= granted; i++) this.held.push(`${holder}:${i}`);
         if (this.closed) return this.close();
         this.events?.lease(granted > 0 ? 'granted' : 'empty');
-        if (granted > 0) this.armRenew();
-        else if (!this.pollTimer) {
+        // Attempts running without a slot take the granted ones first.
+        const backed = Math.min(this.unbacked, this.held.length - this.inUse);
+        this.unbacked -= backed;
+        this.inUse += backed;
+        if (granted > 0) {
+          this.armRenew();
+          this.wake();
+        } else {
           this.pollTimer = this.clock.setTimeout(() => {
             this.pollTimer = null;
             this.wake();
           }, this.options.pollMs);
         }
-        this.wake();
       },
       () => {
         this.inFlight = false;
@@ -190,6 +212,7 @@ export class LeasedSlots implements SharedSlots {
             this.unbacked += this.inUse - this.held.length;
             this.inUse = this.held.length;
           }
+          this.reback();
         }
         if (this.held.length > 0) this.armRenew();
         if (release.length > 0 || lost.length > 0) this.wake();

@@ -27,7 +27,9 @@ export interface RedisConcurrencyOptions {
  * The cluster-mode {@link ConcurrencyBackend}: each limited key is a sorted set of slot leases in
  * Redis, `<prefix>cc:<key>`, shared by every node ({@link LeasedSlots}). The set is the same
  * whatever the limit, so a changed limit applies to the slots already held. When the connection
- * comes back or is lost, every key's `wake` is called so the tasks set aside are looked at again.
+ * comes back or is lost, every key's `wake` is called so the tasks set aside are looked at again;
+ * when it comes back, the attempts started without a slot meanwhile ask for one
+ * ({@link LeasedSlots.reback}).
  */
 export class RedisConcurrency implements ConcurrencyBackend {
   private readonly prefix: string;
@@ -52,8 +54,11 @@ export class RedisConcurrency implements ConcurrencyBackend {
       retryAfterMs: options.retryAfterMs ?? 1000,
       batch: options.batch ?? 8,
     };
-    connection.onChange(() => {
-      for (const { wake } of this.slotsByKey.values()) wake();
+    connection.onChange((up) => {
+      for (const { slots, wake } of this.slotsByKey.values()) {
+        if (up) slots.reback();
+        wake();
+      }
     });
   }
 
@@ -70,11 +75,11 @@ export class RedisConcurrency implements ConcurrencyBackend {
         return connection.up;
       },
       async acquire(limit, wanted, holder) {
-        const [granted] = await scripts.acquireSlots(redisKey, limit, wanted, lease.ttlMs, holder);
+        const [granted] = await connection.tracked(() => scripts.acquireSlots(redisKey, limit, wanted, lease.ttlMs, holder));
         return Number(granted);
       },
       async renew(keep, release) {
-        return scripts.renewSlots(redisKey, lease.ttlMs, keep.length, ...keep, ...release);
+        return connection.tracked(() => scripts.renewSlots(redisKey, lease.ttlMs, keep.length, ...keep, ...release));
       },
     };
     const metrics = this.metrics;

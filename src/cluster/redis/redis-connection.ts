@@ -1,4 +1,4 @@
-import Redis, { RedisOptions } from 'ioredis';
+import Redis, { RedisOptions, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisMetrics } from './redis-metrics';
 import type { Config } from '../../config';
@@ -34,6 +34,7 @@ export class RedisConnection {
   private readonly subscribers: Redis[] = [];
   private wasUp = false;
   private closed = false;
+  private refusal: string | null = null;
   private liveness: { clock: Clock; timer: TimerHandle | null } | null = null;
 
   /**
@@ -55,6 +56,42 @@ export class RedisConnection {
   /** True while the command connection is ready. */
   get up(): boolean {
     return this.client.status === 'ready';
+  }
+
+  /**
+   * The error the server answered the last tracked command with (`OOM command not allowed when
+   * used memory > 'maxmemory'`, `READONLY …` of a replica), or null when the last one was taken.
+   * While set, the shared limits decide per node (readiness `degraded`).
+   */
+  get refusing(): string | null {
+    return this.refusal;
+  }
+
+  /**
+   * Runs `call` (a script of the shared limits) and notes whether the server took it: an error
+   * reply marks the connection {@link refusing} until a tracked call succeeds, logged once each
+   * way. Before, a Redis out of memory looked healthy while every node fell back to its own
+   * limits. Errors of the connection (timeouts, a lost socket) are its state's business, not a
+   * refusal. @returns what `call` returns; rethrows what it throws
+   */
+  async tracked<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      const value = await call();
+      if (this.refusal !== null) {
+        this.refusal = null;
+        this.log.info({ redis: redact(this.url) }, 'Redis takes commands again; shared limits are shared again');
+      }
+      return value;
+    } catch (err) {
+      if (err instanceof ReplyError && this.refusal === null) {
+        this.refusal = (err as Error).message;
+        this.log.warn(
+          { redis: redact(this.url), err: this.refusal },
+          'Redis refuses commands; rate and concurrency limits decide per node until it takes them again',
+        );
+      }
+      throw err;
+    }
   }
 
   /** Calls `fn(up)` whenever the connection becomes ready or is lost. */

@@ -57,11 +57,11 @@ export class RedisRateLimiter implements RateLimiterBackend {
         return connection.up;
       },
       async take(wanted) {
-        const [granted, waitMs] = await scripts.takeTokens(redisKey, limit.ratePerSecond, limit.burst, wanted);
+        const [granted, waitMs] = await connection.tracked(() => scripts.takeTokens(redisKey, limit.ratePerSecond, limit.burst, wanted));
         return { granted: Number(granted), waitMs: Number(waitMs) };
       },
       async give(count) {
-        await scripts.returnTokens(redisKey, limit.ratePerSecond, limit.burst, count);
+        await connection.tracked(() => scripts.returnTokens(redisKey, limit.ratePerSecond, limit.burst, count));
       },
     };
     const window = this.options.leaseWindowMs ?? 100;
