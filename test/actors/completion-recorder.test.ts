@@ -14,10 +14,11 @@ const flush = () => new Promise((r) => setImmediate(r));
 function fixture() {
   const clock = new ManualClock();
   const health = new StoreHealth();
-  const world = { down: false, written: [] as Array<{ ids: string[]; now: number }> };
+  const world = { down: false, poison: new Set<string>(), written: [] as Array<{ ids: string[]; now: number }> };
   const store = {
     health,
     async completeAttempts(completions: AttemptCompletion[], now: number): Promise<CompletionResult[]> {
+      if (completions.some((c) => world.poison.has(c.taskId))) throw new RangeError('Maximum call stack size exceeded');
       if (world.down) {
         health.report({ kind: 'disk_full', target: 'x.db', cause: 'SQLITE_FULL', recoverable: true, since: clock.now() });
         throw storeUnavailable(health.fault ?? ({} as never));
@@ -63,6 +64,32 @@ describe('CompletionRecorder: completions the store did not take (manual clock)'
     f.clock.advance(UNWRITTEN_RETRY_MS * 3);
     await flush();
     expect(f.world.written).to.have.length(2); // written once, never again
+    expect(f.clock.pendingTimers()).to.equal(0);
+    f.recorder.stop();
+  });
+
+  it('a batch refused for a reason of its own is retried one completion at a time: the one refused holds no other back, and is kept', async () => {
+    const f = fixture();
+    f.world.poison.add('p');
+    expect(
+      await f.recorder.record([completion('a', 1, 'SUCCEEDED'), completion('p', 1, 'SUCCEEDED'), completion('b', 1, 'SUCCEEDED')], 1000),
+    ).to.equal(null);
+    expect(await f.recorder.record([completion('c', 1, 'SUCCEEDED')], 2000)).to.have.length(1); // the store takes other batches
+    f.clock.advance(UNWRITTEN_RETRY_MS);
+    await flush();
+    expect(f.world.written).to.deep.equal([
+      { ids: ['c'], now: 2000 },
+      { ids: ['a'], now: 1000 },
+      { ids: ['b'], now: 1000 },
+    ]);
+    expect(f.recorder.unwrittenCount).to.equal(1);
+    expect(f.recorder.holds('p', 1), 'never dropped').to.equal(true);
+    expect(f.recorder.holds('a', 1)).to.equal(false);
+    f.world.poison.clear();
+    f.clock.advance(UNWRITTEN_RETRY_MS);
+    await flush();
+    expect(f.world.written.at(-1)).to.deep.equal({ ids: ['p'], now: 1000 });
+    expect(f.recorder.unwrittenCount).to.equal(0);
     expect(f.clock.pendingTimers()).to.equal(0);
     f.recorder.stop();
   });

@@ -126,6 +126,21 @@ describe('sendRun: attempts whose lease ended before their run message are not s
     expect(t.finished).to.deep.equal([]);
   });
 
+  it('a message the channel cannot write (RangeError) goes again one attempt per message: only the one at fault is lost', async () => {
+    const t = setUp(1000);
+    const sent: string[][] = [];
+    (t.slot.ref as unknown as { tell: unknown }).tell = (_m: string, msg: { tasks: WorkItem[] }, onError: (err: unknown) => void) => {
+      const ids = msg.tasks.map((x) => x.id);
+      if (ids.includes('old')) queueMicrotask(() => onError(new RangeError('Maximum call stack size exceeded')));
+      else sent.push(ids);
+    };
+    t.send(1000);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).to.deep.equal([['new']]);
+    expect(t.finished.map((f) => [f.id, f.outcome.kind])).to.deep.equal([['old', 'failed']]);
+    expect(t.warnings).to.have.length(1);
+  });
+
   it('past it (a stall): the attempt whose lease ended is recorded lost and its slot given back; the others go', () => {
     const t = setUp(1000 + LEASE_MS);
     t.send(1000);

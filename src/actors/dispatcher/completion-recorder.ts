@@ -104,17 +104,32 @@ export class CompletionRecorder {
     }, UNWRITTEN_RETRY_MS);
   }
 
-  /** Writes the kept batches in order; stops at the first the store refuses (retried later). */
+  /**
+   * Writes the kept batches in order; stops at the first the store refuses for a store fault
+   * (retried later). A batch refused for a reason of its own (not a store fault: an error a retry
+   * of the same batch does not change, such as a value the store's thread cannot take) is split
+   * into single completions, and a single one refused so goes behind the others: it holds no other
+   * attempt's completion back, and is still written again at each retry, never dropped.
+   */
   private async retry(): Promise<void> {
     if (this.retrying) return;
     this.retrying = true;
     try {
-      while (this.unwritten.length > 0) {
+      let refusedAlone = 0;
+      while (this.unwritten.length > refusedAlone) {
         const batch = this.unwritten[0];
         try {
           await this.write(batch.completions, batch.now);
-        } catch {
-          break;
+        } catch (err) {
+          if (err instanceof StoreUnavailableError) break;
+          this.unwritten.shift();
+          if (batch.completions.length > 1) {
+            this.unwritten.unshift(...batch.completions.map((c) => ({ completions: [c], now: batch.now })));
+          } else {
+            this.unwritten.push(batch);
+            refusedAlone++;
+          }
+          continue;
         }
         this.unwritten.shift();
         for (const c of batch.completions) this.held.delete(`${c.taskId} ${c.attempt}`);

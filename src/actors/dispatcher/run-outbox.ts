@@ -78,7 +78,8 @@ const NONE_LATE: ReadonlySet<string> = new Set();
  * those that must no longer start (`lateAttempts`): checked just before the message goes out,
  * after the claim's own check (`lateClaims`), since a stall can also fall between the claim's
  * answer and the send. Those, and every attempt of a message that cannot reach its worker, go to
- * `finish` as lost (`worker_lost`), so they run again. Outside cluster mode, while the lease of
+ * `finish` as lost (`worker_lost`), so they run again; a message the channel could not write (a
+ * `RangeError` of its JSON) is sent again one attempt per message, so only the attempt at fault is. Outside cluster mode, while the lease of
  * the earliest start (`oldestStart`, epoch ms) still runs, none can be late and no attempt is
  * looked up (a herd's instant sends 100,000 of them).
  */
@@ -107,8 +108,16 @@ export function sendRun(
     finish([...late].map((id) => ({ id, attempt: running.get(id)?.task.attempt ?? 0, outcome: lostOutcome(), durationMs: 0 })));
     if (items.length === 0) return;
   }
-  slot.ref.tell('run', { tasks: items, pid: slot.pid }, (err) => {
-    deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
-    finish(items.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
-  });
+  const send = (list: WorkItem[]): void =>
+    slot.ref.tell('run', { tasks: list, pid: slot.pid }, (err) => {
+      if (err instanceof RangeError && list.length > 1) {
+        // One attempt's data the channel's JSON cannot write (nested too deep: an upstream result
+        // stored before results were bounded), not the channel: the others go alone.
+        for (const item of list) send([item]);
+        return;
+      }
+      deps.log.warn({ err, worker_id: slot.id }, 'could not reach worker; its attempts are lost');
+      finish(list.map((i) => ({ id: i.id, attempt: i.attempt, outcome: lostOutcome(), durationMs: 0 })));
+    });
+  send(items);
 }
