@@ -70,7 +70,7 @@ export async function startCoordination(o: CoordinationOptions): Promise<Coordin
   const log = o.log.child({ component: 'redis' });
   const metrics = o.registry ? new RedisMetrics(o.registry) : undefined;
   const nodeId = o.nodeId ?? randomUUID();
-  const connection = new RedisConnection(o.url, log, metrics, o.connection);
+  const connection = new RedisConnection(o.url, log, metrics, { probeKey: `${o.prefix ?? 'scheduler:'}refusal-probe`, ...o.connection });
   const scripts = defineScripts(connection.client);
   const clock = new OffsetClock(
     o.base,

@@ -16,6 +16,12 @@ export interface RedisConnectionOptions {
   maxReconnectDelayMs?: number;
   /** Interval of the liveness PING while the connection is ready (default 2,000; {@link RedisConnection.watchLiveness}). */
   livenessIntervalMs?: number;
+  /**
+   * A key the liveness watch writes (expiring in 5 s) while the server refuses commands, to learn
+   * when it takes them again without waiting for a limit's next script (default: none; the
+   * coordination gives `<prefix>refusal-probe`).
+   */
+  probeKey?: string;
 }
 
 /**
@@ -139,11 +145,17 @@ export class RedisConnection {
     this.scheduleLiveness();
   }
 
-  /** One liveness look (see {@link watchLiveness}); never throws. @returns true when the server answered */
+  /**
+   * One liveness look (see {@link watchLiveness}), and while the server refuses commands
+   * ({@link refusing}) a write of `probeKey`, so the refusal ends when the server takes writes
+   * again even if no limit asks meanwhile. Never throws. @returns true when the server answered
+   */
   async checkLiveness(): Promise<boolean> {
     if (this.client.status !== 'ready') return false;
     try {
       await this.client.ping();
+      const probeKey = this.options.probeKey;
+      if (this.refusal !== null && probeKey) await this.tracked(() => this.client.set(probeKey, '1', 'PX', 5000)).catch(() => undefined);
       return true;
     } catch (err) {
       if (this.closed || this.client.status !== 'ready') return false;
