@@ -5,7 +5,7 @@ import { inSubmissionSpan, queuesOf, TaskSpans } from '../../src/observability/t
 import { ManualClock } from '../../src/domain/clock';
 import { ValidationError } from '../../src/domain/errors';
 import type { ClaimedTask, DueEntry } from '../../src/domain/task';
-import { workItemOf } from '../../src/actors/dispatcher/work-item';
+import { takeWorkItem } from '../../src/actors/dispatcher/work-item';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -134,7 +134,7 @@ describe('the service process spans of a task (TaskSpans)', () => {
 
   it('the run message carries tenant and queue only while tracing', () => {
     const t = claimed('a', { traceparent: TRACEPARENT });
-    expect(workItemOf(t)).to.not.have.any.keys('tenant', 'queue');
-    expect(workItemOf(t, { queue: 'reports' })).to.include({ tenant: 'acme', queue: 'reports', traceparent: TRACEPARENT });
+    expect(takeWorkItem(t)).to.not.have.any.keys('tenant', 'queue');
+    expect(takeWorkItem(t, { queue: 'reports' })).to.include({ tenant: 'acme', queue: 'reports', traceparent: TRACEPARENT });
   });
 });

@@ -6,7 +6,7 @@ import { AheadClaims } from './ahead-claims';
 import type { FinishedAttempt } from './attempt-watchdog';
 import { claimAhead } from './claim-batch';
 import type { RunningMap } from './running-attempts';
-import { observeStarts, workItemOf } from './work-item';
+import { observeStarts, takeWorkItem } from './work-item';
 import type { WorkerSlot } from './worker-pool';
 import type { DispatchPool } from './worker-pools';
 
@@ -246,7 +246,7 @@ export class AheadDispatch {
     for (const t of tasks) {
       t.startedAt = now;
       this.host.running.set(t.id, { task: t, workerId: slot.id, startedMono, claimedAhead: true });
-      items.push(workItemOf(t));
+      items.push(takeWorkItem(t));
     }
     this.host.attemptsStarted();
     observeStarts(this.deps.metrics, tasks);

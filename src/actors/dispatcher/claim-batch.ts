@@ -8,7 +8,7 @@ import type { SchedulerDeps } from '../deps';
 import type { WorkItem } from '../protocol';
 import type { FinishedAttempt, RunningAttempt } from './attempt-watchdog';
 import type { WorkerSlot } from './worker-pool';
-import { observeStarts, workItemOf } from './work-item';
+import { observeStarts, takeWorkItem } from './work-item';
 
 /** What a claim reads and calls on its dispatcher. */
 export interface ClaimHost {
@@ -123,7 +123,7 @@ export class ClaimBatches {
       if (t.startedAt < oldestStart) oldestStart = t.startedAt;
       const concurrencyKey = keys?.get(t.id);
       this.host.running.set(t.id, { task: t, workerId: slot.id, startedMono, ...(concurrencyKey !== undefined ? { concurrencyKey } : {}) });
-      items.push(workItemOf(t, queues ? { queue: queues.get(t.id) } : undefined));
+      items.push(takeWorkItem(t, queues ? { queue: queues.get(t.id) } : undefined));
     }
     this.host.attemptsStarted();
     observeStarts(metrics, claimed);

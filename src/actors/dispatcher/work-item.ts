@@ -4,11 +4,15 @@ import type { WorkItem } from '../protocol';
 import { incGrouped } from '../../observability/inc-grouped';
 
 /**
- * The `run` message entry of a claimed attempt: what its worker needs, nothing more.
+ * The `run` message entry of a claimed attempt: what its worker needs, nothing more. The body
+ * (payload, upstream results, last checkpoint) moves into the entry: `t` keeps only the attempt's
+ * metadata, which the dispatcher holds for the attempt's whole run (its `RunningAttempt`), while
+ * the body is needed once, to send. Without this the main process held every running attempt's
+ * payload until its end: 2,000 sleeping tasks of 256 KiB kept about 500 MB there.
  * @param traced the task's queue while the service traces: tenant and queue then go along, as
  *   attributes of the attempt span (undefined: not sent)
  */
-export function workItemOf(t: ClaimedTask, traced?: { queue: string | undefined }): WorkItem {
+export function takeWorkItem(t: ClaimedTask, traced?: { queue: string | undefined }): WorkItem {
   // Optional fields are set only when present (assignments, not spreads of temporary objects:
   // this runs once per attempt, 100,000 times at the instant of a herd).
   const item: WorkItem = {
@@ -19,9 +23,16 @@ export function workItemOf(t: ClaimedTask, traced?: { queue: string | undefined 
     timeoutMs: t.timeoutSeconds * 1000,
     idempotencyKey: t.idempotencyKey,
   };
-  if (t.upstreamResults) item.upstreamResults = t.upstreamResults;
+  t.payload = null;
+  if (t.upstreamResults) {
+    item.upstreamResults = t.upstreamResults;
+    t.upstreamResults = undefined;
+  }
   if (t.traceparent) item.traceparent = t.traceparent;
-  if ('lastCheckpoint' in t) item.lastCheckpoint = t.lastCheckpoint;
+  if ('lastCheckpoint' in t) {
+    item.lastCheckpoint = t.lastCheckpoint;
+    t.lastCheckpoint = undefined;
+  }
   if (traced) {
     item.tenant = t.tenantId;
     if (traced.queue !== undefined) item.queue = traced.queue;
