@@ -73,9 +73,18 @@ export class PermanentError extends Error {
   }
 }
 
-/** True when `err` says retrying is pointless (a PermanentError, or `permanent: true`). */
+/**
+ * True when `err` says retrying is pointless (a PermanentError, or `permanent: true`). A value
+ * whose reads throw (a getter, a Proxy's trap) is not permanent: never throws. Before, such a
+ * throw escaped the worker's report of the attempt, which then waited for its timeout and a kill
+ * of its process.
+ */
 export function isPermanent(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
-  const e = err as { name?: unknown; permanent?: unknown };
-  return e.name === 'PermanentError' || e.permanent === true;
+  try {
+    const e = err as { name?: unknown; permanent?: unknown };
+    return e.name === 'PermanentError' || e.permanent === true;
+  } catch {
+    return false;
+  }
 }

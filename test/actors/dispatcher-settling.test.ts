@@ -110,6 +110,19 @@ describe('DispatcherActor: an aborted attempt ends when its handler stops', () =
     expect(runs()).to.deep.equal(['a', 'b']);
   });
 
+  it('an entry of a forged shape (a handler writing on its channel) is ignored: the real report still ends the attempt once', async () => {
+    const { runs, report } = await rig(['a', 'b']);
+    await report([{ id: 'a', attempt: 1, outcome: null, durationMs: 0 } as unknown as WorkResult]);
+    await report([{ id: 'a', attempt: 1, outcome: { kind: 'won' }, durationMs: 0 } as unknown as WorkResult]);
+    expect((await store.getTask('a'))?.state, 'the forged entries took nothing').to.equal('RUNNING');
+    expect(runs()).to.deep.equal(['a']);
+    await report([{ id: 'a', attempt: 1, outcome: { kind: 'succeeded', result: { n: 1 } }, durationMs: 5 }]);
+    const a = await store.getTask('a');
+    expect(a?.state).to.equal('SUCCEEDED');
+    expect(a?.result).to.deep.equal({ n: 1 });
+    expect(runs(), 'ran once, and the next task of the key started').to.deep.equal(['a', 'b']);
+  });
+
   it('a stale settled (no held outcome) changes nothing', async () => {
     const { runs, settled } = await rig(['a', 'b']);
     await settled([{ id: 'a', attempt: 1 }]);

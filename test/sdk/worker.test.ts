@@ -512,6 +512,18 @@ describe('sdk/worker: createWorker against a fake scheduler', function () {
     expect(succeeded({ at: new Date(0) })).to.deep.equal({ kind: 'succeeded', result: { at: '1970-01-01T00:00:00.000Z' } });
   });
 
+  it('a result with a getter that throws fails as a permanent result_not_serializable, not as a retryable throw', () => {
+    const hostile = {
+      ok: 1,
+      get bad(): never {
+        throw new Error('getter refused');
+      },
+    };
+    const outcome = succeeded({ inner: hostile });
+    expect(outcome.kind === 'failed' && outcome.error).to.include({ type: 'result_not_serializable', permanent: true });
+    expect(outcome.kind === 'failed' && outcome.error.message).to.include('getter refused');
+  });
+
   it('refuses options out of bounds', () => {
     const base = { url: 'http://127.0.0.1:1', queue: 'q', handlers: { x: async () => null } };
     expect(() => createWorker({ ...base, url: 'ftp://x' })).to.throw(TypeError);

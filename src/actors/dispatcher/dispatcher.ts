@@ -8,6 +8,7 @@ import { WorkerPools } from './worker-pools';
 import { dispatcherPools, WorkersOf } from './dispatcher-pools';
 import { interruptRunning } from './interrupt-running';
 import { WorkResult } from '../protocol';
+import { wellFormedResults } from './work-results';
 import { ClaimBatches } from './claim-batch';
 import { RunOutbox, sendRun } from './run-outbox';
 import { ExternalDispatch } from './external-dispatch';
@@ -309,9 +310,15 @@ export class DispatcherActor {
    * freed slot cannot go to a lower-priority task ahead of it.
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
-    this.watchdog.reported(msg.workerId, msg.results);
+    const { results: reported, refused } = wellFormedResults(msg?.results);
+    if (refused > 0)
+      this.deps.log.warn(
+        { worker_id: msg.workerId, refused },
+        'worker reported attempts in a shape not its own; those entries are ignored',
+      );
+    this.watchdog.reported(msg.workerId, reported);
     // An outcome reported while its handler still runs (aborted) waits for the handler to stop.
-    const results = this.settling.hold(this.running, msg.workerId, msg.results);
+    const results = this.settling.hold(this.running, msg.workerId, reported);
     if (results.length > 0) await this.ended(msg.workerId, msg.pid, results);
   }
 

@@ -12,6 +12,13 @@ import type { Logger } from 'pino';
 import { AttemptTrace, startAttemptTrace, withAttemptContext } from './attempt-trace';
 import { attemptTracer } from '../../observability/tracing';
 
+/**
+ * `JSON`'s functions as the worker process started: a handler that replaces `JSON.stringify` (or
+ * `parse`) in its process changes them for itself, not for the worker's own reading of every later
+ * result in that process (before, each ended a permanent `result_not_serializable`).
+ */
+const { stringify: jsonStringify, parse: jsonParse } = JSON;
+
 /** Abort reasons a handler's signal can carry. */
 export class TaskTimeoutError extends Error {
   constructor(ms: number) {
@@ -295,7 +302,7 @@ export class TaskRunner {
  */
 function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
   try {
-    const text = JSON.stringify(result);
+    const text = jsonStringify(result);
     const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
     if (bytes > maxBytes) {
       return {
@@ -305,7 +312,7 @@ function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
         permanent: true,
       };
     }
-    const value = text === undefined ? null : (JSON.parse(text) as unknown);
+    const value = text === undefined ? null : (jsonParse(text) as unknown);
     // Walked on the parsed copy: a tree no larger than `text`, whatever the handler's object shared.
     if (exceedsJsonDepth(value)) {
       return {
@@ -326,17 +333,25 @@ function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
   }
 }
 
-/** A handler's throw: its message and type, and its code, causes and bounded stack (domain/attempt-error.ts). */
+/**
+ * A handler's throw: its message and type, and its code, causes and bounded stack (domain/attempt-error.ts).
+ * Never throws: a throw here would leave the attempt unreported until its timeout, and its worker
+ * process killed with every attempt beside it.
+ */
 function failed(err: unknown): AttemptOutcome {
-  const described = describeError(err);
-  const detail = errorDetail(described);
-  return {
-    kind: 'failed',
-    message: described.message,
-    errorType: described.type,
-    permanent: isPermanent(err),
-    ...(Object.keys(detail).length > 0 ? { detail } : {}),
-  };
+  try {
+    const described = describeError(err);
+    const detail = errorDetail(described);
+    return {
+      kind: 'failed',
+      message: described.message,
+      errorType: described.type,
+      permanent: isPermanent(err),
+      ...(Object.keys(detail).length > 0 ? { detail } : {}),
+    };
+  } catch {
+    return { kind: 'failed', message: 'the thrown value could not be described', errorType: 'Error', permanent: false };
+  }
 }
 
 function outcomeOfAbort(reason: unknown): AttemptOutcome {

@@ -30,7 +30,13 @@ export type Outcome = { kind: 'succeeded'; result: unknown } | { kind: 'failed';
 export function succeeded(result: unknown): Outcome {
   // A deeper result the completion endpoint refuses (a 400, `result_rejected` in attempt.ts); past
   // the client's body bound it could not even be sent. Either way: the same permanent failure.
-  const odd = jsonProblem(result, MAX_RESULT_DEPTH);
+  let odd: ReturnType<typeof jsonProblem>;
+  try {
+    odd = jsonProblem(result, MAX_RESULT_DEPTH);
+  } catch (err) {
+    // A getter or a Proxy trap of the result threw while it was walked: JSON could not write it either.
+    return failure(`handler result is not JSON-serialisable: ${errorText(err)}`, 'result_not_serializable', true);
+  }
   if (odd?.kind === 'number')
     return failure(`handler result is not JSON-serialisable: ${nonFiniteNumberMessage('result', odd)}`, 'result_not_serializable', true);
   if (odd?.kind === 'date')
@@ -44,7 +50,16 @@ export function succeeded(result: unknown): Outcome {
     const text = JSON.stringify(result);
     return { kind: 'succeeded', result: text === undefined ? null : (JSON.parse(text) as unknown) };
   } catch (err) {
-    return failure(`handler result is not JSON-serialisable: ${(err as Error)?.message ?? String(err)}`, 'result_not_serializable', true);
+    return failure(`handler result is not JSON-serialisable: ${errorText(err)}`, 'result_not_serializable', true);
+  }
+}
+
+/** What a throw says, never throwing itself (its own `message` getter may throw). */
+function errorText(err: unknown): string {
+  try {
+    return (err as Error)?.message ?? String(err);
+  } catch {
+    return 'reading it threw';
   }
 }
 
