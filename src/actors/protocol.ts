@@ -119,7 +119,8 @@ export type DispatcherMessages = WorkerToDispatcher & {
     res: {
       ready: number;
       running: number;
-      workers: Array<{ id: string; pid: number; credits: number; pool: string }>;
+      /** Per worker process; `unanswered`: its last ping went unanswered (its loop held), it takes no new attempt. */
+      workers: Array<{ id: string; pid: number; credits: number; pool: string; unanswered: boolean }>;
       /** Per external queue: ready tasks, attempts out, and (pull queues) lease requests waiting, other cluster members' demands served here included. */
       external: Array<{ queue: string; ready: number; inFlight: number; waiting: number }>;
     };

@@ -3,6 +3,16 @@ import { TASK_STATES, TaskState } from '../domain/task';
 import { TenantLabels } from './tenant-labels';
 import { FastHistogram } from './fast-histogram';
 
+/** A worker slot as `/metrics` reads it at scrape time (`WorkerSnapshot`). */
+export interface WorkerSlotView {
+  pool: string;
+  id: string;
+  pid: number;
+  credits: number;
+  busy: number;
+  unanswered: boolean;
+}
+
 /**
  * The service's Prometheus metrics (docs/DESIGN.md §12; names are a contract). One instance per service,
  * with its own registry: no module-level state.
@@ -42,7 +52,8 @@ export class SchedulerMetrics {
   readonly overflowDepth: Gauge<string>;
   /** Slots of each worker process by pool, busy and free (read at scrape time). */
   readonly workerSlots: Gauge<'pool' | 'worker_id' | 'state'>;
-  private workerSource: () => Iterable<{ pool: string; id: string; pid: number; credits: number; busy: number }> = () => [];
+  readonly workerUnanswered: Gauge<'pool' | 'worker_id'>;
+  private workerSource: () => Iterable<WorkerSlotView> = () => [];
 
   /**
    * @param depthByState reads the number of tasks per state when /metrics is scraped; null when there
@@ -197,6 +208,16 @@ export class SchedulerMetrics {
         }
       },
     });
+    this.workerUnanswered = new Gauge({
+      name: 'scheduler_worker_unanswered',
+      help: "1 while a worker process's last ping went unanswered (a handler holding its event loop, or the process stopped): it takes no new attempt meanwhile; else 0.",
+      labelNames: ['pool', 'worker_id'],
+      registers,
+      collect() {
+        this.reset();
+        for (const w of workers()) this.set({ pool: w.pool, worker_id: w.id }, w.unanswered ? 1 : 0);
+      },
+    });
     this.cronFireLag = new Histogram({
       name: 'scheduler_cron_fire_lag_seconds',
       help: 'When a cron firing was made minus its scheduled fire time (on-time firings).',
@@ -236,7 +257,7 @@ export class SchedulerMetrics {
   }
 
   /** Where the worker slots are read at scrape time (the dispatcher registers them). */
-  setWorkerSource(source: () => Iterable<{ pool: string; id: string; pid: number; credits: number; busy: number }>): void {
+  setWorkerSource(source: () => Iterable<WorkerSlotView>): void {
     this.workerSource = source;
   }
 

@@ -20,6 +20,7 @@ export function fakeWorkers(spec: PoolSpec, runs: RecordedRun[]): PoolWorkers & 
       id,
       pid: 100 + i,
       credits: spec.concurrency,
+      unanswered: false,
       ref: {
         tell: (_topic: string, msg: { tasks: Array<{ id: string }> }) => runs.push({ workerId: id, ids: msg.tasks.map((t) => t.id) }),
       },
@@ -33,6 +34,9 @@ export function fakeWorkers(spec: PoolSpec, runs: RecordedRun[]): PoolWorkers & 
     kill: (slot: WorkerSlot) => {
       slot.pid = 0;
       slot.credits = 0;
+    },
+    unanswered: (slot: WorkerSlot, held: boolean) => {
+      slot.unanswered = held;
     },
     stop: () => undefined,
     disableRespawn: () => undefined,

@@ -36,7 +36,9 @@ describe('worker liveness, kills and who pays for them', function () {
   this.timeout(90_000);
 
   describe('a runaway handler beside 200 echo tasks on 2 worker processes', () => {
-    const s = useInProcessScheduler({ workers: 2, workerConcurrency: 8, partitions: 4, workerPingMs: 200, timeoutGraceMs: 500 }, (dir) => {
+    // Pings every 2 s: the runaway's process is killed (1 s timeout + 0.5 s grace) before a ping
+    // could go unanswered, so echo tasks are sent to it and stuck behind it, as this test means.
+    const s = useInProcessScheduler({ workers: 2, workerConcurrency: 8, partitions: 4, workerPingMs: 2000, timeoutGraceMs: 500 }, (dir) => {
       const spin = path.join(dir, 'spin.js');
       fs.writeFileSync(spin, 'module.exports = () => { for (;;) {} };\n');
       return { handlers: { spin } };
@@ -64,6 +66,39 @@ describe('worker liveness, kills and who pays for them', function () {
       // The runaway's process had free slots, so echo tasks were sent to it and stuck behind it.
       expect(recycled).to.be.above(0);
       await workersUp(s);
+    });
+  });
+
+  describe('a handler holding its process past a ping, beside echo tasks with 1 s timeouts', () => {
+    const s = useInProcessScheduler({ workers: 2, workerConcurrency: 8, partitions: 4, workerPingMs: 200, timeoutGraceMs: 500 }, (dir) => {
+      const spin = path.join(dir, 'spin.js');
+      fs.writeFileSync(spin, 'module.exports = () => { for (;;) {} };\n');
+      return { handlers: { spin } };
+    });
+
+    it('the held process gets no new attempt: every echo runs once on the other process, none charged a timeout', async () => {
+      const { service } = s.scheduler;
+      const dispatcher = s.scheduler.runtime.router.dispatcher!;
+      const runaway = await service.submit({ task_type: 'spin', timeout_seconds: 10, max_retries: 0 });
+      const running = await s.waitFor(runaway.task_id, (t) => t.status === 'RUNNING');
+      const held = running.worker_id as string;
+      await until(
+        async () => (await dispatcher.ask('stats', null)).workers.some((w) => w.id === held && w.unanswered),
+        10_000,
+        `${held} marked unanswered`,
+      );
+      const echoes = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => service.submit({ task_type: 'echo', payload: i, timeout_seconds: 1, max_retries: 0 })),
+      );
+      for (const e of echoes) {
+        const t = await s.waitFor(e.task_id, terminal, 30_000);
+        expect(t, JSON.stringify(t)).to.include({ status: 'SUCCEEDED', attempts: 1 });
+        expect(t.worker_id).to.not.equal(held);
+      }
+      await service.cancel(runaway.task_id);
+      expect(await s.waitFor(runaway.task_id, terminal, 30_000)).to.include({ status: 'CANCELLED' });
+      await workersUp(s);
+      await until(async () => (await dispatcher.ask('stats', null)).workers.every((w) => !w.unanswered), 10_000, 'every worker answering');
     });
   });
 

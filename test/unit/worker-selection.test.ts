@@ -31,6 +31,14 @@ describe('WorkerSelection: least loaded worker first, ties in turn', () => {
     expect(new WorkerSelection().split(workers, 5, 64)).to.deep.equal([0, 0, 3]);
   });
 
+  it('a worker whose last ping went unanswered (its loop held) gets nothing', () => {
+    const workers = [
+      { pid: 10, credits: 8, unanswered: true },
+      { pid: 11, credits: 3, unanswered: false },
+    ];
+    expect(new WorkerSelection().split(workers, 5, 64)).to.deep.equal([0, 3]);
+  });
+
   it('at most `max` per worker (one claim each), the rest left unplaced', () => {
     expect(new WorkerSelection().split(free(100, 100), 150, 64)).to.deep.equal([64, 64]);
     expect(new WorkerSelection().split(free(100, 10), 40, 16)).to.deep.equal([16, 10]);

@@ -9,6 +9,7 @@ import type { RunningMap } from './running-attempts';
 import { observeStarts, takeWorkItem } from './work-item';
 import type { WorkerSlot } from './worker-pool';
 import type { DispatchPool } from './worker-pools';
+import { takesWork } from './worker-selection';
 
 /**
  * Attempts held per worker process, at most this many times its slots (claimed, not yet sent): with
@@ -125,7 +126,7 @@ export class AheadDispatch {
     for (const pool of pools) {
       const share = pool.ready.size > 0 ? 0.5 : 1;
       for (const slot of [...pool.workers.all()]) {
-        if (slot.pid === 0 || slot.credits <= 0 || this.claims.heldCountOf(slot.id) === 0) continue;
+        if (!takesWork(slot) || slot.credits <= 0 || this.claims.heldCountOf(slot.id) === 0) continue;
         const n = Math.min(chunk, Math.ceil(slot.credits * share));
         const tasks = this.claims.takeDue(slot.id, now, n);
         if (tasks.length > 0) this.start(slot, tasks, now);
@@ -152,7 +153,7 @@ export class AheadDispatch {
     const until = now + this.leadMs;
     const batch = Math.max(1, this.deps.config.workerBatchMax * 8);
     for (const pool of [...this.claims.poolsToClaim()]) {
-      const live = [...pool.workers.all()].filter((s) => s.pid !== 0);
+      const live = [...pool.workers.all()].filter(takesWork);
       const cap = HELD_PER_SLOT * pool.spec.concurrency;
       // An even share each: a few entries do not all go to the first worker.
       const share = Math.ceil(this.claims.toClaimCount(pool) / Math.max(1, live.length));

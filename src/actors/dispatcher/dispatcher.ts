@@ -316,6 +316,11 @@ export class DispatcherActor {
         { worker_id: msg.workerId, refused },
         'worker reported attempts in a shape not its own; those entries are ignored',
       );
+    const from = this.pools.get(msg?.workerId);
+    if (from?.unanswered && from.pid === msg.pid) {
+      this.pools.answered(from);
+      this.pump();
+    }
     this.watchdog.reported(msg.workerId, reported);
     // An outcome reported while its handler still runs (aborted) waits for the handler to stop.
     const results = this.settling.hold(this.running, msg.workerId, reported);
@@ -349,7 +354,7 @@ export class DispatcherActor {
     return {
       ready: this.pools.readySize,
       running: this.running.size,
-      workers: this.pools.snapshot().map((w) => ({ id: w.id, pid: w.pid, credits: w.credits, pool: w.pool })),
+      workers: this.pools.snapshot().map((w) => ({ id: w.id, pid: w.pid, credits: w.credits, pool: w.pool, unanswered: w.unanswered })),
       external: this.external?.stats() ?? [],
     };
   }

@@ -22,6 +22,13 @@ export interface WorkerSlot {
   pid: number;
   /** Free slots the dispatcher may fill. */
   credits: number;
+  /**
+   * Its last ping went unanswered for `workerPingMs`: the process's event loop is held (a handler
+   * computing in synchronous code) or the process is stopped. It gets no new attempt until it
+   * answers a ping or reports an attempt: one sent there would only wait behind the handler, past
+   * its own timeout, and be charged for it.
+   */
+  unanswered: boolean;
 }
 
 /**
@@ -121,7 +128,7 @@ export class WorkerPool {
         },
       });
       const hello = await withDeadline(ref.ask('hello', null), config.workerStartTimeoutMs, clock, `${id} (hello)`);
-      this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits });
+      this.slots.set(id, { id, ref, pid: hello.pid, credits: hello.credits, unanswered: false });
     }
     this.schedulePing();
   }
@@ -198,6 +205,21 @@ export class WorkerPool {
     if (!this.stopped && slot && slot.pid === beat.pid) this.options.onAlive?.(slot);
   }
 
+  /**
+   * Marks `slot` as answering pings or not ({@link WorkerSlot.unanswered}), with a log line at
+   * each change: the first when a handler holds its process's loop past a ping.
+   */
+  unanswered(slot: WorkerSlot, held: boolean): void {
+    if (slot.unanswered === held) return;
+    slot.unanswered = held;
+    if (held)
+      this.deps.log.warn(
+        { worker_id: slot.id, pid: slot.pid },
+        'worker process did not answer its ping (a handler holding its event loop, or the process stopped); no new attempts go to it until it answers',
+      );
+    else this.deps.log.info({ worker_id: slot.id, pid: slot.pid }, 'worker process answers again');
+  }
+
   private schedulePing(): void {
     if (this.stopped) return;
     this.timer = this.deps.clock.setTimeout(() => void this.ping(), this.deps.config.workerPingMs);
@@ -213,8 +235,12 @@ export class WorkerPool {
         try {
           hello = await withDeadline(slot.ref.ask('hello', null), config.workerPingMs, clock, `${slot.id} (ping)`);
         } catch {
-          return; // crashed and not yet respawned: the next ping sees the new process
+          // Held (a handler in synchronous code), stopped, or crashed and not yet respawned (the
+          // next ping sees the new process): no new work goes there meanwhile.
+          if (slot.pid !== 0 && !this.stopped) this.unanswered(slot, true);
+          return;
         }
+        if (hello.pid === slot.pid) this.unanswered(slot, false);
         if (this.stopped || hello.pid === slot.pid || this.killed.has(hello.pid)) return;
         const down = this.down.get(slot.id);
         if (hello.pid === down?.pid) return; // the old process answered before it died
@@ -227,6 +253,7 @@ export class WorkerPool {
         this.down.delete(slot.id);
         slot.pid = hello.pid;
         slot.credits = hello.credits;
+        slot.unanswered = false;
         this.onRestart(slot, exit, cause);
       }),
     );

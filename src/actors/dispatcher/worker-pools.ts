@@ -3,10 +3,10 @@ import { ReadyPolicy, ReadyQueues } from '../../domain/ready-queues';
 import type { DueEntry } from '../../domain/task';
 import type { WorkerPool, WorkerSlot } from './worker-pool';
 import { PoolSpec } from './pool-specs';
-import { WorkerSelection } from './worker-selection';
+import { takesWork, WorkerSelection } from './worker-selection';
 
 /** What the dispatcher uses of one pool's {@link WorkerPool} (tests give a fake with these). */
-export type PoolWorkers = Pick<WorkerPool, 'all' | 'get' | 'start' | 'kill' | 'stop' | 'disableRespawn' | 'killLeftovers'>;
+export type PoolWorkers = Pick<WorkerPool, 'all' | 'get' | 'start' | 'kill' | 'unanswered' | 'stop' | 'disableRespawn' | 'killLeftovers'>;
 
 /** One worker slot as `/metrics` and the dispatcher's `stats` show it. */
 export interface WorkerSnapshot {
@@ -17,6 +17,8 @@ export interface WorkerSnapshot {
   credits: number;
   /** Slots taken: claimed or running attempts (0 while the process is not running). */
   busy: number;
+  /** Its last ping went unanswered (`WorkerSlot.unanswered`): it takes no new attempt. */
+  unanswered: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export class DispatchPool {
    */
   fill(now: number, batchMax: number, claim: (slot: WorkerSlot, entries: DueEntry[]) => void): boolean {
     const slots = [...this.workers.all()];
-    const room = () => slots.reduce((n, s) => n + (s.pid !== 0 ? Math.min(Math.max(0, s.credits), batchMax) : 0), 0);
+    const room = () => slots.reduce((n, s) => n + (takesWork(s) ? Math.min(Math.max(0, s.credits), batchMax) : 0), 0);
     for (let free = room(); free > 0 && this.ready.size > 0; free = room()) {
       const entries = this.ready.take(free, now);
       if (entries.length === 0) return true;
@@ -64,6 +66,7 @@ export class DispatchPool {
       pid: w.pid,
       credits: w.credits,
       busy: w.pid !== 0 ? Math.max(0, this.spec.concurrency - w.credits) : 0,
+      unanswered: w.pid !== 0 && w.unanswered,
     }));
   }
 }
@@ -136,6 +139,11 @@ export class WorkerPools {
       if (slot) return slot;
     }
     return undefined;
+  }
+
+  /** `slot`'s process reported an attempt, so its loop turns: it takes work again if its last ping went unanswered. */
+  answered(slot: WorkerSlot): void {
+    if (slot.unanswered) this.pools.find((p) => p.workers.get(slot.id) === slot)?.workers.unanswered(slot, false);
   }
 
   /** Kills a worker process (see {@link WorkerPool.kill}) through the pool it belongs to. */

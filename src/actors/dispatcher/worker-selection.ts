@@ -1,7 +1,16 @@
-/** What the selection reads of a worker: its process id (0: not running) and its free slots. */
+/**
+ * What the selection reads of a worker: its process id (0: not running), its free slots, and
+ * whether its last ping went unanswered (`WorkerSlot.unanswered`).
+ */
 export interface SelectableWorker {
   readonly pid: number;
   readonly credits: number;
+  readonly unanswered?: boolean;
+}
+
+/** Whether `w` may be given new attempts: its process runs and answers pings. */
+export function takesWork(w: SelectableWorker): boolean {
+  return w.pid !== 0 && w.unanswered !== true;
 }
 
 /**
@@ -37,7 +46,7 @@ export class WorkerSelection {
         const w = workers[i];
         const free = w.credits - counts[i];
         // Strictly more free slots wins, so among equals the first from `turn` keeps it.
-        if (w.pid !== 0 && counts[i] < max && free > bestFree) {
+        if (takesWork(w) && counts[i] < max && free > bestFree) {
           best = i;
           bestFree = free;
         }
