@@ -125,6 +125,9 @@ export class ExternalTaskService {
       throw new ValidationError('result', `nests deeper than ${MAX_JSON_DEPTH} levels`);
     const task = await this.runningAttempt(id, b.attempt, caller);
     if (!this.deps.gateway) throw new ServiceUnavailableError('the dispatcher is not running');
+    // A cancel recorded in the store (on another node, whose message has not reached this one yet)
+    // ends the attempt CANCELLED, as a heartbeat does: the report after the cancel's 202 is a 409.
+    if (task.cancelRequested) return this.cancelledAtReport(id, b.attempt, task);
     let res: ExternalCompletionResult;
     try {
       res = await this.deps.gateway.complete({
@@ -158,12 +161,7 @@ export class ExternalTaskService {
     const task = await this.runningAttempt(id, attempt, caller);
     // A cancel recorded in the store (on another node, or whose message was lost) ends the attempt
     // here, so its worker learns of it by this heartbeat's 409 whichever node it reports to.
-    if (task.cancelRequested && this.deps.gateway) {
-      await this.deps.gateway
-        .complete({ taskId: id, attempt, outcome: { kind: 'cancelled' }, retry: task.retry, startedAt: task.startedAt })
-        .catch(() => undefined);
-      throw await this.conflict(id, attempt);
-    }
+    if (task.cancelRequested && this.deps.gateway) return this.cancelledAtReport(id, attempt, task);
     const until = this.deps.clock.now() + (this.specs.get(task.queue) as ExternalQueueSpec).leaseMs;
     const extended = await this.deps.store.extendLeases([{ taskId: id, attempt }], until);
     if (extended === 0) throw await this.conflict(id, attempt);
@@ -249,6 +247,18 @@ export class ExternalTaskService {
       if (this.logWrites.get(key) === settled) this.logWrites.delete(key);
     });
     return { task_id: id, attempt: body.attempt, appended: await write };
+  }
+
+  /**
+   * A report (heartbeat, completion) for an attempt whose task has a cancel recorded: the attempt
+   * ends CANCELLED here, whichever node the cancel came to, and the report is refused.
+   * @throws AttemptConflictError (409) always, once the cancel is recorded (or TaskNotFoundError)
+   */
+  private async cancelledAtReport(id: string, attempt: number, task: TaskRecord): Promise<never> {
+    await this.deps.gateway
+      ?.complete({ taskId: id, attempt, outcome: { kind: 'cancelled' }, retry: task.retry, startedAt: task.startedAt })
+      .catch(() => undefined);
+    throw await this.conflict(id, attempt);
   }
 
   /** The task, checked: visible to the caller, of an external queue, running this attempt. */

@@ -326,6 +326,18 @@ describe('HTTP pull workers: POST /api/v1/queues/{queue}/lease (real scheduler, 
     await post(`/api/v1/tasks/${id}/complete`, { attempt: 1, result: null });
   });
 
+  it("a completion after a cancel recorded in the store but not yet told to this node (a cluster's late message) is 409, the task CANCELLED", async () => {
+    const id = await submit('jobs');
+    const res = await lease('jobs', { wait_s: 5 });
+    expect(res.json().tasks.map((t: { task_id: string }) => t.task_id)).to.deep.equal([id]);
+    // What a cancel through another member leaves here until its message arrives: the flag in the store.
+    expect((await s.scheduler.store.cancelTask(id, s.now())).kind).to.equal('cancelling');
+    const done = await post(`/api/v1/tasks/${id}/complete`, { attempt: 1, result: { ok: true } });
+    expect(done.statusCode, done.body).to.equal(409);
+    expect(done.json().error.code).to.equal('ATTEMPT_CONFLICT');
+    expect(await statusOf(id)).to.equal('CANCELLED');
+  });
+
   it('shutdown answers waiting requests with {tasks: []} (last: it closes the scheduler)', async () => {
     const pending = lease('jobs', { wait_s: 30 });
     await until('the request waits', async () => (await waitingLeases()) === 1);
