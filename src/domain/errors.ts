@@ -347,11 +347,17 @@ export class CheckpointTooLargeError extends SchedulerError {
 /**
  * The store cannot make a write durable now: its file was deleted or replaced under the service,
  * the disk is full, a write failed with an I/O error, or the database server does not answer.
- * Nothing was stored. `details.fault` says which (`disk_full`, `file_deleted`, …), `details.target`
+ * Nothing was stored, except that a connection lost (`connection_lost`) while a PostgreSQL `COMMIT`
+ * was under way may have committed it: the message says so, and a retry with the same idempotency
+ * key answers the task stored then instead of making a second. `details.fault` says which (`disk_full`, `file_deleted`, …), `details.target`
  * names the file or server, `details.recoverable` whether the service resumes by itself (a freed
  * disk, a connection back) or needs its operator (docs/OPERATIONS.md "Store faults"). Retryable
  * after `details.retry_after_seconds` (also the `Retry-After` header).
  */
+/** What a `connection_lost` refusal says of the write (its COMMIT's answer may be what was lost). */
+const IN_DOUBT =
+  'the write may or may not have been stored (the connection was lost, perhaps at its commit): retry with the same idempotency key';
+
 export class StoreUnavailableError extends SchedulerError {
   readonly code = 'STORE_UNAVAILABLE';
   override readonly retryable = true;
@@ -363,7 +369,7 @@ export class StoreUnavailableError extends SchedulerError {
    * @param retryAfterSeconds the `Retry-After` given to the client (s)
    */
   constructor(fault: string, target: string, cause: string, recoverable: boolean, retryAfterSeconds = 5) {
-    super(`store unavailable (${fault} on ${target}): ${cause}; nothing was stored`, {
+    super(`store unavailable (${fault} on ${target}): ${cause}; ${fault === 'connection_lost' ? IN_DOUBT : 'nothing was stored'}`, {
       fault,
       target,
       cause,

@@ -66,6 +66,8 @@ const DEFAULT_MAX_CATCH_UP = 100;
 export class CronService {
   private readonly validator = new SchemaValidator();
   private accepting = true;
+  /** Per definition id, the end of the last edit queued on this node ({@link update}). */
+  private readonly updating = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: CronServiceDeps) {}
 
@@ -153,7 +155,26 @@ export class CronService {
    * @throws CronNotFoundError; ValidationError, CronNeverFiresError (a new expression only: a
    *   stored one keeps its schedule) and the template errors of {@link create}
    */
-  async update(id: string, body: CronPatchBody, caller: Caller = OPEN_CALLER): Promise<CronView> {
+  update(id: string, body: CronPatchBody, caller: Caller = OPEN_CALLER): Promise<CronView> {
+    // One edit of a definition at a time on this node: each reads the definition the last one
+    // wrote. Before, PATCHes at once each merged their fields into the same stale read, and the
+    // last write undid the others (a payload reverted; a new expression's next fire time computed
+    // in the old time zone). Edits through two cluster nodes at once are not ordered by this.
+    const before = this.updating.get(id) ?? Promise.resolve();
+    const run = before.then(() => this.updateNow(id, body, caller));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.updating.set(id, settled);
+    void settled.then(() => {
+      if (this.updating.get(id) === settled) this.updating.delete(id);
+    });
+    return run;
+  }
+
+  /** {@link update}, once the edits before it on this node are done. */
+  private async updateNow(id: string, body: CronPatchBody, caller: Caller): Promise<CronView> {
     this.validator.assert(cronPatchSchema, body);
     const b = body;
     const current = await this.mustGet(id, caller);

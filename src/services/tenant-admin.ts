@@ -38,6 +38,11 @@ export class TenantAdmin {
 
   private readonly changeListeners: Array<() => void> = [];
 
+  /** The last reload asked for (settled once it has run). */
+  private lastReload: Promise<void> = Promise.resolve();
+  /** A reload asked for that has not started yet: later calls share it. */
+  private queuedReload: Promise<void> | null = null;
+
   constructor(private readonly deps: TenantAdminDeps) {
     this.concurrency = new ConcurrencyAdmin({
       store: deps.store,
@@ -58,10 +63,28 @@ export class TenantAdmin {
 
   /**
    * Makes the settings in force the config's with the stored ones over them (`limitsInForce`),
-   * changing only what differs: at start-up, and in cluster mode when another member announces a
-   * change and every `LIMITS_SYNC_MS`. The concurrency limits likewise.
+   * changing only what differs: at start-up, in cluster mode when another member announces a
+   * change and every `LIMITS_SYNC_MS`, and after each change of a tenant's settings here. The
+   * concurrency limits likewise. Reloads run one at a time, and a call made while one runs gets
+   * one that starts after it: a read made before a change never lands after a read made after it
+   * (cluster members kept settings that differed from the store until the next periodic sync,
+   * about a minute, when an announcement's reload answered late).
+   * @throws the store's error (the settings in force stay as they were)
    */
-  async loadStored(): Promise<void> {
+  loadStored(): Promise<void> {
+    if (this.queuedReload) return this.queuedReload;
+    const next = this.lastReload
+      .catch(() => undefined)
+      .then(() => {
+        this.queuedReload = null;
+        return this.reload();
+      });
+    this.queuedReload = next;
+    this.lastReload = next;
+    return next;
+  }
+
+  private async reload(): Promise<void> {
     const { store, limits, clock, config } = this.deps;
     const [tenants, taskTypes] = [await store.listTenantSettings(), await store.listTaskTypeLimits()];
     applyLimits(limits, limitsInForce(config, tenants, taskTypes), clock.now());
@@ -81,15 +104,35 @@ export class TenantAdmin {
     const { store, limits, clock } = this.deps;
     const now = clock.now();
     const current = limits.snapshot();
-    // A field left out keeps the value in force, stored (docs/TENANTS.md): the default weight 1 too,
-    // so a weight added to the config file later does not reach this tenant.
-    const weight = b.weight ?? ownValue(current.weights, tenantId) ?? DEFAULT_TENANT_WEIGHT;
-    const rateLimit = b.rate_limit === undefined ? (ownValue(current.tenants, tenantId) ?? null) : b.rate_limit && fromJson(b.rate_limit);
-    await store.putTenantSettings({ tenantId, weight, rateLimit, updatedAt: now });
+    // A field left out keeps the stored value, merged by the store in the same write (two changes
+    // of different fields at once, on one node or two, both hold); a tenant without a row stores
+    // the value in force for it (docs/TENANTS.md): the default weight 1 too, so a weight added to
+    // the config file later does not reach this tenant.
+    const stored = await store.putTenantSettings({
+      tenantId,
+      ...(b.weight !== undefined ? { weight: b.weight } : {}),
+      ...(b.rate_limit !== undefined ? { rateLimit: b.rate_limit && fromJson(b.rate_limit) } : {}),
+      fallback: {
+        weight: ownValue(current.weights, tenantId) ?? DEFAULT_TENANT_WEIGHT,
+        rateLimit: ownValue(current.tenants, tenantId) ?? null,
+      },
+      updatedAt: now,
+    });
     this.announce();
+    const weight = stored.weight ?? ownValue(this.deps.config.tenants, tenantId)?.weight ?? DEFAULT_TENANT_WEIGHT;
     limits.setWeight(tenantId, weight);
-    limits.setTenantLimit(tenantId, rateLimit, now);
-    return { tenant_id: tenantId, weight, rate_limit: rateLimitJson(rateLimit) };
+    limits.setTenantLimit(tenantId, stored.rateLimit, now);
+    await this.settle();
+    return { tenant_id: tenantId, weight, rate_limit: rateLimitJson(stored.rateLimit) };
+  }
+
+  /**
+   * After a change stored here: reloads what is in force from the store ({@link loadStored}), so a
+   * reload that read the store before this change, answering late, cannot leave it undone. A store
+   * fault here is not the change's: the change is stored and applied; the periodic sync retries.
+   */
+  private async settle(): Promise<void> {
+    await this.loadStored().catch(() => undefined);
   }
 
   /**
@@ -111,6 +154,7 @@ export class TenantAdmin {
     if (configured?.weight !== undefined) limits.setWeight(tenantId, configured.weight);
     else limits.removeWeight(tenantId);
     limits.setTenantLimit(tenantId, configured?.rateLimit ?? null, clock.now());
+    await this.settle();
     return { tenant_id: tenantId, deleted, weight: configured?.weight ?? 1, rate_limit: rateLimitJson(configured?.rateLimit) };
   }
 
@@ -138,6 +182,7 @@ export class TenantAdmin {
     await this.deps.store.putTaskTypeLimit(taskType, limit, now);
     this.announce();
     this.deps.limits.setTypeLimit(taskType, limit, now);
+    await this.settle();
     return { task_type: taskType, ...rateLimitJson(limit) };
   }
 
@@ -153,6 +198,7 @@ export class TenantAdmin {
     this.announce();
     const configured = ownValue(this.deps.config.rateLimits, taskType) ?? null;
     this.deps.limits.setTypeLimit(taskType, configured, now);
+    await this.settle();
     return { task_type: taskType, deleted: true, rate_limit: rateLimitJson(configured) };
   }
 

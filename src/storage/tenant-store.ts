@@ -15,9 +15,36 @@ export interface TenantSettings {
   updatedAt: number;
 }
 
+/**
+ * A change of a tenant's settings (`PUT /api/v1/tenants/{id}`): a field given (`weight`,
+ * `rateLimit`, null included) replaces the stored one; a field left undefined keeps the stored
+ * value, or on a tenant without a row takes `fallback`'s (the value in force). A full
+ * {@link TenantSettings} replaces the row.
+ */
+export interface TenantSettingsChange {
+  tenantId: string;
+  weight?: number | null;
+  rateLimit?: RateLimit | null;
+  /** What a new row takes for the fields not given (absent: null). */
+  fallback?: { weight: number | null; rateLimit: RateLimit | null };
+  updatedAt: number;
+}
+
+/** The values a change writes into a new row: each field given, else its fallback (else null). */
+export function insertedValues(c: TenantSettingsChange): { weight: number | null; rateLimit: RateLimit | null } {
+  return {
+    weight: c.weight !== undefined ? c.weight : (c.fallback?.weight ?? null),
+    rateLimit: c.rateLimit !== undefined ? c.rateLimit : (c.fallback?.rateLimit ?? null),
+  };
+}
+
 export interface TenantStore {
-  /** Creates or replaces a tenant's settings. */
-  putTenantSettings(settings: TenantSettings): Promise<void>;
+  /**
+   * Creates or changes a tenant's settings in one atomic write (the merge of fields not given is
+   * done by the store, so two changes of different fields, on two nodes at once, both hold).
+   * @returns the row as stored
+   */
+  putTenantSettings(change: TenantSettingsChange): Promise<TenantSettings>;
   /**
    * Removes a tenant's stored settings (weight and start limit), if any; its tasks are not
    * touched. @returns true when settings were stored (and are now gone), false when there were none

@@ -168,6 +168,26 @@ describe('REST: cron tasks', () => {
     expect(grown.json().error.details.field).to.equal('metadata');
   });
 
+  it('PATCHes of different fields at once all hold, and a new expression and time zone at once give the next fire time of both', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = (await create({ cron_expression: '0 0 1 1 *' })).json().cron_id;
+      const patch = (body: Record<string, unknown>) => f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: body });
+      const answers = await Promise.all([
+        patch({ payload: { v: round } }),
+        patch({ priority: 'high' }),
+        patch({ name: `renamed-${round}` }),
+        patch({ cron_expression: '0 12 * * *' }),
+        patch({ timezone: 'Asia/Tokyo' }),
+      ]);
+      for (const a of answers) expect(a.statusCode, a.body).to.equal(200);
+      const stored = (await f.store.getCron(id))!;
+      expect(stored.template).to.deep.include({ payload: { v: round }, priority: 'high' });
+      expect(stored).to.include({ name: `renamed-${round}`, cronExpression: '0 12 * * *', timezone: 'Asia/Tokyo' });
+      // 12:00 in Tokyo is 03:00 UTC: the next one after now, whatever the day.
+      expect(new Date(stored.nextFireTime as number).getUTCHours()).to.equal(3);
+    }
+  });
+
   it("PATCH of the metadata keeps the definition's tenant in it, as at creation, and the cap counts it", async () => {
     const id = (await create({ metadata: { tenant_id: 'acme' } })).json().cron_id;
     const patch = (metadata: Record<string, unknown>) =>

@@ -6,18 +6,33 @@ import { TenantAdmin } from '../../src/services/tenant-admin';
 import { ManualClock } from '../../src/domain/clock';
 import type { Store } from '../../src/storage/store';
 import { OPEN_CALLER } from '../../src/tenancy/caller';
-import type { TenantSettings } from '../../src/storage/tenant-store';
+import { insertedValues, TenantSettings, TenantSettingsChange } from '../../src/storage/tenant-store';
 import path from 'node:path';
 
 /** The three tables a node's limits come from, shared by the "members" of a test. */
-function sharedSettings() {
+function sharedSettings(control: { held?: Array<() => void> } = {}) {
   const tenants = new Map<string, TenantSettings>();
   const types = new Map<string, RateLimit>();
   const keys = new Map<string, number>();
   const store = {
-    putTenantSettings: async (s: TenantSettings) => void tenants.set(s.tenantId, s),
+    putTenantSettings: async (c: TenantSettingsChange) => {
+      const had = tenants.get(c.tenantId);
+      const fresh = insertedValues(c);
+      const row: TenantSettings = {
+        tenantId: c.tenantId,
+        weight: c.weight !== undefined || !had ? fresh.weight : had.weight,
+        rateLimit: c.rateLimit !== undefined || !had ? fresh.rateLimit : had.rateLimit,
+        updatedAt: c.updatedAt,
+      };
+      tenants.set(c.tenantId, row);
+      return row;
+    },
     deleteTenantSettings: async (id: string) => tenants.delete(id),
-    listTenantSettings: async () => [...tenants.values()],
+    listTenantSettings: async () => {
+      const read = [...tenants.values()];
+      // A read held by the test (`hold`): it answers what it read, when the test says.
+      return control.held ? new Promise<TenantSettings[]>((r) => control.held?.push(() => r(read))) : read;
+    },
     putTaskTypeLimit: async (t: string, l: RateLimit | null) => void (l ? types.set(t, l) : types.delete(t)),
     listTaskTypeLimits: async () => [...types].map(([taskType, limit]) => ({ taskType, limit })),
     putConcurrencyLimit: async (k: string, n: number) => void keys.set(k, n),
@@ -122,6 +137,45 @@ describe('limits in force: the config with the stored settings over it, applied 
     const again = await start();
     expect(again.limits.snapshot().tenants.acme).to.deep.equal({ ratePerSecond: 5, burst: 1 });
     expect(again.limits.weightOf('acme')).to.equal(2);
+  });
+
+  it('a reload that read the store before a change here, answering after it, does not leave the change undone (reloads run one at a time)', async () => {
+    const control: { held?: Array<() => void> } = {};
+    const store = sharedSettings(control);
+    const config = loadConfig({ configDir, env: {}, overrides: {} });
+    const limits = new DispatchLimits();
+    const node = new TenantAdmin({ store, clock: new ManualClock(0), config, limits });
+    control.held = [];
+    const tick = () => new Promise((r) => setImmediate(r));
+    // A member's announcement: its reload reads the store (no settings yet) and answers late.
+    const announced = node.loadStored();
+    await tick();
+    let done = false;
+    const put = node.putTenant('acme', { weight: 4 }, admin).finally(() => (done = true));
+    // Held reads answer last first: a read made after the change answers before the stale one.
+    while (!done || control.held.length > 0) {
+      await tick();
+      control.held.pop()?.();
+    }
+    await announced;
+    expect(await put).to.deep.include({ weight: 4 });
+    expect(limits.weightOf('acme'), 'the change is in force').to.equal(4);
+  });
+
+  it('two PUTs of different fields at once: both hold, in the store and in force', async () => {
+    const store = sharedSettings();
+    const config = loadConfig({ configDir, env: {}, overrides: {} });
+    const limits = new DispatchLimits();
+    const node = new TenantAdmin({ store, clock: new ManualClock(0), config, limits });
+    await Promise.all([
+      node.putTenant('acme', { weight: 4 }, admin),
+      node.putTenant('acme', { rate_limit: { rate_per_second: 7 } }, admin),
+    ]);
+    expect(await store.listTenantSettings()).to.deep.equal([
+      { tenantId: 'acme', weight: 4, rateLimit: { ratePerSecond: 7, burst: 1 }, updatedAt: 0 },
+    ]);
+    expect(limits.weightOf('acme')).to.equal(4);
+    expect(limits.snapshot().tenants.acme).to.deep.equal({ ratePerSecond: 7, burst: 1 });
   });
 
   it('DELETE of a task type’s stored limit puts the config file’s back at once, as a restart does, and answers it', async () => {

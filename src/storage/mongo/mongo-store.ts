@@ -49,7 +49,7 @@ import type { WriteLane } from './write-queue';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
-import { TenantSettings } from '../tenant-store';
+import { TenantSettings, TenantSettingsChange } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import { acquireLease } from './ops/acquire-lease';
@@ -293,8 +293,8 @@ export class MongoStore implements Store {
   async purgeCronFires(before: number, limit: number): Promise<number> {
     return this.write((c) => purgeCronFires(c, before, limit));
   }
-  async putTenantSettings(settings: TenantSettings): Promise<void> {
-    return this.write((c) => putTenantSettings(c.tenantSettings, settings));
+  async putTenantSettings(change: TenantSettingsChange): Promise<TenantSettings> {
+    return this.write((c) => putTenantSettings(c.tenantSettings, change));
   }
 
   async deleteTenantSettings(tenantId: string): Promise<boolean> {

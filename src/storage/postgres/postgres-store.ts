@@ -47,7 +47,7 @@ import { updateWaitingTask } from './ops/update-waiting-task';
 import { countWaitingByTenant, listTaskTypeLimits, listTenantSettings, putTaskTypeLimit, putTenantSettings } from './ops/tenant-settings';
 import { listConcurrencyLimits, putConcurrencyLimit } from './ops/concurrency-limits';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
-import { TenantSettings } from '../tenant-store';
+import { TenantSettings, TenantSettingsChange } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import { acquireLease } from './ops/acquire-lease';
@@ -305,8 +305,8 @@ export class PostgresStore implements Store {
   async purgeCronFires(before: number, limit: number): Promise<number> {
     return this.c.write((db) => purgeCronFires(db, before, limit));
   }
-  async putTenantSettings(settings: TenantSettings): Promise<void> {
-    return this.c.write((db) => putTenantSettings(db, settings));
+  async putTenantSettings(change: TenantSettingsChange): Promise<TenantSettings> {
+    return this.c.write((db) => putTenantSettings(db, change));
   }
 
   async deleteTenantSettings(tenantId: string): Promise<boolean> {

@@ -21,7 +21,7 @@ import {
 } from '../store';
 import { NewWorkflow, WorkflowRecord, WorkflowTaskSummary } from '../../domain/workflow';
 import type { ConcurrencyLimitRecord } from '../concurrency-store';
-import { TenantSettings } from '../tenant-store';
+import { TenantSettings, TenantSettingsChange } from '../tenant-store';
 import { RateLimit } from '../../domain/dispatch-limits';
 import { LeaseGrant, MemberBeat, MemberHeartbeat, MemberRecord, PartitionLease } from '../cluster-store';
 import type { HeldTask } from '../../domain/overflow-policy';
@@ -284,8 +284,8 @@ export class SqliteStore implements Store {
     return this.c.r.attemptLog(taskId, attempt);
   }
 
-  async putTenantSettings(settings: TenantSettings): Promise<void> {
-    return this.c.w.run('putTenantSettings', [settings]);
+  async putTenantSettings(change: TenantSettingsChange): Promise<TenantSettings> {
+    return this.c.w.run('putTenantSettings', [change]) as Promise<TenantSettings>;
   }
 
   async deleteTenantSettings(tenantId: string): Promise<boolean> {

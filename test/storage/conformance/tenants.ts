@@ -16,6 +16,37 @@ export function describeTenants(ctx: ConformanceContext): void {
       ]);
     });
 
+    it('a change keeps the fields it does not give (the store merges them), a new row takes the fallback; each answers the row', async () => {
+      const s = ctx.store();
+      const fallback = { weight: 1, rateLimit: null };
+      const limit = { ratePerSecond: 7, burst: 2 };
+      expect(await s.putTenantSettings({ tenantId: 'm', weight: 4, fallback, updatedAt: T0 })).to.deep.equal({
+        tenantId: 'm',
+        weight: 4,
+        rateLimit: null,
+        updatedAt: T0,
+      });
+      // Two changes of different fields (as two PUTs at once): neither undoes the other.
+      await Promise.all([
+        s.putTenantSettings({ tenantId: 'm', rateLimit: limit, fallback, updatedAt: T0 + 1 }),
+        s.putTenantSettings({ tenantId: 'n', rateLimit: limit, fallback: { weight: 9, rateLimit: null }, updatedAt: T0 + 1 }),
+      ]);
+      expect(await s.putTenantSettings({ tenantId: 'm', weight: 5, fallback, updatedAt: T0 + 2 })).to.deep.equal({
+        tenantId: 'm',
+        weight: 5,
+        rateLimit: limit,
+        updatedAt: T0 + 2,
+      });
+      expect(await s.putTenantSettings({ tenantId: 'm', rateLimit: null, fallback, updatedAt: T0 + 3 })).to.deep.include({
+        weight: 5,
+        rateLimit: null,
+      });
+      expect(await s.listTenantSettings()).to.deep.equal([
+        { tenantId: 'm', weight: 5, rateLimit: null, updatedAt: T0 + 3 },
+        { tenantId: 'n', weight: 9, rateLimit: limit, updatedAt: T0 + 1 },
+      ]);
+    });
+
     it("deletes one tenant's settings, leaves the others and the tenant's tasks, and says whether there were any", async () => {
       const s = ctx.store();
       await s.insertTasks([newTask('t-a', { tenantId: 'a' })]);

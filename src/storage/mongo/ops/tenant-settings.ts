@@ -1,12 +1,13 @@
 /**
- * Tenant settings on MongoDB — putTenantSettings (one upsert by tenant id), putTaskTypeLimit (one
+ * Tenant settings on MongoDB — putTenantSettings (one upsert by tenant id: `$set` of the fields
+ * given, `$setOnInsert` of the fallback for the others, answered with the document after it), putTaskTypeLimit (one
  * upsert by task type, or a delete for null), listTenantSettings / listTaskTypeLimits (reads),
  * countWaitingByTenant (one aggregation over tasks waiting: SCHEDULED, PENDING, RETRYING,
  * BLOCKED). Each write is a single-document write: atomic on its own, no transaction needed.
  */
 import type { Collection } from 'mongodb';
 import { RateLimit } from '../../../domain/dispatch-limits';
-import { TenantSettings } from '../../tenant-store';
+import { insertedValues, TenantSettings, TenantSettingsChange } from '../../tenant-store';
 import type { TaskDoc } from '../documents';
 import { DEPTH_STATES } from '../../../domain/state-machine';
 import { inStates } from '../state-filter';
@@ -26,21 +27,36 @@ export interface TaskTypeLimitDoc {
   updated_at: number;
 }
 
-export async function putTenantSettings(coll: Collection<TenantSettingsDoc>, s: TenantSettings): Promise<void> {
-  await coll.replaceOne(
-    { _id: s.tenantId },
-    { weight: s.weight, rate_per_second: s.rateLimit?.ratePerSecond ?? null, burst: s.rateLimit?.burst ?? null, updated_at: s.updatedAt },
-    { upsert: true },
+export async function putTenantSettings(coll: Collection<TenantSettingsDoc>, c: TenantSettingsChange): Promise<TenantSettings> {
+  const fresh = insertedValues(c);
+  const set: Partial<TenantSettingsDoc> = { updated_at: c.updatedAt };
+  const onInsert: Partial<TenantSettingsDoc> = {};
+  (c.weight !== undefined ? set : onInsert).weight = fresh.weight;
+  const limitFields = { rate_per_second: fresh.rateLimit?.ratePerSecond ?? null, burst: fresh.rateLimit?.burst ?? null };
+  Object.assign(c.rateLimit !== undefined ? set : onInsert, limitFields);
+  const doc = await coll.findOneAndUpdate(
+    { _id: c.tenantId },
+    Object.keys(onInsert).length > 0 ? { $set: set, $setOnInsert: onInsert } : { $set: set },
+    { upsert: true, returnDocument: 'after', includeResultMetadata: false },
   );
+  if (!doc) throw new Error(`tenant settings of ${c.tenantId}: the upsert answered no document`);
+  return settingsOf(doc);
+}
+
+/** A stored document as the contract's shape. */
+function settingsOf(d: TenantSettingsDoc): TenantSettings {
+  // `== null`: a field absent from the document (FerretDB answers an upsert's new document
+  // without its `$setOnInsert` fields) is as good as null.
+  return {
+    tenantId: d._id,
+    weight: d.weight ?? null,
+    rateLimit: d.rate_per_second == null || d.burst == null ? null : { ratePerSecond: d.rate_per_second, burst: d.burst },
+    updatedAt: d.updated_at,
+  };
 }
 
 export async function listTenantSettings(coll: Collection<TenantSettingsDoc>): Promise<TenantSettings[]> {
-  return (await coll.find({}).sort({ _id: 1 }).toArray()).map((d) => ({
-    tenantId: d._id,
-    weight: d.weight,
-    rateLimit: d.rate_per_second === null || d.burst === null ? null : { ratePerSecond: d.rate_per_second, burst: d.burst },
-    updatedAt: d.updated_at,
-  }));
+  return (await coll.find({}).sort({ _id: 1 }).toArray()).map(settingsOf);
 }
 
 export async function putTaskTypeLimit(

@@ -1,8 +1,10 @@
 /**
  * Tenant settings and task-type limits:
- * - putTenantSettings — input: TenantSettings. Upsert of the tenant's row (`INSERT … ON CONFLICT
- *   DO UPDATE`), one statement inside the caller's transaction; of two nodes writing one tenant,
- *   the later commit wins.
+ * - putTenantSettings — input: TenantSettingsChange; output: the row as stored. Upsert of the
+ *   tenant's row (`INSERT … ON CONFLICT DO UPDATE … RETURNING`), one statement inside the caller's
+ *   transaction: the fields given replace the stored ones and the others are kept (the merge is
+ *   the statement's, under the row's lock), so two nodes changing different fields both hold; a
+ *   new row takes the fallback for the fields not given.
  * - putTaskTypeLimit — inputs: task type, limit or null, now. Upsert, or delete for null; one
  *   statement inside the caller's transaction.
  * - listTenantSettings, listTaskTypeLimits — reads on the pool, one statement each (a consistent
@@ -12,7 +14,7 @@
  */
 import type { Db } from '../db';
 import type { RateLimit } from '../../../domain/dispatch-limits';
-import type { TenantSettings } from '../../tenant-store';
+import { insertedValues, TenantSettings, TenantSettingsChange } from '../../tenant-store';
 import { DEPTH_STATES } from '../../../domain/state-machine';
 import { sqlIndexedStates } from '../indexed-states';
 
@@ -24,14 +26,38 @@ interface SettingsRow {
   updated_at: number;
 }
 
-/** Stores (replaces) one tenant's settings. */
-export async function putTenantSettings(db: Db, s: TenantSettings): Promise<void> {
-  await db.query(
-    `INSERT INTO tenant_settings (tenant_id, weight, rate_per_second, burst, updated_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (tenant_id) DO UPDATE SET weight = excluded.weight, rate_per_second = excluded.rate_per_second,
-       burst = excluded.burst, updated_at = excluded.updated_at`,
-    [s.tenantId, s.weight, s.rateLimit?.ratePerSecond ?? null, s.rateLimit?.burst ?? null, s.updatedAt],
+/** Stores one tenant's settings: the fields `c` gives, the stored (or fallback) others. @returns the row as stored */
+export async function putTenantSettings(db: Db, c: TenantSettingsChange): Promise<TenantSettings> {
+  const { weight, rateLimit } = insertedValues(c);
+  const { rows } = await db.query<SettingsRow>(
+    `INSERT INTO tenant_settings AS t (tenant_id, weight, rate_per_second, burst, updated_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (tenant_id) DO UPDATE SET
+       weight = CASE WHEN $6::boolean THEN excluded.weight ELSE t.weight END,
+       rate_per_second = CASE WHEN $7::boolean THEN excluded.rate_per_second ELSE t.rate_per_second END,
+       burst = CASE WHEN $7::boolean THEN excluded.burst ELSE t.burst END,
+       updated_at = excluded.updated_at
+     RETURNING tenant_id, weight, rate_per_second, burst, updated_at`,
+    [
+      c.tenantId,
+      weight,
+      rateLimit?.ratePerSecond ?? null,
+      rateLimit?.burst ?? null,
+      c.updatedAt,
+      c.weight !== undefined,
+      c.rateLimit !== undefined,
+    ],
   );
+  return settingsOf(rows[0]);
+}
+
+/** A stored row as the contract's shape. */
+function settingsOf(r: SettingsRow): TenantSettings {
+  return {
+    tenantId: r.tenant_id,
+    weight: r.weight,
+    rateLimit: r.rate_per_second === null || r.burst === null ? null : { ratePerSecond: r.rate_per_second, burst: r.burst },
+    updatedAt: Number(r.updated_at),
+  };
 }
 
 /** Every tenant's settings, by tenant id. */
@@ -39,12 +65,7 @@ export async function listTenantSettings(db: Db): Promise<TenantSettings[]> {
   const { rows } = await db.query<SettingsRow>(
     `SELECT tenant_id, weight, rate_per_second, burst, updated_at FROM tenant_settings ORDER BY tenant_id COLLATE "C"`,
   );
-  return rows.map((r) => ({
-    tenantId: r.tenant_id,
-    weight: r.weight,
-    rateLimit: r.rate_per_second === null || r.burst === null ? null : { ratePerSecond: r.rate_per_second, burst: r.burst },
-    updatedAt: r.updated_at,
-  }));
+  return rows.map(settingsOf);
 }
 
 /** Sets the start-rate limit of `taskType`, or removes it (null). */
