@@ -8,8 +8,11 @@ export interface WorkerSlotView {
   pool: string;
   id: string;
   pid: number;
+  /** Free slots (credits). */
   credits: number;
+  /** Slots taken: claimed or running attempts (0 while the process is not running). */
   busy: number;
+  /** Its last ping went unanswered (`WorkerSlot.unanswered`): it takes no new attempt. */
   unanswered: boolean;
 }
 

@@ -3,23 +3,14 @@ import { ReadyPolicy, ReadyQueues } from '../../domain/ready-queues';
 import type { DueEntry } from '../../domain/task';
 import type { WorkerPool, WorkerSlot } from './worker-pool';
 import { PoolSpec } from './pool-specs';
+import type { WorkerSlotView } from '../../observability/metrics';
 import { takesWork, WorkerSelection } from './worker-selection';
 
 /** What the dispatcher uses of one pool's {@link WorkerPool} (tests give a fake with these). */
 export type PoolWorkers = Pick<WorkerPool, 'all' | 'get' | 'start' | 'kill' | 'unanswered' | 'stop' | 'disableRespawn' | 'killLeftovers'>;
 
 /** One worker slot as `/metrics` and the dispatcher's `stats` show it. */
-export interface WorkerSnapshot {
-  pool: string;
-  id: string;
-  pid: number;
-  /** Free slots (credits). */
-  credits: number;
-  /** Slots taken: claimed or running attempts (0 while the process is not running). */
-  busy: number;
-  /** Its last ping went unanswered (`WorkerSlot.unanswered`): it takes no new attempt. */
-  unanswered: boolean;
-}
+export type WorkerSnapshot = WorkerSlotView;
 
 /**
  * One pool as the dispatcher runs it: its worker processes, the ready queues of its task types
