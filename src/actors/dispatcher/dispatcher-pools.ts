@@ -38,7 +38,9 @@ export function dispatcherPools(deps: SchedulerDeps, hooks: PoolHooks, workersOf
     concurrency: limits.concurrency,
   };
   const pools = new WorkerPools(poolSpecs(config), policy, (spec) =>
-    workersOf ? workersOf(spec, hooks.onRestart) : new WorkerPool(deps, hooks.onRestart, spec, { onAlive: hooks.onAlive }),
+    workersOf
+      ? workersOf(spec, hooks.onRestart)
+      : new WorkerPool(deps, hooks.onRestart, spec, { onAlive: hooks.onAlive, onAnswered: () => hooks.pump() }),
   );
   // A key's limit changed or shared slots arrived: what was set aside on it is tried again (at
   // most a limit's worth: the rest could not start anyway, and a wake may come every poll).

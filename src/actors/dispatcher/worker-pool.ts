@@ -56,6 +56,7 @@ export class WorkerPool {
   /**
    * @param onRestart a worker process was replaced; its attempts are gone
    * @param options.onAlive a liveness beat of a worker's current process (its attempts' leases may be extended)
+   * @param options.onAnswered a worker whose ping went unanswered answered it late: it takes work again
    */
   constructor(
     private readonly deps: Pick<SchedulerDeps, 'clock' | 'config' | 'log' | 'metrics'>,
@@ -66,7 +67,7 @@ export class WorkerPool {
       processes: deps.config.workers,
       concurrency: deps.config.workerConcurrency,
     },
-    private readonly options: { onAlive?: (slot: WorkerSlot) => void } = {},
+    private readonly options: { onAlive?: (slot: WorkerSlot) => void; onAnswered?: (slot: WorkerSlot) => void } = {},
   ) {}
 
   /** How each worker process that ended exited, by pid (read and forgotten when its respawn is noticed). */
@@ -232,12 +233,27 @@ export class WorkerPool {
     await Promise.all(
       [...this.slots.values()].map(async (slot) => {
         let hello: WorkerHello;
+        const asked = slot.ref.ask('hello', null);
         try {
-          hello = await withDeadline(slot.ref.ask('hello', null), config.workerPingMs, clock, `${slot.id} (ping)`);
+          hello = await withDeadline(asked, config.workerPingMs, clock, `${slot.id} (ping)`);
         } catch {
           // Held (a handler in synchronous code), stopped, or crashed and not yet respawned (the
-          // next ping sees the new process): no new work goes there meanwhile.
-          if (slot.pid !== 0 && !this.stopped) this.unanswered(slot, true);
+          // next ping sees the new process): no new work goes there meanwhile. Its late answer
+          // ends that at once (the loop turns again; or the clock moved past the deadline while
+          // the answer was on its way: a step of the wall clock, a test's manual clock).
+          if (slot.pid !== 0 && !this.stopped) {
+            const pid = slot.pid;
+            this.unanswered(slot, true);
+            asked.then(
+              (late) => {
+                if (!this.stopped && late.pid === pid && slot.pid === pid && slot.unanswered) {
+                  this.unanswered(slot, false);
+                  this.options.onAnswered?.(slot);
+                }
+              },
+              () => undefined,
+            );
+          }
           return;
         }
         if (hello.pid === slot.pid) this.unanswered(slot, false);
