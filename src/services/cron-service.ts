@@ -26,7 +26,7 @@ import { CronSchedule, describeCronRules, parseCronSchedule } from '../domain/cr
 import { canonicalTimeZone } from '../domain/cron/zone-offset';
 import { assertCronSteps } from '../domain/cron/field-steps';
 import { assertCronCanFire } from '../domain/cron/never-fires';
-import { CronNotFoundError, ServiceUnavailableError, ValidationError } from '../domain/errors';
+import { CronNotFoundError, ServiceUnavailableError, StoreContendedError, ValidationError } from '../domain/errors';
 import { partitionOf } from '../domain/partition';
 import { uuidv7 } from '../domain/task-id';
 import { CronChanges } from '../storage/cron-store';
@@ -54,6 +54,11 @@ const DEFINITION_KEYS = ['name', 'cron_expression', 'timezone', 'overlap_policy'
 
 const DEFAULT_PREVIEW = 5;
 const DEFAULT_MAX_CATCH_UP = 100;
+/**
+ * Reads and merges of one PATCH before it gives up with 503 `STORE_CONTENDED` (each retry follows
+ * a write to the definition made in between: another node's edit, or a firing).
+ */
+const EDIT_TRIES = 8;
 
 /**
  * Cron definitions (docs/DESIGN.md §7) as the REST API and the actor-message API offer them: create, read,
@@ -159,7 +164,8 @@ export class CronService {
     // One edit of a definition at a time on this node: each reads the definition the last one
     // wrote. Before, PATCHes at once each merged their fields into the same stale read, and the
     // last write undid the others (a payload reverted; a new expression's next fire time computed
-    // in the old time zone). Edits through two cluster nodes at once are not ordered by this.
+    // in the old time zone). Edits through two cluster nodes at once are ordered by the version's
+    // compare-and-set in updateNow.
     const before = this.updating.get(id) ?? Promise.resolve();
     const run = before.then(() => this.updateNow(id, body, caller));
     const settled = run.then(
@@ -173,12 +179,29 @@ export class CronService {
     return run;
   }
 
-  /** {@link update}, once the edits before it on this node are done. */
+  /**
+   * {@link update}, once the edits before it on this node are done. The edit is merged into the
+   * definition as read and written only if its version is still the one read (`ifVersion`); an
+   * edit made in between (through another node, or a firing) makes it read and merge again, at most
+   * {@link EDIT_TRIES} times. @throws StoreContendedError when the version kept moving
+   */
   private async updateNow(id: string, body: CronPatchBody, caller: Caller): Promise<CronView> {
     this.validator.assert(cronPatchSchema, body);
-    const b = body;
-    const current = await this.mustGet(id, caller);
-    const now = this.deps.clock.now();
+    for (let tries = 1; ; tries++) {
+      const current = await this.mustGet(id, caller);
+      const now = this.deps.clock.now();
+      const changes = this.changesOf(current, body, caller, now);
+      const updated = await this.deps.store.updateCron(id, { ...changes, ifVersion: current.version }, now);
+      if (updated) {
+        this.deps.gateway.cronChanged(id);
+        return cronJson(updated);
+      }
+      if (tries >= EDIT_TRIES) throw new StoreContendedError('the cron definition kept changing while this edit was merged', tries);
+    }
+  }
+
+  /** The stored changes of the PATCH `b` applied to `current` (see {@link update} for the rules and errors). */
+  private changesOf(current: CronRecord, b: CronPatchBody, caller: Caller, now: number): CronChanges {
     const changes: CronChanges = {};
     const expression = b.cron_expression ?? current.cronExpression;
     const timezone = canonicalTimeZone(b.timezone ?? current.timezone);
@@ -210,10 +233,7 @@ export class CronService {
     if (changes.cronExpression !== undefined || changes.timezone !== undefined || resumed) {
       changes.nextFireTime = schedule.nextFireTime(now);
     }
-    const updated = await this.deps.store.updateCron(id, changes, now);
-    if (!updated) throw new CronNotFoundError(id);
-    this.deps.gateway.cronChanged(id);
-    return cronJson(updated);
+    return changes;
   }
 
   /** Deletes a definition and its fire records; instances already created stay. @throws CronNotFoundError */

@@ -24,6 +24,12 @@ export interface CronChanges {
   maxCatchUp?: number;
   enabled?: boolean;
   nextFireTime?: number | null;
+  /**
+   * Not a field: when set, the edit applies only if the stored version is this one (a
+   * compare-and-set; `updateCron` answers null otherwise, as for a missing definition). Edits read,
+   * merged and written back through several nodes at once then never undo each other.
+   */
+  ifVersion?: number;
 }
 
 /** One firing to apply: its record and, unless skipped, the instance to create. */
@@ -82,7 +88,10 @@ export interface CronStore {
   getCron(id: string): Promise<CronRecord | null>;
   /** Newest first. */
   listCrons(query: CronListQuery): Promise<{ crons: CronRecord[]; nextCursor: string | null }>;
-  /** Applies `changes`, increments the version. @returns the definition after the edit, or null if none */
+  /**
+   * Applies `changes`, increments the version. @returns the definition after the edit, or null if
+   * none (or, with `changes.ifVersion`, none at that version)
+   */
   updateCron(id: string, changes: CronChanges, now: number): Promise<CronRecord | null>;
   /** Deletes a definition and its fire records (its instances stay, as ordinary tasks). */
   deleteCron(id: string): Promise<boolean>;

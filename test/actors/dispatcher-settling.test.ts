@@ -114,6 +114,8 @@ describe('DispatcherActor: an aborted attempt ends when its handler stops', () =
     const { runs, report } = await rig(['a', 'b']);
     await report([{ id: 'a', attempt: 1, outcome: null, durationMs: 0 } as unknown as WorkResult]);
     await report([{ id: 'a', attempt: 1, outcome: { kind: 'won' }, durationMs: 0 } as unknown as WorkResult]);
+    type Report = Parameters<DispatcherActor['completed']>[0];
+    for (const forged of [null, {}, { results: [] }, { workerId: 7, results: [] }]) await dispatcher.completed(forged as unknown as Report); // whole messages of a foreign shape: ignored, nothing thrown
     expect((await store.getTask('a'))?.state, 'the forged entries took nothing').to.equal('RUNNING');
     expect(runs()).to.deep.equal(['a']);
     await report([{ id: 'a', attempt: 1, outcome: { kind: 'succeeded', result: { n: 1 } }, durationMs: 5 }]);

@@ -188,6 +188,48 @@ describe('REST: cron tasks', () => {
     }
   });
 
+  it('a PATCH merged into a definition that another node edited meanwhile merges again: neither edit is undone', async () => {
+    const id = (await create({ payload: { v: 0 } })).json().cron_id;
+    const store = f.store;
+    const real = store.updateCron.bind(store);
+    let otherNodes = 2; // two edits land between this node's read and its write, one per try
+    store.updateCron = async (cronId, changes, now) => {
+      if (otherNodes > 0) {
+        const seen = (await store.getCron(cronId))!;
+        await real(cronId, { template: { ...seen.template, payload: { v: 3 - otherNodes } } }, now);
+        otherNodes--;
+      }
+      return real(cronId, changes, now);
+    };
+    try {
+      const a = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { priority: 'high' } });
+      expect(a.statusCode, a.body).to.equal(200);
+      expect(a.json()).to.deep.include({ priority: 'high', payload: { v: 2 } });
+      expect((await store.getCron(id))!.template).to.deep.include({ payload: { v: 2 }, priority: 'high' });
+    } finally {
+      store.updateCron = real;
+    }
+  });
+
+  it('a PATCH whose definition keeps changing under it answers 503 STORE_CONTENDED and writes nothing of it', async () => {
+    const id = (await create({ payload: { v: 0 } })).json().cron_id;
+    const store = f.store;
+    const real = store.updateCron.bind(store);
+    store.updateCron = async (cronId, changes, now) => {
+      await real(cronId, { name: `moved-${now}` }, now);
+      return real(cronId, changes, now);
+    };
+    try {
+      const a = await f.app.inject({ method: 'PATCH', url: `/api/v1/cron-tasks/${id}`, payload: { priority: 'high' } });
+      expect(a.statusCode, a.body).to.equal(503);
+      expect(a.json().error.code).to.equal('STORE_CONTENDED');
+      expect(a.headers['retry-after']).to.equal('1');
+      expect((await store.getCron(id))!.template.priority).to.not.equal('high');
+    } finally {
+      store.updateCron = real;
+    }
+  });
+
   it("PATCH of the metadata keeps the definition's tenant in it, as at creation, and the cap counts it", async () => {
     const id = (await create({ metadata: { tenant_id: 'acme' } })).json().cron_id;
     const patch = (metadata: Record<string, unknown>) =>

@@ -92,6 +92,20 @@ describe('pull lease: an answer whose connection closed before it was written ou
     ]);
   });
 
+  it('an answer that cannot be serialised: the client gets an error and the attempts are given back', async () => {
+    const { socket, text } = await leaseRequest();
+    const answered = new Promise<void>((r) => socket.on('data', () => /\r\n\r\n\{/.test(text()) && r()));
+    const back = new Promise<void>((r) => (undeliveredNow = r));
+    const bad = leased('t1', 2);
+    (bad.task as { payload: unknown }).payload = { n: BigInt(1) };
+    answerLease([bad]);
+    await Promise.all([answered, back]);
+    expect(text()).to.match(/^HTTP\/1\.1 500/);
+    expect(text()).not.to.include('"t1"');
+    expect(undelivered).to.deep.equal([[{ taskId: 't1', attempt: 2 }]]);
+    socket.destroy();
+  });
+
   it('an answer the client read: nothing is given back', async () => {
     const { socket, text } = await leaseRequest();
     const answered = new Promise<void>((r) => socket.on('data', () => text().includes('"t1"') && r()));

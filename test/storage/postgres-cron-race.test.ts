@@ -3,6 +3,7 @@
  * group-commit connections) on one schema fire the same cron at the same instant, again and
  * again. Exactly one firing applies per fire time, and each fire time has exactly one instance
  * and one fire record — also when an edit moves the definition back to fire times already fired.
+ * Edits merged into one version by several nodes (`ifVersion`): one applies.
  * Needs POSTGRES_URL (skipped without it, as the conformance file is).
  */
 import { expect } from 'chai';
@@ -166,5 +167,19 @@ const url = postgresUrl();
     expect(instances.size).to.equal(ROUNDS);
     expect([...instances.values()].every((n) => n === 1)).to.equal(true);
     expect(records.size).to.equal(ROUNDS);
+  });
+
+  it('edits merged into one version by three nodes at once (ifVersion): exactly one applies per round', async () => {
+    await nodes[0].createCron(cronRecord('edit'));
+    for (let round = 0; round < ROUNDS; round++) {
+      const seen = await Promise.all(nodes.map((n) => n.getCron('edit')));
+      const version = seen[0]!.version;
+      const applied = await Promise.all(
+        nodes.map((n, i) => n.updateCron('edit', { name: `r${round}n${i}`, ifVersion: version }, T0 + round)),
+      );
+      const won = applied.filter((a) => a !== null);
+      expect(won, `round ${round}`).to.have.length(1);
+      expect(await nodes[1].getCron('edit')).to.include({ version: version + 1, name: won[0]!.name });
+    }
   });
 });

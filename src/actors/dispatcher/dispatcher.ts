@@ -310,13 +310,19 @@ export class DispatcherActor {
    * freed slot cannot go to a lower-priority task ahead of it.
    */
   async completed(msg: { workerId: string; pid: number; results: WorkResult[] }): Promise<void> {
-    const { results: reported, refused } = wellFormedResults(msg?.results);
+    // The message crosses a channel a handler can also write to (`process.send`): one without its
+    // worker's id is not a worker's report.
+    if (typeof msg?.workerId !== 'string') {
+      this.deps.log.warn('a report without a worker id came on a worker channel; it is ignored');
+      return;
+    }
+    const { results: reported, refused } = wellFormedResults(msg.results);
     if (refused > 0)
       this.deps.log.warn(
         { worker_id: msg.workerId, refused },
         'worker reported attempts in a shape not its own; those entries are ignored',
       );
-    const from = this.pools.get(msg?.workerId);
+    const from = this.pools.get(msg.workerId);
     if (from?.unanswered && from.pid === msg.pid) {
       this.pools.answered(from);
       this.pump();

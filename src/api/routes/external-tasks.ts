@@ -123,7 +123,8 @@ export function externalTaskRoutes(
  * `POST /api/v1/queues/{queue}/lease`: a long poll. The client's going away before the answer
  * (the response closed unfinished) drops its request at the dispatcher; its going away after the
  * tasks were claimed but before the answer was written out (a worker closing at that instant)
- * gives them back at once (`PullLeaseService.undelivered`).
+ * gives them back at once (`PullLeaseService.undelivered`), as does an answer that could not be
+ * serialised (written out as an error, without them).
  */
 function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
   app.post<{ Params: { queue: string }; Body: LeaseRequestBody }>(
@@ -163,8 +164,10 @@ function pullLeaseRoute(app: FastifyInstance, pull: PullLeaseService): void {
       if (tasks.length > 0) {
         // Handed to the connection ('finish') before it closed, or not (light-my-request's response
         // says `finish` without `writableFinished`: the event is what both kinds of response share).
+        // An answer that failed to serialise finishes as an error status without the tasks: they
+        // are given back too, instead of waiting out their leases.
         let written = false;
-        reply.raw.once('finish', () => (written = true));
+        reply.raw.once('finish', () => (written = reply.raw.statusCode === 200));
         if (reply.raw.destroyed) pull.undelivered(tasks);
         else reply.raw.once('close', () => written || pull.undelivered(tasks));
       }

@@ -66,6 +66,10 @@ export function describeCron(ctx: ConformanceContext): void {
       expect(edited).to.include({ enabled: false, version: 2, nextFireTime: T0 + 5 * SEC, updatedAt: T0 + 7, name: 'cron c1' });
       expect(edited?.template).to.deep.equal({ task_type: 'echo' });
       expect(await s.updateCron('nope', { enabled: true }, T0)).to.equal(null);
+      // A compare-and-set on the version: an edit merged into version 1 is refused, one into 2 applies.
+      expect(await s.updateCron('c1', { name: 'stale', ifVersion: 1 }, T0 + 8)).to.equal(null);
+      expect(await s.getCron('c1')).to.include({ name: 'cron c1', version: 2, updatedAt: T0 + 7 });
+      expect(await s.updateCron('c1', { name: 'fresh', ifVersion: 2 }, T0 + 9)).to.include({ name: 'fresh', version: 3 });
       expect(await s.deleteCron('c1')).to.equal(true);
       expect(await s.getCron('c1')).to.equal(null);
       expect(await s.deleteCron('c1')).to.equal(false);

@@ -3,7 +3,8 @@
  * createCron — inputs: CronRecord. Reserves a `seq` (listing order) and inserts the document under
  * the cron id; a duplicate id throws (E11000).
  * updateCron — inputs: id, changes, now. One `findOneAndUpdate`: the given fields, version + 1,
- * updated_at = now. Output: the definition after the edit, or null. Because every edit changes
+ * updated_at = now; with `ifVersion`, only on the document at that version. Output: the definition
+ * after the edit, or null. Because every edit changes
  * the version, a firing planned on the old version fails its compare-and-set (fire-crons.ts).
  * deleteCron — inputs: id. Deletes the definition, then its fire records (its instances stay as
  * ordinary tasks). Output: whether it existed. Crash window: a process dying between the two
@@ -31,7 +32,8 @@ export async function updateCron(c: MongoCollections, id: string, changes: CronC
   if (changes.maxCatchUp !== undefined) set.max_catch_up = changes.maxCatchUp;
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
   if (changes.nextFireTime !== undefined) set.next_fire_time = changes.nextFireTime;
-  const doc = await c.crons.findOneAndUpdate({ _id: id }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' });
+  const filter = changes.ifVersion === undefined ? { _id: id } : { _id: id, version: changes.ifVersion };
+  const doc = await c.crons.findOneAndUpdate(filter, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' });
   return doc ? cronFromDoc(doc) : null;
 }
 

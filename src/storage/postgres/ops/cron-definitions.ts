@@ -6,7 +6,9 @@
  * - updateCron — inputs: id, the fields to change (`nextFireTime` recomputed by the caller), now.
  *   One UPDATE that sets them with `version = version + 1` on the row it holds locked, RETURNING the
  *   row. Output: the definition after the edit, or null when there is none. Two edits of one cron on
- *   two nodes serialise on the row lock, each adding one to the version it finds.
+ *   two nodes serialise on the row lock, each adding one to the version it finds. With `ifVersion`
+ *   the row must still be at that version once its lock is held (READ COMMITTED re-checks the WHERE
+ *   on the row's newest version), else nothing changes and the answer is null.
  * - deleteCron — input: id. Deletes the definition and its fire records (its instances stay as
  *   ordinary tasks). Output: whether a definition was deleted.
  * Guarantee: an edit or delete and a firing never interleave: fireCrons' compare-and-set on
@@ -60,7 +62,7 @@ export async function updateCron(db: Db, id: string, c: CronChanges, now: number
        next_fire_time  = CASE WHEN $11::boolean THEN $12::bigint ELSE next_fire_time END,
        version         = version + 1,
        updated_at      = $2
-     WHERE id = $1
+     WHERE id = $1 AND ($13::integer IS NULL OR version = $13::integer)
      RETURNING *`,
     [
       id,
@@ -75,6 +77,7 @@ export async function updateCron(db: Db, id: string, c: CronChanges, now: number
       c.enabled === undefined ? null : c.enabled ? 1 : 0,
       c.nextFireTime !== undefined,
       c.nextFireTime ?? null,
+      c.ifVersion ?? null,
     ],
   );
   return rows.length > 0 ? cronFromRow(rows[0]) : null;

@@ -1,6 +1,7 @@
 /**
  * Cron definition writes — createCron (insert; a duplicate id throws), updateCron (the given
- * fields, version + 1, RETURNING the row), deleteCron (the definition and its fire records; its
+ * fields, version + 1, RETURNING the row; with `ifVersion` only on the row at that version),
+ * deleteCron (the definition and its fire records; its
  * instances stay as ordinary tasks). Each is one statement group inside a group-commit savepoint,
  * so an edit and a firing never interleave: a firing that read the old version fails its
  * compare-and-set (fire-crons.ts).
@@ -36,7 +37,7 @@ export function prepareUpdateCron(db: Database.Database): (id: string, changes: 
       next_fire_time  = CASE WHEN @setNext = 1 THEN @nextFireTime ELSE next_fire_time END,
       version         = version + 1,
       updated_at      = @now
-    WHERE id = @id
+    WHERE id = @id AND (@ifVersion IS NULL OR version = @ifVersion)
     RETURNING *`);
   return (id, c, now) => {
     const row = update.get({
@@ -52,6 +53,7 @@ export function prepareUpdateCron(db: Database.Database): (id: string, changes: 
       enabled: c.enabled === undefined ? null : c.enabled ? 1 : 0,
       setNext: c.nextFireTime === undefined ? 0 : 1,
       nextFireTime: c.nextFireTime ?? null,
+      ifVersion: c.ifVersion ?? null,
     }) as CronRow | undefined;
     return row ? cronFromRow(row) : null;
   };
