@@ -99,6 +99,29 @@ describe('TaskRunner result size cap', () => {
     expect((await runOne(runner, item('deep:100000', 'deep'))).outcome).to.include({ errorType: 'result_not_serializable' });
   });
 
+  it('a result sure to be too large is refused before it is serialised: a typed array, a graph sharing its levels', async () => {
+    const shared = () => {
+      let v: unknown = { leaf: 'x' };
+      for (let i = 0; i < 40; i++) v = { a: v, b: v }; // 2^40 leaves: stringifying it would not end
+      return v;
+    };
+    const runner = new TaskRunner(
+      new Map<string, TaskHandler>([
+        ['typed', () => new Float64Array(4 * DEFAULT_MAX_RESULT_BYTES)],
+        ['shared', shared],
+      ]),
+      report,
+      clock,
+    );
+    for (const type of ['typed', 'shared']) {
+      const r = await runOne(runner, item(type, type));
+      expect(r.outcome, type).to.include({ kind: 'failed', errorType: 'result_too_large', permanent: true });
+      expect((r.outcome as { message: string }).message).to.match(
+        /^handler result is at least \d+ bytes of JSON, more than the 1048576 bytes allowed/,
+      );
+    }
+  });
+
   it('the attempt duration is measured on the injected clock', async () => {
     const slow: TaskHandler = async () => {
       clock.advance(250);

@@ -2,6 +2,7 @@ import { AttemptOutcome } from '../../domain/retry-policy';
 import { describeError, errorDetail } from '../../domain/attempt-error';
 import { Clock } from '../../domain/clock';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../domain/json-depth';
+import { jsonBytesAtLeast } from '../../domain/json-size';
 import { isPermanent, TaskHandler } from '../../handlers/types';
 import { AttemptContext, AttemptContextHost, AttemptState } from './attempt-context';
 import { ProgressItem, WorkItem, WorkResult } from '../protocol';
@@ -299,8 +300,20 @@ export class TaskRunner {
  * must: a larger one ends the attempt as a permanent `result_too_large`, a deeper one as a
  * permanent `result_too_deep` (a result thousands of levels deep overflowed the stack where it
  * was handed to the store's thread, and where it went to its dependents as their upstream result).
+ * A result sure to be too large is refused before it is serialised (domain/json-size.ts).
  */
 function succeeded(result: unknown, maxBytes: number): AttemptOutcome {
+  // Some results would take minutes and the worker's heap to stringify before being refused for
+  // their size (a 100 MB typed array, an object graph sharing its levels): a bounded walk finds them first.
+  const least = jsonBytesAtLeast(result, maxBytes);
+  if (least > maxBytes) {
+    return {
+      kind: 'failed',
+      message: `handler result is at least ${least} bytes of JSON, more than the ${maxBytes} bytes allowed (maxResultBytes)`,
+      errorType: 'result_too_large',
+      permanent: true,
+    };
+  }
   try {
     const text = jsonStringify(result);
     const bytes = text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
