@@ -4,12 +4,15 @@
  * connection watch reports `connection_lost` with no call in flight and ends it by itself once
  * the server answers; the group-commit writer survives its idle connection being ended (no
  * unhandled 'error'), answers at once while the server is down, and after a freeze times out
- * instead of hanging; both make new connections afterwards.
+ * instead of hanging; both make new connections afterwards. Once the fault has outlasted the watch's
+ * probe bound, the store refuses writes at once.
  */
 import { expect } from 'chai';
+import { StoreUnavailableError } from '../../src/domain/errors';
 import { openPool } from '../../src/storage/postgres/connection';
 import { postgresFaultOf } from '../../src/storage/postgres/pg-faults';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store';
+import { LOST_CONFIRMED_MS } from '../../src/storage/postgres/store-connections';
 import { WriteQueue } from '../../src/storage/postgres/write-queue';
 import { PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres';
 import { newTask, T0 } from './fixtures';
@@ -137,6 +140,34 @@ describe('PostgreSQL store: the server goes away (private server)', function () 
       await store.close();
     }
   });
+  it('frozen (SIGSTOP) past the probe bound: writes answer 503 connection_lost at once instead of after a timeout; after SIGCONT they are taken again', async () => {
+    const store = new PostgresStore(pg.url, { schema: 'outage_refused', poolSize: 3, watchIntervalMs: 200 });
+    await store.open(4);
+    try {
+      await store.insertTasks([newTask('before')]);
+      pg.signal('SIGSTOP');
+      await until(() => store.health.fault?.kind === 'connection_lost', 15_000, 'the watch to report the frozen server');
+      const since = store.health.fault!.since;
+      await until(() => Date.now() - since >= LOST_CONFIRMED_MS, 5_000, 'the fault to outlast the probe bound');
+      const t0 = Date.now();
+      const refused = await store.insertTasks([newTask('refused')]).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const tookMs = Date.now() - t0;
+      expect(refused).to.be.instanceOf(StoreUnavailableError).and.to.have.nested.property('details.fault', 'connection_lost');
+      expect(tookMs, 'answered without waiting for the frozen server (statement timeout 30 s)').to.be.below(1000);
+      pg.signal('SIGCONT');
+      await until(() => store.health.fault === null, 15_000, 'the watch to end the fault');
+      await store.insertTasks([newTask('after')]);
+      expect((await store.getTask('after'))?.id).to.equal('after');
+      expect(await store.getTask('refused')).to.equal(null);
+    } finally {
+      pg.signal('SIGCONT');
+      await store.close();
+    }
+  });
+
   it('read-only (default_transaction_read_only on, as on a standby): writes 503 read_only, reads answer; a write ends it after the reset', async () => {
     const store = new PostgresStore(pg.url, { schema: 'outage_read_only', poolSize: 3 });
     await store.open(4);

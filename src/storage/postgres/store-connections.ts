@@ -35,6 +35,13 @@ const LEASE_CONNECTIONS = 2;
 /** The time of a fault's `since` when the store is given no clock. */
 const SYSTEM_CLOCK = new SystemClock();
 
+/**
+ * How long a `connection_lost` fault has been in force before writes are refused at once (ms): the
+ * watch's probe bound, so that a fault one dropped connection reported, with the server answering,
+ * ends before any write is refused for it.
+ */
+export const LOST_CONFIRMED_MS = PROBE_TIMEOUT_MS;
+
 /** Settings of a {@link PostgresStore}. */
 export interface PostgresStoreOptions {
   /** Schema of the store's tables (created at open); default `public`. Tests use one per store. */
@@ -250,6 +257,12 @@ export class StoreConnections {
     const fault = this.health.fault;
     const since = queue.busySince;
     if (fault?.kind === 'stalled' && since !== null && this.clock.now() - since >= (this.options.writeStallMs ?? WRITE_STALL_MS))
+      return Promise.reject(storeUnavailable(fault));
+    // The server away for longer than the watch's probe bound (its probe, every second, has not
+    // reached it since): a write would wait out a connect or read timeout (5–10 s on a link that
+    // drops packets) before the same 503; it gets it at once. The watch ends the fault about a
+    // second after the server answers, and a read that succeeds ends it too.
+    if (fault?.kind === 'connection_lost' && this.clock.now() - fault.since >= LOST_CONFIRMED_MS)
       return Promise.reject(storeUnavailable(fault));
     return this.watched(() => queue.run(op, lane, oneStatement, workflowsOf), true);
   }
