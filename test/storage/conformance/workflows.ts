@@ -47,6 +47,16 @@ export async function run(
   return { claimed, result: r };
 }
 
+/**
+ * The key order of a JS object built in the order given: integer-like keys ("10") always come
+ * first, ascending (ECMA-262 OrdinaryOwnPropertyKeys), the others as inserted.
+ */
+function byIntegerKeysFirst(a: string, b: string): number {
+  const ia = /^(0|[1-9]\d*)$/.test(a);
+  const ib = /^(0|[1-9]\d*)$/.test(b);
+  return ia && ib ? Number(a) - Number(b) : ia ? -1 : ib ? 1 : 0;
+}
+
 export const DIAMOND: Spec = [
   ['A', []],
   ['B', ['A']],
@@ -161,6 +171,29 @@ export function describeWorkflows(ctx: ConformanceContext): void {
       expect(await ctx.store().getWorkflow('wb')).to.include({ status: 'RUNNING', openTasks: 2 });
       const [j] = await ctx.store().claimTasks(['wb.J'], 'w-1', T0 + 20, 60_000);
       expect(j.upstreamResults).to.deep.equal({ A: 'wb.A', B: 'wb.B', C: 'wb.C', D: 'wb.D' });
+    });
+
+    it("dependencies and upstream results are listed in the upstream tasks' submission order, not as declared", async () => {
+      await ctx.store().insertWorkflow(
+        workflow('word', [
+          ['z', []],
+          ['b', []],
+          ['10', []],
+          ['ü😀', []],
+          ['J', ['ü😀', 'z', '10', 'b']],
+        ]),
+      );
+      const j = (await ctx.store().getWorkflowTasks('word')).find((t) => t.workflowTaskId === 'J');
+      expect(j?.dependencies).to.deep.equal(['z', 'b', '10', 'ü😀']);
+      const ups = ['word.z', 'word.b', 'word.10', 'word.ü😀'];
+      const claimed = await ctx.store().claimTasks(ups, 'w-1', T0 + 5, 60_000);
+      await ctx.store().completeAttempts(
+        claimed.map((t) => completion(t.id, t.attempt, 'SUCCEEDED', { result: t.id })),
+        T0 + 10,
+      );
+      const [jc] = await ctx.store().claimTasks(['word.J'], 'w-1', T0 + 20, 60_000);
+      expect(Object.keys(jc.upstreamResults ?? {})).to.deep.equal(['z', 'b', '10', 'ü😀'].sort(byIntegerKeysFirst));
+      expect(jc.upstreamResults).to.deep.equal({ z: 'word.z', b: 'word.b', 10: 'word.10', 'ü😀': 'word.ü😀' });
     });
 
     it('a released task with its own later scheduledAt becomes SCHEDULED, due at that time', async () => {

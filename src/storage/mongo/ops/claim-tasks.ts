@@ -63,13 +63,17 @@ export async function claimTasks(
   return claimed;
 }
 
-/** Results of the given upstream tasks keyed by their workflow-local ids. */
+/** Results of the given upstream tasks keyed by their workflow-local ids, in the upstream tasks' submission order (as the SQL stores). */
 async function upstreamResultsOf(c: MongoCollections, ids: string[]): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
+  const found: Array<{ seq: number; key: string; result: unknown }> = [];
   for (const part of chunks(ids)) {
-    for (const u of await c.tasks.find({ _id: { $in: part } }, { projection: { workflow_task_id: 1, result: 1 } }).toArray()) {
-      out[u.workflow_task_id as string] = fromJson(u.result);
+    for (const u of await c.tasks.find({ _id: { $in: part } }, { projection: { workflow_task_id: 1, result: 1, seq: 1 } }).toArray()) {
+      found.push({ seq: u.seq, key: u.workflow_task_id as string, result: fromJson(u.result) });
     }
   }
+  found.sort((a, b) => a.seq - b.seq);
+  const out: Record<string, unknown> = {};
+  // defineProperty: a local id such as "__proto__" stays a plain key.
+  for (const u of found) Object.defineProperty(out, u.key, { value: u.result, enumerable: true, writable: true, configurable: true });
   return out;
 }

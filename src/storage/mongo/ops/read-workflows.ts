@@ -48,13 +48,19 @@ export async function getWorkflowTasks(c: MongoCollections, id: string): Promise
     .sort({ seq: 1 })
     .toArray();
   const local = new Map(docs.map((d) => [d._id, d.workflow_task_id as string]));
+  const position = new Map(docs.map((d, i) => [d._id, i]));
+  const bySubmission = (a: string, b: string) => (position.get(a) as number) - (position.get(b) as number);
   return docs.map((d) => ({
     taskId: d._id,
     workflowTaskId: d.workflow_task_id as string,
     taskType: d.task_type,
     state: d.state as TaskState,
-    // A purged upstream (retention after the workflow finished) is left out, as its edge is in SQLite.
-    dependencies: (d.upstream_ids ?? []).flatMap((u) => (local.has(u) ? [local.get(u) as string] : [])),
+    // A purged upstream (retention after the workflow finished) is left out, as its edge is in SQLite;
+    // in the upstream tasks' submission order, as the SQL stores list them.
+    dependencies: (d.upstream_ids ?? [])
+      .filter((u) => local.has(u))
+      .sort(bySubmission)
+      .map((u) => local.get(u) as string),
     unmetDependencies: d.unmet_deps ?? 0,
     attempts: d.attempts,
     createdAt: d.created_at,

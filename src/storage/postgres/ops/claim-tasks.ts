@@ -82,7 +82,8 @@ const CLAIM_FENCED = `
 const UPSTREAM = `
   SELECT e.downstream_id AS id, u.workflow_task_id AS key, u.result AS result
   FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
-  WHERE e.downstream_id = ANY($1::text[])`;
+  WHERE e.downstream_id = ANY($1::text[])
+  ORDER BY u.seq`;
 
 type ClaimRow = Pick<
   TaskRow,

@@ -113,7 +113,7 @@ export function prepareClaimTasks(
 export function prepareClaimedFromRow(db: Database.Database): (r: ClaimRow, now: number) => ClaimedTask {
   const upstream = db.prepare(`
     SELECT u.workflow_task_id AS key, u.result AS result FROM workflow_edges e JOIN tasks u ON u.id = e.upstream_id
-    WHERE e.downstream_id = ?`);
+    WHERE e.downstream_id = ? ORDER BY u.seq`);
   // fromEntries defines own properties: a local id such as "__proto__" stays a plain key.
   const upstreamResultsOf = (id: string): Record<string, unknown> =>
     Object.fromEntries((upstream.all(id) as Array<{ key: string; result: string | null }>).map((u) => [u.key, parseJson(u.result)]));
