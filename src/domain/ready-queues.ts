@@ -40,7 +40,10 @@ export interface ReadyPolicy {
  */
 export class ReadyQueues {
   private readonly byTenant = new Map<string, TenantReadyQueue>();
-  private readonly ids = new Set<string>();
+  /** Per task id, its entry held here (queued, or set aside on its concurrency key). */
+  private readonly ids = new Map<string, DueEntry>();
+  /** The held entries that are in their tenant's queue (not set aside). */
+  private readonly queued = new WeakSet<DueEntry>();
   private readonly rr: SmoothWeightedRoundRobin;
   private readonly agingMs: number;
   /** Keys currently waiting on an empty bucket (so a wait is counted once, when it begins). */
@@ -74,10 +77,21 @@ export class ReadyQueues {
     return this.aside.size;
   }
 
-  /** Adds an entry; a second add of the same id is ignored. */
+  /**
+   * Adds an entry. A second add of the same id is ignored, unless it brings a new priority or due
+   * time (a `PATCH` of a task waiting here): then it takes the place of the one queued, which is
+   * dropped. An entry set aside on its concurrency key is kept as it is, as is one whose tenant or
+   * task type differs (not the same task).
+   */
   add(entry: DueEntry): void {
-    if (this.ids.has(entry.id)) return;
-    this.ids.add(entry.id);
+    const held = this.ids.get(entry.id);
+    if (held) {
+      const same = held.priority === entry.priority && held.dueAt === entry.dueAt;
+      if (same || !this.queued.has(held) || held.tenantId !== entry.tenantId || held.taskType !== entry.taskType) return;
+      this.queued.delete(held);
+      this.byTenant.get(held.tenantId)?.supersede(held);
+    }
+    this.ids.set(entry.id, entry);
     this.queue(entry);
   }
 
@@ -88,6 +102,7 @@ export class ReadyQueues {
       this.byTenant.set(entry.tenantId, q);
     }
     q.add(entry);
+    this.queued.add(entry);
   }
 
   /**
@@ -131,6 +146,7 @@ export class ReadyQueues {
   private dequeue(tenant: string, e: DueEntry): void {
     const q = this.byTenant.get(tenant) as TenantReadyQueue;
     q.remove(e);
+    this.queued.delete(e);
     if (q.size === 0) {
       this.byTenant.delete(tenant);
       this.rr.forget(tenant);

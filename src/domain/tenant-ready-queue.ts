@@ -22,6 +22,8 @@ export function effectiveRank(e: DueEntry, now: number, agingMs: number): number
  */
 export class TenantReadyQueue {
   private readonly byType = new Map<string, Array<MinHeap<DueEntry>>>();
+  /** Entries replaced by a newer one of their task ({@link supersede}): dropped when they surface. */
+  private readonly superseded = new WeakSet<DueEntry>();
   private count = 0;
 
   get size(): number {
@@ -43,6 +45,15 @@ export class TenantReadyQueue {
     this.count++;
   }
 
+  /**
+   * `e`, queued here, no longer counts: a newer entry of its task (a new priority or due time) was
+   * added. It stays in its heap until it surfaces, and is dropped then.
+   */
+  supersede(e: DueEntry): void {
+    this.superseded.add(e);
+    this.count--;
+  }
+
   /** The entry that should start next among the types `allowed` accepts, without removing it. */
   peek(now: number, agingMs: number, allowed: (taskType: string) => boolean): DueEntry | undefined {
     let best: DueEntry | undefined;
@@ -50,6 +61,7 @@ export class TenantReadyQueue {
     for (const [type, levels] of this.byType) {
       if (!allowed(type)) continue;
       for (const heap of levels) {
+        while (heap.size > 0 && this.superseded.has(heap.peek() as DueEntry)) heap.pop();
         const head = heap.peek();
         if (!head) continue;
         const rank = effectiveRank(head, now, agingMs);
@@ -58,11 +70,12 @@ export class TenantReadyQueue {
           bestRank = rank;
         }
       }
+      if (levels.every((h) => h.size === 0)) this.byType.delete(type); // only superseded entries were left
     }
     return best;
   }
 
-  /** Removes `e`, which {@link peek} returned. */
+  /** Removes `e`, which {@link peek} returned (the head of its heap). */
   remove(e: DueEntry): void {
     const levels = this.byType.get(e.taskType) as Array<MinHeap<DueEntry>>;
     levels[PRIORITY_RANK[e.priority]].pop();

@@ -23,6 +23,23 @@ describe('field cases (shared/cases/behaviour.md) on one worker slot', function 
     expect(h.completed_at <= l.started_at, 'high finished before low started').to.equal(true);
   });
 
+  it('C4: a waiting task PATCHed to high priority runs before the low ones queued ahead of it', async () => {
+    const blocker = await submit({ task_type: 'sleep', payload: { ms: 3000 } });
+    await waitForTask(svc.url, blocker, (t) => t.status === 'RUNNING');
+    const lows: string[] = [];
+    for (let i = 0; i < 3; i++) lows.push(await submit({ task_type: 'sleep', priority: 'low', payload: { ms: 50 } }));
+    const p = await submit({ task_type: 'sleep', priority: 'low', payload: { ms: 50 } });
+    const patched = await http('PATCH', `${svc.url}/api/v1/tasks/${p}`, { priority: 'high' });
+    expect(patched.status).to.equal(200);
+    expect((await waitForTask(svc.url, blocker, () => true)).status, 'the slot was still busy at the PATCH').to.equal('RUNNING');
+    const t = await waitForTask(svc.url, p, isTerminal);
+    expect(t).to.include({ status: 'SUCCEEDED', priority: 'high' });
+    for (const id of lows) {
+      const l = await waitForTask(svc.url, id, isTerminal);
+      expect(Date.parse(l.started_at), 'a low task started before the task raised to high').to.be.at.least(Date.parse(t.started_at));
+    }
+  });
+
   it('C4b: a high task that fails once retries before the waiting low ones', async () => {
     const blocker = await submit({ task_type: 'sleep', payload: { ms: 800 } });
     await waitForTask(svc.url, blocker, (t) => t.status === 'RUNNING');

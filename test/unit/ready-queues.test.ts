@@ -32,6 +32,37 @@ describe('ReadyQueues', () => {
       expect(ids(q.take(10, 0))).to.deep.equal(['due100-seq2', 'due100-seq5', 'due200', 'due300']);
     });
 
+    it('an entry added again with a new priority or due time (a PATCH) takes the place of the one queued; the same one again is ignored', () => {
+      const q = new ReadyQueues();
+      for (let i = 0; i < 4; i++) q.add(dueEntry({ id: `low${i}`, priority: 'low', dueAt: 1, seq: i }));
+      q.add(dueEntry({ id: 'low3', priority: 'high', dueAt: 1, seq: 3 }));
+      q.add(dueEntry({ id: 'low2', priority: 'low', dueAt: 1, seq: 2 })); // the same entry: nothing changes
+      q.add(dueEntry({ id: 'low1', priority: 'low', dueAt: 5, seq: 1 })); // due later: behind low2
+      expect(q.size).to.equal(4);
+      expect(q.sizeOf('tenant-a')).to.equal(4);
+      expect(ids(q.take(10, 0))).to.deep.equal(['low3', 'low0', 'low2', 'low1']);
+      expect(q.size).to.equal(0);
+      expect(q.sizeOf('tenant-a')).to.equal(0);
+      expect([...q.tenants()]).to.deep.equal([]);
+      // Taken once each: a later add of a taken id is a new entry.
+      q.add(dueEntry({ id: 'low3', priority: 'medium', dueAt: 1, seq: 3 }));
+      expect(ids(q.take(10, 0))).to.deep.equal(['low3']);
+    });
+
+    it('an entry set aside on its full concurrency key is kept as it is when added again with a new priority', () => {
+      let free = 0;
+      const q = new ReadyQueues({ concurrency: { tryAcquire: () => free-- > 0, release: () => free++ } });
+      q.add(dueEntry({ id: 'k1', priority: 'low', dueAt: 1, seq: 1, concurrencyKey: 'k' }));
+      expect(q.take(1, 0)).to.deep.equal([]); // set aside
+      q.add(dueEntry({ id: 'k1', priority: 'high', dueAt: 1, seq: 1, concurrencyKey: 'k' }));
+      expect(q.setAside).to.equal(1);
+      free = 1;
+      q.reconsiderKey('k');
+      const taken = q.take(5, 0);
+      expect(ids(taken)).to.deep.equal(['k1']);
+      expect(taken[0].priority).to.equal('low');
+    });
+
     it('compareReady: priority, then dueAt, then seq', () => {
       const e = (o: Partial<DueEntry>): DueEntry => dueEntry({ id: 'x', dueAt: 10, seq: 10, priority: 'medium', ...o });
       expect(compareReady(e({ priority: 'high' }), e({ priority: 'medium' }))).to.be.below(0);
@@ -104,16 +135,16 @@ describe('ReadyQueues', () => {
       expect(q.size).to.equal(0);
     });
 
-    it('ignores a duplicate id (even from another tenant or with other fields)', () => {
+    it('ignores a duplicate id from another tenant or of another task type; one with other fields but the same priority and due time', () => {
       const q = new ReadyQueues();
-      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'low' }));
-      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'high' }));
-      q.add(dueEntry({ id: 'dup', tenantId: 'B' }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'low', dueAt: 1 }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'B', priority: 'high', dueAt: 1 }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'A', taskType: 'other', priority: 'high', dueAt: 1 }));
+      q.add(dueEntry({ id: 'dup', tenantId: 'A', priority: 'low', dueAt: 1, queue: 'q2' }));
       expect(q.size).to.equal(1);
       const out = q.take(10, 0);
       expect(out).to.have.lengthOf(1);
-      expect(out[0].priority).to.equal('low');
-      expect(out[0].tenantId).to.equal('A');
+      expect(out[0]).to.include({ priority: 'low', tenantId: 'A', taskType: 'noop' });
     });
 
     it('an id can be added again once it has been taken', () => {
