@@ -90,7 +90,8 @@ export function relayTaskEnds(bus: CoordinationBus, events: TaskEndPublisher & T
 
 /**
  * Starts the pub/sub side of a node's coordination once the actors exist: other nodes are told of
- * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher.
+ * offers and aborts (the router's peers), and their messages reach the local owner or dispatcher;
+ * then the others are told this member joined.
  * @param coordination the bus (Redis pub/sub, or PostgreSQL LISTEN/NOTIFY without Redis) and the
  *   cluster's clock (the horizon of the wakes is measured on it)
  * @param taskEnds this node's task-end events, shared with the other nodes ({@link relayTaskEnds}); absent: not shared
@@ -105,4 +106,7 @@ export async function attachPeers(
   if (taskEnds) relayTaskEnds(coordination.bus, taskEnds);
   router.setPeers(new ClusterPeers(coordination.bus, coordination.clock, horizonMs));
   await coordination.bus.start();
+  // This member's first lease round ran before the bus was attached, so its joining was told to
+  // nobody: the others run a round now and hand over its share (PartitionLeases, events.changed).
+  router.membershipChanged();
 }

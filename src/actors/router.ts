@@ -14,7 +14,10 @@ export interface PeerNotifier {
   offered(entries: readonly DueEntry[]): void;
   /** A RUNNING attempt must abort: tell the node that runs it. */
   abort(taskId: string, attempt: number): void;
-  /** This member left and released its leases: the others take them now. */
+  /**
+   * This member left and released its leases, joined, or handed partitions over: the others run a
+   * lease round now (the `left` channel, named for its first use).
+   */
   left(): void;
   /** A cron definition was created, edited or deleted here: the other nodes' evaluators re-read it. */
   cronChanged(cronId: string): void;
@@ -105,6 +108,11 @@ export class ActorRouter {
   /** Another member left: this node's leases take the partitions it released now. */
   memberLeft(): void {
     this.leaseRound?.();
+  }
+
+  /** This member joined or handed partitions over: the other nodes run a lease round now. */
+  membershipChanged(): void {
+    this.peers?.left();
   }
 
   /** This member left: the other nodes are told. */

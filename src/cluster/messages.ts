@@ -14,7 +14,11 @@ export interface CoordinationMessages {
   ended: { from: string; taskIds: string[]; workflowIds: string[] };
   /** Tenant weights, start limits or concurrency limits were changed through another node: read the stored ones again. */
   limits: { from: string };
-  /** Another member left (graceful stop) and released its leases: run a lease round now. */
+  /**
+   * Membership changed: another member left (graceful stop) and released its leases, joined, or
+   * released partitions it handed over: run a lease round now. (Named for its first use; kept for
+   * nodes of earlier versions, which run a round on it too.)
+   */
   left: { from: string };
   /** A cron definition was created, edited or deleted through another node: re-read it. */
   cron: { from: string; cronId: string };

@@ -19,6 +19,12 @@ export interface OwnershipEvents {
   stopped(partition: number, epoch: number, why: OwnershipEnd): void;
   /** This member left (graceful stop): its leases are released and its record removed; tell the others. */
   left?(): void;
+  /**
+   * This member joined (its first round) or released partitions rendezvous now gives to others:
+   * tell the others, so that they hand over or take them at once instead of at their next round
+   * (up to a third of the TTL each way: a joiner's share moved 5–15 s after it joined).
+   */
+  changed?(): void;
 }
 
 /** Metric hooks (observability/metrics.ts wires them to prom-client). */

@@ -230,11 +230,14 @@ export class PartitionLeases {
       this.warn(err, 'member heartbeat failed');
     }
     if (this.stopped) return;
-    if (wanted) await this.handOver(wanted);
+    const released = wanted ? await this.handOver(wanted) : 0;
     await Promise.all([...this.held.entries()].map(([p, h]) => this.renew(p, h)));
     if (wanted && !this.stopped) await this.acquireWanted(wanted);
-    if (wanted) this.joined = true;
     this.o.metrics?.owned(this.partitionsWhere(true).length);
+    if (!wanted || this.stopped) return;
+    const joinedNow = !this.joined;
+    this.joined = true;
+    if (joinedNow || released > 0) this.o.events.changed?.();
   }
 
   /**
@@ -253,14 +256,18 @@ export class PartitionLeases {
     this.o.metrics?.owned(0);
   }
 
-  /** Releases the held partitions that rendezvous gives to another member (stop first, then release). */
-  private async handOver(wanted: Set<number>): Promise<void> {
+  /**
+   * Releases the held partitions that rendezvous gives to another member (stop first, then release).
+   * @returns how many were released
+   */
+  private async handOver(wanted: Set<number>): Promise<number> {
     const { store, memberId } = this.o;
     const leaving = [...this.held.entries()].filter(([p]) => !wanted.has(p));
     for (const [p] of leaving) this.drop(p, 'handed_over');
     await Promise.all(
       leaving.map(([p, h]) => store.releaseLease(p, memberId, h.epoch).catch((err) => this.warn(err, 'lease release failed'))),
     );
+    return leaving.length;
   }
 
   private async renew(partition: number, h: Held): Promise<void> {

@@ -131,3 +131,51 @@ describeEachClusterStore('cluster mode: two schedulers share the partitions of o
     await until('task after leave', async () => (await a.service.get(task_id)).status === 'SUCCEEDED');
   });
 });
+
+describeEachClusterStore(
+  "cluster mode: a joiner's share moves at once, announced on the bus, not at the members' next rounds",
+  function (store) {
+    this.timeout(60_000);
+    const db = freshClusterDatabase('cluster_join', store);
+    const started: Scheduler[] = [];
+    // MongoDB has no bus of its own: its members talk over Redis. PostgreSQL uses LISTEN/NOTIFY here.
+    const redisUrl = store === 'mongodb' ? process.env.REDIS_URL : undefined;
+
+    after(async () => {
+      for (const s of started) await s.close().catch(() => undefined);
+      await db.drop();
+    });
+
+    async function start(memberId: string): Promise<Scheduler> {
+      if (store === 'mongodb' && !redisUrl) throw new Error('REDIS_URL is needed: the bus of a MongoDB cluster');
+      const config = loadConfig({
+        configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+        env: redisUrl ? { REDIS_URL: redisUrl } : {},
+        overrides: {
+          ...db.config,
+          memberId,
+          partitions: PARTITIONS,
+          // Rounds every 20 s: a hand-over that waited for the rounds would take 20 s or more.
+          leaseTtlMs: 60_000,
+          horizonMs: 1000,
+          workers: 1,
+          logLevel: 'silent',
+          shutdownGraceMs: 5000,
+        },
+      });
+      const s = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+      started.push(s);
+      return s;
+    }
+
+    it('the owner hands over as soon as the joiner says it joined, and the joiner takes its share as soon as the owner says it released it', async () => {
+      const a = await start('join-a');
+      const b = await start('join-b');
+      const share = partitionsFor('join-b', ['join-a'], PARTITIONS);
+      const owned = (s: Scheduler) => s.runtime.router.ownership()?.owned ?? [];
+      // Well within the 20 s until either member's next round.
+      await until('hand-over', () => JSON.stringify(owned(b)) === JSON.stringify(share), 12_000);
+      await until('a keeps the rest', () => owned(a).length === PARTITIONS - share.length, 12_000);
+    });
+  },
+);

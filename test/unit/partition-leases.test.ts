@@ -285,6 +285,31 @@ describe('PartitionLeases (partition ownership by leases) with a manual clock', 
     expect(owned(b)).to.deep.equal(all);
   });
 
+  it('a member that joins or hands partitions over says so (events.changed): with the others running a round on it, the share moves at once, not at the next rounds', async () => {
+    const a = member('a');
+    const b = member('b');
+    const told: string[] = [];
+    // A bus stand-in: each announcement runs a round on the other member, as the `left` channel does.
+    for (const [m, other] of [
+      [a, b],
+      [b, a],
+    ] as const)
+      (m.leases as unknown as { o: { events: { changed?: () => void } } }).o.events.changed = () => {
+        told.push(m.id);
+        void other.leases.roundSoon();
+      };
+    await a.leases.start();
+    expect(told).to.deep.equal(['a']); // joined
+    await b.leases.start(); // b joins: a hands over and says so; b takes its share; the clock does not move
+    for (let i = 0; i < 5; i++) await Promise.all([a.leases.settled(), b.leases.settled()]);
+    const bWants = partitionsFor('b', ['a'], P);
+    expect(owned(b)).to.deep.equal(bWants);
+    expect(owned(a)).to.deep.equal(all.filter((p) => !bWants.includes(p)));
+    expect(told).to.deep.equal(['a', 'b', 'a']); // a joined, b joined, a handed over
+    await run(5000);
+    expect(told, 'nothing more to say while nothing changes').to.have.length(3);
+  });
+
   it('roundSoon() during a round runs another right after it (the running one may have read the members before the news)', async () => {
     const a = member('a');
     await a.leases.start();

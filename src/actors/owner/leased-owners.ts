@@ -49,6 +49,7 @@ export class LeasedOwners {
         acquired: (partition, epoch) => this.then(partition, () => this.startOwner(partition, epoch)),
         stopped: (partition) => this.then(partition, () => this.stopOwner(partition)),
         left: () => deps.router.leftCluster(),
+        changed: () => deps.router.membershipChanged(),
       },
     });
     deps.router.setOwnershipProbe(() => this.leases.status());
