@@ -12,7 +12,7 @@ import pino from 'pino';
 import { startScheduler, Scheduler } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config';
 import { partitionsFor } from '../../src/domain/rendezvous';
-import { describeEachClusterStore, freshClusterDatabase } from '../helpers/cluster-store';
+import { ClusterDatabase, describeEachClusterStore, freshClusterDatabase } from '../helpers/cluster-store';
 
 const PARTITIONS = 8;
 
@@ -27,31 +27,40 @@ async function until<T>(what: string, check: () => Promise<T | null | undefined>
   }
 }
 
+/** Starts a member of `db`'s cluster in this process (8 partitions, one worker), recorded in `started`. */
+async function startMember(
+  db: ClusterDatabase,
+  started: Scheduler[],
+  memberId: string,
+  leaseTtlMs: number,
+  env: Record<string, string> = {},
+): Promise<Scheduler> {
+  const config = loadConfig({
+    configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
+    env,
+    overrides: {
+      ...db.config,
+      memberId,
+      partitions: PARTITIONS,
+      leaseTtlMs,
+      horizonMs: 1000,
+      workers: 1,
+      logLevel: 'silent',
+      shutdownGraceMs: 5000,
+    },
+  });
+  const s = await startScheduler(config, { logger: pino({ level: 'silent' }) });
+  started.push(s);
+  return s;
+}
+
 describeEachClusterStore('cluster mode: two schedulers share the partitions of one database through leases', function (store) {
   this.timeout(90_000);
   const db = freshClusterDatabase('cluster', store);
   const started: Scheduler[] = [];
 
-  async function start(memberId: string): Promise<Scheduler> {
-    const config = loadConfig({
-      configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-      env: {},
-      overrides: {
-        ...db.config,
-        memberId,
-        partitions: PARTITIONS,
-        // Long enough that a loaded CI machine (a FerretDB write can take a second) renews in time.
-        leaseTtlMs: 4500,
-        horizonMs: 1000,
-        workers: 1,
-        logLevel: 'silent',
-        shutdownGraceMs: 5000,
-      },
-    });
-    const s = await startScheduler(config, { logger: pino({ level: 'silent' }) });
-    started.push(s);
-    return s;
-  }
+  // Long enough that a loaded CI machine (a FerretDB write can take a second) renews in time.
+  const start = (memberId: string) => startMember(db, started, memberId, 4500);
 
   const owned = (s: Scheduler) => s.runtime.router.ownership()?.owned ?? [];
 
@@ -148,24 +157,8 @@ describeEachClusterStore(
 
     async function start(memberId: string): Promise<Scheduler> {
       if (store === 'mongodb' && !redisUrl) throw new Error('REDIS_URL is needed: the bus of a MongoDB cluster');
-      const config = loadConfig({
-        configDir: path.resolve(__dirname, '..', '..', '..', 'config'),
-        env: redisUrl ? { REDIS_URL: redisUrl } : {},
-        overrides: {
-          ...db.config,
-          memberId,
-          partitions: PARTITIONS,
-          // Rounds every 20 s: a hand-over that waited for the rounds would take 20 s or more.
-          leaseTtlMs: 60_000,
-          horizonMs: 1000,
-          workers: 1,
-          logLevel: 'silent',
-          shutdownGraceMs: 5000,
-        },
-      });
-      const s = await startScheduler(config, { logger: pino({ level: 'silent' }) });
-      started.push(s);
-      return s;
+      // Rounds every 20 s: a hand-over that waited for the rounds would take 20 s or more.
+      return startMember(db, started, memberId, 60_000, redisUrl ? { REDIS_URL: redisUrl } : {});
     }
 
     it('the owner hands over as soon as the joiner says it joined, and the joiner takes its share as soon as the owner says it released it', async () => {
