@@ -100,23 +100,18 @@ export class ActorRouter {
     this.ownershipProbe = probe;
   }
 
-  /** Cluster mode: runs a lease round soon (another member left; see PartitionLeases.roundSoon). */
+  /** Cluster mode: runs a lease round soon (another member's membership changed; see PartitionLeases.roundSoon). */
   setLeaseRound(round: (() => void) | null): void {
     this.leaseRound = round;
   }
 
-  /** Another member left: this node's leases take the partitions it released now. */
+  /** Another member left, joined or released partitions: this node's leases hand over or take them now. */
   memberLeft(): void {
     this.leaseRound?.();
   }
 
-  /** This member joined or handed partitions over: the other nodes run a lease round now. */
+  /** This member left, joined or handed partitions over: the other nodes run a lease round now. */
   membershipChanged(): void {
-    this.peers?.left();
-  }
-
-  /** This member left: the other nodes are told. */
-  leftCluster(): void {
     this.peers?.left();
   }
 

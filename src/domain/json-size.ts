@@ -10,7 +10,8 @@
  *
  * Only what `JSON.stringify` surely writes is counted, so "yes" is never wrong:
  * - a string: its length + 2 (each UTF-16 unit is at least one UTF-8 byte; escapes only add);
- * - a number 1, a boolean 4, null 4; a key of a plain object its length + 3 (`"k":`);
+ * - a number 1, a boolean 4, null 4; a key of a plain object its length + 3 (`"k":`); a comma
+ *   between members and items; `null` (4) for an array item JSON cannot write (a hole, undefined);
  * - a typed array of n elements (`Buffer` included, whose `toJSON` writes an array of them): 2n;
  * - an array or a plain object (prototype `Object.prototype` or null): the sum of its members.
  * Anything else counts 0 and is not entered: class instances, `Map`, `Date`, any value with its
@@ -89,8 +90,11 @@ class SizeWalk {
     if (typeof (o as { toJSON?: unknown }).toJSON === 'function') return 0;
     let size = 0;
     if (Array.isArray(o)) {
+      // Each item after the first has its comma; a hole, undefined, a function or a symbol is
+      // written `null` (so a sparse array of a billion holes is past the limit within its first items).
       for (const item of o as unknown[]) {
-        size += this.bound(item, depth);
+        size +=
+          (size > 0 ? 1 : 0) + (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 4 : this.bound(item, depth));
         if (size > this.limit) break;
       }
       return size;
@@ -101,7 +105,7 @@ class SizeWalk {
     for (const key of Object.keys(record)) {
       const member = record[key];
       if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue; // left out
-      size += key.length + 3 + this.bound(member, depth);
+      size += (size > 0 ? 1 : 0) + key.length + 3 + this.bound(member, depth);
       if (size > this.limit) break;
     }
     return size;

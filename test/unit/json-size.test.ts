@@ -55,6 +55,8 @@ describe('jsonBytesAtLeast: a lower bound of the JSON text, found without string
     // 2^40 leaves: stringifying it would not end; 41 distinct objects are walked.
     expect(jsonBytesAtLeast(sharedLevels(40), MiB)).to.be.above(MiB);
     expect(jsonBytesAtLeast(['x'.repeat(MiB)], MiB)).to.be.above(MiB);
+    // A billion holes, each written `null`: found within its first items, not by visiting all.
+    expect(jsonBytesAtLeast(new Array(1e9), MiB)).to.be.above(MiB);
   });
 
   it('stops at its node budget, and answers "may fit" for what it does not count', () => {

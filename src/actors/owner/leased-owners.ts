@@ -48,7 +48,7 @@ export class LeasedOwners {
       events: {
         acquired: (partition, epoch) => this.then(partition, () => this.startOwner(partition, epoch)),
         stopped: (partition) => this.then(partition, () => this.stopOwner(partition)),
-        left: () => deps.router.leftCluster(),
+        left: () => deps.router.membershipChanged(),
         changed: () => deps.router.membershipChanged(),
       },
     });
